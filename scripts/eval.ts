@@ -1,0 +1,90 @@
+/**
+ * `npm run eval`: measures the institution index and the email parser on the
+ * evaluation samples in `../shared/eval/` (never copied into the project):
+ * - recall: share of university domains recognised as an institution;
+ * - country: share of recognised domains whose inferred country equals the
+ *   list's `alpha_two_code`;
+ * - false positives: share of popular non-academic domains recognised;
+ * - agreement with the public email syntax suites.
+ * Goals (issue 2): recall >= 97%, country >= 97%, false positives <= 0.5%.
+ * Prints the misses, then one final JSON line with the figures.
+ */
+import { readFileSync } from "node:fs"
+import { buildInstitutionTable } from "../src/engine/InstitutionIndex.ts"
+import { inspectInput } from "../src/engine/inspect.ts"
+import { loadBuiltInEmailLists } from "../src/engine/policy/EmailLists.ts"
+import type { EngineContext } from "../src/engine/targeting/EngineContext.ts"
+import { evaluateEmailSuites } from "./eval-email.ts"
+
+const evalDir = new URL("../../shared/eval/", import.meta.url)
+const verbose = process.argv.includes("--verbose")
+
+interface University {
+  readonly name: string
+  readonly domains: ReadonlyArray<string>
+  readonly alpha_two_code: string
+}
+
+const context: EngineContext = { index: buildInstitutionTable(), lists: loadBuiltInEmailLists() }
+const universities = JSON.parse(readFileSync(new URL("universities-sample.json", evalDir), "utf8")) as Array<University>
+
+let domains = 0
+let recognised = 0
+let countryCorrect = 0
+const misses: Array<string> = []
+const wrongCountry: Array<string> = []
+for (const university of universities) {
+  for (const domain of university.domains) {
+    domains++
+    const result = inspectInput(context, domain)
+    if (result.institution === null) {
+      misses.push(`${domain} (${university.alpha_two_code}) ${JSON.stringify(result.flags)}`)
+      continue
+    }
+    recognised++
+    if (result.institution.country === university.alpha_two_code) countryCorrect++
+    else
+      wrongCountry.push(
+        `${domain}: expected ${university.alpha_two_code}, got ${result.institution.country} (${result.institution.countrySource}, ${result.institution.rule})`
+      )
+  }
+}
+
+const nonAcademic = readFileSync(new URL("non-academic-sample.txt", evalDir), "utf8")
+  .split(/\r?\n/)
+  .map((line) => line.trim())
+  .filter((line) => line !== "")
+const falsePositives = nonAcademic.flatMap((domain) => {
+  const result = inspectInput(context, domain)
+  return result.institution === null
+    ? []
+    : [`${domain} -> ${result.institution.name ?? result.institution.id} (${result.institution.rule})`]
+})
+
+const show = (title: string, lines: ReadonlyArray<string>) => {
+  console.log(`\n${title}: ${lines.length}`)
+  for (const line of verbose ? lines : lines.slice(0, 40)) console.log(`  ${line}`)
+  if (!verbose && lines.length > 40) console.log(`  ... (${lines.length - 40} more; --verbose lists all)`)
+}
+show("Universities not recognised", misses)
+show("Wrong or unknown country", wrongCountry)
+show("Non-academic domains recognised", falsePositives)
+
+const email = await evaluateEmailSuites()
+for (const suite of email.suites) console.log(`\nEmail suite ${suite.name}: ${suite.agree}/${suite.total} agree`)
+
+const ratio = (n: number, d: number) => Math.round((n / d) * 100_000) / 1000
+console.log(
+  JSON.stringify({
+    universities: { domains, recognised, recallPercent: ratio(recognised, domains) },
+    country: { correct: countryCorrect, of: recognised, percent: ratio(countryCorrect, recognised) },
+    nonAcademic: {
+      domains: nonAcademic.length,
+      falsePositives: falsePositives.length,
+      percent: ratio(falsePositives.length, nonAcademic.length)
+    },
+    email: Object.fromEntries(
+      email.suites.map((s) => [s.name, { total: s.total, agree: s.agree, percent: ratio(s.agree, s.total) }])
+    )
+  })
+)

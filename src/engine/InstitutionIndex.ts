@@ -1,0 +1,88 @@
+/**
+ * The institution index as an Effect service: the built-in open data
+ * compiled at build time, with user datasets merged on top (each keeps its
+ * provenance). Building it is the only slow step (tens of milliseconds);
+ * lookups afterwards are plain synchronous calls on `table`.
+ */
+import { Context, Effect, Layer } from "effect"
+import { InvalidConfiguration } from "../domain/errors.ts"
+import { readBuiltInJson } from "./data/builtInData.ts"
+import { IndexBuilder } from "./institutions/IndexBuilder.ts"
+import type { InstitutionsData } from "./institutions/InstitutionsData.ts"
+import { institutionsDataFormat } from "./institutions/InstitutionsData.ts"
+import { InstitutionTable } from "./institutions/InstitutionTable.ts"
+import { DatasetError, type DatasetSpec, parseDataset } from "./institutions/userDatasets.ts"
+
+export interface InstitutionIndexOptions {
+  /** Include the built-in open data (default true). */
+  readonly builtIn?: boolean | undefined
+  /** User datasets, merged in order on top of the built-in data: later entries win. */
+  readonly datasets?: ReadonlyArray<DatasetSpec> | undefined
+}
+
+const emptyData: InstitutionsData = {
+  format: institutionsDataFormat,
+  sources: [],
+  institutions: [],
+  deny: [],
+  abused: [],
+  suffixRules: []
+}
+
+export const loadBuiltInInstitutions = (): InstitutionsData => {
+  const data = readBuiltInJson("institutions.json") as InstitutionsData
+  if (data.format !== institutionsDataFormat) {
+    throw new Error(
+      `institutions.json has format "${data.format}", expected "${institutionsDataFormat}": run \`npm run build\``
+    )
+  }
+  return data
+}
+
+/** Builds the table synchronously; throws `DatasetError` for a bad user dataset. */
+export const buildInstitutionTable = (options: InstitutionIndexOptions = {}): InstitutionTable => {
+  const base = options.builtIn === false ? emptyData : loadBuiltInInstitutions()
+  const datasets = options.datasets ?? []
+  if (datasets.length === 0) return InstitutionTable.fromData(base)
+  const builder = IndexBuilder.from(base)
+  for (const dataset of datasets) {
+    const source = builder.source(
+      dataset.version === undefined ? { dataset: dataset.name } : { dataset: dataset.name, version: dataset.version }
+    )
+    for (const record of parseDataset(dataset))
+      builder.addInstitution(record, builder.sourceAt(source), { override: true })
+  }
+  return InstitutionTable.fromData(builder.finish())
+}
+
+const toConfigurationError = (error: unknown): InvalidConfiguration =>
+  error instanceof DatasetError
+    ? new InvalidConfiguration({
+        problems: error.problems.map((p) => ({
+          path: `${error.dataset}:${p.location}${p.field ? ` ${p.field}` : ""}`,
+          message: p.message
+        }))
+      })
+    : new InvalidConfiguration({
+        problems: [{ path: "institutions", message: String((error as Error).message ?? error) }]
+      })
+
+export class InstitutionIndex extends Context.Service<InstitutionIndex, { readonly table: InstitutionTable }>()(
+  "campusgate/engine/InstitutionIndex"
+) {
+  /** Built-in data plus the given user datasets. */
+  static readonly layer = (
+    options: InstitutionIndexOptions = {}
+  ): Layer.Layer<InstitutionIndex, InvalidConfiguration> =>
+    Layer.effect(
+      InstitutionIndex,
+      Effect.try({
+        try: () => InstitutionIndex.of({ table: buildInstitutionTable(options) }),
+        catch: toConfigurationError
+      })
+    )
+
+  /** A table from compiled data, for tests and tools that bring their own. */
+  static readonly layerFromData = (data: InstitutionsData): Layer.Layer<InstitutionIndex> =>
+    Layer.sync(InstitutionIndex, () => InstitutionIndex.of({ table: InstitutionTable.fromData(data) }))
+}

@@ -1,0 +1,60 @@
+/**
+ * The second half of parsing an address: the domain after the @ (host name or, with the option,
+ * IP literal), the overall length limit, and the assembled `ParsedEmail`.
+ */
+import { CHAR_OPEN_BRACKET } from "./charTable.ts"
+import { HAS_UPPER, scanAsciiDomain } from "./domain.ts"
+import { resolveDomain } from "./idn.ts"
+import { parseIpLiteral } from "./ipLiteral.ts"
+import type { EmailParse, EmailSyntaxOptions } from "./parseEmail.ts"
+import { FAIL } from "./reasons.ts"
+
+/** RFC 5321 section 4.5.3.1.3 path limit (256) less the angle brackets. */
+export const MAX_ADDRESS_OCTETS = 254
+
+/**
+ * Checks the domain `input[at + 1, end)` of an address whose local part (before index `at`) is
+ * already checked, and builds the result. `sameLocal` tells that `localPart` is exactly
+ * `input.slice(0, at)`, so that an address needing no normalisation can reuse `input`.
+ */
+export const completeAddress = (
+  input: string,
+  at: number,
+  localPart: string,
+  localOctets: number,
+  sameLocal: boolean,
+  options: EmailSyntaxOptions | undefined
+): EmailParse => {
+  const len = input.length
+  const domainStart = at + 1
+  let domain: string
+  let unicodeDomain: string
+  let isInternational = false
+  let isIpLiteral = false
+  let sameDomain = false
+  if (input.charCodeAt(domainStart) === CHAR_OPEN_BRACKET) {
+    if (options?.allowIpLiteral !== true) return FAIL.ipLiteralNotAllowed
+    const literal = parseIpLiteral(input, domainStart, len)
+    if (typeof literal !== "string") return literal
+    domain = unicodeDomain = literal
+    isIpLiteral = true
+  } else {
+    const flags = scanAsciiDomain(input, domainStart, len)
+    if (typeof flags !== "number") return flags
+    if (flags === 0) {
+      domain = unicodeDomain = input.slice(domainStart)
+      sameDomain = true
+    } else if (flags === HAS_UPPER) {
+      domain = unicodeDomain = input.slice(domainStart).toLowerCase()
+    } else {
+      const resolved = resolveDomain(input, domainStart, len)
+      if (!resolved.ok) return resolved
+      domain = resolved.domain
+      unicodeDomain = resolved.unicodeDomain
+      isInternational = resolved.isInternational
+    }
+  }
+  if (localOctets + 1 + domain.length > MAX_ADDRESS_OCTETS) return FAIL.addressTooLong
+  const address = sameLocal && sameDomain ? input : `${localPart}@${domain}`
+  return { ok: true, email: { localPart, domain, unicodeDomain, isInternational, isIpLiteral, address } }
+}

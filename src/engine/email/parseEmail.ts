@@ -1,0 +1,128 @@
+/**
+ * Email address syntax: parse, check against Campusgate's sign-up policy, normalise.
+ * The policy, the reason codes and their precedence are documented in `docs/email-policy.md`.
+ *
+ * Plain ASCII addresses take a fast path: a single forward `charCodeAt` pass with a lookup table
+ * (local part up to the first @, then the domain), two string slices and two small objects.
+ */
+import { completeAddress } from "./address.ts"
+import {
+  ATEXT,
+  CHAR_AT,
+  CHAR_CLASS,
+  CHAR_DOT,
+  CHAR_OPEN_BRACKET,
+  CHAR_QUOTE,
+  isEdgeSpace,
+  NON_ASCII_UNIT
+} from "./charTable.ts"
+import { resolveDomain } from "./idn.ts"
+import { badLocalChar, finishUnicodeLocal, MAX_LOCAL_OCTETS, scanDotAtom } from "./localPart.ts"
+import { parseQuotedAddress } from "./quotedLocalPart.ts"
+import { type EmailFormatReason, FAIL, type FormatFailure } from "./reasons.ts"
+
+export { EMAIL_FORMAT_REASONS, type EmailFormatReason } from "./reasons.ts"
+
+export interface EmailSyntaxOptions {
+  /** Accept an RFC 5321 quoted local part such as `"john doe"@example.com`. Default false. */
+  readonly allowQuotedLocalPart?: boolean
+  /** Accept an address literal domain such as `[192.0.2.1]` or `[IPv6:2001:db8::1]`. Default false. */
+  readonly allowIpLiteral?: boolean
+}
+
+export interface ParsedEmail {
+  /** The local part as given, in Unicode NFC. */
+  readonly localPart: string
+  /** ASCII, lower case, A-labels (punycode), no trailing dot; for IP literals the bracketed literal. */
+  readonly domain: string
+  /** The domain with U-labels, for display (=== domain when plain ASCII). */
+  readonly unicodeDomain: string
+  /** The domain had non-ASCII characters or `xn--` labels. */
+  readonly isInternational: boolean
+  readonly isIpLiteral: boolean
+  /** `${localPart}@${domain}` */
+  readonly address: string
+}
+
+export type EmailParse =
+  | { readonly ok: true; readonly email: ParsedEmail }
+  | { readonly ok: false; readonly reason: EmailFormatReason; readonly message: string }
+
+export type DomainParse =
+  | { readonly ok: true; readonly domain: string; readonly unicodeDomain: string; readonly isInternational: boolean }
+  | { readonly ok: false; readonly reason: EmailFormatReason; readonly message: string }
+
+/** Longer inputs are rejected before any analysis (a valid address is at most 254 octets). */
+const MAX_INPUT_LENGTH = 1024
+
+const edgeFailure = (s: string, blank: FormatFailure, edge: FormatFailure): FormatFailure | undefined => {
+  const len = s.length
+  if (!isEdgeSpace(s.charCodeAt(0)) && !isEdgeSpace(s.charCodeAt(len - 1))) return undefined
+  for (let i = 0; i < len; i++) if (!isEdgeSpace(s.charCodeAt(i))) return edge
+  return blank
+}
+
+/** A problem found before the first @ is reported as MISSING_AT when the input has no @ at all. */
+const unlessNoAt = (input: string, from: number, failure: FormatFailure): FormatFailure =>
+  input.indexOf("@", from) < 0 ? FAIL.missingAt : failure
+
+/**
+ * Parses and checks an email address. Never throws: every input, including non-strings at
+ * runtime, gives either the parsed address or a reason code with a one-sentence message.
+ */
+export function parseEmail(input: string, options?: EmailSyntaxOptions): EmailParse {
+  if (typeof input !== "string") return FAIL.notAString
+  const len = input.length
+  if (len === 0) return FAIL.empty
+  if (len > MAX_INPUT_LENGTH) return FAIL.inputTooLong
+  const edge = edgeFailure(input, FAIL.blank, FAIL.edgeWhitespace)
+  if (edge !== undefined) return edge
+  if (input.charCodeAt(0) === CHAR_QUOTE) return parseQuotedAddress(input, options)
+
+  // Dot-atom local part, scanned up to the first @ (a later @ fails in the domain scan).
+  const table = CHAR_CLASS
+  let nonAscii = false
+  let at = 0
+  for (; at < len; at++) {
+    const c = input.charCodeAt(at)
+    const kind = table[c]!
+    if ((kind & ATEXT) !== 0) continue
+    if (c === CHAR_DOT) {
+      if (at === 0) return unlessNoAt(input, 1, FAIL.localLeadingDot)
+      if (input.charCodeAt(at - 1) === CHAR_DOT) return unlessNoAt(input, at, FAIL.localDoubleDot)
+    } else if (c === CHAR_AT) {
+      break
+    } else if ((kind & NON_ASCII_UNIT) !== 0) {
+      nonAscii = true
+    } else {
+      return unlessNoAt(input, at, badLocalChar(c))
+    }
+  }
+  if (at === len) return FAIL.missingAt
+  if (at === 0) return FAIL.missingLocal
+  if (at === len - 1) return FAIL.missingDomain
+  if (input.charCodeAt(at - 1) === CHAR_DOT) return FAIL.localTrailingDot
+  if (!nonAscii) {
+    if (at > MAX_LOCAL_OCTETS) return FAIL.localTooLong
+    return completeAddress(input, at, input.slice(0, at), at, true, options)
+  }
+  const raw = input.slice(0, at)
+  const local = finishUnicodeLocal(raw, scanDotAtom)
+  if ("ok" in local) return local
+  if (local.octets > MAX_LOCAL_OCTETS) return FAIL.localTooLong
+  return completeAddress(input, at, local.text, local.octets, local.text === raw, options)
+}
+
+/**
+ * Parses and checks a bare domain name with the same rules as the domain of an address
+ * (IP literals are not accepted). Never throws.
+ */
+export function parseDomain(input: string): DomainParse {
+  if (typeof input !== "string" || input.length === 0) return FAIL.noDomainGiven
+  if (input.length > MAX_INPUT_LENGTH) return FAIL.domainInputTooLong
+  const edge = edgeFailure(input, FAIL.domainBlank, FAIL.domainEdgeWhitespace)
+  if (edge !== undefined) return edge
+  if (input.charCodeAt(0) === CHAR_OPEN_BRACKET) return FAIL.ipLiteralNotAllowed
+  if (input.indexOf("@") >= 0) return FAIL.domainHasAt
+  return resolveDomain(input, 0, input.length)
+}

@@ -1,0 +1,118 @@
+/**
+ * The email policy lists at run time: disposable domains, free mail
+ * providers and role accounts, answering the flags of a validation result's
+ * `emailPolicy` detail. Built once at load; every lookup is a few hash probes.
+ *
+ * Which parents of a host match:
+ * - disposable: the host itself, or a parent on the wildcard list
+ *   (`x.33mail.com`). Wildcard entries may be shared zones from the public
+ *   suffix list's private section (`ddns.net`): the list names them precisely
+ *   because every subdomain there is throwaway. ICANN suffixes never cover.
+ * - free mail: the host itself, or a parent that is one provider's domain
+ *   (`mail.yahoo.com`). A private-section suffix (`spb.ru`) is a registry of
+ *   unrelated owners — swot lists St Petersburg universities under it — so it
+ *   matches only itself.
+ * - role accounts: see `RoleAccounts.ts`.
+ */
+import { getPublicSuffix } from "tldts"
+import { readBuiltInJson } from "../data/builtInData.ts"
+import { DomainList } from "./DomainList.ts"
+import {
+  asEmailListsData,
+  type EmailListName,
+  type EmailListSource,
+  type EmailListsData,
+  listEntries
+} from "./EmailListsData.ts"
+import { RoleAccounts } from "./RoleAccounts.ts"
+
+export type EmailListSources = { readonly [name in EmailListName]: EmailListSource }
+export type EmailListCounts = { readonly [name in EmailListName]: number }
+
+export class EmailLists {
+  readonly sources: EmailListSources
+  readonly counts: EmailListCounts
+  readonly #disposable: DomainList
+  readonly #freeMail: DomainList
+  readonly #commonMailProviders: ReadonlySet<string>
+  readonly #roleAccounts: RoleAccounts
+
+  constructor(data: EmailListsData) {
+    const { lists } = data
+    const disposable = new Set(listEntries(lists.disposable))
+    const wildcard = new Set(
+      listEntries(lists.disposableWildcard).filter((domain) => getPublicSuffix(domain) !== domain)
+    )
+    for (const domain of wildcard) disposable.add(domain)
+    const freeMail = new Set(listEntries(lists.freeMail))
+    // Asked only when a parent of a host is on the list (rare), so the ~9k entries are not all
+    // checked against the suffix list at load; memoised per entry, so bounded by the list.
+    const providerDomains = new Map<string, boolean>()
+    const isProviderDomain = (parent: string): boolean => {
+      if (!freeMail.has(parent)) return false
+      let verdict = providerDomains.get(parent)
+      if (verdict === undefined) {
+        verdict = getPublicSuffix(parent, { allowPrivateDomains: true }) !== parent
+        providerDomains.set(parent, verdict)
+      }
+      return verdict
+    }
+    this.#disposable = new DomainList(disposable, (parent) => wildcard.has(parent))
+    this.#freeMail = new DomainList(freeMail, isProviderDomain)
+    this.#commonMailProviders = new Set(listEntries(lists.commonMailProviders))
+    this.#roleAccounts = new RoleAccounts(listEntries(lists.roleAccounts))
+    this.sources = {
+      disposable: lists.disposable.source,
+      disposableWildcard: lists.disposableWildcard.source,
+      freeMail: lists.freeMail.source,
+      commonMailProviders: lists.commonMailProviders.source,
+      roleAccounts: lists.roleAccounts.source
+    }
+    this.counts = {
+      disposable: this.#disposable.size,
+      disposableWildcard: wildcard.size,
+      freeMail: freeMail.size,
+      commonMailProviders: this.#commonMailProviders.size,
+      roleAccounts: this.#roleAccounts.size
+    }
+  }
+
+  /** The disposable-list entry matching a lower-case ASCII host (itself or a wildcard parent), or `null`. */
+  matchDisposable(asciiDomain: string): string | null {
+    return this.#disposable.match(asciiDomain)
+  }
+
+  isDisposable(asciiDomain: string): boolean {
+    return this.#disposable.match(asciiDomain) !== null
+  }
+
+  /** The free-mail entry matching a lower-case ASCII host (itself or its provider's domain), or `null`. */
+  matchFreeMail(asciiDomain: string): string | null {
+    return this.#freeMail.match(asciiDomain)
+  }
+
+  isFreeMail(asciiDomain: string): boolean {
+    return this.#freeMail.match(asciiDomain) !== null
+  }
+
+  /** Whether the exact domain is one of the most common mail providers: a target for "did you mean". */
+  isCommonMailProvider(asciiDomain: string): boolean {
+    return this.#commonMailProviders.has(asciiDomain)
+  }
+
+  /** The role-list entry a local part stands for (`No_Reply+x` → `no-reply`), or `null`. */
+  matchRoleAccount(localPart: string): string | null {
+    return this.#roleAccounts.match(localPart)
+  }
+
+  isRoleAccount(localPart: string): boolean {
+    return this.#roleAccounts.match(localPart) !== null
+  }
+}
+
+/** Builds the runtime lists from compiled data (the built-in file, or test data). */
+export const loadEmailLists = (data: EmailListsData): EmailLists => new EmailLists(data)
+
+/** Loads `dist/data/email-lists.json`; throws `BuiltInDataMissing` before `npm run build`. */
+export const loadBuiltInEmailLists = (): EmailLists =>
+  new EmailLists(asEmailListsData(readBuiltInJson("email-lists.json")))

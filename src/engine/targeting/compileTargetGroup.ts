@@ -1,0 +1,79 @@
+/**
+ * Turns a decoded target group into the precompiled form the per-email path
+ * reads: hash sets for filters, one map for the custom domain lists, compiled
+ * globs, and the shared "skipped" details for criterion types it does not use.
+ */
+import type { InstitutionType } from "../../domain/Institution.ts"
+import type { EmailPolicy, TargetGroup } from "../../domain/TargetGroup.ts"
+import type { EmailSyntaxOptions } from "../email/parseEmail.ts"
+import { compileHostGlob, type HostGlob } from "./hostGlob.ts"
+
+export interface CompiledInstitutionCriteria {
+  readonly types: ReadonlySet<InstitutionType> | null
+  readonly countries: ReadonlySet<string> | null
+  readonly regions: ReadonlySet<string> | null
+  readonly includeSuffixRules: boolean
+  readonly allowedTypes: ReadonlyArray<InstitutionType> | undefined
+  readonly allowedCountries: ReadonlyArray<string> | undefined
+  readonly allowedRegions: ReadonlyArray<string> | undefined
+  /** The allowed values as a phrase for reasons ("DE, FR, GB"), built once. */
+  readonly typesText: string
+  readonly countriesText: string
+  readonly regionsText: string
+}
+
+export type CustomListName = "domains.allow" | "domains.deny"
+
+export interface CompiledTargetGroup {
+  readonly targetGroup: TargetGroup
+  readonly ref: { readonly id: string; readonly name: string }
+  readonly syntax: EmailSyntaxOptions
+  readonly policy: EmailPolicy
+  readonly institutions: CompiledInstitutionCriteria | null
+  /** Domain allow/deny lists in one map; a deny wins over an allow of the same domain. */
+  readonly customDomains: ReadonlyMap<string, CustomListName> | null
+  readonly allowPatterns: ReadonlyArray<HostGlob>
+  readonly denyPatterns: ReadonlyArray<HostGlob>
+  readonly hasCustomLists: boolean
+}
+
+const setOrNull = <A>(values: ReadonlyArray<A> | undefined): ReadonlySet<A> | null =>
+  values === undefined || values.length === 0 ? null : new Set(values)
+
+export const compileTargetGroup = (targetGroup: TargetGroup): CompiledTargetGroup => {
+  const { criteria } = targetGroup
+  const institutions = criteria.institutions
+  const customDomains = new Map<string, CustomListName>()
+  for (const domain of criteria.domains?.allow ?? []) customDomains.set(domain, "domains.allow")
+  for (const domain of criteria.domains?.deny ?? []) customDomains.set(domain, "domains.deny")
+  const allowPatterns = (criteria.patterns?.allow ?? []).map(compileHostGlob)
+  const denyPatterns = (criteria.patterns?.deny ?? []).map(compileHostGlob)
+  return {
+    targetGroup,
+    ref: { id: targetGroup.id, name: targetGroup.name },
+    syntax: {
+      allowQuotedLocalPart: criteria.email.allowQuotedLocalPart,
+      allowIpLiteral: criteria.email.allowIpLiteral
+    },
+    policy: criteria.email,
+    institutions:
+      institutions === undefined
+        ? null
+        : {
+            types: setOrNull(institutions.types),
+            countries: setOrNull(institutions.countries),
+            regions: setOrNull(institutions.regions),
+            includeSuffixRules: institutions.includeSuffixRules,
+            allowedTypes: institutions.types?.length ? institutions.types : undefined,
+            allowedCountries: institutions.countries?.length ? institutions.countries : undefined,
+            allowedRegions: institutions.regions?.length ? institutions.regions : undefined,
+            typesText: (institutions.types ?? []).join(", "),
+            countriesText: (institutions.countries ?? []).join(", "),
+            regionsText: (institutions.regions ?? []).join(", ")
+          },
+    customDomains: customDomains.size > 0 ? customDomains : null,
+    allowPatterns,
+    denyPatterns,
+    hasCustomLists: customDomains.size > 0 || allowPatterns.length > 0 || denyPatterns.length > 0
+  }
+}

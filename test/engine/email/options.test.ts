@@ -1,0 +1,159 @@
+import { describe, expect, it } from "vitest"
+import { type EmailFormatReason, type ParsedEmail, parseEmail } from "../../../src/engine/email/parseEmail.ts"
+
+const QUOTED = { allowQuotedLocalPart: true } as const
+const LITERAL = { allowIpLiteral: true } as const
+
+const valid = (input: string, options: { allowQuotedLocalPart?: boolean; allowIpLiteral?: boolean }): ParsedEmail => {
+  const result = parseEmail(input, options)
+  if (!result.ok) throw new Error(`expected ${JSON.stringify(input)} to be valid, got ${result.reason}`)
+  return result.email
+}
+
+const reasonOf = (input: string, options: { allowQuotedLocalPart?: boolean; allowIpLiteral?: boolean }) => {
+  const result = parseEmail(input, options)
+  return result.ok ? "OK" : result.reason
+}
+
+describe("allowQuotedLocalPart", () => {
+  it.each([
+    '"john"@example.com',
+    '"john doe"@example.com',
+    '""@example.com',
+    '"a@b"@example.com',
+    '"(not a comment)"@example.com',
+    '"john..doe"@example.com',
+    '".john."@example.com',
+    '"\\a"@example.com',
+    '"\\""@example.com',
+    '"\\\\"@example.com',
+    '"a\\ b"@example.com',
+    '"jürgen müller"@example.de'
+  ])("accepts %s and keeps it as given", (input) => {
+    const email = valid(input, QUOTED)
+    expect(email.address).toBe(input)
+    expect(email.localPart).toBe(input.slice(0, input.lastIndexOf("@")))
+  })
+
+  it("does not change how unquoted addresses are parsed", () => {
+    expect(valid("john@example.com", QUOTED).localPart).toBe("john")
+    expect(reasonOf('jo"hn"@example.com', QUOTED)).toBe("INVALID_LOCAL_PART")
+  })
+
+  it.each<[string, EmailFormatReason]>([
+    ['"john@example.com', "INVALID_QUOTED_LOCAL_PART"],
+    ['"john\\"@example.com', "INVALID_QUOTED_LOCAL_PART"],
+    ['"john\\', "MISSING_AT"],
+    ['"""@example.com', "INVALID_QUOTED_LOCAL_PART"],
+    ['"john"doe@example.com', "INVALID_QUOTED_LOCAL_PART"],
+    ['"john".doe@example.com', "INVALID_QUOTED_LOCAL_PART"],
+    ['"john"."doe"@example.com', "INVALID_QUOTED_LOCAL_PART"],
+    ['"john""doe"@example.com', "INVALID_QUOTED_LOCAL_PART"],
+    ['"te\\©st"@example.com', "INVALID_QUOTED_LOCAL_PART"],
+    ['"john\u0000"@example.com', "CONTROL_CHARACTER"],
+    ['"john\\\u0000"@example.com', "CONTROL_CHARACTER"],
+    ['"john\r\n doe"@example.com', "CONTROL_CHARACTER"],
+    ['"john\tdoe"@example.com', "CONTROL_CHARACTER"],
+    ['"\u007f"@example.com', "CONTROL_CHARACTER"],
+    ['"\u0080"@example.com', "CONTROL_CHARACTER"],
+    ['"a\u200bb"@example.com', "INVALID_LOCAL_PART"],
+    ['"\ud800"@example.com', "INVALID_LOCAL_PART"],
+    ['"john"@', "MISSING_DOMAIN"],
+    ['"john"@localhost', "DOMAIN_NEEDS_DOT"]
+  ])("%j → %s", (input, reason) => {
+    expect(reasonOf(input, QUOTED)).toBe(reason)
+  })
+
+  it("counts the quotes and escapes towards the 64-octet limit", () => {
+    expect(reasonOf(`"${"a".repeat(62)}"@example.com`, QUOTED)).toBe("OK")
+    expect(reasonOf(`"${"a".repeat(63)}"@example.com`, QUOTED)).toBe("LOCAL_PART_TOO_LONG")
+    expect(reasonOf(`"${"a".repeat(60)}\\b"@example.com`, QUOTED)).toBe("OK")
+    expect(reasonOf(`"${"a".repeat(61)}\\b"@example.com`, QUOTED)).toBe("LOCAL_PART_TOO_LONG")
+    expect(reasonOf(`"${"é".repeat(31)}"@example.com`, QUOTED)).toBe("OK")
+    expect(reasonOf(`"${"é".repeat(32)}"@example.com`, QUOTED)).toBe("LOCAL_PART_TOO_LONG")
+  })
+
+  it("normalises a quoted Unicode local part to NFC", () => {
+    expect(valid('"jo\u0308rg m"@example.de', QUOTED).localPart).toBe('"jörg m"')
+  })
+})
+
+describe("allowIpLiteral", () => {
+  it.each<[string, string]>([
+    ["[192.0.2.1]", "[192.0.2.1]"],
+    ["[255.255.255.255]", "[255.255.255.255]"],
+    ["[0.0.0.0]", "[0.0.0.0]"],
+    ["[010.001.000.009]", "[10.1.0.9]"],
+    ["[IPv6:2001:db8::1]", "[IPv6:2001:db8::1]"],
+    ["[ipv6:2001:DB8::1]", "[IPv6:2001:db8::1]"],
+    ["[IPv6:1111:2222:3333:4444:5555:6666:7777:8888]", "[IPv6:1111:2222:3333:4444:5555:6666:7777:8888]"],
+    ["[IPv6:1111:2222:3333:4444:5555::8888]", "[IPv6:1111:2222:3333:4444:5555::8888]"],
+    ["[IPv6:::3333:4444:5555:6666:7777:8888]", "[IPv6:::3333:4444:5555:6666:7777:8888]"],
+    ["[IPv6:1111:2222:3333:4444:5555:6666::]", "[IPv6:1111:2222:3333:4444:5555:6666::]"],
+    ["[IPv6:::]", "[IPv6:::]"],
+    ["[IPv6:::1]", "[IPv6:::1]"],
+    ["[IPv6:1111:2222:3333:4444:5555:6666:192.0.2.1]", "[IPv6:1111:2222:3333:4444:5555:6666:192.0.2.1]"],
+    ["[IPv6:1111:2222:3333:4444::192.0.2.1]", "[IPv6:1111:2222:3333:4444::192.0.2.1]"],
+    ["[IPv6:::ffff:192.0.2.1]", "[IPv6:::ffff:192.0.2.1]"],
+    ["[IPv6:::192.0.2.1]", "[IPv6:::192.0.2.1]"]
+  ])("accepts %s as %s", (literal, normalised) => {
+    const email = valid(`john@${literal}`, LITERAL)
+    expect(email.domain).toBe(normalised)
+    expect(email.unicodeDomain).toBe(normalised)
+    expect(email.isIpLiteral).toBe(true)
+    expect(email.isInternational).toBe(false)
+    expect(email.address).toBe(`john@${normalised}`)
+  })
+
+  it.each([
+    "[192.0.2]",
+    "[192.0.2.1.5]",
+    "[192.0.2.256]",
+    "[192.0.2.1000]",
+    "[192.0..1]",
+    "[192.0.2.]",
+    "[.192.0.2.1]",
+    "[192.0.2.1 ]",
+    "[-1.0.0.0]",
+    "[]",
+    "[",
+    "[192.0.2.1",
+    "[192.0.2.1]x",
+    "[192.0.2.1].com",
+    "[1111:2222:3333:4444:5555:6666:7777:8888]",
+    "[IPv6:1111:2222:3333:4444:5555:6666:7777]",
+    "[IPv6:1111:2222:3333:4444:5555:6666:7777:8888:9999]",
+    "[IPv6:1111:2222:3333:4444:5555:6666:7777:888G]",
+    "[IPv6:11111::1]",
+    "[IPv6:1111:2222:3333:4444:5555:6666::8888]",
+    "[IPv6:1111:2222:3333:4444:5555:6666::7777:8888]",
+    "[IPv6::3333:4444:5555:6666:7777:8888]",
+    "[IPv6:1111::4444:5555::8888]",
+    "[IPv6:1::2:]",
+    "[IPv6::]",
+    "[IPv6::::]",
+    "[IPv6:]",
+    "[IPv6:1111:2222:3333:4444:5555:192.0.2.1]",
+    "[IPv6:1111:2222:3333:4444:5555:6666:7777:192.0.2.1]",
+    "[IPv6:1111:2222:3333:4444:5555:6666::192.0.2.1]",
+    "[IPv6:1111:2222:3333:4444:::192.0.2.1]",
+    "[IPv6::192.0.2.1]",
+    "[IPv6:::192.0.2]",
+    "[IPv6:192.0.2.1::]",
+    "[RFC-5322-domain-literal]",
+    "[tag:content]",
+    "[192.0.2.1\u0000]",
+    "[\u0661.0.0.0]"
+  ])("rejects %j as INVALID_IP_LITERAL", (literal) => {
+    expect(reasonOf(`john@${literal}`, LITERAL)).toBe("INVALID_IP_LITERAL")
+  })
+
+  it("still applies the address length limit", () => {
+    expect(reasonOf(`${"a".repeat(64)}@[IPv6:1111:2222:3333:4444:5555:6666:7777:8888]`, LITERAL)).toBe("OK")
+  })
+
+  it("works together with quoted local parts", () => {
+    const email = valid('"john doe"@[IPv6:::1]', { allowQuotedLocalPart: true, allowIpLiteral: true })
+    expect(email.address).toBe('"john doe"@[IPv6:::1]')
+  })
+})

@@ -1,0 +1,241 @@
+import { describe, expect, it } from "vitest"
+import {
+  EMAIL_FORMAT_REASONS,
+  type EmailFormatReason,
+  type EmailSyntaxOptions,
+  type ParsedEmail,
+  parseEmail
+} from "../../../src/engine/email/parseEmail.ts"
+
+const valid = (input: string, options?: EmailSyntaxOptions): ParsedEmail => {
+  const result = parseEmail(input, options)
+  if (!result.ok) throw new Error(`expected ${JSON.stringify(input)} to be valid, got ${result.reason}`)
+  return result.email
+}
+
+const reasonOf = (input: string, options?: EmailSyntaxOptions): EmailFormatReason | "OK" => {
+  const result = parseEmail(input, options)
+  return result.ok ? "OK" : result.reason
+}
+
+describe("parseEmail: plain addresses", () => {
+  it.each([
+    "a@example.com",
+    "first.last@example.com",
+    "x@a.b.c.d.example.org",
+    "1234@example.com",
+    "user@123.example",
+    "o'neil@example.ie",
+    "a+tag@example.com",
+    "!#$%&'*+-/=?^_`{|}~@example.com",
+    "xn--not-really@example.com",
+    "user@mason-dixon.com",
+    "user@c--n.com",
+    "user@x.y",
+    "user@example.co-uk"
+  ])("accepts %s", (input) => {
+    expect(valid(input).address).toBe(input)
+  })
+
+  it("returns the parts of a plain address without copying the input", () => {
+    const input = "Ada.Lovelace@example.com"
+    expect(valid(input)).toEqual({
+      localPart: "Ada.Lovelace",
+      domain: "example.com",
+      unicodeDomain: "example.com",
+      isInternational: false,
+      isIpLiteral: false,
+      address: input
+    })
+  })
+
+  it("lower-cases the domain but keeps the local part as given", () => {
+    const email = valid("Ada.Lovelace@Example.COM")
+    expect(email.localPart).toBe("Ada.Lovelace")
+    expect(email.domain).toBe("example.com")
+    expect(email.unicodeDomain).toBe("example.com")
+    expect(email.address).toBe("Ada.Lovelace@example.com")
+  })
+})
+
+describe("parseEmail: structure", () => {
+  it.each<[string, EmailFormatReason]>([
+    ["", "EMPTY"],
+    ["   ", "EMPTY"],
+    ["\t\r\n", "EMPTY"],
+    ["john.doe", "MISSING_AT"],
+    ["john..doe", "MISSING_AT"],
+    ["john doe", "MISSING_AT"],
+    ["@example.com", "MISSING_LOCAL_PART"],
+    ["@", "MISSING_LOCAL_PART"],
+    ["john@", "MISSING_DOMAIN"],
+    ["a@b@example.com", "INVALID_LOCAL_PART"],
+    ["a@example.com@example.com", "INVALID_LOCAL_PART"],
+    ["a\\@b@example.com", "INVALID_LOCAL_PART"]
+  ])("%j → %s", (input, reason) => {
+    expect(reasonOf(input)).toBe(reason)
+  })
+
+  it("treats non-strings as EMPTY instead of throwing", () => {
+    for (const input of [undefined, null, 42, {}, [], Symbol("x"), () => "a@b.com"]) {
+      const result = parseEmail(input as unknown as string)
+      expect(result.ok).toBe(false)
+      if (!result.ok) expect(result.reason).toBe("EMPTY")
+    }
+  })
+
+  it("ignores an options object that is not one", () => {
+    expect(reasonOf("a@example.com", null as unknown as EmailSyntaxOptions)).toBe("OK")
+    expect(reasonOf('"a"@example.com', null as unknown as EmailSyntaxOptions)).toBe("QUOTED_LOCAL_PART_NOT_ALLOWED")
+  })
+})
+
+describe("parseEmail: white space is never trimmed", () => {
+  it.each([
+    " a@example.com",
+    "a@example.com ",
+    "\ta@example.com",
+    "a@example.com\n",
+    "a@example.com\r\n",
+    "\r\n a@example.com",
+    "a@example.com\r\n ",
+    "\u00a0a@example.com",
+    "a@example.com\u3000",
+    "\ufeffa@example.com",
+    "a@example.com\u200b"
+  ])("%j → LEADING_OR_TRAILING_WHITESPACE", (input) => {
+    expect(reasonOf(input)).toBe("LEADING_OR_TRAILING_WHITESPACE")
+  })
+
+  it.each<[string, EmailFormatReason]>([
+    ["john doe@example.com", "INVALID_LOCAL_PART"],
+    ["john . doe@example.com", "INVALID_LOCAL_PART"],
+    ["john @example.com", "INVALID_LOCAL_PART"],
+    ["john@ example.com", "INVALID_DOMAIN"],
+    ["john@example. com", "INVALID_DOMAIN"],
+    ["john\r\n doe@example.com", "CONTROL_CHARACTER"],
+    ["john@example\r\n .com", "CONTROL_CHARACTER"],
+    ["john\tdoe@example.com", "CONTROL_CHARACTER"],
+    ["john\u00a0doe@example.com", "INVALID_LOCAL_PART"],
+    ["john@exa\u00a0mple.com", "INVALID_DOMAIN"]
+  ])("inner white space or folding: %j → %s", (input, reason) => {
+    expect(reasonOf(input)).toBe(reason)
+  })
+})
+
+describe("parseEmail: dots", () => {
+  it.each<[string, EmailFormatReason]>([
+    [".john@example.com", "DOT_PLACEMENT"],
+    ["john.@example.com", "DOT_PLACEMENT"],
+    ["jo..hn@example.com", "DOT_PLACEMENT"],
+    ["john@.example.com", "DOT_PLACEMENT"],
+    ["john@example..com", "DOT_PLACEMENT"],
+    ["john@example.com.", "DOT_PLACEMENT"],
+    ["john@.", "DOT_PLACEMENT"],
+    ["john@..", "DOT_PLACEMENT"]
+  ])("%j → %s", (input, reason) => {
+    expect(reasonOf(input)).toBe(reason)
+  })
+})
+
+describe("parseEmail: characters", () => {
+  it.each<[string, EmailFormatReason]>([
+    ["a,b@example.com", "INVALID_LOCAL_PART"],
+    ["a:b@example.com", "INVALID_LOCAL_PART"],
+    ["a;b@example.com", "INVALID_LOCAL_PART"],
+    ["a<b>@example.com", "INVALID_LOCAL_PART"],
+    ["a[b]@example.com", "INVALID_LOCAL_PART"],
+    ['a"b"@example.com', "INVALID_LOCAL_PART"],
+    ["a@exam_ple.com", "INVALID_DOMAIN"],
+    ["a@example+.com", "INVALID_DOMAIN"],
+    ["a@example.com/path", "INVALID_DOMAIN"],
+    ["a@example.com:8080", "INVALID_DOMAIN"],
+    ["a@example.com#", "INVALID_DOMAIN"],
+    ["a@exa%6dple.com", "INVALID_DOMAIN"],
+    ["a@<example>.com", "INVALID_DOMAIN"],
+    ["a@a[1.2.3.4]", "INVALID_DOMAIN"],
+    ["a@-example.com", "INVALID_DOMAIN_LABEL"],
+    ["a@example-.com", "INVALID_DOMAIN_LABEL"],
+    ["a@example.com-", "INVALID_DOMAIN_LABEL"],
+    ["a@example.-com", "INVALID_DOMAIN_LABEL"]
+  ])("%j → %s", (input, reason) => {
+    expect(reasonOf(input)).toBe(reason)
+  })
+
+  it.each([
+    "\u0000a@example.com",
+    "a\u0000@example.com",
+    "a\u0007b@example.com",
+    "\u007f@example.com",
+    "a@exa\u0007mple.com",
+    "a@example\u007f.com",
+    "a\u0085b@example.com",
+    "a\u009fb@example.com",
+    "a@exa\u0085mple.de"
+  ])("%j → CONTROL_CHARACTER", (input) => {
+    expect(reasonOf(input)).toBe("CONTROL_CHARACTER")
+  })
+})
+
+describe("parseEmail: comments", () => {
+  it.each([
+    "(comment)john@example.com",
+    "john(comment)@example.com",
+    "jo(comment)hn@example.com",
+    "john.(comment)doe@example.com",
+    "john@(comment)example.com",
+    "john@example.com(comment)",
+    "john@example.(comment)com",
+    "((nested)comment)john@example.com",
+    "(unclosed john@example.com",
+    "john@example.com(\\"
+  ])("%j → COMMENTS_NOT_ALLOWED", (input) => {
+    expect(reasonOf(input)).toBe("COMMENTS_NOT_ALLOWED")
+  })
+})
+
+describe("parseEmail: domain shape", () => {
+  it.each<[string, EmailFormatReason]>([
+    ["john@localhost", "DOMAIN_NEEDS_DOT"],
+    ["john@io", "DOMAIN_NEEDS_DOT"],
+    ["john@xn--unup4y", "DOMAIN_NEEDS_DOT"],
+    ["john@example.123", "NUMERIC_TLD"],
+    ["john@1.2.3.4", "NUMERIC_TLD"],
+    ["john@255.255.255.255", "NUMERIC_TLD"]
+  ])("%j → %s", (input, reason) => {
+    expect(reasonOf(input)).toBe(reason)
+  })
+
+  it("accepts numeric labels other than the last and a top-level label mixing letters and digits", () => {
+    expect(valid("john@123.456.example").domain).toBe("123.456.example")
+    expect(valid("john@example.a1").domain).toBe("example.a1")
+    expect(valid("john@example.1a").domain).toBe("example.1a")
+  })
+})
+
+describe("parseEmail: quoted local parts and IP literals are off by default", () => {
+  it.each<[string, EmailFormatReason]>([
+    ['"john"@example.com', "QUOTED_LOCAL_PART_NOT_ALLOWED"],
+    ['"john doe"@example.com', "QUOTED_LOCAL_PART_NOT_ALLOWED"],
+    ['""@example.com', "QUOTED_LOCAL_PART_NOT_ALLOWED"],
+    ['"john@example.com', "INVALID_LOCAL_PART"],
+    ['"john".doe@example.com', "INVALID_LOCAL_PART"],
+    ["john@[192.0.2.1]", "IP_LITERAL_NOT_ALLOWED"],
+    ["john@[IPv6:2001:db8::1]", "IP_LITERAL_NOT_ALLOWED"],
+    ["john@[not a literal", "IP_LITERAL_NOT_ALLOWED"]
+  ])("%j → %s", (input, reason) => {
+    expect(reasonOf(input)).toBe(reason)
+  })
+})
+
+describe("parseEmail: messages", () => {
+  it("gives one plain sentence for every failure", () => {
+    for (const input of ["", " a@b.com", "a", "@b.com", "a@", "a..b@c.de", "a@b", "a@b.1", "(a)b@c.de"]) {
+      const result = parseEmail(input)
+      expect(result.ok).toBe(false)
+      if (result.ok) continue
+      expect(EMAIL_FORMAT_REASONS).toContain(result.reason)
+      expect(result.message).toMatch(/^[A-Z][^\n]*\.$/)
+    }
+  })
+})

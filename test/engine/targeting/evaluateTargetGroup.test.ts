@@ -1,0 +1,221 @@
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import { InvalidConfiguration } from "../../../src/domain/errors.ts"
+import type { TargetGroupInput } from "../../../src/domain/TargetGroup.ts"
+import type { Engine } from "../../../src/engine/Engine.ts"
+import { makeEngine } from "../../../src/engine/Validator.ts"
+import { fixtureContext } from "../../fixtures.ts"
+
+const context = fixtureContext()
+
+const engineWith = (...targetGroups: Array<Omit<TargetGroupInput, "name"> & { name?: string }>): Engine => {
+  const engine = makeEngine(context, { targetGroups: targetGroups.map((g) => ({ name: g.id, ...g })) })
+  if (engine instanceof InvalidConfiguration) throw engine
+  return engine
+}
+
+const check = (criteria: TargetGroupInput["criteria"], email: string) =>
+  engineWith({ id: "g", criteria }).validate(email, "g")
+
+describe("format", () => {
+  it("rejects a malformed address with INVALID_EMAIL_FORMAT and the parser's sub-reason", () => {
+    const result = check({ institutions: {} }, "a..b@mit.edu")
+    expect(result).toMatchObject({
+      isValid: false,
+      reasonCode: "INVALID_EMAIL_FORMAT",
+      validationDetails: { format: { status: "failed", code: "DOT_PLACEMENT" } }
+    })
+    expect(result.reason).toMatch(/not valid/)
+  })
+
+  it("normalises the domain before matching", () => {
+    const result = check({ institutions: {} }, "Jane.Doe@MIT.EDU")
+    expect(result.isValid).toBe(true)
+    expect(result.validationDetails.format).toEqual({ status: "passed", normalized: "Jane.Doe@mit.edu" })
+  })
+})
+
+describe("institutions criterion", () => {
+  it("accepts a listed institution and explains the match", () => {
+    const result = check({ institutions: {} }, "jane@mit.edu")
+    expect(result).toMatchObject({
+      isValid: true,
+      targetGroup: { id: "g", name: "g" },
+      matchedDomain: "mit.edu",
+      validationDetails: {
+        domain: {
+          status: "passed",
+          rule: "listed-domain",
+          institution: { name: "Massachusetts Institute of Technology", country: "US", type: "university" }
+        },
+        geography: { status: "skipped" },
+        customList: { status: "skipped" }
+      }
+    })
+    expect(result.reason).toBeUndefined()
+  })
+
+  it("rejects a domain that is no institution, with a plain reason", () => {
+    const result = check({ institutions: {} }, "jane@example.com")
+    expect(result).toMatchObject({ isValid: false, reasonCode: "NOT_AN_INSTITUTION" })
+    expect(result.reason).toContain("example.com")
+  })
+
+  it("filters by country", () => {
+    const uk = { institutions: { countries: ["GB"] } }
+    expect(check(uk, "a@ox.ac.uk").isValid).toBe(true)
+    const result = check(uk, "a@mit.edu")
+    expect(result).toMatchObject({
+      isValid: false,
+      reasonCode: "COUNTRY_NOT_ALLOWED",
+      validationDetails: { geography: { status: "failed", country: "US", allowedCountries: ["GB"] } }
+    })
+  })
+
+  it("filters by region", () => {
+    const bavaria = { institutions: { regions: ["DE-BY"] } }
+    expect(check(bavaria, "a@tum.de")).toMatchObject({
+      isValid: true,
+      validationDetails: { geography: { region: "DE-BY" } }
+    })
+    expect(check(bavaria, "a@ox.ac.uk").reasonCode).toBe("REGION_NOT_ALLOWED")
+  })
+
+  it("filters by organisation type", () => {
+    const schools = { institutions: { types: ["school" as const] } }
+    expect(check(schools, "a@springfield-high.org").isValid).toBe(true)
+    expect(check(schools, "a@mit.edu")).toMatchObject({
+      reasonCode: "ORGANIZATION_TYPE_NOT_ALLOWED",
+      validationDetails: { organizationType: { status: "failed", type: "university", allowedTypes: ["school"] } }
+    })
+  })
+
+  it("accepts academic suffix rules unless the group asks for listed institutions only", () => {
+    expect(check({ institutions: {} }, "a@newcollege.edu")).toMatchObject({
+      isValid: true,
+      matchedDomain: "newcollege.edu",
+      validationDetails: { domain: { rule: "academic-suffix" } }
+    })
+    expect(check({ institutions: { includeSuffixRules: false } }, "a@newcollege.edu").reasonCode).toBe(
+      "SUFFIX_RULE_NOT_ACCEPTED"
+    )
+  })
+
+  it("rejects stoplisted and alumni hosts under an institution", () => {
+    expect(check({ institutions: {} }, "a@staff.mit.edu").reasonCode).toBe("INSTITUTION_DENIED")
+    const alumni = check({ institutions: {} }, "a@alumni.mit.edu")
+    expect(alumni).toMatchObject({
+      reasonCode: "INSTITUTION_DENIED",
+      validationDetails: { domain: { rule: "alumni-subdomain" } }
+    })
+  })
+
+  it("rejects abused domains by default and accepts them when the policy allows", () => {
+    expect(check({ institutions: {} }, "a@mdx.ac")).toMatchObject({
+      reasonCode: "ABUSED_DOMAIN",
+      validationDetails: { emailPolicy: { status: "failed", flags: { abused: true } } }
+    })
+    expect(check({ institutions: {}, email: { rejectAbused: false } }, "a@mdx.ac").isValid).toBe(true)
+  })
+})
+
+describe("custom lists and patterns", () => {
+  it("accepts a domain on the allow list without any institution", () => {
+    const result = check({ domains: { allow: ["partner.com"] } }, "a@team.partner.com")
+    expect(result).toMatchObject({
+      isValid: true,
+      matchedDomain: "partner.com",
+      validationDetails: { customList: { status: "passed", list: "domains.allow", entry: "partner.com" } }
+    })
+    expect(check({ domains: { allow: ["partner.com"] } }, "a@other.com").reasonCode).toBe("DOMAIN_NOT_ALLOWED")
+  })
+
+  it("lets the most specific rule win: deny under allow, allow under deny", () => {
+    const criteria = { domains: { allow: ["x.edu.cn", "stu.z.edu.cn"], deny: ["old.x.edu.cn", "z.edu.cn"] } }
+    expect(check(criteria, "a@x.edu.cn").isValid).toBe(true)
+    expect(check(criteria, "a@old.x.edu.cn").reasonCode).toBe("DOMAIN_DENIED")
+    expect(check(criteria, "a@z.edu.cn").reasonCode).toBe("DOMAIN_DENIED")
+    expect(check(criteria, "a@stu.z.edu.cn").isValid).toBe(true)
+  })
+
+  it("lets the group's deny list override an institution of the index", () => {
+    const result = check({ institutions: {}, domains: { deny: ["mit.edu"] } }, "a@mit.edu")
+    expect(result).toMatchObject({
+      reasonCode: "DOMAIN_DENIED",
+      validationDetails: { customList: { list: "domains.deny" } }
+    })
+  })
+
+  it("matches host globs: a leading *. spans labels, * inside a label stays in it", () => {
+    const criteria = { patterns: { allow: ["*.ac.uk", "students.*.edu"], deny: ["*.ox.ac.uk"] } }
+    expect(check(criteria, "a@lse.ac.uk").isValid).toBe(true)
+    expect(check(criteria, "a@cs.lse.ac.uk").isValid).toBe(true)
+    expect(check(criteria, "a@ac.uk").isValid).toBe(false)
+    expect(check(criteria, "a@ox.ac.uk").isValid).toBe(true)
+    expect(check(criteria, "a@cs.ox.ac.uk")).toMatchObject({
+      reasonCode: "DOMAIN_DENIED",
+      validationDetails: { customList: { list: "patterns.deny", entry: "*.ox.ac.uk" } }
+    })
+    expect(check(criteria, "a@students.state.edu").isValid).toBe(true)
+    expect(check(criteria, "a@students.a.b.edu").isValid).toBe(false)
+    expect(check({ patterns: { allow: ["stu*.x.edu.cn"] } }, "a@stu2024.x.edu.cn").isValid).toBe(true)
+  })
+})
+
+describe("email policy", () => {
+  it("rejects disposable addresses by default", () => {
+    const result = check({ domains: { allow: ["mailinator.com"] } }, "a@mailinator.com")
+    expect(result).toMatchObject({
+      reasonCode: "DISPOSABLE_EMAIL",
+      validationDetails: { emailPolicy: { flags: { disposable: true } } }
+    })
+  })
+
+  it("rejects role accounts and free mail when asked", () => {
+    expect(check({ institutions: {}, email: { rejectRoleAccounts: true } }, "admin@mit.edu").reasonCode).toBe(
+      "ROLE_ACCOUNT"
+    )
+    expect(check({ institutions: {} }, "admin@mit.edu").isValid).toBe(true)
+    const freeMail = { domains: { allow: ["gmail.com"] }, email: { rejectFreeMail: true } }
+    expect(check(freeMail, "a@gmail.com").reasonCode).toBe("FREE_MAIL_PROVIDER")
+  })
+
+  it("rejects an IDN that imitates an institution, naming the imitated domain", () => {
+    const result = check({ institutions: {} }, "a@mіt.edu")
+    expect(result).toMatchObject({
+      isValid: false,
+      reasonCode: "CONFUSABLE_DOMAIN",
+      validationDetails: { emailPolicy: { imitates: "mit.edu", flags: { confusable: true } } }
+    })
+  })
+
+  it("suggests the intended domain for a mistyped top-level label", () => {
+    const result = check({ institutions: {} }, "a@mit.ed")
+    expect(result).toMatchObject({
+      reasonCode: "NOT_AN_INSTITUTION",
+      validationDetails: { domain: { suggestion: "mit.edu" } }
+    })
+    expect(result.reason).toContain("Did you mean mit.edu?")
+  })
+})
+
+describe("robustness", () => {
+  const engine = engineWith({
+    id: "g",
+    criteria: { institutions: { countries: ["US"] }, patterns: { allow: ["*.ac.uk"] } }
+  })
+
+  it("never throws and always answers with a coded result for arbitrary input", () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), fc.string({ unit: "grapheme" }), fc.emailAddress()), (input) => {
+        const result = engine.validate(input, "g")
+        expect(typeof result.isValid).toBe("boolean")
+        if (!result.isValid) {
+          expect(result.reasonCode).toMatch(/^[A-Z_]+$/)
+          expect(result.reason?.length).toBeGreaterThan(0)
+        }
+      }),
+      { numRuns: 2000 }
+    )
+  })
+})

@@ -1,0 +1,55 @@
+/**
+ * Small, hand-made institution data and email lists for unit tests, built
+ * through the same code paths as the real data so tests exercise them.
+ */
+import { IndexBuilder } from "../src/engine/institutions/IndexBuilder.ts"
+import { InstitutionTable } from "../src/engine/institutions/InstitutionTable.ts"
+import { type EmailLists, loadEmailLists } from "../src/engine/policy/EmailLists.ts"
+import { type EmailListName, type EmailListsData, emailListsDataFormat } from "../src/engine/policy/EmailListsData.ts"
+import type { EngineContext } from "../src/engine/targeting/EngineContext.ts"
+
+const source = { dataset: "fixture", version: "1" }
+
+export const fixtureBuilder = (): IndexBuilder => {
+  const builder = new IndexBuilder()
+  builder.addSuffixRule("edu", "US", "other", source)
+  builder.addSuffixRule("ac.uk", "GB", "other", source)
+  builder.addSuffixRule("edu.cn", "CN", "other", source)
+  builder.addSuffixRule("k12.ca.us", "US", "school", source)
+  builder.addInstitution({ name: "Massachusetts Institute of Technology", domains: ["mit.edu"], country: "US" }, source)
+  builder.addInstitution({ name: "University of Oxford", domains: ["ox.ac.uk"] }, source)
+  builder.addInstitution({ name: "Example University", domains: ["x.edu.cn"] }, source)
+  builder.addInstitution({ name: "Example University Students", domains: ["stu.y.edu.cn"] }, source)
+  builder.addInstitution({ name: "Technische Universität München", domains: ["tum.de"], region: "DE-BY" }, source)
+  builder.addInstitution({ name: "Springfield High School", domains: ["springfield-high.org"], country: "US" }, source)
+  builder.addInstitution({ name: "Middlesex University", domains: ["mdx.ac"], country: "GB" }, source)
+  builder.addInstitution({ name: "Universidad de Ejemplo", domains: ["umb.edu.co"] }, source)
+  builder.addDeny("y.edu.cn", source)
+  builder.addDeny("staff.mit.edu", source)
+  builder.addAbused("mdx.ac", source)
+  builder.addAbused("academia.umb.edu.co", source)
+  return builder
+}
+
+export const fixtureTable = (): InstitutionTable => InstitutionTable.fromData(fixtureBuilder().finish())
+
+const list = (name: EmailListName, entries: ReadonlyArray<string>) => ({
+  source: { package: "fixture", version: "1", file: name },
+  report: { read: entries.length, kept: entries.length, duplicate: 0, invalid: 0, publicSuffix: 0 },
+  entries: [...entries].sort().join("\n")
+})
+
+export const fixtureListsData = (): EmailListsData => ({
+  format: emailListsDataFormat,
+  lists: {
+    disposable: list("disposable", ["mailinator.com", "10minutemail.com"]),
+    disposableWildcard: list("disposableWildcard", ["33mail.com"]),
+    freeMail: list("freeMail", ["gmail.com", "yahoo.com", "mailinator.com"]),
+    commonMailProviders: list("commonMailProviders", ["gmail.com", "yahoo.com"]),
+    roleAccounts: list("roleAccounts", ["admin", "info", "noreply", "no-reply", "support"])
+  }
+})
+
+export const fixtureLists = (): EmailLists => loadEmailLists(fixtureListsData())
+
+export const fixtureContext = (): EngineContext => ({ index: fixtureTable(), lists: fixtureLists() })
