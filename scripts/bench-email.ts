@@ -2,7 +2,8 @@
  * Micro-benchmark of `parseEmail`: run `node scripts/bench-email.ts`.
  *
  * Generates 1,000,000 varied, realistic ASCII sign-up addresses (deterministic seed), parses them
- * all several times and prints the median rate. A second, smaller set mixes in 2% internationalised
+ * all several times and prints the median rate (and the best pass, which is less sensitive to
+ * other processes on a shared machine). A second, smaller set mixes in 2% internationalised
  * and 5% malformed addresses to show the cost of the slow and failure paths. The last line is JSON.
  */
 import { parseEmail } from "../src/engine/email/parseEmail.ts"
@@ -102,8 +103,8 @@ const mixedAddress = (): string => {
   return asciiAddress()
 }
 
-/** Median parses per second over `ROUNDS` passes (after one warm-up pass). */
-const measure = (inputs: readonly string[]): { rate: number; valid: number } => {
+/** Median and best parses per second over `ROUNDS` passes (after one warm-up pass). */
+const measure = (inputs: readonly string[]): { rate: number; best: number; valid: number } => {
   let valid = 0
   const rates: number[] = []
   for (let round = 0; round <= ROUNDS; round++) {
@@ -114,7 +115,7 @@ const measure = (inputs: readonly string[]): { rate: number; valid: number } => 
     if (round > 0) rates.push(inputs.length / seconds)
   }
   rates.sort((a, b) => a - b)
-  return { rate: Math.round(rates[Math.floor(rates.length / 2)]!), valid }
+  return { rate: Math.round(rates[Math.floor(rates.length / 2)]!), best: Math.round(rates.at(-1)!), valid }
 }
 
 /**
@@ -135,6 +136,7 @@ console.log(
     bench: "parseEmail",
     addresses: ascii.length,
     parsesPerSecond: asciiResult.rate,
+    bestParsesPerSecond: asciiResult.best,
     nsPerParse: Math.round((1e9 / asciiResult.rate) * 10) / 10,
     validShare: asciiResult.valid / ascii.length,
     mixedAddresses: mixed.length,

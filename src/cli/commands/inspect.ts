@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs"
 import { extname } from "node:path"
 import { createInterface } from "node:readline"
 import { Effect } from "effect"
-import { Argument, Command, Flag } from "effect/cli"
+import { Argument, CliError, Command, Flag } from "effect/cli"
 import { buildInstitutionTable } from "../../engine/InstitutionIndex.ts"
 import { inspectInput } from "../../engine/inspect.ts"
 import type { DatasetFormat, DatasetSpec } from "../../engine/institutions/userDatasets.ts"
@@ -64,7 +64,7 @@ export const inspectCommand = Command.make(
         index: buildInstitutionTable({ datasets: datasets.map(readDatasetFile) }),
         lists: loadBuiltInEmailLists()
       }),
-      catch: (error) => error as Error
+      catch: (error) => new CliError.UserError({ cause: error, userMessage: (error as Error).message })
     })
     const source =
       inputs.length > 0 ? inputs : createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY })

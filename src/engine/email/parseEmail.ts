@@ -57,7 +57,11 @@ const MAX_INPUT_LENGTH = 1024
 
 const edgeFailure = (s: string, blank: FormatFailure, edge: FormatFailure): FormatFailure | undefined => {
   const len = s.length
-  if (!isEdgeSpace(s.charCodeAt(0)) && !isEdgeSpace(s.charCodeAt(len - 1))) return undefined
+  const first = s.charCodeAt(0)
+  const last = s.charCodeAt(len - 1)
+  // Printable ASCII at both ends is by far the common case.
+  if (first > 0x20 && first < 0x7f && last > 0x20 && last < 0x7f) return undefined
+  if (!isEdgeSpace(first) && !isEdgeSpace(last)) return undefined
   for (let i = 0; i < len; i++) if (!isEdgeSpace(s.charCodeAt(i))) return edge
   return blank
 }

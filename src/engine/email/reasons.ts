@@ -66,10 +66,19 @@ export const FAIL = {
 
   inputTooLong: failure("ADDRESS_TOO_LONG", "The input is far longer than any email address can be."),
   localTooLong: failure("LOCAL_PART_TOO_LONG", "The part before the @ is longer than 64 bytes."),
-  addressTooLong: failure("ADDRESS_TOO_LONG", "The email address is longer than 254 bytes."),
+  addressTooLong: failure(
+    "ADDRESS_TOO_LONG",
+    "The email address is longer than 254 bytes once international characters are encoded."
+  ),
   domainInputTooLong: failure("DOMAIN_TOO_LONG", "The input is far longer than any domain can be."),
-  domainTooLong: failure("DOMAIN_TOO_LONG", "The domain is longer than 253 characters."),
-  labelTooLong: failure("LABEL_TOO_LONG", "A part of the domain between dots is longer than 63 characters."),
+  domainTooLong: failure(
+    "DOMAIN_TOO_LONG",
+    "The domain is longer than 253 characters once international characters are encoded."
+  ),
+  labelTooLong: failure(
+    "LABEL_TOO_LONG",
+    "A part of the domain between dots is longer than 63 characters once international characters are encoded."
+  ),
 
   localInvalidChar: failure("INVALID_LOCAL_PART", "The part before the @ contains a character that is not allowed."),
   localWhitespace: failure("INVALID_LOCAL_PART", "The part before the @ contains white space."),
@@ -114,6 +123,9 @@ export const FAIL = {
   idnMalformed: failure("INVALID_IDN", "The domain contains malformed Unicode text."),
   badALabel: failure("INVALID_IDN", "A part of the domain starting with xn-- is not valid punycode."),
 
-  comments: failure("COMMENTS_NOT_ALLOWED", "Comments in parentheses are not allowed in an email address."),
-  controlChar: failure("CONTROL_CHARACTER", "The email address contains a control character.")
+  comments: failure("COMMENTS_NOT_ALLOWED", "Comments in parentheses are not allowed."),
+  controlChar: failure(
+    "CONTROL_CHARACTER",
+    "Control characters such as tabs and line breaks are not allowed inside the text."
+  )
 } as const satisfies Record<string, FormatFailure>

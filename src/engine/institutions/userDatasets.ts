@@ -41,10 +41,10 @@ export class DatasetError extends Error {
   readonly problems: ReadonlyArray<DatasetProblem>
   constructor(dataset: string, problems: ReadonlyArray<DatasetProblem>) {
     super(
-      `${dataset}: ${problems
+      `${problems
         .slice(0, 10)
-        .map((p) => `${p.location}${p.field ? ` ${p.field}` : ""}: ${p.message}`)
-        .join("; ")}${problems.length > 10 ? ` (and ${problems.length - 10} more)` : ""}`
+        .map((p) => `${dataset}:${p.location}${p.field ? ` ${p.field}` : ""}: ${p.message}`)
+        .join("\n")}${problems.length > 10 ? `\n(and ${problems.length - 10} more)` : ""}`
     )
     this.dataset = dataset
     this.problems = problems

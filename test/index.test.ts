@@ -1,0 +1,50 @@
+import { execFileSync } from "node:child_process"
+import { fileURLToPath } from "node:url"
+import { describe, expect, it } from "vitest"
+import { createCampusgate, InvalidConfiguration, OfferNotFound } from "../src/index.ts"
+
+describe("createCampusgate (built-in data)", () => {
+  it("validates against target groups and offers synchronously, and can be reloaded", async () => {
+    const cg = await createCampusgate({
+      targetGroups: [{ id: "uk", name: "UK students", criteria: { institutions: { countries: ["GB"] } } }],
+      offers: [{ id: "o", team: "acme", name: "Offer", targetGroups: ["uk"], status: "active" }]
+    })
+    expect(cg.validate("a@ox.ac.uk", "uk")).toMatchObject({ isValid: true, matchedDomain: "ox.ac.uk" })
+    expect(cg.validate("a@cam.ac.uk", "uk").validationDetails.domain.institution?.name).toContain("Cambridge")
+    expect(cg.validate("a@mit.edu", "uk").reasonCode).toBe("COUNTRY_NOT_ALLOWED")
+    expect(cg.validateOffer("a@ox.ac.uk", "o").matchedTargetGroups).toEqual(["uk"])
+    expect(cg.validateMany(["a@ox.ac.uk", "x"], { offerId: "o" }).map((r) => r.isValid)).toEqual([true, false])
+    expect(() => cg.validateOffer("a@ox.ac.uk", "missing")).toThrow(OfferNotFound)
+
+    await expect(
+      cg.reload({ targetGroups: [{ id: "uk", name: "UK", criteria: { institutions: { countries: ["XX"] } } }] })
+    ).rejects.toBeInstanceOf(InvalidConfiguration)
+    expect(cg.validate("a@ox.ac.uk", "uk").isValid).toBe(true)
+    await cg.reload({ targetGroups: [{ id: "uk", name: "US now", criteria: { institutions: { countries: ["US"] } } }] })
+    expect(cg.validate("a@mit.edu", "uk").isValid).toBe(true)
+    await cg.close()
+  })
+
+  it("rejects invalid configuration with every problem and its path", async () => {
+    const error = await createCampusgate({
+      targetGroups: [{ id: "a", name: "A", criteria: { institutions: { countries: ["UK"] } } }],
+      offers: [{ id: "o", team: "acme", name: "O", targetGroups: ["b"], status: "active" }]
+    }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(InvalidConfiguration)
+    expect((error as InvalidConfiguration).problems[0]).toEqual({
+      path: "targetGroups[0].criteria.institutions.countries[0]",
+      message: '"UK" is not an ISO 3166-1 alpha-2 code (did you mean "GB"?)'
+    })
+  })
+})
+
+describe("examples", () => {
+  it("examples/library.ts runs against the built package", () => {
+    const output = execFileSync(process.execPath, [fileURLToPath(new URL("../examples/library.ts", import.meta.url))], {
+      encoding: "utf8"
+    })
+    expect(output).toContain('jane@ox.ac.uk: {"isValid":true,"matchedDomain":"ox.ac.uk"}')
+    expect(output).toContain('"reasonCode":"COUNTRY_NOT_ALLOWED"')
+    expect(output).toContain('inspect mit.ed: "mit.edu"')
+  })
+})
