@@ -44,7 +44,7 @@ export const fixtureListsData = (): EmailListsData => ({
   lists: {
     disposable: list("disposable", ["mailinator.com", "10minutemail.com"]),
     disposableWildcard: list("disposableWildcard", ["33mail.com"]),
-    freeMail: list("freeMail", ["gmail.com", "yahoo.com", "mailinator.com"]),
+    freeMail: list("freeMail", ["gmail.com", "yahoo.com", "mailinator.com", "umb.edu.co"]),
     commonMailProviders: list("commonMailProviders", ["gmail.com", "yahoo.com"]),
     roleAccounts: list("roleAccounts", ["admin", "info", "noreply", "no-reply", "support"])
   }

@@ -98,6 +98,11 @@ export class EmailLists {
     return this.#freeMail.match(asciiDomain) !== null
   }
 
+  /** The most common mail providers: the targets for "did you mean". */
+  commonMailProviders(): Iterable<string> {
+    return this.#commonMailProviders
+  }
+
   /** Whether the exact domain is one of the most common mail providers: a target for "did you mean". */
   isCommonMailProvider(asciiDomain: string): boolean {
     return this.#commonMailProviders.has(asciiDomain)

@@ -66,6 +66,7 @@ const emptyDetails = (): Details => ({
 
 const policyFailure = (
   group: CompiledTargetGroup,
+  context: EngineContext,
   email: ParsedEmail,
   flags: EmailPolicyFlags,
   imitates: string | null
@@ -82,7 +83,8 @@ const policyFailure = (
     ]
   if (flags.roleAccount && policy.rejectRoleAccounts)
     return ["ROLE_ACCOUNT", `"${email.localPart}" is a role account, not a personal address.`]
-  if (flags.freeMail && policy.rejectFreeMail)
+  // The free-mail list names a few institutions' own domains (nus.edu.sg): a listed institution is never free mail.
+  if (flags.freeMail && policy.rejectFreeMail && context.index.lookup(email.domain).kind !== "listed")
     return ["FREE_MAIL_PROVIDER", `${email.domain} is a free email provider, not an institution.`]
   return undefined
 }
@@ -124,7 +126,7 @@ export const evaluateTargetGroup = (
     confusable,
     abused: false
   }
-  const policyFailed = policyFailure(group, email, flags, imitates)
+  const policyFailed = policyFailure(group, context, email, flags, imitates)
   details.emailPolicy =
     imitates === null
       ? { status: policyFailed ? "failed" : "passed", flags }

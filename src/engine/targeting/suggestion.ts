@@ -2,9 +2,13 @@
  * "Did you mean …?" for hosts that resolve to nothing. Validation asks only
  * when the host's top-level label is not a real ICANN TLD (`mit.ed`,
  * `ox.ac.ku`), so a plain non-academic domain such as `gmail.com` costs one
- * memoised check and no search.
+ * memoised check and no search. Candidates are listed institution domains
+ * and the common mail providers — not the whole free-mail list, which holds
+ * typo domains such as `gmial.com` itself.
  */
 import { parse } from "tldts"
+import type { InstitutionTable } from "../institutions/InstitutionTable.ts"
+import { KnownDomains } from "../policy/KnownDomains.ts"
 import { suggestDomain } from "../policy/typo.ts"
 import type { EngineContext } from "./EngineContext.ts"
 
@@ -23,10 +27,19 @@ const isIcannTld = (host: string): boolean => {
   return known
 }
 
-const isKnownDomain =
-  (context: EngineContext) =>
-  (domain: string): boolean =>
-    context.index.entries.get(domain)?.kind === "listed" || context.lists.isFreeMail(domain)
+/** Built on the first suggestion for a table (about 10 ms), then reused for as long as the table lives. */
+const candidates = new WeakMap<InstitutionTable, KnownDomains>()
+
+const knownDomains = (context: EngineContext): KnownDomains => {
+  let known = candidates.get(context.index)
+  if (known === undefined) {
+    const domains: Array<string> = [...context.lists.commonMailProviders()]
+    for (const [domain, entry] of context.index.entries) if (entry.kind === "listed") domains.push(domain)
+    known = new KnownDomains(domains)
+    candidates.set(context.index, known)
+  }
+  return known
+}
 
 export const suggestionFor = (context: EngineContext, host: string): string | null =>
-  isIcannTld(host) ? null : suggestDomain(host, isKnownDomain(context))
+  isIcannTld(host) ? null : suggestDomain(host, knownDomains(context))

@@ -178,6 +178,8 @@ describe("email policy", () => {
     expect(check({ institutions: {} }, "admin@mit.edu").isValid).toBe(true)
     const freeMail = { domains: { allow: ["gmail.com"] }, email: { rejectFreeMail: true } }
     expect(check(freeMail, "a@gmail.com").reasonCode).toBe("FREE_MAIL_PROVIDER")
+    // A listed institution is never rejected as free mail, even when a free-mail list names it.
+    expect(check({ institutions: {}, email: { rejectFreeMail: true } }, "a@umb.edu.co").isValid).toBe(true)
   })
 
   it("rejects an IDN that imitates an institution, naming the imitated domain", () => {
