@@ -1,6 +1,6 @@
 /**
  * Campusgate in-process, without Effect: load once, then validate
- * synchronously. Run it with `node examples/library.ts` after `npm ci`.
+ * synchronously. Run it with `node examples/library.ts` after `npm install`.
  */
 import { createCampusgate, TargetGroupNotFound } from "campusgate"
 
