@@ -26,6 +26,6 @@ console.log(
     listsLoadMs: Math.round(listsMs),
     listsHeapMB: Math.round(((heapLists - heapIndex) / 2 ** 20) * 10) / 10,
     institutions: table.size,
-    keep: typeof lists
+    emailListEntries: lists.counts.disposable + lists.counts.freeMail
   })
 )
