@@ -10,15 +10,12 @@ import type { Institution } from "../../domain/Institution.ts"
 import type { ReasonCode } from "../../domain/ReasonCode.ts"
 import type {
   CustomListDetail,
-  DomainDetail,
   EmailPolicyFlags,
-  GeographyDetail,
-  OrganizationTypeDetail,
   ValidationDetails,
   ValidationResult
 } from "../../domain/ValidationResult.ts"
 import { type ParsedEmail, parseEmail } from "../email/parseEmail.ts"
-import type { HostMatch, ListedEntry, SuffixRule } from "../institutions/InstitutionTable.ts"
+import type { HostMatch } from "../institutions/InstitutionTable.ts"
 import { assessConfusable } from "../policy/confusable.ts"
 import type { CompiledTargetGroup } from "./compileTargetGroup.ts"
 import type { EngineContext } from "./EngineContext.ts"
