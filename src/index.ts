@@ -110,9 +110,3 @@ export const createCampusgate = async (options: CampusgateOptions): Promise<Camp
     close: () => runtime.dispose()
   }
 }
-
-/** Runs an Effect program needing the `Validator` with the built-in data, e.g. in scripts. */
-export const runWithValidator = <A, E>(
-  options: CampusgateOptions,
-  program: Effect.Effect<A, E, Validator>
-): Promise<A> => Effect.runPromise(Effect.provide(program, Validator.layerBuiltIn(options)))

@@ -63,7 +63,6 @@ const summarize = (institution: Institution, abused: boolean): InstitutionSummar
 
 export class InstitutionTable {
   readonly entries = new Map<string, HostEntry>()
-  readonly suffixRules = new Map<string, SuffixRule>()
   readonly institutions: ReadonlyArray<Institution>
   readonly sources: ReadonlyArray<DataSource>
 
@@ -105,7 +104,6 @@ export class InstitutionTable {
         ...rule,
         summary: { id: `suffix:${suffix}`, name: null, country, region: null, type, flags: [], sources: [rule.source] }
       }
-      this.suffixRules.set(suffix, compiled)
       // A listed domain never equals a public suffix, so a rule only fills an empty slot.
       if (!this.entries.has(suffix)) this.entries.set(suffix, compiled)
     }

@@ -79,29 +79,23 @@ const judge = (
       ])
     }
   }
-  if (criteria.countries !== null) {
+  // Country, then region: the same check on a different fact of the institution.
+  const places = [
+    ["COUNTRY_NOT_ALLOWED", "country", country, criteria.countries, criteria.countriesText],
+    ["REGION_NOT_ALLOWED", "region", region, criteria.regions, criteria.regionsText]
+  ] as const
+  for (const [code, what, value, allowed, allowedText] of places) {
+    if (allowed === null) continue
     geography.status = "passed"
-    geography.allowedCountries = criteria.allowedCountries!
-    if (country === null || !criteria.countries.has(country)) {
+    if (what === "country") geography.allowedCountries = criteria.allowedCountries!
+    else geography.allowedRegions = criteria.allowedRegions!
+    if (value === null || !allowed.has(value)) {
       geography.status = "failed"
       return verdict([
-        "COUNTRY_NOT_ALLOWED",
-        country === null
-          ? `The country of ${name} is not known; this target group accepts ${criteria.countriesText}.`
-          : `${name} is in ${country}; this target group accepts ${criteria.countriesText}.`
-      ])
-    }
-  }
-  if (criteria.regions !== null) {
-    geography.status = "passed"
-    geography.allowedRegions = criteria.allowedRegions!
-    if (region === null || !criteria.regions.has(region)) {
-      geography.status = "failed"
-      return verdict([
-        "REGION_NOT_ALLOWED",
-        region === null
-          ? `The region of ${name} is not known; this target group accepts ${criteria.regionsText}.`
-          : `${name} is in ${region}; this target group accepts ${criteria.regionsText}.`
+        code,
+        value === null
+          ? `The ${what} of ${name} is not known; this target group accepts ${allowedText}.`
+          : `${name} is in ${value}; this target group accepts ${allowedText}.`
       ])
     }
   }
