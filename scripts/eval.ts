@@ -13,7 +13,7 @@ import { readFileSync } from "node:fs"
 import { buildInstitutionTable } from "../src/engine/InstitutionIndex.ts"
 import { inspectInput } from "../src/engine/inspect.ts"
 import { loadBuiltInEmailLists } from "../src/engine/policy/EmailLists.ts"
-import type { EngineContext } from "../src/engine/targeting/EngineContext.ts"
+import { makeEngineContext } from "../src/engine/targeting/EngineContext.ts"
 import { evaluateEmailSuites } from "./eval-email.ts"
 
 const evalDir = new URL("../../shared/eval/", import.meta.url)
@@ -25,7 +25,7 @@ interface University {
   readonly alpha_two_code: string
 }
 
-const context: EngineContext = { index: buildInstitutionTable(), lists: loadBuiltInEmailLists() }
+const context = makeEngineContext(buildInstitutionTable(), loadBuiltInEmailLists())
 const universities = JSON.parse(readFileSync(new URL("universities-sample.json", evalDir), "utf8")) as Array<University>
 
 let domains = 0

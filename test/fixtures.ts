@@ -6,7 +6,7 @@ import { IndexBuilder } from "../src/engine/institutions/IndexBuilder.ts"
 import { InstitutionTable } from "../src/engine/institutions/InstitutionTable.ts"
 import { type EmailLists, loadEmailLists } from "../src/engine/policy/EmailLists.ts"
 import { type EmailListName, type EmailListsData, emailListsDataFormat } from "../src/engine/policy/EmailListsData.ts"
-import type { EngineContext } from "../src/engine/targeting/EngineContext.ts"
+import { type EngineContext, makeEngineContext } from "../src/engine/targeting/EngineContext.ts"
 
 const source = { dataset: "fixture", version: "1" }
 
@@ -52,4 +52,4 @@ export const fixtureListsData = (): EmailListsData => ({
 
 export const fixtureLists = (): EmailLists => loadEmailLists(fixtureListsData())
 
-export const fixtureContext = (): EngineContext => ({ index: fixtureTable(), lists: fixtureLists() })
+export const fixtureContext = (): EngineContext => makeEngineContext(fixtureTable(), fixtureLists())

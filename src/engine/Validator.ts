@@ -16,7 +16,7 @@ import type { OfferValidationResult, ValidationResult } from "../domain/Validati
 import { EmailPolicyLists } from "./EmailPolicyLists.ts"
 import { Engine } from "./Engine.ts"
 import { InstitutionIndex } from "./InstitutionIndex.ts"
-import type { EngineContext } from "./targeting/EngineContext.ts"
+import { type EngineContext, makeEngineContext } from "./targeting/EngineContext.ts"
 import { evaluateOffer } from "./targeting/evaluateOffer.ts"
 import { evaluateTargetGroup } from "./targeting/evaluateTargetGroup.ts"
 
@@ -76,7 +76,7 @@ export class Validator extends Context.Service<
       Effect.gen(function* () {
         const { table } = yield* InstitutionIndex
         const { lists } = yield* EmailPolicyLists
-        const context: EngineContext = { index: table, lists }
+        const context = makeEngineContext(table, lists)
         const first = makeEngine(context, options, options.now)
         if (first instanceof InvalidConfiguration) return yield* first
         let engine = first

@@ -15,7 +15,7 @@ import { buildInstitutionTable } from "../../engine/InstitutionIndex.ts"
 import { inspectInput } from "../../engine/inspect.ts"
 import type { DatasetFormat, DatasetSpec } from "../../engine/institutions/userDatasets.ts"
 import { loadBuiltInEmailLists } from "../../engine/policy/EmailLists.ts"
-import type { EngineContext } from "../../engine/targeting/EngineContext.ts"
+import { type EngineContext, makeEngineContext } from "../../engine/targeting/EngineContext.ts"
 
 const formatByExtension: Record<string, DatasetFormat> = {
   ".json": "hipo",
@@ -60,10 +60,8 @@ export const inspectCommand = Command.make(
   },
   Effect.fn("inspect")(function* ({ inputs, datasets }) {
     const context = yield* Effect.try({
-      try: (): EngineContext => ({
-        index: buildInstitutionTable({ datasets: datasets.map(readDatasetFile) }),
-        lists: loadBuiltInEmailLists()
-      }),
+      try: (): EngineContext =>
+        makeEngineContext(buildInstitutionTable({ datasets: datasets.map(readDatasetFile) }), loadBuiltInEmailLists()),
       catch: (error) => new CliError.UserError({ cause: error, userMessage: (error as Error).message })
     })
     const source =

@@ -60,6 +60,16 @@ export class DomainList {
     return this.#entries.size
   }
 
+  /** Whether `host` itself is listed (covering parents not considered). */
+  has(host: string): boolean {
+    return this.#entries.has(host)
+  }
+
+  /** The listed domains (each matching itself). */
+  entries(): Iterable<string> {
+    return this.#entries
+  }
+
   /** The entry that lists `host` (the host itself or a covering parent), or `null`. */
   match(host: string): string | null {
     if (this.#entries.has(host)) return host

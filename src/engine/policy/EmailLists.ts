@@ -36,6 +36,7 @@ export class EmailLists {
   readonly sources: EmailListSources
   readonly counts: EmailListCounts
   readonly #disposable: DomainList
+  readonly #disposableWildcards: ReadonlySet<string>
   readonly #freeMail: DomainList
   readonly #commonMailProviders: ReadonlySet<string>
   readonly #roleAccounts: RoleAccounts
@@ -61,6 +62,7 @@ export class EmailLists {
       return verdict
     }
     this.#disposable = new DomainList(disposable, wildcard, (parent) => wildcard.has(parent))
+    this.#disposableWildcards = wildcard
     this.#freeMail = new DomainList(freeMail, freeMail, isProviderDomain)
     this.#commonMailProviders = new Set(listEntries(lists.commonMailProviders))
     this.#roleAccounts = new RoleAccounts(listEntries(lists.roleAccounts))
@@ -96,6 +98,21 @@ export class EmailLists {
 
   isFreeMail(asciiDomain: string): boolean {
     return this.#freeMail.match(asciiDomain) !== null
+  }
+
+  /** Whether the host itself is on the disposable list (wildcard parents not considered). */
+  isListedDisposable(asciiDomain: string): boolean {
+    return this.#disposable.has(asciiDomain)
+  }
+
+  /** The domains that make every host below them disposable. */
+  disposableWildcards(): Iterable<string> {
+    return this.#disposableWildcards
+  }
+
+  /** The free-mail list's domains. */
+  freeMailDomains(): Iterable<string> {
+    return this.#freeMail.entries()
   }
 
   /** The most common mail providers: the targets for "did you mean". */

@@ -121,13 +121,27 @@ export const skeleton = (unicodeDomain: string): string => {
 
 const withoutTrailingDot = (domain: string): string => (domain.endsWith(".") ? domain.slice(0, -1) : domain)
 
+/** Recent assessments by ASCII domain (the Unicode form is derived from it); cleared when full. */
+const remembered = new Map<string, ConfusableAssessment>()
+const maxRemembered = 10_000
+
 /**
  * Assesses a domain given in both forms, as the email parser has them. When
  * `unicodeDomain` holds no non-ASCII character (the caller only had the ASCII
- * form) it is decoded from `asciiDomain`.
+ * form) it is decoded from `asciiDomain`. The result is frozen and may be shared.
  */
 export const assessConfusable = (asciiDomain: string, unicodeDomain: string): ConfusableAssessment => {
   if (!idnLabel.test(asciiDomain)) return plainAscii
+  let assessment = remembered.get(asciiDomain)
+  if (assessment === undefined) {
+    assessment = assess(asciiDomain, unicodeDomain)
+    if (remembered.size >= maxRemembered) remembered.clear()
+    remembered.set(asciiDomain, assessment)
+  }
+  return assessment
+}
+
+const assess = (asciiDomain: string, unicodeDomain: string): ConfusableAssessment => {
   const unicode = withoutTrailingDot(
     nonAscii.test(unicodeDomain) ? unicodeDomain : domainToUnicode(asciiDomain.toLowerCase())
   )
@@ -147,5 +161,5 @@ export const assessConfusable = (asciiDomain: string, unicodeDomain: string): Co
   const drawnAs = skeleton(unicode)
   const ascii = withoutTrailingDot(asciiDomain.toLowerCase())
   const imitates = drawnAs !== ascii && ldhDomain.test(drawnAs) ? drawnAs : null
-  return { mixedScript, imitates, scripts: [...scripts].sort() }
+  return Object.freeze({ mixedScript, imitates, scripts: Object.freeze([...scripts].sort()) })
 }

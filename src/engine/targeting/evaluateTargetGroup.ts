@@ -10,44 +10,71 @@ import type { Institution } from "../../domain/Institution.ts"
 import type { ReasonCode } from "../../domain/ReasonCode.ts"
 import type {
   CustomListDetail,
+  EmailPolicyDetail,
   EmailPolicyFlags,
   ValidationDetails,
   ValidationResult
 } from "../../domain/ValidationResult.ts"
 import { type ParsedEmail, parseEmail } from "../email/parseEmail.ts"
+import { isAlumniHost } from "../institutions/alumni.ts"
 import type { HostMatch } from "../institutions/InstitutionTable.ts"
 import { assessConfusable } from "../policy/confusable.ts"
 import type { CompiledTargetGroup } from "./compileTargetGroup.ts"
+import { resolveCustomRule } from "./customRule.ts"
 import type { EngineContext } from "./EngineContext.ts"
-import { judgeListed, judgeSuffixRule } from "./judgeInstitution.ts"
-import { resolveHost } from "./resolveHost.ts"
+import type { HostFacts } from "./HostDirectory.ts"
+import { type InstitutionVerdict, judgeListed, judgeSuffixRule } from "./judgeInstitution.ts"
 import { suggestionFor } from "./suggestion.ts"
 
 const skipped = { status: "skipped" } as const
 const passed = { status: "passed" } as const
 const failed = { status: "failed" } as const
-const noMatch: HostMatch = { kind: "none" }
 
 type Details = { -readonly [K in keyof ValidationDetails]: ValidationDetails[K] }
-type Flags = { -readonly [K in keyof EmailPolicyFlags]: boolean }
+
+/** The email-policy flags as bits, so that every combination's detail is built once and shared. */
+const DISPOSABLE = 1
+const FREE_MAIL = 2
+const ROLE_ACCOUNT = 4
+const CONFUSABLE = 8
+const ABUSED = 16
+
+const flagsOf = (bits: number): EmailPolicyFlags =>
+  Object.freeze({
+    disposable: (bits & DISPOSABLE) !== 0,
+    freeMail: (bits & FREE_MAIL) !== 0,
+    roleAccount: (bits & ROLE_ACCOUNT) !== 0,
+    confusable: (bits & CONFUSABLE) !== 0,
+    abused: (bits & ABUSED) !== 0
+  })
+const sharedPolicyDetails = (status: "passed" | "failed"): ReadonlyArray<EmailPolicyDetail> =>
+  Array.from({ length: 32 }, (_, bits) => Object.freeze({ status, flags: flagsOf(bits) }))
+const policyPassed = sharedPolicyDetails("passed")
+const policyFailed = sharedPolicyDetails("failed")
+
+const policyDetail = (failed: boolean, bits: number, imitates: string | null): EmailPolicyDetail =>
+  imitates === null
+    ? (failed ? policyFailed : policyPassed)[bits]!
+    : { status: failed ? "failed" : "passed", flags: flagsOf(bits), imitates }
 
 const result = (
   group: CompiledTargetGroup,
   email: string,
   details: Details,
   matchedDomain: string | undefined,
-  failure?: readonly [ReasonCode, string]
+  reasonCode?: ReasonCode,
+  reason?: string
 ): ValidationResult => {
   const out: { -readonly [K in keyof ValidationResult]: ValidationResult[K] } = {
-    isValid: failure === undefined,
+    isValid: reasonCode === undefined,
     email,
     targetGroup: group.ref,
     validationDetails: details
   }
   if (matchedDomain !== undefined) out.matchedDomain = matchedDomain
-  if (failure !== undefined) {
-    out.reasonCode = failure[0]
-    out.reason = failure[1]
+  if (reasonCode !== undefined) {
+    out.reasonCode = reasonCode
+    out.reason = reason!
   }
   return out
 }
@@ -63,27 +90,34 @@ const emptyDetails = (): Details => ({
 
 const policyFailure = (
   group: CompiledTargetGroup,
-  context: EngineContext,
   email: ParsedEmail,
-  flags: EmailPolicyFlags,
+  facts: HostFacts,
+  flags: number,
   imitates: string | null
 ): readonly [ReasonCode, string] | undefined => {
   const policy = group.policy
-  if (flags.disposable && policy.rejectDisposable)
+  if ((flags & DISPOSABLE) !== 0 && policy.rejectDisposable)
     return ["DISPOSABLE_EMAIL", `${email.domain} is a disposable email service.`]
-  if (flags.confusable && policy.rejectConfusable)
+  if ((flags & CONFUSABLE) !== 0 && policy.rejectConfusable)
     return [
       "CONFUSABLE_DOMAIN",
       imitates === null
         ? `${email.unicodeDomain} mixes writing systems in a way used to imitate other domains.`
         : `${email.unicodeDomain} imitates ${imitates} with look-alike characters.`
     ]
-  if (flags.roleAccount && policy.rejectRoleAccounts)
+  if ((flags & ROLE_ACCOUNT) !== 0 && policy.rejectRoleAccounts)
     return ["ROLE_ACCOUNT", `"${email.localPart}" is a role account, not a personal address.`]
   // The free-mail list names a few institutions' own domains (nus.edu.sg): a listed institution is never free mail.
-  if (flags.freeMail && policy.rejectFreeMail && context.index.lookup(email.domain).kind !== "listed")
+  if ((flags & FREE_MAIL) !== 0 && policy.rejectFreeMail && facts.matchKind !== "listed")
     return ["FREE_MAIL_PROVIDER", `${email.domain} is a free email provider, not an institution.`]
   return undefined
+}
+
+const judgeHost = (group: CompiledTargetGroup, facts: HostFacts): InstitutionVerdict => {
+  const match = facts.match
+  if (match.kind === "listed") return judgeListed(group, match.entry)
+  if (match.kind === "suffix") return judgeSuffixRule(group, match.rule, match.matchedDomain)
+  throw new Error(`judgeHost: the host matched no institution (${match.kind})`)
 }
 
 const describe = (institution: Institution | null, matchedDomain: string): string =>
@@ -98,58 +132,61 @@ export const evaluateTargetGroup = (
   const parsed = parseEmail(input, group.syntax)
   if (!parsed.ok) {
     details.format = { status: "failed", code: parsed.reason, message: parsed.message }
-    return result(group, input, details, undefined, [
+    return result(
+      group,
+      input,
+      details,
+      undefined,
       "INVALID_EMAIL_FORMAT",
       `The email address is not valid: ${parsed.message}`
-    ])
+    )
   }
   const email = parsed.email
   const host = email.domain
   details.format = { status: "passed", normalized: email.address }
 
-  const lists = context.lists
+  const facts = context.hosts.facts(host)
+  let flags = (facts.disposable ? DISPOSABLE : 0) | (facts.freeMail ? FREE_MAIL : 0)
+  // Checked only when the group rejects role accounts: it is the costliest flag (measured: bench/library.ts).
+  if (group.policy.rejectRoleAccounts && context.lists.isRoleAccount(email.localPart)) flags |= ROLE_ACCOUNT
   let imitates: string | null = null
-  let confusable = false
   if (email.isInternational) {
     const assessment = assessConfusable(host, email.unicodeDomain)
     imitates = assessment.imitates
-    confusable = assessment.mixedScript || imitates !== null
+    if (assessment.mixedScript || imitates !== null) flags |= CONFUSABLE
   }
-  const flags: Flags = {
-    disposable: lists.isDisposable(host),
-    freeMail: lists.isFreeMail(host),
-    // Checked only when the group rejects role accounts: it is the costliest flag (measured: bench/library.ts).
-    roleAccount: group.policy.rejectRoleAccounts && lists.isRoleAccount(email.localPart),
-    confusable,
-    abused: false
-  }
-  const policyFailed = policyFailure(group, context, email, flags, imitates)
-  details.emailPolicy =
-    imitates === null
-      ? { status: policyFailed ? "failed" : "passed", flags }
-      : { status: policyFailed ? "failed" : "passed", flags, imitates }
-  if (policyFailed !== undefined) return result(group, input, details, undefined, policyFailed)
+  const policyFailed = policyFailure(group, email, facts, flags, imitates)
+  details.emailPolicy = policyDetail(policyFailed !== undefined, flags, imitates)
+  if (policyFailed !== undefined) return result(group, input, details, undefined, policyFailed[0], policyFailed[1])
 
-  const resolution = resolveHost(group, context.index, host)
+  const custom = resolveCustomRule(group, facts.match, host)
   if (group.hasCustomLists) details.customList = passed
-  if (resolution.kind === "custom") {
+  if (custom !== undefined) {
     const customList: CustomListDetail = {
-      status: resolution.list.endsWith("deny") ? "failed" : "passed",
-      list: resolution.list,
-      entry: resolution.entry
+      status: custom.list.endsWith("deny") ? "failed" : "passed",
+      list: custom.list,
+      entry: custom.entry
     }
     details.customList = customList
     if (customList.status === "failed") {
-      return result(group, input, details, undefined, [
+      return result(
+        group,
+        input,
+        details,
+        undefined,
         "DOMAIN_DENIED",
-        `${host} is denied by the target group's ${resolution.list} entry "${resolution.entry}".`
-      ])
+        `${host} is denied by the target group's ${custom.list} entry "${custom.entry}".`
+      )
     }
-    return result(group, input, details, resolution.list === "domains.allow" ? resolution.entry : host)
+    return result(group, input, details, custom.list === "domains.allow" ? custom.entry : host)
   }
-  // A look-alike of another domain (`mіt.edu`) never counts as academic by its suffix alone.
-  const match = resolution.index.kind === "suffix" && imitates !== null ? noMatch : resolution.index
-  if (resolution.kind === "alumni" && match.kind !== "none" && match.kind !== "deny") {
+  // Without institution criteria the index is not asked; a look-alike of another domain (`mіt.edu`)
+  // never counts as academic by its suffix alone.
+  const kind =
+    group.institutions === null || (facts.matchKind === "suffix" && imitates !== null) ? "none" : facts.matchKind
+  const matchedDomain = facts.matchedDomain!
+  if ((kind === "listed" || kind === "suffix") && isAlumniHost(host, matchedDomain)) {
+    const match = facts.match as Extract<HostMatch, { kind: "listed" | "suffix" }>
     const institution = match.kind === "listed" ? match.entry.institution : null
     details.domain = {
       status: "failed",
@@ -158,41 +195,59 @@ export const evaluateTargetGroup = (
       rule: "alumni-subdomain",
       institution: match.kind === "listed" ? match.entry.summary : match.rule.summary
     }
-    return result(group, input, details, undefined, [
+    return result(
+      group,
+      input,
+      details,
+      undefined,
       "INSTITUTION_DENIED",
       `${host} is an alumni service of ${describe(institution, match.matchedDomain)}, not a student address.`
-    ])
+    )
   }
-  if (match.kind === "deny") {
+  if (kind === "deny") {
+    const match = facts.match as Extract<HostMatch, { kind: "deny" }>
     details.domain = { status: "failed", domain: host, matchedDomain: match.matchedDomain, rule: "stoplist" }
-    return result(group, input, details, undefined, [
+    return result(
+      group,
+      input,
+      details,
+      undefined,
       "INSTITUTION_DENIED",
       `${match.matchedDomain} is not an institution's student domain (it is on the ${match.entry.source.dataset} stoplist).`
-    ])
+    )
   }
-  if (match.kind === "none") {
+  if (kind === "none") {
     if (group.hasCustomLists) details.customList = failed
     const suggestion = suggestionFor(context, host)
     const hint = suggestion === null ? "" : ` Did you mean ${suggestion}?`
     if (group.institutions !== null) {
       details.domain =
         suggestion === null ? { status: "failed", domain: host } : { status: "failed", domain: host, suggestion }
-      return result(group, input, details, undefined, [
+      return result(
+        group,
+        input,
+        details,
+        undefined,
         "NOT_AN_INSTITUTION",
         `${host} is not a known academic institution${group.hasCustomLists ? " nor on the target group's lists" : ""}.${hint}`
-      ])
+      )
     }
-    return result(group, input, details, undefined, [
+    return result(
+      group,
+      input,
+      details,
+      undefined,
       "DOMAIN_NOT_ALLOWED",
       `${host} is not on the target group's domain lists or patterns.${hint}`
-    ])
+    )
   }
-  const verdict =
-    match.kind === "listed" ? judgeListed(group, match.entry) : judgeSuffixRule(group, match.rule, match.matchedDomain)
-  flags.abused = match.kind === "listed" && match.entry.abused
+  // The match is the host's own facts.match: its verdict is remembered beside those facts.
+  const verdict = context.hosts.memo(facts, group, judgeHost)
+  if (facts.abused) {
+    details.emailPolicy = policyDetail(verdict.abusedRejected, flags | ABUSED, imitates)
+  }
   details.domain = verdict.domain
   details.organizationType = verdict.organizationType
   details.geography = verdict.geography
-  if (verdict.abusedRejected) details.emailPolicy = { ...details.emailPolicy, status: "failed" }
-  return result(group, input, details, match.matchedDomain, verdict.failure)
+  return result(group, input, details, matchedDomain, verdict.reasonCode, verdict.reason)
 }

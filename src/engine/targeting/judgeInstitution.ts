@@ -16,7 +16,9 @@ export interface InstitutionVerdict {
   readonly geography: GeographyDetail
   /** The abuse policy rejected it: the email-policy detail fails too. */
   readonly abusedRejected: boolean
-  readonly failure: readonly [ReasonCode, string] | undefined
+  /** Set when a filter rejected it; kept flat (no tuple) since the per-email path reads them. */
+  readonly reasonCode: ReasonCode | undefined
+  readonly reason: string | undefined
 }
 
 const maxRemembered = 50_000
@@ -49,7 +51,8 @@ const judge = (
     organizationType,
     geography,
     abusedRejected,
-    failure
+    reasonCode: failure?.[0],
+    reason: failure?.[1]
   })
 
   if (rule !== undefined && !criteria.includeSuffixRules) {
@@ -79,27 +82,50 @@ const judge = (
       ])
     }
   }
-  // Country, then region: the same check on a different fact of the institution.
-  const places = [
-    ["COUNTRY_NOT_ALLOWED", "country", country, criteria.countries, criteria.countriesText],
-    ["REGION_NOT_ALLOWED", "region", region, criteria.regions, criteria.regionsText]
-  ] as const
-  for (const [code, what, value, allowed, allowedText] of places) {
-    if (allowed === null) continue
+  if (criteria.countries !== null) {
     geography.status = "passed"
-    if (what === "country") geography.allowedCountries = criteria.allowedCountries!
-    else geography.allowedRegions = criteria.allowedRegions!
-    if (value === null || !allowed.has(value)) {
+    geography.allowedCountries = criteria.allowedCountries!
+    const failure = placeFailure(
+      "COUNTRY_NOT_ALLOWED",
+      "country",
+      name,
+      country,
+      criteria.countries,
+      criteria.countriesText
+    )
+    if (failure !== undefined) {
       geography.status = "failed"
-      return verdict([
-        code,
-        value === null
-          ? `The ${what} of ${name} is not known; this target group accepts ${allowedText}.`
-          : `${name} is in ${value}; this target group accepts ${allowedText}.`
-      ])
+      return verdict(failure)
+    }
+  }
+  if (criteria.regions !== null) {
+    geography.status = "passed"
+    geography.allowedRegions = criteria.allowedRegions!
+    const failure = placeFailure("REGION_NOT_ALLOWED", "region", name, region, criteria.regions, criteria.regionsText)
+    if (failure !== undefined) {
+      geography.status = "failed"
+      return verdict(failure)
     }
   }
   return verdict(undefined)
+}
+
+/** Country and region: the same check on a different fact of the institution. */
+const placeFailure = (
+  code: ReasonCode,
+  what: "country" | "region",
+  name: string,
+  value: string | null,
+  allowed: ReadonlySet<string>,
+  allowedText: string
+): readonly [ReasonCode, string] | undefined => {
+  if (value !== null && allowed.has(value)) return undefined
+  return [
+    code,
+    value === null
+      ? `The ${what} of ${name} is not known; this target group accepts ${allowedText}.`
+      : `${name} is in ${value}; this target group accepts ${allowedText}.`
+  ]
 }
 
 const freeze = (verdict: InstitutionVerdict): InstitutionVerdict => {
@@ -119,8 +145,9 @@ export const judgeListed = (group: CompiledTargetGroup, entry: ListedEntry): Ins
   return verdict
 }
 
+/** Frozen too: the caller may share it between results (see `HostDirectory.memo`). */
 export const judgeSuffixRule = (
   group: CompiledTargetGroup,
   rule: SuffixRule,
   matchedDomain: string
-): InstitutionVerdict => judge(group, undefined, rule, matchedDomain)
+): InstitutionVerdict => freeze(judge(group, undefined, rule, matchedDomain))

@@ -1,0 +1,190 @@
+/**
+ * Everything the per-email path asks about a host — its institution-index
+ * match and whether it is disposable or free mail — answered by one walk
+ * over one map, instead of a walk per source.
+ *
+ * The map's keys are the domains that speak for the hosts below them, or
+ * whose facts are worth keeping: the institution table's listed, stoplisted
+ * and suffix-rule domains, the free-mail domains and the disposable
+ * wildcards. The longest key that is a suffix of a host speaks for it, since
+ * no such domain lies in between. What a key says is computed on its first
+ * use by asking the sources themselves (`InstitutionTable.lookup`,
+ * `EmailLists.isDisposable` / `isFreeMail`), once for the key as a whole
+ * host and once for any host below it, so the answers are theirs by
+ * construction. The plain disposable domains (~120k, each speaking only for
+ * itself) stay out of the map: a host that is not a key is checked against
+ * that list directly. Keeping the map to ~35k keys keeps the probe, which is
+ * most of the cost, mostly in cache (measured: bench/library.ts).
+ *
+ * Under a bare suffix rule (`edu`) the matched domain is the host's own
+ * label (`newcollege.edu`): such a domain becomes a key itself on first
+ * sight (up to a bound), so it too is answered from the map afterwards. A
+ * host allocates nothing once its key is known.
+ */
+import type { HostMatch, InstitutionTable, SuffixRule } from "../institutions/InstitutionTable.ts"
+import type { EmailLists } from "../policy/EmailLists.ts"
+
+/** Facts kept in the map, with room for one value a caller derives from them (see `HostDirectory.memo`). */
+class StoredFacts {
+  readonly match: HostMatch
+  /** `match.kind`, `match.matchedDomain` and whether the match is an abused listed domain, read without following `match`. */
+  readonly matchKind: HostMatch["kind"]
+  readonly matchedDomain: string | null
+  readonly abused: boolean
+  readonly disposable: boolean
+  readonly freeMail: boolean
+  memoOwner: object | null = null
+  memo: unknown = null
+
+  constructor(match: HostMatch, disposable: boolean, freeMail: boolean) {
+    this.match = match
+    this.matchKind = match.kind
+    this.matchedDomain = match.kind === "none" ? null : match.matchedDomain
+    this.abused = match.kind === "listed" && match.entry.abused
+    this.disposable = disposable
+    this.freeMail = freeMail
+  }
+}
+
+/** What the per-email path knows about a host. */
+export type HostFacts = Pick<
+  StoredFacts,
+  "match" | "matchKind" | "matchedDomain" | "abused" | "disposable" | "freeMail"
+>
+
+const noMatch: HostMatch = { kind: "none" }
+const nothing = new StoredFacts(noMatch, false, false)
+const nothingButDisposable = new StoredFacts(noMatch, true, false)
+
+/** By default at most this many domains under bare suffix rules become keys (each ~0.3 KB with its facts and verdicts). */
+const defaultMaxLearnedKeys = 50_000
+
+/** A copy of `text` that keeps no reference to the string it was sliced from (an email address). */
+const detached = (text: string): string => String.fromCharCode(...Array.from(text, (char) => char.charCodeAt(0)))
+
+/** A label no host or data entry can contain: `${probe}.${key}` stands for "any host below `key`". */
+const probe = "\u0000"
+
+/**
+ * What one key says. As `HostFacts` it holds the facts for a host equal to
+ * the key; `below` holds them for the hosts below it that are not on the
+ * disposable list themselves, `belowListedDisposable` for those that are.
+ */
+class KeyRecord extends StoredFacts {
+  /** `null` when the key is a suffix rule (`edu`) itself: then the matched domain depends on the host. */
+  readonly below: StoredFacts | null
+  #belowListedDisposable: StoredFacts | null = null
+  /** With `below === null`: the rule. */
+  readonly rule: SuffixRule | null
+  readonly belowDisposable: boolean
+  readonly belowFreeMail: boolean
+
+  constructor(exact: HostFacts, below: HostFacts) {
+    super(exact.match, exact.disposable, exact.freeMail)
+    const match = below.match
+    const bareRule = match.kind === "suffix" && match.matchedDomain.startsWith(probe)
+    this.below = bareRule ? null : new StoredFacts(match, below.disposable, below.freeMail)
+    this.rule = bareRule ? match.rule : null
+    this.belowDisposable = below.disposable
+    this.belowFreeMail = below.freeMail
+  }
+
+  /** The facts for a host below the key (not a bare suffix rule), given whether that host is itself on the disposable list. */
+  factsBelow(below: StoredFacts, listedDisposable: boolean): HostFacts {
+    if (!listedDisposable || below.disposable) return below
+    this.#belowListedDisposable ??= new StoredFacts(below.match, true, below.freeMail)
+    return this.#belowListedDisposable
+  }
+}
+
+export class HostDirectory {
+  readonly #index: InstitutionTable
+  readonly #lists: EmailLists
+  /**
+   * Every key, to its record once met (records are made on first use, so the
+   * ones in use sit together in memory), or to itself until then.
+   */
+  readonly #keys = new Map<string, KeyRecord | string>()
+  /** Keys added at run time, under bare suffix rules (see `#underBareRule`). */
+  #learnedKeys = 0
+  readonly #maxLearnedKeys: number
+
+  constructor(index: InstitutionTable, lists: EmailLists, options?: { readonly maxLearnedKeys?: number }) {
+    this.#index = index
+    this.#lists = lists
+    this.#maxLearnedKeys = options?.maxLearnedKeys ?? defaultMaxLearnedKeys
+    for (const key of index.entries.keys()) this.#keys.set(key, key)
+    for (const key of lists.freeMailDomains()) this.#keys.set(key, key)
+    for (const key of lists.disposableWildcards()) this.#keys.set(key, key)
+  }
+
+  /** The number of keys. */
+  get size(): number {
+    return this.#keys.size
+  }
+
+  /** The facts for a lower-case ASCII host, as the email parser produces it. */
+  facts(host: string): HostFacts {
+    const keys = this.#keys
+    const whole = keys.get(host)
+    if (whole !== undefined) return typeof whole === "string" ? this.#learn(whole) : whole
+    const listedDisposable = this.#lists.isListedDisposable(host)
+    for (let at = host.indexOf(".") + 1; at > 0; at = host.indexOf(".", at) + 1) {
+      const known = keys.get(host.slice(at))
+      if (known === undefined) continue
+      const record = typeof known === "string" ? this.#learn(known) : known
+      if (record.below !== null) return record.factsBelow(record.below, listedDisposable)
+      return this.#underBareRule(record, host, at, listedDisposable)
+    }
+    return listedDisposable ? nothingButDisposable : nothing
+  }
+
+  /**
+   * A host under a bare suffix rule, its record found at `host[at..]`: the
+   * matched domain is the host's label in front of the rule
+   * (`newcollege.edu`). That domain becomes a key of its own, up to
+   * `maxLearnedKeys`, so that its facts and verdicts are kept like a listed
+   * domain's.
+   */
+  #underBareRule(record: KeyRecord, host: string, at: number, listedDisposable: boolean): HostFacts {
+    const start = host.lastIndexOf(".", at - 2) + 1
+    const matchedDomain = host.slice(start)
+    if (this.#learnedKeys < this.#maxLearnedKeys) {
+      this.#learnedKeys++
+      const own = this.#learn(detached(matchedDomain))
+      return start === 0 ? own : own.factsBelow(own.below!, listedDisposable)
+    }
+    return new StoredFacts(
+      { kind: "suffix", rule: record.rule!, matchedDomain },
+      listedDisposable || record.belowDisposable,
+      record.belowFreeMail
+    )
+  }
+
+  /**
+   * A value derived from `facts` by `owner` (say, a target group's verdict
+   * on the matched institution), remembered beside the facts for the last
+   * owner that asked, so a repeated question costs no lookup of its own.
+   * `derive` must depend on nothing else; for facts not kept in the map it
+   * just runs.
+   */
+  memo<O extends object, A>(facts: HostFacts, owner: O, derive: (owner: O, facts: HostFacts) => A): A {
+    if (!(facts instanceof StoredFacts)) return derive(owner, facts)
+    if (facts.memoOwner !== owner) {
+      facts.memo = derive(owner, facts)
+      facts.memoOwner = owner
+    }
+    return facts.memo as A
+  }
+
+  /** Asks the sources about `key` (the data's own string) and remembers the answer. */
+  #learn(key: string): KeyRecord {
+    const record = new KeyRecord(this.#ask(key), this.#ask(`${probe}.${key}`))
+    this.#keys.set(key, record)
+    return record
+  }
+
+  #ask(host: string): HostFacts {
+    return new StoredFacts(this.#index.lookup(host), this.#lists.isDisposable(host), this.#lists.isFreeMail(host))
+  }
+}

@@ -1,0 +1,133 @@
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import { type EmailLists, loadEmailLists } from "../../../src/engine/policy/EmailLists.ts"
+import { HostDirectory } from "../../../src/engine/targeting/HostDirectory.ts"
+import { fixtureListsData, fixtureTable } from "../../fixtures.ts"
+
+const table = fixtureTable()
+
+/** The fixture lists, plus disposable domains below institution and suffix-rule keys. */
+const listsData = fixtureListsData()
+const lists: EmailLists = loadEmailLists({
+  ...listsData,
+  lists: {
+    ...listsData.lists,
+    disposable: {
+      ...listsData.lists.disposable,
+      entries: ["10minutemail.com", "mailinator.com", "spam.mit.edu", "temp.newcollege.edu", "throwaway.ac.uk"].join(
+        "\n"
+      )
+    }
+  }
+})
+
+/** What the sources say, each asked on its own: the directory must agree. */
+const reference = (host: string) => ({
+  match: table.lookup(host),
+  disposable: lists.isDisposable(host),
+  freeMail: lists.isFreeMail(host)
+})
+
+const factsOf = (directory: HostDirectory, host: string) => {
+  const { match, disposable, freeMail } = directory.facts(host)
+  return { match, disposable, freeMail }
+}
+
+const bases = [
+  "mit.edu",
+  "staff.mit.edu",
+  "spam.mit.edu",
+  "ox.ac.uk",
+  "throwaway.ac.uk",
+  "newcollege.edu",
+  "temp.newcollege.edu",
+  "x.edu.cn",
+  "stu.y.edu.cn",
+  "y.edu.cn",
+  "mdx.ac",
+  "academia.umb.edu.co",
+  "umb.edu.co",
+  "gmail.com",
+  "mailinator.com",
+  "33mail.com",
+  "springfield-high.org",
+  "district.k12.ca.us",
+  "example.com",
+  "edu",
+  "ac.uk",
+  "com"
+]
+const prefixes = ["", "a.", "b.c.", "alumni.", "staff.", "spam.", "temp.", "stu."]
+const hosts = prefixes.flatMap((prefix) => bases.map((base) => prefix + base))
+
+describe("HostDirectory", () => {
+  it("answers every host as the institution table and email lists do, learning keys in any order", () => {
+    for (const order of [hosts, [...hosts].reverse()]) {
+      const directory = new HostDirectory(table, lists)
+      for (const host of order) expect(factsOf(directory, host), host).toEqual(reference(host))
+      // Asked again, from what it has learnt.
+      for (const host of order) expect(factsOf(directory, host), host).toEqual(reference(host))
+    }
+  })
+
+  it("agrees with the sources on arbitrary hosts built from their labels", () => {
+    const label = fc.constantFrom(
+      "mit",
+      "edu",
+      "ac",
+      "uk",
+      "cn",
+      "y",
+      "stu",
+      "staff",
+      "gmail",
+      "com",
+      "33mail",
+      "x",
+      "k12"
+    )
+    const directory = new HostDirectory(table, lists)
+    fc.assert(
+      fc.property(fc.array(label, { minLength: 1, maxLength: 5 }), (labels) => {
+        const host = labels.join(".")
+        expect(factsOf(directory, host)).toEqual(reference(host))
+      }),
+      { numRuns: 2000 }
+    )
+  })
+
+  it("flattens the match for the per-email path", () => {
+    const directory = new HostDirectory(table, lists)
+    expect(directory.facts("cs.mdx.ac")).toMatchObject({ matchKind: "listed", matchedDomain: "mdx.ac", abused: true })
+    expect(directory.facts("mit.edu")).toMatchObject({ matchKind: "listed", matchedDomain: "mit.edu", abused: false })
+    expect(directory.facts("example.com")).toMatchObject({ matchKind: "none", matchedDomain: null, abused: false })
+  })
+
+  it("keeps a domain under a bare suffix rule as a key of its own, within its bound", () => {
+    const directory = new HostDirectory(table, lists, { maxLearnedKeys: 1 })
+    const keys = directory.size
+    expect(directory.facts("newcollege.edu").match).toMatchObject({ kind: "suffix", matchedDomain: "newcollege.edu" })
+    expect(directory.size).toBe(keys + 1)
+    expect(directory.facts("cs.newcollege.edu")).toBe(directory.facts("mail.newcollege.edu"))
+    // Past the bound, answers stay right but are not kept.
+    expect(directory.facts("a.othercollege.edu").match).toMatchObject({ matchedDomain: "othercollege.edu" })
+    expect(directory.size).toBe(keys + 1)
+  })
+
+  it("remembers one derived value per facts for the last owner that asked", () => {
+    const directory = new HostDirectory(table, lists)
+    const facts = directory.facts("mit.edu")
+    const first = {}
+    const second = {}
+    let runs = 0
+    const derive = (owner: object) => ({ owner, run: ++runs })
+    const value = directory.memo(facts, first, derive)
+    expect(directory.memo(directory.facts("mit.edu"), first, derive)).toBe(value)
+    expect(directory.memo(facts, second, derive)).toEqual({ owner: second, run: 2 })
+    expect(directory.memo(facts, first, derive)).toEqual({ owner: first, run: 3 })
+    // Facts that are not the directory's own are derived every time.
+    const loose = { ...facts }
+    expect(directory.memo(loose, first, derive)).toEqual({ owner: first, run: 4 })
+    expect(directory.memo(loose, first, derive)).toEqual({ owner: first, run: 5 })
+  })
+})
