@@ -22,16 +22,30 @@ export class OfferNotFound extends Schema.TaggedError<OfferNotFound>()("OfferNot
 
 /** One problem in a set of target groups, offers or datasets: where, and what is wrong. */
 export const ConfigurationProblem = Schema.Struct({
-  /** e.g. `offers[2].targetGroups[0]` or `datasets/partners.csv:12`. */
+  /** The file, relative to the config (or data) directory, when the problem is in one. */
+  file: Schema.optionalKey(Schema.String),
+  /** 1-based line and column in `file`, when known. */
+  line: Schema.optionalKey(Schema.Number),
+  column: Schema.optionalKey(Schema.Number),
+  /** The field: e.g. `offers[2].targetGroups[0]`, or `criteria.countries[1]` within `file`. */
   path: Schema.String,
   message: Schema.String
 })
 export type ConfigurationProblem = typeof ConfigurationProblem.Type
 
+/** `target-groups/uk.yaml:7:5 criteria.institutions.countries[1]: "UK" is not ...` */
+export const formatProblem = (problem: ConfigurationProblem): string => {
+  const where =
+    problem.file === undefined
+      ? ""
+      : `${problem.file}${problem.line === undefined ? "" : `:${problem.line}:${problem.column ?? 1}`} `
+  return `${where}${problem.path === "" ? "(file)" : problem.path}: ${problem.message}`
+}
+
 export class InvalidConfiguration extends Schema.TaggedError<InvalidConfiguration>()("InvalidConfiguration", {
   problems: Schema.Array(ConfigurationProblem)
 }) {
   override get message(): string {
-    return `Invalid configuration: ${this.problems.map((p) => `${p.path}: ${p.message}`).join("; ")}`
+    return `Invalid configuration: ${this.problems.map(formatProblem).join("; ")}`
   }
 }

@@ -1,0 +1,29 @@
+/**
+ * Where things live. The config directory is read-mostly and kept in git;
+ * the data directory is writable and holds what the running service
+ * creates, in the same formats (so an API-created resource can be promoted
+ * into git by moving its file).
+ *
+ * config/                       data/
+ *   campusgate.yaml               api-keys.yaml   (keys made when config/ is read-only, the bootstrap key)
+ *   api-keys.yaml                 target-groups/*.yaml   (created through the API)
+ *   target-groups/*.yaml          offers/*.yaml          (created through the API)
+ *   offers/*.yaml                 stats/, jobs/          (usage statistics, bulk jobs)
+ */
+import { relative, sep } from "node:path"
+import { isTemporaryFile } from "../store/atomicWrite.ts"
+
+export const SETTINGS_FILE = "campusgate.yaml"
+export const API_KEYS_FILE = "api-keys.yaml"
+export const TARGET_GROUPS_DIR = "target-groups"
+export const OFFERS_DIR = "offers"
+
+/** A resource file: `*.yaml` or `*.yml`, not hidden, not a temporary file left by an interrupted write. */
+export const isResourceFile = (name: string): boolean =>
+  /\.ya?ml$/.test(name) && !name.startsWith(".") && !isTemporaryFile(name)
+
+/** How problems name a file: relative to the working directory when inside it (as CI annotations need), else absolute. */
+export const displayPath = (absolute: string): string => {
+  const path = relative(process.cwd(), absolute)
+  return path === "" || path.startsWith("..") ? absolute : path.split(sep).join("/")
+}

@@ -1,0 +1,54 @@
+/**
+ * Durable file writes for the data directory: the new content goes to a
+ * temporary file beside the target, is flushed to disk, and replaces the
+ * target by `rename`, which is atomic; the directory is flushed too, so the
+ * rename itself survives a crash. A reader sees the old file or the new one,
+ * never a mix. A crash can leave a temporary file behind: its name ends in
+ * `.tmp` and loaders ignore it (`isTemporaryFile`).
+ */
+import { randomBytes } from "node:crypto"
+import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs"
+import { basename, dirname, join } from "node:path"
+
+/** The temporary files `writeFileAtomic` creates: `.<name>.<random>.tmp`. */
+export const isTemporaryFile = (name: string): boolean => name.startsWith(".") && name.endsWith(".tmp")
+
+const fsyncDirectory = (directory: string): void => {
+  const fd = openSync(directory, "r")
+  try {
+    fsyncSync(fd)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** Writes `content` to `path` atomically and durably, creating its directory if needed. */
+export const writeFileAtomic = (path: string, content: string | Uint8Array): void => {
+  const directory = dirname(path)
+  mkdirSync(directory, { recursive: true })
+  const temporary = join(directory, `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`)
+  const fd = openSync(temporary, "wx", 0o644)
+  try {
+    const bytes = typeof content === "string" ? Buffer.from(content, "utf8") : content
+    for (let written = 0; written < bytes.length; ) written += writeSync(fd, bytes, written)
+    fsyncSync(fd)
+  } catch (error) {
+    closeSync(fd)
+    rmSync(temporary, { force: true })
+    throw error
+  }
+  closeSync(fd)
+  try {
+    renameSync(temporary, path)
+  } catch (error) {
+    rmSync(temporary, { force: true })
+    throw error
+  }
+  fsyncDirectory(directory)
+}
+
+/** Removes `path` durably (no error when it is already gone). */
+export const removeFileDurably = (path: string): void => {
+  rmSync(path, { force: true })
+  fsyncDirectory(dirname(path))
+}
