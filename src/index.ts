@@ -4,7 +4,9 @@
  *   `InstitutionIndex.layer(...)` and `EmailPolicyLists.layer`
  *   (or `Validator.layerBuiltIn(...)` for both with the built-in data);
  * - everyone else awaits `createCampusgate(...)` once and calls its plain,
- *   synchronous methods: the engine needs no I/O per email.
+ *   synchronous methods: the engine needs no I/O per email;
+ * - or opens a config directory, the same YAML files the daemon serves,
+ *   with `openConfig({ configDir, watch: true })`.
  */
 import { Effect, Layer, ManagedRuntime } from "effect"
 import type { OfferInput } from "./domain/Offer.ts"
@@ -17,6 +19,10 @@ import { type InspectResult, inspectInput } from "./engine/inspect.ts"
 import type { DatasetSpec } from "./engine/institutions/userDatasets.ts"
 import { Validator } from "./engine/Validator.ts"
 
+export type { ConfigSnapshot, ReloadOutcome, ReloadStatus } from "./config/LiveConfig.ts"
+export type { ConfigLocation, LoadedConfig } from "./config/loadConfig.ts"
+export { loadConfig } from "./config/loadConfig.ts"
+export { type ConfiguredCampusgate, type OpenConfigOptions, openConfig } from "./config/openConfig.ts"
 export * from "./domain/errors.ts"
 export * from "./domain/Institution.ts"
 export * from "./domain/Offer.ts"

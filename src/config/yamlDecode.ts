@@ -73,6 +73,28 @@ const explain = (message: string, path: ReadonlyArray<PropertyKey>, found: Locat
   return message
 }
 
+/**
+ * The 1-based line and column of the value at `path` in YAML `text` (or of
+ * the nearest ancestor present), for problems found after decoding, such as
+ * a dangling reference.
+ */
+export const positionOf = (text: string, path: ReadonlyArray<PropertyKey>): { line: number; column: number } => {
+  const lineCounter = new LineCounter()
+  const documents = parseAllDocuments(text, { lineCounter })
+  const root = Array.isArray(documents) ? ((documents[0]?.contents ?? null) as Node | null) : null
+  const { line, col } = lineCounter.linePos(locate(root, path, false).offset)
+  return { line, column: col }
+}
+
+/** A top-level string field of a YAML mapping, read without decoding (e.g. the `id` of a file that failed to decode). */
+export const rawStringField = (text: string, key: string): string | undefined => {
+  const documents = parseAllDocuments(text)
+  const contents = Array.isArray(documents) ? documents[0]?.contents : undefined
+  if (!isMap(contents)) return undefined
+  const value = contents.get(key)
+  return typeof value === "string" ? value : undefined
+}
+
 /** Decodes the YAML `text` of `file` (the name problems should show) with `schema`. */
 export const decodeYaml = <S extends Schema.ConstraintDecoder<unknown>>(
   schema: S,

@@ -1,0 +1,55 @@
+/**
+ * A loaded config → a running engine. The institution index with the
+ * config's datasets and the email lists are the costly part (~150 ms), so
+ * the engine context is kept and reused while the datasets stay the same;
+ * a config change that touches only target groups or offers recompiles just
+ * those.
+ */
+import { InvalidConfiguration } from "../domain/errors.ts"
+import { Engine } from "../engine/Engine.ts"
+import { buildInstitutionTable } from "../engine/InstitutionIndex.ts"
+import { type EmailLists, loadBuiltInEmailLists } from "../engine/policy/EmailLists.ts"
+import { type EngineContext, makeEngineContext } from "../engine/targeting/EngineContext.ts"
+import type { LoadedConfig } from "./loadConfig.ts"
+
+export interface ConfigEngineOptions {
+  /** The clock for offer windows (default `Date.now`). */
+  readonly now?: (() => number) | undefined
+}
+
+/** Builds engines for successive configs, sharing the engine context while the datasets are unchanged. */
+export class ConfigEngines {
+  #lists: EmailLists | undefined
+  #context: EngineContext | undefined
+  #datasetsKey: string | undefined
+  readonly #now: (() => number) | undefined
+
+  constructor(options: ConfigEngineOptions = {}) {
+    this.#now = options.now
+  }
+
+  contextFor(config: LoadedConfig): EngineContext {
+    const key = JSON.stringify(config.datasets.map((d) => [d.name, d.format, d.content]))
+    if (this.#context === undefined || key !== this.#datasetsKey) {
+      this.#lists ??= loadBuiltInEmailLists()
+      this.#context = makeEngineContext(buildInstitutionTable({ datasets: config.datasets }), this.#lists)
+      this.#datasetsKey = key
+    }
+    return this.#context
+  }
+
+  /** The engine for `config`; `InvalidConfiguration` if the engine rejects it (the loader's checks make this rare). */
+  engineFor(config: LoadedConfig): Engine | InvalidConfiguration {
+    try {
+      return Engine.make({
+        context: this.contextFor(config),
+        targetGroups: config.targetGroups,
+        offers: config.offers,
+        now: this.#now
+      })
+    } catch (error) {
+      if (error instanceof InvalidConfiguration) return error
+      throw error
+    }
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * Deploy-time overrides from the environment, the usual `CAMPUSGATE_...`
+ * names: they win over `campusgate.yaml` so one config repository can serve
+ * several deployments. Secrets live only here, never in files.
+ *
+ * | Variable                     | Overrides                |
+ * |------------------------------|--------------------------|
+ * | `CAMPUSGATE_CONFIG`          | the config directory (CLI flag `--config` wins) |
+ * | `CAMPUSGATE_DATA`            | `dataDir` (CLI flag `--data` wins) |
+ * | `CAMPUSGATE_HOST`            | `server.host`            |
+ * | `CAMPUSGATE_PORT`            | `server.port`            |
+ * | `CAMPUSGATE_MAX_BODY_BYTES`  | `server.maxBodyBytes`    |
+ * | `CAMPUSGATE_LOG_LEVEL`       | `logging.level`          |
+ * | `CAMPUSGATE_WEBHOOK_SECRET`  | secret for signing job webhooks |
+ * | `CAMPUSGATE_STATS_SECRET`    | key for hashing emails counted as unique in usage statistics |
+ */
+import type { ConfigurationProblem } from "../domain/errors.ts"
+import type { Settings } from "./Settings.ts"
+
+export type Environment = Readonly<Record<string, string | undefined>>
+
+/** Secrets read from the environment (absent: generated per data directory by the component that needs one). */
+export interface Secrets {
+  readonly webhookSecret: string | undefined
+  readonly statsSecret: string | undefined
+}
+
+const logLevels = ["debug", "info", "warn", "error"] as const
+
+const integer = (
+  env: Environment,
+  name: string,
+  min: number,
+  max: number,
+  problems: Array<ConfigurationProblem>
+): number | undefined => {
+  const raw = env[name]
+  if (raw === undefined || raw === "") return undefined
+  const value = Number(raw)
+  if (!/^\d+$/.test(raw.trim()) || value < min || value > max) {
+    problems.push({ file: "environment", path: name, message: `expected a whole number ${min}-${max}, got "${raw}"` })
+    return undefined
+  }
+  return value
+}
+
+/** `settings` with the environment's overrides applied, or the problems with them. */
+export const applyEnvironment = (
+  settings: Settings,
+  env: Environment,
+  problems: Array<ConfigurationProblem>
+): Settings => {
+  const port = integer(env, "CAMPUSGATE_PORT", 0, 65535, problems)
+  const maxBodyBytes = integer(env, "CAMPUSGATE_MAX_BODY_BYTES", 1, 2 ** 40, problems)
+  const host = env.CAMPUSGATE_HOST
+  const level = env.CAMPUSGATE_LOG_LEVEL
+  let logLevel: Settings["logging"]["level"] | undefined
+  if (level !== undefined && level !== "") {
+    logLevel = logLevels.find((candidate) => candidate === level.toLowerCase())
+    if (logLevel === undefined) {
+      problems.push({
+        file: "environment",
+        path: "CAMPUSGATE_LOG_LEVEL",
+        message: `expected one of ${logLevels.join(", ")}, got "${level}"`
+      })
+    }
+  }
+  return {
+    ...settings,
+    server: {
+      ...settings.server,
+      ...(host !== undefined && host !== "" ? { host } : {}),
+      ...(port !== undefined ? { port } : {}),
+      ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {})
+    },
+    logging: { ...settings.logging, ...(logLevel !== undefined ? { level: logLevel } : {}) }
+  }
+}
+
+export const secretsFrom = (env: Environment): Secrets => ({
+  webhookSecret: env.CAMPUSGATE_WEBHOOK_SECRET || undefined,
+  statsSecret: env.CAMPUSGATE_STATS_SECRET || undefined
+})

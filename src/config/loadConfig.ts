@@ -1,0 +1,331 @@
+/**
+ * Reads a config directory (and the data directory's API-created
+ * resources) into the domain model: settings with environment overrides,
+ * target groups, offers, API keys and institution datasets. Every file is
+ * decoded with its schema, then cross-references are checked: ids unique
+ * across both directories, teams declared, an offer's target groups present
+ * and visible to its team. All problems are collected (never just the
+ * first), each with its file, line, column and field.
+ *
+ * Synchronous and cheap (a few small files): `check` and the hot-reload
+ * watcher call it on every change.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
+import { extname, isAbsolute, join, resolve } from "node:path"
+import { type ApiKeyRecord, ApiKeysFile } from "../domain/ApiKey.ts"
+import type { ConfigurationProblem } from "../domain/errors.ts"
+import { Offer } from "../domain/Offer.ts"
+import { TargetGroup } from "../domain/TargetGroup.ts"
+import {
+  DatasetError,
+  type DatasetFormat,
+  type DatasetSpec,
+  parseDataset
+} from "../engine/institutions/userDatasets.ts"
+import { applyEnvironment, type Environment, type Secrets, secretsFrom } from "./environment.ts"
+import { API_KEYS_FILE, displayPath, isResourceFile, OFFERS_DIR, SETTINGS_FILE, TARGET_GROUPS_DIR } from "./layout.ts"
+import { Settings } from "./Settings.ts"
+import { decodeYaml, positionOf, rawStringField, type YamlDecoded } from "./yamlDecode.ts"
+
+/** The team every deployment has, so a first run needs no `teams` section. */
+export const DEFAULT_TEAM = "default"
+
+export interface ConfigLocation {
+  readonly configDir: string
+  /** Wins over `CAMPUSGATE_DATA` and `dataDir` in campusgate.yaml; the default is `./data`. */
+  readonly dataDir?: string | undefined
+  /** Default `process.env`. */
+  readonly env?: Environment | undefined
+}
+
+/** A file a resource was read from. */
+export interface SourceFile {
+  readonly store: "config" | "data"
+  /** Absolute path. */
+  readonly path: string
+  readonly text: string
+}
+
+export interface LoadedConfig {
+  readonly configDir: string
+  readonly dataDir: string
+  readonly settings: Settings
+  readonly secrets: Secrets
+  readonly teams: ReadonlySet<string>
+  readonly targetGroups: ReadonlyArray<TargetGroup>
+  readonly offers: ReadonlyArray<Offer>
+  readonly apiKeys: ReadonlyArray<ApiKeyRecord>
+  readonly datasets: ReadonlyArray<DatasetSpec>
+  /** Where each target group, offer and key was defined, by id. */
+  readonly origins: {
+    readonly targetGroups: ReadonlyMap<string, SourceFile>
+    readonly offers: ReadonlyMap<string, SourceFile>
+    readonly apiKeys: ReadonlyMap<string, SourceFile>
+  }
+}
+
+export type ConfigLoad =
+  | { readonly ok: true; readonly config: LoadedConfig }
+  | { readonly ok: false; readonly problems: ReadonlyArray<ConfigurationProblem> }
+
+const datasetFormats: Record<string, DatasetFormat> = {
+  ".json": "hipo",
+  ".csv": "csv",
+  ".yaml": "yaml",
+  ".yml": "yaml"
+}
+
+const isDirectory = (path: string): boolean => existsSync(path) && statSync(path).isDirectory()
+
+/** The resource files of one kind in one directory, in name order. */
+const resourceFiles = (root: string, store: SourceFile["store"], directory: string): Array<SourceFile> => {
+  const dir = join(root, directory)
+  if (!isDirectory(dir)) return []
+  return readdirSync(dir)
+    .filter(isResourceFile)
+    .sort()
+    .map((name) => {
+      const path = join(dir, name)
+      return { store, path, text: readFileSync(path, "utf8") }
+    })
+}
+
+const problemAt = (file: SourceFile, path: ReadonlyArray<PropertyKey>, message: string): ConfigurationProblem => ({
+  file: displayPath(file.path),
+  ...positionOf(file.text, path),
+  path: path
+    .map((key, i) => (typeof key === "number" ? `[${key}]` : i === 0 ? String(key) : `.${String(key)}`))
+    .join(""),
+  message
+})
+
+interface Decoded<A> {
+  readonly value: A
+  readonly file: SourceFile
+  /** Path prefix of the value within its file (`keys[2]` for an API key). */
+  readonly at: ReadonlyArray<PropertyKey>
+}
+
+/**
+ * Decodes each file with `schema`, collecting problems. The ids of files
+ * that fail are noted in `broken`, so references to them are not reported
+ * a second time as dangling.
+ */
+const decodeFiles = <A>(
+  files: ReadonlyArray<SourceFile>,
+  decode: (file: SourceFile) => YamlDecoded<A>,
+  problems: Array<ConfigurationProblem>,
+  broken: Set<string>
+): Array<Decoded<A>> =>
+  files.flatMap((file) => {
+    const decoded = decode(file)
+    if (!decoded.ok) {
+      problems.push(...decoded.problems)
+      const id = rawStringField(file.text, "id")
+      if (id !== undefined) broken.add(id)
+      return []
+    }
+    return [{ value: decoded.value, file, at: [] }]
+  })
+
+/** Reports every id defined twice (the later definition, pointing at the first). */
+const uniqueIds = <A extends { readonly id: string }>(
+  what: string,
+  items: ReadonlyArray<Decoded<A>>,
+  problems: Array<ConfigurationProblem>
+): Map<string, Decoded<A>> => {
+  const byId = new Map<string, Decoded<A>>()
+  for (const item of items) {
+    const first = byId.get(item.value.id)
+    if (first === undefined) byId.set(item.value.id, item)
+    else {
+      problems.push(
+        problemAt(
+          item.file,
+          [...item.at, "id"],
+          `${what} "${item.value.id}" is already defined in ${displayPath(first.file.path)}`
+        )
+      )
+    }
+  }
+  return byId
+}
+
+const readDatasets = (
+  configDir: string,
+  paths: ReadonlyArray<string>,
+  settingsFile: SourceFile | undefined,
+  problems: Array<ConfigurationProblem>
+): Array<DatasetSpec> =>
+  paths.flatMap((relativePath, i) => {
+    const path = resolve(configDir, relativePath)
+    const where = (message: string): ConfigurationProblem =>
+      settingsFile === undefined
+        ? { path: `datasets[${i}]`, message }
+        : problemAt(settingsFile, ["datasets", i], message)
+    const format = datasetFormats[extname(path).toLowerCase()]
+    if (format === undefined) {
+      problems.push(where(`"${relativePath}": unknown dataset format; use .json (Hipo), .csv or .yaml`))
+      return []
+    }
+    if (!existsSync(path)) {
+      problems.push(where(`"${relativePath}": no such file (paths are relative to the config directory)`))
+      return []
+    }
+    const spec: DatasetSpec = { name: displayPath(path), format, content: readFileSync(path, "utf8") }
+    try {
+      parseDataset(spec)
+    } catch (error) {
+      if (!(error instanceof DatasetError)) throw error
+      for (const problem of error.problems) {
+        const line = /^\d+$/.test(problem.location) ? Number(problem.location) : undefined
+        problems.push({
+          file: spec.name,
+          ...(line === undefined ? {} : { line, column: 1 }),
+          path: line === undefined ? `${problem.location}${problem.field ? `.${problem.field}` : ""}` : problem.field,
+          message: problem.message
+        })
+      }
+      return []
+    }
+    return [spec]
+  })
+
+/** Loads and checks everything; never throws for bad content (only for I/O failures other than absence). */
+export const loadConfig = (location: ConfigLocation): ConfigLoad => {
+  const env = location.env ?? process.env
+  const configDir = resolve(location.configDir)
+  const problems: Array<ConfigurationProblem> = []
+  if (!isDirectory(configDir)) {
+    return {
+      ok: false,
+      problems: [{ file: displayPath(configDir), path: "", message: "the config directory does not exist" }]
+    }
+  }
+
+  const settingsPath = join(configDir, SETTINGS_FILE)
+  const settingsFile: SourceFile | undefined = existsSync(settingsPath)
+    ? { store: "config", path: settingsPath, text: readFileSync(settingsPath, "utf8") }
+    : undefined
+  const decodedSettings =
+    settingsFile === undefined
+      ? decodeYaml(Settings, SETTINGS_FILE, "{}")
+      : decodeYaml(Settings, displayPath(settingsPath), settingsFile.text, { empty: {} })
+  if (!decodedSettings.ok) problems.push(...decodedSettings.problems)
+  const fileSettings = decodedSettings.ok ? decodedSettings.value : decodeDefaults()
+  const settings = applyEnvironment(fileSettings, env, problems)
+
+  const dataDirSetting = location.dataDir ?? (env.CAMPUSGATE_DATA || undefined)
+  const dataDir =
+    dataDirSetting !== undefined
+      ? resolve(dataDirSetting)
+      : settings.dataDir !== undefined
+        ? isAbsolute(settings.dataDir)
+          ? settings.dataDir
+          : resolve(configDir, settings.dataDir)
+        : resolve("data")
+
+  const teams = new Set<string>([DEFAULT_TEAM])
+  settings.teams.forEach((team, i) => {
+    if (team.id !== DEFAULT_TEAM && teams.has(team.id) && settingsFile !== undefined) {
+      problems.push(problemAt(settingsFile, ["teams", i, "id"], `team "${team.id}" is declared twice`))
+    }
+    teams.add(team.id)
+  })
+
+  const yamlFiles = (directory: string) => [
+    ...resourceFiles(configDir, "config", directory),
+    ...resourceFiles(dataDir, "data", directory)
+  ]
+  const brokenGroups = new Set<string>()
+  const targetGroups = decodeFiles<TargetGroup>(
+    yamlFiles(TARGET_GROUPS_DIR),
+    (file) => decodeYaml(TargetGroup, displayPath(file.path), file.text),
+    problems,
+    brokenGroups
+  )
+  const offers = decodeFiles<Offer>(
+    yamlFiles(OFFERS_DIR),
+    (file) => decodeYaml(Offer, displayPath(file.path), file.text),
+    problems,
+    new Set()
+  )
+  const apiKeys = [join(configDir, API_KEYS_FILE), join(dataDir, API_KEYS_FILE)]
+    .filter((path) => existsSync(path))
+    .flatMap((path): Array<Decoded<ApiKeyRecord>> => {
+      const file: SourceFile = {
+        store: path.startsWith(configDir) ? "config" : "data",
+        path,
+        text: readFileSync(path, "utf8")
+      }
+      const decoded = decodeYaml(ApiKeysFile, displayPath(path), file.text, { empty: { keys: [] } })
+      if (!decoded.ok) {
+        problems.push(...decoded.problems)
+        return []
+      }
+      return decoded.value.keys.map((value, i) => ({ value, file, at: ["keys", i] }))
+    })
+
+  const groupsById = uniqueIds("target group", targetGroups, problems)
+  const offersById = uniqueIds("offer", offers, problems)
+  const keysById = uniqueIds("API key", apiKeys, problems)
+
+  const knownTeam = (team: string | undefined, item: Decoded<{ readonly id: string }>) => {
+    if (team === undefined || teams.has(team)) return
+    problems.push(
+      problemAt(
+        item.file,
+        [...item.at, "team"],
+        `unknown team "${team}": declare it under teams in ${SETTINGS_FILE} (known: ${[...teams].join(", ")})`
+      )
+    )
+  }
+  for (const item of targetGroups) knownTeam(item.value.team, item)
+  for (const item of apiKeys) knownTeam(item.value.team, item)
+  for (const item of offers) {
+    knownTeam(item.value.team, item)
+    item.value.targetGroups.forEach((groupId, i) => {
+      const group = groupsById.get(groupId)
+      const at = [...item.at, "targetGroups", i]
+      if (group === undefined) {
+        if (brokenGroups.has(groupId)) return
+        const known = [...groupsById.keys()].join(", ") || "none"
+        problems.push(problemAt(item.file, at, `no target group "${groupId}" (known: ${known})`))
+      } else if (group.value.team !== undefined && group.value.team !== item.value.team) {
+        problems.push(
+          problemAt(
+            item.file,
+            at,
+            `target group "${groupId}" belongs to team "${group.value.team}", not to this offer's team "${item.value.team}"`
+          )
+        )
+      }
+    })
+  }
+
+  const datasets = readDatasets(configDir, settings.datasets, settingsFile, problems)
+  if (problems.length > 0) return { ok: false, problems }
+  const origins = <A>(byId: Map<string, Decoded<A>>) => new Map([...byId].map(([id, item]) => [id, item.file]))
+  return {
+    ok: true,
+    config: {
+      configDir,
+      dataDir,
+      settings,
+      secrets: secretsFrom(env),
+      teams,
+      targetGroups: targetGroups.map((item) => item.value),
+      offers: offers.map((item) => item.value),
+      apiKeys: apiKeys.map((item) => item.value),
+      datasets,
+      origins: { targetGroups: origins(groupsById), offers: origins(offersById), apiKeys: origins(keysById) }
+    }
+  }
+}
+
+/** The settings an empty campusgate.yaml gives. */
+const decodeDefaults = (): Settings => {
+  const decoded = decodeYaml(Settings, SETTINGS_FILE, "{}")
+  if (!decoded.ok) throw new Error("the default settings do not decode")
+  return decoded.value
+}

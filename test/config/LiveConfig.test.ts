@@ -1,0 +1,97 @@
+import { writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+import { LiveConfig, type ReloadOutcome } from "../../src/config/LiveConfig.ts"
+import { InvalidConfiguration } from "../../src/domain/errors.ts"
+import { makeDirs, ukGroupYaml, validConfig } from "./configFiles.ts"
+
+const start = (watch = false, onReload?: (outcome: ReloadOutcome) => void) => {
+  const dirs = makeDirs(validConfig)
+  const live = LiveConfig.load(
+    { configDir: dirs.configDir, dataDir: dirs.dataDir, env: {} },
+    { watch, onReload, debounceMs: 50 }
+  )
+  if (live instanceof InvalidConfiguration) throw live
+  return { live, ...dirs }
+}
+
+const validate = (live: LiveConfig, email: string) => live.current().engine.validate(email, "uk")
+
+/** Resolves with the next reload outcome, or rejects after `ms`. */
+const nextReload = (reloads: Array<ReloadOutcome>, count: number, ms = 5000) =>
+  new Promise<ReloadOutcome>((resolve, reject) => {
+    const started = Date.now()
+    const poll = setInterval(() => {
+      if (reloads.length >= count) {
+        clearInterval(poll)
+        resolve(reloads[count - 1]!)
+      } else if (Date.now() - started > ms) {
+        clearInterval(poll)
+        reject(new Error("no reload seen"))
+      }
+    }, 10)
+  })
+
+describe("LiveConfig", () => {
+  it("refuses to start on an invalid config, with every problem", () => {
+    const dirs = makeDirs({ ...validConfig, "offers/spring.yaml": "id: spring\n" })
+    const live = LiveConfig.load({ configDir: dirs.configDir, dataDir: dirs.dataDir, env: {} })
+    expect(live).toBeInstanceOf(InvalidConfiguration)
+    expect((live as InvalidConfiguration).problems.map((p) => p.path)).toEqual([
+      "team",
+      "name",
+      "targetGroups",
+      "status"
+    ])
+  })
+
+  it("applies a valid change atomically; a validation running on the old snapshot is not affected", () => {
+    const { live, configDir } = start()
+    const before = live.current()
+    expect(validate(live, "jane@tum.de").reasonCode).toBe("COUNTRY_NOT_ALLOWED")
+    writeFileSync(
+      join(configDir, "target-groups/uk.yaml"),
+      ukGroupYaml.replace("[GB]", "[GB, DE]").replace("bob@mit.edu", "bob@mit.edu")
+    )
+    expect(live.reload()).toEqual({ ok: true, generation: 2 })
+    expect(validate(live, "jane@tum.de").isValid).toBe(true)
+    // The snapshot a request took before the change still answers as before.
+    expect(before.engine.validate("jane@tum.de", "uk").isValid).toBe(false)
+    expect(live.status()).toMatchObject({
+      generation: 2,
+      stale: false,
+      problems: [],
+      reloads: { applied: 1, rejected: 0 }
+    })
+  })
+
+  it("keeps the last good config serving after an invalid change, and reports it", () => {
+    const { live, configDir } = start()
+    writeFileSync(join(configDir, "target-groups/uk.yaml"), ukGroupYaml.replace("[GB]", "[UK]"))
+    const outcome = live.reload()
+    expect(outcome.ok).toBe(false)
+    expect(validate(live, "jane@ox.ac.uk").isValid).toBe(true)
+    expect(live.status()).toMatchObject({ generation: 1, stale: true, reloads: { applied: 0, rejected: 1 } })
+    expect(live.status().problems[0]).toMatchObject({ line: 5, column: 17, path: "criteria.institutions.countries[0]" })
+    // Fixing the file clears the stale state.
+    writeFileSync(join(configDir, "target-groups/uk.yaml"), ukGroupYaml)
+    expect(live.reload()).toEqual({ ok: true, generation: 2 })
+    expect(live.status().stale).toBe(false)
+  })
+
+  it("watches the files: a saved change is applied, a broken one is rejected", async () => {
+    const reloads: Array<ReloadOutcome> = []
+    const { live, configDir } = start(true, (outcome) => reloads.push(outcome))
+    try {
+      writeFileSync(join(configDir, "target-groups/uk.yaml"), ukGroupYaml.replace("[GB]", "[GB, DE]"))
+      expect(await nextReload(reloads, 1)).toMatchObject({ ok: true })
+      expect(validate(live, "jane@tum.de").isValid).toBe(true)
+      writeFileSync(join(configDir, "offers/broken.yaml"), "id: broken\nstatus: sideways\n")
+      expect(await nextReload(reloads, 2)).toMatchObject({ ok: false })
+      expect(validate(live, "jane@tum.de").isValid).toBe(true)
+      expect(live.status().stale).toBe(true)
+    } finally {
+      live.close()
+    }
+  })
+})

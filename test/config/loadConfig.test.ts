@@ -1,0 +1,164 @@
+import { writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+import { type ConfigLoad, loadConfig } from "../../src/config/loadConfig.ts"
+import { formatProblem } from "../../src/domain/errors.ts"
+import { type Files, makeDirs, offerYaml, settingsYaml, ukGroupYaml, validConfig } from "./configFiles.ts"
+
+const load = (
+  config: Files,
+  data: Files = {},
+  env: Record<string, string> = {}
+): ConfigLoad & { dirs: ReturnType<typeof makeDirs> } => {
+  const dirs = makeDirs(config, data)
+  return { ...loadConfig({ configDir: dirs.configDir, dataDir: dirs.dataDir, env }), dirs }
+}
+
+/** Problems as `file:line:col path: message`, with the file relative to the config or data directory. */
+const problems = (result: ReturnType<typeof load>): Array<string> => {
+  if (result.ok) return []
+  return result.problems.map((p) =>
+    formatProblem(p).replaceAll(`${result.dirs.configDir}/`, "").replaceAll(`${result.dirs.dataDir}/`, "data:")
+  )
+}
+
+describe("loadConfig", () => {
+  it("loads settings, target groups, offers and their origins", () => {
+    const result = load(validConfig)
+    expect(result.ok).toBe(true)
+    if (!result.ok) return
+    const { config } = result
+    expect(config.targetGroups.map((g) => g.id)).toEqual(["uk"])
+    expect(config.offers.map((o) => o.id)).toEqual(["spring"])
+    expect([...config.teams]).toEqual(["default", "acme", "globex"])
+    expect(config.settings.server.port).toBe(8080)
+    expect(config.dataDir).toBe(result.dirs.dataDir)
+    expect(config.origins.offers.get("spring")).toMatchObject({ store: "config" })
+  })
+
+  it("points a bad country code at its file, line, column and field, with a suggestion", () => {
+    const result = load({
+      ...validConfig,
+      "target-groups/uk.yaml": "id: uk\nname: UK\ncriteria:\n  institutions:\n    countries:\n      - GB\n      - UK\n"
+    })
+    expect(problems(result)).toEqual([
+      'target-groups/uk.yaml:7:9 criteria.institutions.countries[1]: "UK" is not an ISO 3166-1 alpha-2 code (did you mean "GB"?)'
+    ])
+  })
+
+  it("rejects unknown keys, so a typo never passes silently", () => {
+    const result = load({ ...validConfig, "target-groups/uk.yaml": ukGroupYaml.replace("countries", "countires") })
+    expect(problems(result)).toEqual([
+      'target-groups/uk.yaml:5:5 criteria.institutions.countires: unknown key "countires"'
+    ])
+  })
+
+  it("reports wrong types and missing keys", () => {
+    const result = load({
+      ...validConfig,
+      "target-groups/uk.yaml": "id: uk\ncriteria:\n  email:\n    rejectDisposable: sometimes\n"
+    })
+    expect(problems(result)).toEqual([
+      'target-groups/uk.yaml:1:1 name: missing required key "name"',
+      'target-groups/uk.yaml:4:23 criteria.email.rejectDisposable: Expected boolean, got "sometimes"'
+    ])
+  })
+
+  it("reports YAML syntax errors, duplicate keys and a second document with positions", () => {
+    const result = load({
+      ...validConfig,
+      "target-groups/a.yaml": "id: [unclosed\n",
+      "target-groups/b.yaml": "id: b\nname: B\nname: again\ncriteria: {}\n",
+      "target-groups/c.yaml": "id: c\nname: C\ncriteria: {}\n---\nid: d\n"
+    })
+    const found = problems(result)
+    expect(found).toHaveLength(3)
+    expect(found[0]).toMatch(/^target-groups\/a\.yaml:\d+:\d+ \(file\): /)
+    expect(found[1]).toBe("target-groups/b.yaml:3:1 (file): Map keys must be unique")
+    expect(found[2]).toBe("target-groups/c.yaml:4:1 (file): one resource per file: remove the second YAML document")
+  })
+
+  it("checks cross-references: dangling and invisible target groups, unknown teams, duplicate ids", () => {
+    const result = load({
+      "campusgate.yaml": settingsYaml,
+      "target-groups/uk.yaml": ukGroupYaml,
+      "target-groups/globex.yaml": "id: globex-only\nname: G\nteam: globex\ncriteria:\n  institutions: {}\n",
+      "target-groups/uk-again.yaml": ukGroupYaml,
+      "target-groups/initech.yaml": "id: initech\nname: I\nteam: initech\ncriteria: {}\n",
+      "offers/spring.yaml": `${offerYaml}  - nope\n  - globex-only\n`
+    })
+    const found = problems(result).join("\n")
+    // Files load in name order: uk-again.yaml comes first, so uk.yaml is the duplicate.
+    expect(found).toMatch(
+      /^target-groups\/uk\.yaml:1:5 id: target group "uk" is already defined in target-groups\/uk-again\.yaml$/m
+    )
+    expect(found).toMatch(
+      /target-groups\/initech\.yaml:3:7 team: unknown team "initech": declare it under teams in campusgate\.yaml \(known: default, acme, globex\)/
+    )
+    expect(found).toMatch(/offers\/spring\.yaml:7:5 targetGroups\[1\]: no target group "nope"/)
+    expect(found).toMatch(
+      /offers\/spring\.yaml:8:5 targetGroups\[2\]: target group "globex-only" belongs to team "globex", not to this offer's team "acme"/
+    )
+  })
+
+  it("does not report references to a target group whose own file failed", () => {
+    const result = load({ ...validConfig, "target-groups/uk.yaml": `${ukGroupYaml}colour: blue\n` })
+    expect(problems(result)).toEqual(['target-groups/uk.yaml:9:1 colour: unknown key "colour"'])
+  })
+
+  it("loads API-created resources from the data directory, ignoring files left by an interrupted write", () => {
+    const result = load(validConfig, {
+      "target-groups/eu.yaml": "id: eu\nname: EU\ncriteria:\n  institutions:\n    countries: [DE, FR]\n",
+      "target-groups/.eu2.yaml.3f2a.tmp": "id: half-writ",
+      "offers/.spring2.yaml.9c1d.tmp": ""
+    })
+    expect(result.ok).toBe(true)
+    if (!result.ok) return
+    expect(result.config.targetGroups.map((g) => g.id)).toEqual(["uk", "eu"])
+    expect(result.config.origins.targetGroups.get("eu")).toMatchObject({ store: "data" })
+  })
+
+  it("applies CAMPUSGATE_ environment overrides and reports bad ones", () => {
+    const ok = load(
+      validConfig,
+      {},
+      { CAMPUSGATE_PORT: "9090", CAMPUSGATE_HOST: "127.0.0.1", CAMPUSGATE_LOG_LEVEL: "debug" }
+    )
+    expect(ok.ok && ok.config.settings.server).toMatchObject({ port: 9090, host: "127.0.0.1" })
+    expect(ok.ok && ok.config.settings.logging.level).toBe("debug")
+    const bad = load(validConfig, {}, { CAMPUSGATE_PORT: "eighty" })
+    expect(problems(bad)).toEqual(['environment CAMPUSGATE_PORT: expected a whole number 0-65535, got "eighty"'])
+  })
+
+  it("resolves dataDir from campusgate.yaml against the config directory when no flag or variable names one", () => {
+    const dirs = makeDirs({ ...validConfig, "campusgate.yaml": `${settingsYaml}dataDir: ../state\n` })
+    const result = loadConfig({ configDir: dirs.configDir, env: {} })
+    expect(result.ok && result.config.dataDir).toBe(join(dirs.root, "state"))
+  })
+
+  it("reads institution datasets and reports their problems by file and line", () => {
+    const dirs = makeDirs({
+      ...validConfig,
+      "campusgate.yaml": `${settingsYaml}datasets:\n  - partners.csv\n  - missing.csv\n`,
+      "partners.csv": "domain,name,country\npartner-college.example,Partner College,ZZ\n"
+    })
+    const result = loadConfig({ configDir: dirs.configDir, dataDir: dirs.dataDir, env: {} })
+    expect(result.ok).toBe(false)
+    if (result.ok) return
+    const text = result.problems.map(formatProblem).join("\n")
+    expect(text).toMatch(/partners\.csv:2:1 country: "ZZ" is not an ISO 3166-1 alpha-2 code/)
+    expect(text).toMatch(/campusgate\.yaml:7:5 datasets\[1\]: "missing\.csv": no such file/)
+  })
+
+  it("reports a missing config directory instead of throwing", () => {
+    const result = loadConfig({ configDir: "/nonexistent/campusgate-config", env: {} })
+    expect(result).toMatchObject({ ok: false, problems: [{ message: "the config directory does not exist" }] })
+  })
+
+  it("treats an empty campusgate.yaml as all defaults", () => {
+    const dirs = makeDirs({ "campusgate.yaml": "" })
+    writeFileSync(join(dirs.configDir, "api-keys.yaml"), "")
+    const result = loadConfig({ configDir: dirs.configDir, dataDir: dirs.dataDir, env: {} })
+    expect(result.ok && result.config.settings.rateLimits.bulk).toEqual({ requests: 10, windowSeconds: 60 })
+  })
+})
