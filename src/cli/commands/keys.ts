@@ -1,0 +1,227 @@
+/**
+ * `campusgate keys create|list|revoke`: API keys for the daemon. `create`
+ * prints the new key once (only its hash is stored); `list` never prints
+ * hashes unless asked for JSON; `revoke` marks a key revoked in whichever
+ * `api-keys.yaml` holds it.
+ */
+import { readFileSync } from "node:fs"
+import { join, resolve } from "node:path"
+import { Console, Effect, Option, Schema } from "effect"
+import { Argument, CliError, Command, Flag } from "effect/cli"
+import { createApiKey, type KeyDirectories, listApiKeys, revokeApiKey } from "../../config/apiKeyStore.ts"
+import { keyStatus, parseExpiry } from "../../config/apiKeys.ts"
+import { displayPath, SETTINGS_FILE } from "../../config/layout.ts"
+import { DEFAULT_TEAM } from "../../config/loadConfig.ts"
+import { Settings } from "../../config/Settings.ts"
+import { decodeYaml } from "../../config/yamlDecode.ts"
+import { allScopes, Scope } from "../../domain/ApiKey.ts"
+import { formatProblem } from "../../domain/errors.ts"
+import { TeamId } from "../../domain/Identifiers.ts"
+import { directoryFlags } from "../options.ts"
+
+const userError = (message: string, cause?: unknown) =>
+  new CliError.UserError({ cause: cause ?? new Error(message), userMessage: message })
+
+/** Runs `f`, turning what it throws into a `UserError` carrying the thrown error's message. */
+const attempt = <A>(f: () => A) => Effect.try({ try: f, catch: (error) => userError((error as Error).message, error) })
+
+/** campusgate.yaml's settings, or `undefined` when the config directory has none. */
+const readSettings = (configDir: string): Settings | undefined => {
+  const file = join(configDir, SETTINGS_FILE)
+  let text: string
+  try {
+    text = readFileSync(file, "utf8")
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined
+    throw error
+  }
+  const decoded = decodeYaml(Settings, displayPath(resolve(file)), text, { empty: {} })
+  if (!decoded.ok) {
+    throw new Error(`Invalid settings:\n${decoded.problems.map((p) => `  ${formatProblem(p)}`).join("\n")}`)
+  }
+  return decoded.value
+}
+
+/**
+ * The key directories: the data directory is `--data` / `CAMPUSGATE_DATA`,
+ * else campusgate.yaml's `dataDir` (relative to the config directory), else
+ * `./data`, as `loadConfig` has it.
+ */
+const directories = (config: string, data: Option.Option<string>) =>
+  attempt((): KeyDirectories => {
+    if (Option.isSome(data)) return { configDir: config, dataDir: data.value }
+    const dataDir = readSettings(config)?.dataDir
+    return { configDir: config, dataDir: dataDir === undefined ? "./data" : resolve(config, dataDir) }
+  })
+
+/** The teams a key may name: the default team and those declared in campusgate.yaml (`loadConfig` rejects others). */
+const knownTeams = (config: string) =>
+  attempt(() => new Set([DEFAULT_TEAM, ...(readSettings(config)?.teams ?? []).map((team) => team.id)]))
+
+const isScope = Schema.is(Scope)
+const isTeamId = Schema.is(TeamId)
+
+const parseScopes = (values: ReadonlyArray<string>) => {
+  const scopes = values.flatMap((value) => value.split(",")).map((value) => value.trim())
+  const invalid = scopes.filter((scope) => !isScope(scope))
+  if (invalid.length > 0 || scopes.length === 0) {
+    const named = invalid.map((scope) => JSON.stringify(scope)).join(", ")
+    return Effect.fail(
+      userError(`Unknown scope ${named || '""'}. Valid scopes: ${allScopes.join(", ")} (repeat --scope for several).`)
+    )
+  }
+  return Effect.succeed(scopes.filter(isScope))
+}
+
+const create = Command.make(
+  "create",
+  {
+    ...directoryFlags,
+    team: Flag.String("team").pipe(Flag.withDescription("The team the key acts for (a team id)")),
+    scopes: Flag.String("scope").pipe(
+      Flag.withDescription(`What the key may do; repeat for several. One of: ${allScopes.join(", ")}`),
+      Flag.atLeast(1)
+    ),
+    expires: Flag.String("expires").pipe(
+      Flag.withDescription("When the key expires: 12h, 90d, 4w, 1y, or a date such as 2027-01-01 (default: never)"),
+      Flag.optional
+    ),
+    name: Flag.String("name").pipe(Flag.withDescription("A label to recognise the key by"), Flag.optional),
+    json: Flag.Boolean("json").pipe(
+      Flag.withDescription('Print {"id","key","team","scopes","expiresAt"} as JSON'),
+      Flag.withDefault(false)
+    )
+  },
+  Effect.fn("keys.create")(function* ({ config, data, team, scopes, expires, name, json }) {
+    if (!isTeamId(team)) {
+      return yield* userError(
+        `Invalid --team ${JSON.stringify(team)}: a team id is 1-64 characters: lower-case letters, digits, ".", "_" or "-", starting with a letter or digit.`
+      )
+    }
+    const teams = yield* knownTeams(config)
+    if (!teams.has(team)) {
+      return yield* userError(
+        `Unknown team "${team}": declare it under teams in ${SETTINGS_FILE} (known: ${[...teams].join(", ")}).`
+      )
+    }
+    const validScopes = yield* parseScopes(scopes)
+    const now = Date.now()
+    const expiresAt = Option.isSome(expires)
+      ? yield* attempt(() => parseExpiry(expires.value, now)).pipe(
+          Effect.mapError((error) => userError(`--expires: ${error.message}`, error))
+        )
+      : undefined
+    const dirs = yield* directories(config, data)
+    const created = yield* attempt(() =>
+      createApiKey({
+        ...dirs,
+        team,
+        scopes: validScopes,
+        now,
+        ...(Option.isSome(name) ? { name: name.value } : {}),
+        ...(expiresAt === undefined ? {} : { expiresAt })
+      })
+    )
+    if (json) {
+      const { id, key, scopes: granted, expiresAt: expiry } = created
+      yield* Console.log(JSON.stringify({ id, key, team: created.team, scopes: granted, expiresAt: expiry }))
+      return
+    }
+    yield* Console.log(
+      [
+        `Created API key ${created.id} for team ${created.team}:`,
+        "",
+        created.key,
+        "",
+        "Copy it now: it will not be shown again (only its hash is stored).",
+        "",
+        `  id:      ${created.id}`,
+        ...(created.name === undefined ? [] : [`  name:    ${created.name}`]),
+        `  team:    ${created.team}`,
+        `  scopes:  ${created.scopes.join(", ")}`,
+        `  expires: ${created.expiresAt ?? "never"}`,
+        `  file:    ${displayPath(created.file)}`
+      ].join("\n")
+    )
+  })
+).pipe(Command.withDescription("Create an API key and print it once"))
+
+const table = (rows: ReadonlyArray<ReadonlyArray<string>>): string => {
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)))
+  return rows
+    .map((row) =>
+      row
+        .map((cell, i) => cell.padEnd(widths[i]!))
+        .join("  ")
+        .trimEnd()
+    )
+    .join("\n")
+}
+
+const list = Command.make(
+  "list",
+  {
+    ...directoryFlags,
+    json: Flag.Boolean("json").pipe(
+      Flag.withDescription("Print the records as JSON (hashes included)"),
+      Flag.withDefault(false)
+    )
+  },
+  Effect.fn("keys.list")(function* ({ config, data, json }) {
+    const dirs = yield* directories(config, data)
+    const keys = yield* attempt(() => listApiKeys(dirs))
+    const now = Date.now()
+    if (json) {
+      const records = keys.map(({ record, file }) => ({
+        id: record.id,
+        name: record.name ?? null,
+        team: record.team,
+        scopes: record.scopes,
+        hash: record.hash,
+        createdAt: record.createdAt,
+        expiresAt: record.expiresAt ?? null,
+        revokedAt: record.revokedAt ?? null,
+        status: keyStatus(record, now),
+        file: displayPath(file)
+      }))
+      yield* Console.log(JSON.stringify(records, null, 2))
+      return
+    }
+    if (keys.length === 0) {
+      yield* Console.log(
+        `No API keys (looked in ${displayPath(resolve(dirs.configDir))} and ${displayPath(resolve(dirs.dataDir))}).`
+      )
+      return
+    }
+    const header = ["ID", "NAME", "TEAM", "SCOPES", "CREATED", "EXPIRES", "STATUS", "FILE"]
+    const rows = keys.map(({ record, file }) => [
+      record.id,
+      record.name ?? "-",
+      record.team,
+      record.scopes.join(","),
+      record.createdAt,
+      record.expiresAt ?? "never",
+      keyStatus(record, now),
+      displayPath(file)
+    ])
+    yield* Console.log(table([header, ...rows]))
+  })
+).pipe(Command.withDescription("List API keys (id, team, scopes, status, file; never the keys themselves)"))
+
+const revoke = Command.make(
+  "revoke",
+  {
+    ...directoryFlags,
+    id: Argument.String("id").pipe(Argument.withDescription("The key id, e.g. key_abcdefgh2345"))
+  },
+  Effect.fn("keys.revoke")(function* ({ config, data, id }) {
+    const dirs = yield* directories(config, data)
+    const revoked = yield* attempt(() => revokeApiKey({ ...dirs, id }))
+    yield* Console.log(`Revoked ${revoked.id} at ${revoked.revokedAt} (${revoked.files.map(displayPath).join(", ")}).`)
+  })
+).pipe(Command.withDescription("Revoke an API key: the daemon rejects it from then on"))
+
+export const keysCommand = Command.make("keys").pipe(
+  Command.withDescription("Create, list and revoke API keys (stored as hashes in api-keys.yaml)"),
+  Command.withSubcommands([create, list, revoke])
+)

@@ -1,0 +1,350 @@
+/**
+ * `api-keys.yaml` in the config directory and in the data directory: reading
+ * both, adding a key (to the config directory when it is writable, else to
+ * the data directory), revoking one, and the bootstrap key a daemon makes
+ * when there are none. Files hold hashes only; a key is returned once, by
+ * the call that creates it, and written nowhere.
+ */
+import { accessSync, constants, readFileSync } from "node:fs"
+import { resolve } from "node:path"
+import { Schema, SchemaIssue } from "effect"
+import { stringify } from "yaml"
+import {
+  type ApiKeyId,
+  type ApiKeyRecord,
+  ApiKeyRecord as ApiKeyRecordSchema,
+  ApiKeysFile,
+  allScopes,
+  type Scope
+} from "../domain/ApiKey.ts"
+import { ConfigurationProblem, formatProblem } from "../domain/errors.ts"
+import type { TeamId } from "../domain/Identifiers.ts"
+import { writeFileAtomic } from "../store/atomicWrite.ts"
+import { ApiKeyIndex, generateApiKey, hashApiKey } from "./apiKeys.ts"
+import { API_KEYS_FILE, displayPath } from "./layout.ts"
+import { decodeYaml, type YamlDecoded } from "./yamlDecode.ts"
+
+export class InvalidApiKeysFile extends Schema.TaggedError<InvalidApiKeysFile>()("InvalidApiKeysFile", {
+  problems: Schema.Array(ConfigurationProblem)
+}) {
+  override get message(): string {
+    return `Invalid API keys file:\n${this.problems.map((problem) => `  ${formatProblem(problem)}`).join("\n")}`
+  }
+}
+
+export class InvalidApiKeyRequest extends Schema.TaggedError<InvalidApiKeyRequest>()("InvalidApiKeyRequest", {
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `Cannot create the API key: ${this.reason}`
+  }
+}
+
+export class ApiKeyNotFound extends Schema.TaggedError<ApiKeyNotFound>()("ApiKeyNotFound", {
+  id: Schema.String
+}) {
+  override get message(): string {
+    return `There is no API key "${this.id}".`
+  }
+}
+
+export class ApiKeyAlreadyRevoked extends Schema.TaggedError<ApiKeyAlreadyRevoked>()("ApiKeyAlreadyRevoked", {
+  id: Schema.String,
+  revokedAt: Schema.String
+}) {
+  override get message(): string {
+    return `The API key "${this.id}" was already revoked at ${this.revokedAt}.`
+  }
+}
+
+export class ApiKeysFileNotWritable extends Schema.TaggedError<ApiKeysFileNotWritable>()("ApiKeysFileNotWritable", {
+  file: Schema.String,
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `Cannot write ${this.file}: ${this.reason}`
+  }
+}
+
+export type KeyLocation = "config" | "data"
+
+export interface KeyDirectories {
+  readonly configDir: string
+  readonly dataDir: string
+}
+
+interface KeysFile {
+  readonly location: KeyLocation
+  readonly file: string
+}
+
+/** The key files to read, config first; one file when both directories are the same. */
+const keysFiles = ({ configDir, dataDir }: KeyDirectories): ReadonlyArray<KeysFile> => {
+  const config = resolve(configDir, API_KEYS_FILE)
+  const data = resolve(dataDir, API_KEYS_FILE)
+  return config === data
+    ? [{ location: "config", file: config }]
+    : [
+        { location: "config", file: config },
+        { location: "data", file: data }
+      ]
+}
+
+const errorCode = (error: unknown): string | undefined => (error as NodeJS.ErrnoException | undefined)?.code
+
+/** The records in one `api-keys.yaml`, or problems that point into it. A missing file holds no keys. */
+export const loadApiKeysFile = (file: string): YamlDecoded<ReadonlyArray<ApiKeyRecord>> => {
+  let text: string
+  try {
+    text = readFileSync(file, "utf8")
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return { ok: true, value: [] }
+    throw error
+  }
+  const shown = displayPath(file)
+  const decoded = decodeYaml(ApiKeysFile, shown, text, { empty: { keys: [] } })
+  if (!decoded.ok) return decoded
+  const seen = new Set<string>()
+  const problems: Array<ConfigurationProblem> = []
+  decoded.value.keys.forEach((record, i) => {
+    if (seen.has(record.id))
+      problems.push({ file: shown, path: `keys[${i}].id`, message: `duplicate key id "${record.id}"` })
+    seen.add(record.id)
+  })
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, value: decoded.value.keys }
+}
+
+const readKeys = (file: string): ReadonlyArray<ApiKeyRecord> => {
+  const loaded = loadApiKeysFile(file)
+  if (!loaded.ok) throw new InvalidApiKeysFile({ problems: loaded.problems })
+  return loaded.value
+}
+
+const HEADER = [
+  "# Campusgate API keys. Keys are stored as hashes only (SHA-256); a key is shown",
+  "# once, when it is created, and cannot be recovered from this file.",
+  "# This file is managed by `campusgate keys` (create, list, revoke)."
+].join("\n")
+
+/** The text of an `api-keys.yaml` holding `records`. */
+export const serializeApiKeys = (records: ReadonlyArray<ApiKeyRecord>): string =>
+  `${HEADER}\n${stringify({ keys: records }, { lineWidth: 0 })}`
+
+const writeKeys = (file: string, records: ReadonlyArray<ApiKeyRecord>): void =>
+  writeFileAtomic(file, serializeApiKeys(records))
+
+export interface ListedApiKey {
+  readonly record: ApiKeyRecord
+  readonly location: KeyLocation
+  readonly file: string
+}
+
+/** Every stored key record, config directory first, with the file that holds it. */
+export const listApiKeys = (directories: KeyDirectories): ReadonlyArray<ListedApiKey> => {
+  const problems: Array<ConfigurationProblem> = []
+  const listed: Array<ListedApiKey> = []
+  for (const { location, file } of keysFiles(directories)) {
+    const loaded = loadApiKeysFile(file)
+    if (loaded.ok) for (const record of loaded.value) listed.push({ record, location, file })
+    else problems.push(...loaded.problems)
+  }
+  if (problems.length > 0) throw new InvalidApiKeysFile({ problems })
+  return listed
+}
+
+/** An index of every stored key, for checking presented keys. */
+export const loadApiKeyIndex = (directories: KeyDirectories): ApiKeyIndex =>
+  new ApiKeyIndex(listApiKeys(directories).map((listed) => listed.record))
+
+/** Whether the process may create files in `directory` (false when it does not exist). */
+export const isDirectoryWritable = (directory: string): boolean => {
+  try {
+    accessSync(directory, constants.W_OK)
+    return true
+  } catch {
+    return false
+  }
+}
+
+const READ_ONLY_CODES = new Set(["EACCES", "EROFS", "EPERM"])
+
+export interface CreateApiKeyOptions extends KeyDirectories {
+  readonly team: TeamId
+  readonly scopes: ReadonlyArray<Scope>
+  readonly name?: string
+  /** Days from `now` until the key expires; or give `expiresAt`. */
+  readonly expiresInDays?: number
+  /** When the key expires, an ISO instant (see `parseExpiry`). */
+  readonly expiresAt?: string
+  /** Epoch milliseconds; defaults to the clock. */
+  readonly now?: number
+  /** Whether a directory accepts new files; defaults to `isDirectoryWritable`. */
+  readonly isWritable?: (directory: string) => boolean
+}
+
+export interface CreatedApiKey {
+  readonly id: ApiKeyId
+  /** The secret, to show once. */
+  readonly key: string
+  readonly team: TeamId
+  readonly scopes: ReadonlyArray<Scope>
+  readonly name?: string
+  readonly createdAt: string
+  readonly expiresAt: string | null
+  readonly location: KeyLocation
+  /** The `api-keys.yaml` the record was written to. */
+  readonly file: string
+}
+
+const expiryOf = (options: CreateApiKeyOptions, now: number): string | undefined => {
+  if (options.expiresInDays !== undefined && options.expiresAt !== undefined) {
+    throw new InvalidApiKeyRequest({ reason: "give expiresInDays or expiresAt, not both" })
+  }
+  if (options.expiresInDays !== undefined) {
+    if (!(options.expiresInDays > 0) || !Number.isFinite(options.expiresInDays)) {
+      throw new InvalidApiKeyRequest({ reason: "expiresInDays must be a number above zero" })
+    }
+    return new Date(now + options.expiresInDays * 86_400_000).toISOString()
+  }
+  if (options.expiresAt !== undefined && !(Date.parse(options.expiresAt) > now)) {
+    throw new InvalidApiKeyRequest({ reason: `expiresAt ${options.expiresAt} is not in the future` })
+  }
+  return options.expiresAt
+}
+
+const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
+
+/** A valid record for a new key, or `InvalidApiKeyRequest`. */
+const makeRecord = (options: CreateApiKeyOptions, now: number, id: ApiKeyId, key: string): ApiKeyRecord => {
+  const expiresAt = expiryOf(options, now)
+  const candidate = {
+    id,
+    ...(options.name === undefined ? {} : { name: options.name }),
+    team: options.team,
+    scopes: [...new Set(options.scopes)],
+    hash: hashApiKey(key),
+    createdAt: new Date(now).toISOString(),
+    ...(expiresAt === undefined ? {} : { expiresAt })
+  }
+  const exit = Schema.decodeUnknownExit(ApiKeyRecordSchema, { errors: "all" })(candidate)
+  if (exit._tag === "Success") return exit.value
+  const failure = exit.cause.reasons.find((reason) => reason._tag === "Fail")
+  const issues = failure === undefined ? [] : formatIssues((failure.error as Schema.SchemaError).issue).issues
+  const reason = issues.map((issue) => `${(issue.path ?? []).map(String).join(".") || "key"}: ${issue.message}`)
+  throw new InvalidApiKeyRequest({ reason: reason.join("; ") || "invalid key record" })
+}
+
+/** Appends `record` to `file` (whose current records are read first, so an invalid file is never overwritten). */
+const appendRecord = (file: string, record: ApiKeyRecord): void => writeKeys(file, [...readKeys(file), record])
+
+/** Makes the key; its record goes to the data directory unless `preferConfig` and the config directory is writable. */
+const createIn = (options: CreateApiKeyOptions, preferConfig: boolean): CreatedApiKey => {
+  const now = options.now ?? Date.now()
+  const existing = new Set(listApiKeys(options).map((listed) => listed.record.id))
+  let generated = generateApiKey()
+  while (existing.has(generated.id)) generated = generateApiKey()
+  const record = makeRecord(options, now, generated.id, generated.key)
+  const [config, data] = keysFiles(options)
+  const isWritable = options.isWritable ?? isDirectoryWritable
+  let target: KeysFile = config!
+  if (data !== undefined && (!preferConfig || !isWritable(resolve(options.configDir)))) target = data
+  try {
+    appendRecord(target.file, record)
+  } catch (error) {
+    if (target !== config || data === undefined || !READ_ONLY_CODES.has(errorCode(error) ?? "")) throw error
+    target = data
+    appendRecord(target.file, record)
+  }
+  return {
+    id: record.id,
+    key: generated.key,
+    team: record.team,
+    scopes: record.scopes,
+    ...(record.name === undefined ? {} : { name: record.name }),
+    createdAt: record.createdAt,
+    expiresAt: record.expiresAt ?? null,
+    location: target.location,
+    file: target.file
+  }
+}
+
+/**
+ * Makes a key for `team` with `scopes` and stores its record in the config
+ * directory's `api-keys.yaml`, or in the data directory's when the config
+ * directory is not writable. The returned key is the only copy.
+ */
+export const createApiKey = (options: CreateApiKeyOptions): CreatedApiKey => createIn(options, true)
+
+export interface RevokeApiKeyOptions extends KeyDirectories {
+  readonly id: string
+  /** Epoch milliseconds; defaults to the clock. */
+  readonly now?: number
+}
+
+export interface RevokedApiKey {
+  readonly id: ApiKeyId
+  readonly revokedAt: string
+  /** The files that were changed. */
+  readonly files: ReadonlyArray<string>
+}
+
+/** Marks the key `id` revoked in whichever file holds it. */
+export const revokeApiKey = (options: RevokeApiKeyOptions): RevokedApiKey => {
+  const revokedAt = new Date(options.now ?? Date.now()).toISOString()
+  const holding = keysFiles(options)
+    .map(({ file }) => ({ file, records: readKeys(file) }))
+    .filter(({ records }) => records.some((record) => record.id === options.id))
+  if (holding.length === 0) throw new ApiKeyNotFound({ id: options.id })
+  const active = holding.filter(({ records }) =>
+    records.some((record) => record.id === options.id && record.revokedAt === undefined)
+  )
+  if (active.length === 0) {
+    const record = holding[0]!.records.find((r) => r.id === options.id)!
+    throw new ApiKeyAlreadyRevoked({ id: options.id, revokedAt: record.revokedAt ?? "" })
+  }
+  for (const { file, records } of active) {
+    const updated = records.map((record) =>
+      record.id === options.id && record.revokedAt === undefined ? { ...record, revokedAt } : record
+    )
+    try {
+      writeKeys(file, updated)
+    } catch (error) {
+      const code = errorCode(error)
+      if (code === undefined || !READ_ONLY_CODES.has(code)) throw error
+      throw new ApiKeysFileNotWritable({
+        file: displayPath(file),
+        reason: `${code}; set revokedAt on the key in this file where it is maintained (its repository)`
+      })
+    }
+  }
+  return { id: options.id as ApiKeyId, revokedAt, files: active.map(({ file }) => file) }
+}
+
+export type BootstrapResult = ({ readonly created: true } & CreatedApiKey) | { readonly created: false }
+
+export interface BootstrapOptions extends KeyDirectories {
+  readonly team: TeamId
+  /** Epoch milliseconds; defaults to the clock. */
+  readonly now?: number
+}
+
+/**
+ * When neither `api-keys.yaml` holds a key: makes one for `team` with every
+ * scope, stored in the data directory (always writable; the config directory
+ * may be a read-only checkout), for the daemon to print once.
+ */
+export const ensureBootstrapKey = (options: BootstrapOptions): BootstrapResult => {
+  if (listApiKeys(options).length > 0) return { created: false }
+  const created = createIn(
+    {
+      configDir: options.configDir,
+      dataDir: options.dataDir,
+      team: options.team,
+      scopes: allScopes,
+      name: "bootstrap",
+      ...(options.now === undefined ? {} : { now: options.now })
+    },
+    false
+  )
+  return { created: true, ...created }
+}
