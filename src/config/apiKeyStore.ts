@@ -126,12 +126,28 @@ const HEADER = [
   "# This file is managed by `campusgate keys` (create, list, revoke)."
 ].join("\n")
 
-/** The text of an `api-keys.yaml` holding `records`. */
-export const serializeApiKeys = (records: ReadonlyArray<ApiKeyRecord>): string =>
-  `${HEADER}\n${stringify({ keys: records }, { lineWidth: 0 })}`
+/** The comment lines a file starts with (e.g. a `yaml-language-server` schema line), kept when it is rewritten. */
+const leadingComments = (file: string): string | undefined => {
+  let text: string
+  try {
+    text = readFileSync(file, "utf8")
+  } catch {
+    return undefined
+  }
+  const lines: Array<string> = []
+  for (const line of text.split(/\r?\n/)) {
+    if (!line.startsWith("#")) break
+    lines.push(line)
+  }
+  return lines.length > 0 ? lines.join("\n") : undefined
+}
+
+/** The text of an `api-keys.yaml` holding `records`, under `header` (comment lines; default: a note that only hashes are stored). */
+export const serializeApiKeys = (records: ReadonlyArray<ApiKeyRecord>, header: string = HEADER): string =>
+  `${header}\n${stringify({ keys: records }, { lineWidth: 0 })}`
 
 const writeKeys = (file: string, records: ReadonlyArray<ApiKeyRecord>): void =>
-  writeFileAtomic(file, serializeApiKeys(records))
+  writeFileAtomic(file, serializeApiKeys(records, leadingComments(file) ?? HEADER))
 
 export interface ListedApiKey {
   readonly record: ApiKeyRecord

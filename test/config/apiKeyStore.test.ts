@@ -136,6 +136,20 @@ describe("the written files", () => {
   })
 })
 
+describe("rewriting a file", () => {
+  it("keeps the comment lines it starts with", () => {
+    const dirs = directories()
+    const file = join(dirs.configDir, "api-keys.yaml")
+    const header = "# yaml-language-server: $schema=../schemas/api-keys.schema.json\n#\n# Hashes only.\n"
+    writeFileSync(file, `${header}keys: []\n`)
+    const created = createApiKey({ ...dirs, team: acme, scopes: ["jobs:read"] })
+    revokeApiKey({ ...dirs, id: created.id })
+    const text = readFileSync(file, "utf8")
+    expect(text.startsWith(`${header}keys:\n  - id: ${created.id}\n`)).toBe(true)
+    expect(text).toContain("revokedAt:")
+  })
+})
+
 describe("loadApiKeysFile", () => {
   it("reads a missing or empty file as no keys and reports duplicate ids", () => {
     const dirs = directories()
