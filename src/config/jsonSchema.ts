@@ -1,0 +1,363 @@
+/**
+ * JSON Schema (draft 2020-12) documents for the files of a config directory,
+ * generated from the Effect schemas that decode them, so editors can check
+ * a file while it is written: a first line
+ * `# yaml-language-server: $schema=../dist/schemas/campusgate.schema.json`
+ * points the YAML language server at one (`campusgate schema` and
+ * `npm run build` write them).
+ *
+ * Effect emits the structure (types, enums, required keys, bounds and, with
+ * `onExcessProperty: "error"`, `additionalProperties: false`). Added here:
+ * - `additionalProperties: false` on any object schema still without it;
+ * - `default`s, found by decoding a minimal file and reading back what the
+ *   schema filled in;
+ * - the `pattern`s of host names, globs and ids (Effect leaves out RegExps
+ *   written without the `u` flag), taken from the schemas' own checks, and
+ *   the ISO 8601 form of instants;
+ * - descriptions, so an editor explains each key on hover.
+ * The schemas cannot say everything the decoder checks (an offer's
+ * `startsAt` before its `endsAt`, teams declared, ids unique): `campusgate
+ * check` does.
+ */
+import { mkdirSync } from "node:fs"
+import { join } from "node:path"
+import { Schema } from "effect"
+import { ApiKeyId, ApiKeysFile, KeyHash } from "../domain/ApiKey.ts"
+import { OfferId, TargetGroupId, TeamId } from "../domain/Identifiers.ts"
+import { Instant, Offer } from "../domain/Offer.ts"
+import { DomainName, HostPattern, TargetGroup } from "../domain/TargetGroup.ts"
+import { writeFileAtomic } from "../store/atomicWrite.ts"
+import { Settings } from "./Settings.ts"
+
+export interface JsonSchemaFile {
+  /** E.g. `campusgate.schema.json`. */
+  readonly fileName: string
+  readonly title: string
+  /** A standalone draft 2020-12 document: `$schema`, `title`, `description`, the root schema and its `$defs`. */
+  readonly document: object
+}
+
+type JsonObject = { [key: string]: unknown }
+
+const isObject = (value: unknown): value is JsonObject =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+const sentence = (text: string): string => {
+  const capitalised = text.charAt(0).toUpperCase() + text.slice(1)
+  return /[.?!]$/.test(capitalised) ? capitalised : `${capitalised}.`
+}
+
+/** The failure message of a schema's first check that has one (the filter's own words). */
+const checkMessage = (schema: Schema.Top): string | undefined => {
+  for (const check of schema.ast.checks ?? []) {
+    const message = check.annotations?.message
+    if (typeof message === "string") return message
+  }
+  return undefined
+}
+
+/** `pattern` and description of a string schema checked with `Schema.isPattern`. */
+const patterned = (schema: Schema.Top): JsonObject => {
+  for (const check of schema.ast.checks ?? []) {
+    const representation = check.annotations?.representation
+    if (representation?.id === "effect/schema/isPattern" && isObject(representation.payload)) {
+      const { source } = representation.payload
+      if (typeof source !== "string") continue
+      const message = check.annotations?.message
+      return { pattern: source, ...(typeof message === "string" ? { description: sentence(message) } : {}) }
+    }
+  }
+  throw new Error(`jsonSchema: ${String(schema.ast)} has no pattern check`)
+}
+
+/**
+ * The form `Instant` accepts (its filter is a function, so Effect cannot
+ * export it): date, time with optional seconds and fraction, and an offset.
+ */
+export const instantPattern = "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:\\d{2})$"
+
+const instant = (what: string): JsonObject => ({
+  pattern: instantPattern,
+  description: `${what}: ${checkMessage(Instant) ?? "an ISO 8601 date-time with a time zone"}.`,
+  examples: ["2026-09-01T00:00:00Z"]
+})
+
+/**
+ * Additions by field path: `a.b` names property `b` of property `a`, a
+ * trailing `[]` the items of an array. A path the generated schema lacks is
+ * an error, so a renamed field cannot leave a stale description behind.
+ */
+type Additions = ReadonlyArray<readonly [path: string, additions: JsonObject]>
+
+const describe = (description: string): JsonObject => ({ description })
+
+const targetGroupAdditions: Additions = [
+  ["id", { ...patterned(TargetGroupId), description: "Unique id, referenced by offers and API calls." }],
+  ["name", describe("Shown in validation results.")],
+  ["description", describe("Free text for people.")],
+  [
+    "team",
+    {
+      ...patterned(TeamId),
+      description: "The owning team (declared in campusgate.yaml): only its offers may use the group. Absent: shared."
+    }
+  ],
+  [
+    "criteria",
+    describe(
+      "An email is valid when its format is valid, no deny rule is the most specific match and at least one allow source (institutions, domains, patterns) matches with all its filters passing."
+    )
+  ],
+  ["criteria.institutions", describe("The host belongs to an academic institution passing every given filter.")],
+  ["criteria.institutions.types", describe("Accepted institution types; absent: any.")],
+  ["criteria.institutions.countries", describe("Accepted countries (ISO 3166-1 alpha-2); absent: any.")],
+  [
+    "criteria.institutions.regions",
+    describe(
+      "Accepted regions (ISO 3166-2, e.g. DE-BY); absent: any. The institution's region must be known: the built-in data has countries only, datasets in campusgate.yaml can add regions."
+    )
+  ],
+  [
+    "criteria.institutions.includeSuffixRules",
+    describe("Accept hosts matched only by an academic suffix rule (*.edu, *.ac.XX) with no listed institution.")
+  ],
+  ["criteria.domains", describe("Host names; an entry covers its sub-domains and the most specific entry wins.")],
+  ["criteria.domains.allow", describe("Hosts accepted (with their sub-domains).")],
+  ["criteria.domains.allow[]", patterned(DomainName)],
+  ["criteria.domains.deny", describe("Hosts refused (with their sub-domains), also when an institution matches.")],
+  ["criteria.domains.deny[]", patterned(DomainName)],
+  [
+    "criteria.patterns",
+    describe('Host globs: "*" matches characters inside one label, a leading "*." one or more labels.')
+  ],
+  ["criteria.patterns.allow", describe("Globs of hosts accepted, e.g. *.ac.uk or students.*.edu.")],
+  ["criteria.patterns.allow[]", patterned(HostPattern)],
+  ["criteria.patterns.deny", describe("Globs of hosts refused, e.g. alumni.*.ac.uk.")],
+  ["criteria.patterns.deny[]", patterned(HostPattern)],
+  ["criteria.email", describe("The email policy.")],
+  ["criteria.email.rejectDisposable", describe("Refuse disposable (throw-away) email services.")],
+  ["criteria.email.rejectRoleAccounts", describe("Refuse role accounts such as admin@, info@, office@.")],
+  ["criteria.email.rejectFreeMail", describe("Refuse free email providers such as gmail.com.")],
+  ["criteria.email.rejectAbused", describe("Refuse institutions known to hand out addresses to outsiders.")],
+  ["criteria.email.rejectConfusable", describe("Refuse internationalised domains that imitate others.")],
+  ["criteria.email.allowQuotedLocalPart", describe('Accept quoted local parts ("john doe"@example.edu).')],
+  ["criteria.email.allowIpLiteral", describe("Accept IP-address hosts (user@[192.0.2.1]).")],
+  ["examples", describe("Emails `campusgate check` validates against this group.")],
+  ["examples.valid", describe("Emails this group must accept.")],
+  ["examples.invalid", describe("Emails this group must refuse.")]
+]
+
+const offerAdditions: Additions = [
+  ["id", { ...patterned(OfferId), description: "Unique id, referenced by API calls." }],
+  ["team", { ...patterned(TeamId), description: "The owning team, declared in campusgate.yaml." }],
+  ["name", describe("Shown in validation results.")],
+  ["description", describe("Free text for people.")],
+  [
+    "targetGroups",
+    describe("Ids of the target groups, shared or of this offer's team: the email is eligible when any matches.")
+  ],
+  ["targetGroups[]", patterned(TargetGroupId)],
+  [
+    "status",
+    describe(
+      "What people set. An active offer with a startsAt/endsAt window is scheduled before it and expired after it."
+    )
+  ],
+  ["startsAt", instant("When the offer opens")],
+  ["endsAt", instant("When the offer closes (after startsAt)")]
+]
+
+const rateLimitAdditions = (name: string, what: string): Additions => [
+  [`rateLimits.${name}`, describe(what)],
+  [`rateLimits.${name}.requests`, describe("Requests allowed per window, per API key.")],
+  [`rateLimits.${name}.windowSeconds`, describe("The window, in seconds.")]
+]
+
+const settingsAdditions: Additions = [
+  ["server", describe("The daemon's HTTP server.")],
+  ["server.host", describe("The address to listen on; env CAMPUSGATE_HOST.")],
+  ["server.port", describe("The port (0 picks a free one); env CAMPUSGATE_PORT.")],
+  [
+    "server.maxBodyBytes",
+    describe(
+      "Largest request body accepted, in bytes (bulk-async uploads have their own limit); env CAMPUSGATE_MAX_BODY_BYTES."
+    )
+  ],
+  ["server.shutdownTimeoutSeconds", describe("How long a graceful shutdown waits for in-flight requests.")],
+  [
+    "dataDir",
+    describe(
+      "Where API-created resources, usage statistics and jobs live, relative to the config directory. Absent: the --data flag, CAMPUSGATE_DATA, or ./data."
+    )
+  ],
+  ["teams", describe("Known teams: every target group (unless shared), offer and API key names one.")],
+  ["teams[].id", patterned(TeamId)],
+  ["teams[].name", describe("A readable name.")],
+  [
+    "datasets",
+    describe(
+      "Institution datasets merged on top of the built-in index (Hipo JSON, CSV or YAML), relative to this file."
+    )
+  ],
+  ["limits", describe("Upper bounds for bulk validation and asynchronous jobs.")],
+  ["limits.bulkMaxEmails", describe("Emails in one bulk validation request.")],
+  ["limits.jobMaxEmails", describe("Emails in one asynchronous job.")],
+  ["limits.jobMaxBodyBytes", describe("Largest asynchronous job upload, in bytes.")],
+  ["rateLimits", describe("Requests per window and per API key, by kind of request.")],
+  ...rateLimitAdditions("bulk", "Bulk and bulk-async validation, batch offer processing."),
+  ...rateLimitAdditions("validate", "Single validations."),
+  ...rateLimitAdditions("default", "Everything else (reads and writes of offers, target groups, jobs)."),
+  ["jobs", describe("Asynchronous bulk jobs.")],
+  ["jobs.concurrency", describe("Jobs processed at once.")],
+  ["jobs.maxQueued", describe("Jobs waiting beyond this answer 503.")],
+  ["jobs.retentionHours", describe("How long finished jobs and their results are kept.")],
+  ["statistics", describe("Usage statistics per offer.")],
+  [
+    "statistics.flushIntervalMs",
+    describe("How often counters are written to the data directory (a crash loses at most this much).")
+  ],
+  ["logging", describe("Logging.")],
+  ["logging.level", describe("The lowest level logged; env CAMPUSGATE_LOG_LEVEL.")],
+  ["logging.logEmails", describe("Write full email addresses in logs (off: only their domain).")]
+]
+
+const apiKeysAdditions: Additions = [
+  ["keys", describe("Managed with `campusgate keys create|list|revoke`; only hashes are stored, never keys.")],
+  ["keys[].id", patterned(ApiKeyId)],
+  ["keys[].name", describe("What the key is for.")],
+  ["keys[].team", { ...patterned(TeamId), description: "The team the key acts for." }],
+  ["keys[].scopes", describe("What the key may do.")],
+  ["keys[].hash", patterned(KeyHash)],
+  ["keys[].createdAt", instant("When the key was created")],
+  ["keys[].expiresAt", instant("When the key stops working")],
+  ["keys[].revokedAt", instant("When the key was revoked")]
+]
+
+const nodeAt = (root: JsonObject, path: string): JsonObject => {
+  let node: unknown = root
+  for (const segment of path.split(".")) {
+    const items = segment.endsWith("[]")
+    const name = items ? segment.slice(0, -2) : segment
+    const properties: unknown = isObject(node) ? node.properties : undefined
+    node = isObject(properties) ? properties[name] : undefined
+    if (items) node = isObject(node) ? node.items : undefined
+    if (!isObject(node)) throw new Error(`jsonSchema: the generated schema has no "${path}"`)
+  }
+  return node as JsonObject
+}
+
+/** Sets `default` on each optional property the decoder filled in for the minimal `probe`. */
+const addDefaults = (node: JsonObject, probe: unknown, decoded: unknown): void => {
+  const properties = node.properties
+  if (!isObject(properties) || !isObject(decoded)) return
+  const required = new Set(Array.isArray(node.required) ? node.required : [])
+  for (const [key, child] of Object.entries(properties)) {
+    if (!isObject(child) || !(key in decoded)) continue
+    const probed = isObject(probe) && key in probe
+    if (!probed && !required.has(key)) child.default = decoded[key]
+    addDefaults(child, isObject(probe) ? probe[key] : undefined, decoded[key])
+  }
+}
+
+const subSchemaKeys = ["items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames"]
+const subSchemaListKeys = ["prefixItems", "allOf", "anyOf", "oneOf"]
+const subSchemaMapKeys = ["properties", "patternProperties", "dependentSchemas", "$defs"]
+
+/** Adds `additionalProperties: false` to every object schema listing `properties` that does not say otherwise. */
+const closeObjects = (schema: unknown): void => {
+  if (!isObject(schema)) return
+  if (isObject(schema.properties) && !("additionalProperties" in schema)) schema.additionalProperties = false
+  for (const key of subSchemaKeys) closeObjects(schema[key])
+  for (const key of subSchemaListKeys) {
+    const list = schema[key]
+    if (Array.isArray(list)) for (const item of list) closeObjects(item)
+  }
+  for (const key of subSchemaMapKeys) {
+    const map = schema[key]
+    if (isObject(map)) for (const item of Object.values(map)) closeObjects(item)
+  }
+}
+
+interface Kind {
+  readonly fileName: string
+  readonly title: string
+  readonly description: string
+  readonly schema: Schema.ConstraintDecoder<unknown>
+  /** A minimal valid file, with every optional object present whose own defaults should be read. */
+  readonly probe: unknown
+  readonly additions: Additions
+}
+
+const kinds: ReadonlyArray<Kind> = [
+  {
+    fileName: "campusgate.schema.json",
+    title: "Campusgate settings (campusgate.yaml)",
+    description:
+      "Deploy-wide settings of a Campusgate config directory. Every field has a default, so an empty file works; relative paths resolve against the config directory, and CAMPUSGATE_* environment variables override deploy-time values.",
+    schema: Settings,
+    probe: {},
+    additions: settingsAdditions
+  },
+  {
+    fileName: "target-group.schema.json",
+    title: "Campusgate target group",
+    description:
+      "Who an offer is for; one file per target group in target-groups/. Criteria by type: institutions (types, countries, regions), domain lists, host patterns and an email policy.",
+    schema: TargetGroup,
+    probe: { id: "probe", name: "probe", criteria: { institutions: {}, domains: {}, patterns: {} }, examples: {} },
+    additions: targetGroupAdditions
+  },
+  {
+    fileName: "offer.schema.json",
+    title: "Campusgate offer",
+    description:
+      "An offer of one team; one file per offer in offers/. An email is eligible when any of its target groups matches and the offer is active; startsAt must be before endsAt.",
+    schema: Offer,
+    probe: { id: "probe", team: "probe", name: "probe", targetGroups: ["probe"], status: "draft" },
+    additions: offerAdditions
+  },
+  {
+    fileName: "api-keys.schema.json",
+    title: "Campusgate API keys (api-keys.yaml)",
+    description:
+      "API keys of the daemon, each acting for one team with some scopes. Managed with `campusgate keys`; only each key's SHA-256 hash is stored.",
+    schema: ApiKeysFile,
+    probe: { keys: [] },
+    additions: apiKeysAdditions
+  }
+]
+
+const DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+const documentOf = (kind: Kind): JsonObject => {
+  const generated = Schema.toJsonSchemaDocument(kind.schema, { onExcessProperty: "error" })
+  const root = JSON.parse(JSON.stringify(generated.schema)) as JsonObject
+  const definitions = JSON.parse(JSON.stringify(generated.definitions)) as JsonObject
+  closeObjects(root)
+  for (const definition of Object.values(definitions)) closeObjects(definition)
+  const decoded: unknown = JSON.parse(JSON.stringify(Schema.decodeUnknownSync(kind.schema)(kind.probe)))
+  addDefaults(root, kind.probe, decoded)
+  for (const [path, additions] of kind.additions) Object.assign(nodeAt(root, path), additions)
+  const { title: _title, description: _description, ...rest } = root
+  return {
+    $schema: DIALECT,
+    title: kind.title,
+    description: kind.description,
+    ...rest,
+    ...(Object.keys(definitions).length > 0 ? { $defs: definitions } : {})
+  }
+}
+
+/** One JSON Schema document per file kind of a config directory. */
+export const jsonSchemas = (): ReadonlyArray<JsonSchemaFile> =>
+  kinds.map((kind) => ({ fileName: kind.fileName, title: kind.title, document: documentOf(kind) }))
+
+/** Writes every document into `outDir` (created when missing); returns the paths written. */
+export const writeJsonSchemas = (outDir: string): ReadonlyArray<string> => {
+  mkdirSync(outDir, { recursive: true })
+  return jsonSchemas().map(({ fileName, document }) => {
+    const path = join(outDir, fileName)
+    writeFileAtomic(path, `${JSON.stringify(document, null, 2)}\n`)
+    return path
+  })
+}
