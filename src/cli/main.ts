@@ -3,13 +3,14 @@
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { Effect } from "effect"
 import { Command } from "effect/cli"
+import { checkCommand } from "./commands/check.ts"
 import { inspectCommand } from "./commands/inspect.ts"
 import { keysCommand } from "./commands/keys.ts"
 import { schemaCommand } from "./commands/schema.ts"
 
 const campusgate = Command.make("campusgate").pipe(
   Command.withDescription("Decide whether an email address belongs to the students and educators an offer is for"),
-  Command.withSubcommands([inspectCommand, keysCommand, schemaCommand])
+  Command.withSubcommands([checkCommand, inspectCommand, keysCommand, schemaCommand])
 )
 
 campusgate.pipe(Command.run({ version: "0.1.0" }), Effect.provide(NodeServices.layer), NodeRuntime.runMain)
