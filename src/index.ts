@@ -8,7 +8,9 @@
  * - or opens a config directory, the same YAML files the daemon serves,
  *   with `openConfig({ configDir, watch: true })`.
  */
-import { Effect, Layer, ManagedRuntime } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
 import type { OfferInput } from "./domain/Offer.ts"
 import type { TargetGroupInput } from "./domain/TargetGroup.ts"
 import type { OfferValidationResult, ValidationResult } from "./domain/ValidationResult.ts"

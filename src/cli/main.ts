@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 /** The `campusgate` command: composes the subcommands and runs them on Node. */
-import { NodeRuntime, NodeServices } from "@effect/platform-node"
-import { Effect } from "effect"
-import { Command } from "effect/cli"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import * as Command from "effect/cli/Command"
+import * as Effect from "effect/Effect"
 import { checkCommand } from "./commands/check.ts"
 import { inspectCommand } from "./commands/inspect.ts"
 import { keysCommand } from "./commands/keys.ts"

@@ -3,8 +3,8 @@
  * directory are. Flag, else environment (`CAMPUSGATE_CONFIG`,
  * `CAMPUSGATE_DATA`), else `./config` and `./data`.
  */
-import { Config } from "effect"
-import { Flag } from "effect/cli"
+import * as Config from "effect/Config"
+import * as Flag from "effect/cli/Flag"
 
 export const configDirFlag = Flag.String("config").pipe(
   Flag.withDescription(

@@ -6,7 +6,8 @@
  * config directory. Deploy-time values can be overridden from the
  * environment (`environment.ts`).
  */
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { TeamId } from "../domain/Identifiers.ts"
 
 const withDefault = <S extends Schema.Top>(schema: S, value: S["Encoded"]) =>

@@ -7,7 +7,8 @@
  */
 import { accessSync, constants, readFileSync } from "node:fs"
 import { resolve } from "node:path"
-import { Schema, SchemaIssue } from "effect"
+import * as Schema from "effect/Schema"
+import * as SchemaIssue from "effect/SchemaIssue"
 import { stringify } from "yaml"
 import {
   type ApiKeyId,

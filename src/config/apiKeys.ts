@@ -8,7 +8,7 @@
  * ever stored.
  */
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { type ApiKeyId, type ApiKeyRecord, isKeyActive } from "../domain/ApiKey.ts"
 import { Instant } from "../domain/Offer.ts"
 

@@ -21,7 +21,7 @@
  */
 import { mkdirSync } from "node:fs"
 import { join } from "node:path"
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { ApiKeyId, ApiKeysFile, KeyHash } from "../domain/ApiKey.ts"
 import { OfferId, TargetGroupId, TeamId } from "../domain/Identifiers.ts"
 import { Instant, Offer } from "../domain/Offer.ts"

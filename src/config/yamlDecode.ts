@@ -5,7 +5,8 @@
  * unknown keys (typos must not pass silently) and schema failures are all
  * reported, never thrown.
  */
-import { Schema, SchemaIssue } from "effect"
+import * as Schema from "effect/Schema"
+import * as SchemaIssue from "effect/SchemaIssue"
 import { isMap, isScalar, isSeq, LineCounter, type Node, parseAllDocuments } from "yaml"
 import type { ConfigurationProblem } from "../domain/errors.ts"
 

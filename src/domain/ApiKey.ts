@@ -3,7 +3,7 @@
  * Only a key's hash is ever stored (`api-keys.yaml`); the key itself is
  * shown once, when it is created.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { TeamId } from "./Identifiers.ts"
 import { Instant } from "./Offer.ts"
 

@@ -13,7 +13,7 @@
  * - Every table is built once, when the module loads; lookups are plain map
  *   reads and allocate only the key of the name they are given.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { type CountryRow, countryRows, nonIsoAlpha2 } from "./countries.data.ts"
 import { genericUseCcTlds, tldCountryExceptions, trustedSecondLevels } from "./countryTlds.data.ts"
 import { nameKeyVariants } from "./nameKey.ts"

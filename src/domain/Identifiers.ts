@@ -3,7 +3,7 @@
  * offer and team ids. Lower-case slugs so they are safe in file names, paths
  * and log lines alike.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 const slug = (what: string) =>
   Schema.String.pipe(

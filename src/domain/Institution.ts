@@ -3,7 +3,7 @@
  * fact: which dataset named it, where its country came from, and which rule
  * matched an email to it.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 export const InstitutionType = Schema.Literals(["university", "college", "school", "research", "other"])
 export type InstitutionType = typeof InstitutionType.Type

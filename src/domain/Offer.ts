@@ -3,7 +3,7 @@
  * target groups matches. Its stored `status` is what people set; the
  * effective status adds `scheduled` and `expired` from the offer's window.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { OfferId, TargetGroupId, TeamId } from "./Identifiers.ts"
 
 export const OfferStatus = Schema.Literals(["draft", "active", "paused", "archived"])

@@ -2,7 +2,7 @@
  * Stable, machine-readable reasons a validation failed. Clients branch on
  * these; the plain-English `reason` next to them is for people and may change.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 export const ReasonCode = Schema.Literals([
   "INVALID_EMAIL_FORMAT",

@@ -11,7 +11,7 @@
  *   well-formed code names a subdivision ISO lists, and the names of
  *   subdivisions, come from the compiled subdivision list (`Subdivisions.ts`).
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { type CountryCode, isCountryCode, suggestCountryCode } from "./Country.ts"
 
 const regionCodeForm = /^([A-Z]{2})-([A-Z0-9]{1,3})$/

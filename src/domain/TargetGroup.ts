@@ -5,7 +5,8 @@
  * valid when its format is valid, no deny rule is the most specific match and
  * at least one allow source matches with all of its filters passing.
  */
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { CountryCode } from "./Country.ts"
 import { TargetGroupId, TeamId } from "./Identifiers.ts"
 import { InstitutionType } from "./Institution.ts"

@@ -4,7 +4,7 @@
  * status and the facts behind it, so a result explains itself without logs.
  * A successful and a failed result have the same shape.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { DataSource, InstitutionFlag, InstitutionType, MatchRule } from "./Institution.ts"
 import { EffectiveOfferStatus } from "./Offer.ts"
 import { ReasonCode } from "./ReasonCode.ts"

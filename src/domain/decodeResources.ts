@@ -3,7 +3,8 @@
  * YAML, JSON bodies) with their schemas. Unknown keys are errors, so a typo
  * never passes silently; every problem names its path.
  */
-import { Schema, SchemaIssue } from "effect"
+import * as Schema from "effect/Schema"
+import * as SchemaIssue from "effect/SchemaIssue"
 import type { ConfigurationProblem } from "./errors.ts"
 import { Offer } from "./Offer.ts"
 import { TargetGroup } from "./TargetGroup.ts"
@@ -29,7 +30,7 @@ const decodeOffer = Schema.decodeUnknownExit(Offer, { onExcessProperty: "error",
 const decodeAll = <A>(
   inputs: ReadonlyArray<unknown>,
   prefix: string,
-  decode: (input: unknown) => import("effect").Exit.Exit<A, Schema.SchemaError>,
+  decode: (input: unknown) => import("effect/Exit").Exit<A, Schema.SchemaError>,
   problems: Array<ConfigurationProblem>
 ): Array<A> =>
   inputs.flatMap((input, i) => {

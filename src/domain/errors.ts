@@ -2,7 +2,7 @@
  * Errors the library reports to its callers. Each is a tagged, schema-backed
  * class so transports can map it to a response without inspecting text.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 export class TargetGroupNotFound extends Schema.TaggedError<TargetGroupNotFound>()("TargetGroupNotFound", {
   targetGroupId: Schema.String

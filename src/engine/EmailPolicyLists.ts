@@ -2,7 +2,8 @@
  * The email policy lists (disposable domains, free mail providers, role
  * accounts) as an Effect service, loaded from the data compiled at build time.
  */
-import { Context, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Layer from "effect/Layer"
 import { type EmailLists, loadBuiltInEmailLists, loadEmailLists } from "./policy/EmailLists.ts"
 import type { EmailListsData } from "./policy/EmailListsData.ts"
 

@@ -4,7 +4,9 @@
  * provenance). Building it is the only slow step (tens of milliseconds);
  * lookups afterwards are plain synchronous calls on `table`.
  */
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { InvalidConfiguration } from "../domain/errors.ts"
 import { readBuiltInJson } from "./data/builtInData.ts"
 import { IndexBuilder } from "./institutions/IndexBuilder.ts"

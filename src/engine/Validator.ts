@@ -4,7 +4,9 @@
  * a whole (configuration reload); a validation that has started finishes on
  * the snapshot it started with.
  */
-import { Context, Effect, Layer } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { decodeOffers, decodeTargetGroups } from "../domain/decodeResources.ts"
 import {
   type ConfigurationProblem,

@@ -7,7 +7,7 @@
  * `isApiWritable` tells which are which.
  */
 import { join } from "node:path"
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { stringify } from "yaml"
 import { OFFERS_DIR, TARGET_GROUPS_DIR } from "../config/layout.ts"
 import type { LoadedConfig } from "../config/loadConfig.ts"

@@ -7,8 +7,13 @@
  * (`--format github`). The institution index is loaded only when there are
  * examples to run.
  */
-import { Effect, Option } from "effect"
-import { Argument, CliError, Command, Flag } from "effect/cli"
+
+import * as Argument from "effect/cli/Argument"
+import * as CliError from "effect/cli/CliError"
+import * as Command from "effect/cli/Command"
+import * as Flag from "effect/cli/Flag"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { ConfigEngines } from "../../config/configEngine.ts"
 import { type LoadedConfig, loadConfig } from "../../config/loadConfig.ts"
 import { type ExamplesReport, runExamples } from "../../config/runExamples.ts"

@@ -7,8 +7,11 @@
  * `# yaml-language-server: $schema=../dist/schemas/target-group.schema.json`.
  * It reads no config; `--config` and `--data` are accepted like everywhere.
  */
-import { Effect } from "effect"
-import { CliError, Command, Flag } from "effect/cli"
+
+import * as CliError from "effect/cli/CliError"
+import * as Command from "effect/cli/Command"
+import * as Flag from "effect/cli/Flag"
+import * as Effect from "effect/Effect"
 import { writeJsonSchemas } from "../../config/jsonSchema.ts"
 import { displayPath } from "../../config/layout.ts"
 import { directoryFlags } from "../options.ts"

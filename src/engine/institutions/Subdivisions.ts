@@ -20,7 +20,7 @@
  * - Per-country name indexes are built on the first question about that
  *   country and kept; a lookup after that is a few map reads.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import type { CountryCode } from "../../domain/Country.ts"
 import { nameKey, nameVariants, nameWords } from "../../domain/nameKey.ts"
 import { isRegionCode, type RegionCode } from "../../domain/Region.ts"

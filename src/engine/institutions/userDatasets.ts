@@ -7,7 +7,8 @@
  * - `yaml`: a list of `{name, domains, country?, region?, type?}`.
  * Every bad row is reported with the dataset name, line (or index) and field.
  */
-import { Schema, SchemaIssue } from "effect"
+import * as Schema from "effect/Schema"
+import * as SchemaIssue from "effect/SchemaIssue"
 import { isMap, isSeq, LineCounter, parseDocument } from "yaml"
 import { CountryCode } from "../../domain/Country.ts"
 import { InstitutionType } from "../../domain/Institution.ts"
