@@ -6,13 +6,15 @@
 import * as Config from "effect/Config"
 import * as Flag from "effect/cli/Flag"
 
+export const defaultConfigDir = "./config"
+
 export const configDirFlag = Flag.String("config").pipe(
   Flag.withDescription(
     "The config directory (campusgate.yaml, target-groups/, offers/, api-keys.yaml); env CAMPUSGATE_CONFIG"
   ),
   Flag.withMetavar("DIR"),
   Flag.withFallbackConfig(Config.String("CAMPUSGATE_CONFIG")),
-  Flag.withDefault("./config")
+  Flag.withDefault(defaultConfigDir)
 )
 
 /** `undefined` when neither flag nor environment names it: campusgate.yaml's `dataDir`, else `./data`. */

@@ -59,3 +59,21 @@ describe("campusgate inspect", () => {
     expect(unknown.status).not.toBe(0)
   })
 })
+
+describe("campusgate inspect with a config directory", () => {
+  it("merges the datasets the config names, as the daemon does", () => {
+    const dir = mkdtempSync(join(tmpdir(), "campusgate-inspect-config-"))
+    writeFileSync(join(dir, "campusgate.yaml"), "datasets:\n  - partners.csv\n")
+    writeFileSync(join(dir, "partners.csv"), "domain,name,country\npartnercollege.co.nz,Partner College,NZ\n")
+    const [partner] = run(["inspect", "--config", dir, "jane@partnercollege.co.nz"])
+    expect(partner.institution).toMatchObject({ name: "Partner College", country: "NZ", rule: "listed-domain" })
+  })
+
+  it("refuses a config directory that does not load", () => {
+    const result = spawnSync(process.execPath, [main, "inspect", "--config", "/nonexistent/config", "mit.edu"], {
+      encoding: "utf8"
+    })
+    expect(result.status).not.toBe(0)
+    expect(result.stderr + result.stdout).toMatch(/the config directory does not exist/)
+  })
+})

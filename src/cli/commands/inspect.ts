@@ -6,7 +6,7 @@
  * field names are stable: held-out evaluations read them.
  */
 import { once } from "node:events"
-import { readFileSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
 import { extname } from "node:path"
 import { createInterface } from "node:readline"
 import * as Argument from "effect/cli/Argument"
@@ -14,11 +14,15 @@ import * as CliError from "effect/cli/CliError"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { loadConfig } from "../../config/loadConfig.ts"
+import { formatProblem } from "../../domain/errors.ts"
 import { buildInstitutionTable } from "../../engine/InstitutionIndex.ts"
 import { inspectInput } from "../../engine/inspect.ts"
 import type { DatasetFormat, DatasetSpec } from "../../engine/institutions/userDatasets.ts"
 import { loadBuiltInEmailLists } from "../../engine/policy/EmailLists.ts"
 import { type EngineContext, makeEngineContext } from "../../engine/targeting/EngineContext.ts"
+import { configDirFlag, dataDirFlag, defaultConfigDir } from "../options.ts"
 
 const formatByExtension: Record<string, DatasetFormat> = {
   ".json": "hipo",
@@ -49,6 +53,18 @@ const writeLines = async (lines: AsyncIterable<string> | Iterable<string>, conte
   if (buffer !== "" && !out.write(buffer)) await once(out, "drain")
 }
 
+/**
+ * The datasets named in the config directory's campusgate.yaml, so `inspect`
+ * sees what the daemon sees. No config directory at the default place means
+ * none; a config that does not load is an error.
+ */
+const configDatasets = (configDir: string, dataDir: string | undefined): ReadonlyArray<DatasetSpec> => {
+  if (configDir === defaultConfigDir && !existsSync(configDir)) return []
+  const loaded = loadConfig({ configDir, dataDir })
+  if (!loaded.ok) throw new Error(loaded.problems.map(formatProblem).join("\n"))
+  return loaded.config.datasets
+}
+
 export const inspectCommand = Command.make(
   "inspect",
   {
@@ -57,14 +73,23 @@ export const inspectCommand = Command.make(
       Argument.variadic()
     ),
     datasets: Flag.String("dataset").pipe(
-      Flag.withDescription("An institution dataset to merge on top of the built-in data (.json Hipo, .csv, .yaml)"),
+      Flag.withDescription(
+        "An institution dataset to merge on top of the built-in data and the config's datasets (.json Hipo, .csv, .yaml)"
+      ),
       Flag.atLeast(0)
-    )
+    ),
+    config: configDirFlag,
+    data: dataDirFlag
   },
-  Effect.fn("inspect")(function* ({ inputs, datasets }) {
+  Effect.fn("inspect")(function* ({ inputs, datasets, config, data }) {
     const context = yield* Effect.try({
       try: (): EngineContext =>
-        makeEngineContext(buildInstitutionTable({ datasets: datasets.map(readDatasetFile) }), loadBuiltInEmailLists()),
+        makeEngineContext(
+          buildInstitutionTable({
+            datasets: [...configDatasets(config, Option.getOrUndefined(data)), ...datasets.map(readDatasetFile)]
+          }),
+          loadBuiltInEmailLists()
+        ),
       catch: (error) => new CliError.UserError({ cause: error, userMessage: (error as Error).message })
     })
     const source =

@@ -9,6 +9,7 @@
  */
 import * as Schema from "effect/Schema"
 import * as SchemaIssue from "effect/SchemaIssue"
+import { parse } from "tldts"
 import { isMap, isSeq, LineCounter, parseDocument } from "yaml"
 import { CountryCode } from "../../domain/Country.ts"
 import { InstitutionType } from "../../domain/Institution.ts"
@@ -52,9 +53,23 @@ export class DatasetError extends Error {
   }
 }
 
+/** A domain an institution can own: under a known public suffix and not a public suffix itself. */
+const InstitutionDomain = DomainName.pipe(
+  Schema.check(
+    Schema.makeFilter((domain: string) => {
+      // A malformed name is DomainName's to report.
+      if (!/^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(domain)) return true
+      const parsed = parse(domain)
+      if (parsed.isIcann !== true && parsed.isPrivate !== true) return `"${domain}" has no known top-level domain`
+      if (parsed.publicSuffix === domain) return `"${domain}" is a public suffix, which no institution owns`
+      return true
+    })
+  )
+)
+
 const UserInstitution = Schema.Struct({
   name: Schema.NonEmptyString,
-  domains: Schema.Array(DomainName).pipe(Schema.check(Schema.isMinLength(1))),
+  domains: Schema.Array(InstitutionDomain).pipe(Schema.check(Schema.isMinLength(1))),
   country: Schema.optionalKey(CountryCode),
   region: Schema.optionalKey(RegionCode),
   type: Schema.optionalKey(InstitutionType)
@@ -162,7 +177,12 @@ const parseCsvDataset = (content: string, problems: Array<DatasetProblem>): Arra
     }
     for (const optional of ["country", "region", "type"])
       if (cell(optional) !== undefined) record[optional] = cell(optional)
+    const reported = problems.length
     const decoded = decodeUser(record, `${row.line}`, problems)
+    // A row has one domain, in the `domain` column.
+    for (let i = reported; i < problems.length; i++) {
+      if (problems[i]!.field === "domains.0") problems[i] = { ...problems[i]!, field: "domain" }
+    }
     if (decoded === undefined) continue
     const key = `${decoded.name}\u0000${decoded.country ?? ""}`
     const group = byName.get(key)

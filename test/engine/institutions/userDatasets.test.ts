@@ -86,10 +86,18 @@ describe("CSV datasets", () => {
     const csv = "domain,name,country\nok.edu,Fine,US\nbad domain,Broken,US\nx.edu,Wrong country,UK\n"
     const problems = problemsOf({ name: "p.csv", format: "csv", content: csv })
     expect(problems).toEqual([
-      expect.objectContaining({ location: "3", field: "domains.0" }),
+      expect.objectContaining({ location: "3", field: "domain" }),
       expect.objectContaining({ location: "4", field: "country", message: expect.stringContaining('"GB"') })
     ])
     expect(problemsOf({ name: "p.csv", format: "csv", content: "host,name\n" })[0]).toMatchObject({ field: "host" })
+  })
+
+  it("rejects domains no institution can own instead of dropping them silently", () => {
+    const csv = "domain,name\npartner.example,Unknown TLD\nco.nz,Public suffix\n"
+    expect(problemsOf({ name: "p.csv", format: "csv", content: csv })).toEqual([
+      { location: "2", field: "domain", message: '"partner.example" has no known top-level domain' },
+      { location: "3", field: "domain", message: '"co.nz" is a public suffix, which no institution owns' }
+    ])
   })
 })
 
