@@ -8,10 +8,11 @@ import { checkCommand } from "./commands/check.ts"
 import { inspectCommand } from "./commands/inspect.ts"
 import { keysCommand } from "./commands/keys.ts"
 import { schemaCommand } from "./commands/schema.ts"
+import { serveCommand } from "./commands/serve.ts"
 
 const campusgate = Command.make("campusgate").pipe(
   Command.withDescription("Decide whether an email address belongs to the students and educators an offer is for"),
-  Command.withSubcommands([checkCommand, inspectCommand, keysCommand, schemaCommand])
+  Command.withSubcommands([serveCommand, checkCommand, inspectCommand, keysCommand, schemaCommand])
 )
 
 campusgate.pipe(Command.run({ version: "0.1.0" }), Effect.provide(NodeServices.layer), NodeRuntime.runMain)

@@ -1,0 +1,33 @@
+/**
+ * The HTTP contract, shared by the server and the typed client: every
+ * endpoint under `/api/v1` (the server also answers `/v1`), its payload,
+ * success and problem schemas, and the scope it needs.
+ */
+import * as HttpApi from "effect/http-api/HttpApi"
+import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
+import * as OpenApi from "effect/http-api/OpenApi"
+import { BadRequest } from "./problems.ts"
+import { ValidationApi } from "./validation.ts"
+
+/**
+ * Turns a request that fails decoding (malformed JSON, wrong types, unknown
+ * fields) into a 400 problem with field-level errors; the server implements it.
+ */
+export class RequestErrors extends HttpApiMiddleware.Service<RequestErrors>()("campusgate/api/RequestErrors", {
+  error: BadRequest
+}) {}
+
+export const API_PREFIX = "/api/v1"
+
+export class CampusgateApi extends HttpApi.make("campusgate")
+  .add(ValidationApi)
+  .middleware(RequestErrors)
+  .prefix(API_PREFIX)
+  .annotateMerge(
+    OpenApi.annotations({
+      title: "Campusgate",
+      version: "1",
+      description:
+        "Decides whether an email address belongs to the students and educators an offer is for. Errors are RFC 9457 problem details with `code` and `requestId`."
+    })
+  ) {}

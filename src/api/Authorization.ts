@@ -1,0 +1,31 @@
+/**
+ * Authentication and authorisation, as the contract declares them:
+ * `Authorization: Bearer <key>`; the key's team and scopes become the
+ * `Caller` of the request. Each endpoint names the scope it needs with the
+ * `RequiredScope` annotation, so the scope table in the docs and the check
+ * come from one place. The server implements the middleware
+ * (`server/authorization.ts`); clients add the header.
+ */
+import * as Context from "effect/Context"
+import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
+import * as HttpApiSecurity from "effect/http-api/HttpApiSecurity"
+import type { ApiKeyId, Scope } from "../domain/ApiKey.ts"
+import { Forbidden, Unauthorized } from "./problems.ts"
+
+/** Who is calling: the API key's id, team and scopes. */
+export class Caller extends Context.Service<
+  Caller,
+  { readonly keyId: ApiKeyId; readonly team: string; readonly scopes: ReadonlySet<Scope> }
+>()("campusgate/api/Caller") {}
+
+/** The scope an endpoint needs (an endpoint annotation). */
+export class RequiredScope extends Context.Service<RequiredScope, Scope>()("campusgate/api/RequiredScope") {}
+
+export class Authorization extends HttpApiMiddleware.Service<Authorization, { provides: Caller; requires: never }>()(
+  "campusgate/api/Authorization",
+  {
+    requiredForClient: true,
+    security: { bearer: HttpApiSecurity.bearer },
+    error: [Unauthorized, Forbidden]
+  }
+) {}

@@ -1,0 +1,105 @@
+/**
+ * Every error the HTTP API answers, as RFC 9457 problem details
+ * (`application/problem+json`) with the extensions DESIGN.md fixes: `code`
+ * (the spec's error codes), `requestId`, and for request-validation failures
+ * `errors: [{ field, code, message }]`. One class per HTTP status; classes
+ * that share a status are told apart by `type`.
+ */
+import * as Schema from "effect/Schema"
+import * as HttpApiError from "effect/http-api/HttpApiError"
+
+const typeBase = "https://campusgate.dev/problems/"
+
+/** One field-level problem of a request: a JSON-pointer-style path, a stable code, a plain message. */
+export const FieldError = Schema.Struct({
+  field: Schema.String,
+  code: Schema.String,
+  message: Schema.String
+})
+export type FieldError = typeof FieldError.Type
+
+const common = { detail: Schema.String, requestId: Schema.String }
+
+export class BadRequest extends HttpApiError.Problem<BadRequest>()(
+  "BadRequest",
+  { type: `${typeBase}bad-request`, status: 400, title: "Bad Request" },
+  {
+    ...common,
+    code: Schema.Literals(["VALIDATION_ERROR", "MALFORMED_JSON", "INVALID_EMAIL_FORMAT"]),
+    errors: Schema.optionalKey(Schema.Array(FieldError))
+  }
+) {}
+
+export class Unauthorized extends HttpApiError.Problem<Unauthorized>()(
+  "Unauthorized",
+  { type: `${typeBase}unauthorized`, status: 401, title: "Unauthorized" },
+  { ...common, code: Schema.Literals(["MISSING_API_KEY", "INVALID_API_KEY"]) }
+) {}
+
+export class Forbidden extends HttpApiError.Problem<Forbidden>()(
+  "Forbidden",
+  { type: `${typeBase}insufficient-scope`, status: 403, title: "Forbidden" },
+  { ...common, code: Schema.Literal("INSUFFICIENT_SCOPE"), requiredScope: Schema.String }
+) {}
+
+export class NotFound extends HttpApiError.Problem<NotFound>()(
+  "NotFound",
+  { type: `${typeBase}not-found`, status: 404, title: "Not Found" },
+  { ...common, code: Schema.Literal("NOT_FOUND") }
+) {}
+
+export class MethodNotAllowed extends HttpApiError.Problem<MethodNotAllowed>()(
+  "MethodNotAllowed",
+  { type: `${typeBase}method-not-allowed`, status: 405, title: "Method Not Allowed" },
+  { ...common, code: Schema.Literal("METHOD_NOT_ALLOWED") }
+) {}
+
+export class Conflict extends HttpApiError.Problem<Conflict>()(
+  "Conflict",
+  { type: `${typeBase}conflict`, status: 409, title: "Conflict" },
+  { ...common, code: Schema.Literal("CONFLICT") }
+) {}
+
+export class PayloadTooLarge extends HttpApiError.Problem<PayloadTooLarge>()(
+  "PayloadTooLarge",
+  { type: `${typeBase}payload-too-large`, status: 413, title: "Payload Too Large" },
+  { ...common, code: Schema.Literal("PAYLOAD_TOO_LARGE") }
+) {}
+
+export class UnsupportedMediaType extends HttpApiError.Problem<UnsupportedMediaType>()(
+  "UnsupportedMediaType",
+  { type: `${typeBase}unsupported-media-type`, status: 415, title: "Unsupported Media Type" },
+  { ...common, code: Schema.Literal("UNSUPPORTED_MEDIA_TYPE") }
+) {}
+
+export class TooManyRequests extends HttpApiError.Problem<TooManyRequests>()(
+  "TooManyRequests",
+  { type: `${typeBase}rate-limit-exceeded`, status: 429, title: "Too Many Requests" },
+  { ...common, code: Schema.Literal("RATE_LIMIT_EXCEEDED"), retryAfterSeconds: Schema.Number }
+) {}
+
+export class InternalError extends HttpApiError.Problem<InternalError>()(
+  "InternalError",
+  { type: `${typeBase}service-error`, status: 500, title: "Internal Server Error" },
+  { ...common, code: Schema.Literal("SERVICE_ERROR") }
+) {}
+
+export class ServiceUnavailable extends HttpApiError.Problem<ServiceUnavailable>()(
+  "ServiceUnavailable",
+  { type: `${typeBase}service-unavailable`, status: 503, title: "Service Unavailable" },
+  { ...common, code: Schema.Literal("SERVICE_ERROR"), retryAfterSeconds: Schema.Number }
+) {}
+
+/** Any problem the API answers. */
+export type Problem =
+  | BadRequest
+  | Unauthorized
+  | Forbidden
+  | NotFound
+  | MethodNotAllowed
+  | Conflict
+  | PayloadTooLarge
+  | UnsupportedMediaType
+  | TooManyRequests
+  | InternalError
+  | ServiceUnavailable

@@ -1,0 +1,84 @@
+/**
+ * The validation endpoints: one email against a target group or an offer,
+ * and up to 1000 emails at once. A failed match is a 200 with
+ * `isValid: false`, `reason` and `reasonCode`; a malformed single email is
+ * a 400 `INVALID_EMAIL_FORMAT`; inside a bulk answer it is a per-item
+ * failed result, never a whole-request failure.
+ */
+import * as Schema from "effect/Schema"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as OpenApi from "effect/http-api/OpenApi"
+import { OfferValidationResult, ValidationResult } from "../domain/ValidationResult.ts"
+import { Authorization, RequiredScope } from "./Authorization.ts"
+import { BadRequest, NotFound, ServiceUnavailable, TooManyRequests } from "./problems.ts"
+
+/** At most this many emails in one `validate/bulk` request (the spec's limit); more goes to `bulk-async`. */
+export const BULK_MAX_EMAILS = 1000
+
+const Id = Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(64)))
+/** A raw email as sent: checked by the engine, which explains what is wrong with it. */
+const Email = Schema.String.pipe(Schema.check(Schema.isMaxLength(1024)))
+
+export const ValidateTargetGroupRequest = Schema.Struct({ email: Email, targetGroupId: Id })
+export const ValidateOfferRequest = Schema.Struct({ email: Email, offerId: Id })
+
+export const BulkRequest = Schema.Struct({
+  emails: Schema.Array(Email).pipe(Schema.check(Schema.isMinLength(1))),
+  targetGroupId: Schema.optionalKey(Id),
+  offerId: Schema.optionalKey(Id)
+})
+export type BulkRequest = typeof BulkRequest.Type
+
+/** A result as the API answers it: with the request's id, so it explains itself without the logs. */
+export const ValidationResponse = Schema.Struct({ ...ValidationResult.fields, requestId: Schema.String })
+export const OfferValidationResponse = Schema.Struct({ ...OfferValidationResult.fields, requestId: Schema.String })
+
+export const BulkSummary = Schema.Struct({
+  total: Schema.Number,
+  valid: Schema.Number,
+  invalid: Schema.Number,
+  /** Emails whose format is invalid (a subset of `invalid`). */
+  badFormat: Schema.Number,
+  byReasonCode: Schema.Record(Schema.String, Schema.Number)
+})
+
+export const BulkResponse = Schema.Struct({
+  results: Schema.Union([Schema.Array(ValidationResult), Schema.Array(OfferValidationResult)]),
+  summary: BulkSummary,
+  requestId: Schema.String
+})
+export type BulkResponse = typeof BulkResponse.Type
+
+const errors = [BadRequest, NotFound, TooManyRequests, ServiceUnavailable] as const
+
+export class ValidationApi extends HttpApiGroup.make("validation")
+  .add(
+    HttpApiEndpoint.post("targetGroup", "/validate/target-group", {
+      payload: ValidateTargetGroupRequest,
+      success: ValidationResponse,
+      error: errors
+    })
+      .annotate(RequiredScope, "validate:target-groups")
+      .annotateMerge(OpenApi.annotations({ summary: "Validate one email against a target group" })),
+    HttpApiEndpoint.post("offer", "/validate/offer", {
+      payload: ValidateOfferRequest,
+      success: OfferValidationResponse,
+      error: errors
+    })
+      .annotate(RequiredScope, "validate:offers")
+      .annotateMerge(OpenApi.annotations({ summary: "Check whether an email is eligible for an offer" })),
+    HttpApiEndpoint.post("bulk", "/validate/bulk", {
+      payload: BulkRequest,
+      success: BulkResponse,
+      error: errors
+    })
+      .annotate(RequiredScope, "validate:bulk")
+      .annotateMerge(
+        OpenApi.annotations({
+          summary: `Validate up to ${BULK_MAX_EMAILS} emails against a target group or an offer`,
+          description: "Results come in input order; a bad email is a failed result, not a failed request."
+        })
+      )
+  )
+  .middleware(Authorization) {}

@@ -1,0 +1,94 @@
+/**
+ * The daemon: loads and watches the configuration, makes sure there is an
+ * API key to start with, and serves the HTTP application on Node until
+ * SIGTERM/SIGINT, then stops accepting, lets in-flight requests finish
+ * (bounded by `server.shutdownTimeoutSeconds`) and exits.
+ */
+import { createServer } from "node:http"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as Effect from "effect/Effect"
+import * as HttpRouter from "effect/http/HttpRouter"
+import * as HttpServer from "effect/http/HttpServer"
+import * as Layer from "effect/Layer"
+import { ensureBootstrapKey } from "../config/apiKeyStore.ts"
+import type { Environment } from "../config/environment.ts"
+import { LiveConfig } from "../config/LiveConfig.ts"
+import { DEFAULT_TEAM } from "../config/loadConfig.ts"
+import { formatProblem, InvalidConfiguration } from "../domain/errors.ts"
+import type { TeamId } from "../domain/Identifiers.ts"
+import { HttpApp } from "./http.ts"
+import { RequestLogger } from "./RequestLogger.ts"
+import { ServerConfig } from "./ServerConfig.ts"
+
+export interface ServeOptions {
+  readonly configDir: string
+  readonly dataDir?: string | undefined
+  /** Overrides campusgate.yaml and CAMPUSGATE_PORT (0 picks a free port). */
+  readonly port?: number | undefined
+  readonly host?: string | undefined
+  readonly env?: Environment | undefined
+  /** Where start-up messages go (default: one JSON line each on standard output). */
+  readonly announce?: ((message: string, fields: Record<string, unknown>) => void) | undefined
+  readonly requestLogger?: Layer.Layer<RequestLogger> | undefined
+}
+
+const jsonLine = (message: string, fields: Record<string, unknown>): void => {
+  process.stdout.write(
+    `${JSON.stringify({ time: new Date().toISOString(), level: "info", msg: message, ...fields })}\n`
+  )
+}
+
+/** The server as a layer: building it loads the config (failing with every problem) and starts listening. */
+export const serverLayer = (options: ServeOptions) =>
+  Layer.unwrap(
+    Effect.gen(function* () {
+      const announce = options.announce ?? jsonLine
+      const location = { configDir: options.configDir, dataDir: options.dataDir, env: options.env }
+      const live = LiveConfig.load(location, {
+        watch: true,
+        onReload: (outcome) =>
+          outcome.ok
+            ? announce("config reloaded", { generation: outcome.generation })
+            : announce("config change rejected; the last good config keeps serving", {
+                problems: outcome.problems.map(formatProblem)
+              })
+      })
+      if (live instanceof InvalidConfiguration) return yield* live
+      yield* Effect.addFinalizer(() => Effect.sync(() => live.close()))
+      const { config } = live.current()
+      const bootstrap = ensureBootstrapKey({
+        configDir: config.configDir,
+        dataDir: config.dataDir,
+        team: config.settings.teams[0]?.id ?? (DEFAULT_TEAM as TeamId)
+      })
+      if (bootstrap.created) {
+        live.reload()
+        announce("created the first API key; it is shown only this once", {
+          key: bootstrap.key,
+          id: bootstrap.id,
+          team: bootstrap.team,
+          scopes: bootstrap.scopes,
+          storedIn: bootstrap.file
+        })
+      }
+      const server = config.settings.server
+      const port = options.port ?? server.port
+      const host = options.host ?? server.host
+      const listening = Layer.effectDiscard(
+        HttpServer.addressFormattedWith((url) =>
+          Effect.sync(() => announce("listening", { url, docs: `${url}/docs`, openapi: `${url}/openapi.json` }))
+        )
+      )
+      return Layer.mergeAll(HttpRouter.serve(HttpApp, { disableLogger: true, disableListenLog: true }), listening).pipe(
+        Layer.provide(ServerConfig.layer(live)),
+        Layer.provide(options.requestLogger ?? RequestLogger.layerStdout),
+        Layer.provide(
+          NodeHttpServer.layer(createServer, {
+            port,
+            host,
+            gracefulShutdownTimeout: `${server.shutdownTimeoutSeconds} seconds`
+          })
+        )
+      )
+    })
+  )

@@ -1,0 +1,62 @@
+/**
+ * The `Authorization` middleware: the bearer key must be known, not revoked
+ * and not expired (`INVALID_API_KEY`), present at all (`MISSING_API_KEY`),
+ * and carry the scope the endpoint names (`INSUFFICIENT_SCOPE`, saying which).
+ * Keys are compared by hash (`ApiKeyIndex`) and never logged.
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import { Authorization, Caller, RequiredScope } from "../api/Authorization.ts"
+import { Forbidden, Unauthorized } from "../api/problems.ts"
+import { currentRequestId, requestKeyIds } from "./requestId.ts"
+import { ServerConfig } from "./ServerConfig.ts"
+
+const invalidReasons = {
+  unknown: "The API key is not valid.",
+  revoked: "The API key has been revoked.",
+  expired: "The API key has expired."
+} as const
+
+export const AuthorizationLive = Layer.effect(
+  Authorization,
+  Effect.gen(function* () {
+    const config = yield* ServerConfig
+    return Authorization.of({
+      bearer: Effect.fnUntraced(function* (httpEffect, { credential, endpoint }) {
+        const requestId = yield* currentRequestId
+        const presented = Redacted.value(credential).trim()
+        if (presented === "") {
+          return yield* new Unauthorized({
+            code: "MISSING_API_KEY",
+            detail: "Send an API key: Authorization: Bearer <key>.",
+            requestId
+          })
+        }
+        const verdict = config.keys().verify(presented, Date.now())
+        if (!verdict.ok) {
+          return yield* new Unauthorized({ code: "INVALID_API_KEY", detail: invalidReasons[verdict.reason], requestId })
+        }
+        const record = verdict.record
+        requestKeyIds.set(yield* HttpServerRequest.HttpServerRequest, record.id)
+        const required = Context.getOption(endpoint.annotations, RequiredScope)
+        if (Option.isSome(required) && !record.scopes.includes(required.value)) {
+          return yield* new Forbidden({
+            code: "INSUFFICIENT_SCOPE",
+            detail: `This endpoint needs the scope ${required.value}; the key has ${record.scopes.join(", ")}.`,
+            requiredScope: required.value,
+            requestId
+          })
+        }
+        return yield* Effect.provideService(httpEffect, Caller, {
+          keyId: record.id,
+          team: record.team,
+          scopes: new Set(record.scopes)
+        })
+      })
+    })
+  })
+)

@@ -1,0 +1,131 @@
+/**
+ * Handlers of the validation endpoints. Each reads the config snapshot once
+ * and answers from it; a target group the caller's team cannot see and
+ * another team's offer are 404, never 403.
+ */
+import * as Effect from "effect/Effect"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
+import { CampusgateApi } from "../../api/Api.ts"
+import { Caller } from "../../api/Authorization.ts"
+import { BadRequest, type FieldError, NotFound } from "../../api/problems.ts"
+import { BULK_MAX_EMAILS, type BulkRequest } from "../../api/validation.ts"
+import type { OfferValidationResult, ValidationResult } from "../../domain/ValidationResult.ts"
+import { isVisibleTo } from "../../engine/Engine.ts"
+import { currentRequestId } from "../requestId.ts"
+import { ServerConfig } from "../ServerConfig.ts"
+
+const notFound = (what: string, id: string, requestId: string) =>
+  new NotFound({ code: "NOT_FOUND", detail: `There is no ${what} "${id}".`, requestId })
+
+const invalid = (requestId: string, detail: string, errors: ReadonlyArray<FieldError>) =>
+  new BadRequest({ code: "VALIDATION_ERROR", detail, requestId, errors })
+
+/** A single email whose format is invalid is a 400, with the parser's sub-reason as the field error. */
+const formatProblem = (result: ValidationResult, requestId: string): BadRequest | undefined => {
+  if (result.reasonCode !== "INVALID_EMAIL_FORMAT") return undefined
+  const format = result.validationDetails.format
+  const message = "message" in format && format.message !== undefined ? format.message : (result.reason ?? "")
+  return new BadRequest({
+    code: "INVALID_EMAIL_FORMAT",
+    detail: result.reason ?? "The email address is not valid.",
+    requestId,
+    errors: [
+      { field: "/email", code: "code" in format && format.code !== undefined ? format.code : "INVALID", message }
+    ]
+  })
+}
+
+const summarize = (results: ReadonlyArray<ValidationResult | OfferValidationResult>) => {
+  let valid = 0
+  let badFormat = 0
+  const byReasonCode: Record<string, number> = {}
+  for (const result of results) {
+    if (result.isValid) valid++
+    const code = result.reasonCode
+    if (code === undefined) continue
+    byReasonCode[code] = (byReasonCode[code] ?? 0) + 1
+    if (code === "INVALID_EMAIL_FORMAT") badFormat++
+  }
+  return { total: results.length, valid, invalid: results.length - valid, badFormat, byReasonCode }
+}
+
+const checkBulk = (payload: BulkRequest, requestId: string): BadRequest | undefined => {
+  const errors: Array<FieldError> = []
+  if ((payload.targetGroupId === undefined) === (payload.offerId === undefined)) {
+    errors.push({
+      field: "/targetGroupId",
+      code: "EXACTLY_ONE",
+      message: "give exactly one of targetGroupId and offerId"
+    })
+  }
+  if (payload.emails.length > BULK_MAX_EMAILS) {
+    errors.push({
+      field: "/emails",
+      code: "TOO_MANY",
+      message: `at most ${BULK_MAX_EMAILS} emails per request (got ${payload.emails.length}); use POST /api/v1/validate/bulk-async for larger batches`
+    })
+  }
+  return errors.length === 0 ? undefined : invalid(requestId, "The bulk request is not valid.", errors)
+}
+
+export const ValidationHandlers = HttpApiBuilder.group(
+  CampusgateApi,
+  "validation",
+  Effect.fn(function* (handlers) {
+    const config = yield* ServerConfig
+    return handlers
+      .handle("targetGroup", ({ payload }) =>
+        Effect.gen(function* () {
+          const requestId = yield* currentRequestId
+          const caller = yield* Caller
+          const { engine } = config.current()
+          const group = engine.targetGroups.get(payload.targetGroupId)
+          if (group === undefined || !isVisibleTo(group.targetGroup, caller.team)) {
+            return yield* notFound("target group", payload.targetGroupId, requestId)
+          }
+          const result = engine.validate(payload.email, payload.targetGroupId)
+          const badFormat = formatProblem(result, requestId)
+          if (badFormat !== undefined) return yield* badFormat
+          return { ...result, requestId }
+        })
+      )
+      .handle("offer", ({ payload }) =>
+        Effect.gen(function* () {
+          const requestId = yield* currentRequestId
+          const caller = yield* Caller
+          const { engine } = config.current()
+          const offer = engine.offers.get(payload.offerId)
+          if (offer === undefined || offer.offer.team !== caller.team) {
+            return yield* notFound("offer", payload.offerId, requestId)
+          }
+          const result = engine.validateOffer(payload.email, payload.offerId)
+          const badFormat = result.results.length > 0 ? formatProblem(result.results[0]!, requestId) : undefined
+          if (badFormat !== undefined) return yield* badFormat
+          return { ...result, requestId }
+        })
+      )
+      .handle("bulk", ({ payload }) =>
+        Effect.gen(function* () {
+          const requestId = yield* currentRequestId
+          const caller = yield* Caller
+          const problem = checkBulk(payload, requestId)
+          if (problem !== undefined) return yield* problem
+          const { engine } = config.current()
+          if (payload.targetGroupId !== undefined) {
+            const group = engine.targetGroups.get(payload.targetGroupId)
+            if (group === undefined || !isVisibleTo(group.targetGroup, caller.team)) {
+              return yield* notFound("target group", payload.targetGroupId, requestId)
+            }
+            const results = engine.validateMany(payload.emails, payload.targetGroupId)
+            return { results, summary: summarize(results), requestId }
+          }
+          const offerId = payload.offerId!
+          const offer = engine.offers.get(offerId)
+          if (offer === undefined || offer.offer.team !== caller.team)
+            return yield* notFound("offer", offerId, requestId)
+          const results = engine.validateManyOffer(payload.emails, offerId)
+          return { results, summary: summarize(results), requestId }
+        })
+      )
+  })
+)

@@ -1,0 +1,179 @@
+/**
+ * The HTTP application: the API routes from the contract, docs, health
+ * checks, and the outermost middleware every request passes through, which
+ * - assigns the request id (kept from `X-Request-Id` when sane) and echoes it,
+ * - serves `/v1/...` as an alias of `/api/v1/...`,
+ * - turns every failure into a problem-details answer (`NOT_FOUND`,
+ *   `METHOD_NOT_ALLOWED`, `UNSUPPORTED_MEDIA_TYPE`, `PAYLOAD_TOO_LARGE`, and
+ *   `SERVICE_ERROR` without internals for anything unexpected),
+ * - writes one structured log line per request.
+ */
+import * as Effect from "effect/Effect"
+import * as Headers from "effect/http/Headers"
+import * as HttpEffect from "effect/http/HttpEffect"
+import * as HttpRouter from "effect/http/HttpRouter"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpServerRespondable from "effect/http/HttpServerRespondable"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
+import * as HttpApiScalar from "effect/http-api/HttpApiScalar"
+import * as Layer from "effect/Layer"
+import { API_PREFIX, CampusgateApi } from "../api/Api.ts"
+import {
+  InternalError,
+  MethodNotAllowed,
+  NotFound,
+  PayloadTooLarge,
+  type Problem,
+  UnsupportedMediaType
+} from "../api/problems.ts"
+import { AuthorizationLive } from "./authorization.ts"
+import { ValidationHandlers } from "./handlers/validation.ts"
+import { RequestLogger } from "./RequestLogger.ts"
+import { RequestErrorsLive } from "./requestErrors.ts"
+import { REQUEST_ID_HEADER, requestIdFor, requestKeyIds } from "./requestId.ts"
+import { ServerConfig } from "./ServerConfig.ts"
+
+/** The API's paths with their methods, to tell 405 from 404. */
+const routes: ReadonlyArray<{ readonly method: string; readonly path: RegExp }> = (() => {
+  const list: Array<{ method: string; path: RegExp }> = []
+  for (const group of Object.values(CampusgateApi.groups)) {
+    for (const endpoint of Object.values(group.endpoints)) {
+      const path = endpoint.path.startsWith(API_PREFIX) ? endpoint.path : `${API_PREFIX}${endpoint.path}`
+      const pattern = path.replace(/:[^/]+/g, "[^/]+")
+      list.push({ method: endpoint.method, path: new RegExp(`^${pattern}$`) })
+    }
+  }
+  return list
+})()
+
+const pathOf = (url: string): string => {
+  const query = url.indexOf("?")
+  return query < 0 ? url : url.slice(0, query)
+}
+
+const respond = (problem: Problem) => HttpServerRespondable.toResponse(problem)
+
+const isProblem = (response: HttpServerResponse.HttpServerResponse): boolean =>
+  response.headers["content-type"]?.startsWith("application/problem+json") === true
+
+/**
+ * Answers the framework gives without our body — no route (404/405), an
+ * unsupported media type (415), a body over the limit (413), an unexpected
+ * failure (500) — become problems like every other error.
+ */
+const normalize = (
+  response: HttpServerResponse.HttpServerResponse,
+  request: HttpServerRequest.HttpServerRequest,
+  requestId: string
+): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+  if (isProblem(response) || response.status < 400) return Effect.succeed(response)
+  const path = pathOf(request.url)
+  switch (response.status) {
+    case 404:
+    case 405: {
+      const methods = routes.filter((route) => route.path.test(path)).map((route) => route.method)
+      if (methods.length === 0) {
+        return respond(new NotFound({ code: "NOT_FOUND", detail: `There is nothing at ${path}.`, requestId }))
+      }
+      return Effect.map(
+        respond(
+          new MethodNotAllowed({
+            code: "METHOD_NOT_ALLOWED",
+            detail: `${request.method} is not allowed on ${path}; use ${methods.join(", ")}.`,
+            requestId
+          })
+        ),
+        HttpServerResponse.setHeader("allow", methods.join(", "))
+      )
+    }
+    case 413:
+      return respond(
+        new PayloadTooLarge({
+          code: "PAYLOAD_TOO_LARGE",
+          detail: "The request body is larger than this server accepts; split it, or use bulk-async for large batches.",
+          requestId
+        })
+      )
+    case 415:
+      return respond(
+        new UnsupportedMediaType({
+          code: "UNSUPPORTED_MEDIA_TYPE",
+          detail: "Send the request body as application/json.",
+          requestId
+        })
+      )
+    default:
+      if (response.status >= 500) {
+        return respond(new InternalError({ code: "SERVICE_ERROR", detail: "An unexpected error occurred.", requestId }))
+      }
+      return Effect.succeed(response)
+  }
+}
+
+/**
+ * The outermost middleware: every request passes through it, and its
+ * pre-response step sees every answer, including those the framework makes
+ * from failures.
+ */
+const Outermost = HttpRouter.middleware(
+  (httpEffect) =>
+    Effect.gen(function* () {
+      const started = performance.now()
+      const original = yield* HttpServerRequest.HttpServerRequest
+      const logger = yield* RequestLogger
+      const requestId = requestIdFor(original.headers[REQUEST_ID_HEADER])
+      const url = original.url === "/v1" || original.url.startsWith("/v1/") ? `/api${original.url}` : original.url
+      const request = original.modify({ url, headers: Headers.set(original.headers, REQUEST_ID_HEADER, requestId) })
+      yield* HttpEffect.appendPreResponseHandler((_, answer) =>
+        Effect.map(normalize(answer, request, requestId), (response) => {
+          const keyId = requestKeyIds.get(request)
+          logger.log({
+            method: request.method,
+            path: pathOf(request.url),
+            status: response.status,
+            durationMs: Math.round((performance.now() - started) * 100) / 100,
+            requestId,
+            ...(keyId === undefined ? {} : { keyId })
+          })
+          return HttpServerResponse.setHeader(response, REQUEST_ID_HEADER, requestId)
+        })
+      )
+      return yield* Effect.provideService(httpEffect, HttpServerRequest.HttpServerRequest, request)
+    }),
+  { global: true }
+)
+
+const Health = Layer.mergeAll(
+  HttpRouter.add("GET", "/healthz", HttpServerResponse.jsonUnsafe({ status: "ok" })),
+  HttpRouter.add(
+    "GET",
+    "/readyz",
+    Effect.gen(function* () {
+      const status = (yield* ServerConfig).status()
+      // A stale config still serves (the last good one), so the service stays ready; the detail says so.
+      return HttpServerResponse.jsonUnsafe({
+        status: "ready",
+        config: {
+          generation: status.generation,
+          loadedAt: status.loadedAt,
+          stale: status.stale,
+          problems: status.problems
+        }
+      })
+    })
+  )
+)
+
+// The middleware implementations are needed both by the handlers and by the routes built from them.
+const Handlers = ValidationHandlers.pipe(Layer.provideMerge(Layer.mergeAll(AuthorizationLive, RequestErrorsLive)))
+
+const ApiRoutes = HttpApiBuilder.layer(CampusgateApi, { openapiPath: "/openapi.json" }).pipe(Layer.provide(Handlers))
+
+/** Every route and the outermost middleware. Needs `ServerConfig` and `RequestLogger`. */
+export const HttpApp = Layer.mergeAll(
+  ApiRoutes,
+  HttpApiScalar.layer(CampusgateApi, { path: "/docs" }),
+  Health,
+  Outermost
+)
