@@ -23,6 +23,8 @@ export class CampusgateApi extends HttpApi.make("campusgate")
   .add(ValidationApi)
   .middleware(RequestErrors)
   .prefix(API_PREFIX)
+  // Report every problem of a request at once, and unknown fields as problems.
+  .annotate(HttpApi.PayloadParseOptions, { errors: "all", onExcessProperty: "error" })
   .annotateMerge(
     OpenApi.annotations({
       title: "Campusgate",

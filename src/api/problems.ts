@@ -5,8 +5,9 @@
  * `errors: [{ field, code, message }]`. One class per HTTP status; classes
  * that share a status are told apart by `type`.
  */
-import * as Schema from "effect/Schema"
+
 import * as HttpApiError from "effect/http-api/HttpApiError"
+import * as Schema from "effect/Schema"
 
 const typeBase = "https://campusgate.dev/problems/"
 

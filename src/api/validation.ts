@@ -5,10 +5,11 @@
  * a 400 `INVALID_EMAIL_FORMAT`; inside a bulk answer it is a per-item
  * failed result, never a whole-request failure.
  */
-import * as Schema from "effect/Schema"
+
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
+import * as Schema from "effect/Schema"
 import { OfferValidationResult, ValidationResult } from "../domain/ValidationResult.ts"
 import { Authorization, RequiredScope } from "./Authorization.ts"
 import { BadRequest, NotFound, ServiceUnavailable, TooManyRequests } from "./problems.ts"

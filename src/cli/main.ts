@@ -2,8 +2,10 @@
 /** The `campusgate` command: composes the subcommands and runs them on Node. */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
+import * as Cause from "effect/Cause"
 import * as Command from "effect/cli/Command"
 import * as Effect from "effect/Effect"
+import * as Runtime from "effect/Runtime"
 import { checkCommand } from "./commands/check.ts"
 import { inspectCommand } from "./commands/inspect.ts"
 import { keysCommand } from "./commands/keys.ts"
@@ -15,4 +17,18 @@ const campusgate = Command.make("campusgate").pipe(
   Command.withSubcommands([serveCommand, checkCommand, inspectCommand, keysCommand, schemaCommand])
 )
 
-campusgate.pipe(Command.run({ version: "0.1.0" }), Effect.provide(NodeServices.layer), NodeRuntime.runMain)
+// SIGTERM is how a supervisor asks for a clean stop: once in-flight work has drained, that is success (exit 0).
+let terminated = false
+process.once("SIGTERM", () => {
+  terminated = true
+})
+const teardown: Runtime.Teardown = (exit, onExit) =>
+  exit._tag === "Failure" && terminated && Cause.hasInterruptsOnly(exit.cause)
+    ? onExit(0)
+    : Runtime.defaultTeardown(exit, onExit)
+
+campusgate.pipe(
+  Command.run({ version: "0.1.0" }),
+  Effect.provide(NodeServices.layer),
+  NodeRuntime.runMain({ teardown })
+)

@@ -8,9 +8,11 @@
  *   `SERVICE_ERROR` without internals for anything unexpected),
  * - writes one structured log line per request.
  */
+import * as ByteSize from "effect/ByteSize"
 import * as Effect from "effect/Effect"
 import * as Headers from "effect/http/Headers"
 import * as HttpEffect from "effect/http/HttpEffect"
+import * as HttpIncomingMessage from "effect/http/HttpIncomingMessage"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerRespondable from "effect/http/HttpServerRespondable"
@@ -122,6 +124,7 @@ const Outermost = HttpRouter.middleware(
       const started = performance.now()
       const original = yield* HttpServerRequest.HttpServerRequest
       const logger = yield* RequestLogger
+      const { settings } = (yield* ServerConfig).current().config
       const requestId = requestIdFor(original.headers[REQUEST_ID_HEADER])
       const url = original.url === "/v1" || original.url.startsWith("/v1/") ? `/api${original.url}` : original.url
       const request = original.modify({ url, headers: Headers.set(original.headers, REQUEST_ID_HEADER, requestId) })
@@ -139,7 +142,10 @@ const Outermost = HttpRouter.middleware(
           return HttpServerResponse.setHeader(response, REQUEST_ID_HEADER, requestId)
         })
       )
-      return yield* Effect.provideService(httpEffect, HttpServerRequest.HttpServerRequest, request)
+      return yield* httpEffect.pipe(
+        Effect.provideService(HttpServerRequest.HttpServerRequest, request),
+        Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(settings.server.maxBodyBytes))
+      )
     }),
   { global: true }
 )

@@ -2,11 +2,13 @@
  * `campusgate serve`: runs the daemon on a config directory until SIGTERM
  * or SIGINT (then drains in-flight requests and exits 0).
  */
+import * as CliError from "effect/cli/CliError"
 import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import { formatProblem } from "../../domain/errors.ts"
 import { serverLayer } from "../../server/Server.ts"
 import { configDirFlag, dataDirFlag } from "../options.ts"
 
@@ -29,5 +31,15 @@ export const serveCommand = Command.make(
         port: Option.getOrUndefined(port),
         host: Option.getOrUndefined(host)
       })
-    ).pipe(Effect.asVoid)
+    ).pipe(
+      Effect.asVoid,
+      Effect.catchTag("InvalidConfiguration", (error) =>
+        Effect.fail(
+          new CliError.UserError({
+            cause: error,
+            userMessage: `The configuration is not valid; nothing was started.\n${error.problems.map(formatProblem).join("\n")}`
+          })
+        )
+      )
+    )
 ).pipe(Command.withDescription("Serve the HTTP API on a config directory, reloading it when its files change"))

@@ -1,0 +1,114 @@
+/**
+ * The real daemon for end-to-end tests: `campusgate serve` in a child
+ * process on a free loopback port, on a copy of the shipped example config
+ * with API keys made for the test.
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import { cpSync, mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { createInterface } from "node:readline"
+import { fileURLToPath } from "node:url"
+import { createApiKey } from "../../src/config/apiKeyStore.ts"
+import type { Scope } from "../../src/domain/ApiKey.ts"
+import type { TeamId } from "../../src/domain/Identifiers.ts"
+
+const main = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url))
+const shippedConfig = fileURLToPath(new URL("../../config", import.meta.url))
+
+export interface Daemon {
+  readonly url: string
+  readonly configDir: string
+  readonly dataDir: string
+  /** Every JSON line the daemon wrote to standard output so far. */
+  readonly lines: Array<Record<string, unknown>>
+  readonly process: ChildProcess
+  /** Sends the signal and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>
+}
+
+/** A copy of the shipped config in a fresh directory, with an empty data directory beside it. */
+export const copyConfig = (): { configDir: string; dataDir: string } => {
+  const root = mkdtempSync(join(tmpdir(), "campusgate-daemon-"))
+  const configDir = join(root, "config")
+  cpSync(shippedConfig, configDir, { recursive: true })
+  return { configDir, dataDir: join(root, "data") }
+}
+
+export const makeKey = (dirs: { configDir: string; dataDir: string }, team: string, scopes: ReadonlyArray<Scope>) =>
+  createApiKey({ ...dirs, team: team as TeamId, scopes: [...scopes] }).key
+
+export const startDaemon = async (
+  dirs: { configDir: string; dataDir: string },
+  env: Record<string, string> = {}
+): Promise<Daemon> => {
+  const child = spawn(
+    process.execPath,
+    [main, "serve", "--config", dirs.configDir, "--data", dirs.dataDir, "--port", "0", "--host", "127.0.0.1"],
+    {
+      env: { ...process.env, CAMPUSGATE_CONFIG: "", CAMPUSGATE_DATA: "", CAMPUSGATE_PORT: "", ...env },
+      stdio: ["ignore", "pipe", "pipe"]
+    }
+  )
+  const lines: Array<Record<string, unknown>> = []
+  let stderr = ""
+  child.stderr!.on("data", (chunk) => {
+    stderr += String(chunk)
+  })
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the daemon did not start: ${stderr}`)), 20_000)
+    createInterface({ input: child.stdout! }).on("line", (line) => {
+      try {
+        const entry = JSON.parse(line) as Record<string, unknown>
+        lines.push(entry)
+        if (entry.msg === "listening") {
+          clearTimeout(timer)
+          resolve(String(entry.url))
+        }
+      } catch {
+        lines.push({ raw: line })
+      }
+    })
+    void exited.then((code) =>
+      reject(new Error(`the daemon exited with ${code}: ${stderr}${lines.map((line) => line.raw ?? "").join("\n")}`))
+    )
+  })
+  return {
+    url,
+    ...dirs,
+    lines,
+    process: child,
+    stop: (signal = "SIGTERM") => {
+      if (child.exitCode === null) child.kill(signal)
+      return exited
+    }
+  }
+}
+
+/** A JSON request to the daemon: status, headers and parsed body. */
+export const call = async (
+  daemon: Daemon,
+  method: string,
+  path: string,
+  options: { key?: string; body?: unknown; rawBody?: string | Uint8Array; headers?: Record<string, string> } = {}
+) => {
+  const headers: Record<string, string> = { ...options.headers }
+  if (options.key !== undefined) headers.authorization = `Bearer ${options.key}`
+  let body: string | Uint8Array | undefined
+  if (options.rawBody !== undefined) body = options.rawBody
+  else if (options.body !== undefined) body = JSON.stringify(options.body)
+  if (body !== undefined) headers["content-type"] ??= "application/json"
+  const response = await fetch(
+    `${daemon.url}${path}`,
+    body === undefined ? { method, headers } : { method, headers, body }
+  )
+  const text = await response.text()
+  let json: any
+  try {
+    json = text === "" ? undefined : JSON.parse(text)
+  } catch {
+    json = text
+  }
+  return { status: response.status, headers: response.headers, body: json }
+}
