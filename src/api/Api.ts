@@ -6,7 +6,9 @@
 import * as HttpApi from "effect/http-api/HttpApi"
 import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
 import * as OpenApi from "effect/http-api/OpenApi"
+import { OffersApi } from "./offers.ts"
 import { BadRequest } from "./problems.ts"
+import { TargetGroupsApi } from "./targetGroups.ts"
 import { ValidationApi } from "./validation.ts"
 
 /**
@@ -21,6 +23,8 @@ export const API_PREFIX = "/api/v1"
 
 export class CampusgateApi extends HttpApi.make("campusgate")
   .add(ValidationApi)
+  .add(OffersApi)
+  .add(TargetGroupsApi)
   .middleware(RequestErrors)
   .prefix(API_PREFIX)
   // Report every problem of a request at once, and unknown fields as problems.

@@ -5,7 +5,7 @@
 import * as Context from "effect/Context"
 import * as Layer from "effect/Layer"
 import { ApiKeyIndex } from "../config/apiKeys.ts"
-import type { ConfigSnapshot, LiveConfig, ReloadStatus } from "../config/LiveConfig.ts"
+import type { ConfigSnapshot, LiveConfig, ReloadOutcome, ReloadStatus } from "../config/LiveConfig.ts"
 
 export class ServerConfig extends Context.Service<
   ServerConfig,
@@ -15,6 +15,11 @@ export class ServerConfig extends Context.Service<
     /** The API keys of the snapshot in force. */
     keys(): ApiKeyIndex
     status(): ReloadStatus
+    /**
+     * Loads the directories again now and applies the result only if it is
+     * valid: an API write calls it so the change serves before the answer.
+     */
+    reload(): ReloadOutcome
   }
 >()("campusgate/server/ServerConfig") {
   static readonly layer = (live: LiveConfig): Layer.Layer<ServerConfig> => {
@@ -30,7 +35,12 @@ export class ServerConfig extends Context.Service<
     }
     return Layer.succeed(
       ServerConfig,
-      ServerConfig.of({ current: () => live.current(), keys, status: () => live.status() })
+      ServerConfig.of({
+        current: () => live.current(),
+        keys,
+        status: () => live.status(),
+        reload: () => live.reload()
+      })
     )
   }
 }

@@ -30,6 +30,8 @@ import {
   UnsupportedMediaType
 } from "../api/problems.ts"
 import { AuthorizationLive } from "./authorization.ts"
+import { OffersHandlers } from "./handlers/offers.ts"
+import { TargetGroupsHandlers } from "./handlers/targetGroups.ts"
 import { ValidationHandlers } from "./handlers/validation.ts"
 import { RequestLogger } from "./RequestLogger.ts"
 import { RequestErrorsLive } from "./requestErrors.ts"
@@ -172,7 +174,9 @@ const Health = Layer.mergeAll(
 )
 
 // The middleware implementations are needed both by the handlers and by the routes built from them.
-const Handlers = ValidationHandlers.pipe(Layer.provideMerge(Layer.mergeAll(AuthorizationLive, RequestErrorsLive)))
+const Handlers = Layer.mergeAll(ValidationHandlers, OffersHandlers, TargetGroupsHandlers).pipe(
+  Layer.provideMerge(Layer.mergeAll(AuthorizationLive, RequestErrorsLive))
+)
 
 const ApiRoutes = HttpApiBuilder.layer(CampusgateApi, { openapiPath: "/openapi.json" }).pipe(Layer.provide(Handlers))
 

@@ -1,0 +1,210 @@
+/**
+ * Handlers of the offer endpoints. Reads answer from the config snapshot in
+ * force; writes go to the data directory and serve before the answer
+ * (`writeResource`). A caller sees only its team's offers: another team's
+ * offer is 404, in a batch a per-item NOT_FOUND. Offers defined in the
+ * config directory are read-only here (409): they change in git.
+ */
+import { relative } from "node:path"
+import * as Effect from "effect/Effect"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
+import * as Result from "effect/Result"
+import { CampusgateApi } from "../../api/Api.ts"
+import { Caller } from "../../api/Authorization.ts"
+import type { BulkProcessRequest, BulkProcessResponse, CreateOfferRequest, OfferResource } from "../../api/offers.ts"
+import type { BadRequest, Conflict, FieldError, InternalError, NotFound } from "../../api/problems.ts"
+import { BULK_MAX_EMAILS } from "../../api/validation.ts"
+import type { ConfigSnapshot } from "../../config/LiveConfig.ts"
+import type { TeamId } from "../../domain/Identifiers.ts"
+import { effectiveStatus, type Offer, type OfferStatus } from "../../domain/Offer.ts"
+import { offerStatusAt, refusedTransition } from "../../domain/offerLifecycle.ts"
+import { isVisibleTo } from "../../engine/Engine.ts"
+import { saveOffer } from "../../store/resourceFiles.ts"
+import { currentRequestId } from "../requestId.ts"
+import { ServerConfig } from "../ServerConfig.ts"
+import { byId, conflict, idTaken, invalid, notFound, paginate, sourceOf, writeResource } from "./resources.ts"
+
+type Server = ServerConfig["Service"]
+
+const toResource = (snapshot: ConfigSnapshot, offer: Offer): OfferResource => ({
+  ...offer,
+  effectiveStatus: effectiveStatus(offer, snapshot.engine.now()),
+  source: sourceOf(snapshot.config, "offer", offer.id)
+})
+
+/** The team's offer with this id; undefined for an unknown id and for another team's offer alike. */
+const teamOffer = (snapshot: ConfigSnapshot, team: string, id: string): Offer | undefined => {
+  const offer = snapshot.engine.offers.get(id)?.offer
+  return offer !== undefined && offer.team === team ? offer : undefined
+}
+
+const createOffer = (
+  server: Server,
+  team: string,
+  payload: CreateOfferRequest,
+  requestId: string
+): Result.Result<OfferResource, BadRequest | Conflict | InternalError> => {
+  const snapshot = server.current()
+  const errors: Array<FieldError> = []
+  if (payload.team !== undefined && payload.team !== team) {
+    errors.push({
+      field: "/team",
+      code: "WRONG_TEAM",
+      message: `this API key creates offers of team "${team}" only; leave team out or set it to "${team}"`
+    })
+  }
+  payload.targetGroups.forEach((groupId, i) => {
+    const group = snapshot.engine.targetGroups.get(groupId)
+    if (group === undefined || !isVisibleTo(group.targetGroup, team)) {
+      errors.push({
+        field: `/targetGroups/${i}`,
+        code: "UNKNOWN_TARGET_GROUP",
+        message: `there is no target group "${groupId}" that team "${team}" can use (its own or a shared one)`
+      })
+    }
+  })
+  if (errors.length > 0) return Result.fail(invalid(requestId, "The offer is not valid.", errors))
+  const taken = idTaken(snapshot.config, "offer", payload.id)
+  if (taken !== undefined) return Result.fail(conflict(requestId, taken))
+  const { effectiveStatus: _effective, source: _source, ...fields } = payload
+  const offer: Offer = { ...fields, team: team as TeamId }
+  const failed = writeResource(server, "offer", offer.id, (dataDir) => saveOffer(dataDir, offer), requestId)
+  return failed === undefined ? Result.succeed(toResource(server.current(), offer)) : Result.fail(failed)
+}
+
+const updateOffer = (
+  server: Server,
+  team: string,
+  id: string,
+  status: OfferStatus,
+  requestId: string
+): Result.Result<OfferResource, NotFound | Conflict | InternalError> => {
+  const snapshot = server.current()
+  const offer = teamOffer(snapshot, team, id)
+  if (offer === undefined) return Result.fail(notFound("offer", id, requestId))
+  const origin = snapshot.config.origins.offers.get(id)
+  if (origin?.store === "config") {
+    const file = relative(snapshot.config.configDir, origin.path).split("\\").join("/")
+    return Result.fail(
+      conflict(
+        requestId,
+        `The offer "${id}" is defined in the config directory (${file}), which the API does not change: change its status in that file in git.`
+      )
+    )
+  }
+  const refused = refusedTransition(offer.status, status)
+  if (refused !== undefined) {
+    return Result.fail(conflict(requestId, `The offer "${id}" cannot become ${status}: ${refused}.`))
+  }
+  if (offer.status === status) return Result.succeed(toResource(snapshot, offer))
+  const next: Offer = { ...offer, status }
+  const failed = writeResource(server, "offer", id, (dataDir) => saveOffer(dataDir, next), requestId)
+  return failed === undefined ? Result.succeed(toResource(server.current(), next)) : Result.fail(failed)
+}
+
+const bulkProcess = (
+  snapshot: ConfigSnapshot,
+  team: string,
+  payload: BulkProcessRequest,
+  requestId: string
+): Result.Result<BulkProcessResponse, BadRequest> => {
+  const total = payload.requests.length
+  if (total > BULK_MAX_EMAILS) {
+    return Result.fail(
+      invalid(requestId, "The batch is too large.", [
+        {
+          field: "/requests",
+          code: "TOO_MANY",
+          message: `at most ${BULK_MAX_EMAILS} requests per batch (got ${total}); use POST /api/v1/validate/bulk-async for larger batches`
+        }
+      ])
+    )
+  }
+  const { engine } = snapshot
+  let eligible = 0
+  let errors = 0
+  const results = payload.requests.map(({ offerId, email }): BulkProcessResponse["results"][number] => {
+    if (teamOffer(snapshot, team, offerId) === undefined) {
+      errors++
+      return { offerId, email, error: { code: "NOT_FOUND", message: `There is no offer "${offerId}".` } }
+    }
+    const result = engine.validateOffer(email, offerId)
+    if (result.isValid) eligible++
+    return result
+  })
+  return Result.succeed({
+    results,
+    summary: { total, eligible, ineligible: total - eligible - errors, errors },
+    requestId
+  })
+}
+
+export const OffersHandlers = HttpApiBuilder.group(
+  CampusgateApi,
+  "offers",
+  Effect.fn(function* (handlers) {
+    const server = yield* ServerConfig
+    return handlers
+      .handle("create", ({ payload }) =>
+        Effect.gen(function* () {
+          const requestId = yield* currentRequestId
+          const caller = yield* Caller
+          return yield* Effect.fromResult(createOffer(server, caller.team, payload, requestId))
+        })
+      )
+      .handle("list", ({ query }) =>
+        Effect.gen(function* () {
+          const requestId = yield* currentRequestId
+          const caller = yield* Caller
+          const snapshot = server.current()
+          const offers = [...snapshot.engine.offers.values()]
+            .filter(({ offer }) => offer.team === caller.team)
+            .map(({ offer }) => toResource(snapshot, offer))
+            .filter((offer) => query.status === undefined || offer.effectiveStatus === query.status)
+            .sort(byId)
+          const page = paginate(offers, query, requestId)
+          return "data" in page ? page : yield* page
+        })
+      )
+      .handle("get", ({ params }) =>
+        Effect.gen(function* () {
+          const requestId = yield* currentRequestId
+          const caller = yield* Caller
+          const snapshot = server.current()
+          const offer = teamOffer(snapshot, caller.team, params.id)
+          if (offer === undefined) return yield* notFound("offer", params.id, requestId)
+          return toResource(snapshot, offer)
+        })
+      )
+      .handle("status", ({ params }) =>
+        Effect.gen(function* () {
+          const requestId = yield* currentRequestId
+          const caller = yield* Caller
+          const snapshot = server.current()
+          const offer = teamOffer(snapshot, caller.team, params.id)
+          if (offer === undefined) return yield* notFound("offer", params.id, requestId)
+          const { status, reason } = offerStatusAt(offer, snapshot.engine.now())
+          return {
+            id: offer.id,
+            status,
+            statusReason: reason,
+            window: { startsAt: offer.startsAt ?? null, endsAt: offer.endsAt ?? null }
+          }
+        })
+      )
+      .handle("update", ({ params, payload }) =>
+        Effect.gen(function* () {
+          const requestId = yield* currentRequestId
+          const caller = yield* Caller
+          return yield* Effect.fromResult(updateOffer(server, caller.team, params.id, payload.status, requestId))
+        })
+      )
+      .handle("bulkProcess", ({ payload }) =>
+        Effect.gen(function* () {
+          const requestId = yield* currentRequestId
+          const caller = yield* Caller
+          return yield* Effect.fromResult(bulkProcess(server.current(), caller.team, payload, requestId))
+        })
+      )
+  })
+)
