@@ -10,7 +10,7 @@ import * as Context from "effect/Context"
 import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
 import * as HttpApiSecurity from "effect/http-api/HttpApiSecurity"
 import type { ApiKeyId, Scope } from "../domain/ApiKey.ts"
-import { Forbidden, Unauthorized } from "./problems.ts"
+import { Forbidden, ServiceUnavailable, TooManyRequests, Unauthorized } from "./problems.ts"
 
 /** Who is calling: the API key's id, team and scopes. */
 export class Caller extends Context.Service<
@@ -26,6 +26,7 @@ export class Authorization extends HttpApiMiddleware.Service<Authorization, { pr
   {
     requiredForClient: true,
     security: { bearer: HttpApiSecurity.bearer },
-    error: [Unauthorized, Forbidden]
+    // Rate limits are applied right after the key is known: 429, or 503 when the limiter store is down.
+    error: [Unauthorized, Forbidden, TooManyRequests, ServiceUnavailable]
   }
 ) {}

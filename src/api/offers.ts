@@ -16,6 +16,7 @@ import { EffectiveOfferStatus, Instant, Offer, OfferStatus } from "../domain/Off
 import { OfferValidationResult } from "../domain/ValidationResult.ts"
 import { Authorization, RequiredScope } from "./Authorization.ts"
 import { BadRequest, Conflict, InternalError, NotFound, ServiceUnavailable, TooManyRequests } from "./problems.ts"
+import { RateLimitBucket } from "./rateLimits.ts"
 import { Page, PageQuery, ResourceSource } from "./resources.ts"
 import { BULK_MAX_EMAILS } from "./validation.ts"
 
@@ -149,6 +150,7 @@ export class OffersApi extends HttpApiGroup.make("offers")
       error: readErrors
     })
       .annotate(RequiredScope, "validate:offers")
+      .annotate(RateLimitBucket, "bulk")
       .annotateMerge(
         OpenApi.annotations({
           summary: `Check up to ${BULK_MAX_EMAILS} (offer, email) pairs at once`,

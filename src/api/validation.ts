@@ -13,6 +13,7 @@ import * as Schema from "effect/Schema"
 import { OfferValidationResult, ValidationResult } from "../domain/ValidationResult.ts"
 import { Authorization, RequiredScope } from "./Authorization.ts"
 import { BadRequest, NotFound, ServiceUnavailable, TooManyRequests } from "./problems.ts"
+import { RateLimitBucket } from "./rateLimits.ts"
 
 /** At most this many emails in one `validate/bulk` request (the spec's limit); more goes to `bulk-async`. */
 export const BULK_MAX_EMAILS = 1000
@@ -61,6 +62,7 @@ export class ValidationApi extends HttpApiGroup.make("validation")
       error: errors
     })
       .annotate(RequiredScope, "validate:target-groups")
+      .annotate(RateLimitBucket, "validate")
       .annotateMerge(OpenApi.annotations({ summary: "Validate one email against a target group" })),
     HttpApiEndpoint.post("offer", "/validate/offer", {
       payload: ValidateOfferRequest,
@@ -68,6 +70,7 @@ export class ValidationApi extends HttpApiGroup.make("validation")
       error: errors
     })
       .annotate(RequiredScope, "validate:offers")
+      .annotate(RateLimitBucket, "validate")
       .annotateMerge(OpenApi.annotations({ summary: "Check whether an email is eligible for an offer" })),
     HttpApiEndpoint.post("bulk", "/validate/bulk", {
       payload: BulkRequest,
@@ -75,6 +78,7 @@ export class ValidationApi extends HttpApiGroup.make("validation")
       error: errors
     })
       .annotate(RequiredScope, "validate:bulk")
+      .annotate(RateLimitBucket, "bulk")
       .annotateMerge(
         OpenApi.annotations({
           summary: `Validate up to ${BULK_MAX_EMAILS} emails against a target group or an offer`,

@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServer from "effect/http/HttpServer"
 import * as Layer from "effect/Layer"
+import type * as RateLimiter from "effect/persistence/RateLimiter"
 import { ensureBootstrapKey } from "../config/apiKeyStore.ts"
 import type { Environment } from "../config/environment.ts"
 import { LiveConfig } from "../config/LiveConfig.ts"
@@ -17,7 +18,9 @@ import { DEFAULT_TEAM } from "../config/loadConfig.ts"
 import { formatProblem, InvalidConfiguration } from "../domain/errors.ts"
 import type { TeamId } from "../domain/Identifiers.ts"
 import { HttpApp } from "./http.ts"
+import { Metrics } from "./metrics.ts"
 import { RequestLogger } from "./RequestLogger.ts"
+import { rateLimiterLayer } from "./rateLimit.ts"
 import { ServerConfig } from "./ServerConfig.ts"
 
 export interface ServeOptions {
@@ -30,6 +33,8 @@ export interface ServeOptions {
   /** Where start-up messages go (default: one JSON line each on standard output). */
   readonly announce?: ((message: string, fields: Record<string, unknown>) => void) | undefined
   readonly requestLogger?: Layer.Layer<RequestLogger> | undefined
+  /** Where rate-limit counters live (default: this process's memory; Redis to share them between replicas). */
+  readonly rateLimiterStore?: Layer.Layer<RateLimiter.RateLimiterStore> | undefined
 }
 
 const jsonLine = (message: string, fields: Record<string, unknown>): void => {
@@ -80,6 +85,7 @@ export const serverLayer = (options: ServeOptions) =>
         )
       )
       return Layer.mergeAll(HttpRouter.serve(HttpApp, { disableLogger: true, disableListenLog: true }), listening).pipe(
+        Layer.provide(Layer.mergeAll(Metrics.layer, rateLimiterLayer(options.rateLimiterStore))),
         Layer.provide(ServerConfig.layer(live)),
         Layer.provide(options.requestLogger ?? RequestLogger.layerStdout),
         Layer.provide(

@@ -2,7 +2,8 @@
  * The `Authorization` middleware: the bearer key must be known, not revoked
  * and not expired (`INVALID_API_KEY`), present at all (`MISSING_API_KEY`),
  * and carry the scope the endpoint names (`INSUFFICIENT_SCOPE`, saying which).
- * Keys are compared by hash (`ApiKeyIndex`) and never logged.
+ * Keys are compared by hash (`ApiKeyIndex`) and never logged. Then the
+ * key's rate limit for the endpoint applies (`rateLimit.ts`).
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -12,6 +13,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { Authorization, Caller, RequiredScope } from "../api/Authorization.ts"
 import { Forbidden, Unauthorized } from "../api/problems.ts"
+import { makeRateLimitCheck } from "./rateLimit.ts"
 import { currentRequestId, requestKeyIds } from "./requestId.ts"
 import { ServerConfig } from "./ServerConfig.ts"
 
@@ -25,6 +27,7 @@ export const AuthorizationLive = Layer.effect(
   Authorization,
   Effect.gen(function* () {
     const config = yield* ServerConfig
+    const rateLimit = yield* makeRateLimitCheck
     return Authorization.of({
       bearer: Effect.fnUntraced(function* (httpEffect, { credential, endpoint }) {
         const requestId = yield* currentRequestId
@@ -51,6 +54,7 @@ export const AuthorizationLive = Layer.effect(
             requestId
           })
         }
+        yield* rateLimit(record.id, endpoint.annotations, requestId)
         return yield* Effect.provideService(httpEffect, Caller, {
           keyId: record.id,
           team: record.team,

@@ -6,7 +6,7 @@
  * - turns every failure into a problem-details answer (`NOT_FOUND`,
  *   `METHOD_NOT_ALLOWED`, `UNSUPPORTED_MEDIA_TYPE`, `PAYLOAD_TOO_LARGE`, and
  *   `SERVICE_ERROR` without internals for anything unexpected),
- * - writes one structured log line per request.
+ * - writes one structured log line per request and records its metrics.
  */
 import * as ByteSize from "effect/ByteSize"
 import * as Effect from "effect/Effect"
@@ -33,6 +33,7 @@ import { AuthorizationLive } from "./authorization.ts"
 import { OffersHandlers } from "./handlers/offers.ts"
 import { TargetGroupsHandlers } from "./handlers/targetGroups.ts"
 import { ValidationHandlers } from "./handlers/validation.ts"
+import { Metrics, MetricsRoute } from "./metrics.ts"
 import { RequestLogger } from "./RequestLogger.ts"
 import { RequestErrorsLive } from "./requestErrors.ts"
 import { REQUEST_ID_HEADER, requestIdFor, requestKeyIds } from "./requestId.ts"
@@ -126,6 +127,7 @@ const Outermost = HttpRouter.middleware(
       const started = performance.now()
       const original = yield* HttpServerRequest.HttpServerRequest
       const logger = yield* RequestLogger
+      const metrics = yield* Metrics
       const { settings } = (yield* ServerConfig).current().config
       const requestId = requestIdFor(original.headers[REQUEST_ID_HEADER])
       const url = original.url === "/v1" || original.url.startsWith("/v1/") ? `/api${original.url}` : original.url
@@ -133,11 +135,13 @@ const Outermost = HttpRouter.middleware(
       yield* HttpEffect.appendPreResponseHandler((_, answer) =>
         Effect.map(normalize(answer, request, requestId), (response) => {
           const keyId = requestKeyIds.get(request)
+          const durationMs = performance.now() - started
+          metrics.request(request.method, request.url, response.status, durationMs)
           logger.log({
             method: request.method,
             path: pathOf(request.url),
             status: response.status,
-            durationMs: Math.round((performance.now() - started) * 100) / 100,
+            durationMs: Math.round(durationMs * 100) / 100,
             requestId,
             ...(keyId === undefined ? {} : { keyId })
           })
@@ -180,10 +184,11 @@ const Handlers = Layer.mergeAll(ValidationHandlers, OffersHandlers, TargetGroups
 
 const ApiRoutes = HttpApiBuilder.layer(CampusgateApi, { openapiPath: "/openapi.json" }).pipe(Layer.provide(Handlers))
 
-/** Every route and the outermost middleware. Needs `ServerConfig` and `RequestLogger`. */
+/** Every route and the outermost middleware. Needs `ServerConfig`, `RequestLogger`, `Metrics` and a `RateLimiter`. */
 export const HttpApp = Layer.mergeAll(
   ApiRoutes,
   HttpApiScalar.layer(CampusgateApi, { path: "/docs" }),
   Health,
+  MetricsRoute,
   Outermost
 )

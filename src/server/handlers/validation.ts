@@ -11,6 +11,7 @@ import { BadRequest, type FieldError, NotFound } from "../../api/problems.ts"
 import { BULK_MAX_EMAILS, type BulkRequest } from "../../api/validation.ts"
 import type { OfferValidationResult, ValidationResult } from "../../domain/ValidationResult.ts"
 import { isVisibleTo } from "../../engine/Engine.ts"
+import { Metrics } from "../metrics.ts"
 import { currentRequestId } from "../requestId.ts"
 import { ServerConfig } from "../ServerConfig.ts"
 
@@ -73,6 +74,7 @@ export const ValidationHandlers = HttpApiBuilder.group(
   "validation",
   Effect.fn(function* (handlers) {
     const config = yield* ServerConfig
+    const metrics = yield* Metrics
     return handlers
       .handle("targetGroup", ({ payload }) =>
         Effect.gen(function* () {
@@ -84,6 +86,7 @@ export const ValidationHandlers = HttpApiBuilder.group(
             return yield* notFound("target group", payload.targetGroupId, requestId)
           }
           const result = engine.validate(payload.email, payload.targetGroupId)
+          metrics.validated(result)
           const badFormat = formatProblem(result, requestId)
           if (badFormat !== undefined) return yield* badFormat
           return { ...result, requestId }
@@ -99,6 +102,7 @@ export const ValidationHandlers = HttpApiBuilder.group(
             return yield* notFound("offer", payload.offerId, requestId)
           }
           const result = engine.validateOffer(payload.email, payload.offerId)
+          metrics.validated(result)
           const badFormat = result.results.length > 0 ? formatProblem(result.results[0]!, requestId) : undefined
           if (badFormat !== undefined) return yield* badFormat
           return { ...result, requestId }
@@ -117,6 +121,7 @@ export const ValidationHandlers = HttpApiBuilder.group(
               return yield* notFound("target group", payload.targetGroupId, requestId)
             }
             const results = engine.validateMany(payload.emails, payload.targetGroupId)
+            metrics.validatedAll(results)
             return { results, summary: summarize(results), requestId }
           }
           const offerId = payload.offerId!
@@ -124,6 +129,7 @@ export const ValidationHandlers = HttpApiBuilder.group(
           if (offer === undefined || offer.offer.team !== caller.team)
             return yield* notFound("offer", offerId, requestId)
           const results = engine.validateManyOffer(payload.emails, offerId)
+          metrics.validatedAll(results)
           return { results, summary: summarize(results), requestId }
         })
       )

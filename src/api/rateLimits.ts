@@ -1,0 +1,20 @@
+/**
+ * Rate-limit buckets, as the contract declares them: every API key has one
+ * budget per bucket, and each endpoint names its bucket with the
+ * `RateLimitBucket` annotation (an endpoint without it draws on `default`).
+ * The budgets themselves are deploy settings (`rateLimits` in
+ * `campusgate.yaml`); the spec fixes bulk operations at 10 per minute.
+ */
+import * as Context from "effect/Context"
+
+/** `bulk`: bulk and bulk-async validation, batch offer processing; `validate`: single validations. */
+export type RateLimitBucketName = "bulk" | "validate" | "default"
+
+/** The rate-limit bucket an endpoint draws on (an endpoint annotation). */
+export class RateLimitBucket extends Context.Service<RateLimitBucket, RateLimitBucketName>()(
+  "campusgate/api/RateLimitBucket"
+) {}
+
+/** The bucket of an endpoint, from its annotations. */
+export const rateLimitBucketOf = (annotations: Context.Context<never>): RateLimitBucketName =>
+  Context.getOrUndefined(annotations, RateLimitBucket) ?? "default"

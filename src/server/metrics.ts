@@ -1,0 +1,184 @@
+/**
+ * Prometheus metrics at `GET /metrics` (text exposition format, no auth),
+ * kept with Effect's `Metric` in a registry of the server's own and
+ * rendered by `PrometheusMetrics`:
+ * - `campusgate_http_requests_total{method,route,status}` and the histogram
+ *   `campusgate_http_request_duration_seconds{method,route,status}`; `route`
+ *   is the route pattern (`/api/v1/offers/:id`), so its cardinality is
+ *   bounded: a path no route matches is `unmatched`;
+ * - `campusgate_validations_total{result,reason_code}`, one per validated
+ *   email, bulk items included (`reason_code="none"` for valid ones);
+ * - `campusgate_config_reloads_total{result="applied|rejected"}` and the
+ *   gauge `campusgate_config_stale` (1 while a rejected change leaves an
+ *   older config serving), read from the live config when scraped.
+ *
+ * Recording is on the hot path, so each label set's series is resolved once
+ * and cached; an update is then a map lookup and an increment.
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as FindMyWay from "effect/http/FindMyWay"
+import * as HttpRouter from "effect/http/HttpRouter"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as Layer from "effect/Layer"
+import * as Metric from "effect/Metric"
+import * as PrometheusMetrics from "effect/observability/PrometheusMetrics"
+import { API_PREFIX, CampusgateApi } from "../api/Api.ts"
+import type { ReloadStatus } from "../config/LiveConfig.ts"
+import { ServerConfig } from "./ServerConfig.ts"
+
+export const METRICS_PATH = "/metrics"
+
+/** Routes served beside the API (docs, health, metrics). */
+const OTHER_ROUTES = ["/openapi.json", "/docs", "/healthz", "/readyz", METRICS_PATH] as const
+
+/** Seconds: from half a millisecond (a single validation) to 10 s (a large bulk request). */
+const DURATION_BOUNDARIES = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+
+const REQUESTS = "campusgate_http_requests_total"
+const DURATION = "campusgate_http_request_duration_seconds"
+const VALIDATIONS = "campusgate_validations_total"
+const RELOADS = "campusgate_config_reloads_total"
+const STALE = "campusgate_config_stale"
+
+/** What a validation result tells the metrics. */
+export interface Validated {
+  readonly isValid: boolean
+  readonly reasonCode?: string | undefined
+}
+
+/** The route pattern of a URL, or `unmatched`. */
+const routeLabeller = (): ((method: string, url: string) => string) => {
+  const patterns = new Set<string>(OTHER_ROUTES)
+  for (const group of Object.values(CampusgateApi.groups)) {
+    for (const endpoint of Object.values(group.endpoints)) {
+      patterns.add(endpoint.path.startsWith(API_PREFIX) ? endpoint.path : `${API_PREFIX}${endpoint.path}`)
+    }
+  }
+  // Paths without parameters are answered by a map lookup (a tenth of the router's cost per request).
+  const exact = new Map<string, string>()
+  const router = FindMyWay.make<string>()
+  for (const pattern of patterns) {
+    if (!/[:*]/.test(pattern)) exact.set(pattern, pattern)
+    router.all(pattern as `/${string}`, pattern)
+  }
+  return (method, url) => {
+    const query = url.indexOf("?")
+    const path = query < 0 ? url : url.slice(0, query)
+    return exact.get(path) ?? router.find(method, path)?.handler ?? "unmatched"
+  }
+}
+
+interface RequestSeries {
+  readonly count: Metric.Counter<number>
+  readonly duration: Metric.Histogram<number>
+}
+
+export class Metrics extends Context.Service<
+  Metrics,
+  {
+    /** One answered request: method, URL (after the `/v1` alias), status and duration in milliseconds. */
+    request(method: string, url: string, status: number, durationMs: number): void
+    /** One validated email. */
+    validated(result: Validated): void
+    /** A batch of validated emails (each counts). */
+    validatedAll(results: ReadonlyArray<Validated>): void
+    /** Every metric in the Prometheus text exposition format. */
+    render(): string
+  }
+>()("campusgate/server/Metrics") {
+  /** Metrics in a registry of their own; reload figures come from `status` when rendered. */
+  static readonly make = (status: () => ReloadStatus): Metrics["Service"] => {
+    const context = Context.make(Metric.MetricRegistry, new Map())
+    const routeOf = routeLabeller()
+
+    // Route, then method, then status: nested maps, as building one string key costs more than the update.
+    const requests = new Map<string, Map<string, Map<number, RequestSeries>>>()
+    const requestSeries = (method: string, route: string, status: number): RequestSeries => {
+      let byMethod = requests.get(route)
+      if (byMethod === undefined) {
+        byMethod = new Map()
+        requests.set(route, byMethod)
+      }
+      let byStatus = byMethod.get(method)
+      if (byStatus === undefined) {
+        byStatus = new Map()
+        byMethod.set(method, byStatus)
+      }
+      let series = byStatus.get(status)
+      if (series === undefined) {
+        const attributes = { method, route, status: String(status) }
+        series = {
+          count: Metric.counter(REQUESTS, { description: "HTTP requests answered", attributes, incremental: true }),
+          duration: Metric.histogram(DURATION, {
+            description: "Time to answer an HTTP request, in seconds",
+            attributes,
+            boundaries: DURATION_BOUNDARIES
+          })
+        }
+        byStatus.set(status, series)
+      }
+      return series
+    }
+
+    const validations = new Map<string, Metric.Counter<number>>()
+    const validationCounter = (result: Validated): Metric.Counter<number> => {
+      const key = result.isValid ? "valid" : (result.reasonCode ?? "UNKNOWN")
+      let counter = validations.get(key)
+      if (counter === undefined) {
+        counter = Metric.counter(VALIDATIONS, {
+          description: "Emails validated, by result and reason code",
+          attributes: { result: result.isValid ? "valid" : "invalid", reason_code: result.isValid ? "none" : key },
+          incremental: true
+        })
+        validations.set(key, counter)
+      }
+      return counter
+    }
+
+    const reloads = (result: "applied" | "rejected") =>
+      Metric.registerUnsafe(
+        Metric.counter(RELOADS, {
+          description: "Configuration changes applied or rejected since start",
+          attributes: { result },
+          incremental: true
+        }),
+        context,
+        { get: () => ({ count: status().reloads[result], incremental: true }), update: () => {}, modify: () => {} }
+      )
+    reloads("applied")
+    reloads("rejected")
+    Metric.registerUnsafe(
+      Metric.gauge(STALE, { description: "1 while a rejected config change leaves an older config serving" }),
+      context,
+      { get: () => ({ value: status().stale ? 1 : 0 }), update: () => {}, modify: () => {} }
+    )
+
+    return {
+      request: (method, url, status, durationMs) => {
+        const series = requestSeries(method, routeOf(method, url), status)
+        series.count.updateUnsafe(1, context)
+        series.duration.updateUnsafe(durationMs / 1000, context)
+      },
+      validated: (result) => validationCounter(result).updateUnsafe(1, context),
+      validatedAll: (results) => {
+        for (const result of results) validationCounter(result).updateUnsafe(1, context)
+      },
+      render: () => PrometheusMetrics.formatUnsafe(context)
+    }
+  }
+
+  static readonly layer: Layer.Layer<Metrics, never, ServerConfig> = Layer.effect(
+    Metrics,
+    Effect.map(Effect.service(ServerConfig), (config) => Metrics.make(() => config.status()))
+  )
+}
+
+/** `GET /metrics`, unauthenticated, as Prometheus scrapes it. */
+export const MetricsRoute = HttpRouter.add(
+  "GET",
+  METRICS_PATH,
+  Effect.map(Effect.service(Metrics), (metrics) =>
+    HttpServerResponse.text(metrics.render(), { contentType: "text/plain; version=0.0.4; charset=utf-8" })
+  )
+)

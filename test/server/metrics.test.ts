@@ -1,0 +1,148 @@
+import { randomUUID } from "node:crypto"
+import { rmSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { allScopes } from "../../src/domain/ApiKey.ts"
+import { call, copyConfig, type Daemon, makeKey, startDaemon } from "./daemon.ts"
+
+let daemon: Daemon
+let key: string
+
+beforeAll(async () => {
+  const dirs = copyConfig()
+  key = makeKey(dirs, "acme", allScopes)
+  daemon = await startDaemon(dirs)
+}, 30_000)
+
+afterAll(async () => {
+  await daemon?.stop()
+})
+
+const scrape = async (): Promise<string> => {
+  const response = await fetch(`${daemon.url}/metrics`)
+  expect(response.status).toBe(200)
+  return response.text()
+}
+
+/** The value of one sample (`name{labels}` exactly as exposed), 0 when absent. */
+const sample = (text: string, name: string, labels: Record<string, string> = {}): number => {
+  const rendered = Object.entries(labels)
+    .map(([label, value]) => `${label}="${value}"`)
+    .join(",")
+  const prefix = rendered === "" ? `${name} ` : `${name}{${rendered}} `
+  const line = text.split("\n").find((candidate) => candidate.startsWith(prefix))
+  return line === undefined ? 0 : Number(line.slice(prefix.length))
+}
+
+const validateGroup = (email: string, path = "/api/v1/validate/target-group") =>
+  call(daemon, "POST", path, { key, body: { email, targetGroupId: "uk-students" } })
+
+/** Scrapes until `ready` holds (a config reload happens in the background). */
+const scrapeUntil = async (ready: (text: string) => boolean): Promise<string> => {
+  const deadline = Date.now() + 10_000
+  let text = await scrape()
+  while (!ready(text) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    text = await scrape()
+  }
+  return text
+}
+
+describe("GET /metrics", () => {
+  it("answers the Prometheus text format without an API key", async () => {
+    const response = await fetch(`${daemon.url}/metrics`)
+    expect(response.status).toBe(200)
+    expect(response.headers.get("content-type")).toBe("text/plain; version=0.0.4; charset=utf-8")
+    const text = await response.text()
+    expect(text).toContain("# TYPE campusgate_config_reloads_total counter")
+    expect(text).toContain("# TYPE campusgate_config_stale gauge")
+  })
+
+  it("counts requests by method, route pattern and status, with a latency histogram", async () => {
+    const route = { method: "POST", route: "/api/v1/validate/target-group", status: "200" }
+    const before = await scrape()
+    expect((await validateGroup("jane@ox.ac.uk")).status).toBe(200)
+    // The /v1 alias counts under the canonical route.
+    expect((await validateGroup("sam@ox.ac.uk", "/v1/validate/target-group")).status).toBe(200)
+    expect((await validateGroup("not-an-email")).status).toBe(400)
+    const after = await scrape()
+    expect(sample(after, "campusgate_http_requests_total", route)).toBe(
+      sample(before, "campusgate_http_requests_total", route) + 2
+    )
+    expect(sample(after, "campusgate_http_requests_total", { ...route, status: "400" })).toBe(
+      sample(before, "campusgate_http_requests_total", { ...route, status: "400" }) + 1
+    )
+    expect(after).toContain("# TYPE campusgate_http_request_duration_seconds histogram")
+    const count = sample(after, "campusgate_http_request_duration_seconds_count", route)
+    expect(count).toBe(sample(before, "campusgate_http_request_duration_seconds_count", route) + 2)
+    expect(sample(after, "campusgate_http_request_duration_seconds_bucket", { ...route, le: "+Inf" })).toBe(count)
+    expect(sample(after, "campusgate_http_request_duration_seconds_bucket", { ...route, le: "10" })).toBe(count)
+    expect(sample(after, "campusgate_http_request_duration_seconds_sum", route)).toBeGreaterThan(0)
+    // The scrape itself is counted too.
+    expect(sample(after, "campusgate_http_requests_total", { method: "GET", route: "/metrics", status: "200" })).toBe(
+      sample(before, "campusgate_http_requests_total", { method: "GET", route: "/metrics", status: "200" }) + 1
+    )
+  })
+
+  it("collapses paths no route matches into route=unmatched", async () => {
+    const unmatched = { method: "GET", route: "unmatched", status: "404" }
+    const before = sample(await scrape(), "campusgate_http_requests_total", unmatched)
+    const randomPath = `/nowhere-${randomUUID()}`
+    expect((await call(daemon, "GET", randomPath)).status).toBe(404)
+    expect((await call(daemon, "GET", `/nowhere-${randomUUID()}`)).status).toBe(404)
+    const text = await scrape()
+    expect(sample(text, "campusgate_http_requests_total", unmatched)).toBe(before + 2)
+    expect(text).not.toContain(randomPath)
+  })
+
+  it("counts validated emails by result and reason code, bulk items included", async () => {
+    const valid = { result: "valid", reason_code: "none" }
+    const country = { result: "invalid", reason_code: "COUNTRY_NOT_ALLOWED" }
+    const format = { result: "invalid", reason_code: "INVALID_EMAIL_FORMAT" }
+    const before = await scrape()
+    await validateGroup("jane@ox.ac.uk")
+    await validateGroup("bob@mit.edu")
+    const bulk = await call(daemon, "POST", "/api/v1/validate/bulk", {
+      key,
+      body: { emails: ["alex@ed.ac.uk", "not an email", "kim@mit.edu", "sam@ox.ac.uk"], targetGroupId: "uk-students" }
+    })
+    expect(bulk.status).toBe(200)
+    const after = await scrape()
+    expect(sample(after, "campusgate_validations_total", valid)).toBe(
+      sample(before, "campusgate_validations_total", valid) + 3
+    )
+    expect(sample(after, "campusgate_validations_total", country)).toBe(
+      sample(before, "campusgate_validations_total", country) + 2
+    )
+    expect(sample(after, "campusgate_validations_total", format)).toBe(
+      sample(before, "campusgate_validations_total", format) + 1
+    )
+  })
+
+  it("counts config reloads, applied and rejected, and shows when the config is stale", async () => {
+    const before = await scrape()
+    const applied = sample(before, "campusgate_config_reloads_total", { result: "applied" })
+    const rejected = sample(before, "campusgate_config_reloads_total", { result: "rejected" })
+    expect(sample(before, "campusgate_config_stale")).toBe(0)
+
+    const file = join(daemon.configDir, "target-groups", "metrics-probe.yaml")
+    writeFileSync(file, "id: metrics-probe\nname: Metrics probe\ncriteria:\n  domains:\n    allow: [example.edu]\n")
+    const afterGood = await scrapeUntil(
+      (text) => sample(text, "campusgate_config_reloads_total", { result: "applied" }) > applied
+    )
+    expect(sample(afterGood, "campusgate_config_reloads_total", { result: "applied" })).toBe(applied + 1)
+    expect(sample(afterGood, "campusgate_config_stale")).toBe(0)
+
+    writeFileSync(file, "id: metrics-probe\n")
+    const afterBad = await scrapeUntil(
+      (text) => sample(text, "campusgate_config_reloads_total", { result: "rejected" }) > rejected
+    )
+    expect(sample(afterBad, "campusgate_config_reloads_total", { result: "rejected" })).toBe(rejected + 1)
+    expect(sample(afterBad, "campusgate_config_stale")).toBe(1)
+
+    rmSync(file)
+    const fixed = await scrapeUntil((text) => sample(text, "campusgate_config_stale") === 0)
+    expect(sample(fixed, "campusgate_config_stale")).toBe(0)
+    expect(sample(fixed, "campusgate_config_reloads_total", { result: "applied" })).toBe(applied + 2)
+  })
+})
