@@ -81,8 +81,8 @@ export class Metrics extends Context.Service<
     request(method: string, url: string, status: number, durationMs: number): void
     /** One validated email. */
     validated(result: Validated): void
-    /** A batch of validated emails (each counts). */
-    validatedAll(results: ReadonlyArray<Validated>): void
+    /** A batch of validated emails (each counts; per-item errors, which validated nothing, do not). */
+    validatedAll(results: ReadonlyArray<Validated | { readonly error: unknown }>): void
     /** Every metric in the Prometheus text exposition format. */
     render(): string
   }
@@ -162,7 +162,7 @@ export class Metrics extends Context.Service<
       },
       validated: (result) => validationCounter(result).updateUnsafe(1, context),
       validatedAll: (results) => {
-        for (const result of results) validationCounter(result).updateUnsafe(1, context)
+        for (const result of results) if ("isValid" in result) validationCounter(result).updateUnsafe(1, context)
       },
       render: () => PrometheusMetrics.formatUnsafe(context)
     }

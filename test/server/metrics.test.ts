@@ -95,7 +95,7 @@ describe("GET /metrics", () => {
     expect(text).not.toContain(randomPath)
   })
 
-  it("counts validated emails by result and reason code, bulk items included", async () => {
+  it("counts validated emails by result and reason code, bulk and batch items included", async () => {
     const valid = { result: "valid", reason_code: "none" }
     const country = { result: "invalid", reason_code: "COUNTRY_NOT_ALLOWED" }
     const format = { result: "invalid", reason_code: "INVALID_EMAIL_FORMAT" }
@@ -107,9 +107,20 @@ describe("GET /metrics", () => {
       body: { emails: ["alex@ed.ac.uk", "not an email", "kim@mit.edu", "sam@ox.ac.uk"], targetGroupId: "uk-students" }
     })
     expect(bulk.status).toBe(200)
+    // Batch offer processing counts each validated pair; an offer the caller cannot see validated nothing.
+    const batch = await call(daemon, "POST", "/api/v1/offers/bulk-process", {
+      key,
+      body: {
+        requests: [
+          { offerId: "acme-student-discount", email: "lee@ox.ac.uk" },
+          { offerId: "no-such-offer", email: "lee@ox.ac.uk" }
+        ]
+      }
+    })
+    expect(batch.status).toBe(200)
     const after = await scrape()
     expect(sample(after, "campusgate_validations_total", valid)).toBe(
-      sample(before, "campusgate_validations_total", valid) + 3
+      sample(before, "campusgate_validations_total", valid) + 4
     )
     expect(sample(after, "campusgate_validations_total", country)).toBe(
       sample(before, "campusgate_validations_total", country) + 2

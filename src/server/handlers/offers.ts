@@ -20,6 +20,7 @@ import { effectiveStatus, type Offer, type OfferStatus } from "../../domain/Offe
 import { offerStatusAt, refusedTransition } from "../../domain/offerLifecycle.ts"
 import { isVisibleTo } from "../../engine/Engine.ts"
 import { saveOffer } from "../../store/resourceFiles.ts"
+import { Metrics } from "../metrics.ts"
 import { currentRequestId } from "../requestId.ts"
 import { ServerConfig } from "../ServerConfig.ts"
 import { byId, conflict, idTaken, invalid, notFound, paginate, sourceOf, writeResource } from "./resources.ts"
@@ -144,6 +145,7 @@ export const OffersHandlers = HttpApiBuilder.group(
   "offers",
   Effect.fn(function* (handlers) {
     const server = yield* ServerConfig
+    const metrics = yield* Metrics
     return handlers
       .handle("create", ({ payload }) =>
         Effect.gen(function* () {
@@ -203,7 +205,9 @@ export const OffersHandlers = HttpApiBuilder.group(
         Effect.gen(function* () {
           const requestId = yield* currentRequestId
           const caller = yield* Caller
-          return yield* Effect.fromResult(bulkProcess(server.current(), caller.team, payload, requestId))
+          const answer = bulkProcess(server.current(), caller.team, payload, requestId)
+          if (Result.isSuccess(answer)) metrics.validatedAll(answer.success.results)
+          return yield* Effect.fromResult(answer)
         })
       )
   })
