@@ -65,7 +65,8 @@ describe("campusgate inspect with a config directory", () => {
     const dir = mkdtempSync(join(tmpdir(), "campusgate-inspect-config-"))
     writeFileSync(join(dir, "campusgate.yaml"), "datasets:\n  - partners.csv\n")
     writeFileSync(join(dir, "partners.csv"), "domain,name,country\npartnercollege.co.nz,Partner College,NZ\n")
-    const [partner] = run(["inspect", "--config", dir, "jane@partnercollege.co.nz"])
+    // Its own data directory: ./data may hold a daemon's keys for the example config's teams.
+    const [partner] = run(["inspect", "--config", dir, "--data", join(dir, "data"), "jane@partnercollege.co.nz"])
     expect(partner.institution).toMatchObject({ name: "Partner College", country: "NZ", rule: "listed-domain" })
   })
 

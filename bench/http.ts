@@ -1,0 +1,256 @@
+/**
+ * `npm run bench:http`: the daemon's HTTP throughput, measured in one run
+ * against a baseline on the same machine. Three child processes serve, and
+ * the load generator (autocannon, `bench/httpLoad.ts`) runs in a fourth:
+ * - a bare `node:http` hello-world server (`bench/bareServer.ts`), GET /;
+ * - the daemon (`campusgate serve` from source) on a copy of `config/` with
+ *   rate limits raised so they never trigger, request logging on (to a
+ *   file) and metrics on: `POST /api/v1/validate/target-group` with a bearer
+ *   key, cycling through emails of the benchmark mix that answer 200;
+ * - the same daemon: `POST /api/v1/validate/bulk` with 1000 emails.
+ * 64 connections, BENCH_SECONDS (default 10) each, after a short warm-up.
+ * Goals (DESIGN.md): single >= 0.6x the bare server's requests/s, single
+ * p99 <= 10 ms, bulk >= 500k emails/s. BENCH_CPU_PROF=DIR writes a CPU
+ * profile of the daemon there. Progress goes to standard error; the final
+ * line on standard output is JSON.
+ */
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { closeSync, cpSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { availableParallelism, tmpdir } from "node:os"
+import { join } from "node:path"
+import { createInterface } from "node:readline"
+import { fileURLToPath } from "node:url"
+import { parseDocument } from "yaml"
+import { createApiKey } from "../src/config/apiKeyStore.ts"
+import type { TeamId } from "../src/domain/Identifiers.ts"
+import { buildInstitutionTable } from "../src/engine/InstitutionIndex.ts"
+import { generateEmails } from "./generateEmails.ts"
+import type { LoadOptions } from "./httpLoad.ts"
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 10)
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 64)
+const warmUpSeconds = Math.max(1, Math.min(3, Math.round(seconds / 3)))
+const cpuProfileDir = process.env.BENCH_CPU_PROF
+const targetGroupId = "uk-students"
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url))
+const root = mkdtempSync(join(tmpdir(), "campusgate-bench-http-"))
+const log = (message: string) => console.error(message)
+
+/** The shipped config with every rate limit out of reach, an empty data directory, and a key for the benchmark. */
+const prepareConfig = () => {
+  const configDir = join(root, "config")
+  const dataDir = join(root, "data")
+  cpSync(here("../config"), configDir, { recursive: true })
+  const settingsFile = join(configDir, "campusgate.yaml")
+  const settings = parseDocument(readFileSync(settingsFile, "utf8"))
+  for (const bucket of ["bulk", "validate", "default"])
+    settings.setIn(["rateLimits", bucket, "requests"], 1_000_000_000)
+  writeFileSync(settingsFile, settings.toString())
+  const { key } = createApiKey({
+    configDir,
+    dataDir,
+    team: "acme" as TeamId,
+    scopes: ["validate:target-groups", "validate:bulk"]
+  })
+  return { configDir, dataDir, key }
+}
+
+interface Server {
+  readonly url: string
+  readonly child: ChildProcess
+  readonly exited: Promise<number | null>
+}
+
+const exitOf = (child: ChildProcess) =>
+  new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
+
+const startBare = async (): Promise<Server> => {
+  const child = spawn(process.execPath, [here("bareServer.ts")], { stdio: ["ignore", "pipe", "inherit"] })
+  const exited = exitOf(child)
+  const line = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once("line", resolve)
+    void exited.then((code) => reject(new Error(`the bare server exited with ${code}`)))
+  })
+  return { url: (JSON.parse(line) as { url: string }).url, child, exited }
+}
+
+/** The daemon, logging to a file (so writing the log costs what it costs in production, without a pipe to drain). */
+const startDaemon = async (dirs: { configDir: string; dataDir: string }, logFile: string): Promise<Server> => {
+  const out = openSync(logFile, "w")
+  const profile = cpuProfileDir === undefined ? [] : ["--cpu-prof", "--cpu-prof-dir", cpuProfileDir]
+  const child = spawn(
+    process.execPath,
+    [
+      ...profile,
+      here("../src/cli/main.ts"),
+      "serve",
+      "--config",
+      dirs.configDir,
+      "--data",
+      dirs.dataDir,
+      "--port",
+      "0",
+      "--host",
+      "127.0.0.1"
+    ],
+    {
+      env: { ...process.env, CAMPUSGATE_CONFIG: "", CAMPUSGATE_DATA: "", CAMPUSGATE_PORT: "", CAMPUSGATE_HOST: "" },
+      stdio: ["ignore", out, out]
+    }
+  )
+  closeSync(out)
+  const exited = exitOf(child)
+  const deadline = Date.now() + 30_000
+  for (;;) {
+    const listening = readFileSync(logFile, "utf8")
+      .split("\n")
+      .find((line) => line.includes('"msg":"listening"'))
+    if (listening !== undefined) return { url: (JSON.parse(listening) as { url: string }).url, child, exited }
+    if (child.exitCode !== null || Date.now() > deadline) {
+      throw new Error(`the daemon did not start:\n${readFileSync(logFile, "utf8")}`)
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+/** CPU seconds a process has used so far (Linux `/proc`; undefined elsewhere). */
+const cpuSeconds = (pid: number | undefined): number | undefined => {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+    return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return undefined
+  }
+}
+
+interface LoadResult {
+  readonly seconds: number
+  readonly perSecond: number
+  readonly ok: number
+  readonly non2xx: number
+  readonly statusCodes: Record<string, number>
+  readonly errors: number
+  readonly timeouts: number
+  readonly latencyMs: { average: number; p50: number; p90: number; p99: number; max: number }
+  readonly loadCpuPercent: number
+}
+
+/** One autocannon run in its own process; also the server's CPU use over it. */
+const load = (server: Server, options: Omit<LoadOptions, "connections" | "seconds">, runSeconds: number) => {
+  const file = join(root, "load.json")
+  writeFileSync(file, JSON.stringify({ ...options, connections, seconds: runSeconds }))
+  const cpuBefore = cpuSeconds(server.child.pid)
+  const output = execFileSync(process.execPath, [here("httpLoad.ts"), file], {
+    encoding: "utf8",
+    maxBuffer: 1 << 24
+  })
+  const cpuAfter = cpuSeconds(server.child.pid)
+  const result = JSON.parse(output.trim().split("\n").at(-1)!) as LoadResult
+  const serverCpuPercent =
+    cpuBefore === undefined || cpuAfter === undefined
+      ? undefined
+      : Math.round(((cpuAfter - cpuBefore) / result.seconds) * 100)
+  return { ...result, serverCpuPercent }
+}
+
+const measure = (name: string, server: Server, options: Omit<LoadOptions, "connections" | "seconds">) => {
+  log(`${name}: warm-up ${warmUpSeconds} s`)
+  load(server, options, warmUpSeconds)
+  log(`${name}: ${seconds} s at ${connections} connections`)
+  const result = load(server, options, seconds)
+  log(
+    `${name}: ${result.perSecond.toLocaleString()} answers/s (2xx), p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms, ` +
+      `non-2xx ${result.non2xx}, errors ${result.errors}; server CPU ${result.serverCpuPercent ?? "?"}%, load generator CPU ${result.loadCpuPercent}%`
+  )
+  return result
+}
+
+const post = (url: string, key: string, body: unknown) =>
+  fetch(url, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify(body)
+  })
+
+const dirs = prepareConfig()
+log(`node ${process.version}, ${availableParallelism()} CPUs; working in ${root}`)
+const table = buildInstitutionTable()
+const bare = await startBare()
+const logFile = join(root, "daemon.log")
+const daemon = await startDaemon(dirs, logFile)
+log(`bare server at ${bare.url}; daemon at ${daemon.url} (log: ${logFile})`)
+
+try {
+  const singleUrl = `${daemon.url}/api/v1/validate/target-group`
+  const bulkUrl = `${daemon.url}/api/v1/validate/bulk`
+  const headers = { authorization: `Bearer ${dirs.key}`, "content-type": "application/json" }
+
+  // Single requests cycle through emails of the benchmark mix that answer 200 (valid or not; malformed ones are 400s).
+  const singleBodies: Array<string> = []
+  for (const email of generateEmails(table, 400, 7)) {
+    const body = { email, targetGroupId }
+    if ((await post(singleUrl, dirs.key, body)).status === 200) singleBodies.push(JSON.stringify(body))
+  }
+  const bulkEmails = generateEmails(table, 1000, 11)
+  const bulkBody = JSON.stringify({ emails: bulkEmails, targetGroupId })
+  const bulkCheck = await post(bulkUrl, dirs.key, JSON.parse(bulkBody))
+  if (bulkCheck.status !== 200) throw new Error(`bulk answered ${bulkCheck.status}: ${await bulkCheck.text()}`)
+  const metricsOn = (await fetch(`${daemon.url}/metrics`)).status === 200
+
+  const bareResult = measure("bare node:http", bare, { url: `${bare.url}/`, method: "GET" })
+  const single = measure("daemon validate/target-group", daemon, {
+    url: singleUrl,
+    method: "POST",
+    headers,
+    bodies: singleBodies
+  })
+  const bulk = measure("daemon validate/bulk (1000 emails)", daemon, {
+    url: bulkUrl,
+    method: "POST",
+    headers,
+    bodies: [bulkBody]
+  })
+
+  bare.child.kill("SIGTERM")
+  daemon.child.kill("SIGTERM")
+  const [, daemonExit] = await Promise.all([bare.exited, daemon.exited])
+  const daemonLogBytes = statSync(logFile).size
+  log(`daemon exited with ${daemonExit}; it logged ${(daemonLogBytes / 1e6).toFixed(1)} MB`)
+  if (cpuProfileDir !== undefined) log(`CPU profile of the daemon written to ${cpuProfileDir}`)
+
+  const round2 = (value: number) => Math.round(value * 100) / 100
+  const singleVsBare = round2(single.perSecond / bareResult.perSecond)
+  const bulkEmailsPerSecond = bulk.perSecond * bulkEmails.length
+  console.log(
+    JSON.stringify({
+      seconds,
+      connections,
+      bareRps: bareResult.perSecond,
+      singleRps: single.perSecond,
+      singleVsBare,
+      singleP99Ms: single.latencyMs.p99,
+      bulkRps: bulk.perSecond,
+      bulkEmailsPerSecond,
+      goals: {
+        singleVsBare: singleVsBare >= 0.6,
+        p99: single.latencyMs.p99 <= 10,
+        bulkEmailsPerSecond: bulkEmailsPerSecond >= 500_000
+      },
+      details: {
+        node: process.version,
+        cpus: availableParallelism(),
+        metricsOn,
+        daemonLogBytes,
+        daemonExitCode: daemonExit,
+        singleEmails: singleBodies.length,
+        bare: bareResult,
+        single,
+        bulk
+      }
+    })
+  )
+} finally {
+  if (bare.child.exitCode === null) bare.child.kill("SIGTERM")
+  if (daemon.child.exitCode === null) daemon.child.kill("SIGTERM")
+  rmSync(root, { recursive: true, force: true })
+}
