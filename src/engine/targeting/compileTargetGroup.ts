@@ -53,7 +53,7 @@ export const compileTargetGroup = (targetGroup: TargetGroup): CompiledTargetGrou
   const denyPatterns = (criteria.patterns?.deny ?? []).map(compileHostGlob)
   return {
     targetGroup,
-    ref: { id: targetGroup.id, name: targetGroup.name },
+    ref: Object.freeze({ id: targetGroup.id, name: targetGroup.name }),
     syntax: {
       allowQuotedLocalPart: criteria.email.allowQuotedLocalPart,
       allowIpLiteral: criteria.email.allowIpLiteral

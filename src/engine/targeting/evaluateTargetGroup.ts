@@ -26,9 +26,10 @@ import type { HostFacts } from "./HostDirectory.ts"
 import { type InstitutionVerdict, judgeListed, judgeSuffixRule } from "./judgeInstitution.ts"
 import { suggestionFor } from "./suggestion.ts"
 
-const skipped = { status: "skipped" } as const
-const passed = { status: "passed" } as const
-const failed = { status: "failed" } as const
+// Shared by every result, hence frozen (as are verdicts and policy details): a caller may cache their JSON.
+const skipped = Object.freeze({ status: "skipped" } as const)
+const passed = Object.freeze({ status: "passed" } as const)
+const failed = Object.freeze({ status: "failed" } as const)
 
 type Details = { -readonly [K in keyof ValidationDetails]: ValidationDetails[K] }
 

@@ -13,6 +13,7 @@ import type { OfferValidationResult, ValidationResult } from "../../domain/Valid
 import { isVisibleTo } from "../../engine/Engine.ts"
 import { Metrics } from "../metrics.ts"
 import { currentRequestId } from "../requestId.ts"
+import { jsonTextResponse, offerResultsText, offerResultText, resultsText, resultText } from "../resultJson.ts"
 import { ServerConfig } from "../ServerConfig.ts"
 
 const notFound = (what: string, id: string, requestId: string) =>
@@ -89,7 +90,7 @@ export const ValidationHandlers = HttpApiBuilder.group(
           metrics.validated(result)
           const badFormat = formatProblem(result, requestId)
           if (badFormat !== undefined) return yield* badFormat
-          return { ...result, requestId }
+          return jsonTextResponse(resultText(result, requestId))
         })
       )
       .handle("offer", ({ payload }) =>
@@ -105,7 +106,7 @@ export const ValidationHandlers = HttpApiBuilder.group(
           metrics.validated(result)
           const badFormat = result.results.length > 0 ? formatProblem(result.results[0]!, requestId) : undefined
           if (badFormat !== undefined) return yield* badFormat
-          return { ...result, requestId }
+          return jsonTextResponse(offerResultText(result, requestId))
         })
       )
       .handle("bulk", ({ payload }) =>
@@ -122,7 +123,9 @@ export const ValidationHandlers = HttpApiBuilder.group(
             }
             const results = engine.validateMany(payload.emails, payload.targetGroupId)
             metrics.validatedAll(results)
-            return { results, summary: summarize(results), requestId }
+            return jsonTextResponse(
+              `{"results":${resultsText(results)},"summary":${JSON.stringify(summarize(results))},"requestId":${JSON.stringify(requestId)}}`
+            )
           }
           const offerId = payload.offerId!
           const offer = engine.offers.get(offerId)
@@ -130,7 +133,9 @@ export const ValidationHandlers = HttpApiBuilder.group(
             return yield* notFound("offer", offerId, requestId)
           const results = engine.validateManyOffer(payload.emails, offerId)
           metrics.validatedAll(results)
-          return { results, summary: summarize(results), requestId }
+          return jsonTextResponse(
+            `{"results":${offerResultsText(results)},"summary":${JSON.stringify(summarize(results))},"requestId":${JSON.stringify(requestId)}}`
+          )
         })
       )
   })
