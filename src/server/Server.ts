@@ -17,6 +17,7 @@ import { LiveConfig } from "../config/LiveConfig.ts"
 import { DEFAULT_TEAM } from "../config/loadConfig.ts"
 import { formatProblem, InvalidConfiguration } from "../domain/errors.ts"
 import type { TeamId } from "../domain/Identifiers.ts"
+import { FastLane } from "./fastLane.ts"
 import { HttpApp } from "./http.ts"
 import { Metrics } from "./metrics.ts"
 import { RequestLogger } from "./RequestLogger.ts"
@@ -85,6 +86,7 @@ export const serverLayer = (options: ServeOptions) =>
         )
       )
       return Layer.mergeAll(HttpRouter.serve(HttpApp, { disableLogger: true, disableListenLog: true }), listening).pipe(
+        Layer.provide(FastLane.layer),
         Layer.provide(Layer.mergeAll(Metrics.layer, rateLimiterLayer(options.rateLimiterStore))),
         Layer.provide(ServerConfig.layer(live)),
         Layer.provide(options.requestLogger ?? RequestLogger.layerStdout),
