@@ -9,6 +9,7 @@
 import * as Context from "effect/Context"
 import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
 import * as HttpApiSecurity from "effect/http-api/HttpApiSecurity"
+import * as OpenApi from "effect/http-api/OpenApi"
 import type { ApiKeyId, Scope } from "../domain/ApiKey.ts"
 import { Forbidden, ServiceUnavailable, TooManyRequests, Unauthorized } from "./problems.ts"
 
@@ -21,11 +22,20 @@ export class Caller extends Context.Service<
 /** The scope an endpoint needs (an endpoint annotation). */
 export class RequiredScope extends Context.Service<RequiredScope, Scope>()("campusgate/api/RequiredScope") {}
 
+/** The bearer scheme, with what the OpenAPI document says about it. */
+const bearer = HttpApiSecurity.annotateMerge(
+  HttpApiSecurity.bearer,
+  OpenApi.annotations({
+    description:
+      "An API key: `Authorization: Bearer <key>`. A key belongs to a team and carries scopes; make one with `campusgate keys create`."
+  })
+)
+
 export class Authorization extends HttpApiMiddleware.Service<Authorization, { provides: Caller; requires: never }>()(
   "campusgate/api/Authorization",
   {
     requiredForClient: true,
-    security: { bearer: HttpApiSecurity.bearer },
+    security: { bearer },
     // Rate limits are applied right after the key is known: 429, or 503 when the limiter store is down.
     error: [Unauthorized, Forbidden, TooManyRequests, ServiceUnavailable]
   }

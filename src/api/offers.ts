@@ -28,6 +28,19 @@ export const OfferResource = Schema.Struct({
 })
 export type OfferResource = typeof OfferResource.Type
 
+// The OpenAPI examples use the shipped example config in config/: new offers of team
+// acme on shipped target groups, shipped offers in the batch. PATCH changes only offers
+// made through the API (those in config/ are 409), so its examples are for `acme-spring-sale`.
+
+const springSale = {
+  id: "acme-spring-sale",
+  name: "Spring sale for UK and partner students",
+  description: "20% off Acme Learning in spring.",
+  targetGroups: ["uk-students", "acme-partners"],
+  startsAt: "2027-03-01T00:00:00Z",
+  endsAt: "2027-06-01T00:00:00+01:00"
+} as const
+
 /** An offer to create: `team` defaults to the caller's; the server-set fields are accepted and ignored. */
 export const CreateOfferRequest = Schema.Struct({
   ...Offer.fields,
@@ -35,6 +48,12 @@ export const CreateOfferRequest = Schema.Struct({
   effectiveStatus: Schema.optionalKey(EffectiveOfferStatus),
   source: Schema.optionalKey(ResourceSource)
 }).pipe(
+  Schema.annotateEncoded({
+    examples: [
+      { ...springSale, status: "draft" },
+      { id: "acme-uk-students", name: "Acme for UK students", targetGroups: ["uk-students"], status: "active" }
+    ]
+  }),
   Schema.check(
     Schema.makeFilter((offer) =>
       offer.startsAt === undefined ||
@@ -47,7 +66,23 @@ export const CreateOfferRequest = Schema.Struct({
 )
 export type CreateOfferRequest = typeof CreateOfferRequest.Type
 
-export const UpdateOfferRequest = Schema.Struct({ status: OfferStatus })
+export const UpdateOfferRequest = Schema.Struct({ status: OfferStatus }).pipe(
+  Schema.annotateEncoded({ examples: [{ status: "active" }, { status: "paused" }, { status: "archived" }] })
+)
+
+/** An offer as answered: `acme-spring-sale` as created, and once published (`scheduled` until its window opens). */
+const createdExample: typeof OfferResource.Encoded = {
+  ...springSale,
+  team: "acme",
+  status: "draft",
+  effectiveStatus: "draft",
+  source: "api"
+}
+const publishedExample: typeof OfferResource.Encoded = {
+  ...createdExample,
+  status: "active",
+  effectiveStatus: "scheduled"
+}
 
 export const OfferStatusResponse = Schema.Struct({
   id: Schema.String,
@@ -68,7 +103,18 @@ export const BulkProcessRequest = Schema.Struct({
   requests: Schema.Array(Schema.Struct({ offerId: Schema.String, email: Schema.String })).pipe(
     Schema.check(Schema.isMinLength(1))
   )
-})
+}).pipe(
+  Schema.annotateEncoded({
+    examples: [
+      {
+        requests: [
+          { offerId: "acme-student-discount", email: "kim@partner-college.org" },
+          { offerId: "acme-winter-semester", email: "max@tum.de" }
+        ]
+      }
+    ]
+  })
+)
 export type BulkProcessRequest = typeof BulkProcessRequest.Type
 
 /** A request of a batch that could not be processed: its offer is unknown or belongs to another team. */
@@ -98,7 +144,7 @@ export class OffersApi extends HttpApiGroup.make("offers")
   .add(
     HttpApiEndpoint.post("create", "/offers", {
       payload: CreateOfferRequest,
-      success: OfferResource.pipe(HttpApiSchema.status(201)),
+      success: OfferResource.pipe(Schema.annotateEncoded({ examples: [createdExample] }), HttpApiSchema.status(201)),
       error: writeErrors
     })
       .annotate(RequiredScope, "offers:write")
@@ -133,7 +179,7 @@ export class OffersApi extends HttpApiGroup.make("offers")
     HttpApiEndpoint.patch("update", "/offers/:id", {
       params: IdParam,
       payload: UpdateOfferRequest,
-      success: OfferResource,
+      success: OfferResource.pipe(Schema.annotateEncoded({ examples: [publishedExample] })),
       error: writeErrors
     })
       .annotate(RequiredScope, "offers:write")

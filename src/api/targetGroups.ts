@@ -19,12 +19,54 @@ import { Page, PageQuery, ResourceSource } from "./resources.ts"
 export const TargetGroupResource = Schema.Struct({ ...TargetGroup.fields, source: ResourceSource })
 export type TargetGroupResource = typeof TargetGroupResource.Type
 
+// The OpenAPI examples: new groups of team acme, written like those in the shipped config/.
+const ukUniversities = {
+  id: "acme-uk-universities",
+  name: "Universities in the United Kingdom",
+  team: "acme",
+  criteria: {
+    institutions: { types: ["university"], countries: ["GB"] },
+    email: { rejectRoleAccounts: true, rejectFreeMail: true }
+  },
+  examples: { valid: ["sam@cs.ox.ac.uk"], invalid: ["admin@ox.ac.uk", "john@mit.edu"] }
+} as const
+
 /** A target group to create: `team` must be the caller's or absent; `source` is accepted and ignored. */
 export const CreateTargetGroupRequest = Schema.Struct({
   ...TargetGroup.fields,
   source: Schema.optionalKey(ResourceSource)
-})
+}).pipe(
+  Schema.annotateEncoded({
+    examples: [
+      ukUniversities,
+      {
+        id: "acme-bootcamps",
+        name: "Acme bootcamp partners",
+        description: "Partner bootcamps; their staff sub-domain is not eligible.",
+        criteria: { domains: { allow: ["bootcamp.example"], deny: ["staff.bootcamp.example"] } }
+      }
+    ]
+  })
+)
 export type CreateTargetGroupRequest = typeof CreateTargetGroupRequest.Type
+
+/** `acme-uk-universities` as created: every default of its criteria spelled out. */
+const createdExample: typeof TargetGroupResource.Encoded = {
+  ...ukUniversities,
+  criteria: {
+    institutions: { ...ukUniversities.criteria.institutions, includeSuffixRules: true },
+    email: {
+      rejectDisposable: true,
+      rejectRoleAccounts: true,
+      rejectFreeMail: true,
+      rejectAbused: true,
+      rejectConfusable: true,
+      allowQuotedLocalPart: false,
+      allowIpLiteral: false
+    }
+  },
+  source: "api"
+}
 
 const readErrors = [BadRequest, NotFound, TooManyRequests, ServiceUnavailable] as const
 
@@ -32,7 +74,10 @@ export class TargetGroupsApi extends HttpApiGroup.make("targetGroups")
   .add(
     HttpApiEndpoint.post("create", "/target-groups", {
       payload: CreateTargetGroupRequest,
-      success: TargetGroupResource.pipe(HttpApiSchema.status(201)),
+      success: TargetGroupResource.pipe(
+        Schema.annotateEncoded({ examples: [createdExample] }),
+        HttpApiSchema.status(201)
+      ),
       error: [BadRequest, Conflict, TooManyRequests, InternalError, ServiceUnavailable]
     })
       .annotate(RequiredScope, "target-groups:write")

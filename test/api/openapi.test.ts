@@ -1,0 +1,172 @@
+/**
+ * The OpenAPI document the daemon serves at `/openapi.json`, built from the
+ * contract as `HttpApiBuilder` builds it: a valid OpenAPI 3.1 document (by
+ * the OpenAPI schemas, `@seriousme/openapi-schema-validator`), every
+ * endpoint under its path and method with a summary, the bearer scheme and
+ * the problem responses, and examples the contract's schemas accept.
+ */
+import { readdirSync } from "node:fs"
+import { Validator } from "@seriousme/openapi-schema-validator"
+import * as OpenApi from "effect/http-api/OpenApi"
+import * as Schema from "effect/Schema"
+import { describe, expect, it } from "vitest"
+import { CampusgateApi } from "../../src/api/Api.ts"
+
+const spec = OpenApi.fromApi(CampusgateApi)
+
+// How the server reads bodies: every problem, and unknown fields are problems.
+const strict = { errors: "all", onExcessProperty: "error" } as const
+
+const endpoints = Object.values(CampusgateApi.groups).flatMap((group) =>
+  Object.values(group.endpoints).map((endpoint) => ({
+    name: `${endpoint.method} ${endpoint.path}`,
+    path: endpoint.path.replace(/:(\w+)/g, "{$1}"),
+    method: endpoint.method.toLowerCase() as OpenApi.OpenAPISpecMethodName,
+    payloads: [...endpoint.payload.values()].flatMap((entry) => entry.schemas),
+    successes: [...endpoint.success]
+  }))
+)
+const withPayload = endpoints.filter((endpoint) => endpoint.payloads.length > 0)
+
+const operationOf = (endpoint: (typeof endpoints)[number]) => spec.paths[endpoint.path]?.[endpoint.method]
+
+type JsonSchema = { readonly $ref?: string; readonly examples?: ReadonlyArray<unknown> }
+/** A schema of the document, with a `$ref` into the components followed. */
+const resolve = (schema: JsonSchema | undefined): JsonSchema | undefined => {
+  const ref = schema?.$ref
+  if (ref === undefined) return schema
+  return spec.components.schemas[ref.replace("#/components/schemas/", "")] as JsonSchema | undefined
+}
+
+/** The fields of the request examples that name config resources. */
+type BodyExample = {
+  readonly id?: string
+  readonly targetGroupId?: string
+  readonly offerId?: string
+  readonly targetGroups?: ReadonlyArray<string>
+  readonly requests?: ReadonlyArray<{ readonly offerId: string }>
+}
+
+const decodeWith = (schema: unknown, value: unknown) =>
+  Schema.decodeUnknownSync(schema as Schema.Codec<unknown, unknown>)(value, strict)
+
+describe("the OpenAPI document", () => {
+  it("is a valid OpenAPI 3.1 document", async () => {
+    const validator = new Validator()
+    const result = await validator.validate(structuredClone(spec) as unknown as Record<string, unknown>)
+    expect(result.errors ?? []).toEqual([])
+    expect(result.valid).toBe(true)
+    expect(validator.version).toBe("3.1")
+  })
+
+  it("is checked for real: a broken copy is refused", async () => {
+    const broken = structuredClone(spec) as unknown as { paths: Record<string, Record<string, unknown>> }
+    broken.paths["/api/v1/offers"]!.post = { responses: { "201": { content: {} } } }
+    const result = await new Validator().validate(broken)
+    expect(result.valid).toBe(false)
+  })
+
+  it("has every endpoint of the contract under its path and method, with a summary", () => {
+    expect(endpoints.length).toBeGreaterThan(0)
+    for (const endpoint of endpoints) {
+      const operation = operationOf(endpoint)
+      expect(operation, endpoint.name).toBeDefined()
+      expect(operation!.summary, endpoint.name).toMatch(/\S/)
+    }
+    const documented = Object.values(spec.paths).flatMap((item) =>
+      Object.keys(item).filter((key) => key !== "parameters")
+    )
+    expect(documented).toHaveLength(endpoints.length)
+  })
+
+  it("lists the bearer security scheme, and every endpoint requires it", () => {
+    expect(spec.components.securitySchemes.bearer).toMatchObject({
+      type: "http",
+      scheme: expect.stringMatching(/^bearer$/i)
+    })
+    for (const endpoint of endpoints) expect(operationOf(endpoint)!.security, endpoint.name).toEqual([{ bearer: [] }])
+  })
+
+  it("lists the problem responses: RFC 9457 problem details for every error status", () => {
+    for (const endpoint of endpoints) {
+      const responses = operationOf(endpoint)!.responses
+      // Every endpoint: a bad request, the key's problems, its rate limit, the limiter being down.
+      for (const status of [400, 401, 403, 429, 503])
+        expect(Object.keys(responses), endpoint.name).toContain(String(status))
+      for (const [status, response] of Object.entries(responses)) {
+        if (Number(status) < 400) continue
+        const problem = resolve(response.content?.["application/problem+json"]?.schema)
+        expect(problem, `${endpoint.name} ${status}`).toMatchObject({ type: "object" })
+      }
+    }
+  })
+
+  it("has request examples for every endpoint with a body, each accepted by the endpoint's payload schema", () => {
+    expect(withPayload.map((endpoint) => endpoint.name).sort()).toEqual([
+      "PATCH /api/v1/offers/:id",
+      "POST /api/v1/offers",
+      "POST /api/v1/offers/bulk-process",
+      "POST /api/v1/target-groups",
+      "POST /api/v1/validate/bulk",
+      "POST /api/v1/validate/offer",
+      "POST /api/v1/validate/target-group"
+    ])
+    for (const endpoint of withPayload) {
+      const body = resolve(operationOf(endpoint)!.requestBody?.content["application/json"]?.schema as JsonSchema)
+      const examples = body?.examples ?? []
+      expect(examples.length, endpoint.name).toBeGreaterThan(0)
+      for (const example of examples) {
+        expect(
+          () => decodeWith(endpoint.payloads[0], example),
+          `${endpoint.name} ${JSON.stringify(example)}`
+        ).not.toThrow()
+      }
+    }
+  })
+
+  it("has response examples the endpoint's success schema accepts", () => {
+    let count = 0
+    for (const endpoint of endpoints) {
+      for (const [status, response] of Object.entries(operationOf(endpoint)!.responses)) {
+        if (Number(status) >= 400) continue
+        const examples = resolve(response.content?.["application/json"]?.schema as JsonSchema)?.examples ?? []
+        for (const example of examples) {
+          count++
+          expect(endpoint.successes, endpoint.name).toHaveLength(1)
+          expect(() => decodeWith(endpoint.successes[0], example), `${endpoint.name} ${status}`).not.toThrow()
+        }
+      }
+    }
+    expect(count).toBeGreaterThan(0)
+  })
+
+  it("uses the shipped example config: referenced ids exist in config/, created ids do not", () => {
+    const configIds = (dir: string) =>
+      new Set(readdirSync(new URL(`../../config/${dir}/`, import.meta.url)).map((file) => file.replace(/\.yaml$/, "")))
+    const shipped = { targetGroups: configIds("target-groups"), offers: configIds("offers") }
+    const examplesOf = (path: string, method: OpenApi.OpenAPISpecMethodName) =>
+      (resolve(spec.paths[path]?.[method]?.requestBody?.content["application/json"]?.schema as JsonSchema)?.examples ??
+        []) as ReadonlyArray<BodyExample>
+    const referenced = { targetGroups: new Set<string>(), offers: new Set<string>() }
+    for (const path of ["/api/v1/validate/target-group", "/api/v1/validate/offer", "/api/v1/validate/bulk"]) {
+      for (const example of examplesOf(path, "post")) {
+        if (example.targetGroupId !== undefined) referenced.targetGroups.add(example.targetGroupId)
+        if (example.offerId !== undefined) referenced.offers.add(example.offerId)
+      }
+    }
+    for (const example of examplesOf("/api/v1/offers/bulk-process", "post")) {
+      for (const request of example.requests ?? []) referenced.offers.add(request.offerId)
+    }
+    for (const example of examplesOf("/api/v1/offers", "post")) {
+      for (const id of example.targetGroups ?? []) referenced.targetGroups.add(id)
+      expect(shipped.offers, "a new offer's id is not taken").not.toContain(example.id)
+    }
+    for (const example of examplesOf("/api/v1/target-groups", "post")) {
+      expect(shipped.targetGroups, "a new target group's id is not taken").not.toContain(example.id)
+    }
+    expect(referenced.targetGroups).toContain("uk-students")
+    expect(referenced.offers).toContain("acme-student-discount")
+    for (const id of referenced.targetGroups) expect(shipped.targetGroups).toContain(id)
+    for (const id of referenced.offers) expect(shipped.offers).toContain(id)
+  })
+})
