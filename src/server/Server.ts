@@ -17,7 +17,7 @@ import { LiveConfig } from "../config/LiveConfig.ts"
 import { DEFAULT_TEAM } from "../config/loadConfig.ts"
 import { formatProblem, InvalidConfiguration } from "../domain/errors.ts"
 import type { TeamId } from "../domain/Identifiers.ts"
-import { FastLane } from "./fastLane.ts"
+import { HotPath } from "./hotPath.ts"
 import { HttpApp } from "./http.ts"
 import { Metrics } from "./metrics.ts"
 import { RequestLogger } from "./RequestLogger.ts"
@@ -85,18 +85,23 @@ export const serverLayer = (options: ServeOptions) =>
           Effect.sync(() => announce("listening", { url, docs: `${url}/docs`, openapi: `${url}/openapi.json` }))
         )
       )
-      return Layer.mergeAll(HttpRouter.serve(HttpApp, { disableLogger: true, disableListenLog: true }), listening).pipe(
-        Layer.provide(FastLane.layer),
-        Layer.provide(Layer.mergeAll(Metrics.layer, rateLimiterLayer(options.rateLimiterStore))),
-        Layer.provide(ServerConfig.layer(live)),
-        Layer.provide(options.requestLogger ?? RequestLogger.layerStdout),
-        Layer.provide(
-          NodeHttpServer.layer(createServer, {
+      // One instance of each, shared by the Effect HTTP app and the node-level hot path.
+      const services = Layer.mergeAll(Metrics.layer, rateLimiterLayer(options.rateLimiterStore)).pipe(
+        Layer.provideMerge(ServerConfig.layer(live)),
+        Layer.provideMerge(options.requestLogger ?? RequestLogger.layerStdout)
+      )
+      const nodeServer = Layer.unwrap(
+        Effect.map(Effect.service(HotPath), (hotPath) =>
+          NodeHttpServer.layer(() => hotPath.intercept(createServer()), {
             port,
             host,
             gracefulShutdownTimeout: `${server.shutdownTimeoutSeconds} seconds`
           })
         )
+      ).pipe(Layer.provide(HotPath.layer))
+      return Layer.mergeAll(HttpRouter.serve(HttpApp, { disableLogger: true, disableListenLog: true }), listening).pipe(
+        Layer.provide(nodeServer),
+        Layer.provide(services)
       )
     })
   )

@@ -30,7 +30,6 @@ import {
   UnsupportedMediaType
 } from "../api/problems.ts"
 import { AuthorizationLive } from "./authorization.ts"
-import { FastLane } from "./fastLane.ts"
 import { OffersHandlers } from "./handlers/offers.ts"
 import { TargetGroupsHandlers } from "./handlers/targetGroups.ts"
 import { ValidationHandlers } from "./handlers/validation.ts"
@@ -129,7 +128,6 @@ const Outermost = HttpRouter.middleware(
       const original = yield* HttpServerRequest.HttpServerRequest
       const logger = yield* RequestLogger
       const metrics = yield* Metrics
-      const fastLane = yield* FastLane
       const { settings } = (yield* ServerConfig).current().config
       const requestId = requestIdFor(original.headers[REQUEST_ID_HEADER])
       const url = original.url === "/v1" || original.url.startsWith("/v1/") ? `/api${original.url}` : original.url
@@ -151,13 +149,6 @@ const Outermost = HttpRouter.middleware(
         })
       )
       const maxBodySize = ByteSize.bytes(settings.server.maxBodyBytes)
-      const fast = yield* fastLane
-        .answer(request, requestId)
-        .pipe(
-          Effect.provideService(HttpServerRequest.HttpServerRequest, request),
-          Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize)
-        )
-      if (fast !== undefined) return fast
       return yield* httpEffect.pipe(
         Effect.provideService(HttpServerRequest.HttpServerRequest, request),
         Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize)

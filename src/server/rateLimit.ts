@@ -49,14 +49,17 @@ const decisionHeaders = (bucket: RateLimitBucketName, policy: RateLimit, remaini
  * Builds the check the authorisation middleware runs once the key is known:
  * it draws one request from the key's budget for the endpoint's bucket.
  */
-export const makeRateLimitCheck = Effect.gen(function* () {
+/** A rate-limit decision: the header fields to send, and the problem to answer when the request may not go on. */
+export interface RateLimitDecision {
+  readonly headers: Record<string, string>
+  readonly problem?: TooManyRequests | ServiceUnavailable
+}
+
+/** Consumes one request of the key's budget in the endpoint's bucket (never fails: the decision says). */
+export const makeRateLimitDecision = Effect.gen(function* () {
   const limiter = yield* RateLimiter.RateLimiter
   const config = yield* ServerConfig
-  return (
-    keyId: string,
-    annotations: Context.Context<never>,
-    requestId: string
-  ): Effect.Effect<void, TooManyRequests | ServiceUnavailable, HttpServerRequest.HttpServerRequest> => {
+  return (keyId: string, annotations: Context.Context<never>, requestId: string): Effect.Effect<RateLimitDecision> => {
     const bucket = rateLimitBucketOf(annotations)
     const policy = config.current().config.settings.rateLimits[bucket]
     return limiter
@@ -68,36 +71,52 @@ export const makeRateLimitCheck = Effect.gen(function* () {
         onExceeded: "fail"
       })
       .pipe(
-        Effect.matchEffect({
-          onSuccess: (result) =>
-            withHeaders(decisionHeaders(bucket, policy, result.remaining, wholeSeconds(result.resetAfter))),
-          onFailure: (
-            error
-          ): Effect.Effect<never, TooManyRequests | ServiceUnavailable, HttpServerRequest.HttpServerRequest> => {
+        Effect.match({
+          onSuccess: (result): RateLimitDecision => ({
+            headers: decisionHeaders(bucket, policy, result.remaining, wholeSeconds(result.resetAfter))
+          }),
+          onFailure: (error): RateLimitDecision => {
             const reason = error.reason
             if (reason._tag === "RateLimitExceeded") {
               const retryAfter = Math.max(1, wholeSeconds(reason.retryAfter))
-              return Effect.andThen(
-                withHeaders({ ...decisionHeaders(bucket, policy, 0, retryAfter), "retry-after": String(retryAfter) }),
-                new TooManyRequests({
+              return {
+                headers: { ...decisionHeaders(bucket, policy, 0, retryAfter), "retry-after": String(retryAfter) },
+                problem: new TooManyRequests({
                   code: "RATE_LIMIT_EXCEEDED",
                   detail: `This API key may make ${policy.requests} ${bucket} requests per ${policy.windowSeconds} seconds; retry in ${retryAfter} seconds.`,
                   retryAfterSeconds: retryAfter,
                   requestId
                 })
-              )
+              }
             }
-            return Effect.andThen(
-              withHeaders({ "retry-after": String(STORE_DOWN_RETRY_SECONDS) }),
-              new ServiceUnavailable({
+            return {
+              headers: { "retry-after": String(STORE_DOWN_RETRY_SECONDS) },
+              problem: new ServiceUnavailable({
                 code: "SERVICE_ERROR",
                 detail: "Rate limits cannot be checked right now; retry shortly.",
                 retryAfterSeconds: STORE_DOWN_RETRY_SECONDS,
                 requestId
               })
-            )
+            }
           }
         })
       )
   }
 })
+
+/** The decision as middleware: sets the header fields on the response and fails with the problem, if any. */
+export const makeRateLimitCheck = Effect.map(
+  makeRateLimitDecision,
+  (decide) =>
+    (
+      keyId: string,
+      annotations: Context.Context<never>,
+      requestId: string
+    ): Effect.Effect<void, TooManyRequests | ServiceUnavailable, HttpServerRequest.HttpServerRequest> =>
+      Effect.flatMap(decide(keyId, annotations, requestId), (decision) =>
+        Effect.andThen(
+          withHeaders(decision.headers),
+          decision.problem === undefined ? Effect.void : Effect.fail(decision.problem)
+        )
+      )
+)

@@ -6,6 +6,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
+import type * as Schema from "effect/Schema"
 import * as SchemaIssue from "effect/SchemaIssue"
 import { RequestErrors } from "../api/Api.ts"
 import { BadRequest, type FieldError } from "../api/problems.ts"
@@ -29,28 +30,29 @@ const plain = (message: string): string => {
 const pointer = (path: ReadonlyArray<PropertyKey>): string =>
   path.map((key) => `/${String(key).replaceAll("~", "~0").replaceAll("/", "~1")}`).join("")
 
-export const RequestErrorsLive = HttpApiMiddleware.layerSchemaErrorTransform(RequestErrors, (error) =>
-  Effect.gen(function* () {
-    const requestId = yield* currentRequestId
-    const issues = formatter(error.cause.issue).issues
-    if (issues.length === 1 && (issues[0]!.path ?? []).length === 0 && /JSON/.test(issues[0]!.message)) {
-      return yield* new BadRequest({
-        code: "MALFORMED_JSON",
-        detail: "The request body is not valid JSON.",
-        requestId
-      })
-    }
-    const where = error.kind === "Payload" || error.kind === "Body" ? "" : `/${error.kind.toLowerCase()}`
-    const errors: Array<FieldError> = issues.map((issue) => ({
-      field: `${where}${pointer((issue.path ?? []) as ReadonlyArray<PropertyKey>)}` || "/",
-      code: codeOf(issue.message),
-      message: plain(issue.message)
-    }))
-    return yield* new BadRequest({
-      code: "VALIDATION_ERROR",
-      detail: `The request is not valid: ${errors.length === 1 ? "1 problem" : `${errors.length} problems`}.`,
-      requestId,
-      errors
-    })
+export const malformedJson = (requestId: string): BadRequest =>
+  new BadRequest({ code: "MALFORMED_JSON", detail: "The request body is not valid JSON.", requestId })
+
+/** The problem for a request value (`kind`: the request slot) that does not decode. */
+export const requestProblem = (kind: string, cause: Schema.SchemaError, requestId: string): BadRequest => {
+  const issues = formatter(cause.issue).issues
+  if (issues.length === 1 && (issues[0]!.path ?? []).length === 0 && /JSON/.test(issues[0]!.message)) {
+    return malformedJson(requestId)
+  }
+  const where = kind === "Payload" || kind === "Body" ? "" : `/${kind.toLowerCase()}`
+  const errors: Array<FieldError> = issues.map((issue) => ({
+    field: `${where}${pointer((issue.path ?? []) as ReadonlyArray<PropertyKey>)}` || "/",
+    code: codeOf(issue.message),
+    message: plain(issue.message)
+  }))
+  return new BadRequest({
+    code: "VALIDATION_ERROR",
+    detail: `The request is not valid: ${errors.length === 1 ? "1 problem" : `${errors.length} problems`}.`,
+    requestId,
+    errors
   })
+}
+
+export const RequestErrorsLive = HttpApiMiddleware.layerSchemaErrorTransform(RequestErrors, (error) =>
+  Effect.flatMap(currentRequestId, (requestId) => Effect.fail(requestProblem(error.kind, error.cause, requestId)))
 )

@@ -16,14 +16,14 @@ import { currentRequestId } from "../requestId.ts"
 import { jsonTextResponse, offerResultsText, offerResultText, resultsText, resultText } from "../resultJson.ts"
 import { ServerConfig } from "../ServerConfig.ts"
 
-const notFound = (what: string, id: string, requestId: string) =>
+export const notFound = (what: string, id: string, requestId: string) =>
   new NotFound({ code: "NOT_FOUND", detail: `There is no ${what} "${id}".`, requestId })
 
 const invalid = (requestId: string, detail: string, errors: ReadonlyArray<FieldError>) =>
   new BadRequest({ code: "VALIDATION_ERROR", detail, requestId, errors })
 
 /** A single email whose format is invalid is a 400, with the parser's sub-reason as the field error. */
-const formatProblem = (result: ValidationResult, requestId: string): BadRequest | undefined => {
+export const formatProblem = (result: ValidationResult, requestId: string): BadRequest | undefined => {
   if (result.reasonCode !== "INVALID_EMAIL_FORMAT") return undefined
   const format = result.validationDetails.format
   const message = "message" in format && format.message !== undefined ? format.message : (result.reason ?? "")

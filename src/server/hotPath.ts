@@ -1,0 +1,227 @@
+/**
+ * The hot path: single-email validation answered at the `node:http` level.
+ * Requests to the two single-validation endpoints that carry a JSON body of
+ * a declared length and a valid key with the endpoint's scope are taken
+ * here, before the Effect HTTP stack, whose per-request cost (body stream,
+ * fiber runtime, router, middleware, response encoding) kept the daemon at
+ * about a tenth of a bare server's requests per second (bench/http.ts).
+ * Every other request goes, unread, to the Effect handler.
+ *
+ * A taken request gets exactly what the full pipeline gives it, because the
+ * steps and the problems are the same code: the rate-limit decision
+ * (`rateLimit.ts`), request-value problems (`requestErrors.ts`), not-found
+ * and email-format problems (`handlers/validation.ts`), problems rendered
+ * by their own classes, results written by `resultJson.ts`, the request id,
+ * the metrics and the log line. The end-to-end tests run against both
+ * paths (test/server/).
+ */
+import type { IncomingMessage, Server, ServerResponse } from "node:http"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as HttpServerRespondable from "effect/http/HttpServerRespondable"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import { API_PREFIX, CampusgateApi } from "../api/Api.ts"
+import type { Problem } from "../api/problems.ts"
+import { ValidateOfferRequest, ValidateTargetGroupRequest } from "../api/validation.ts"
+import type { ApiKeyRecord } from "../domain/ApiKey.ts"
+import type { OfferValidationResult, ValidationResult } from "../domain/ValidationResult.ts"
+import { isVisibleTo } from "../engine/Engine.ts"
+import { formatProblem, notFound } from "./handlers/validation.ts"
+import { Metrics } from "./metrics.ts"
+import { RequestLogger } from "./RequestLogger.ts"
+import { makeRateLimitDecision } from "./rateLimit.ts"
+import { malformedJson, requestProblem } from "./requestErrors.ts"
+import { REQUEST_ID_HEADER, requestIdFor } from "./requestId.ts"
+import { offerResultText, resultText } from "./resultJson.ts"
+import { ServerConfig } from "./ServerConfig.ts"
+
+const endpoints = CampusgateApi.groups.validation.endpoints
+const parseOptions = { errors: "all", onExcessProperty: "error" } as const
+
+type Payload =
+  | { readonly email: string; readonly targetGroupId: string }
+  | { readonly email: string; readonly offerId: string }
+type Decode = (input: unknown) => Exit.Exit<Payload, Schema.SchemaError>
+
+const routes = {
+  targetGroup: {
+    path: `${API_PREFIX}/validate/target-group`,
+    scope: "validate:target-groups",
+    endpoint: endpoints.targetGroup,
+    decode: Schema.decodeUnknownExit(ValidateTargetGroupRequest, parseOptions) as Decode
+  },
+  offer: {
+    path: `${API_PREFIX}/validate/offer`,
+    scope: "validate:offers",
+    endpoint: endpoints.offer,
+    decode: Schema.decodeUnknownExit(ValidateOfferRequest, parseOptions) as Decode
+  }
+} as const
+
+type Route = (typeof routes)[keyof typeof routes]
+
+/** The route of a hot-path URL (`/v1/...` being an alias of `/api/v1/...`), or `undefined`. */
+const routeOf = (url: string | undefined): Route | undefined => {
+  if (url === undefined) return undefined
+  const path = url.startsWith("/v1/") ? `/api${url}` : url
+  if (path === routes.targetGroup.path) return routes.targetGroup
+  if (path === routes.offer.path) return routes.offer
+  return undefined
+}
+
+const header = (request: IncomingMessage, name: string): string | undefined => {
+  const value = request.headers[name]
+  return Array.isArray(value) ? value[0] : value
+}
+
+const textDecoder = new TextDecoder()
+
+interface Answer {
+  readonly status: number
+  readonly contentType: string
+  readonly body: string | Uint8Array
+  readonly headers: Record<string, string>
+}
+
+const problemAnswer = (problem: Problem, headers: Record<string, string> = {}): Answer => {
+  const response = Effect.runSync(HttpServerRespondable.toResponse(problem))
+  const body = response.body
+  return {
+    status: response.status,
+    contentType: body._tag === "Uint8Array" ? body.contentType : "application/problem+json",
+    body: body._tag === "Uint8Array" ? body.body : "",
+    headers: { ...response.headers, ...headers }
+  }
+}
+
+export class HotPath extends Context.Service<
+  HotPath,
+  {
+    /** Makes `server` answer hot-path requests itself; returns it. */
+    intercept(server: Server): Server
+  }
+>()("campusgate/server/HotPath") {
+  static readonly layer = Layer.effect(
+    HotPath,
+    Effect.gen(function* () {
+      const config = yield* ServerConfig
+      const metrics = yield* Metrics
+      const logger = yield* RequestLogger
+      const decide = yield* makeRateLimitDecision
+
+      /** The key's record when the request is one the hot path takes. */
+      const takes = (request: IncomingMessage, route: Route): ApiKeyRecord | undefined => {
+        if (request.method !== "POST") return undefined
+        if (header(request, "content-type")?.startsWith("application/json") !== true) return undefined
+        const length = Number(header(request, "content-length"))
+        const maxBody = config.current().config.settings.server.maxBodyBytes
+        if (!Number.isInteger(length) || length < 0 || length > maxBody) return undefined
+        const authorization = header(request, "authorization")
+        if (authorization === undefined || !authorization.startsWith("Bearer ")) return undefined
+        const verdict = config.keys().verify(authorization.slice(7).trim(), Date.now())
+        return verdict.ok && verdict.record.scopes.includes(route.scope) ? verdict.record : undefined
+      }
+
+      /** What the endpoint answers for this body (after the rate limit let it through). */
+      const evaluate = (route: Route, record: ApiKeyRecord, text: string, requestId: string): Answer => {
+        let input: unknown
+        try {
+          input = text === "" ? undefined : JSON.parse(text)
+        } catch {
+          input = undefined
+        }
+        if (input === undefined) return problemAnswer(malformedJson(requestId))
+        const decoded = route.decode(input)
+        if (Exit.isFailure(decoded)) {
+          const failure = decoded.cause.reasons.find((reason) => reason._tag === "Fail")
+          return failure === undefined
+            ? problemAnswer(malformedJson(requestId))
+            : problemAnswer(requestProblem("Payload", failure.error, requestId))
+        }
+        const { engine } = config.current()
+        const payload = decoded.value
+        let result: ValidationResult | OfferValidationResult
+        let bodyText: () => string
+        if ("targetGroupId" in payload) {
+          const group = engine.targetGroups.get(payload.targetGroupId)
+          if (group === undefined || !isVisibleTo(group.targetGroup, record.team)) {
+            return problemAnswer(notFound("target group", payload.targetGroupId, requestId))
+          }
+          const single = engine.validate(payload.email, payload.targetGroupId)
+          const badFormat = formatProblem(single, requestId)
+          if (badFormat !== undefined) return problemAnswer(badFormat)
+          result = single
+          bodyText = () => resultText(single, requestId)
+        } else {
+          const offer = engine.offers.get(payload.offerId)
+          if (offer === undefined || offer.offer.team !== record.team) {
+            return problemAnswer(notFound("offer", payload.offerId, requestId))
+          }
+          const forOffer = engine.validateOffer(payload.email, payload.offerId)
+          const badFormat = forOffer.results.length > 0 ? formatProblem(forOffer.results[0]!, requestId) : undefined
+          if (badFormat !== undefined) return problemAnswer(badFormat)
+          result = forOffer
+          bodyText = () => offerResultText(forOffer, requestId)
+        }
+        metrics.validated(result)
+        return { status: 200, contentType: "application/json", body: bodyText(), headers: {} }
+      }
+
+      const take = (request: IncomingMessage, response: ServerResponse): boolean => {
+        const route = routeOf(request.url)
+        if (route === undefined) return false
+        const record = takes(request, route)
+        if (record === undefined) return false
+        const started = performance.now()
+        const requestId = requestIdFor(header(request, REQUEST_ID_HEADER))
+        const path = route.path
+        const chunks: Array<Buffer> = []
+        request.on("data", (chunk: Buffer) => chunks.push(chunk))
+        request.on("error", () => response.destroy())
+        request.on("end", () => {
+          const text = textDecoder.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks))
+          void Effect.runPromise(decide(record.id, route.endpoint.annotations, requestId)).then((decision) => {
+            const answer =
+              decision.problem === undefined
+                ? evaluate(route, record, text, requestId)
+                : problemAnswer(decision.problem)
+            const body = typeof answer.body === "string" ? Buffer.from(answer.body, "utf8") : answer.body
+            // A declared length: one write for head and body, no chunked framing.
+            response.writeHead(answer.status, {
+              ...answer.headers,
+              ...decision.headers,
+              "content-type": answer.contentType,
+              "content-length": String(body.byteLength),
+              [REQUEST_ID_HEADER]: requestId
+            })
+            response.end(body)
+            const durationMs = performance.now() - started
+            metrics.request("POST", path, answer.status, durationMs)
+            logger.log({
+              method: "POST",
+              path,
+              status: answer.status,
+              durationMs: Math.round(durationMs * 100) / 100,
+              requestId,
+              keyId: record.id
+            })
+          })
+        })
+        return true
+      }
+
+      return HotPath.of({
+        intercept: (server) => {
+          const emit = server.emit
+          server.emit = function (this: Server, event: string | symbol, ...args: Array<unknown>): boolean {
+            if (event === "request" && take(args[0] as IncomingMessage, args[1] as ServerResponse)) return true
+            return Reflect.apply(emit, this, [event, ...args]) as boolean
+          } as Server["emit"]
+          return server
+        }
+      })
+    })
+  )
+}
