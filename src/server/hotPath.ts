@@ -187,13 +187,13 @@ export class HotPath extends Context.Service<
               decision.problem === undefined
                 ? evaluate(route, record, text, requestId)
                 : problemAnswer(decision.problem)
-            const body = typeof answer.body === "string" ? Buffer.from(answer.body, "utf8") : answer.body
-            // A declared length: one write for head and body, no chunked framing.
+            const body = answer.body
+            // A declared length and a string body: Node sends head and body in one write, unframed.
             response.writeHead(answer.status, {
               ...answer.headers,
               ...decision.headers,
               "content-type": answer.contentType,
-              "content-length": String(body.byteLength),
+              "content-length": String(typeof body === "string" ? Buffer.byteLength(body) : body.byteLength),
               [REQUEST_ID_HEADER]: requestId
             })
             response.end(body)
