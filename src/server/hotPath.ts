@@ -49,18 +49,37 @@ const routes = {
   targetGroup: {
     path: `${API_PREFIX}/validate/target-group`,
     scope: "validate:target-groups",
+    idField: "targetGroupId",
     endpoint: endpoints.targetGroup,
     decode: Schema.decodeUnknownExit(ValidateTargetGroupRequest, parseOptions) as Decode
   },
   offer: {
     path: `${API_PREFIX}/validate/offer`,
     scope: "validate:offers",
+    idField: "offerId",
     endpoint: endpoints.offer,
     decode: Schema.decodeUnknownExit(ValidateOfferRequest, parseOptions) as Decode
   }
 } as const
 
 type Route = (typeof routes)[keyof typeof routes]
+
+/**
+ * The payload when `input` is exactly `{ email, <idField> }` within the
+ * contract's limits (see `src/api/validation.ts`) — what the schema would
+ * accept — without running the schema; otherwise `undefined`.
+ */
+export const plainPayload = (input: unknown, idField: "targetGroupId" | "offerId"): Payload | undefined => {
+  if (typeof input !== "object" || input === null || Array.isArray(input)) return undefined
+  const fields = input as Record<string, unknown>
+  const email = fields.email
+  const id = fields[idField]
+  let count = 0
+  for (const _ in fields) count++
+  if (count !== 2 || typeof email !== "string" || email.length > 1024) return undefined
+  if (typeof id !== "string" || id.length < 1 || id.length > 64) return undefined
+  return idField === "targetGroupId" ? { email, targetGroupId: id } : { email, offerId: id }
+}
 
 /** The route of a hot-path URL (`/v1/...` being an alias of `/api/v1/...`), or `undefined`. */
 const routeOf = (url: string | undefined): Route | undefined => {
@@ -133,15 +152,19 @@ export class HotPath extends Context.Service<
           input = undefined
         }
         if (input === undefined) return problemAnswer(malformedJson(requestId))
-        const decoded = route.decode(input)
-        if (Exit.isFailure(decoded)) {
-          const failure = decoded.cause.reasons.find((reason) => reason._tag === "Fail")
-          return failure === undefined
-            ? problemAnswer(malformedJson(requestId))
-            : problemAnswer(requestProblem("Payload", failure.error, requestId))
+        let payload = plainPayload(input, route.idField)
+        if (payload === undefined) {
+          // Not the plain shape: the schema says what is wrong (or, rarely, accepts it after all).
+          const decoded = route.decode(input)
+          if (Exit.isFailure(decoded)) {
+            const failure = decoded.cause.reasons.find((reason) => reason._tag === "Fail")
+            return failure === undefined
+              ? problemAnswer(malformedJson(requestId))
+              : problemAnswer(requestProblem("Payload", failure.error, requestId))
+          }
+          payload = decoded.value
         }
         const { engine } = config.current()
-        const payload = decoded.value
         let result: ValidationResult | OfferValidationResult
         let bodyText: () => string
         if ("targetGroupId" in payload) {
