@@ -203,34 +203,13 @@ export const loadConfig = (location: ConfigLocation): ConfigLoad => {
     }
   }
 
-  const settingsPath = join(configDir, SETTINGS_FILE)
-  const settingsFile: SourceFile | undefined = existsSync(settingsPath)
-    ? { store: "config", path: settingsPath, text: readFileSync(settingsPath, "utf8") }
-    : undefined
-  const decodedSettings =
-    settingsFile === undefined
-      ? decodeYaml(Settings, SETTINGS_FILE, "{}")
-      : decodeYaml(Settings, displayPath(settingsPath), settingsFile.text, { empty: {} })
-  if (!decodedSettings.ok) problems.push(...decodedSettings.problems)
-  const fileSettings = decodedSettings.ok ? decodedSettings.value : decodeDefaults()
-  const settings = applyEnvironment(fileSettings, env, problems)
-
-  const dataDirSetting = location.dataDir ?? (env.CAMPUSGATE_DATA || undefined)
-  const dataDir =
-    dataDirSetting !== undefined
-      ? resolve(dataDirSetting)
-      : settings.dataDir !== undefined
-        ? isAbsolute(settings.dataDir)
-          ? settings.dataDir
-          : resolve(configDir, settings.dataDir)
-        : resolve("data")
-
-  const teams = new Set<string>([DEFAULT_TEAM])
+  const { settings, file: settingsFile } = loadSettings(configDir, env, problems)
+  const dataDir = dataDirFor(configDir, settings, location.dataDir ?? (env.CAMPUSGATE_DATA || undefined))
+  const teams = teamsOf(settings)
   settings.teams.forEach((team, i) => {
-    if (team.id !== DEFAULT_TEAM && teams.has(team.id) && settingsFile !== undefined) {
+    if (settingsFile !== undefined && settings.teams.findIndex((other) => other.id === team.id) !== i) {
       problems.push(problemAt(settingsFile, ["teams", i, "id"], `team "${team.id}" is declared twice`))
     }
-    teams.add(team.id)
   })
 
   const yamlFiles = (directory: string) => [
@@ -329,3 +308,34 @@ const decodeDefaults = (): Settings => {
   if (!decoded.ok) throw new Error("the default settings do not decode")
   return decoded.value
 }
+
+/**
+ * `campusgate.yaml` of a config directory (all defaults when there is none),
+ * with the environment's overrides; problems are added to `problems` and
+ * the defaults stand in for a file that does not decode.
+ */
+export const loadSettings = (
+  configDir: string,
+  env: Environment,
+  problems: Array<ConfigurationProblem>
+): { readonly settings: Settings; readonly file: SourceFile | undefined } => {
+  const path = join(configDir, SETTINGS_FILE)
+  const file: SourceFile | undefined = existsSync(path)
+    ? { store: "config", path, text: readFileSync(path, "utf8") }
+    : undefined
+  const decoded = file === undefined ? undefined : decodeYaml(Settings, displayPath(path), file.text, { empty: {} })
+  if (decoded !== undefined && !decoded.ok) problems.push(...decoded.problems)
+  const settings = decoded?.ok === true ? decoded.value : decodeDefaults()
+  return { settings: applyEnvironment(settings, env, problems), file }
+}
+
+/** The data directory: `explicit` (flag or `CAMPUSGATE_DATA`), else `dataDir` relative to the config directory, else `./data`. */
+export const dataDirFor = (configDir: string, settings: Settings, explicit: string | undefined): string => {
+  if (explicit !== undefined) return resolve(explicit)
+  if (settings.dataDir === undefined) return resolve("data")
+  return isAbsolute(settings.dataDir) ? settings.dataDir : resolve(configDir, settings.dataDir)
+}
+
+/** The teams resources and keys may name: the default team and those declared in campusgate.yaml. */
+export const teamsOf = (settings: Settings): ReadonlySet<string> =>
+  new Set([DEFAULT_TEAM, ...settings.teams.map((team) => team.id)])

@@ -4,8 +4,7 @@
  * hashes unless asked for JSON; `revoke` marks a key revoked in whichever
  * `api-keys.yaml` holds it.
  */
-import { readFileSync } from "node:fs"
-import { join, resolve } from "node:path"
+import { resolve } from "node:path"
 import * as Console from "effect/Console"
 import * as Argument from "effect/cli/Argument"
 import * as CliError from "effect/cli/CliError"
@@ -17,11 +16,10 @@ import * as Schema from "effect/Schema"
 import { createApiKey, type KeyDirectories, listApiKeys, revokeApiKey } from "../../config/apiKeyStore.ts"
 import { keyStatus, parseExpiry } from "../../config/apiKeys.ts"
 import { displayPath, SETTINGS_FILE } from "../../config/layout.ts"
-import { DEFAULT_TEAM } from "../../config/loadConfig.ts"
-import { Settings } from "../../config/Settings.ts"
-import { decodeYaml } from "../../config/yamlDecode.ts"
+import { dataDirFor, loadSettings, teamsOf } from "../../config/loadConfig.ts"
+import type { Settings } from "../../config/Settings.ts"
 import { allScopes, Scope } from "../../domain/ApiKey.ts"
-import { formatProblem } from "../../domain/errors.ts"
+import { type ConfigurationProblem, formatProblem } from "../../domain/errors.ts"
 import { TeamId } from "../../domain/Identifiers.ts"
 import { directoryFlags } from "../options.ts"
 
@@ -31,38 +29,27 @@ const userError = (message: string, cause?: unknown) =>
 /** Runs `f`, turning what it throws into a `UserError` carrying the thrown error's message. */
 const attempt = <A>(f: () => A) => Effect.try({ try: f, catch: (error) => userError((error as Error).message, error) })
 
-/** campusgate.yaml's settings, or `undefined` when the config directory has none. */
-const readSettings = (configDir: string): Settings | undefined => {
-  const file = join(configDir, SETTINGS_FILE)
-  let text: string
-  try {
-    text = readFileSync(file, "utf8")
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined
-    throw error
+/** campusgate.yaml's settings as the loader reads them (defaults when there is none); problems stop the command. */
+const readSettings = (configDir: string): Settings => {
+  const problems: Array<ConfigurationProblem> = []
+  const { settings } = loadSettings(resolve(configDir), process.env, problems)
+  if (problems.length > 0) {
+    throw new Error(`Invalid settings:\n${problems.map((p) => `  ${formatProblem(p)}`).join("\n")}`)
   }
-  const decoded = decodeYaml(Settings, displayPath(resolve(file)), text, { empty: {} })
-  if (!decoded.ok) {
-    throw new Error(`Invalid settings:\n${decoded.problems.map((p) => `  ${formatProblem(p)}`).join("\n")}`)
-  }
-  return decoded.value
+  return settings
 }
 
-/**
- * The key directories: the data directory is `--data` / `CAMPUSGATE_DATA`,
- * else campusgate.yaml's `dataDir` (relative to the config directory), else
- * `./data`, as `loadConfig` has it.
- */
+/** The key directories, resolved as `loadConfig` resolves them. */
 const directories = (config: string, data: Option.Option<string>) =>
-  attempt((): KeyDirectories => {
-    if (Option.isSome(data)) return { configDir: config, dataDir: data.value }
-    const dataDir = readSettings(config)?.dataDir
-    return { configDir: config, dataDir: dataDir === undefined ? "./data" : resolve(config, dataDir) }
-  })
+  attempt(
+    (): KeyDirectories => ({
+      configDir: config,
+      dataDir: dataDirFor(resolve(config), readSettings(config), Option.getOrUndefined(data))
+    })
+  )
 
-/** The teams a key may name: the default team and those declared in campusgate.yaml (`loadConfig` rejects others). */
-const knownTeams = (config: string) =>
-  attempt(() => new Set([DEFAULT_TEAM, ...(readSettings(config)?.teams ?? []).map((team) => team.id)]))
+/** The teams a key may name (`loadConfig` rejects keys of other teams). */
+const knownTeams = (config: string) => attempt(() => teamsOf(readSettings(config)))
 
 const isScope = Schema.is(Scope)
 const isTeamId = Schema.is(TeamId)
