@@ -11,16 +11,17 @@
  * watcher call it on every change.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
-import { extname, isAbsolute, join, resolve } from "node:path"
+import { isAbsolute, join, resolve } from "node:path"
 import { type ApiKeyRecord, ApiKeysFile } from "../domain/ApiKey.ts"
 import type { ConfigurationProblem } from "../domain/errors.ts"
 import { Offer } from "../domain/Offer.ts"
 import { TargetGroup } from "../domain/TargetGroup.ts"
 import {
   DatasetError,
-  type DatasetFormat,
   type DatasetSpec,
-  parseDataset
+  datasetFormatOf,
+  parseDataset,
+  UNKNOWN_DATASET_FORMAT
 } from "../engine/institutions/userDatasets.ts"
 import { applyEnvironment, type Environment, type Secrets, secretsFrom } from "./environment.ts"
 import { API_KEYS_FILE, displayPath, isResourceFile, OFFERS_DIR, SETTINGS_FILE, TARGET_GROUPS_DIR } from "./layout.ts"
@@ -67,13 +68,6 @@ export interface LoadedConfig {
 export type ConfigLoad =
   | { readonly ok: true; readonly config: LoadedConfig }
   | { readonly ok: false; readonly problems: ReadonlyArray<ConfigurationProblem> }
-
-const datasetFormats: Record<string, DatasetFormat> = {
-  ".json": "hipo",
-  ".csv": "csv",
-  ".yaml": "yaml",
-  ".yml": "yaml"
-}
 
 const isDirectory = (path: string): boolean => existsSync(path) && statSync(path).isDirectory()
 
@@ -163,9 +157,9 @@ const readDatasets = (
       settingsFile === undefined
         ? { path: `datasets[${i}]`, message }
         : problemAt(settingsFile, ["datasets", i], message)
-    const format = datasetFormats[extname(path).toLowerCase()]
+    const format = datasetFormatOf(path)
     if (format === undefined) {
-      problems.push(where(`"${relativePath}": unknown dataset format; use .json (Hipo), .csv or .yaml`))
+      problems.push(where(`"${relativePath}": ${UNKNOWN_DATASET_FORMAT}`))
       return []
     }
     if (!existsSync(path)) {

@@ -139,7 +139,7 @@ describe("loadConfig", () => {
   it("reads institution datasets and reports their problems by file and line", () => {
     const dirs = makeDirs({
       ...validConfig,
-      "campusgate.yaml": `${settingsYaml}datasets:\n  - partners.csv\n  - missing.csv\n`,
+      "campusgate.yaml": `${settingsYaml}datasets:\n  - partners.csv\n  - missing.csv\n  - partners.txt\n`,
       "partners.csv": "domain,name,country\npartner-college.example,Partner College,ZZ\n"
     })
     const result = loadConfig({ configDir: dirs.configDir, dataDir: dirs.dataDir, env: {} })
@@ -148,6 +148,9 @@ describe("loadConfig", () => {
     const text = result.problems.map(formatProblem).join("\n")
     expect(text).toMatch(/partners\.csv:2:1 country: "ZZ" is not an ISO 3166-1 alpha-2 code/)
     expect(text).toMatch(/campusgate\.yaml:7:5 datasets\[1\]: "missing\.csv": no such file/)
+    expect(text).toMatch(
+      /campusgate\.yaml:8:5 datasets\[2\]: "partners\.txt": unknown dataset format; use \.json \(Hipo\), \.csv or \.yaml/
+    )
   })
 
   it("reports a missing config directory instead of throwing", () => {

@@ -7,7 +7,6 @@
  */
 import { once } from "node:events"
 import { existsSync, readFileSync } from "node:fs"
-import { extname } from "node:path"
 import { createInterface } from "node:readline"
 import * as Argument from "effect/cli/Argument"
 import * as CliError from "effect/cli/CliError"
@@ -19,22 +18,15 @@ import { loadConfig } from "../../config/loadConfig.ts"
 import { formatProblem } from "../../domain/errors.ts"
 import { buildInstitutionTable } from "../../engine/InstitutionIndex.ts"
 import { inspectInput } from "../../engine/inspect.ts"
-import type { DatasetFormat, DatasetSpec } from "../../engine/institutions/userDatasets.ts"
+import { type DatasetSpec, datasetFormatOf, UNKNOWN_DATASET_FORMAT } from "../../engine/institutions/userDatasets.ts"
 import { loadBuiltInEmailLists } from "../../engine/policy/EmailLists.ts"
 import { type EngineContext, makeEngineContext } from "../../engine/targeting/EngineContext.ts"
 import { configDirFlag, dataDirFlag, defaultConfigDir } from "../options.ts"
 
-const formatByExtension: Record<string, DatasetFormat> = {
-  ".json": "hipo",
-  ".csv": "csv",
-  ".yaml": "yaml",
-  ".yml": "yaml"
-}
-
 /** Reads a dataset file; the format follows the extension (.json Hipo, .csv, .yaml/.yml). */
 export const readDatasetFile = (path: string): DatasetSpec => {
-  const format = formatByExtension[extname(path).toLowerCase()]
-  if (format === undefined) throw new Error(`${path}: unknown dataset format; use .json (Hipo), .csv or .yaml`)
+  const format = datasetFormatOf(path)
+  if (format === undefined) throw new Error(`${path}: ${UNKNOWN_DATASET_FORMAT}`)
   return { name: path, format, content: readFileSync(path, "utf8") }
 }
 

@@ -21,6 +21,22 @@ import { builtInSubdivisions } from "./Subdivisions.ts"
 
 export type DatasetFormat = "hipo" | "csv" | "yaml"
 
+const formatByExtension: Record<string, DatasetFormat> = {
+  ".json": "hipo",
+  ".csv": "csv",
+  ".yaml": "yaml",
+  ".yml": "yaml"
+}
+
+/** The format of a dataset file by its extension (`.json` Hipo, `.csv`, `.yaml`/`.yml`), or `undefined`. */
+export const datasetFormatOf = (path: string): DatasetFormat | undefined => {
+  const dot = path.lastIndexOf(".")
+  return dot < 0 ? undefined : formatByExtension[path.slice(dot).toLowerCase()]
+}
+
+/** What to say about a file whose format `datasetFormatOf` does not know. */
+export const UNKNOWN_DATASET_FORMAT = "unknown dataset format; use .json (Hipo), .csv or .yaml"
+
 export interface DatasetSpec {
   /** Shown as the source of every record, e.g. `partners.csv`. */
   readonly name: string
