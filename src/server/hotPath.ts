@@ -26,24 +26,18 @@ import { API_PREFIX, CampusgateApi } from "../api/Api.ts"
 import type { Problem } from "../api/problems.ts"
 import { ValidateOfferRequest, ValidateTargetGroupRequest } from "../api/validation.ts"
 import type { ApiKeyRecord } from "../domain/ApiKey.ts"
-import type { OfferValidationResult, ValidationResult } from "../domain/ValidationResult.ts"
-import { isVisibleTo } from "../engine/Engine.ts"
-import { formatProblem, notFound } from "./handlers/validation.ts"
+import { type SinglePayload, validateSingle } from "./handlers/validation.ts"
 import { Metrics } from "./metrics.ts"
 import { RequestLogger } from "./RequestLogger.ts"
 import { makeRateLimitDecision } from "./rateLimit.ts"
 import { malformedJson, requestProblem } from "./requestErrors.ts"
 import { REQUEST_ID_HEADER, requestIdFor } from "./requestId.ts"
-import { offerResultText, resultText } from "./resultJson.ts"
 import { ServerConfig } from "./ServerConfig.ts"
 
 const endpoints = CampusgateApi.groups.validation.endpoints
 const parseOptions = { errors: "all", onExcessProperty: "error" } as const
 
-type Payload =
-  | { readonly email: string; readonly targetGroupId: string }
-  | { readonly email: string; readonly offerId: string }
-type Decode = (input: unknown) => Exit.Exit<Payload, Schema.SchemaError>
+type Decode = (input: unknown) => Exit.Exit<SinglePayload, Schema.SchemaError>
 
 const routes = {
   targetGroup: {
@@ -69,7 +63,7 @@ type Route = (typeof routes)[keyof typeof routes]
  * contract's limits (see `src/api/validation.ts`) — what the schema would
  * accept — without running the schema; otherwise `undefined`.
  */
-export const plainPayload = (input: unknown, idField: "targetGroupId" | "offerId"): Payload | undefined => {
+export const plainPayload = (input: unknown, idField: "targetGroupId" | "offerId"): SinglePayload | undefined => {
   if (typeof input !== "object" || input === null || Array.isArray(input)) return undefined
   const fields = input as Record<string, unknown>
   const email = fields.email
@@ -164,32 +158,9 @@ export class HotPath extends Context.Service<
           }
           payload = decoded.value
         }
-        const { engine } = config.current()
-        let result: ValidationResult | OfferValidationResult
-        let bodyText: () => string
-        if ("targetGroupId" in payload) {
-          const group = engine.targetGroups.get(payload.targetGroupId)
-          if (group === undefined || !isVisibleTo(group.targetGroup, record.team)) {
-            return problemAnswer(notFound("target group", payload.targetGroupId, requestId))
-          }
-          const single = engine.validate(payload.email, payload.targetGroupId)
-          const badFormat = formatProblem(single, requestId)
-          if (badFormat !== undefined) return problemAnswer(badFormat)
-          result = single
-          bodyText = () => resultText(single, requestId)
-        } else {
-          const offer = engine.offers.get(payload.offerId)
-          if (offer === undefined || offer.offer.team !== record.team) {
-            return problemAnswer(notFound("offer", payload.offerId, requestId))
-          }
-          const forOffer = engine.validateOffer(payload.email, payload.offerId)
-          const badFormat = forOffer.results.length > 0 ? formatProblem(forOffer.results[0]!, requestId) : undefined
-          if (badFormat !== undefined) return problemAnswer(badFormat)
-          result = forOffer
-          bodyText = () => offerResultText(forOffer, requestId)
-        }
-        metrics.validated(result)
-        return { status: 200, contentType: "application/json", body: bodyText(), headers: {} }
+        const answer = validateSingle(config.current().engine, metrics, record.team, payload, requestId)
+        if (!("text" in answer)) return problemAnswer(answer)
+        return { status: 200, contentType: "application/json", body: answer.text, headers: {} }
       }
 
       const take = (request: IncomingMessage, response: ServerResponse): boolean => {

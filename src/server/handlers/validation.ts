@@ -10,7 +10,7 @@ import { Caller } from "../../api/Authorization.ts"
 import { BadRequest, type FieldError, NotFound } from "../../api/problems.ts"
 import { BULK_MAX_EMAILS, type BulkRequest } from "../../api/validation.ts"
 import type { OfferValidationResult, ValidationResult } from "../../domain/ValidationResult.ts"
-import { isVisibleTo } from "../../engine/Engine.ts"
+import { type Engine, isVisibleTo } from "../../engine/Engine.ts"
 import { Metrics } from "../metrics.ts"
 import { currentRequestId } from "../requestId.ts"
 import { jsonTextResponse, offerResultsText, offerResultText, resultsText, resultText } from "../resultJson.ts"
@@ -70,6 +70,49 @@ const checkBulk = (payload: BulkRequest, requestId: string): BadRequest | undefi
   return errors.length === 0 ? undefined : invalid(requestId, "The bulk request is not valid.", errors)
 }
 
+/** The body of a single validation request. */
+export type SinglePayload =
+  | { readonly email: string; readonly targetGroupId: string }
+  | { readonly email: string; readonly offerId: string }
+
+/**
+ * One email against a target group or offer the team can see: the answer's
+ * JSON text, or the problem. The one implementation behind the endpoints,
+ * whether the full pipeline or the hot path (`hotPath.ts`) serves them.
+ */
+export const validateSingle = (
+  engine: Engine,
+  metrics: Metrics["Service"],
+  team: string,
+  payload: SinglePayload,
+  requestId: string
+): { readonly text: string } | BadRequest | NotFound => {
+  if ("targetGroupId" in payload) {
+    const group = engine.targetGroups.get(payload.targetGroupId)
+    if (group === undefined || !isVisibleTo(group.targetGroup, team)) {
+      return notFound("target group", payload.targetGroupId, requestId)
+    }
+    const result = engine.validate(payload.email, payload.targetGroupId)
+    metrics.validated(result)
+    return formatProblem(result, requestId) ?? { text: resultText(result, requestId) }
+  }
+  const offer = engine.offers.get(payload.offerId)
+  if (offer === undefined || offer.offer.team !== team) return notFound("offer", payload.offerId, requestId)
+  const result = engine.validateOffer(payload.email, payload.offerId)
+  metrics.validated(result)
+  const badFormat = result.results.length > 0 ? formatProblem(result.results[0]!, requestId) : undefined
+  return badFormat ?? { text: offerResultText(result, requestId) }
+}
+
+/** `validateSingle` as a handler's answer. */
+const answerSingle = (config: ServerConfig["Service"], metrics: Metrics["Service"], payload: SinglePayload) =>
+  Effect.gen(function* () {
+    const requestId = yield* currentRequestId
+    const caller = yield* Caller
+    const answer = validateSingle(config.current().engine, metrics, caller.team, payload, requestId)
+    return "text" in answer ? jsonTextResponse(answer.text) : yield* answer
+  })
+
 export const ValidationHandlers = HttpApiBuilder.group(
   CampusgateApi,
   "validation",
@@ -77,38 +120,8 @@ export const ValidationHandlers = HttpApiBuilder.group(
     const config = yield* ServerConfig
     const metrics = yield* Metrics
     return handlers
-      .handle("targetGroup", ({ payload }) =>
-        Effect.gen(function* () {
-          const requestId = yield* currentRequestId
-          const caller = yield* Caller
-          const { engine } = config.current()
-          const group = engine.targetGroups.get(payload.targetGroupId)
-          if (group === undefined || !isVisibleTo(group.targetGroup, caller.team)) {
-            return yield* notFound("target group", payload.targetGroupId, requestId)
-          }
-          const result = engine.validate(payload.email, payload.targetGroupId)
-          metrics.validated(result)
-          const badFormat = formatProblem(result, requestId)
-          if (badFormat !== undefined) return yield* badFormat
-          return jsonTextResponse(resultText(result, requestId))
-        })
-      )
-      .handle("offer", ({ payload }) =>
-        Effect.gen(function* () {
-          const requestId = yield* currentRequestId
-          const caller = yield* Caller
-          const { engine } = config.current()
-          const offer = engine.offers.get(payload.offerId)
-          if (offer === undefined || offer.offer.team !== caller.team) {
-            return yield* notFound("offer", payload.offerId, requestId)
-          }
-          const result = engine.validateOffer(payload.email, payload.offerId)
-          metrics.validated(result)
-          const badFormat = result.results.length > 0 ? formatProblem(result.results[0]!, requestId) : undefined
-          if (badFormat !== undefined) return yield* badFormat
-          return jsonTextResponse(offerResultText(result, requestId))
-        })
-      )
+      .handle("targetGroup", ({ payload }) => answerSingle(config, metrics, payload))
+      .handle("offer", ({ payload }) => answerSingle(config, metrics, payload))
       .handle("bulk", ({ payload }) =>
         Effect.gen(function* () {
           const requestId = yield* currentRequestId
