@@ -37,3 +37,6 @@ export class CampusgateApi extends HttpApi.make("campusgate")
         "Decides whether an email address belongs to the students and educators an offer is for. Errors are RFC 9457 problem details with `code` and `requestId`."
     })
   ) {}
+
+/** Every endpoint of the contract, with its full path (`/api/v1/...`). */
+export const apiEndpoints = Object.values(CampusgateApi.groups).flatMap((group) => Object.values(group.endpoints))

@@ -6,6 +6,7 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type { Metrics } from "./metrics.ts"
 
 export interface RequestLog {
   readonly method: string
@@ -54,4 +55,29 @@ export class RequestLogger extends Context.Service<RequestLogger, { log(entry: R
 
   /** Drops every line. */
   static readonly layerSilent = Layer.succeed(RequestLogger, RequestLogger.of({ log: () => {} }))
+}
+
+/**
+ * An answered request, counted and logged: the metrics series and the log
+ * line. The one place for both, whether the Effect stack or the hot path
+ * answered.
+ */
+export const recordRequest = (
+  metrics: Metrics["Service"],
+  logger: RequestLogger["Service"],
+  request: { readonly method: string; readonly url: string; readonly status: number; readonly started: number },
+  requestId: string,
+  keyId: string | undefined
+): void => {
+  const durationMs = performance.now() - request.started
+  metrics.request(request.method, request.url, request.status, durationMs)
+  const query = request.url.indexOf("?")
+  logger.log({
+    method: request.method,
+    path: query < 0 ? request.url : request.url.slice(0, query),
+    status: request.status,
+    durationMs: Math.round(durationMs * 100) / 100,
+    requestId,
+    ...(keyId === undefined ? {} : { keyId })
+  })
 }

@@ -28,7 +28,7 @@ import { ValidateOfferRequest, ValidateTargetGroupRequest } from "../api/validat
 import type { ApiKeyRecord } from "../domain/ApiKey.ts"
 import { type SinglePayload, validateSingle } from "./handlers/validation.ts"
 import { Metrics } from "./metrics.ts"
-import { RequestLogger } from "./RequestLogger.ts"
+import { RequestLogger, recordRequest } from "./RequestLogger.ts"
 import { makeRateLimitDecision } from "./rateLimit.ts"
 import { malformedJson, requestProblem } from "./requestErrors.ts"
 import { REQUEST_ID_HEADER, requestIdFor } from "./requestId.ts"
@@ -191,16 +191,13 @@ export class HotPath extends Context.Service<
               [REQUEST_ID_HEADER]: requestId
             })
             response.end(body)
-            const durationMs = performance.now() - started
-            metrics.request("POST", path, answer.status, durationMs)
-            logger.log({
-              method: "POST",
-              path,
-              status: answer.status,
-              durationMs: Math.round(durationMs * 100) / 100,
+            recordRequest(
+              metrics,
+              logger,
+              { method: "POST", url: path, status: answer.status, started },
               requestId,
-              keyId: record.id
-            })
+              record.id
+            )
           })
         })
         return true

@@ -20,7 +20,7 @@ import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import * as HttpApiScalar from "effect/http-api/HttpApiScalar"
 import * as Layer from "effect/Layer"
-import { API_PREFIX, CampusgateApi } from "../api/Api.ts"
+import { apiEndpoints, CampusgateApi } from "../api/Api.ts"
 import {
   InternalError,
   MethodNotAllowed,
@@ -34,23 +34,16 @@ import { OffersHandlers } from "./handlers/offers.ts"
 import { TargetGroupsHandlers } from "./handlers/targetGroups.ts"
 import { ValidationHandlers } from "./handlers/validation.ts"
 import { Metrics, MetricsRoute } from "./metrics.ts"
-import { RequestLogger } from "./RequestLogger.ts"
+import { RequestLogger, recordRequest } from "./RequestLogger.ts"
 import { RequestErrorsLive } from "./requestErrors.ts"
 import { REQUEST_ID_HEADER, requestIdFor, requestKeyIds } from "./requestId.ts"
 import { ServerConfig } from "./ServerConfig.ts"
 
 /** The API's paths with their methods, to tell 405 from 404. */
-const routes: ReadonlyArray<{ readonly method: string; readonly path: RegExp }> = (() => {
-  const list: Array<{ method: string; path: RegExp }> = []
-  for (const group of Object.values(CampusgateApi.groups)) {
-    for (const endpoint of Object.values(group.endpoints)) {
-      const path = endpoint.path.startsWith(API_PREFIX) ? endpoint.path : `${API_PREFIX}${endpoint.path}`
-      const pattern = path.replace(/:[^/]+/g, "[^/]+")
-      list.push({ method: endpoint.method, path: new RegExp(`^${pattern}$`) })
-    }
-  }
-  return list
-})()
+const routes: ReadonlyArray<{ readonly method: string; readonly path: RegExp }> = apiEndpoints.map((endpoint) => ({
+  method: endpoint.method,
+  path: new RegExp(`^${endpoint.path.replace(/:[^/]+/g, "[^/]+")}$`)
+}))
 
 const pathOf = (url: string): string => {
   const query = url.indexOf("?")
@@ -134,17 +127,14 @@ const Outermost = HttpRouter.middleware(
       const request = original.modify({ url, headers: Headers.set(original.headers, REQUEST_ID_HEADER, requestId) })
       yield* HttpEffect.appendPreResponseHandler((_, answer) =>
         Effect.map(normalize(answer, request, requestId), (response) => {
-          const keyId = requestKeyIds.get(request)
-          const durationMs = performance.now() - started
-          metrics.request(request.method, request.url, response.status, durationMs)
-          logger.log({
-            method: request.method,
-            path: pathOf(request.url),
-            status: response.status,
-            durationMs: Math.round(durationMs * 100) / 100,
+          const { method, url } = request
+          recordRequest(
+            metrics,
+            logger,
+            { method, url, status: response.status, started },
             requestId,
-            ...(keyId === undefined ? {} : { keyId })
-          })
+            requestKeyIds.get(request)
+          )
           return HttpServerResponse.setHeader(response, REQUEST_ID_HEADER, requestId)
         })
       )

@@ -23,7 +23,7 @@ import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
 import * as PrometheusMetrics from "effect/observability/PrometheusMetrics"
-import { API_PREFIX, CampusgateApi } from "../api/Api.ts"
+import { apiEndpoints } from "../api/Api.ts"
 import type { ReloadStatus } from "../config/LiveConfig.ts"
 import { ServerConfig } from "./ServerConfig.ts"
 
@@ -49,12 +49,7 @@ export interface Validated {
 
 /** The route pattern of a URL, or `unmatched`. */
 const routeLabeller = (): ((method: string, url: string) => string) => {
-  const patterns = new Set<string>(OTHER_ROUTES)
-  for (const group of Object.values(CampusgateApi.groups)) {
-    for (const endpoint of Object.values(group.endpoints)) {
-      patterns.add(endpoint.path.startsWith(API_PREFIX) ? endpoint.path : `${API_PREFIX}${endpoint.path}`)
-    }
-  }
+  const patterns = new Set<string>([...OTHER_ROUTES, ...apiEndpoints.map((endpoint) => endpoint.path)])
   // Paths without parameters are answered by a map lookup (a tenth of the router's cost per request).
   const exact = new Map<string, string>()
   const router = FindMyWay.make<string>()

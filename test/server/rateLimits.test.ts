@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import * as Context from "effect/Context"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { CampusgateApi } from "../../src/api/Api.ts"
+import { apiEndpoints } from "../../src/api/Api.ts"
 import { rateLimitBucketOf } from "../../src/api/rateLimits.ts"
 import { allScopes } from "../../src/domain/ApiKey.ts"
 import { call, copyConfig, type Daemon, makeKey, startDaemon } from "./daemon.ts"
@@ -137,7 +137,7 @@ describe("rate limits per API key", () => {
 })
 
 describe("rate-limit buckets of the contract", () => {
-  const endpoints = Object.values(CampusgateApi.groups).flatMap((group) => Object.values(group.endpoints))
+  const endpoints = apiEndpoints
 
   it("puts every bulk endpoint in the bulk bucket and single validations in the validate bucket", () => {
     const bulkEndpoints = endpoints.filter((endpoint) => endpoint.path.includes("bulk"))
