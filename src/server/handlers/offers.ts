@@ -146,6 +146,16 @@ export const OffersHandlers = HttpApiBuilder.group(
   Effect.fn(function* (handlers) {
     const server = yield* ServerConfig
     const metrics = yield* Metrics
+    /** The caller's team's offer `id` with the snapshot it was read from; another team's is 404. */
+    const callersOffer = (id: string) =>
+      Effect.gen(function* () {
+        const requestId = yield* currentRequestId
+        const caller = yield* Caller
+        const snapshot = server.current()
+        const offer = teamOffer(snapshot, caller.team, id)
+        if (offer === undefined) return yield* notFound("offer", id, requestId)
+        return { snapshot, offer }
+      })
     return handlers
       .handle("create", ({ payload }) =>
         Effect.gen(function* () {
@@ -169,22 +179,11 @@ export const OffersHandlers = HttpApiBuilder.group(
         })
       )
       .handle("get", ({ params }) =>
-        Effect.gen(function* () {
-          const requestId = yield* currentRequestId
-          const caller = yield* Caller
-          const snapshot = server.current()
-          const offer = teamOffer(snapshot, caller.team, params.id)
-          if (offer === undefined) return yield* notFound("offer", params.id, requestId)
-          return toResource(snapshot, offer)
-        })
+        Effect.map(callersOffer(params.id), ({ snapshot, offer }) => toResource(snapshot, offer))
       )
       .handle("status", ({ params }) =>
         Effect.gen(function* () {
-          const requestId = yield* currentRequestId
-          const caller = yield* Caller
-          const snapshot = server.current()
-          const offer = teamOffer(snapshot, caller.team, params.id)
-          if (offer === undefined) return yield* notFound("offer", params.id, requestId)
+          const { snapshot, offer } = yield* callersOffer(params.id)
           const { status, reason } = offerStatusAt(offer, snapshot.engine.now())
           return {
             id: offer.id,
