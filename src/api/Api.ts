@@ -21,6 +21,9 @@ export class RequestErrors extends HttpApiMiddleware.Service<RequestErrors>()("c
 
 export const API_PREFIX = "/api/v1"
 
+/** A request URL with the `/v1/...` alias spelled out as `/api/v1/...`. */
+export const canonicalUrl = (url: string): string => (url === "/v1" || url.startsWith("/v1/") ? `/api${url}` : url)
+
 export class CampusgateApi extends HttpApi.make("campusgate")
   .add(ValidationApi)
   .add(OffersApi)

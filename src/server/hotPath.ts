@@ -22,7 +22,7 @@ import * as Exit from "effect/Exit"
 import * as HttpServerRespondable from "effect/http/HttpServerRespondable"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import { API_PREFIX, CampusgateApi } from "../api/Api.ts"
+import { API_PREFIX, CampusgateApi, canonicalUrl } from "../api/Api.ts"
 import type { Problem } from "../api/problems.ts"
 import { ValidateOfferRequest, ValidateTargetGroupRequest } from "../api/validation.ts"
 import type { ApiKeyRecord } from "../domain/ApiKey.ts"
@@ -78,7 +78,7 @@ export const plainPayload = (input: unknown, idField: "targetGroupId" | "offerId
 /** The route of a hot-path URL (`/v1/...` being an alias of `/api/v1/...`), or `undefined`. */
 const routeOf = (url: string | undefined): Route | undefined => {
   if (url === undefined) return undefined
-  const path = url.startsWith("/v1/") ? `/api${url}` : url
+  const path = canonicalUrl(url)
   if (path === routes.targetGroup.path) return routes.targetGroup
   if (path === routes.offer.path) return routes.offer
   return undefined

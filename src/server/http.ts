@@ -20,7 +20,7 @@ import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import * as HttpApiScalar from "effect/http-api/HttpApiScalar"
 import * as Layer from "effect/Layer"
-import { apiEndpoints, CampusgateApi } from "../api/Api.ts"
+import { apiEndpoints, CampusgateApi, canonicalUrl } from "../api/Api.ts"
 import {
   InternalError,
   MethodNotAllowed,
@@ -123,7 +123,7 @@ const Outermost = HttpRouter.middleware(
       const metrics = yield* Metrics
       const { settings } = (yield* ServerConfig).current().config
       const requestId = requestIdFor(original.headers[REQUEST_ID_HEADER])
-      const url = original.url === "/v1" || original.url.startsWith("/v1/") ? `/api${original.url}` : original.url
+      const url = canonicalUrl(original.url)
       const request = original.modify({ url, headers: Headers.set(original.headers, REQUEST_ID_HEADER, requestId) })
       yield* HttpEffect.appendPreResponseHandler((_, answer) =>
         Effect.map(normalize(answer, request, requestId), (response) => {

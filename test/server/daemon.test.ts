@@ -88,6 +88,12 @@ describe("validation endpoints", () => {
     })
     expect(result.status).toBe(200)
     expect(result.body.isValid).toBe(true)
+    // An error answered through the alias, and an endpoint only the full pipeline serves.
+    const bad = await call(daemon, "POST", "/v1/validate/target-group", { key: acme, rawBody: "{" })
+    expect(bad).toMatchObject({ status: 400, body: { code: "MALFORMED_JSON" } })
+    const offers = await call(daemon, "GET", "/v1/offers", { key: acme })
+    expect(offers.status).toBe(200)
+    expect(offers.body.data.length).toBeGreaterThan(0)
   })
 })
 
