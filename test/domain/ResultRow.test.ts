@@ -1,0 +1,77 @@
+import { describe, expect, it } from "vitest"
+import { InvalidConfiguration } from "../../src/domain/errors.ts"
+import { ROW_CSV_COLUMNS, rowCsv, rowText, toOfferResultRow, toResultRow } from "../../src/domain/ResultRow.ts"
+import { makeEngine } from "../../src/engine/Validator.ts"
+import { fixtureContext } from "../fixtures.ts"
+
+const engine = (() => {
+  const made = makeEngine(fixtureContext(), {
+    targetGroups: [
+      { id: "all", name: "All institutions", criteria: { institutions: {} } },
+      { id: "uk", name: "UK", criteria: { institutions: { countries: ["GB"] }, domains: { allow: ["partner.com"] } } }
+    ],
+    offers: [{ id: "o", team: "acme", name: "Offer", status: "active", targetGroups: ["all", "uk"] }]
+  })
+  if (made instanceof InvalidConfiguration) throw made
+  return made
+})()
+
+const emails = [
+  "Jane@MIT.EDU",
+  "bob@ox.ac.uk",
+  "a@partner.com",
+  "a@mailinator.com",
+  "not an email",
+  'q"@x.edu',
+  "ü@tum.de"
+]
+
+describe("result rows", () => {
+  it("keep the input as given, the verdict and the facts behind it", () => {
+    const [mit, , partner, , bad] = engine
+      .validateMany(emails, "uk")
+      .map((result, i) => toResultRow(emails[i]!, result))
+    expect(mit).toEqual({
+      email: "Jane@MIT.EDU",
+      isValid: false,
+      matchedDomain: "mit.edu",
+      institution: { id: expect.any(String), name: "Massachusetts Institute of Technology", country: "US" },
+      reasonCode: "COUNTRY_NOT_ALLOWED",
+      reason: expect.any(String)
+    })
+    expect(partner).toMatchObject({ email: "a@partner.com", isValid: true, matchedDomain: "partner.com" })
+    expect(partner!.institution).toBeUndefined()
+    expect(bad).toMatchObject({ email: "not an email", isValid: false, reasonCode: "INVALID_EMAIL_FORMAT" })
+  })
+
+  it("of an offer name the matched target groups and take the domain facts from the first match", () => {
+    const rows = engine.validateManyOffer(emails, "o").map((result, i) => toOfferResultRow(emails[i]!, result))
+    expect(rows[0]).toMatchObject({ email: "Jane@MIT.EDU", isValid: true, matchedTargetGroups: ["all"] })
+    expect(rows[0]!.institution?.name).toBe("Massachusetts Institute of Technology")
+    expect(rows[3]).toMatchObject({ isValid: false, matchedTargetGroups: [], reasonCode: "DISPOSABLE_EMAIL" })
+  })
+
+  it("as JSON text are exactly what JSON.stringify writes", () => {
+    for (let round = 0; round < 2; round++) {
+      engine.validateMany(emails, "uk").forEach((result, i) => {
+        const row = toResultRow(emails[i]!, result)
+        expect(rowText(row)).toBe(JSON.stringify(row))
+      })
+      engine.validateManyOffer(emails, "o").forEach((result, i) => {
+        const row = toOfferResultRow(emails[i]!, result)
+        expect(rowText(row)).toBe(JSON.stringify(row))
+      })
+    }
+  })
+
+  it("as CSV quote what needs quoting and defuse spreadsheet formulas", () => {
+    expect(ROW_CSV_COLUMNS[0]).toBe("email")
+    const row = toResultRow('q"@x.edu', engine.validate('q"@x.edu', "all"))
+    expect(rowCsv(row).startsWith('"q""@x.edu",false,INVALID_EMAIL_FORMAT,')).toBe(true)
+    expect(rowCsv({ email: "=HYPERLINK(1)@x.edu", isValid: false, reason: "a, b" })).toBe(
+      '\'=HYPERLINK(1)@x.edu,false,,"a, b",,,,,'
+    )
+    const offer = toOfferResultRow("Jane@MIT.EDU", engine.validateOffer("Jane@MIT.EDU", "o"))
+    expect(rowCsv(offer).split(",")).toHaveLength(ROW_CSV_COLUMNS.length)
+  })
+})
