@@ -68,6 +68,39 @@ describe("validation endpoints", () => {
     expect(result.status).toBe(200)
     expect(result.body.results.map((r: { email: string }) => r.email)).toEqual(emails)
     expect(result.body.summary).toMatchObject({ total: 3, valid: 1, invalid: 2, badFormat: 1 })
+    // Compact rows by default: the verdict and the facts behind it, no per-criterion details.
+    expect(result.body.results[0]).toEqual({
+      email: "jane@ox.ac.uk",
+      isValid: true,
+      matchedDomain: "ox.ac.uk",
+      institution: { id: expect.any(String), name: "University of Oxford", country: "GB" }
+    })
+    expect(result.body.results[1]).toMatchObject({ isValid: false, reasonCode: "INVALID_EMAIL_FORMAT" })
+  })
+
+  it("answers full validation results in bulk on request", async () => {
+    const emails = ["Jane@OX.ac.uk", "bob@mit.edu"]
+    const groups = await call(daemon, "POST", "/api/v1/validate/bulk", {
+      key: acme,
+      body: { emails, targetGroupId: "uk-students", details: true }
+    })
+    expect(groups.status).toBe(200)
+    expect(groups.body.results[0]).toMatchObject({ isValid: true, validationDetails: { domain: { status: "passed" } } })
+    const offers = await call(daemon, "POST", "/api/v1/validate/bulk", {
+      key: acme,
+      body: { emails, offerId: "acme-student-discount", details: true }
+    })
+    expect(offers.body.results[0]).toMatchObject({ isValid: true, offer: { id: "acme-student-discount" } })
+    const rows = await call(daemon, "POST", "/api/v1/validate/bulk", {
+      key: acme,
+      body: { emails, offerId: "acme-student-discount" }
+    })
+    expect(rows.body.results[0]).toMatchObject({
+      email: "Jane@OX.ac.uk",
+      isValid: true,
+      matchedTargetGroups: expect.any(Array)
+    })
+    expect(rows.body.results[0].validationDetails).toBeUndefined()
   })
 
   it("refuses more than 1000 emails, pointing to bulk-async", async () => {

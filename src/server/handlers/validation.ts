@@ -9,6 +9,7 @@ import { CampusgateApi } from "../../api/Api.ts"
 import { Caller } from "../../api/Authorization.ts"
 import { BadRequest, type FieldError, NotFound } from "../../api/problems.ts"
 import { BULK_MAX_EMAILS, type BulkRequest } from "../../api/validation.ts"
+import { type ResultRow, rowText, toOfferResultRow, toResultRow } from "../../domain/ResultRow.ts"
 import type { OfferValidationResult, ValidationResult } from "../../domain/ValidationResult.ts"
 import { type Engine, isVisibleTo } from "../../engine/Engine.ts"
 import { Metrics } from "../metrics.ts"
@@ -35,6 +36,17 @@ export const formatProblem = (result: ValidationResult, requestId: string): BadR
       { field: "/email", code: "code" in format && format.code !== undefined ? format.code : "INVALID", message }
     ]
   })
+}
+
+/** `[row, ...]` of results in input order, each row naming its email as given. */
+const rowsText = <R>(
+  emails: ReadonlyArray<string>,
+  results: ReadonlyArray<R>,
+  toRow: (email: string, result: R) => ResultRow
+): string => {
+  let text = "["
+  for (let i = 0; i < results.length; i++) text += `${i === 0 ? "" : ","}${rowText(toRow(emails[i]!, results[i]!))}`
+  return `${text}]`
 }
 
 const summarize = (results: ReadonlyArray<ValidationResult | OfferValidationResult>) => {
@@ -129,25 +141,30 @@ export const ValidationHandlers = HttpApiBuilder.group(
           const problem = checkBulk(payload, requestId)
           if (problem !== undefined) return yield* problem
           const { engine } = config.current()
+          const details = payload.details === true
+          let results: ReadonlyArray<ValidationResult | OfferValidationResult>
+          let items: string
           if (payload.targetGroupId !== undefined) {
             const group = engine.targetGroups.get(payload.targetGroupId)
             if (group === undefined || !isVisibleTo(group.targetGroup, caller.team)) {
               return yield* notFound("target group", payload.targetGroupId, requestId)
             }
-            const results = engine.validateMany(payload.emails, payload.targetGroupId)
-            metrics.validatedAll(results)
-            return jsonTextResponse(
-              `{"results":${resultsText(results)},"summary":${JSON.stringify(summarize(results))},"requestId":${JSON.stringify(requestId)}}`
-            )
+            const groupResults = engine.validateMany(payload.emails, payload.targetGroupId)
+            results = groupResults
+            items = details ? resultsText(groupResults) : rowsText(payload.emails, groupResults, toResultRow)
+          } else {
+            const offerId = payload.offerId!
+            const offer = engine.offers.get(offerId)
+            if (offer === undefined || offer.offer.team !== caller.team) {
+              return yield* notFound("offer", offerId, requestId)
+            }
+            const offerResults = engine.validateManyOffer(payload.emails, offerId)
+            results = offerResults
+            items = details ? offerResultsText(offerResults) : rowsText(payload.emails, offerResults, toOfferResultRow)
           }
-          const offerId = payload.offerId!
-          const offer = engine.offers.get(offerId)
-          if (offer === undefined || offer.offer.team !== caller.team)
-            return yield* notFound("offer", offerId, requestId)
-          const results = engine.validateManyOffer(payload.emails, offerId)
           metrics.validatedAll(results)
           return jsonTextResponse(
-            `{"results":${offerResultsText(results)},"summary":${JSON.stringify(summarize(results))},"requestId":${JSON.stringify(requestId)}}`
+            `{"results":${items},"summary":${JSON.stringify(summarize(results))},"requestId":${JSON.stringify(requestId)}}`
           )
         })
       )
