@@ -1,0 +1,110 @@
+/**
+ * `node bench/jobIo.ts`: bulk-job file I/O on a million items (issue 5).
+ * - upload: `readJobInput` on NDJSON and CSV bodies in 64 KiB chunks, as an
+ *   HTTP body arrives (parse, hash, write and fsync `input.ndjson`);
+ * - download: `streamResults` of a million result rows as NDJSON and CSV.
+ * Each is the best of `BENCH_ROUNDS` runs. Prints progress, then one final
+ * JSON line. Goal: the NDJSON upload well under 1 s.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
+import { type ResultRow, rowText } from "../src/domain/ResultRow.ts"
+import { type JobInputFormat, readJobInput } from "../src/jobs/jobInput.ts"
+import { streamResults } from "../src/jobs/jobResults.ts"
+
+const count = Number(process.env.BENCH_EMAILS ?? 1_000_000)
+const rounds = Number(process.env.BENCH_ROUNDS ?? 5)
+const dir = mkdtempSync(join(tmpdir(), "campusgate-jobio-"))
+
+const emails = Array.from({ length: count }, (_, i) => `student.${i}@dept${i % 97}.university${i % 5000}.edu`)
+const chunked = (text: string): Array<Uint8Array> => {
+  const bytes = Buffer.from(text)
+  const chunks: Array<Uint8Array> = []
+  for (let i = 0; i < bytes.length; i += 65536) chunks.push(bytes.subarray(i, i + 65536))
+  return chunks
+}
+const bodies: Record<Exclude<JobInputFormat, "json">, Array<Uint8Array>> = {
+  ndjson: chunked(`${emails.map((email) => JSON.stringify(email)).join("\n")}\n`),
+  csv: chunked(`name,email\r\n${emails.map((email, i) => `Student ${i},${email}`).join("\r\n")}\r\n`)
+}
+
+const best = async (run: () => Promise<void>): Promise<number> => {
+  let fastest = Number.POSITIVE_INFINITY
+  for (let round = 0; round < rounds; round++) {
+    const start = performance.now()
+    await run()
+    fastest = Math.min(fastest, performance.now() - start)
+  }
+  return fastest
+}
+
+const upload: Record<string, { ms: number; itemsPerSecond: number; mbPerSecond: number; bytes: number }> = {}
+for (const format of ["ndjson", "csv"] as const) {
+  const chunks = bodies[format]
+  const bytes = chunks.reduce((sum, chunk) => sum + chunk.length, 0)
+  const ms = await best(async () => {
+    const input = await Effect.runPromise(
+      readJobInput(Stream.fromIterable(chunks), {
+        format,
+        outputPath: join(dir, "input.ndjson"),
+        maxEmails: count,
+        maxBytes: 2 ** 40
+      })
+    )
+    if (input.total !== count) throw new Error(`read ${input.total} items`)
+  })
+  upload[format] = {
+    ms: Math.round(ms),
+    itemsPerSecond: Math.round(count / (ms / 1000)),
+    mbPerSecond: Math.round(bytes / 1e6 / (ms / 1000)),
+    bytes
+  }
+  console.log(`upload ${format}: ${upload[format]!.ms} ms for ${count} items, ${(bytes / 1e6).toFixed(1)} MB`)
+}
+
+const institution = Object.freeze({ id: "ox", name: "University of Oxford", country: "GB" })
+const rows: Array<ResultRow> = emails.map((email, i) =>
+  i % 3 === 0
+    ? {
+        email,
+        isValid: false,
+        reasonCode: "DISPOSABLE_EMAIL",
+        reason: "The address is from a disposable email service."
+      }
+    : { email, isValid: true, matchedDomain: "ox.ac.uk", institution }
+)
+const resultsPath = join(dir, "results.ndjson")
+writeFileSync(resultsPath, rows.map((row) => `${rowText(row)}\n`).join(""))
+
+const download: Record<string, { ms: number; rowsPerSecond: number; mbPerSecond: number; bytes: number }> = {}
+let heapGrowthMb = 0
+for (const format of ["ndjson", "csv"] as const) {
+  let bytes = 0
+  const heapBefore = process.memoryUsage().heapUsed
+  let heapPeak = heapBefore
+  const ms = await best(async () => {
+    bytes = 0
+    await Effect.runPromise(
+      Stream.runForEach(streamResults(resultsPath, format), (chunk) =>
+        Effect.sync(() => {
+          bytes += chunk.length
+          if ((bytes & 0xfffff) < chunk.length) heapPeak = Math.max(heapPeak, process.memoryUsage().heapUsed)
+        })
+      )
+    )
+  })
+  heapGrowthMb = Math.max(heapGrowthMb, Math.round((heapPeak - heapBefore) / 1e6))
+  download[format] = {
+    ms: Math.round(ms),
+    rowsPerSecond: Math.round(count / (ms / 1000)),
+    mbPerSecond: Math.round(bytes / 1e6 / (ms / 1000)),
+    bytes
+  }
+  console.log(`download ${format}: ${download[format]!.ms} ms for ${count} rows, ${(bytes / 1e6).toFixed(1)} MB`)
+}
+
+rmSync(dir, { recursive: true, force: true })
+console.log(JSON.stringify({ items: count, rounds, upload, download, downloadHeapGrowthMb: heapGrowthMb }))

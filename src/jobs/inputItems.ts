@@ -1,0 +1,113 @@
+/**
+ * The lines of `input.ndjson`, one per input item in input order: a JSON
+ * string (the email exactly as given) or `{"bad": <raw text, at most 1000
+ * characters>, "reason": <why>}` for an item that cannot be read as an email.
+ * An unreadable item is a row of its own, never a whole-request failure.
+ *
+ * Plain synchronous code, no Effect per item: a million NDJSON lines are read
+ * and written in well under a second (`bench/jobIo.ts`).
+ */
+
+/** Longer emails are bad items (the same bound as `validate/bulk`). */
+export const MAX_EMAIL_LENGTH = 1024
+/** At most this much of a bad item's raw text is kept. */
+export const MAX_BAD_TEXT = 1000
+
+/** The pending `input.ndjson` output and the counts so far. */
+export class InputItems {
+  total = 0
+  badInput = 0
+  readonly maxEmails: number
+  private parts: Array<Uint8Array> = []
+  private text = ""
+  private size = 0
+
+  constructor(maxEmails: number) {
+    this.maxEmails = maxEmails
+  }
+
+  /** More items than `maxEmails` were seen: the caller stops reading. */
+  get overLimit(): boolean {
+    return this.total > this.maxEmails
+  }
+
+  /** About how many bytes are pending. */
+  get pendingSize(): number {
+    return this.size + this.text.length
+  }
+
+  /** Adds an item whose JSON string text is `json` (already `JSON.stringify(email)`). */
+  emailJson(json: string): void {
+    this.total++
+    this.text += `${json}\n`
+  }
+
+  /** Adds `count` items already in output form: input lines copied as they are, each ending in `\n`. */
+  verbatim(lines: Uint8Array, count: number): void {
+    this.total += count
+    this.endText()
+    this.parts.push(lines)
+    this.size += lines.length
+  }
+
+  email(email: string): void {
+    if (email.length > MAX_EMAIL_LENGTH) this.bad(email, `longer than ${MAX_EMAIL_LENGTH} characters`)
+    else this.emailJson(JSON.stringify(email))
+  }
+
+  bad(raw: string, reason: string): void {
+    this.total++
+    this.badInput++
+    this.text += `${JSON.stringify({ bad: clip(raw), reason })}\n`
+  }
+
+  /** The pending output, which is then dropped. */
+  take(): Buffer {
+    this.endText()
+    const bytes = Buffer.concat(this.parts, this.size)
+    this.parts = []
+    this.size = 0
+    return bytes
+  }
+
+  private endText(): void {
+    if (this.text === "") return
+    const bytes = Buffer.from(this.text, "utf8")
+    this.parts.push(bytes)
+    this.size += bytes.length
+    this.text = ""
+  }
+}
+
+const clip = (raw: string): string => {
+  if (raw.length <= MAX_BAD_TEXT) return raw
+  const code = raw.charCodeAt(MAX_BAD_TEXT - 1)
+  // Do not cut a surrogate pair in half.
+  return raw.slice(0, code >= 0xd800 && code <= 0xdbff ? MAX_BAD_TEXT - 1 : MAX_BAD_TEXT)
+}
+
+const notEmailShape = "expected a JSON string or an object with a string email"
+
+/** A JSON value as an item: a string, or an object with a string `email`; `raw` is its text for a bad item. */
+export const addValue = (items: InputItems, value: unknown, raw: () => string): void => {
+  const email =
+    typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as { readonly email?: unknown }).email
+      : value
+  if (typeof email === "string") items.email(email)
+  else items.bad(raw(), notEmailShape)
+}
+
+/** One NDJSON line as text (without its `\n`); blank lines are not items. */
+export const addNdjsonLine = (items: InputItems, text: string): void => {
+  const line = text.endsWith("\r") ? text.slice(0, -1) : text
+  if (line.trim() === "") return
+  let value: unknown
+  try {
+    value = JSON.parse(line)
+  } catch {
+    items.bad(line, "not valid JSON")
+    return
+  }
+  addValue(items, value, () => line)
+}

@@ -1,0 +1,152 @@
+/**
+ * Reading a job's `results.ndjson` (one `rowText(row)` line per input item,
+ * in input order) for `GET /jobs/{id}/results`:
+ * - `readResultsPage`: a page of rows and an opaque cursor for the next. A
+ *   page costs O(limit): it seeks to the cursor's byte offset and reads only
+ *   what the page needs, never from the start. A tampered cursor is a typed
+ *   `InvalidCursor` error. Only whole lines (ending in `\n`) are rows.
+ * - `streamResults`: every row in order as a byte stream, NDJSON as stored or
+ *   CSV (RFC 4180: the `ROW_CSV_COLUMNS` header, then `rowCsv` lines, CRLF).
+ *   The file is read a chunk at a time as the consumer pulls, so memory stays
+ *   constant whatever the row count. `bench/jobIo.ts` measures both formats.
+ */
+import { type FileHandle, open } from "node:fs/promises"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+import { type ResultRow, ROW_CSV_COLUMNS, rowCsv } from "../domain/ResultRow.ts"
+import { decodeCursor, encodeCursor } from "./resultsCursor.ts"
+
+export class JobResultsError extends Schema.TaggedError<JobResultsError>()("JobResultsError", {
+  reason: Schema.Literals(["InvalidCursor", "Unreadable"]),
+  detail: Schema.String
+}) {
+  override get message(): string {
+    return this.detail
+  }
+}
+
+export interface ResultsPage {
+  readonly data: ReadonlyArray<ResultRow>
+  readonly nextCursor: string | null
+}
+
+const LF = 10
+const CHUNK = 256 * 1024
+
+const unreadable = (path: string) => (error: unknown) =>
+  new JobResultsError({
+    reason: "Unreadable",
+    detail: `Cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`
+  })
+
+const invalidCursor = () =>
+  new JobResultsError({
+    reason: "InvalidCursor",
+    detail: "The cursor is not valid: pass a nextCursor as it was given."
+  })
+
+const withFile = <A>(path: string, use: (file: FileHandle) => Promise<A>) =>
+  Effect.acquireUseRelease(
+    Effect.tryPromise({ try: () => open(path, "r"), catch: unreadable(path) }),
+    (file) => Effect.tryPromise({ try: () => use(file), catch: unreadable(path) }),
+    (file) => Effect.promise(() => file.close())
+  )
+
+const readAt = async (file: FileHandle, offset: number, length: number): Promise<Buffer> => {
+  const buffer = Buffer.allocUnsafe(length)
+  const { bytesRead } = await file.read(buffer, 0, length, offset)
+  return buffer.subarray(0, bytesRead)
+}
+
+/** Up to `limit` rows from `cursor` (the start when absent), and the cursor of the rest (null at the end). */
+export const readResultsPage = Effect.fn("readResultsPage")(function* (
+  path: string,
+  cursor: string | undefined,
+  limit: number
+): Effect.fn.Return<ResultsPage, JobResultsError> {
+  const start = cursor === undefined ? { offset: 0, row: 0 } : decodeCursor(cursor)
+  if (start === undefined) return yield* invalidCursor()
+  const page = yield* withFile(path, async (file) => {
+    const size = (await file.stat()).size
+    if (start.offset > size) return undefined
+    if (start.offset > 0 && (await readAt(file, start.offset - 1, 1))[0] !== LF) return undefined
+    const data: Array<ResultRow> = []
+    let offset = start.offset
+    let pending: Buffer = Buffer.alloc(0)
+    let readLength = Math.min(CHUNK, Math.max(4096, limit * 256))
+    while (data.length < limit && offset + pending.length < size) {
+      const chunk = await readAt(file, offset + pending.length, readLength)
+      if (chunk.length === 0) break
+      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk])
+      let lineStart = 0
+      while (data.length < limit) {
+        const newline = pending.indexOf(LF, lineStart)
+        if (newline === -1) break
+        data.push(JSON.parse(pending.toString("utf8", lineStart, newline)) as ResultRow)
+        lineStart = newline + 1
+      }
+      offset += lineStart
+      pending = pending.subarray(lineStart)
+      readLength = Math.min(readLength * 2, 16 * CHUNK)
+    }
+    return { data, offset, more: offset < size }
+  })
+  if (page === undefined) return yield* invalidCursor()
+  const next = { offset: page.offset, row: start.row + page.data.length }
+  return { data: page.data, nextCursor: page.data.length > 0 && page.more ? encodeCursor(next) : null }
+})
+
+/** The file's bytes, a chunk per pull; the file is closed when the stream ends or is interrupted. */
+const fileChunks = (path: string): Stream.Stream<Uint8Array, JobResultsError> =>
+  Stream.unwrap(
+    Effect.gen(function* () {
+      const file = yield* Effect.acquireRelease(
+        Effect.tryPromise({ try: () => open(path, "r"), catch: unreadable(path) }),
+        (file) => Effect.promise(() => file.close())
+      )
+      return Stream.paginate(0, (offset: number) =>
+        Effect.tryPromise({ try: () => readAt(file, offset, CHUNK), catch: unreadable(path) }).pipe(
+          Effect.map(
+            (chunk) =>
+              [
+                chunk.length === 0 ? [] : [chunk],
+                chunk.length < CHUNK ? Option.none() : Option.some(offset + chunk.length)
+              ] as const
+          )
+        )
+      )
+    })
+  )
+
+const csvHeader = Buffer.from(`${ROW_CSV_COLUMNS.join(",")}\r\n`)
+
+/** Turns NDJSON rows, in chunks cut anywhere, into CSV lines. */
+const toCsv = (rows: Stream.Stream<Uint8Array, JobResultsError>): Stream.Stream<Uint8Array, JobResultsError> =>
+  rows.pipe(
+    Stream.mapAccum(
+      (): Buffer => Buffer.alloc(0),
+      (carry: Buffer, chunk: Uint8Array) => {
+        const bytes =
+          carry.length === 0
+            ? Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
+            : Buffer.concat([carry, chunk])
+        const end = bytes.lastIndexOf(LF) + 1
+        if (end === 0) return [bytes, []] as const
+        const text = bytes.toString("utf8", 0, end)
+        let csv = ""
+        let lineStart = 0
+        for (let newline = text.indexOf("\n"); newline !== -1; newline = text.indexOf("\n", lineStart)) {
+          if (newline > lineStart) csv += `${rowCsv(JSON.parse(text.slice(lineStart, newline)) as ResultRow)}\r\n`
+          lineStart = newline + 1
+        }
+        return [bytes.subarray(end), [Buffer.from(csv)]] as const
+      }
+    ),
+    (csv) => Stream.concat(Stream.make(csvHeader), csv)
+  )
+
+/** Every row of `path` in order, as stored (`ndjson`) or as CSV. */
+export const streamResults = (path: string, format: "ndjson" | "csv"): Stream.Stream<Uint8Array, JobResultsError> =>
+  format === "ndjson" ? fileChunks(path) : toCsv(fileChunks(path))

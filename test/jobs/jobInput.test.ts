@@ -1,0 +1,168 @@
+import { createHash } from "node:crypto"
+import { existsSync } from "node:fs"
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
+import { readJobInput } from "../../src/jobs/jobInput.ts"
+import { encoder, outputPath, read } from "./jobInputHelpers.ts"
+
+const failure = <A, E>(effect: Effect.Effect<A, E>) => Effect.flip(effect)
+
+describe("readJobInput: NDJSON", () => {
+  it.effect("reads strings and objects with an email, as given; other lines are bad items", () =>
+    Effect.gen(function* () {
+      const body = [
+        '"Jane@Ox.ac.uk"',
+        '{"email":"bob@mit.edu","name":"Bob"}',
+        '"a\\u0040b.edu"',
+        "42",
+        '{"mail":"x@y.z"}',
+        "{not json",
+        '  "spaced@x.edu"  ',
+        '"ü@tum.de"'
+      ].join("\n")
+      const { input, items } = yield* read("ndjson", body)
+      expect(items).toEqual([
+        "Jane@Ox.ac.uk",
+        "bob@mit.edu",
+        "a@b.edu",
+        { bad: "42", reason: "expected a JSON string or an object with a string email" },
+        { bad: '{"mail":"x@y.z"}', reason: "expected a JSON string or an object with a string email" },
+        { bad: "{not json", reason: "not valid JSON" },
+        "spaced@x.edu",
+        "ü@tum.de"
+      ])
+      expect(input).toMatchObject({ total: 8, badInput: 3, fields: {} })
+      expect(input.inputBytes).toBe(encoder.encode(body).length)
+      expect(input.bodyHash).toBe(createHash("sha256").update(body).digest("hex"))
+    })
+  )
+
+  it.effect("drops a BOM, accepts CRLF, skips blank lines, needs no final newline", () =>
+    Effect.gen(function* () {
+      const { input, items } = yield* read(
+        "ndjson",
+        '\uFEFF"a@x.edu"\r\n\r\n  \n"b@x.edu"\r\n{"email":"c@x.edu"}\r\n"d@x.edu"'
+      )
+      expect(items).toEqual(["a@x.edu", "b@x.edu", "c@x.edu", "d@x.edu"])
+      expect(input.total).toBe(4)
+    })
+  )
+
+  it.effect("keeps at most 1000 characters of a bad item and makes over-long emails bad items", () =>
+    Effect.gen(function* () {
+      const long = `"${"x".repeat(1100)}@x.edu"`
+      const { items } = yield* read("ndjson", `[${"1,".repeat(900)}1]\n${long}`)
+      expect((items[0] as { bad: string }).bad).toHaveLength(1000)
+      expect(items[1]).toEqual({ bad: long.slice(1, 1001), reason: "longer than 1024 characters" })
+    })
+  )
+
+  it.effect("rejects invalid UTF-8, zero emails, and stops at the limits, removing the output", () =>
+    Effect.gen(function* () {
+      const invalid = yield* failure(read("ndjson", Uint8Array.of(0x22, 0xc3, 0x28, 0x22, 0x0a)))
+      expect(invalid).toMatchObject({ reason: "InvalidUtf8", code: "VALIDATION_ERROR" })
+      expect(yield* failure(read("ndjson", "\n \r\n"))).toMatchObject({
+        reason: "NoEmails",
+        errors: [{ field: "/body" }]
+      })
+      const many = yield* failure(read("ndjson", '"a@x"\n"b@x"\n"c@x"\n', { maxEmails: 2 }))
+      expect(many).toMatchObject({ reason: "TooManyEmails", errors: [{ field: "/body", code: "TOO_MANY" }] })
+      const large = yield* failure(read("ndjson", '"a@x.edu"\n'.repeat(10), { maxBytes: 50 }))
+      expect(large).toMatchObject({ reason: "BodyTooLarge", code: "PAYLOAD_TOO_LARGE" })
+    })
+  )
+
+  it.effect("stops reading once over a limit: the rest of the body is never pulled", () =>
+    Effect.gen(function* () {
+      const path = outputPath()
+      const body = Stream.make(encoder.encode('"a@x"\n"b@x"\n"c@x"\n')).pipe(
+        Stream.concat(Stream.die("the body was read past the limit"))
+      )
+      const error = yield* failure(
+        readJobInput(body, { format: "ndjson", outputPath: path, maxEmails: 2, maxBytes: 1e6 })
+      )
+      expect(error.reason).toBe("TooManyEmails")
+      expect(existsSync(path)).toBe(false)
+    })
+  )
+})
+
+describe("readJobInput: CSV", () => {
+  it.effect("reads the email column (any case) and ignores the others; RFC 4180 quoting", () =>
+    Effect.gen(function* () {
+      const body = [
+        "name,E-Mail-ignored,EMAIL,note",
+        'Jane,x,jane@ox.ac.uk,"likes, commas"',
+        '"Bob ""B""",x,"bob@mit.edu","multi',
+        'line"',
+        'Kim,x,"k""q@x.edu"',
+        "",
+        "short,row",
+        "Lee,x,,",
+        'Ann,x,"ann@x.edu'
+      ].join("\r\n")
+      const { input, items } = yield* read("csv", `\uFEFF${body}`)
+      expect(items).toEqual([
+        "jane@ox.ac.uk",
+        "bob@mit.edu",
+        'k"q@x.edu',
+        { bad: "short,row", reason: "the row has no email cell" },
+        { bad: "Lee,x,,", reason: "the email cell is empty" },
+        { bad: "Ann,x,ann@x.edu", reason: "a quoted field is not closed" }
+      ])
+      expect(input).toMatchObject({ total: 6, badInput: 3 })
+    })
+  )
+
+  it.effect("needs a header row with an email column", () =>
+    Effect.gen(function* () {
+      const error = yield* failure(read("csv", "name,mail\nJane,jane@ox.ac.uk\n"))
+      expect(error).toMatchObject({ reason: "MissingEmailColumn", errors: [{ field: "/body/header" }] })
+      expect(yield* failure(read("csv", "email\r\n\r\n"))).toMatchObject({ reason: "NoEmails" })
+      expect(yield* failure(read("csv", "email\na@x\nb@x\nc@x\n", { maxEmails: 2 }))).toMatchObject({
+        reason: "TooManyEmails"
+      })
+    })
+  )
+})
+
+describe("readJobInput: JSON", () => {
+  it.effect("reads the document's emails and fields", () =>
+    Effect.gen(function* () {
+      const body = JSON.stringify({
+        emails: ["a@x.edu", { email: "b@x.edu" }, 7, null],
+        offerId: "spring",
+        callbackUrl: "https://example.com/hook"
+      })
+      const { input, items } = yield* read("json", `\uFEFF${body}`)
+      expect(items).toEqual([
+        "a@x.edu",
+        "b@x.edu",
+        { bad: "7", reason: "expected a JSON string or an object with a string email" },
+        { bad: "null", reason: "expected a JSON string or an object with a string email" }
+      ])
+      expect(input.fields).toEqual({ offerId: "spring", callbackUrl: "https://example.com/hook" })
+    })
+  )
+
+  it.effect("names what is wrong with the document", () =>
+    Effect.gen(function* () {
+      expect(yield* failure(read("json", '{"emails": ['))).toMatchObject({
+        reason: "MalformedJson",
+        code: "MALFORMED_JSON"
+      })
+      const shape = yield* failure(read("json", '{"emails": "a@x", "targetGroupId": 5, "callbackUrl": "ftp://x"}'))
+      expect(shape.code).toBe("VALIDATION_ERROR")
+      expect(shape.errors.map((error) => error.field).sort()).toEqual(["/callbackUrl", "/emails", "/targetGroupId"])
+      expect(yield* failure(read("json", "{}"))).toMatchObject({ errors: [{ field: "/emails", code: "REQUIRED" }] })
+      expect(yield* failure(read("json", '{"emails": []}'))).toMatchObject({ reason: "NoEmails" })
+      expect(yield* failure(read("json", '{"emails": ["a","b","c"]}', { maxEmails: 2 }))).toMatchObject({
+        errors: [{ field: "/emails", code: "TOO_MANY" }]
+      })
+      expect(yield* failure(read("json", '{"emails": ["a"]}', { maxBytes: 5 }))).toMatchObject({
+        reason: "BodyTooLarge"
+      })
+    })
+  )
+})

@@ -1,0 +1,70 @@
+/** Chunk boundaries anywhere (inside a UTF-8 character, between `\r` and `\n`, inside a quoted CSV field) change nothing. */
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as fc from "fast-check"
+import { cutAt, encoder, read } from "./jobInputHelpers.ts"
+
+const emailText = fc.string({
+  unit: fc.constantFrom("a", "b", "@", ".", "ü", "😀", ",", '"', " ", "\\", "\n", "é", "x"),
+  minLength: 1,
+  maxLength: 12
+})
+
+const csvCell = (value: string): string => (/[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value)
+
+const run = (format: "ndjson" | "csv", body: Uint8Array, chunks: ReadonlyArray<Uint8Array>) =>
+  Effect.runPromise(
+    Effect.gen(function* () {
+      const whole = yield* read(format, body)
+      const cut = yield* read(format, chunks)
+      return { whole, cut }
+    })
+  )
+
+describe("readJobInput across chunk boundaries", () => {
+  it("NDJSON and CSV read the same items whatever the cuts, one byte at a time included", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(emailText, { minLength: 1, maxLength: 8 }),
+        fc.boolean(),
+        fc.boolean(),
+        fc.array(fc.nat(), { maxLength: 6 }),
+        fc.boolean(),
+        async (emails, crlf, bom, cutSeeds, byteByByte) => {
+          const eol = crlf ? "\r\n" : "\n"
+          const prefix = bom ? "\uFEFF" : ""
+          const bodies = {
+            ndjson: encoder.encode(prefix + emails.map((email) => JSON.stringify(email)).join(eol) + eol),
+            csv: encoder.encode(
+              `${prefix}id,email${eol}${emails.map((email, i) => `${i},${csvCell(email)}`).join(eol)}`
+            )
+          }
+          for (const format of ["ndjson", "csv"] as const) {
+            const body = bodies[format]
+            const cuts = byteByByte
+              ? Array.from({ length: body.length - 1 }, (_, i) => i + 1)
+              : [...new Set(cutSeeds.map((seed) => seed % (body.length + 1)))].sort((a, b) => a - b)
+            const { whole, cut } = await run(format, body, cutAt(body, cuts))
+            const expected =
+              format === "csv" ? emails.map((email) => (email.trim() === "" ? expect.anything() : email)) : emails
+            expect(whole.items).toEqual(expected)
+            expect(cut.items).toEqual(whole.items)
+            expect(cut.input.bodyHash).toBe(whole.input.bodyHash)
+          }
+        }
+      ),
+      { numRuns: 150 }
+    )
+  })
+
+  it("an invalid UTF-8 byte is found whichever chunk it falls in", async () => {
+    for (const format of ["ndjson", "csv"] as const) {
+      const body = encoder.encode(`${format === "csv" ? "email\n" : ""}"a@x.edu"\n"ü@x.edu"\n`)
+      body[body.length - 8] = 0xff
+      for (let cut = 0; cut <= body.length; cut++) {
+        const error = await Effect.runPromise(Effect.flip(read(format, cutAt(body, [cut]))))
+        expect(error.reason).toBe("InvalidUtf8")
+      }
+    }
+  })
+})

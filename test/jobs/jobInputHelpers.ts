@@ -1,0 +1,48 @@
+/** Shared helpers of the job-input tests: run `readJobInput` on bytes cut into given chunks and read the output back. */
+import { mkdtempSync, readFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
+import { type JobInputFormat, readJobInput } from "../../src/jobs/jobInput.ts"
+
+export const encoder = new TextEncoder()
+
+export const outputPath = (): string => join(mkdtempSync(join(tmpdir(), "campusgate-jobinput-")), "input.ndjson")
+
+/** `bytes` cut after each offset in `cuts` (sorted, within bounds). */
+export const cutAt = (bytes: Uint8Array, cuts: ReadonlyArray<number>): Array<Uint8Array> => {
+  const chunks: Array<Uint8Array> = []
+  let start = 0
+  for (const cut of cuts) {
+    chunks.push(bytes.slice(start, cut))
+    start = cut
+  }
+  chunks.push(bytes.slice(start))
+  return chunks
+}
+
+export const bytesOf = (body: string | Uint8Array): Uint8Array =>
+  typeof body === "string" ? encoder.encode(body) : body
+
+export const read = (
+  format: JobInputFormat,
+  body: string | Uint8Array | ReadonlyArray<Uint8Array>,
+  limits: { readonly maxEmails?: number; readonly maxBytes?: number } = {}
+) => {
+  const path = outputPath()
+  const chunks = Array.isArray(body) ? body : [bytesOf(body as string | Uint8Array)]
+  return readJobInput(Stream.fromIterable(chunks), {
+    format,
+    outputPath: path,
+    maxEmails: limits.maxEmails ?? 1000,
+    maxBytes: limits.maxBytes ?? 1 << 20
+  }).pipe(Effect.map((input) => ({ input, path, items: lines(path) })))
+}
+
+/** The items of an `input.ndjson`: emails as strings, bad items as objects. */
+export const lines = (path: string): Array<string | { bad: string; reason: string }> =>
+  readFileSync(path, "utf8")
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => JSON.parse(line))
