@@ -1,0 +1,83 @@
+/**
+ * The queue's in-memory view of its jobs: per job only what decisions need
+ * (team, status, expiry, whether it waits for a worker) plus the
+ * idempotency index (team, Idempotency-Key) → job. Records, inputs and
+ * results stay on disk, so memory grows with the number of jobs kept, not
+ * with their size. Rebuilt from the store at start.
+ */
+import type * as Deferred from "effect/Deferred"
+import type { Job, JobId, JobIdempotency, JobStatus } from "./Job.ts"
+
+export interface JobEntry {
+  readonly jobId: JobId
+  readonly team: string
+  status: JobStatus
+  /** Milliseconds since the epoch, once finished. */
+  expiresAt: number | undefined
+  readonly idempotency: JobIdempotency | undefined
+  /** In the queue, not yet taken by a worker. */
+  waiting: boolean
+  /** A worker is processing it. */
+  active: boolean
+  cancelRequested: boolean
+  /** Completed with the final record when the job finishes. */
+  readonly finished: Deferred.Deferred<Job>
+}
+
+const idempotencyKey = (team: string, key: string): string => `${team}\n${key}`
+
+export class JobIndex {
+  private readonly entries = new Map<string, JobEntry>()
+  private readonly byIdempotencyKey = new Map<string, JobEntry>()
+  private waitingCount = 0
+
+  /** Jobs in the queue that no worker has taken yet. */
+  get waiting(): number {
+    return this.waitingCount
+  }
+
+  add(entry: JobEntry): void {
+    this.entries.set(entry.jobId, entry)
+    if (entry.idempotency !== undefined) {
+      this.byIdempotencyKey.set(idempotencyKey(entry.team, entry.idempotency.key), entry)
+    }
+    if (entry.waiting) this.waitingCount++
+  }
+
+  /** The job when it exists, belongs to `team` and has not expired at `now`; else undefined. */
+  find(team: string, jobId: string, now: number): JobEntry | undefined {
+    const entry = this.entries.get(jobId)
+    if (entry === undefined || entry.team !== team) return undefined
+    if (entry.expiresAt !== undefined && entry.expiresAt <= now) return undefined
+    return entry
+  }
+
+  get(jobId: string): JobEntry | undefined {
+    return this.entries.get(jobId)
+  }
+
+  byIdempotency(team: string, key: string): JobEntry | undefined {
+    return this.byIdempotencyKey.get(idempotencyKey(team, key))
+  }
+
+  /** Marks the job taken from the queue (by a worker, or by a cancellation). */
+  leaveQueue(entry: JobEntry): void {
+    if (!entry.waiting) return
+    entry.waiting = false
+    this.waitingCount--
+  }
+
+  remove(entry: JobEntry): void {
+    this.leaveQueue(entry)
+    this.entries.delete(entry.jobId)
+    if (entry.idempotency !== undefined) this.byIdempotencyKey.delete(idempotencyKey(entry.team, entry.idempotency.key))
+  }
+
+  /** Finished jobs whose retention ended at or before `now`. */
+  expired(now: number): Array<JobEntry> {
+    const found: Array<JobEntry> = []
+    for (const entry of this.entries.values())
+      if (entry.expiresAt !== undefined && entry.expiresAt <= now) found.push(entry)
+    return found
+  }
+}

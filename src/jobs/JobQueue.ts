@@ -1,0 +1,216 @@
+/**
+ * The asynchronous bulk-validation queue (issue 5). A job is accepted only
+ * once its input and record are on disk (`JobStore.create`), so an accepted
+ * job survives a crash: at start the queue re-enqueues every queued or
+ * running job (a running one resumes at its checkpoint) and hands finished
+ * jobs whose callback was not delivered back to `onFinished`. The backlog
+ * lives on disk; memory holds a small entry per job (`JobIndex`).
+ *
+ * `concurrency` worker fibers take job ids from an Effect queue; `submit`
+ * refuses with `QueueFull` when `maxQueued` jobs are waiting. A repeated
+ * (team, Idempotency-Key) returns the first job when the body hash matches
+ * and fails with `IdempotencyConflict` otherwise. Another team's job is
+ * `JobNotFound`. Finished jobs expire `retentionHours` after they finish; a
+ * sweeper on Effect's `Clock` deletes them. A Redis-backed queue for
+ * scale-out can replace this layer behind the same service.
+ */
+import { randomBytes } from "node:crypto"
+import { rmSync } from "node:fs"
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Queue from "effect/Queue"
+import * as Schedule from "effect/Schedule"
+import * as Semaphore from "effect/Semaphore"
+import type { TeamId } from "../domain/Identifiers.ts"
+import { IdempotencyConflict, JobNotFinished, JobNotFound, QueueFull } from "./errors.ts"
+import {
+  isFinished,
+  type Job,
+  type JobCallback,
+  type JobId,
+  type JobIdempotency,
+  type JobTarget,
+  newJob
+} from "./Job.ts"
+import { type JobEntry, JobIndex } from "./JobIndex.ts"
+import type { Evaluate } from "./JobRunner.ts"
+import { type JobInput, JobStore } from "./JobStore.ts"
+import { finishJob, jobEntry, type QueueContext, recordCallback, startWorkers } from "./jobWorkers.ts"
+
+export interface SubmitJob {
+  readonly team: TeamId
+  readonly target: JobTarget
+  /** The number of input items (lines of the input). */
+  readonly total: number
+  /**
+   * The input file. A `Move` file must be on the data directory's file system
+   * (`uploadPath`); it is consumed either way: moved in, or deleted when no
+   * job is created. A `Write` function runs under the queue's lock: keep it quick.
+   */
+  readonly input: JobInput
+  readonly callbackUrl?: string | undefined
+  readonly idempotency?: JobIdempotency | undefined
+}
+
+export interface Submitted {
+  readonly job: Job
+  /** False when an earlier request with the same Idempotency-Key and body created it. */
+  readonly created: boolean
+}
+
+export interface JobQueueOptions {
+  readonly concurrency: number
+  readonly maxQueued: number
+  readonly retentionHours: number
+  readonly evaluate: Evaluate
+  /**
+   * Called (in a background fiber) when a job with a callback finishes, and
+   * at start for finished jobs whose callback is not delivered yet.
+   * `recordCallback` stores the delivery state in the job's record.
+   */
+  readonly onFinished?:
+    | ((job: Job, recordCallback: (callback: JobCallback) => Effect.Effect<void>) => Effect.Effect<void>)
+    | undefined
+  /** Input items per chunk (default 25,000). */
+  readonly chunkItems?: number | undefined
+  /** How often expired jobs are deleted (default 10 minutes). */
+  readonly sweepInterval?: Duration.Input | undefined
+}
+
+export class JobQueue extends Context.Service<
+  JobQueue,
+  {
+    submit(request: SubmitJob): Effect.Effect<Submitted, QueueFull | IdempotencyConflict>
+    get(team: string, jobId: string): Effect.Effect<Job, JobNotFound>
+    /** Cancels a queued or running job and answers its final record; a finished job is answered as it is. */
+    cancel(team: string, jobId: string): Effect.Effect<Job, JobNotFound>
+    /** Deletes a finished job and its results. */
+    delete(team: string, jobId: string): Effect.Effect<void, JobNotFound | JobNotFinished>
+    /** Waits until the job has finished and answers its final record. */
+    awaitFinished(team: string, jobId: string): Effect.Effect<Job, JobNotFound>
+    /** Stores a finished job's callback delivery state (used by `onFinished`). */
+    recordCallback(jobId: JobId, callback: JobCallback): Effect.Effect<void>
+  }
+>()("campusgate/jobs/JobQueue") {
+  static readonly layer = (options: JobQueueOptions): Layer.Layer<JobQueue, never, JobStore> =>
+    Layer.effect(
+      JobQueue,
+      Effect.gen(function* () {
+        const store = yield* JobStore
+        const ids = yield* Queue.unbounded<JobId>()
+        const lock = yield* Semaphore.make(1)
+        const context: QueueContext = {
+          store,
+          index: new JobIndex(),
+          options,
+          scope: yield* Effect.scope,
+          locked: lock.withPermits(1)
+        }
+        const { index, locked } = context
+        const now = Effect.clockWith((clock) => clock.currentTimeMillis)
+        const lookup = Effect.fnUntraced(function* (team: string, jobId: string) {
+          const entry = index.find(team, jobId, yield* now)
+          if (entry === undefined) return yield* new JobNotFound({ jobId })
+          return entry
+        })
+        const readJob = Effect.fnUntraced(function* (entry: JobEntry) {
+          const job = yield* store.read(entry.jobId)
+          if (job === undefined) return yield* new JobNotFound({ jobId: entry.jobId })
+          return job
+        })
+        const discard = (input: JobInput) =>
+          Effect.sync(() => (input._tag === "Move" ? rmSync(input.path, { force: true }) : undefined))
+
+        const submit = Effect.fn("JobQueue.submit")(
+          function* (request: SubmitJob) {
+            if (request.idempotency !== undefined) {
+              const earlier = index.byIdempotency(request.team, request.idempotency.key)
+              if (earlier !== undefined) {
+                yield* discard(request.input)
+                if (earlier.idempotency?.bodyHash !== request.idempotency.bodyHash) {
+                  return yield* new IdempotencyConflict({ key: request.idempotency.key, jobId: earlier.jobId })
+                }
+                return { job: yield* Effect.orDie(readJob(earlier)), created: false }
+              }
+            }
+            if (index.waiting >= options.maxQueued) {
+              yield* discard(request.input)
+              return yield* new QueueFull({ maxQueued: options.maxQueued })
+            }
+            const job = newJob({
+              jobId: `job_${randomBytes(16).toString("hex")}` as JobId,
+              team: request.team,
+              target: request.target,
+              total: request.total,
+              createdAt: new Date(yield* now).toISOString(),
+              callbackUrl: request.callbackUrl,
+              idempotency: request.idempotency
+            })
+            yield* store.create(job, request.input)
+            index.add(yield* jobEntry(job))
+            yield* Queue.offer(ids, job.jobId)
+            return { job, created: true }
+          },
+          (effect) => locked(effect)
+        )
+
+        const cancel = Effect.fn("JobQueue.cancel")(function* (team: string, jobId: string) {
+          const entry = yield* lookup(team, jobId)
+          const settled = yield* locked(
+            Effect.gen(function* () {
+              if (isFinished(entry.status)) return yield* readJob(entry)
+              if (entry.active) {
+                entry.cancelRequested = true
+                return undefined
+              }
+              index.leaveQueue(entry)
+              return yield* finishJob(context, entry, { job: yield* readJob(entry), status: "cancelled" })
+            })
+          )
+          return settled ?? (yield* Deferred.await(entry.finished))
+        })
+
+        const remove = Effect.fn("JobQueue.delete")(function* (team: string, jobId: string) {
+          const entry = yield* lookup(team, jobId)
+          yield* locked(
+            Effect.gen(function* () {
+              if (!isFinished(entry.status)) return yield* new JobNotFinished({ jobId, status: entry.status })
+              yield* store.remove(entry.jobId)
+              index.remove(entry)
+            })
+          )
+        })
+
+        const sweep = locked(
+          Effect.gen(function* () {
+            for (const entry of index.expired(yield* now)) {
+              yield* store.remove(entry.jobId)
+              index.remove(entry)
+            }
+          })
+        )
+
+        yield* startWorkers(context, ids)
+        yield* Effect.forkScoped(Effect.repeat(sweep, Schedule.spaced(options.sweepInterval ?? "10 minutes")))
+
+        return JobQueue.of({
+          submit,
+          get: Effect.fn("JobQueue.get")(function* (team: string, jobId: string) {
+            return yield* readJob(yield* lookup(team, jobId))
+          }),
+          cancel,
+          delete: remove,
+          awaitFinished: Effect.fn("JobQueue.awaitFinished")(function* (team: string, jobId: string) {
+            const entry = yield* lookup(team, jobId)
+            return isFinished(entry.status) ? yield* readJob(entry) : yield* Deferred.await(entry.finished)
+          }),
+          recordCallback: Effect.fn("JobQueue.recordCallback")(function* (jobId: JobId, callback: JobCallback) {
+            yield* recordCallback(context, jobId, callback)
+          })
+        })
+      })
+    )
+}

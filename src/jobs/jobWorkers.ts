@@ -1,0 +1,153 @@
+/**
+ * The queue's moving parts: start (rebuild the index from the store,
+ * re-enqueue unfinished jobs, re-deliver pending callbacks), the worker
+ * fibers, and how a job finishes (final record, expiry, callback hook). A
+ * job whose run dies unexpectedly is finished as failed rather than left
+ * running; an interrupted run (shutdown) is left as it is, to resume.
+ */
+import * as Cause from "effect/Cause"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Queue from "effect/Queue"
+import type * as Scope from "effect/Scope"
+import { isFinished, type Job, type JobCallback, type JobId } from "./Job.ts"
+import type { JobEntry, JobIndex } from "./JobIndex.ts"
+import type { JobQueueOptions } from "./JobQueue.ts"
+import type { JobStore } from "./JobStore.ts"
+import { type JobEnd, processJob } from "./processJob.ts"
+
+export interface QueueContext {
+  readonly store: JobStore["Service"]
+  readonly index: JobIndex
+  readonly options: JobQueueOptions
+  /** The queue's scope: background fibers (callbacks) end with it. */
+  readonly scope: Scope.Scope
+  /** Runs an effect under the queue's lock (index and record changes). */
+  readonly locked: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+}
+
+export const DEFAULT_CHUNK_ITEMS = 25_000
+
+const HOUR_MS = 3_600_000
+
+const now = Effect.clockWith((clock) => clock.currentTimeMillis)
+
+export const jobEntry = (job: Job): Effect.Effect<JobEntry> =>
+  Effect.map(Deferred.make<Job>(), (finished) => ({
+    jobId: job.jobId,
+    team: job.team,
+    status: job.status,
+    expiresAt: job.expiresAt === null ? undefined : Date.parse(job.expiresAt),
+    idempotency: job.idempotency,
+    waiting: !isFinished(job.status),
+    active: false,
+    cancelRequested: false,
+    finished
+  }))
+
+/** Stores a finished job's callback state, unless the job is gone. Call under the lock. */
+const storeCallback = (context: QueueContext, jobId: JobId, callback: JobCallback): Effect.Effect<void> =>
+  Effect.gen(function* () {
+    if (context.index.get(jobId) === undefined) return
+    const job = yield* context.store.read(jobId)
+    if (job !== undefined) yield* context.store.write({ ...job, callback })
+  })
+
+export const recordCallback = (context: QueueContext, jobId: JobId, callback: JobCallback): Effect.Effect<void> =>
+  context.locked(storeCallback(context, jobId, callback))
+
+const notify = (context: QueueContext, job: Job): Effect.Effect<void> => {
+  const { onFinished } = context.options
+  if (onFinished === undefined || job.callback === undefined || job.callback.delivered) return Effect.void
+  const hook = onFinished(job, (callback) => recordCallback(context, job.jobId, callback)).pipe(
+    Effect.catchCause((cause) => Effect.logError("job callback hook failed", Cause.pretty(cause)))
+  )
+  return Effect.asVoid(Effect.forkIn(hook, context.scope))
+}
+
+/** Writes the job's final record, settles its entry and fires the callback hook. Call under the lock. */
+export const finishJob = (context: QueueContext, entry: JobEntry, end: JobEnd): Effect.Effect<Job> =>
+  Effect.uninterruptible(
+    Effect.gen(function* () {
+      const finishedAt = yield* now
+      const expiresAt = finishedAt + context.options.retentionHours * HOUR_MS
+      const { job } = end
+      const processed = job.checkpoint.processed
+      const final: Job = {
+        ...job,
+        status: end.status,
+        progress: end.status === "completed" ? { total: processed, processed, percent: 100 } : job.progress,
+        finishedAt: new Date(finishedAt).toISOString(),
+        expiresAt: new Date(expiresAt).toISOString(),
+        ...(end.error === undefined ? {} : { error: end.error })
+      }
+      yield* context.store.write(final)
+      entry.status = end.status
+      entry.expiresAt = expiresAt
+      entry.active = false
+      yield* Deferred.succeed(entry.finished, final)
+      yield* notify(context, final)
+      return final
+    })
+  )
+
+/** Marks the job running (unless it was cancelled while it waited) and answers its record. */
+const start = (context: QueueContext, jobId: JobId) =>
+  context.locked(
+    Effect.gen(function* () {
+      const entry = context.index.get(jobId)
+      if (entry === undefined || isFinished(entry.status)) return undefined
+      context.index.leaveQueue(entry)
+      const job = yield* context.store.read(jobId)
+      if (job === undefined) return undefined
+      const running: Job = { ...job, status: "running", startedAt: job.startedAt ?? new Date(yield* now).toISOString() }
+      yield* context.store.write(running)
+      entry.status = "running"
+      entry.active = true
+      return { entry, running }
+    })
+  )
+
+const runOne = (context: QueueContext, jobId: JobId): Effect.Effect<void> =>
+  Effect.gen(function* () {
+    const started = yield* start(context, jobId)
+    if (started === undefined) return
+    const { entry, running } = started
+    const chunkItems = context.options.chunkItems ?? DEFAULT_CHUNK_ITEMS
+    const end = yield* processJob(context.store, running, entry, context.options.evaluate, { chunkItems }).pipe(
+      Effect.catchDefect((defect) =>
+        Effect.as(Effect.logError("job run failed", defect), {
+          job: running,
+          status: "failed",
+          error: "The job failed unexpectedly."
+        } satisfies JobEnd)
+      )
+    )
+    yield* context.locked(finishJob(context, entry, end))
+  })
+
+/** Rebuilds the index from the store, re-enqueues unfinished jobs and forks the workers. */
+export const startWorkers = (context: QueueContext, ids: Queue.Queue<JobId>): Effect.Effect<void, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const jobs = [...(yield* context.store.list())].sort(
+      (a, b) =>
+        Number(b.status === "running") - Number(a.status === "running") || a.createdAt.localeCompare(b.createdAt)
+    )
+    for (const job of jobs) {
+      context.index.add(yield* jobEntry(job))
+      if (!isFinished(job.status)) yield* Queue.offer(ids, job.jobId)
+      else yield* notify(context, job)
+    }
+    const worker = Effect.forever(
+      Effect.flatMap(Queue.take(ids), (jobId) =>
+        runOne(context, jobId).pipe(
+          Effect.catchCause((cause) =>
+            Cause.hasInterruptsOnly(cause)
+              ? Effect.failCause(cause)
+              : Effect.logError("job worker", Cause.pretty(cause))
+          )
+        )
+      )
+    )
+    for (let i = 0; i < context.options.concurrency; i++) yield* Effect.forkScoped(worker)
+  })

@@ -1,0 +1,179 @@
+import { existsSync, writeFileSync } from "node:fs"
+import { assert, describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as TestClock from "effect/testing/TestClock"
+import { toJobView } from "../../src/jobs/Job.ts"
+import { JobQueue } from "../../src/jobs/JobQueue.ts"
+import { JobStore } from "../../src/jobs/JobStore.ts"
+import { uploadPath } from "../../src/jobs/jobFiles.ts"
+import { makeDataDir, queueLayer, request, resultLines } from "./jobTesting.ts"
+
+const items = [
+  "ada@mit.edu",
+  "bob@gmail.com",
+  "ADA@MIT.EDU",
+  { bad: "[1,2]", reason: "Not a string." },
+  "carl@ox.ac.uk",
+  "x@@y",
+  "ada+news@mit.edu",
+  "dora@newcollege.edu"
+]
+
+/** Yields until the job's record says `check`; the worker moves on between yields. */
+const until = (team: string, jobId: string, check: (processed: number, status: string) => boolean) =>
+  Effect.gen(function* () {
+    const queue = yield* JobQueue
+    for (;;) {
+      const job = yield* queue.get(team, jobId)
+      if (check(job.progress.processed, job.status)) return job
+      yield* Effect.yieldNow
+    }
+  })
+
+describe("JobQueue", () => {
+  it.effect("runs a job queued → running → completed, with counts and results in input order", () => {
+    const dataDir = makeDataDir()
+    return Effect.gen(function* () {
+      const queue = yield* JobQueue
+      const { job, created } = yield* queue.submit(request(items))
+      expect(created).toBe(true)
+      expect(job).toMatchObject({ status: "queued", progress: { total: 8, processed: 0, percent: 0 }, startedAt: null })
+      const done = yield* queue.awaitFinished("acme", job.jobId)
+      expect(done).toMatchObject({
+        status: "completed",
+        progress: { total: 8, processed: 8, percent: 100 },
+        counts: { valid: 5, invalid: 3, duplicates: 2, badInput: 1 }
+      })
+      expect(done.startedAt).not.toBeNull()
+      expect(Date.parse(done.expiresAt!) - Date.parse(done.finishedAt!)).toBe(24 * 3600 * 1000)
+      expect("checkpoint" in toJobView(done)).toBe(false)
+      const rows = resultLines((yield* JobStore).files(job.jobId).results)
+      expect(rows.map((row) => row.email)).toEqual(items.map((item) => (typeof item === "string" ? item : item.bad)))
+      expect(rows[3]).toEqual({
+        email: "[1,2]",
+        isValid: false,
+        reasonCode: "INVALID_EMAIL_FORMAT",
+        reason: "Not a string."
+      })
+      expect(rows.map((row) => row.isValid)).toEqual([true, false, true, false, true, false, true, true])
+    }).pipe(Effect.provide(queueLayer(dataDir)))
+  })
+
+  it.effect("fails a job whose target is gone, with the reason", () => {
+    const dataDir = makeDataDir()
+    return Effect.gen(function* () {
+      const queue = yield* JobQueue
+      const { job } = yield* queue.submit(request(items, { target: { targetGroupId: "removed" as never } }))
+      const done = yield* queue.awaitFinished("acme", job.jobId)
+      expect(done).toMatchObject({ status: "failed", error: 'There is no target group "removed".' })
+      expect(done.progress.processed).toBe(0)
+    }).pipe(Effect.provide(queueLayer(dataDir)))
+  })
+
+  it.effect("validates against an offer", () => {
+    const dataDir = makeDataDir()
+    return Effect.gen(function* () {
+      const queue = yield* JobQueue
+      const { job } = yield* queue.submit(request(["ada@mit.edu"], { target: { offerId: "deal" as never } }))
+      const done = yield* queue.awaitFinished("acme", job.jobId)
+      expect(done.counts).toEqual({ valid: 1, invalid: 0, duplicates: 0, badInput: 0 })
+      expect(resultLines((yield* JobStore).files(job.jobId).results)[0]).toMatchObject({
+        matchedTargetGroups: ["edu"]
+      })
+    }).pipe(Effect.provide(queueLayer(dataDir)))
+  })
+
+  it.effect("cancels a running job between chunks, and a queued one before it starts", () => {
+    const dataDir = makeDataDir()
+    const many = Array.from({ length: 2000 }, (_, i) => `user${i}@mit.edu`)
+    return Effect.gen(function* () {
+      const queue = yield* JobQueue
+      const first = (yield* queue.submit(request(many))).job
+      const second = (yield* queue.submit(request(many))).job
+      yield* until("acme", first.jobId, (processed) => processed > 0)
+      const cancelled = yield* queue.cancel("acme", first.jobId)
+      expect(cancelled.status).toBe("cancelled")
+      expect(cancelled.progress.processed).toBeGreaterThan(0)
+      expect(cancelled.progress.processed).toBeLessThan(2000)
+      expect(resultLines((yield* JobStore).files(first.jobId).results)).toHaveLength(cancelled.progress.processed)
+      const queued = yield* queue.cancel("acme", second.jobId)
+      expect(queued).toMatchObject({ status: "cancelled", startedAt: null, progress: { processed: 0 } })
+      expect((yield* queue.awaitFinished("acme", second.jobId)).status).toBe("cancelled")
+      expect((yield* queue.cancel("acme", first.jobId)).status).toBe("cancelled")
+    }).pipe(Effect.provide(queueLayer(dataDir, { chunkItems: 10 })))
+  })
+
+  it.effect("refuses new jobs while maxQueued jobs wait, and removes an unused upload", () => {
+    const dataDir = makeDataDir()
+    const many = Array.from({ length: 5000 }, (_, i) => `user${i}@mit.edu`)
+    return Effect.gen(function* () {
+      const queue = yield* JobQueue
+      const running = yield* queue.submit(request(many))
+      yield* until("acme", running.job.jobId, (_, status) => status === "running")
+      yield* queue.submit(request(many))
+      const upload = uploadPath(dataDir)
+      writeFileSync(upload, '"a@mit.edu"\n')
+      const full = yield* Effect.flip(queue.submit(request(["a@mit.edu"], { input: { _tag: "Move", path: upload } })))
+      expect(full._tag).toBe("QueueFull")
+      expect(existsSync(upload)).toBe(false)
+    }).pipe(Effect.provide(queueLayer(dataDir, { maxQueued: 1 })))
+  })
+
+  it.effect("answers a repeated Idempotency-Key with the first job, and a different body with a conflict", () => {
+    const dataDir = makeDataDir()
+    const idempotency = { key: "k-1", bodyHash: "aaa" }
+    return Effect.gen(function* () {
+      const queue = yield* JobQueue
+      const first = yield* queue.submit(request(items, { idempotency }))
+      const again = yield* queue.submit(request(items, { idempotency }))
+      expect(again).toEqual({ job: expect.objectContaining({ jobId: first.job.jobId }), created: false })
+      const conflict = yield* Effect.flip(
+        queue.submit(request(items, { idempotency: { key: "k-1", bodyHash: "bbb" } }))
+      )
+      expect(conflict).toMatchObject({ _tag: "IdempotencyConflict", jobId: first.job.jobId })
+      const otherTeam = yield* queue.submit(request(items, { team: "globex" as never, idempotency }))
+      expect(otherTeam.created).toBe(true)
+    }).pipe(Effect.provide(queueLayer(dataDir)))
+  })
+
+  it.effect("keeps teams apart: another team's job is not found", () => {
+    const dataDir = makeDataDir()
+    return Effect.gen(function* () {
+      const queue = yield* JobQueue
+      const { job } = yield* queue.submit(request(items))
+      yield* queue.awaitFinished("acme", job.jobId)
+      expect((yield* Effect.flip(queue.get("globex", job.jobId)))._tag).toBe("JobNotFound")
+      expect((yield* Effect.flip(queue.cancel("globex", job.jobId)))._tag).toBe("JobNotFound")
+      expect((yield* Effect.flip(queue.delete("globex", job.jobId)))._tag).toBe("JobNotFound")
+      expect((yield* Effect.flip(queue.get("acme", "../../etc")))._tag).toBe("JobNotFound")
+      yield* queue.delete("acme", job.jobId)
+      expect((yield* Effect.flip(queue.get("acme", job.jobId)))._tag).toBe("JobNotFound")
+      expect(existsSync((yield* JobStore).files(job.jobId).directory)).toBe(false)
+    }).pipe(Effect.provide(queueLayer(dataDir)))
+  })
+
+  it.effect("refuses to delete a job that has not finished", () => {
+    const dataDir = makeDataDir()
+    return Effect.gen(function* () {
+      const queue = yield* JobQueue
+      const { job } = yield* queue.submit(request(items))
+      const refused = yield* Effect.flip(queue.delete("acme", job.jobId))
+      expect(refused).toMatchObject({ _tag: "JobNotFinished", status: "queued" })
+    }).pipe(Effect.provide(queueLayer(dataDir)))
+  })
+
+  it.effect("deletes finished jobs once their retention has passed", () => {
+    const dataDir = makeDataDir()
+    return Effect.gen(function* () {
+      const queue = yield* JobQueue
+      const { job } = yield* queue.submit(request(items))
+      yield* queue.awaitFinished("acme", job.jobId)
+      const directory = (yield* JobStore).files(job.jobId).directory
+      yield* TestClock.adjust("23 hours")
+      assert.strictEqual((yield* queue.get("acme", job.jobId)).status, "completed")
+      yield* TestClock.adjust("2 hours")
+      expect((yield* Effect.flip(queue.get("acme", job.jobId)))._tag).toBe("JobNotFound")
+      expect(existsSync(directory)).toBe(false)
+    }).pipe(Effect.provide(queueLayer(dataDir, { sweepInterval: "1 hour" })))
+  })
+})

@@ -1,0 +1,52 @@
+import { writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { describe, expect, it } from "vitest"
+import { badInputLine, decodeInputLine, emailLine, InputReader } from "../../src/jobs/inputLines.ts"
+import { inputText, makeDataDir } from "./jobTesting.ts"
+
+describe("input lines", () => {
+  it("read back what was written: emails as given, bad input with its reason", () => {
+    const emails = ["a@mit.edu", ' "quoted"@x.edu ', "back\\slash@x.edu", "ünï@tum.de", 'q"@x.edu']
+    for (const email of emails) expect(decodeInputLine(emailLine(email))).toBe(email)
+    expect(decodeInputLine(badInputLine("x".repeat(2000), "Not text."))).toEqual({
+      bad: "x".repeat(1000),
+      reason: "Not text."
+    })
+  })
+
+  it("read a line that is neither as bad input", () => {
+    expect(decodeInputLine("42")).toMatchObject({ bad: "42" })
+    expect(decodeInputLine("{not json")).toMatchObject({ bad: "{not json" })
+    expect(decodeInputLine("")).toMatchObject({ bad: "" })
+  })
+
+  it("come in chunks that end on line boundaries and resume at a byte offset", () => {
+    const path = join(makeDataDir(), "input.ndjson")
+    const items = ["a@mit.edu", "b@mit.edu", { bad: "???", reason: "No @." }, "ü@tum.de", "c@x.edu"]
+    writeFileSync(path, inputText(items))
+    const reader = new InputReader(path, { offset: 0, blockBytes: 16 })
+    const first = reader.next(2)!
+    expect(first.items).toEqual(["a@mit.edu", "b@mit.edu"])
+    const rest = []
+    for (let chunk = reader.next(2); chunk !== undefined; chunk = reader.next(2)) rest.push(...chunk.items)
+    reader.close()
+    expect(rest).toEqual(items.slice(2))
+    const resumed = new InputReader(path, { offset: first.bytes, blockBytes: 64 })
+    expect(resumed.next(10)?.items).toEqual(items.slice(2))
+    resumed.close()
+    const done = new InputReader(path, { offset: 0, end: first.bytes, blockBytes: 64 })
+    expect(done.next(10)?.items).toEqual(items.slice(0, 2))
+    expect(done.next(10)).toBeUndefined()
+    done.close()
+  })
+
+  it("read a last line without a line break", () => {
+    const path = join(makeDataDir(), "input.ndjson")
+    writeFileSync(path, `${emailLine("a@mit.edu")}\n${emailLine("b@mit.edu")}`)
+    const reader = new InputReader(path, { offset: 0, blockBytes: 8 })
+    expect(reader.next(5)?.items).toEqual(["a@mit.edu"])
+    expect(reader.next(5)?.items).toEqual(["b@mit.edu"])
+    expect(reader.next(5)).toBeUndefined()
+    reader.close()
+  })
+})
