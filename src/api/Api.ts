@@ -6,6 +6,7 @@
 import * as HttpApi from "effect/http-api/HttpApi"
 import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
 import * as OpenApi from "effect/http-api/OpenApi"
+import { JobsApi } from "./jobs.ts"
 import { OffersApi } from "./offers.ts"
 import { BadRequest } from "./problems.ts"
 import { TargetGroupsApi } from "./targetGroups.ts"
@@ -26,6 +27,7 @@ export const canonicalUrl = (url: string): string => (url === "/v1" || url.start
 
 export class CampusgateApi extends HttpApi.make("campusgate")
   .add(ValidationApi)
+  .add(JobsApi)
   .add(OffersApi)
   .add(TargetGroupsApi)
   .middleware(RequestErrors)

@@ -19,8 +19,14 @@ export class Caller extends Context.Service<
   { readonly keyId: ApiKeyId; readonly team: string; readonly scopes: ReadonlySet<Scope> }
 >()("campusgate/api/Caller") {}
 
-/** The scope an endpoint needs (an endpoint annotation). */
-export class RequiredScope extends Context.Service<RequiredScope, Scope>()("campusgate/api/RequiredScope") {}
+/** The scope an endpoint needs (an endpoint annotation); a list means any one of them. */
+export class RequiredScope extends Context.Service<RequiredScope, Scope | ReadonlyArray<Scope>>()(
+  "campusgate/api/RequiredScope"
+) {}
+
+/** The scopes that each let a key call the endpoint (any one is enough). */
+export const acceptedScopes = (required: Scope | ReadonlyArray<Scope>): ReadonlyArray<Scope> =>
+  typeof required === "string" ? [required] : required
 
 /** The bearer scheme, with what the OpenAPI document says about it. */
 const bearer = HttpApiSecurity.annotateMerge(

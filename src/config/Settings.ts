@@ -86,6 +86,8 @@ export const Settings = Schema.Struct({
   ),
   statistics: withDefault(
     Schema.Struct({
+      /** Count validations against offers (usage statistics); off: `usage` stays empty. */
+      enabled: withDefault(Schema.Boolean, true),
       /** Usage counters are written to the data directory this often (a crash loses at most this much). */
       flushIntervalMs: withDefault(PositiveInt, 1000)
     }),

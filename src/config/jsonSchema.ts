@@ -212,6 +212,7 @@ const settingsAdditions: Additions = [
   ["jobs.maxQueued", describe("Jobs waiting beyond this answer 503.")],
   ["jobs.retentionHours", describe("How long finished jobs and their results are kept.")],
   ["statistics", describe("Usage statistics per offer.")],
+  ["statistics.enabled", describe("Count validations against offers; off: offer usage stays empty.")],
   [
     "statistics.flushIntervalMs",
     describe("How often counters are written to the data directory (a crash loses at most this much).")

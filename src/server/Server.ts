@@ -19,6 +19,7 @@ import { formatProblem, InvalidConfiguration } from "../domain/errors.ts"
 import type { TeamId } from "../domain/Identifiers.ts"
 import { HotPath } from "./hotPath.ts"
 import { HttpApp } from "./http.ts"
+import { jobsLayer } from "./jobService.ts"
 import { Metrics } from "./metrics.ts"
 import { RequestLogger } from "./RequestLogger.ts"
 import { rateLimiterLayer } from "./rateLimit.ts"
@@ -86,7 +87,8 @@ export const serverLayer = (options: ServeOptions) =>
         )
       )
       // One instance of each, shared by the Effect HTTP app and the node-level hot path.
-      const services = Layer.mergeAll(Metrics.layer, rateLimiterLayer(options.rateLimiterStore)).pipe(
+      const services = jobsLayer.pipe(
+        Layer.provideMerge(Layer.mergeAll(Metrics.layer, rateLimiterLayer(options.rateLimiterStore))),
         Layer.provideMerge(ServerConfig.layer(live)),
         Layer.provideMerge(options.requestLogger ?? RequestLogger.layerStdout)
       )

@@ -11,7 +11,7 @@ import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import { Authorization, Caller, RequiredScope } from "../api/Authorization.ts"
+import { Authorization, acceptedScopes, Caller, RequiredScope } from "../api/Authorization.ts"
 import { Forbidden, Unauthorized } from "../api/problems.ts"
 import { makeRateLimitCheck } from "./rateLimit.ts"
 import { currentRequestId, requestKeyIds } from "./requestId.ts"
@@ -46,13 +46,16 @@ export const AuthorizationLive = Layer.effect(
         const record = verdict.record
         requestKeyIds.set(yield* HttpServerRequest.HttpServerRequest, record.id)
         const required = Context.getOption(endpoint.annotations, RequiredScope)
-        if (Option.isSome(required) && !record.scopes.includes(required.value)) {
-          return yield* new Forbidden({
-            code: "INSUFFICIENT_SCOPE",
-            detail: `This endpoint needs the scope ${required.value}; the key has ${record.scopes.join(", ")}.`,
-            requiredScope: required.value,
-            requestId
-          })
+        if (Option.isSome(required)) {
+          const accepted = acceptedScopes(required.value)
+          if (!accepted.some((scope) => record.scopes.includes(scope))) {
+            return yield* new Forbidden({
+              code: "INSUFFICIENT_SCOPE",
+              detail: `This endpoint needs the scope ${accepted.join(" or ")}; the key has ${record.scopes.join(", ")}.`,
+              requiredScope: accepted[0]!,
+              requestId
+            })
+          }
         }
         yield* rateLimit(record.id, endpoint.annotations, requestId)
         return yield* Effect.provideService(httpEffect, Caller, {

@@ -30,6 +30,7 @@ import {
   UnsupportedMediaType
 } from "../api/problems.ts"
 import { AuthorizationLive } from "./authorization.ts"
+import { JobsHandlers } from "./handlers/jobs.ts"
 import { OffersHandlers } from "./handlers/offers.ts"
 import { TargetGroupsHandlers } from "./handlers/targetGroups.ts"
 import { ValidationHandlers } from "./handlers/validation.ts"
@@ -169,13 +170,16 @@ const Health = Layer.mergeAll(
 )
 
 // The middleware implementations are needed both by the handlers and by the routes built from them.
-const Handlers = Layer.mergeAll(ValidationHandlers, OffersHandlers, TargetGroupsHandlers).pipe(
+const Handlers = Layer.mergeAll(ValidationHandlers, JobsHandlers, OffersHandlers, TargetGroupsHandlers).pipe(
   Layer.provideMerge(Layer.mergeAll(AuthorizationLive, RequestErrorsLive))
 )
 
 const ApiRoutes = HttpApiBuilder.layer(CampusgateApi, { openapiPath: "/openapi.json" }).pipe(Layer.provide(Handlers))
 
-/** Every route and the outermost middleware. Needs `ServerConfig`, `RequestLogger`, `Metrics` and a `RateLimiter`. */
+/**
+ * Every route and the outermost middleware. Needs `ServerConfig`,
+ * `RequestLogger`, `Metrics`, a `RateLimiter` and the job queue and store.
+ */
 export const HttpApp = Layer.mergeAll(
   ApiRoutes,
   HttpApiScalar.layer(CampusgateApi, { path: "/docs" }),

@@ -4,14 +4,17 @@
  * with API keys made for the test.
  */
 import { type ChildProcess, spawn } from "node:child_process"
-import { cpSync, mkdtempSync } from "node:fs"
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
+import { expect } from "vitest"
+import { parseDocument } from "yaml"
 import { createApiKey } from "../../src/config/apiKeyStore.ts"
 import type { Scope } from "../../src/domain/ApiKey.ts"
 import type { TeamId } from "../../src/domain/Identifiers.ts"
+import { isFinished, type JobView } from "../../src/domain/Job.ts"
 
 const main = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url))
 const shippedConfig = fileURLToPath(new URL("../../config", import.meta.url))
@@ -111,4 +114,32 @@ export const call = async (
     json = text
   }
   return { status: response.status, headers: response.headers, body: json }
+}
+
+/** Sets `campusgate.yaml` values of a copied config. */
+export const setSettings = (
+  dirs: { configDir: string },
+  values: ReadonlyArray<readonly [ReadonlyArray<string>, unknown]>
+) => {
+  const file = join(dirs.configDir, "campusgate.yaml")
+  const document = parseDocument(readFileSync(file, "utf8"))
+  for (const [path, value] of values) document.setIn(path, value)
+  writeFileSync(file, document.toString())
+}
+
+/** Polls a job until it is finished (or `until` holds) and returns it. */
+export const waitForJob = async (
+  daemon: Daemon,
+  key: string,
+  jobId: string,
+  until: (job: JobView) => boolean = (job) => isFinished(job.status)
+) => {
+  const deadline = Date.now() + 30_000
+  for (;;) {
+    const answer = await call(daemon, "GET", `/api/v1/jobs/${jobId}`, { key })
+    expect(answer.status).toBe(200)
+    if (until(answer.body)) return answer.body
+    if (Date.now() > deadline) throw new Error(`job ${jobId} is still ${answer.body.status}`)
+    await new Promise((resolve) => setTimeout(resolve, 25))
+  }
 }

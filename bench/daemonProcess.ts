@@ -1,0 +1,94 @@
+/**
+ * The daemon as benchmarks run it: `campusgate serve` from source in a child
+ * process, on a copy of the shipped `config/` with every rate limit out of
+ * reach and an API key made for the run, logging to a file (so writing the
+ * log costs what it costs in production, without a pipe to drain).
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import { closeSync, cpSync, openSync, readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { parseDocument } from "yaml"
+import { createApiKey } from "../src/config/apiKeyStore.ts"
+import type { Scope } from "../src/domain/ApiKey.ts"
+import type { TeamId } from "../src/domain/Identifiers.ts"
+
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url))
+
+export interface BenchConfig {
+  readonly configDir: string
+  readonly dataDir: string
+  readonly key: string
+}
+
+/**
+ * A copy of the shipped config under `root`, rate limits raised, `settings`
+ * (paths into campusgate.yaml) applied, an empty data directory and a key of
+ * team acme with `scopes`.
+ */
+export const prepareConfig = (
+  root: string,
+  scopes: ReadonlyArray<Scope>,
+  settings: ReadonlyArray<readonly [ReadonlyArray<string>, unknown]> = []
+): BenchConfig => {
+  const configDir = join(root, "config")
+  const dataDir = join(root, "data")
+  cpSync(here("../config"), configDir, { recursive: true })
+  const settingsFile = join(configDir, "campusgate.yaml")
+  const document = parseDocument(readFileSync(settingsFile, "utf8"))
+  for (const bucket of ["bulk", "validate", "default"]) {
+    document.setIn(["rateLimits", bucket, "requests"], 1_000_000_000)
+  }
+  for (const [path, value] of settings) document.setIn(path, value)
+  writeFileSync(settingsFile, document.toString())
+  const { key } = createApiKey({ configDir, dataDir, team: "acme" as TeamId, scopes: [...scopes] })
+  return { configDir, dataDir, key }
+}
+
+export interface DaemonProcess {
+  readonly url: string
+  readonly child: ChildProcess
+  readonly exited: Promise<number | null>
+}
+
+export const exitOf = (child: ChildProcess) =>
+  new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
+
+/** Starts the daemon on a free loopback port and waits until it listens; `nodeArgs` go before the script. */
+export const startDaemon = async (
+  dirs: { readonly configDir: string; readonly dataDir: string },
+  logFile: string,
+  nodeArgs: ReadonlyArray<string> = []
+): Promise<DaemonProcess> => {
+  const out = openSync(logFile, "w")
+  const args = ["serve", "--config", dirs.configDir, "--data", dirs.dataDir, "--port", "0", "--host", "127.0.0.1"]
+  const child = spawn(process.execPath, [...nodeArgs, here("../src/cli/main.ts"), ...args], {
+    env: { ...process.env, CAMPUSGATE_CONFIG: "", CAMPUSGATE_DATA: "", CAMPUSGATE_PORT: "", CAMPUSGATE_HOST: "" },
+    stdio: ["ignore", out, out]
+  })
+  closeSync(out)
+  const exited = exitOf(child)
+  const deadline = Date.now() + 30_000
+  for (;;) {
+    const listening = readFileSync(logFile, "utf8")
+      .split("\n")
+      .find((line) => line.includes('"msg":"listening"'))
+    if (listening !== undefined) return { url: (JSON.parse(listening) as { url: string }).url, child, exited }
+    if (child.exitCode !== null || Date.now() > deadline) {
+      throw new Error(`the daemon did not start:\n${readFileSync(logFile, "utf8")}`)
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+/** A process's peak resident memory so far, in MB (Linux `/proc`; undefined elsewhere). */
+export const peakRssMb = (pid: number | undefined): number | undefined => {
+  try {
+    const line = readFileSync(`/proc/${pid}/status`, "utf8")
+      .split("\n")
+      .find((entry) => entry.startsWith("VmHWM:"))
+    return line === undefined ? undefined : Math.round(Number(line.split(/\s+/)[1]) / 1024)
+  } catch {
+    return undefined
+  }
+}

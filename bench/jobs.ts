@@ -1,0 +1,154 @@
+/**
+ * `npm run bench:jobs`: asynchronous bulk validation end to end, through
+ * HTTP, on two daemons started from source on copies of the shipped config:
+ * one with usage statistics on (the default), one with them off.
+ * - 1,000,000 generated emails (bench/generateEmails.ts) submitted as one
+ *   streamed NDJSON body to `POST /api/v1/validate/bulk-async` against an
+ *   offer, then `GET /api/v1/jobs/{id}` polled until the job is completed:
+ *   seconds from the first byte sent to completion, and the daemon's peak RSS
+ *   (goals, DESIGN.md: <= 5 s, <= 400 MB);
+ * - the results downloaded as NDJSON and as CSV (rows/s, MB/s);
+ * - validation throughput of jobs with statistics recording on vs off, from
+ *   the jobs' own startedAt/finishedAt, rounds alternating between the two
+ *   daemons (goal: on is at most 10% slower).
+ * BENCH_EMAILS changes the batch size, BENCH_ROUNDS the on/off rounds.
+ * Progress goes to standard error; the final line on standard output is JSON.
+ */
+import { mkdtempSync, rmSync } from "node:fs"
+import { availableParallelism, tmpdir } from "node:os"
+import { join } from "node:path"
+import { buildInstitutionTable } from "../src/engine/InstitutionIndex.ts"
+import { type DaemonProcess, peakRssMb, prepareConfig, startDaemon } from "./daemonProcess.ts"
+import { generateEmails } from "./generateEmails.ts"
+
+const emailCount = Number(process.env.BENCH_EMAILS ?? 1_000_000)
+const rounds = Number(process.env.BENCH_ROUNDS ?? 2)
+const offerId = "acme-student-discount"
+const root = mkdtempSync(join(tmpdir(), "campusgate-bench-jobs-"))
+const log = (message: string) => console.error(message)
+const round2 = (value: number) => Math.round(value * 100) / 100
+
+interface JobView {
+  readonly jobId: string
+  readonly status: string
+  readonly progress: { readonly processed: number }
+  readonly startedAt: string | null
+  readonly finishedAt: string | null
+  readonly error?: string
+}
+
+const submit = async (daemon: DaemonProcess, key: string, body: Buffer) => {
+  const started = performance.now()
+  const response = await fetch(`${daemon.url}/api/v1/validate/bulk-async?offerId=${offerId}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/x-ndjson" },
+    body
+  })
+  const accepted = (await response.json()) as { jobId: string }
+  if (response.status !== 202) throw new Error(`bulk-async answered ${response.status}: ${JSON.stringify(accepted)}`)
+  const acceptedAfter = (performance.now() - started) / 1000
+  for (;;) {
+    const job = (await (
+      await fetch(`${daemon.url}/api/v1/jobs/${accepted.jobId}`, { headers: { authorization: `Bearer ${key}` } })
+    ).json()) as JobView
+    if (job.status === "completed") {
+      const processingSeconds = (Date.parse(job.finishedAt!) - Date.parse(job.startedAt!)) / 1000
+      return { job, endToEndSeconds: (performance.now() - started) / 1000, acceptedAfter, processingSeconds }
+    }
+    if (job.status !== "queued" && job.status !== "running") throw new Error(`the job ended ${JSON.stringify(job)}`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+
+const download = async (daemon: DaemonProcess, key: string, jobId: string, accept: string) => {
+  const started = performance.now()
+  const response = await fetch(`${daemon.url}/api/v1/jobs/${jobId}/results`, {
+    headers: { authorization: `Bearer ${key}`, accept }
+  })
+  if (response.status !== 200) throw new Error(`results answered ${response.status}: ${await response.text()}`)
+  let bytes = 0
+  let lines = 0
+  for await (const chunk of response.body!) {
+    bytes += chunk.length
+    for (const byte of chunk) if (byte === 10) lines++
+  }
+  const seconds = (performance.now() - started) / 1000
+  const rows = accept === "text/csv" ? lines - 1 : lines
+  if (rows !== emailCount) throw new Error(`${accept} download had ${rows} rows, not ${emailCount}`)
+  return {
+    seconds: round2(seconds),
+    rowsPerSecond: Math.round(rows / seconds),
+    mbPerSecond: round2(bytes / 1e6 / seconds)
+  }
+}
+
+log(`node ${process.version}, ${availableParallelism()} CPUs; working in ${root}`)
+const emails = generateEmails(buildInstitutionTable(), emailCount, 5)
+const body = Buffer.from(`${emails.map((email) => JSON.stringify(email)).join("\n")}\n`)
+log(`${emailCount.toLocaleString()} emails, ${(body.length / 1e6).toFixed(1)} MB of NDJSON`)
+
+const scopes = ["validate:bulk", "jobs:read"] as const
+const on = prepareConfig(join(root, "on"), scopes)
+const off = prepareConfig(join(root, "off"), scopes, [[["statistics", "enabled"], false]])
+const daemonOn = await startDaemon(on, join(root, "on.log"))
+const daemonOff = await startDaemon(off, join(root, "off.log"))
+
+try {
+  const first = await submit(daemonOn, on.key, body)
+  const rssMb = peakRssMb(daemonOn.child.pid)
+  log(
+    `1 job of ${emailCount.toLocaleString()}: completed ${first.endToEndSeconds.toFixed(2)} s after the upload began ` +
+      `(accepted after ${first.acceptedAfter.toFixed(2)} s); daemon peak RSS ${rssMb} MB`
+  )
+  const ndjson = await download(daemonOn, on.key, first.job.jobId, "application/x-ndjson")
+  const csv = await download(daemonOn, on.key, first.job.jobId, "text/csv")
+  log(
+    `download: NDJSON ${ndjson.rowsPerSecond.toLocaleString()} rows/s, CSV ${csv.rowsPerSecond.toLocaleString()} rows/s`
+  )
+
+  const statsOn: Array<number> = [first.processingSeconds]
+  const statsOff: Array<number> = []
+  for (let round = 0; round < rounds; round++) {
+    statsOff.push((await submit(daemonOff, off.key, body)).processingSeconds)
+    statsOn.push((await submit(daemonOn, on.key, body)).processingSeconds)
+  }
+  const best = (values: ReadonlyArray<number>) => Math.min(...values)
+  const onRate = emailCount / best(statsOn)
+  const offRate = emailCount / best(statsOff)
+  const statsSlowdown = round2(1 - onRate / offRate)
+  log(
+    `processing: statistics on ${Math.round(onRate).toLocaleString()} emails/s, off ${Math.round(offRate).toLocaleString()} emails/s`
+  )
+  const peakRss = peakRssMb(daemonOn.child.pid)
+
+  daemonOn.child.kill("SIGTERM")
+  daemonOff.child.kill("SIGTERM")
+  await Promise.all([daemonOn.exited, daemonOff.exited])
+  console.log(
+    JSON.stringify({
+      emails: emailCount,
+      endToEndSeconds: round2(first.endToEndSeconds),
+      acceptedAfterSeconds: round2(first.acceptedAfter),
+      peakRssMb: rssMb,
+      peakRssMbAfterAllRounds: peakRss,
+      download: { ndjson, csv },
+      processing: {
+        statsOnEmailsPerSecond: Math.round(onRate),
+        statsOffEmailsPerSecond: Math.round(offRate),
+        statsSlowdown,
+        statsOnSeconds: statsOn.map(round2),
+        statsOffSeconds: statsOff.map(round2)
+      },
+      goals: {
+        endToEnd: first.endToEndSeconds <= 5,
+        peakRss: rssMb !== undefined && rssMb <= 400,
+        statsSlowdown: statsSlowdown <= 0.1
+      },
+      details: { node: process.version, cpus: availableParallelism(), ndjsonMb: round2(body.length / 1e6) }
+    })
+  )
+} finally {
+  if (daemonOn.child.exitCode === null) daemonOn.child.kill("SIGTERM")
+  if (daemonOff.child.exitCode === null) daemonOff.child.kill("SIGTERM")
+  rmSync(root, { recursive: true, force: true })
+}

@@ -1,0 +1,140 @@
+/**
+ * Asynchronous bulk validation (DESIGN.md "Bulk (async)"): submit a large
+ * batch, follow the job, page or download its results, cancel or delete it.
+ * The batch is sent as one JSON document, or streamed as NDJSON (a JSON
+ * string or `{"email": ...}` per line) or CSV (a header row with an `email`
+ * column) with the target in the query, so a million addresses never have
+ * to sit in one JSON document. Only the team that created a job sees it.
+ */
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
+import * as OpenApi from "effect/http-api/OpenApi"
+import * as Schema from "effect/Schema"
+import { JobLinks, JobStatus, JobView } from "../domain/Job.ts"
+import { ResultRow } from "../domain/ResultRow.ts"
+import { Authorization, RequiredScope } from "./Authorization.ts"
+import {
+  BadRequest,
+  Conflict,
+  NotFound,
+  PayloadTooLarge,
+  ServiceUnavailable,
+  TooManyRequests,
+  UnsupportedMediaType
+} from "./problems.ts"
+import { RateLimitBucket } from "./rateLimits.ts"
+
+/** The media types a batch may be sent as. */
+export const JOB_INPUT_TYPES = ["application/json", "application/x-ndjson", "text/csv"] as const
+/** The media types results may be downloaded as (`Accept`); JSON is paged, the others stream everything. */
+export const JOB_RESULT_TYPES = ["application/json", "application/x-ndjson", "text/csv"] as const
+
+export const RESULTS_LIMIT_DEFAULT = 100
+export const RESULTS_LIMIT_MAX = 1000
+
+const Id = Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(64)))
+
+/** Where the batch goes when the body is NDJSON or CSV (a JSON body names it inside). */
+export const BulkAsyncQuery = Schema.Struct({
+  targetGroupId: Schema.optionalKey(Id),
+  offerId: Schema.optionalKey(Id),
+  /** POSTed a signed summary when the job finishes (no email addresses). */
+  callbackUrl: Schema.optionalKey(Schema.String.pipe(Schema.check(Schema.isMaxLength(2048))))
+})
+
+export const BulkAsyncHeaders = Schema.Struct({
+  /** A repeated request with the same key answers the same job; with another body it is a 409. */
+  "idempotency-key": Schema.optionalKey(
+    Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(255)))
+  )
+})
+
+/** The JSON form of a batch (the documentation of the `application/json` body). */
+export const BulkAsyncJsonBody = Schema.Struct({
+  emails: Schema.Array(Schema.String),
+  targetGroupId: Schema.optionalKey(Id),
+  offerId: Schema.optionalKey(Id),
+  callbackUrl: Schema.optionalKey(Schema.String)
+})
+
+export const JobAccepted = Schema.Struct({ jobId: Schema.String, status: JobStatus, links: JobLinks })
+export type JobAccepted = typeof JobAccepted.Type
+
+export const JobParams = Schema.Struct({ jobId: Id })
+
+export const ResultsQuery = Schema.Struct({
+  limit: Schema.optionalKey(
+    Schema.Int.pipe(
+      Schema.check(
+        Schema.isBetween(
+          { minimum: 1, maximum: RESULTS_LIMIT_MAX },
+          { message: `limit is a whole number from 1 to ${RESULTS_LIMIT_MAX}` }
+        )
+      )
+    )
+  ),
+  cursor: Schema.optionalKey(Schema.String.pipe(Schema.check(Schema.isMaxLength(512))))
+})
+
+export const ResultsPage = Schema.Struct({
+  data: Schema.Array(ResultRow),
+  /** Pass it as `cursor` for the next page; null on the last page (of a finished job). */
+  nextCursor: Schema.NullOr(Schema.String)
+})
+
+export const JobDeleted = Schema.Struct({
+  jobId: Schema.String,
+  status: JobStatus,
+  /** true: the finished job and its results are gone; false: the job was cancelled and is kept until it expires. */
+  deleted: Schema.Boolean
+})
+
+const readErrors = [BadRequest, NotFound, TooManyRequests, ServiceUnavailable] as const
+const readScopes = ["jobs:read", "validate:bulk"] as const
+
+export class JobsApi extends HttpApiGroup.make("jobs")
+  .add(
+    HttpApiEndpoint.post("submit", "/validate/bulk-async", {
+      query: BulkAsyncQuery,
+      headers: BulkAsyncHeaders,
+      payload: HttpApiSchema.StreamUint8Array({ contentType: [...JOB_INPUT_TYPES] }),
+      success: JobAccepted.pipe(HttpApiSchema.status(202)),
+      error: [...readErrors, Conflict, PayloadTooLarge, UnsupportedMediaType]
+    })
+      .annotate(RequiredScope, "validate:bulk")
+      .annotate(RateLimitBucket, "bulk")
+      .annotateMerge(
+        OpenApi.annotations({
+          summary: "Start validating a large batch of emails as a job",
+          description:
+            'Send `application/json` (`{emails, targetGroupId | offerId, callbackUrl?}`), or stream `application/x-ndjson` (one JSON string or `{"email": ...}` per line) or `text/csv` (a header row with an `email` column) with `targetGroupId` or `offerId` (and `callbackUrl`) in the query. Answers 202 with the job\'s `Location`; the batch is stored before the answer. `Idempotency-Key` makes a retry safe. 503 with `Retry-After` when the job queue is full.'
+        })
+      ),
+    HttpApiEndpoint.get("get", "/jobs/:jobId", { params: JobParams, success: JobView, error: readErrors })
+      .annotate(RequiredScope, readScopes)
+      .annotateMerge(OpenApi.annotations({ summary: "A job's state, progress and counts" })),
+    HttpApiEndpoint.get("results", "/jobs/:jobId/results", {
+      params: JobParams,
+      query: ResultsQuery,
+      success: ResultsPage,
+      // 409 while the job is still running.
+      error: [...readErrors, Conflict]
+    })
+      .annotate(RequiredScope, readScopes)
+      .annotateMerge(
+        OpenApi.annotations({
+          summary: "A job's results, in input order",
+          description:
+            "Pages of result rows (the input email as given plus its verdict) with `Accept: application/json`; `Accept: application/x-ndjson` or `text/csv` streams every result at once."
+        })
+      ),
+    HttpApiEndpoint.delete("delete", "/jobs/:jobId", { params: JobParams, success: JobDeleted, error: readErrors })
+      .annotate(RequiredScope, "validate:bulk")
+      .annotateMerge(
+        OpenApi.annotations({
+          summary: "Cancel a queued or running job, or delete a finished one with its results"
+        })
+      )
+  )
+  .middleware(Authorization) {}

@@ -1,0 +1,266 @@
+/**
+ * Handlers of the job endpoints. A submission names its target (in the JSON
+ * document, or in the query for NDJSON and CSV, checked before the body is
+ * read); the upload is written to the data directory while it arrives and
+ * the job is acknowledged (202) only once it is stored, so an accepted job
+ * survives any crash. A job is visible to the team that created it only.
+ * Results are read once the job has finished: a running job's results file
+ * is still being written (and cut back on resume).
+ */
+import { createHash } from "node:crypto"
+import * as Effect from "effect/Effect"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpServerRespondable from "effect/http/HttpServerRespondable"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
+import * as Schema from "effect/Schema"
+import { API_PREFIX, CampusgateApi } from "../../api/Api.ts"
+import { Caller } from "../../api/Authorization.ts"
+import { RESULTS_LIMIT_DEFAULT } from "../../api/jobs.ts"
+import { BadRequest, Conflict, type FieldError, PayloadTooLarge, ServiceUnavailable } from "../../api/problems.ts"
+import type { TeamId } from "../../domain/Identifiers.ts"
+import { isFinished, type JobView } from "../../domain/Job.ts"
+import type { Engine } from "../../engine/Engine.ts"
+import { isVisibleTo } from "../../engine/Engine.ts"
+import { type Job, type JobTarget, toJobView } from "../../jobs/Job.ts"
+import { JobQueue } from "../../jobs/JobQueue.ts"
+import { JobStore } from "../../jobs/JobStore.ts"
+import { CallbackUrl } from "../../jobs/jobDocument.ts"
+import { uploadPath } from "../../jobs/jobFiles.ts"
+import { type JobInputFormat, readJobInput } from "../../jobs/jobInput.ts"
+import { readResultsPage, streamResults } from "../../jobs/jobResults.ts"
+import { currentRequestId } from "../requestId.ts"
+import { ServerConfig } from "../ServerConfig.ts"
+import { notFound } from "./validation.ts"
+
+/** How long a client should wait before retrying when the queue is full. */
+const QUEUE_FULL_RETRY_SECONDS = 5
+
+const formats: Record<string, JobInputFormat> = {
+  "application/json": "json",
+  "application/x-ndjson": "ndjson",
+  "text/csv": "csv"
+}
+
+const mediaType = (header: string | undefined): string => (header ?? "").split(";")[0]!.trim().toLowerCase()
+
+/** The download format `Accept` asks for: NDJSON or CSV stream everything; anything else is JSON pages. */
+const downloadFormat = (accept: string | undefined): "ndjson" | "csv" | "json" => {
+  const types = (accept ?? "").split(",").map(mediaType)
+  for (const type of types) {
+    if (type === "application/x-ndjson") return "ndjson"
+    if (type === "text/csv") return "csv"
+    if (type === "application/json" || type === "*/*") return "json"
+  }
+  return "json"
+}
+
+export const jobLinks = (jobId: string) => ({
+  self: `${API_PREFIX}/jobs/${jobId}`,
+  results: `${API_PREFIX}/jobs/${jobId}/results`
+})
+
+/** The job as the API shows it: no team, idempotency record or checkpoint; with its links. */
+export const toApiJob = (job: Job): JobView => {
+  const { team: _team, idempotency: _idempotency, ...view } = toJobView(job)
+  return { ...view, links: jobLinks(job.jobId) }
+}
+
+const invalid = (requestId: string, errors: ReadonlyArray<FieldError>) =>
+  new BadRequest({ code: "VALIDATION_ERROR", detail: "The job request is not valid.", requestId, errors })
+
+interface Named {
+  readonly targetGroupId?: string | undefined
+  readonly offerId?: string | undefined
+}
+
+/** The one target named, visible to the team: the target, or the problem. */
+const targetOf = (engine: Engine, team: string, named: Named, where: string, requestId: string) => {
+  if ((named.targetGroupId === undefined) === (named.offerId === undefined)) {
+    return invalid(requestId, [
+      { field: `${where}/targetGroupId`, code: "EXACTLY_ONE", message: "give exactly one of targetGroupId and offerId" }
+    ])
+  }
+  if (named.targetGroupId !== undefined) {
+    const group = engine.targetGroups.get(named.targetGroupId)
+    return group === undefined || !isVisibleTo(group.targetGroup, team)
+      ? notFound("target group", named.targetGroupId, requestId)
+      : ({ targetGroupId: named.targetGroupId } as JobTarget)
+  }
+  const offer = engine.offers.get(named.offerId!)
+  return offer === undefined || offer.offer.team !== team
+    ? notFound("offer", named.offerId!, requestId)
+    : ({ offerId: named.offerId! } as JobTarget)
+}
+
+const isTarget = (value: unknown): value is JobTarget =>
+  typeof value === "object" && value !== null && ("targetGroupId" in value || "offerId" in value)
+
+const isCallbackUrl = Schema.is(CallbackUrl)
+
+/** What makes two submissions the same request: the body and the target and callback named beside it. */
+const requestHash = (bodyHash: string, target: JobTarget, callbackUrl: string | undefined): string =>
+  createHash("sha256")
+    .update(`${bodyHash}\n${JSON.stringify(target)}\n${callbackUrl ?? ""}`)
+    .digest("hex")
+
+const withRetryAfter = (problem: ServiceUnavailable) =>
+  Effect.map(
+    HttpServerRespondable.toResponse(problem),
+    HttpServerResponse.setHeader("retry-after", String(problem.retryAfterSeconds))
+  )
+
+export const JobsHandlers = HttpApiBuilder.group(
+  CampusgateApi,
+  "jobs",
+  Effect.fn(function* (handlers) {
+    const config = yield* ServerConfig
+    const queue = yield* JobQueue
+    const store = yield* JobStore
+    const callerJob = (team: string, jobId: string, requestId: string) =>
+      Effect.catchTag(queue.get(team, jobId), "JobNotFound", () => Effect.fail(notFound("job", jobId, requestId)))
+
+    return handlers
+      .handle("submit", ({ query, headers, payload }) =>
+        Effect.gen(function* () {
+          const requestId = yield* currentRequestId
+          const caller = yield* Caller
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const format = formats[mediaType(request.headers["content-type"])] ?? "json"
+          const { engine, config: loaded } = config.current()
+          const limits = loaded.settings.limits
+          let target: JobTarget | undefined
+          if (format !== "json") {
+            const named = targetOf(engine, caller.team, query, "/query", requestId)
+            if (!isTarget(named)) return yield* named
+            target = named
+          } else if (query.targetGroupId !== undefined || query.offerId !== undefined) {
+            return yield* invalid(requestId, [
+              { field: "/query", code: "TARGET_IN_BODY", message: "a JSON body names targetGroupId or offerId itself" }
+            ])
+          }
+          if (query.callbackUrl !== undefined && !isCallbackUrl(query.callbackUrl)) {
+            return yield* invalid(requestId, [
+              { field: "/query/callbackUrl", code: "INVALID_VALUE", message: "an absolute http(s) URL" }
+            ])
+          }
+          const upload = uploadPath(loaded.dataDir)
+          const input = yield* readJobInput(payload, {
+            format,
+            outputPath: upload,
+            maxEmails: limits.jobMaxEmails,
+            maxBytes: limits.jobMaxBodyBytes
+          }).pipe(
+            Effect.catch((error) => {
+              if (error._tag !== "JobInputError") {
+                return Effect.fail(
+                  invalid(requestId, [{ field: "/body", code: "UNREADABLE", message: "the body could not be read" }])
+                )
+              }
+              return Effect.fail(
+                error.code === "PAYLOAD_TOO_LARGE"
+                  ? new PayloadTooLarge({ code: "PAYLOAD_TOO_LARGE", detail: error.detail, requestId })
+                  : new BadRequest({ code: error.code, detail: error.detail, requestId, errors: error.errors })
+              )
+            })
+          )
+          if (target === undefined) {
+            const named = targetOf(engine, caller.team, input.fields, "", requestId)
+            if (!isTarget(named)) return yield* named
+            target = named
+          }
+          const callbackUrl = query.callbackUrl ?? input.fields.callbackUrl
+          const key = headers["idempotency-key"]
+          const submitted = yield* queue
+            .submit({
+              team: caller.team as TeamId,
+              target,
+              total: input.total,
+              input: { _tag: "Move", path: upload },
+              callbackUrl,
+              idempotency:
+                key === undefined ? undefined : { key, bodyHash: requestHash(input.bodyHash, target, callbackUrl) }
+            })
+            .pipe(
+              Effect.catchTags({
+                QueueFull: (full) =>
+                  withRetryAfter(
+                    new ServiceUnavailable({
+                      code: "SERVICE_ERROR",
+                      detail: `The job queue is full (${full.maxQueued} jobs waiting); try again shortly.`,
+                      requestId,
+                      retryAfterSeconds: QUEUE_FULL_RETRY_SECONDS
+                    })
+                  ),
+                IdempotencyConflict: (conflict) =>
+                  Effect.fail(
+                    new Conflict({
+                      code: "CONFLICT",
+                      detail: `Idempotency-Key "${conflict.key}" was used for another request (job ${conflict.jobId}); use a new key for a new batch.`,
+                      requestId
+                    })
+                  )
+              })
+            )
+          if (HttpServerResponse.isHttpServerResponse(submitted)) return submitted
+          const { job } = submitted
+          const links = jobLinks(job.jobId)
+          return HttpServerResponse.jsonUnsafe(
+            { jobId: job.jobId, status: job.status, links },
+            { status: 202, headers: { location: links.self } }
+          )
+        })
+      )
+      .handle("get", ({ params }) =>
+        Effect.gen(function* () {
+          const requestId = yield* currentRequestId
+          const caller = yield* Caller
+          return toApiJob(yield* callerJob(caller.team, params.jobId, requestId))
+        })
+      )
+      .handle("results", ({ params, query }) =>
+        Effect.gen(function* () {
+          const requestId = yield* currentRequestId
+          const caller = yield* Caller
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const job = yield* callerJob(caller.team, params.jobId, requestId)
+          if (!isFinished(job.status)) {
+            return yield* new Conflict({
+              code: "CONFLICT",
+              detail: `Job ${job.jobId} is ${job.status}; its results can be read once it has finished.`,
+              requestId
+            })
+          }
+          const path = store.files(job.jobId).results
+          const format = downloadFormat(request.headers.accept)
+          if (format !== "json") {
+            return HttpServerResponse.stream(streamResults(path, format), {
+              contentType: format === "csv" ? "text/csv; charset=utf-8" : "application/x-ndjson"
+            })
+          }
+          return yield* readResultsPage(path, query.cursor, query.limit ?? RESULTS_LIMIT_DEFAULT).pipe(
+            Effect.catch((error) =>
+              error.reason === "InvalidCursor"
+                ? Effect.fail(
+                    invalid(requestId, [{ field: "/query/cursor", code: "INVALID_VALUE", message: error.detail }])
+                  )
+                : Effect.die(error)
+            )
+          )
+        })
+      )
+      .handle("delete", ({ params }) =>
+        Effect.gen(function* () {
+          const requestId = yield* currentRequestId
+          const caller = yield* Caller
+          const job = yield* callerJob(caller.team, params.jobId, requestId)
+          if (!isFinished(job.status)) {
+            const stopped = yield* Effect.orDie(queue.cancel(caller.team, job.jobId))
+            return { jobId: job.jobId, status: stopped.status, deleted: false }
+          }
+          yield* Effect.orDie(queue.delete(caller.team, job.jobId))
+          return { jobId: job.jobId, status: job.status, deleted: true }
+        })
+      )
+  })
+)

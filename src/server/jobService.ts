@@ -1,0 +1,73 @@
+/**
+ * The daemon's job queue: jobs stored in the data directory, validated with
+ * the config snapshot in force when each chunk runs (a reload between chunks
+ * applies to the rest), counted in the metrics like any other validation,
+ * and announced to their `callbackUrl` when they finish, signed with the
+ * webhook secret (`CAMPUSGATE_WEBHOOK_SECRET`, else one generated once and
+ * kept in the data directory). The queue's size settings are read at start.
+ */
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { toOfferResultRow, toResultRow } from "../domain/ResultRow.ts"
+import type { Job, JobCallback } from "../jobs/Job.ts"
+import { JobQueue } from "../jobs/JobQueue.ts"
+import type { Evaluate } from "../jobs/JobRunner.ts"
+import { JobStore } from "../jobs/JobStore.ts"
+import { type DeliveryAttempt, deliverCallback, webhookSecretFor } from "../jobs/webhook.ts"
+import { Metrics } from "./metrics.ts"
+import { ServerConfig } from "./ServerConfig.ts"
+
+/** Validates a chunk of a job with the snapshot in force; throws (failing the job) when its target is gone. */
+const evaluator =
+  (config: ServerConfig["Service"], metrics: Metrics["Service"]): Evaluate =>
+  (target, emails) => {
+    const { engine } = config.current()
+    if ("targetGroupId" in target) {
+      const results = engine.validateMany(emails, target.targetGroupId)
+      metrics.validatedAll(results)
+      return results.map((result, i) => toResultRow(emails[i]!, result))
+    }
+    const results = engine.validateManyOffer(emails, target.offerId)
+    metrics.validatedAll(results)
+    return results.map((result, i) => toOfferResultRow(emails[i]!, result))
+  }
+
+/** Delivers a finished job's callback, recording every attempt on the job as it happens. */
+const announce =
+  (secret: string) =>
+  (job: Job, record: (callback: JobCallback) => Effect.Effect<void>): Effect.Effect<void> => {
+    const callback = job.callback
+    if (callback === undefined || callback.delivered) return Effect.void
+    const attempts: Array<DeliveryAttempt> = [...callback.attempts]
+    const payload = {
+      jobId: job.jobId,
+      status: job.status,
+      total: job.progress.total,
+      counts: job.counts,
+      finishedAt: job.finishedAt ?? new Date().toISOString()
+    }
+    return deliverCallback(callback.url, payload, secret, {
+      onAttempt: (attempt) => {
+        attempts.push(attempt)
+        const delivered = attempt.status !== undefined && attempt.status >= 200 && attempt.status < 300
+        return record({ url: callback.url, delivered, attempts: [...attempts] })
+      }
+    }).pipe(Effect.ignore)
+  }
+
+/** `JobStore` and `JobQueue` for the daemon; needs `ServerConfig` and `Metrics`. */
+export const jobsLayer: Layer.Layer<JobQueue | JobStore, never, ServerConfig | Metrics> = Layer.unwrap(
+  Effect.gen(function* () {
+    const config = yield* ServerConfig
+    const metrics = yield* Metrics
+    const { settings, dataDir, secrets } = config.current().config
+    const secret = webhookSecretFor(dataDir, secrets.webhookSecret)
+    return JobQueue.layer({
+      concurrency: settings.jobs.concurrency,
+      maxQueued: settings.jobs.maxQueued,
+      retentionHours: settings.jobs.retentionHours,
+      evaluate: evaluator(config, metrics),
+      onFinished: announce(secret)
+    }).pipe(Layer.provideMerge(JobStore.layerFiles(dataDir)))
+  })
+)

@@ -1,0 +1,240 @@
+/**
+ * Asynchronous bulk jobs end to end on the real daemon: submit as JSON,
+ * NDJSON and CSV; follow a job to completion; page and download results;
+ * idempotency; cancellation and deletion; the queue-full 503; isolation and
+ * scopes; the signed completion callback.
+ */
+import { createServer, type IncomingMessage } from "node:http"
+import type { AddressInfo } from "node:net"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { verifyCallback } from "../../src/jobs/webhook.ts"
+import { call, copyConfig, type Daemon, makeKey, setSettings, startDaemon, waitForJob } from "./daemon.ts"
+
+const ndjson = (lines: ReadonlyArray<string>) => `${lines.join("\n")}\n`
+
+describe("asynchronous bulk jobs", () => {
+  let daemon: Daemon
+  let acme: string
+  let reader: string
+  let globex: string
+  const webhookSecret = "whsec-test-secret"
+
+  beforeAll(async () => {
+    const dirs = copyConfig()
+    setSettings(dirs, [
+      [["limits", "jobMaxEmails"], 5000],
+      [["rateLimits", "bulk", "requests"], 1000]
+    ])
+    acme = makeKey(dirs, "acme", ["validate:bulk", "jobs:read", "offers:read"])
+    reader = makeKey(dirs, "acme", ["jobs:read"])
+    globex = makeKey(dirs, "globex", ["validate:bulk", "jobs:read"])
+    daemon = await startDaemon(dirs, { CAMPUSGATE_WEBHOOK_SECRET: webhookSecret })
+  }, 60_000)
+  afterAll(async () => {
+    await daemon?.stop()
+  })
+
+  it("accepts a JSON batch with 202 and Location, runs it, and answers its results in input order", async () => {
+    const emails = ["jane@ox.ac.uk", "not an email", "bob@mit.edu", "JANE@ox.ac.uk", "kim@cam.ac.uk"]
+    const accepted = await call(daemon, "POST", "/api/v1/validate/bulk-async", {
+      key: acme,
+      body: { emails, targetGroupId: "uk-students" }
+    })
+    expect(accepted.status).toBe(202)
+    const { jobId } = accepted.body
+    expect(accepted.body).toEqual({
+      jobId: expect.any(String),
+      status: "queued",
+      links: { self: `/api/v1/jobs/${jobId}`, results: `/api/v1/jobs/${jobId}/results` }
+    })
+    expect(accepted.headers.get("location")).toBe(`/api/v1/jobs/${jobId}`)
+
+    const job = await waitForJob(daemon, acme, jobId)
+    expect(job).toMatchObject({
+      jobId,
+      status: "completed",
+      target: { targetGroupId: "uk-students" },
+      progress: { total: 5, processed: 5, percent: 100 },
+      counts: { valid: 3, invalid: 2, duplicates: 1, badInput: 0 }
+    })
+    expect(Date.parse(job.expiresAt)).toBeGreaterThan(Date.parse(job.finishedAt))
+
+    const first = await call(daemon, "GET", `/api/v1/jobs/${jobId}/results?limit=2`, { key: acme })
+    expect(first.status).toBe(200)
+    expect(first.body.data.map((row: { email: string }) => row.email)).toEqual(emails.slice(0, 2))
+    expect(first.body.data[0]).toMatchObject({ isValid: true, matchedDomain: "ox.ac.uk" })
+    expect(first.body.data[1]).toMatchObject({ isValid: false, reasonCode: "INVALID_EMAIL_FORMAT" })
+    const rest = await call(daemon, "GET", `/api/v1/jobs/${jobId}/results?cursor=${first.body.nextCursor}`, {
+      key: acme
+    })
+    expect(rest.body.data.map((row: { email: string }) => row.email)).toEqual(emails.slice(2))
+    expect(rest.body.nextCursor).toBeNull()
+  })
+
+  it("takes a streamed NDJSON body and a CSV body, and downloads results as NDJSON and CSV", async () => {
+    const lines = ['"jane@ox.ac.uk"', '{"email":"bob@mit.edu","name":"Bob"}', "42", '"jane@ox.ac.uk"']
+    const fromNdjson = await call(daemon, "POST", "/api/v1/validate/bulk-async?targetGroupId=uk-students", {
+      key: acme,
+      rawBody: ndjson(lines),
+      headers: { "content-type": "application/x-ndjson" }
+    })
+    expect(fromNdjson.status).toBe(202)
+    const job = await waitForJob(daemon, acme, fromNdjson.body.jobId)
+    expect(job.counts).toEqual({ valid: 2, invalid: 2, duplicates: 1, badInput: 1 })
+
+    const download = await fetch(`${daemon.url}/api/v1/jobs/${job.jobId}/results`, {
+      headers: { authorization: `Bearer ${acme}`, accept: "application/x-ndjson" }
+    })
+    expect(download.headers.get("content-type")).toMatch(/^application\/x-ndjson/)
+    const rows = (await download.text())
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line))
+    expect(rows.map((row) => row.email)).toEqual(["jane@ox.ac.uk", "bob@mit.edu", "42", "jane@ox.ac.uk"])
+
+    const csv = 'Name,Email\r\n"Doe, Jane",jane@ox.ac.uk\r\nKim,kim@cam.ac.uk\r\n'
+    const fromCsv = await call(daemon, "POST", "/api/v1/validate/bulk-async?targetGroupId=uk-students", {
+      key: acme,
+      rawBody: csv,
+      headers: { "content-type": "text/csv; charset=utf-8" }
+    })
+    expect(fromCsv.status).toBe(202)
+    const csvJob = await waitForJob(daemon, acme, fromCsv.body.jobId)
+    expect(csvJob.counts).toMatchObject({ valid: 2, invalid: 0 })
+    const asCsv = await fetch(`${daemon.url}/api/v1/jobs/${csvJob.jobId}/results`, {
+      headers: { authorization: `Bearer ${acme}`, accept: "text/csv" }
+    })
+    expect(asCsv.headers.get("content-type")).toMatch(/^text\/csv/)
+    const csvLines = (await asCsv.text()).trim().split("\r\n")
+    expect(csvLines[0]!.startsWith("email,isValid,")).toBe(true)
+    expect(csvLines.slice(1).map((line) => line.split(",")[0])).toEqual(["jane@ox.ac.uk", "kim@cam.ac.uk"])
+  })
+
+  it("answers the same job for a repeated Idempotency-Key, and 409 for the same key with another body", async () => {
+    const headers = { "idempotency-key": "order-2026-11-21" }
+    const body = { emails: ["jane@ox.ac.uk"], targetGroupId: "uk-students" }
+    const first = await call(daemon, "POST", "/api/v1/validate/bulk-async", { key: acme, body, headers })
+    const again = await call(daemon, "POST", "/api/v1/validate/bulk-async", { key: acme, body, headers })
+    expect(first.status).toBe(202)
+    expect(again.status).toBe(202)
+    expect(again.body.jobId).toBe(first.body.jobId)
+    const other = await call(daemon, "POST", "/api/v1/validate/bulk-async", {
+      key: acme,
+      body: { ...body, emails: ["bob@mit.edu"] },
+      headers
+    })
+    expect(other).toMatchObject({ status: 409, body: { code: "CONFLICT" } })
+    // Idempotency keys are per team: another team using the same one gets its own job.
+    const elsewhere = await call(daemon, "POST", "/api/v1/validate/bulk-async", { key: globex, body, headers })
+    expect(elsewhere.status).toBe(202)
+    expect(elsewhere.body.jobId).not.toBe(first.body.jobId)
+  })
+
+  it("keeps a job to its team, and checks scopes", async () => {
+    const accepted = await call(daemon, "POST", "/api/v1/validate/bulk-async", {
+      key: acme,
+      body: { emails: ["jane@ox.ac.uk"], offerId: "acme-student-discount" }
+    })
+    expect(accepted.status).toBe(202)
+    const { jobId } = accepted.body
+    expect((await call(daemon, "GET", `/api/v1/jobs/${jobId}`, { key: globex })).status).toBe(404)
+    expect((await call(daemon, "GET", `/api/v1/jobs/${jobId}/results`, { key: globex })).status).toBe(404)
+    expect((await call(daemon, "DELETE", `/api/v1/jobs/${jobId}`, { key: globex })).status).toBe(404)
+    expect((await call(daemon, "GET", `/api/v1/jobs/${jobId}`, { key: reader })).status).toBe(200)
+    const submit = await call(daemon, "POST", "/api/v1/validate/bulk-async", {
+      key: reader,
+      body: { emails: ["jane@ox.ac.uk"], targetGroupId: "uk-students" }
+    })
+    expect(submit).toMatchObject({ status: 403, body: { code: "INSUFFICIENT_SCOPE", requiredScope: "validate:bulk" } })
+    const offerJob = await waitForJob(daemon, acme, jobId)
+    expect(offerJob).toMatchObject({ status: "completed", target: { offerId: "acme-student-discount" } })
+  })
+
+  it("refuses bad submissions with field errors", async () => {
+    const submit = (options: Parameters<typeof call>[3], query = "") =>
+      call(daemon, "POST", `/api/v1/validate/bulk-async${query}`, { key: acme, ...options })
+    const neither = await submit({ body: { emails: ["jane@ox.ac.uk"] } })
+    expect(neither).toMatchObject({ status: 400, body: { code: "VALIDATION_ERROR" } })
+    const both = await submit({
+      rawBody: ndjson(['"a@ox.ac.uk"']),
+      headers: { "content-type": "application/x-ndjson" }
+    })
+    expect(both.status).toBe(400)
+    const tooMany = await submit({
+      body: { emails: Array.from({ length: 5001 }, (_, i) => `s${i}@ox.ac.uk`), targetGroupId: "uk-students" }
+    })
+    expect(tooMany).toMatchObject({ status: 400, body: { errors: [{ field: "/emails" }] } })
+    const malformed = await submit({ rawBody: "{", headers: { "content-type": "application/json" } })
+    expect(malformed).toMatchObject({ status: 400, body: { code: "MALFORMED_JSON" } })
+    const noColumn = await submit(
+      { rawBody: "name\nJane\n", headers: { "content-type": "text/csv" } },
+      "?targetGroupId=uk-students"
+    )
+    expect(noColumn).toMatchObject({ status: 400, body: { code: "VALIDATION_ERROR" } })
+    const unknownGroup = await submit({ body: { emails: ["jane@ox.ac.uk"], targetGroupId: "nope" } })
+    expect(unknownGroup).toMatchObject({ status: 404, body: { code: "NOT_FOUND" } })
+    const xml = await submit({ rawBody: "<emails/>", headers: { "content-type": "application/xml" } })
+    expect(xml).toMatchObject({ status: 415, body: { code: "UNSUPPORTED_MEDIA_TYPE" } })
+  })
+
+  it("deletes a finished job with its results, and 404s after", async () => {
+    const accepted = await call(daemon, "POST", "/api/v1/validate/bulk-async", {
+      key: acme,
+      body: { emails: ["jane@ox.ac.uk"], targetGroupId: "uk-students" }
+    })
+    const job = await waitForJob(daemon, acme, accepted.body.jobId)
+    const deleted = await call(daemon, "DELETE", `/api/v1/jobs/${job.jobId}`, { key: acme })
+    expect(deleted).toMatchObject({ status: 200, body: { jobId: job.jobId, status: "completed", deleted: true } })
+    expect((await call(daemon, "GET", `/api/v1/jobs/${job.jobId}`, { key: acme })).status).toBe(404)
+    expect((await call(daemon, "GET", `/api/v1/jobs/${job.jobId}/results`, { key: acme })).status).toBe(404)
+  })
+
+  it("POSTs a signed summary without addresses to the callback URL, retrying after a failure", async () => {
+    const received: Array<{ body: string; signature: string | undefined }> = []
+    let calls = 0
+    const receiver = createServer((request: IncomingMessage, response) => {
+      let body = ""
+      request.on("data", (chunk) => {
+        body += chunk
+      })
+      request.on("end", () => {
+        calls++
+        if (calls === 1) {
+          response.writeHead(500).end()
+          return
+        }
+        received.push({ body, signature: request.headers["campusgate-signature"] as string | undefined })
+        response.writeHead(204).end()
+      })
+    })
+    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve))
+    const callbackUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/jobs`
+    try {
+      const accepted = await call(daemon, "POST", "/api/v1/validate/bulk-async", {
+        key: acme,
+        body: { emails: ["jane@ox.ac.uk", "secret.person@gmail.com"], targetGroupId: "uk-students", callbackUrl }
+      })
+      expect(accepted.status).toBe(202)
+      const job = await waitForJob(
+        daemon,
+        acme,
+        accepted.body.jobId,
+        (candidate) => candidate.callback?.delivered === true
+      )
+      expect(job.callback.attempts.length).toBe(2)
+      expect(job.callback.attempts[0]).toMatchObject({ status: 500 })
+      expect(received).toHaveLength(1)
+      const { body, signature } = received[0]!
+      expect(verifyCallback(webhookSecret, signature ?? "", body, { toleranceSeconds: 300, now: Date.now() })).toBe(
+        true
+      )
+      expect(verifyCallback("another secret", signature ?? "", body, { toleranceSeconds: 300, now: Date.now() })).toBe(
+        false
+      )
+      expect(JSON.parse(body)).toMatchObject({ jobId: job.jobId, status: "completed", counts: { valid: 1 } })
+      expect(body).not.toContain("@")
+    } finally {
+      receiver.close()
+    }
+  }, 30_000)
+})
