@@ -23,7 +23,7 @@ import { UsageRecorder } from "../src/stats/UsageRecorder.ts"
 import { generateEmails } from "./generateEmails.ts"
 
 const count = Number(process.env.BENCH_EMAILS ?? 300_000)
-const rounds = 7
+const rounds = 11
 
 const table = buildInstitutionTable()
 const engine = Engine.make({

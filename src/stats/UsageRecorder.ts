@@ -3,7 +3,10 @@
  * without I/O: a few counter increments, one daily bucket (cached for the
  * current day) and one HyperLogLog register update per email. The keyed
  * hash reads the address the engine already normalised in the result, so
- * the email is not parsed again (bench/stats.ts measures the whole cost).
+ * the email is not parsed again. `npm run bench:stats` measures the whole
+ * cost against validation alone: 0.2-0.4 µs per email on a ~1.2 µs offer
+ * validation (15-45% on a loaded shared machine), the keyed hash being the
+ * largest part; the issue's goal is 10%.
  * `take` hands the pending deltas to a flush; `restore` gives back those a
  * flush could not persist, so a failed flush loses nothing.
  *

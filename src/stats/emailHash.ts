@@ -5,19 +5,20 @@
  * addresses. Equal to hashing `canonicalAddress(parseEmail(address))` as a
  * string (test/stats/emailHash.test.ts proves it on generated addresses).
  *
- * Why not an HMAC: HMAC-SHA-256 from node:crypto costs ~17 µs per email on
- * the reference machine against ~1.6 µs for a whole offer validation, so it
- * alone would make validation ten times slower; parsing the address again
- * for `canonicalAddress` costs ~0.4 µs (25%). This hash reads the address the
- * engine already normalised and costs tens of nanoseconds (bench/stats.ts).
+ * Why not an HMAC: measured with `npm run bench:stats` (shared 2-core
+ * machine, CPU time), HMAC-SHA-256 from node:crypto costs ~17 µs per email
+ * against ~1.2 µs for a whole offer validation, so it alone would make
+ * validation 15 times slower; parsing the address again for
+ * `canonicalAddress` costs ~0.4 µs. This hash reads the address the engine
+ * already normalised and costs ~0.15-0.2 µs.
  * It is not a cryptographic PRF, and need not be: its values are never
  * stored, only HyperLogLog registers (a per-bucket maximum of leading zeros)
  * are, and the secret key keeps anyone holding those files from computing
  * which bucket a given address would fall into.
  *
  * The mix is two FNV-1a style lanes with different odd multipliers over
- * UTF-16 code units, seeded by the key, finished with MurmurHash3's fmix32
- * avalanche; the key also enters the finish.
+ * pairs of UTF-16 code units, seeded by the key, finished with MurmurHash3's
+ * fmix32 avalanche; the key also enters the finish.
  */
 import { canonicalAddress } from "../engine/email/canonical.ts"
 import type { ParsedEmail } from "../engine/email/parseEmail.ts"
@@ -44,8 +45,6 @@ export const hashKeyFromBytes = (bytes: Uint8Array): HashKey => {
 
 const MULTIPLIER_1 = 0x01000193
 const MULTIPLIER_2 = 0x5bd1e995
-const CHAR_AT = 64
-const CHAR_DOT = 46
 const CHAR_PLUS = 43
 const CHAR_QUOTE = 34
 const GMAIL = "gmail.com"
@@ -62,71 +61,109 @@ const fmix32 = (h: number): number => {
 /** The two halves of the last hash computed (module scratch: no tuple per email). */
 export const lastHash = { high: 0, low: 0 }
 
-const finish = (key: HashKey, lane1: number, lane2: number): void => {
-  lastHash.high = fmix32((lane1 ^ key.finish1) + Math.imul(lane2, 0x9e3779b1))
-  lastHash.low = fmix32((lane2 ^ key.finish2) + Math.imul(lane1, 0x85ebca77))
+const finish = (key: HashKey, a: number, b: number): void => {
+  lastHash.high = fmix32((a ^ key.finish1) + Math.imul(b, 0x9e3779b1))
+  lastHash.low = fmix32((b ^ key.finish2) + Math.imul(a, 0x85ebca77))
 }
 
-/** Hashes `text` as is into `lastHash`. */
+/** ASCII upper case to lower case; anything else unchanged. */
+const lower = (c: number): number => ((c - 65) >>> 0 < 26 ? c + 32 : c)
+
+/*
+ * The hash of a canonical address mixes its local part and its domain as two
+ * segments (the "@" implied), two UTF-16 units per step: lane A takes the
+ * pair as (first | second << 16), lane B swapped, so each unit reaches the
+ * low half of a lane (a multiply only carries bits upwards). An odd last
+ * unit is mixed alone, and each segment ends with its length, so segments
+ * and tails are unambiguous. Pairs halve the multiply chain (bench/stats.ts).
+ */
+
+/** Hashes `text` (a canonical address: local part, "@", domain) as is into `lastHash`. */
 export const hashString = (key: HashKey, text: string): void => {
-  let lane1 = key.seed1
-  let lane2 = key.seed2
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    lane1 = Math.imul(lane1 ^ c, MULTIPLIER_1)
-    lane2 = Math.imul(lane2 ^ c, MULTIPLIER_2)
+  const at = text.lastIndexOf("@")
+  let a = key.seed1
+  let b = key.seed2
+  let from = 0
+  for (const to of [at < 0 ? 0 : at, text.length]) {
+    let i = from
+    for (; i + 1 < to; i += 2) {
+      const c0 = text.charCodeAt(i)
+      const c1 = text.charCodeAt(i + 1)
+      a = Math.imul(a ^ (c0 | (c1 << 16)), MULTIPLIER_1)
+      b = Math.imul(b ^ (c1 | (c0 << 16)), MULTIPLIER_2)
+    }
+    if (i < to) {
+      const c0 = text.charCodeAt(i)
+      a = Math.imul(a ^ c0, MULTIPLIER_1)
+      b = Math.imul(b ^ (c0 << 16), MULTIPLIER_2)
+    }
+    a = Math.imul(a ^ (to - from), MULTIPLIER_1)
+    b = Math.imul(b ^ (to - from), MULTIPLIER_2)
+    from = to + 1
   }
-  finish(key, lane1, lane2)
+  finish(key, a, b)
 }
 
 /**
  * Hashes the canonical form of `address` (`localPart@domain` as the parser
  * normalised it: NFC local part, lower-case ASCII domain) into `lastHash`.
- * Plain ASCII local parts are lower-cased and cut at `+` on the fly; a
- * non-ASCII one is noticed after the loop (one OR per unit, no branch) and
- * hashed again through `canonicalAddress`.
+ * A plain ASCII local part is lower-cased and cut at `+` on the fly; quoted,
+ * non-ASCII and Gmail local parts (dots removed) take the string path.
  */
 export const hashCanonicalAddress = (key: HashKey, address: string): void => {
   const at = address.lastIndexOf("@")
   const end = address.length
   const first = address.charCodeAt(0)
-  // A quoted local part may unquote, and a leading "+" keeps every tag: both take the string path.
-  if (first === CHAR_QUOTE || first === CHAR_PLUS) {
+  const domainLength = end - at - 1
+  const gmail =
+    (domainLength === GMAIL.length && address.startsWith(GMAIL, at + 1)) ||
+    (domainLength === GOOGLEMAIL.length && address.startsWith(GOOGLEMAIL, at + 1))
+  // A quoted local part may unquote, and a leading "+" keeps every tag.
+  if (first === CHAR_QUOTE || first === CHAR_PLUS || gmail) {
     hashSlow(key, address, at)
     return
   }
   const plus = address.indexOf("+")
   const localEnd = plus > 0 && plus < at ? plus : at
-  const domainLength = end - at - 1
-  const gmail =
-    (domainLength === GMAIL.length && address.startsWith(GMAIL, at + 1)) ||
-    (domainLength === GOOGLEMAIL.length && address.startsWith(GOOGLEMAIL, at + 1))
-  let lane1 = key.seed1
-  let lane2 = key.seed2
+  let a = key.seed1
+  let b = key.seed2
   let seen = 0
-  for (let i = 0; i < localEnd; i++) {
-    let c = address.charCodeAt(i)
-    seen |= c
-    if (c === CHAR_DOT && gmail) continue
-    if (c - 65 < 26 && c >= 65) c += 32
-    lane1 = Math.imul(lane1 ^ c, MULTIPLIER_1)
-    lane2 = Math.imul(lane2 ^ c, MULTIPLIER_2)
+  let i = 0
+  for (; i + 1 < localEnd; i += 2) {
+    const c0 = address.charCodeAt(i)
+    const c1 = address.charCodeAt(i + 1)
+    seen |= c0 | c1
+    const l0 = lower(c0)
+    const l1 = lower(c1)
+    a = Math.imul(a ^ (l0 | (l1 << 16)), MULTIPLIER_1)
+    b = Math.imul(b ^ (l1 | (l0 << 16)), MULTIPLIER_2)
+  }
+  if (i < localEnd) {
+    const c0 = address.charCodeAt(i)
+    seen |= c0
+    a = Math.imul(a ^ lower(c0), MULTIPLIER_1)
+    b = Math.imul(b ^ (lower(c0) << 16), MULTIPLIER_2)
   }
   if (seen >= 0x80) {
     hashSlow(key, address, at)
     return
   }
-  lane1 = Math.imul(lane1 ^ CHAR_AT, MULTIPLIER_1)
-  lane2 = Math.imul(lane2 ^ CHAR_AT, MULTIPLIER_2)
-  const domain = gmail ? GMAIL : address
-  const from = gmail ? 0 : at + 1
-  const to = gmail ? GMAIL.length : end
-  for (let i = from; i < to; i++) {
-    const c = domain.charCodeAt(i)
-    lane1 = Math.imul(lane1 ^ c, MULTIPLIER_1)
-    lane2 = Math.imul(lane2 ^ c, MULTIPLIER_2)
+  a = Math.imul(a ^ localEnd, MULTIPLIER_1)
+  b = Math.imul(b ^ localEnd, MULTIPLIER_2)
+  for (i = at + 1; i + 1 < end; i += 2) {
+    const c0 = address.charCodeAt(i)
+    const c1 = address.charCodeAt(i + 1)
+    a = Math.imul(a ^ (c0 | (c1 << 16)), MULTIPLIER_1)
+    b = Math.imul(b ^ (c1 | (c0 << 16)), MULTIPLIER_2)
   }
-  finish(key, lane1, lane2)
+  if (i < end) {
+    const c0 = address.charCodeAt(i)
+    a = Math.imul(a ^ c0, MULTIPLIER_1)
+    b = Math.imul(b ^ (c0 << 16), MULTIPLIER_2)
+  }
+  a = Math.imul(a ^ domainLength, MULTIPLIER_1)
+  b = Math.imul(b ^ domainLength, MULTIPLIER_2)
+  finish(key, a, b)
 }
 
 /** Quoted or non-ASCII local parts: build the canonical string (rare). */
