@@ -7,6 +7,8 @@
  *   synchronous methods: the engine needs no I/O per email;
  * - or opens a config directory, the same YAML files the daemon serves,
  *   with `openConfig({ configDir, watch: true })`.
+ * Both facades count offer validations in the offer's usage statistics
+ * (`usage(offerId)`); `openConfig` persists them in its data directory.
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -20,6 +22,8 @@ import { InstitutionIndex } from "./engine/InstitutionIndex.ts"
 import { type InspectResult, inspectInput } from "./engine/inspect.ts"
 import type { DatasetSpec } from "./engine/institutions/userDatasets.ts"
 import { Validator } from "./engine/Validator.ts"
+import type { OfferUsage } from "./stats/OfferUsage.ts"
+import { UsageStatistics } from "./stats/UsageStatistics.ts"
 
 export type { ConfigSnapshot, ReloadOutcome, ReloadStatus } from "./config/LiveConfig.ts"
 export type { ConfigLocation, LoadedConfig } from "./config/loadConfig.ts"
@@ -40,6 +44,9 @@ export type { InspectInstitution, InspectResult } from "./engine/inspect.ts"
 export type { HostMatch, InstitutionTable } from "./engine/institutions/InstitutionTable.ts"
 export { DatasetError, type DatasetFormat, type DatasetSpec } from "./engine/institutions/userDatasets.ts"
 export { Validator, type ValidatorOptions, type ValidatorResources } from "./engine/Validator.ts"
+export { DailyUsage, emptyOfferUsage, OfferUsage, UniqueEmails } from "./stats/OfferUsage.ts"
+export { UsageStatistics, type UsageStatisticsOptions } from "./stats/UsageStatistics.ts"
+export { UsageStore, UsageStoreError } from "./stats/UsageStore.ts"
 
 export interface CampusgateOptions {
   /** Target groups as plain data (the YAML/JSON form); decoded and checked on load. */
@@ -65,6 +72,11 @@ export interface Campusgate {
   validateMany(emails: ReadonlyArray<string>, target: { readonly offerId: string }): Array<OfferValidationResult>
   /** What is known about an email or bare domain, independent of target groups. */
   inspect(emailOrDomain: string): InspectResult
+  /**
+   * The usage statistics of an offer: every `validateOffer` and `validateMany` against it since
+   * `createCampusgate`, kept in memory (empty for an offer never validated).
+   */
+  usage(offerId: string): Promise<OfferUsage>
   /** Swaps in new target groups and offers atomically; rejects with `InvalidConfiguration` and keeps the old ones. */
   reload(resources: {
     readonly targetGroups: ReadonlyArray<TargetGroupInput>
@@ -72,7 +84,7 @@ export interface Campusgate {
   }): Promise<void>
   /** The snapshot in force. */
   readonly engine: Engine
-  /** Releases the runtime. */
+  /** Releases the runtime (and with it the usage statistics). */
   close(): Promise<void>
 }
 
@@ -90,8 +102,9 @@ export const createCampusgate = async (options: CampusgateOptions): Promise<Camp
       )
     )
   )
-  const runtime = ManagedRuntime.make(layer)
+  const runtime = ManagedRuntime.make(Layer.merge(layer, UsageStatistics.layerMemory()))
   const validator = await runtime.runPromise(Effect.service(Validator))
+  const statistics = await runtime.runPromise(Effect.service(UsageStatistics))
   function validateMany(
     emails: ReadonlyArray<string>,
     target: { readonly targetGroupId: string }
@@ -102,15 +115,23 @@ export const createCampusgate = async (options: CampusgateOptions): Promise<Camp
   ): Array<OfferValidationResult>
   function validateMany(emails: ReadonlyArray<string>, target: ValidationTarget) {
     const engine = validator.current()
-    return "offerId" in target
-      ? engine.validateManyOffer(emails, target.offerId)
-      : engine.validateMany(emails, target.targetGroupId)
+    if (!("offerId" in target)) return engine.validateMany(emails, target.targetGroupId)
+    const results = engine.validateManyOffer(emails, target.offerId)
+    statistics.recordMany(target.offerId, emails, results, engine.now())
+    return results
   }
   return {
     validate: (email, targetGroupId) => validator.current().validate(email, targetGroupId),
-    validateOffer: (email, offerId) => validator.current().validateOffer(email, offerId),
+    validateOffer: (email, offerId) => {
+      const engine = validator.current()
+      const at = engine.now()
+      const result = engine.validateOffer(email, offerId, at)
+      statistics.record(offerId, email, result, at)
+      return result
+    },
     validateMany,
     inspect: (input) => inspectInput(validator.current().context, input),
+    usage: (offerId) => runtime.runPromise(statistics.usage(offerId)),
     reload: (resources) => runtime.runPromise(validator.replace(resources)),
     get engine() {
       return validator.current()

@@ -15,6 +15,15 @@ describe("createCampusgate (built-in data)", () => {
     expect(cg.validateOffer("a@ox.ac.uk", "o").matchedTargetGroups).toEqual(["uk"])
     expect(cg.validateMany(["a@ox.ac.uk", "x"], { offerId: "o" }).map((r) => r.isValid)).toEqual([true, false])
     expect(() => cg.validateOffer("a@ox.ac.uk", "missing")).toThrow(OfferNotFound)
+    expect(await cg.usage("o")).toMatchObject({
+      validations: 3,
+      eligible: 2,
+      ineligible: 1,
+      ineligibleByReason: { INVALID_EMAIL_FORMAT: 1 },
+      matchesByTargetGroup: { uk: 2 },
+      uniqueEmails: { estimate: 1 }
+    })
+    expect((await cg.usage("never")).lastValidatedAt).toBeNull()
 
     await expect(
       cg.reload({ targetGroups: [{ id: "uk", name: "UK", criteria: { institutions: { countries: ["XX"] } } }] })

@@ -103,10 +103,13 @@ export class Engine {
     return emails.map((email) => evaluateOffer(offer, this.context, email, now))
   }
 
-  /** Validates one email against an offer; throws `OfferNotFound` for an unknown id. */
-  validateOffer(email: string, offerId: string): OfferValidationResult {
+  /**
+   * Validates one email against an offer at `now` (default: the engine's clock); throws `OfferNotFound`
+   * for an unknown id. A caller that also records the validation passes the instant it read once.
+   */
+  validateOffer(email: string, offerId: string, now: number = this.now()): OfferValidationResult {
     const offer = this.offers.get(offerId)
     if (offer === undefined) throw new OfferNotFound({ offerId })
-    return evaluateOffer(offer, this.context, email, this.now())
+    return evaluateOffer(offer, this.context, email, now)
   }
 }

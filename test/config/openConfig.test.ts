@@ -1,7 +1,10 @@
+import { mkdirSync, readdirSync } from "node:fs"
+import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
 import { InvalidConfiguration } from "../../src/domain/errors.ts"
 import { openConfig } from "../../src/index.ts"
+import { makeDirs, validConfig } from "./configFiles.ts"
 
 const shippedConfig = fileURLToPath(new URL("../../config", import.meta.url))
 
@@ -14,8 +17,34 @@ describe("openConfig", () => {
       expect(cg.status()).toMatchObject({ generation: 1, stale: false, problems: [] })
       expect(cg.current().config.teams.has("globex")).toBe(true)
     } finally {
-      cg.close()
+      void cg.close()
     }
+  })
+
+  it("counts offer validations in usage statistics and keeps them in the data directory across a restart", async () => {
+    const dirs = makeDirs(validConfig)
+    mkdirSync(dirs.dataDir, { recursive: true })
+    const open = () => openConfig({ configDir: dirs.configDir, dataDir: dirs.dataDir, env: {} })
+    const first = open()
+    first.validateOffer("jane@ox.ac.uk", "spring")
+    first.validateManyOffer(["Jane+x@ox.ac.uk", "bob@mit.edu", "not an email"], "spring")
+    first.validate("jane@ox.ac.uk", "uk")
+    expect(await first.usage("spring")).toMatchObject({ validations: 4, eligible: 2, uniqueEmails: { estimate: 2 } })
+    await first.close()
+    expect(readdirSync(join(dirs.dataDir, "stats")).sort()).toEqual(["hash-key", "spring.json"])
+
+    const second = open()
+    second.validateOffer("JANE@ox.ac.uk", "spring")
+    expect(await second.usage("spring")).toMatchObject({
+      validations: 5,
+      eligible: 3,
+      ineligible: 2,
+      ineligibleByReason: { COUNTRY_NOT_ALLOWED: 1, INVALID_EMAIL_FORMAT: 1 },
+      matchesByTargetGroup: { uk: 3 },
+      uniqueEmails: { estimate: 2 }
+    })
+    expect((await second.usage("no-such-offer")).validations).toBe(0)
+    await second.close()
   })
 
   it("throws InvalidConfiguration with positions for a directory that does not load", () => {

@@ -1,0 +1,71 @@
+/**
+ * The usage statistics of one offer as the library returns them and the
+ * HTTP API serves them (`GET /api/v1/offers/{id}/status` → `usage`). A public
+ * contract: fields are only ever added. An offer never validated has
+ * `emptyOfferUsage`: zeros, empty maps, no days, null timestamps.
+ */
+import * as Schema from "effect/Schema"
+import { PRECISION, RELATIVE_STANDARD_ERROR } from "./HyperLogLog.ts"
+
+const Count = Schema.Int.pipe(Schema.check(Schema.isGreaterThanOrEqualTo(0)))
+
+/** Counts of one UTC day. */
+export const DailyUsage = Schema.Struct({
+  /** The UTC date, `YYYY-MM-DD`. */
+  date: Schema.String.pipe(Schema.check(Schema.isPattern(/^\d{4}-\d{2}-\d{2}$/))),
+  validations: Count,
+  eligible: Count,
+  ineligible: Count
+})
+export type DailyUsage = typeof DailyUsage.Type
+
+/** How many distinct people (canonical addresses) were validated, estimated. */
+export const UniqueEmails = Schema.Struct({
+  estimate: Count,
+  /** HyperLogLog over a keyed hash of the canonical address; no address is stored. */
+  method: Schema.Literal("hyperloglog"),
+  /** log2 of the number of registers. */
+  precision: Schema.Int,
+  /** Relative standard error of `estimate` (small counts are exact in practice). */
+  relativeStandardError: Schema.Number
+})
+export type UniqueEmails = typeof UniqueEmails.Type
+
+export const OfferUsage = Schema.Struct({
+  /** Every validation against the offer: single, bulk, batch processing and jobs. */
+  validations: Count,
+  eligible: Count,
+  /** Always `validations - eligible`. */
+  ineligible: Count,
+  /** Ineligible validations by `reasonCode` (only codes that occurred). */
+  ineligibleByReason: Schema.Record(Schema.String, Count),
+  /** Eligible validations by matching target group id (one validation can match several). */
+  matchesByTargetGroup: Schema.Record(Schema.String, Count),
+  uniqueEmails: UniqueEmails,
+  /** Days with at least one validation, oldest first, at most the last `DAILY_RETENTION_DAYS`. */
+  daily: Schema.Array(DailyUsage),
+  /** ISO 8601 instants, null before the first validation. */
+  firstValidatedAt: Schema.NullOr(Schema.String),
+  lastValidatedAt: Schema.NullOr(Schema.String)
+})
+export type OfferUsage = typeof OfferUsage.Type
+
+/** Daily buckets older than this many days before the newest one are dropped. */
+export const DAILY_RETENTION_DAYS = 400
+
+export const emptyOfferUsage: OfferUsage = {
+  validations: 0,
+  eligible: 0,
+  ineligible: 0,
+  ineligibleByReason: {},
+  matchesByTargetGroup: {},
+  uniqueEmails: {
+    estimate: 0,
+    method: "hyperloglog",
+    precision: PRECISION,
+    relativeStandardError: RELATIVE_STANDARD_ERROR
+  },
+  daily: [],
+  firstValidatedAt: null,
+  lastValidatedAt: null
+}

@@ -1,0 +1,145 @@
+/**
+ * Records offer validations into in-memory deltas, synchronously and
+ * without I/O: a few counter increments, one daily bucket (cached for the
+ * current day) and one HyperLogLog register update per email. The keyed
+ * hash reads the address the engine already normalised in the result, so
+ * the email is not parsed again. `npm run bench:stats` measures the whole
+ * cost against validation alone: 0.2-0.4 µs per email on a ~1.2 µs offer
+ * validation (15-45% on a loaded shared machine), the keyed hash being the
+ * largest part; the issue's goal is 10%.
+ * `take` hands the pending deltas to a flush; `restore` gives back those a
+ * flush could not persist, so a failed flush loses nothing.
+ *
+ * Unique emails count canonical addresses (`canonicalAddress`). An input
+ * that is not an address at all (INVALID_EMAIL_FORMAT even with quoted
+ * local parts and IP literals allowed) counts as a validation but not as a
+ * unique email.
+ */
+
+import type { OfferValidationResult } from "../domain/ValidationResult.ts"
+import { parseEmail } from "../engine/email/parseEmail.ts"
+import { type HashKey, hashCanonicalAddress, lastHash } from "./emailHash.ts"
+import {
+  addUniqueHash,
+  addUsage,
+  DAY_MS,
+  type DayCounts,
+  emptyUsageState,
+  increment,
+  type UsageState
+} from "./UsageState.ts"
+
+const PERMISSIVE = { allowQuotedLocalPart: true, allowIpLiteral: true } as const
+
+/** The normalised address behind a result, or undefined when the input is not an address. */
+export const normalizedAddress = (email: string, result: OfferValidationResult): string | undefined => {
+  const results = result.results
+  for (let i = 0; i < results.length; i++) {
+    const normalized = results[i]!.validationDetails.format.normalized
+    if (normalized !== undefined) return normalized
+  }
+  // No target group parsed it (offer not active, or a stricter syntax failed): parse once here.
+  const parsed = parseEmail(email, PERMISSIVE)
+  return parsed.ok ? parsed.email.address : undefined
+}
+
+interface Pending extends UsageState {
+  /** The day of `bucket`, so consecutive records on one day skip the map lookup. */
+  day: number
+  bucket: DayCounts | undefined
+}
+
+const emptyPending = (): Pending => Object.assign(emptyUsageState(), { day: -1, bucket: undefined })
+
+export class UsageRecorder {
+  readonly #key: HashKey
+  readonly #now: () => number
+  #pending = new Map<string, Pending>()
+
+  constructor(key: HashKey, now: () => number = Date.now) {
+    this.#key = key
+    this.#now = now
+  }
+
+  /** Counts one validation of `email` against `offerId` at `at` (default: now). */
+  record(offerId: string, email: string, result: OfferValidationResult, at: number = this.#now()): void {
+    this.#add(this.#stateFor(offerId), email, result, at)
+  }
+
+  /** Counts validations of `emails` (results in the same order) at one instant. */
+  recordMany(
+    offerId: string,
+    emails: ReadonlyArray<string>,
+    results: ReadonlyArray<OfferValidationResult>,
+    at: number = this.#now()
+  ): void {
+    const state = this.#stateFor(offerId)
+    for (let i = 0; i < results.length; i++) this.#add(state, emails[i]!, results[i]!, at)
+  }
+
+  /** The deltas not yet handed to a flush for one offer (do not change it). */
+  pending(offerId: string): UsageState | undefined {
+    return this.#pending.get(offerId)
+  }
+
+  /** Whether anything is waiting to be flushed. */
+  get isEmpty(): boolean {
+    return this.#pending.size === 0
+  }
+
+  /** Hands over every pending delta and starts afresh. */
+  take(): ReadonlyMap<string, UsageState> {
+    const taken = this.#pending
+    this.#pending = new Map()
+    return taken
+  }
+
+  /** Puts back a delta that could not be persisted (added to what arrived since). */
+  restore(offerId: string, delta: UsageState): void {
+    const state = this.#stateFor(offerId)
+    addUsage(state, delta)
+    state.bucket = undefined
+  }
+
+  #stateFor(offerId: string): Pending {
+    let state = this.#pending.get(offerId)
+    if (state === undefined) {
+      state = emptyPending()
+      this.#pending.set(offerId, state)
+    }
+    return state
+  }
+
+  #add(state: Pending, email: string, result: OfferValidationResult, at: number): void {
+    state.validations++
+    const day = Math.floor(at / DAY_MS)
+    let bucket = state.bucket
+    if (day !== state.day || bucket === undefined) {
+      bucket = state.daily.get(day)
+      if (bucket === undefined) {
+        bucket = { validations: 0, eligible: 0, ineligible: 0 }
+        state.daily.set(day, bucket)
+      }
+      state.day = day
+      state.bucket = bucket
+    }
+    bucket.validations++
+    if (result.isValid) {
+      state.eligible++
+      bucket.eligible++
+      const groups = result.matchedTargetGroups
+      for (let i = 0; i < groups.length; i++) increment(state.matchesByTargetGroup, groups[i]!)
+    } else {
+      state.ineligible++
+      bucket.ineligible++
+      increment(state.ineligibleByReason, result.reasonCode ?? "NO_TARGET_GROUP_MATCHED")
+    }
+    if (state.firstAt === null || at < state.firstAt) state.firstAt = at
+    if (state.lastAt === null || at > state.lastAt) state.lastAt = at
+    const address = normalizedAddress(email, result)
+    if (address !== undefined) {
+      hashCanonicalAddress(this.#key, address)
+      addUniqueHash(state, lastHash.high, lastHash.low)
+    }
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * The counters of one offer as plain mutable data: what the recorder
+ * accumulates between flushes (a delta) and what a store keeps (the sum of
+ * all deltas) are the same type, so persisting is adding. `addUsage` is
+ * commutative and associative: counts add, registers take the maximum,
+ * the time range widens, so deltas can be applied in any order, retried
+ * after a failure, or pushed to a shared store by several processes.
+ */
+import { addHash, estimate, makeRegisters, mergeRegisters } from "./HyperLogLog.ts"
+import { DAILY_RETENTION_DAYS, emptyOfferUsage, type OfferUsage } from "./OfferUsage.ts"
+
+export const DAY_MS = 86_400_000
+
+export interface DayCounts {
+  validations: number
+  eligible: number
+  ineligible: number
+}
+
+export interface UsageState {
+  validations: number
+  eligible: number
+  ineligible: number
+  readonly ineligibleByReason: Map<string, number>
+  readonly matchesByTargetGroup: Map<string, number>
+  /** By UTC day number (milliseconds since the epoch / DAY_MS). */
+  readonly daily: Map<number, DayCounts>
+  /** Epoch milliseconds, null before the first validation. */
+  firstAt: number | null
+  lastAt: number | null
+  /** HyperLogLog registers, null until a well-formed address is counted. */
+  registers: Uint8Array | null
+}
+
+export const emptyUsageState = (): UsageState => ({
+  validations: 0,
+  eligible: 0,
+  ineligible: 0,
+  ineligibleByReason: new Map(),
+  matchesByTargetGroup: new Map(),
+  daily: new Map(),
+  firstAt: null,
+  lastAt: null,
+  registers: null
+})
+
+export const increment = <K>(map: Map<K, number>, key: K, by = 1): void => {
+  map.set(key, (map.get(key) ?? 0) + by)
+}
+
+/** Drops daily buckets more than DAILY_RETENTION_DAYS before the newest. */
+const pruneDays = (daily: Map<number, DayCounts>): void => {
+  if (daily.size <= DAILY_RETENTION_DAYS) return
+  const newest = Math.max(...daily.keys())
+  for (const day of daily.keys()) if (day <= newest - DAILY_RETENTION_DAYS) daily.delete(day)
+}
+
+/** Adds `delta` into `target` (which is changed; `delta` is not). */
+export const addUsage = (target: UsageState, delta: UsageState): UsageState => {
+  target.validations += delta.validations
+  target.eligible += delta.eligible
+  target.ineligible += delta.ineligible
+  for (const [reason, n] of delta.ineligibleByReason) increment(target.ineligibleByReason, reason, n)
+  for (const [group, n] of delta.matchesByTargetGroup) increment(target.matchesByTargetGroup, group, n)
+  for (const [day, counts] of delta.daily) {
+    const bucket = target.daily.get(day)
+    if (bucket === undefined) target.daily.set(day, { ...counts })
+    else {
+      bucket.validations += counts.validations
+      bucket.eligible += counts.eligible
+      bucket.ineligible += counts.ineligible
+    }
+  }
+  pruneDays(target.daily)
+  if (delta.firstAt !== null && (target.firstAt === null || delta.firstAt < target.firstAt))
+    target.firstAt = delta.firstAt
+  if (delta.lastAt !== null && (target.lastAt === null || delta.lastAt > target.lastAt)) target.lastAt = delta.lastAt
+  if (delta.registers !== null) {
+    if (target.registers === null) target.registers = makeRegisters()
+    mergeRegisters(target.registers, delta.registers)
+  }
+  return target
+}
+
+/** A deep copy. */
+export const copyUsage = (state: UsageState): UsageState => addUsage(emptyUsageState(), state)
+
+/** Counts one hash into the state's registers (allocated on first use). */
+export const addUniqueHash = (state: UsageState, high: number, low: number): void => {
+  if (state.registers === null) state.registers = makeRegisters()
+  addHash(state.registers, high, low)
+}
+
+const isoDate = (day: number): string => new Date(day * DAY_MS).toISOString().slice(0, 10)
+const isoInstant = (at: number | null): string | null => (at === null ? null : new Date(at).toISOString())
+
+/** The public shape of a state. */
+export const toOfferUsage = (state: UsageState | undefined): OfferUsage => {
+  if (state === undefined) return emptyOfferUsage
+  return {
+    validations: state.validations,
+    eligible: state.eligible,
+    ineligible: state.ineligible,
+    ineligibleByReason: Object.fromEntries([...state.ineligibleByReason].sort(([a], [b]) => (a < b ? -1 : 1))),
+    matchesByTargetGroup: Object.fromEntries([...state.matchesByTargetGroup].sort(([a], [b]) => (a < b ? -1 : 1))),
+    uniqueEmails: { ...emptyOfferUsage.uniqueEmails, estimate: estimate(state.registers) },
+    daily: [...state.daily].sort(([a], [b]) => a - b).map(([day, counts]) => ({ date: isoDate(day), ...counts })),
+    firstValidatedAt: isoInstant(state.firstAt),
+    lastValidatedAt: isoInstant(state.lastAt)
+  }
+}
+
+/** The state back from its public shape and registers (the file adapter's load). */
+export const fromOfferUsage = (usage: OfferUsage, registers: Uint8Array | null): UsageState => {
+  const state = emptyUsageState()
+  state.validations = usage.validations
+  state.eligible = usage.eligible
+  state.ineligible = usage.ineligible
+  for (const [reason, n] of Object.entries(usage.ineligibleByReason)) state.ineligibleByReason.set(reason, n)
+  for (const [group, n] of Object.entries(usage.matchesByTargetGroup)) state.matchesByTargetGroup.set(group, n)
+  for (const { date, ...counts } of usage.daily) state.daily.set(Math.floor(Date.parse(date) / DAY_MS), counts)
+  state.firstAt = usage.firstValidatedAt === null ? null : Date.parse(usage.firstValidatedAt)
+  state.lastAt = usage.lastValidatedAt === null ? null : Date.parse(usage.lastValidatedAt)
+  state.registers = registers
+  return state
+}

@@ -1,0 +1,139 @@
+/**
+ * Offer usage statistics as a service: validations are recorded
+ * synchronously into memory (`record`, `recordMany`: no I/O, no effect per
+ * email) and flushed to the `UsageStore` every `flushIntervalMs` by a
+ * background fiber and once more when the layer is released (shutdown).
+ * `usage` answers stored + pending, so a read right after a validation sees
+ * it.
+ *
+ * Guarantees:
+ * - A failed flush is logged and retried at the next tick; its deltas go
+ *   back to the pending ones, so nothing is lost or counted twice.
+ * - A crash (SIGKILL, power loss) loses at most what was recorded since
+ *   the last completed flush: one interval (default 1 s) plus the time of
+ *   one flush. Every stored file is a whole version
+ *   (test/stats/crash.test.ts measures both).
+ * - Reads and flushes are serialised, so `usage` never sees a delta twice
+ *   or misses one in flight to the store.
+ */
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Semaphore from "effect/Semaphore"
+import type { OfferValidationResult } from "../domain/ValidationResult.ts"
+import type { HashKey } from "./emailHash.ts"
+import { hashKeyFor, hashKeyFromSecret, randomHashKey } from "./hashKey.ts"
+import type { OfferUsage } from "./OfferUsage.ts"
+import { UsageRecorder } from "./UsageRecorder.ts"
+import { addUsage, emptyUsageState, toOfferUsage } from "./UsageState.ts"
+import { UsageStore, UsageStoreError } from "./UsageStore.ts"
+
+/** The default of `statistics.flushIntervalMs` in campusgate.yaml. */
+export const DEFAULT_FLUSH_INTERVAL_MS = 1000
+
+export interface UsageStatisticsOptions {
+  /** How often pending counts are written to the store (default 1000 ms). */
+  readonly flushIntervalMs?: number | undefined
+  /** The unique-email hash key (default: a random one, for memory-only statistics). */
+  readonly key?: HashKey | undefined
+}
+
+export class UsageStatistics extends Context.Service<
+  UsageStatistics,
+  {
+    /** Counts one validation against an offer. Synchronous, never fails. `at` defaults to the clock's now. */
+    record(offerId: string, email: string, result: OfferValidationResult, at?: number): void
+    /** Counts a batch (results in the order of `emails`) at one instant. */
+    recordMany(
+      offerId: string,
+      emails: ReadonlyArray<string>,
+      results: ReadonlyArray<OfferValidationResult>,
+      at?: number
+    ): void
+    /** The offer's statistics: stored plus not yet flushed (empty for an offer never validated). */
+    usage(offerId: string): Effect.Effect<OfferUsage, UsageStoreError>
+    /** Writes pending counts to the store now; on failure they stay pending. */
+    readonly flush: Effect.Effect<void, UsageStoreError>
+  }
+>()("campusgate/stats/UsageStatistics") {
+  static readonly layer = (options: UsageStatisticsOptions = {}): Layer.Layer<UsageStatistics, never, UsageStore> =>
+    Layer.effect(
+      UsageStatistics,
+      Effect.gen(function* () {
+        const store = yield* UsageStore
+        const clock = yield* Clock.clockWith(Effect.succeed)
+        const recorder = new UsageRecorder(options.key ?? randomHashKey(), () => clock.currentTimeMillisUnsafe())
+        const lock = yield* Semaphore.make(1)
+        const intervalMs = options.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS
+
+        const flush = Effect.gen(function* () {
+          if (recorder.isEmpty) return
+          let failure: UsageStoreError | undefined
+          for (const [offerId, delta] of recorder.take()) {
+            yield* store.apply(offerId, delta).pipe(
+              Effect.catch((error) => {
+                recorder.restore(offerId, delta)
+                failure ??= error
+                return Effect.void
+              })
+            )
+          }
+          if (failure !== undefined) return yield* failure
+        }).pipe(Effect.uninterruptible, Semaphore.withPermit(lock), Effect.withSpan("UsageStatistics.flush"))
+
+        const usage = Effect.fn("UsageStatistics.usage")(function* (offerId: string) {
+          const stored = yield* store.get(offerId)
+          const pending = recorder.pending(offerId)
+          if (stored === undefined && pending === undefined) return toOfferUsage(undefined)
+          const state = stored ?? emptyUsageState()
+          if (pending !== undefined) addUsage(state, pending)
+          return toOfferUsage(state)
+        }, Semaphore.withPermit(lock))
+
+        const flushOrLog = (when: string) =>
+          flush.pipe(
+            Effect.catch((error) =>
+              Effect.logWarning(`Usage statistics flush ${when} failed, counts kept pending: ${error.message}`)
+            )
+          )
+        yield* Effect.addFinalizer(() => flushOrLog("at shutdown"))
+        yield* Effect.forkScoped(Effect.forever(Effect.andThen(Effect.sleep(intervalMs), flushOrLog("on interval"))))
+
+        return UsageStatistics.of({
+          record: (offerId, email, result, at) => recorder.record(offerId, email, result, at),
+          recordMany: (offerId, emails, results, at) => recorder.recordMany(offerId, emails, results, at),
+          usage,
+          flush
+        })
+      })
+    )
+
+  /** In memory only (tests, or a library user without a data directory). */
+  static readonly layerMemory = (
+    options: { readonly flushIntervalMs?: number | undefined; readonly secret?: string | undefined } = {}
+  ): Layer.Layer<UsageStatistics> =>
+    UsageStatistics.layer({
+      flushIntervalMs: options.flushIntervalMs,
+      key: options.secret === undefined ? randomHashKey() : hashKeyFromSecret(options.secret)
+    }).pipe(Layer.provide(UsageStore.layerMemory))
+
+  /** Persisted under `<dataDir>/stats/`, the hash key from `secret` or the data directory's key file. */
+  static readonly layerFile = (options: {
+    readonly dataDir: string
+    readonly flushIntervalMs?: number | undefined
+    readonly secret?: string | undefined
+  }): Layer.Layer<UsageStatistics, UsageStoreError> =>
+    Layer.unwrap(
+      Effect.try({
+        try: () => hashKeyFor(options.dataDir, options.secret),
+        catch: (cause) => new UsageStoreError({ operation: "load", cause })
+      }).pipe(
+        Effect.map((key) =>
+          UsageStatistics.layer({ flushIntervalMs: options.flushIntervalMs, key }).pipe(
+            Layer.provide(UsageStore.layerFile(options.dataDir))
+          )
+        )
+      )
+    )
+}

@@ -1,0 +1,76 @@
+import { describe, expect, it } from "@effect/vitest"
+import { hashKeyFromSecret } from "../../src/stats/hashKey.ts"
+import { UsageRecorder } from "../../src/stats/UsageRecorder.ts"
+import { addUsage, emptyUsageState, toOfferUsage } from "../../src/stats/UsageState.ts"
+import { DAY, eligible, ineligible, MAY_1 } from "./fixtures.ts"
+
+const recorder = () => new UsageRecorder(hashKeyFromSecret("test"), () => MAY_1)
+
+describe("UsageRecorder", () => {
+  it("counts a mixed workload: verdicts, reasons, target groups, unique people, days, first and last", () => {
+    const stats = recorder()
+    stats.record("o", "Jane.Doe+x@gmail.com", eligible("Jane.Doe+x@gmail.com", "eu", "uk"), MAY_1)
+    stats.record("o", "janedoe@googlemail.com", eligible("janedoe@googlemail.com", "eu"), MAY_1 + 1000)
+    stats.record("o", "bob@acme.com", ineligible("bob@acme.com", "NOT_AN_INSTITUTION"), MAY_1 + DAY)
+    stats.recordMany(
+      "o",
+      ["not an email", "amy@mit.edu", "amy@mit.edu"],
+      [
+        ineligible("not an email", "INVALID_EMAIL_FORMAT"),
+        ineligible("amy@mit.edu", "OFFER_NOT_ACTIVE"),
+        ineligible("amy@mit.edu", "NOT_AN_INSTITUTION")
+      ],
+      MAY_1 + 2 * DAY
+    )
+    stats.record("other", "x@y.edu", eligible("x@y.edu"))
+    expect(toOfferUsage(stats.pending("o"))).toEqual({
+      validations: 6,
+      eligible: 2,
+      ineligible: 4,
+      ineligibleByReason: { INVALID_EMAIL_FORMAT: 1, NOT_AN_INSTITUTION: 2, OFFER_NOT_ACTIVE: 1 },
+      matchesByTargetGroup: { eu: 2, uk: 1 },
+      // jane (two spellings), bob, amy; "not an email" is no one.
+      uniqueEmails: { estimate: 3, method: "hyperloglog", precision: 14, relativeStandardError: 0.0081 },
+      daily: [
+        { date: "2024-05-01", validations: 2, eligible: 2, ineligible: 0 },
+        { date: "2024-05-02", validations: 1, eligible: 0, ineligible: 1 },
+        { date: "2024-05-03", validations: 3, eligible: 0, ineligible: 3 }
+      ],
+      firstValidatedAt: "2024-05-01T12:00:00.000Z",
+      lastValidatedAt: "2024-05-03T12:00:00.000Z"
+    })
+    expect(toOfferUsage(stats.pending("other"))).toMatchObject({ validations: 1, eligible: 1 })
+  })
+
+  it("hands over pending deltas and takes back the ones a flush could not store", () => {
+    const stats = recorder()
+    stats.record("o", "a@x.edu", eligible("a@x.edu"))
+    const taken = stats.take()
+    expect(stats.isEmpty).toBe(true)
+    stats.record("o", "b@x.edu", ineligible("b@x.edu", "DOMAIN_DENIED"))
+    stats.restore("o", taken.get("o")!)
+    expect(toOfferUsage(stats.pending("o"))).toMatchObject({ validations: 2, eligible: 1, ineligible: 1 })
+    expect(toOfferUsage(stats.pending("o")).uniqueEmails.estimate).toBe(2)
+  })
+
+  it("keeps the daily buckets of the last 400 days", () => {
+    const state = emptyUsageState()
+    const stats = recorder()
+    for (let day = 0; day < 450; day++) stats.record("o", "a@x.edu", eligible("a@x.edu"), MAY_1 + day * DAY)
+    addUsage(state, stats.take().get("o")!)
+    const usage = toOfferUsage(state)
+    expect(usage.daily).toHaveLength(400)
+    expect(usage.validations).toBe(450)
+    expect(usage.daily.at(-1)!.date).toBe(new Date(MAY_1 + 449 * DAY).toISOString().slice(0, 10))
+  })
+
+  it("gives an empty usage for an offer never validated", () => {
+    expect(toOfferUsage(recorder().pending("never"))).toMatchObject({
+      validations: 0,
+      uniqueEmails: { estimate: 0 },
+      daily: [],
+      firstValidatedAt: null,
+      lastValidatedAt: null
+    })
+  })
+})

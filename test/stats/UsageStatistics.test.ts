@@ -1,0 +1,132 @@
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { describe, expect, it } from "@effect/vitest"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Scope from "effect/Scope"
+import * as TestClock from "effect/testing/TestClock"
+import { toOfferUsage } from "../../src/stats/UsageState.ts"
+import { UsageStatistics } from "../../src/stats/UsageStatistics.ts"
+import { UsageStore, UsageStoreError } from "../../src/stats/UsageStore.ts"
+import { eligible, ineligible } from "./fixtures.ts"
+
+const withMemoryStore = UsageStatistics.layer({ flushIntervalMs: 1000 }).pipe(
+  Layer.provideMerge(UsageStore.layerMemory)
+)
+
+/** A memory store whose `apply` fails while `down.value` is true. */
+const flakyStore = (down: { value: boolean }) =>
+  Layer.effect(
+    UsageStore,
+    Effect.gen(function* () {
+      const memory = yield* UsageStore
+      return UsageStore.of({
+        ...memory,
+        apply: (offerId, delta) =>
+          down.value
+            ? Effect.fail(new UsageStoreError({ operation: "apply", offerId, cause: new Error("disk full") }))
+            : memory.apply(offerId, delta)
+      })
+    })
+  ).pipe(Layer.provide(UsageStore.layerMemory))
+
+const stored = (offerId: string) =>
+  Effect.gen(function* () {
+    const store = yield* UsageStore
+    return toOfferUsage(yield* store.get(offerId)).validations
+  })
+
+describe("UsageStatistics", () => {
+  it.effect("answers pending counts at once and stores them each interval", () =>
+    Effect.gen(function* () {
+      const stats = yield* UsageStatistics
+      stats.record("o", "a@x.edu", eligible("a@x.edu"))
+      stats.recordMany("o", ["b@x.edu", "c@x.edu"], [eligible("b@x.edu"), ineligible("c@x.edu", "DOMAIN_DENIED")])
+      expect(yield* stats.usage("o")).toMatchObject({ validations: 3, eligible: 2, uniqueEmails: { estimate: 3 } })
+      expect(yield* stored("o")).toBe(0)
+      yield* TestClock.adjust(999)
+      expect(yield* stored("o")).toBe(0)
+      yield* TestClock.adjust(1)
+      expect(yield* stored("o")).toBe(3)
+      stats.record("o", "a@x.edu", eligible("a@x.edu"))
+      expect(yield* stats.usage("o")).toMatchObject({ validations: 4, uniqueEmails: { estimate: 3 } })
+      yield* TestClock.adjust(1000)
+      expect(yield* stored("o")).toBe(4)
+      expect((yield* stats.usage("never")).validations).toBe(0)
+    }).pipe(Effect.provide(withMemoryStore))
+  )
+
+  it.effect("stamps validations with the clock's time", () =>
+    Effect.gen(function* () {
+      // Set before the layer starts its flush fiber, which would otherwise tick through every second since 1970.
+      yield* TestClock.setTime(Date.UTC(2025, 0, 31, 23, 59))
+      const usage = yield* Effect.gen(function* () {
+        const stats = yield* UsageStatistics
+        stats.record("o", "a@x.edu", eligible("a@x.edu"))
+        return yield* stats.usage("o")
+      }).pipe(Effect.provide(withMemoryStore))
+      expect(usage.lastValidatedAt).toBe("2025-01-31T23:59:00.000Z")
+      expect(usage.daily).toEqual([{ date: "2025-01-31", validations: 1, eligible: 1, ineligible: 0 }])
+    })
+  )
+
+  it.effect("keeps counts pending through a failing store and stores them once it recovers", () => {
+    const down = { value: true }
+    return Effect.gen(function* () {
+      const stats = yield* UsageStatistics
+      stats.record("o", "a@x.edu", eligible("a@x.edu"))
+      yield* TestClock.adjust(1000)
+      expect(yield* stored("o")).toBe(0)
+      stats.record("o", "b@x.edu", eligible("b@x.edu"))
+      const failed = yield* Effect.flip(stats.flush)
+      expect(failed).toBeInstanceOf(UsageStoreError)
+      expect(yield* stats.usage("o")).toMatchObject({ validations: 2 })
+      down.value = false
+      yield* TestClock.adjust(1000)
+      expect(yield* stored("o")).toBe(2)
+      expect(yield* stats.usage("o")).toMatchObject({ validations: 2, uniqueEmails: { estimate: 2 } })
+    }).pipe(Effect.provide(UsageStatistics.layer({ flushIntervalMs: 1000 }).pipe(Layer.provideMerge(flakyStore(down)))))
+  })
+
+  it.effect("flushes at shutdown, and a restart on the same data directory sees every count", () =>
+    Effect.gen(function* () {
+      const dataDir = mkdtempSync(join(tmpdir(), "campusgate-stats-"))
+      const layer = UsageStatistics.layerFile({ dataDir, flushIntervalMs: 60_000 })
+      const scope = yield* Scope.make()
+      const first = Context.get(yield* Layer.buildWithScope(layer, scope), UsageStatistics)
+      first.recordMany(
+        "o",
+        ["a@x.edu", "A+promo@x.edu", "b@x.edu", "junk"],
+        [
+          eligible("a@x.edu", "eu"),
+          eligible("A+promo@x.edu", "eu", "uk"),
+          ineligible("b@x.edu", "NOT_AN_INSTITUTION"),
+          ineligible("junk", "INVALID_EMAIL_FORMAT")
+        ]
+      )
+      const before = yield* first.usage("o")
+      yield* Scope.close(scope, Exit.void)
+
+      const restarted = yield* Effect.scoped(
+        Effect.gen(function* () {
+          const stats = yield* UsageStatistics
+          stats.record("o", "b@x.edu", ineligible("b@x.edu", "NOT_AN_INSTITUTION"))
+          return yield* stats.usage("o")
+        }).pipe(Effect.provide(layer))
+      )
+      expect(before).toMatchObject({ validations: 4, uniqueEmails: { estimate: 2 } })
+      expect(restarted).toMatchObject({
+        validations: 5,
+        eligible: 2,
+        ineligible: 3,
+        ineligibleByReason: { INVALID_EMAIL_FORMAT: 1, NOT_AN_INSTITUTION: 2 },
+        matchesByTargetGroup: { eu: 2, uk: 1 },
+        uniqueEmails: { estimate: 2 },
+        firstValidatedAt: before.firstValidatedAt
+      })
+    })
+  )
+})

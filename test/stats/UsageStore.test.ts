@@ -1,0 +1,113 @@
+import { mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import type * as Layer from "effect/Layer"
+import { hashKeyFor, hashKeyFromSecret } from "../../src/stats/hashKey.ts"
+import { UsageRecorder } from "../../src/stats/UsageRecorder.ts"
+import { toOfferUsage, type UsageState } from "../../src/stats/UsageState.ts"
+import { UsageStore, type UsageStoreError } from "../../src/stats/UsageStore.ts"
+import { DAY, eligible, ineligible, MAY_1 } from "./fixtures.ts"
+
+const delta = (emails: ReadonlyArray<string>, at: number, valid = true): UsageState => {
+  const recorder = new UsageRecorder(hashKeyFromSecret("test"))
+  for (const email of emails)
+    recorder.record("o", email, valid ? eligible(email, "eu") : ineligible(email, "NOT_AN_INSTITUTION"), at)
+  return recorder.take().get("o")!
+}
+
+const tempDir = () => mkdtempSync(join(tmpdir(), "campusgate-stats-"))
+
+/** The contract every adapter keeps. */
+const contract = (name: string, makeLayer: () => Layer.Layer<UsageStore, UsageStoreError>) =>
+  describe(`UsageStore contract: ${name}`, () => {
+    it.effect("knows nothing of an offer never stored", () =>
+      Effect.gen(function* () {
+        const store = yield* UsageStore
+        expect(yield* store.get("o")).toBeUndefined()
+        expect(yield* store.offerIds()).toEqual([])
+      }).pipe(Effect.provide(makeLayer()))
+    )
+
+    it.effect("adds deltas: counters sum, unique emails merge, days and times widen", () =>
+      Effect.gen(function* () {
+        const store = yield* UsageStore
+        yield* store.apply("o", delta(["a@x.edu", "b@x.edu"], MAY_1))
+        yield* store.apply("o", delta(["b@x.edu", "c@x.edu"], MAY_1 + DAY, false))
+        yield* store.apply("p", delta(["z@x.edu"], MAY_1))
+        const usage = toOfferUsage(yield* store.get("o"))
+        expect(usage).toMatchObject({
+          validations: 4,
+          eligible: 2,
+          ineligible: 2,
+          ineligibleByReason: { NOT_AN_INSTITUTION: 2 },
+          matchesByTargetGroup: { eu: 2 },
+          uniqueEmails: { estimate: 3 },
+          firstValidatedAt: "2024-05-01T12:00:00.000Z",
+          lastValidatedAt: "2024-05-02T12:00:00.000Z"
+        })
+        expect(usage.daily.map((d) => [d.date, d.validations])).toEqual([
+          ["2024-05-01", 2],
+          ["2024-05-02", 2]
+        ])
+        expect([...(yield* store.offerIds())].sort()).toEqual(["o", "p"])
+      }).pipe(Effect.provide(makeLayer()))
+    )
+
+    it.effect("answers copies: changing one does not change the store", () =>
+      Effect.gen(function* () {
+        const store = yield* UsageStore
+        yield* store.apply("o", delta(["a@x.edu"], MAY_1))
+        const copy = (yield* store.get("o"))!
+        copy.validations = 99
+        copy.registers!.fill(30)
+        expect(toOfferUsage(yield* store.get("o"))).toMatchObject({ validations: 1, uniqueEmails: { estimate: 1 } })
+      }).pipe(Effect.provide(makeLayer()))
+    )
+  })
+
+contract("memory", () => UsageStore.layerMemory)
+contract("file", () => UsageStore.layerFile(tempDir()))
+
+describe("UsageStore.layerFile", () => {
+  it.effect("keeps counts across a restart, one file per offer, ignoring temporary and other files", () =>
+    Effect.gen(function* () {
+      const dataDir = tempDir()
+      yield* UsageStore.use((store) => store.apply("o", delta(["a@x.edu", "b@x.edu"], MAY_1))).pipe(
+        Effect.provide(UsageStore.layerFile(dataDir))
+      )
+      hashKeyFor(dataDir, undefined)
+      writeFileSync(join(dataDir, "stats", ".o.json.1234.tmp"), "{ half a fil")
+      writeFileSync(join(dataDir, "stats", "README"), "not statistics")
+      expect(readdirSync(join(dataDir, "stats")).sort()).toEqual([".o.json.1234.tmp", "README", "hash-key", "o.json"])
+      const usage = yield* UsageStore.use((store) => store.get("o")).pipe(Effect.provide(UsageStore.layerFile(dataDir)))
+      expect(toOfferUsage(usage)).toMatchObject({ validations: 2, uniqueEmails: { estimate: 2 } })
+    })
+  )
+
+  it.effect("refuses to start on a file it cannot read rather than overwrite it", () =>
+    Effect.gen(function* () {
+      const dataDir = tempDir()
+      mkdirSync(join(dataDir, "stats"))
+      writeFileSync(join(dataDir, "stats", "o.json"), "{}")
+      const exit = yield* Effect.exit(
+        UsageStore.use((store) => store.offerIds()).pipe(Effect.provide(UsageStore.layerFile(dataDir)))
+      )
+      expect(Exit.isFailure(exit)).toBe(true)
+      expect(String(exit)).toContain("o.json")
+    })
+  )
+})
+
+describe("hash key", () => {
+  it("is generated once per data directory, private to its owner, or derived from the secret", () => {
+    const dataDir = tempDir()
+    const first = hashKeyFor(dataDir, undefined)
+    expect(hashKeyFor(dataDir, undefined)).toEqual(first)
+    expect(statSync(join(dataDir, "stats", "hash-key")).mode & 0o777).toBe(0o600)
+    expect(hashKeyFor(tempDir(), undefined)).not.toEqual(first)
+    expect(hashKeyFor(dataDir, "s3cret")).toEqual(hashKeyFromSecret("s3cret"))
+  })
+})
