@@ -56,7 +56,38 @@ export const BulkAsyncJsonBody = Schema.Struct({
   targetGroupId: Schema.optionalKey(Id),
   offerId: Schema.optionalKey(Id),
   callbackUrl: Schema.optionalKey(Schema.String)
-})
+}).pipe(
+  Schema.annotate({
+    examples: [
+      { emails: ["jane@ox.ac.uk", "admin@ox.ac.uk", "jane@gmail.com"], targetGroupId: "uk-students" },
+      {
+        emails: ["kim@partner-college.org"],
+        offerId: "acme-student-discount",
+        callbackUrl: "https://shop.example.com/hooks/campusgate"
+      }
+    ]
+  })
+)
+
+/**
+ * The streamed body is read as bytes, so the generated document would only
+ * say "binary": describe each form instead, with an example.
+ */
+const describeBatchForms = (operation: Record<string, any>): Record<string, any> => {
+  const content = operation.requestBody?.content
+  if (content === undefined) return operation
+  const json = Schema.toJsonSchemaDocument(BulkAsyncJsonBody).schema
+  content["application/json"] = { schema: json }
+  content["application/x-ndjson"] = {
+    schema: { type: "string", description: "One JSON string, or an object with an `email` string, per line." },
+    example: '"jane@ox.ac.uk"\n{"email":"kim@partner-college.org","customerId":"c-42"}\n'
+  }
+  content["text/csv"] = {
+    schema: { type: "string", description: "RFC 4180 CSV with a header row that has an `email` column." },
+    example: "customerId,email\r\nc-41,jane@ox.ac.uk\r\nc-42,kim@partner-college.org\r\n"
+  }
+  return operation
+}
 
 export const JobAccepted = Schema.Struct({ jobId: Schema.String, status: JobStatus, links: JobLinks })
 export type JobAccepted = typeof JobAccepted.Type
@@ -108,7 +139,8 @@ export class JobsApi extends HttpApiGroup.make("jobs")
         OpenApi.annotations({
           summary: "Start validating a large batch of emails as a job",
           description:
-            'Send `application/json` (`{emails, targetGroupId | offerId, callbackUrl?}`), or stream `application/x-ndjson` (one JSON string or `{"email": ...}` per line) or `text/csv` (a header row with an `email` column) with `targetGroupId` or `offerId` (and `callbackUrl`) in the query. Answers 202 with the job\'s `Location`; the batch is stored before the answer. `Idempotency-Key` makes a retry safe. 503 with `Retry-After` when the job queue is full.'
+            'Send `application/json` (`{emails, targetGroupId | offerId, callbackUrl?}`), or stream `application/x-ndjson` (one JSON string or `{"email": ...}` per line) or `text/csv` (a header row with an `email` column) with `targetGroupId` or `offerId` (and `callbackUrl`) in the query. Answers 202 with the job\'s `Location`; the batch is stored before the answer. `Idempotency-Key` makes a retry safe. 503 with `Retry-After` when the job queue is full.',
+          transform: describeBatchForms
         })
       ),
     HttpApiEndpoint.get("get", "/jobs/:jobId", { params: JobParams, success: JobView, error: readErrors })

@@ -13,6 +13,7 @@ import * as OpenApi from "effect/http-api/OpenApi"
 import * as Schema from "effect/Schema"
 import { TeamId } from "../domain/Identifiers.ts"
 import { EffectiveOfferStatus, Instant, Offer, OfferStatus } from "../domain/Offer.ts"
+import { OfferUsage } from "../domain/OfferUsage.ts"
 import { OfferValidationResult } from "../domain/ValidationResult.ts"
 import { Authorization, RequiredScope } from "./Authorization.ts"
 import { BadRequest, Conflict, InternalError, NotFound, ServiceUnavailable, TooManyRequests } from "./problems.ts"
@@ -90,7 +91,9 @@ export const OfferStatusResponse = Schema.Struct({
   status: EffectiveOfferStatus,
   /** Why, in plain English, e.g. "starts 2026-12-01T00:00:00Z". */
   statusReason: Schema.String,
-  window: Schema.Struct({ startsAt: Schema.NullOr(Instant), endsAt: Schema.NullOr(Instant) })
+  window: Schema.Struct({ startsAt: Schema.NullOr(Instant), endsAt: Schema.NullOr(Instant) }),
+  /** How the offer has been used: validations, eligibility, unique people, by day. */
+  usage: OfferUsage
 })
 
 export const ListOffersQuery = {
@@ -175,7 +178,7 @@ export class OffersApi extends HttpApiGroup.make("offers")
       error: readErrors
     })
       .annotate(RequiredScope, "offers:read")
-      .annotateMerge(OpenApi.annotations({ summary: "The current status of an offer, and why" })),
+      .annotateMerge(OpenApi.annotations({ summary: "The current status of an offer, why, and its usage statistics" })),
     HttpApiEndpoint.patch("update", "/offers/:id", {
       params: IdParam,
       payload: UpdateOfferRequest,

@@ -17,6 +17,7 @@ import { LiveConfig } from "../config/LiveConfig.ts"
 import { DEFAULT_TEAM } from "../config/loadConfig.ts"
 import { formatProblem, InvalidConfiguration } from "../domain/errors.ts"
 import type { TeamId } from "../domain/Identifiers.ts"
+import { UsageStatistics } from "../stats/UsageStatistics.ts"
 import { HotPath } from "./hotPath.ts"
 import { HttpApp } from "./http.ts"
 import { jobsLayer } from "./jobService.ts"
@@ -87,8 +88,16 @@ export const serverLayer = (options: ServeOptions) =>
         )
       )
       // One instance of each, shared by the Effect HTTP app and the node-level hot path.
+      const { statistics } = config.settings
+      const usage = statistics.enabled
+        ? UsageStatistics.layerFile({
+            dataDir: config.dataDir,
+            flushIntervalMs: statistics.flushIntervalMs,
+            secret: config.secrets.statsSecret
+          })
+        : UsageStatistics.layerOff
       const services = jobsLayer.pipe(
-        Layer.provideMerge(Layer.mergeAll(Metrics.layer, rateLimiterLayer(options.rateLimiterStore))),
+        Layer.provideMerge(Layer.mergeAll(Metrics.layer, rateLimiterLayer(options.rateLimiterStore), usage)),
         Layer.provideMerge(ServerConfig.layer(live)),
         Layer.provideMerge(options.requestLogger ?? RequestLogger.layerStdout)
       )

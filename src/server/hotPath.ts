@@ -26,6 +26,7 @@ import { API_PREFIX, CampusgateApi, canonicalUrl } from "../api/Api.ts"
 import type { Problem } from "../api/problems.ts"
 import { ValidateOfferRequest, ValidateTargetGroupRequest } from "../api/validation.ts"
 import type { ApiKeyRecord } from "../domain/ApiKey.ts"
+import { UsageStatistics } from "../stats/UsageStatistics.ts"
 import { type SinglePayload, validateSingle } from "./handlers/validation.ts"
 import { Metrics } from "./metrics.ts"
 import { RequestLogger, recordRequest } from "./RequestLogger.ts"
@@ -121,6 +122,7 @@ export class HotPath extends Context.Service<
     Effect.gen(function* () {
       const config = yield* ServerConfig
       const metrics = yield* Metrics
+      const usage = yield* UsageStatistics
       const logger = yield* RequestLogger
       const decide = yield* makeRateLimitDecision
 
@@ -158,7 +160,7 @@ export class HotPath extends Context.Service<
           }
           payload = decoded.value
         }
-        const answer = validateSingle(config.current().engine, metrics, record.team, payload, requestId)
+        const answer = validateSingle(config.current().engine, metrics, usage, record.team, payload, requestId)
         if (!("text" in answer)) return problemAnswer(answer)
         return { status: 200, contentType: "application/json", body: answer.text, headers: {} }
       }

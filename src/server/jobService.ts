@@ -1,7 +1,8 @@
 /**
  * The daemon's job queue: jobs stored in the data directory, validated with
  * the config snapshot in force when each chunk runs (a reload between chunks
- * applies to the rest), counted in the metrics like any other validation,
+ * applies to the rest), counted in the metrics and, for offers, in the
+ * usage statistics like any other validation,
  * and announced to their `callbackUrl` when they finish, signed with the
  * webhook secret (`CAMPUSGATE_WEBHOOK_SECRET`, else one generated once and
  * kept in the data directory). The queue's size settings are read at start.
@@ -14,12 +15,13 @@ import { JobQueue } from "../jobs/JobQueue.ts"
 import type { Evaluate } from "../jobs/JobRunner.ts"
 import { JobStore } from "../jobs/JobStore.ts"
 import { type DeliveryAttempt, deliverCallback, webhookSecretFor } from "../jobs/webhook.ts"
+import { UsageStatistics } from "../stats/UsageStatistics.ts"
 import { Metrics } from "./metrics.ts"
 import { ServerConfig } from "./ServerConfig.ts"
 
 /** Validates a chunk of a job with the snapshot in force; throws (failing the job) when its target is gone. */
 const evaluator =
-  (config: ServerConfig["Service"], metrics: Metrics["Service"]): Evaluate =>
+  (config: ServerConfig["Service"], metrics: Metrics["Service"], usage: UsageStatistics["Service"]): Evaluate =>
   (target, emails) => {
     const { engine } = config.current()
     if ("targetGroupId" in target) {
@@ -29,6 +31,7 @@ const evaluator =
     }
     const results = engine.validateManyOffer(emails, target.offerId)
     metrics.validatedAll(results)
+    usage.recordMany(target.offerId, emails, results)
     return results.map((result, i) => toOfferResultRow(emails[i]!, result))
   }
 
@@ -55,19 +58,21 @@ const announce =
     }).pipe(Effect.ignore)
   }
 
-/** `JobStore` and `JobQueue` for the daemon; needs `ServerConfig` and `Metrics`. */
-export const jobsLayer: Layer.Layer<JobQueue | JobStore, never, ServerConfig | Metrics> = Layer.unwrap(
-  Effect.gen(function* () {
-    const config = yield* ServerConfig
-    const metrics = yield* Metrics
-    const { settings, dataDir, secrets } = config.current().config
-    const secret = webhookSecretFor(dataDir, secrets.webhookSecret)
-    return JobQueue.layer({
-      concurrency: settings.jobs.concurrency,
-      maxQueued: settings.jobs.maxQueued,
-      retentionHours: settings.jobs.retentionHours,
-      evaluate: evaluator(config, metrics),
-      onFinished: announce(secret)
-    }).pipe(Layer.provideMerge(JobStore.layerFiles(dataDir)))
-  })
-)
+/** `JobStore` and `JobQueue` for the daemon; needs `ServerConfig`, `Metrics` and `UsageStatistics`. */
+export const jobsLayer: Layer.Layer<JobQueue | JobStore, never, ServerConfig | Metrics | UsageStatistics> =
+  Layer.unwrap(
+    Effect.gen(function* () {
+      const config = yield* ServerConfig
+      const metrics = yield* Metrics
+      const usage = yield* UsageStatistics
+      const { settings, dataDir, secrets } = config.current().config
+      const secret = webhookSecretFor(dataDir, secrets.webhookSecret)
+      return JobQueue.layer({
+        concurrency: settings.jobs.concurrency,
+        maxQueued: settings.jobs.maxQueued,
+        retentionHours: settings.jobs.retentionHours,
+        evaluate: evaluator(config, metrics, usage),
+        onFinished: announce(secret)
+      }).pipe(Layer.provideMerge(JobStore.layerFiles(dataDir)))
+    })
+  )

@@ -11,11 +11,11 @@
  * back. Registers merge by element-wise maximum, so deltas from several
  * flushes (or processes, or a Redis store) combine in any order.
  */
+import { UNIQUE_EMAILS_ERROR, UNIQUE_EMAILS_PRECISION } from "../domain/OfferUsage.ts"
 
-export const PRECISION = 14
+export const PRECISION = UNIQUE_EMAILS_PRECISION
 export const REGISTER_COUNT = 1 << PRECISION
-/** 1.04 / sqrt(2^14), rounded. */
-export const RELATIVE_STANDARD_ERROR = 0.0081
+export const RELATIVE_STANDARD_ERROR = UNIQUE_EMAILS_ERROR
 
 const INDEX_SHIFT = 32 - PRECISION
 const ALPHA = 0.7213 / (1 + 1.079 / REGISTER_COUNT)

@@ -6,8 +6,9 @@
  * the time range widens, so deltas can be applied in any order, retried
  * after a failure, or pushed to a shared store by several processes.
  */
+
+import { DAILY_RETENTION_DAYS, emptyOfferUsage, type OfferUsage } from "../domain/OfferUsage.ts"
 import { addHash, estimate, makeRegisters, mergeRegisters } from "./HyperLogLog.ts"
-import { DAILY_RETENTION_DAYS, emptyOfferUsage, type OfferUsage } from "./OfferUsage.ts"
 
 export const DAY_MS = 86_400_000
 

@@ -21,10 +21,10 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Semaphore from "effect/Semaphore"
+import type { OfferUsage } from "../domain/OfferUsage.ts"
 import type { OfferValidationResult } from "../domain/ValidationResult.ts"
 import type { HashKey } from "./emailHash.ts"
 import { hashKeyFor, hashKeyFromSecret, randomHashKey } from "./hashKey.ts"
-import type { OfferUsage } from "./OfferUsage.ts"
 import { UsageRecorder } from "./UsageRecorder.ts"
 import { addUsage, emptyUsageState, toOfferUsage } from "./UsageState.ts"
 import { UsageStore, UsageStoreError } from "./UsageStore.ts"
@@ -136,4 +136,15 @@ export class UsageStatistics extends Context.Service<
         )
       )
     )
+
+  /** Statistics switched off (`statistics.enabled: false`): nothing is counted, every offer's usage is empty. */
+  static readonly layerOff: Layer.Layer<UsageStatistics> = Layer.succeed(
+    UsageStatistics,
+    UsageStatistics.of({
+      record: () => undefined,
+      recordMany: () => undefined,
+      usage: () => Effect.succeed(toOfferUsage(undefined)),
+      flush: Effect.void
+    })
+  )
 }

@@ -10,9 +10,9 @@
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import * as Schema from "effect/Schema"
+import { OfferUsage } from "../domain/OfferUsage.ts"
 import { isTemporaryFile, writeFileAtomic } from "../store/atomicWrite.ts"
 import { REGISTER_COUNT } from "./HyperLogLog.ts"
-import { OfferUsage } from "./OfferUsage.ts"
 import { fromOfferUsage, toOfferUsage, type UsageState } from "./UsageState.ts"
 
 export const STATS_DIR = "stats"

@@ -193,7 +193,8 @@ describe("GET /offers/{id} and /offers/{id}/status", () => {
       id: "api-status-future",
       status: "scheduled",
       statusReason: "starts 2099-12-01T00:00:00Z",
-      window: { startsAt: "2099-12-01T00:00:00Z", endsAt: "2100-01-01T00:00:00Z" }
+      window: { startsAt: "2099-12-01T00:00:00Z", endsAt: "2100-01-01T00:00:00Z" },
+      usage: expect.objectContaining({ validations: 0, eligible: 0, firstValidatedAt: null })
     })
     const open = await call(daemon, "GET", "/api/v1/offers/acme-student-discount/status", { key: acme })
     expect(open.body).toMatchObject({ status: "active", window: { startsAt: null, endsAt: null } })

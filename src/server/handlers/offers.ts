@@ -12,13 +12,21 @@ import * as Result from "effect/Result"
 import { CampusgateApi } from "../../api/Api.ts"
 import { Caller } from "../../api/Authorization.ts"
 import type { BulkProcessRequest, BulkProcessResponse, CreateOfferRequest, OfferResource } from "../../api/offers.ts"
-import type { BadRequest, Conflict, FieldError, InternalError, NotFound } from "../../api/problems.ts"
+import {
+  type BadRequest,
+  type Conflict,
+  type FieldError,
+  type InternalError,
+  type NotFound,
+  ServiceUnavailable
+} from "../../api/problems.ts"
 import { BULK_MAX_EMAILS } from "../../api/validation.ts"
 import type { ConfigSnapshot } from "../../config/LiveConfig.ts"
 import type { TeamId } from "../../domain/Identifiers.ts"
 import { effectiveStatus, type Offer, type OfferStatus } from "../../domain/Offer.ts"
 import { offerStatusAt, refusedTransition } from "../../domain/offerLifecycle.ts"
 import { isVisibleTo } from "../../engine/Engine.ts"
+import { UsageStatistics } from "../../stats/UsageStatistics.ts"
 import { saveOffer } from "../../store/resourceFiles.ts"
 import { Metrics } from "../metrics.ts"
 import { currentRequestId } from "../requestId.ts"
@@ -105,6 +113,7 @@ const updateOffer = (
 
 const bulkProcess = (
   snapshot: ConfigSnapshot,
+  usage: UsageStatistics["Service"],
   team: string,
   payload: BulkProcessRequest,
   requestId: string
@@ -122,6 +131,7 @@ const bulkProcess = (
     )
   }
   const { engine } = snapshot
+  const at = engine.now()
   let eligible = 0
   let errors = 0
   const results = payload.requests.map(({ offerId, email }): BulkProcessResponse["results"][number] => {
@@ -129,7 +139,8 @@ const bulkProcess = (
       errors++
       return { offerId, email, error: { code: "NOT_FOUND", message: `There is no offer "${offerId}".` } }
     }
-    const result = engine.validateOffer(email, offerId)
+    const result = engine.validateOffer(email, offerId, at)
+    usage.record(offerId, email, result, at)
     if (result.isValid) eligible++
     return result
   })
@@ -146,6 +157,7 @@ export const OffersHandlers = HttpApiBuilder.group(
   Effect.fn(function* (handlers) {
     const server = yield* ServerConfig
     const metrics = yield* Metrics
+    const usage = yield* UsageStatistics
     /** The caller's team's offer `id` with the snapshot it was read from; another team's is 404. */
     const callersOffer = (id: string) =>
       Effect.gen(function* () {
@@ -185,11 +197,25 @@ export const OffersHandlers = HttpApiBuilder.group(
         Effect.gen(function* () {
           const { snapshot, offer } = yield* callersOffer(params.id)
           const { status, reason } = offerStatusAt(offer, snapshot.engine.now())
+          const requestId = yield* currentRequestId
+          const counted = yield* usage.usage(offer.id).pipe(
+            Effect.catch(() =>
+              Effect.fail(
+                new ServiceUnavailable({
+                  code: "SERVICE_ERROR",
+                  detail: "The usage statistics cannot be read right now.",
+                  requestId,
+                  retryAfterSeconds: 5
+                })
+              )
+            )
+          )
           return {
             id: offer.id,
             status,
             statusReason: reason,
-            window: { startsAt: offer.startsAt ?? null, endsAt: offer.endsAt ?? null }
+            window: { startsAt: offer.startsAt ?? null, endsAt: offer.endsAt ?? null },
+            usage: counted
           }
         })
       )
@@ -204,7 +230,7 @@ export const OffersHandlers = HttpApiBuilder.group(
         Effect.gen(function* () {
           const requestId = yield* currentRequestId
           const caller = yield* Caller
-          const answer = bulkProcess(server.current(), caller.team, payload, requestId)
+          const answer = bulkProcess(server.current(), usage, caller.team, payload, requestId)
           if (Result.isSuccess(answer)) metrics.validatedAll(answer.success.results)
           return yield* Effect.fromResult(answer)
         })

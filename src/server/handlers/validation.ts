@@ -12,6 +12,7 @@ import { BULK_MAX_EMAILS, type BulkRequest } from "../../api/validation.ts"
 import { type ResultRow, rowText, toOfferResultRow, toResultRow } from "../../domain/ResultRow.ts"
 import type { OfferValidationResult, ValidationResult } from "../../domain/ValidationResult.ts"
 import { type Engine, isVisibleTo } from "../../engine/Engine.ts"
+import { UsageStatistics } from "../../stats/UsageStatistics.ts"
 import { Metrics } from "../metrics.ts"
 import { currentRequestId } from "../requestId.ts"
 import { jsonTextResponse, offerResultsText, offerResultText, resultsText, resultText } from "../resultJson.ts"
@@ -95,6 +96,7 @@ export type SinglePayload =
 export const validateSingle = (
   engine: Engine,
   metrics: Metrics["Service"],
+  usage: UsageStatistics["Service"],
   team: string,
   payload: SinglePayload,
   requestId: string
@@ -110,18 +112,25 @@ export const validateSingle = (
   }
   const offer = engine.offers.get(payload.offerId)
   if (offer === undefined || offer.offer.team !== team) return notFound("offer", payload.offerId, requestId)
-  const result = engine.validateOffer(payload.email, payload.offerId)
+  const at = engine.now()
+  const result = engine.validateOffer(payload.email, payload.offerId, at)
   metrics.validated(result)
+  usage.record(payload.offerId, payload.email, result, at)
   const badFormat = result.results.length > 0 ? formatProblem(result.results[0]!, requestId) : undefined
   return badFormat ?? { text: offerResultText(result, requestId) }
 }
 
 /** `validateSingle` as a handler's answer. */
-const answerSingle = (config: ServerConfig["Service"], metrics: Metrics["Service"], payload: SinglePayload) =>
+const answerSingle = (
+  config: ServerConfig["Service"],
+  metrics: Metrics["Service"],
+  usage: UsageStatistics["Service"],
+  payload: SinglePayload
+) =>
   Effect.gen(function* () {
     const requestId = yield* currentRequestId
     const caller = yield* Caller
-    const answer = validateSingle(config.current().engine, metrics, caller.team, payload, requestId)
+    const answer = validateSingle(config.current().engine, metrics, usage, caller.team, payload, requestId)
     return "text" in answer ? jsonTextResponse(answer.text) : yield* answer
   })
 
@@ -131,9 +140,10 @@ export const ValidationHandlers = HttpApiBuilder.group(
   Effect.fn(function* (handlers) {
     const config = yield* ServerConfig
     const metrics = yield* Metrics
+    const usage = yield* UsageStatistics
     return handlers
-      .handle("targetGroup", ({ payload }) => answerSingle(config, metrics, payload))
-      .handle("offer", ({ payload }) => answerSingle(config, metrics, payload))
+      .handle("targetGroup", ({ payload }) => answerSingle(config, metrics, usage, payload))
+      .handle("offer", ({ payload }) => answerSingle(config, metrics, usage, payload))
       .handle("bulk", ({ payload }) =>
         Effect.gen(function* () {
           const requestId = yield* currentRequestId
@@ -159,6 +169,7 @@ export const ValidationHandlers = HttpApiBuilder.group(
               return yield* notFound("offer", offerId, requestId)
             }
             const offerResults = engine.validateManyOffer(payload.emails, offerId)
+            usage.recordMany(offerId, payload.emails, offerResults)
             results = offerResults
             items = details ? offerResultsText(offerResults) : rowsText(payload.emails, offerResults, toOfferResultRow)
           }

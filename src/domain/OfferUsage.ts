@@ -5,7 +5,11 @@
  * `emptyOfferUsage`: zeros, empty maps, no days, null timestamps.
  */
 import * as Schema from "effect/Schema"
-import { PRECISION, RELATIVE_STANDARD_ERROR } from "./HyperLogLog.ts"
+
+/** log2 of the number of HyperLogLog registers behind `uniqueEmails` (16 KiB per offer). */
+export const UNIQUE_EMAILS_PRECISION = 14
+/** 1.04 / sqrt(2^14), rounded: the relative standard error of the estimate. */
+export const UNIQUE_EMAILS_ERROR = 0.0081
 
 const Count = Schema.Int.pipe(Schema.check(Schema.isGreaterThanOrEqualTo(0)))
 
@@ -62,8 +66,8 @@ export const emptyOfferUsage: OfferUsage = {
   uniqueEmails: {
     estimate: 0,
     method: "hyperloglog",
-    precision: PRECISION,
-    relativeStandardError: RELATIVE_STANDARD_ERROR
+    precision: UNIQUE_EMAILS_PRECISION,
+    relativeStandardError: UNIQUE_EMAILS_ERROR
   },
   daily: [],
   firstValidatedAt: null,

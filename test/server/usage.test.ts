@@ -1,0 +1,76 @@
+/**
+ * Offer usage statistics end to end: a mixed workload through every way of
+ * validating against an offer (single, bulk, batch processing, a job) is
+ * counted once each, with unique people by canonical address, and the
+ * counts survive a restart.
+ */
+import { describe, expect, it } from "vitest"
+import { call, copyConfig, makeKey, setSettings, startDaemon, waitForJob } from "./daemon.ts"
+
+const offerId = "acme-student-discount"
+
+describe("offer usage statistics", () => {
+  it("counts single, bulk, batch and job validations, and keeps them across a restart", async () => {
+    const dirs = copyConfig()
+    setSettings(dirs, [[["rateLimits", "bulk", "requests"], 1000]])
+    const key = makeKey(dirs, "acme", ["validate:offers", "validate:bulk", "offers:read", "jobs:read"])
+    const daemon = await startDaemon(dirs)
+    let verdicts: Array<boolean> = []
+    try {
+      const before = await call(daemon, "GET", `/api/v1/offers/${offerId}/status`, { key })
+      expect(before.body.usage).toMatchObject({ validations: 0, uniqueEmails: { estimate: 0 }, lastValidatedAt: null })
+
+      for (const email of ["jane@ox.ac.uk", "Jane+spring@OX.ac.uk", "jane@gmail.com"]) {
+        const single = await call(daemon, "POST", "/api/v1/validate/offer", { key, body: { email, offerId } })
+        expect(single.status).toBe(200)
+        verdicts.push(single.body.isValid)
+      }
+      const bulk = await call(daemon, "POST", "/api/v1/validate/bulk", {
+        key,
+        body: { emails: ["bob@mit.edu", "jane@ox.ac.uk", "not an email"], offerId }
+      })
+      verdicts = verdicts.concat(bulk.body.results.map((row: { isValid: boolean }) => row.isValid))
+      const batch = await call(daemon, "POST", "/api/v1/offers/bulk-process", {
+        key,
+        body: { requests: [{ offerId, email: "kim@cam.ac.uk" }] }
+      })
+      verdicts.push(batch.body.results[0].isValid)
+      const job = await call(daemon, "POST", "/api/v1/validate/bulk-async", {
+        key,
+        body: { emails: ["lee@ox.ac.uk", "bob@mit.edu"], offerId }
+      })
+      const finished = await waitForJob(daemon, key, job.body.jobId)
+      verdicts.push(...Array.from({ length: finished.counts.valid }, () => true))
+      verdicts.push(...Array.from({ length: finished.counts.invalid }, () => false))
+
+      const eligible = verdicts.filter(Boolean).length
+      const status = await call(daemon, "GET", `/api/v1/offers/${offerId}/status`, { key })
+      expect(status.status).toBe(200)
+      const { usage } = status.body
+      expect(usage).toMatchObject({
+        validations: 9,
+        eligible,
+        ineligible: 9 - eligible,
+        uniqueEmails: { method: "hyperloglog" }
+      })
+      // jane@ox.ac.uk three ways is one person; the malformed address is nobody.
+      expect(usage.uniqueEmails.estimate).toBe(5)
+      expect(Object.values(usage.ineligibleByReason).reduce((a: number, b) => a + Number(b), 0)).toBe(9 - eligible)
+      expect(usage.daily).toEqual([
+        { date: new Date().toISOString().slice(0, 10), validations: 9, eligible, ineligible: 9 - eligible }
+      ])
+      expect(Date.parse(usage.lastValidatedAt)).toBeGreaterThan(Date.now() - 60_000)
+      expect(await daemon.stop("SIGTERM")).toBe(0)
+
+      const again = await startDaemon(dirs)
+      try {
+        const after = await call(again, "GET", `/api/v1/offers/${offerId}/status`, { key })
+        expect(after.body.usage).toEqual(usage)
+      } finally {
+        await again.stop()
+      }
+    } finally {
+      await daemon.stop()
+    }
+  }, 60_000)
+})
