@@ -15,8 +15,10 @@
  * 64 connections, BENCH_SECONDS (default 10) each, after a short warm-up.
  * Goals (DESIGN.md): single >= 0.6x the bare server's requests/s, single
  * p99 <= 10 ms, bulk >= 500k emails/s. BENCH_CPU_PROF=DIR writes a CPU
- * profile of the daemon there. Progress goes to standard error; the final
- * line on standard output is JSON.
+ * profile of the daemon there. Each measurement also reports the server's
+ * CPU time per answer, steadier than answers/s when other work shares the
+ * machine. Progress goes to standard error; the final line on standard
+ * output is JSON.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { closeSync, cpSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
@@ -156,7 +158,13 @@ const load = (server: Server, options: Omit<LoadOptions, "connections" | "second
     cpuBefore === undefined || cpuAfter === undefined
       ? undefined
       : Math.round(((cpuAfter - cpuBefore) / result.seconds) * 100)
-  return { ...result, serverCpuPercent }
+  // CPU time per answer moves less than answers/s when other work shares the cores.
+  const answers = result.ok + result.non2xx
+  const serverCpuMicrosPerAnswer =
+    cpuBefore === undefined || cpuAfter === undefined || answers === 0
+      ? undefined
+      : Math.round(((cpuAfter - cpuBefore) * 1e6) / answers)
+  return { ...result, serverCpuPercent, serverCpuMicrosPerAnswer }
 }
 
 const measure = (name: string, server: Server, options: Omit<LoadOptions, "connections" | "seconds">) => {
@@ -166,7 +174,7 @@ const measure = (name: string, server: Server, options: Omit<LoadOptions, "conne
   const result = load(server, options, seconds)
   log(
     `${name}: ${result.perSecond.toLocaleString()} answers/s (2xx), p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms, ` +
-      `non-2xx ${result.non2xx}, errors ${result.errors}; server CPU ${result.serverCpuPercent ?? "?"}%, load generator CPU ${result.loadCpuPercent}%`
+      `non-2xx ${result.non2xx}, errors ${result.errors}; server CPU ${result.serverCpuPercent ?? "?"}% (${result.serverCpuMicrosPerAnswer ?? "?"} µs an answer), load generator CPU ${result.loadCpuPercent}%`
   )
   return result
 }
@@ -247,6 +255,11 @@ try {
       singleVsBare,
       singleVsEssential: round2(single.perSecond / essentialResult.perSecond),
       singleP99Ms: single.latencyMs.p99,
+      cpuMicrosPerAnswer: {
+        bare: bareResult.serverCpuMicrosPerAnswer,
+        essential: essentialResult.serverCpuMicrosPerAnswer,
+        single: single.serverCpuMicrosPerAnswer
+      },
       bulkRps: bulk?.perSecond,
       bulkEmailsPerSecond,
       goals: {

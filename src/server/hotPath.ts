@@ -13,7 +13,14 @@
  * and email-format problems (`handlers/validation.ts`), problems rendered
  * by their own classes, results written by `resultJson.ts`, the request id,
  * the metrics and the log line. The end-to-end tests run against both
- * paths (test/server/).
+ * paths (test/server/), and test/server/hotPathStores.test.ts against both
+ * kinds of rate-limit store.
+ *
+ * With the memory store nothing here runs an effect per request: the
+ * rate-limit decision is synchronous (`rateLimitMemory.ts`). Measured on
+ * the shared 2-core machine (bench/http.ts): about 90-130 µs of CPU an
+ * answer, against 120-180 µs when the decision ran as an effect, and
+ * 75-105 µs for a bare `node:http` server doing only the essential work.
  */
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import * as Context from "effect/Context"
