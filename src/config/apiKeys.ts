@@ -68,9 +68,20 @@ export type KeyVerification =
 
 const unknown: KeyVerification = { ok: false, reason: "unknown" }
 
-/** The stored records by hash, so checking a presented key costs one hash and one map lookup. */
+/**
+ * The stored records by hash, so checking a presented key costs one hash
+ * and one map lookup. A key that matched is remembered (by its text, in
+ * this index only), so the next request with it skips the SHA-256: hashing
+ * was about 5% of the daemon's CPU on the single-validation benchmark
+ * (bench/http.ts). The memory holds at most one key per record, since only
+ * a key whose hash matches is kept; it is never logged or exposed, and it
+ * goes with the index, which is rebuilt from each config snapshot, so a
+ * revoked or removed key is forgotten on the reload that revokes it. The
+ * key's status is still decided on every call, so expiry applies at once.
+ */
 export class ApiKeyIndex {
   readonly #byHash: Map<string, ApiKeyRecord>
+  readonly #matched = new Map<string, ApiKeyRecord>()
 
   constructor(records: Iterable<ApiKeyRecord>) {
     this.#byHash = new Map()
@@ -86,14 +97,22 @@ export class ApiKeyIndex {
 
   /** The record of the presented key when it is known and usable at `now` (epoch milliseconds), else why not. */
   verify(presented: string, now: number): KeyVerification {
-    if (!looksLikeApiKey(presented)) return unknown
-    const computed = digest(presented)
-    const record = this.#byHash.get(`${HASH_PREFIX}${computed.toString("hex")}`)
+    const record = this.#matched.get(presented) ?? this.#match(presented)
     if (record === undefined) return unknown
-    const stored = Buffer.from(record.hash.slice(HASH_PREFIX.length), "hex")
-    if (stored.length !== computed.length || !timingSafeEqual(stored, computed)) return unknown
     const status = keyStatus(record, now)
     return status === "active" ? { ok: true, record } : { ok: false, reason: status }
+  }
+
+  /** The record whose hash is the presented key's, compared in constant time; remembered. */
+  #match(presented: string): ApiKeyRecord | undefined {
+    if (!looksLikeApiKey(presented)) return undefined
+    const computed = digest(presented)
+    const record = this.#byHash.get(`${HASH_PREFIX}${computed.toString("hex")}`)
+    if (record === undefined) return undefined
+    const stored = Buffer.from(record.hash.slice(HASH_PREFIX.length), "hex")
+    if (stored.length !== computed.length || !timingSafeEqual(stored, computed)) return undefined
+    this.#matched.set(presented, record)
+    return record
   }
 }
 

@@ -10,6 +10,10 @@
  * of draft-ietf-httpapi-ratelimit-headers (`RateLimit-Policy: "bulk";q=10;w=60`
  * and `RateLimit: "bulk";r=3;t=42`, `t` in seconds until the budget resets);
  * a request over budget is a 429 `RATE_LIMIT_EXCEEDED` with `Retry-After`.
+ *
+ * With the memory store the decision can also be taken synchronously
+ * (`decideNow`, used by the hot path) from the same counters; it computes
+ * exactly what `RateLimiter.consume` would (test/server/rateLimitMemory.test.ts).
  */
 import type * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -22,12 +26,14 @@ import * as RateLimiter from "effect/persistence/RateLimiter"
 import { ServiceUnavailable, TooManyRequests } from "../api/problems.ts"
 import { type RateLimitBucketName, rateLimitBucketOf } from "../api/rateLimits.ts"
 import type { RateLimit } from "../config/Settings.ts"
+import { rateLimiterLayerMemory, SyncRateLimitCounters } from "./rateLimitMemory.ts"
 import { ServerConfig } from "./ServerConfig.ts"
 
-/** The limiter over a store; the default store is process-local memory. */
+/** The limiter over a store; the default store is process-local memory (which the hot path reads synchronously). */
 export const rateLimiterLayer = (
-  store: Layer.Layer<RateLimiter.RateLimiterStore> = RateLimiter.layerStoreMemory
-): Layer.Layer<RateLimiter.RateLimiter> => RateLimiter.layer.pipe(Layer.provide(store))
+  store?: Layer.Layer<RateLimiter.RateLimiterStore>
+): Layer.Layer<RateLimiter.RateLimiter> =>
+  store === undefined ? rateLimiterLayerMemory : RateLimiter.layer.pipe(Layer.provide(store))
 
 /** How long a client should wait when the limiter store cannot be reached. */
 const STORE_DOWN_RETRY_SECONDS = 5
@@ -40,80 +46,134 @@ const withHeaders = (headers: Record<string, string>) =>
     Effect.succeed(HttpServerResponse.setHeaders(response, headers))
   )
 
-const decisionHeaders = (bucket: RateLimitBucketName, policy: RateLimit, remaining: number, resetSeconds: number) => ({
-  "ratelimit-policy": `"${bucket}";q=${policy.requests};w=${policy.windowSeconds}`,
-  ratelimit: `"${bucket}";r=${remaining};t=${resetSeconds}`
-})
-
-/**
- * Builds the check the authorisation middleware runs once the key is known:
- * it draws one request from the key's budget for the endpoint's bucket.
- */
 /** A rate-limit decision: the header fields to send, and the problem to answer when the request may not go on. */
 export interface RateLimitDecision {
   readonly headers: Record<string, string>
   readonly problem?: TooManyRequests | ServiceUnavailable
 }
 
-/** Consumes one request of the key's budget in the endpoint's bucket (never fails: the decision says). */
-export const makeRateLimitDecision = Effect.gen(function* () {
-  const limiter = yield* RateLimiter.RateLimiter
-  const config = yield* ServerConfig
-  return (keyId: string, annotations: Context.Context<never>, requestId: string): Effect.Effect<RateLimitDecision> => {
-    const bucket = rateLimitBucketOf(annotations)
-    const policy = config.current().config.settings.rateLimits[bucket]
-    return limiter
-      .consume({
-        key: `${bucket}:${keyId}`,
-        limit: policy.requests,
-        window: Duration.seconds(policy.windowSeconds),
-        algorithm: "fixed-window",
-        onExceeded: "fail"
-      })
-      .pipe(
-        Effect.match({
-          onSuccess: (result): RateLimitDecision => ({
-            headers: decisionHeaders(bucket, policy, result.remaining, wholeSeconds(result.resetAfter))
-          }),
-          onFailure: (error): RateLimitDecision => {
-            const reason = error.reason
-            if (reason._tag === "RateLimitExceeded") {
-              const retryAfter = Math.max(1, wholeSeconds(reason.retryAfter))
-              return {
-                headers: { ...decisionHeaders(bucket, policy, 0, retryAfter), "retry-after": String(retryAfter) },
-                problem: new TooManyRequests({
-                  code: "RATE_LIMIT_EXCEEDED",
-                  detail: `This API key may make ${policy.requests} ${bucket} requests per ${policy.windowSeconds} seconds; retry in ${retryAfter} seconds.`,
-                  retryAfterSeconds: retryAfter,
-                  requestId
-                })
-              }
-            }
-            return {
-              headers: { "retry-after": String(STORE_DOWN_RETRY_SECONDS) },
-              problem: new ServiceUnavailable({
-                code: "SERVICE_ERROR",
-                detail: "Rate limits cannot be checked right now; retry shortly.",
-                retryAfterSeconds: STORE_DOWN_RETRY_SECONDS,
-                requestId
-              })
-            }
-          }
-        })
-      )
+const allowed = (bucket: RateLimitBucketName, policy: RateLimit, remaining: number, resetAfter: Duration.Duration) => ({
+  headers: {
+    "ratelimit-policy": `"${bucket}";q=${policy.requests};w=${policy.windowSeconds}`,
+    ratelimit: `"${bucket}";r=${remaining};t=${wholeSeconds(resetAfter)}`
   }
 })
 
+const exceeded = (
+  bucket: RateLimitBucketName,
+  policy: RateLimit,
+  retryAfterDuration: Duration.Duration,
+  requestId: string
+): RateLimitDecision => {
+  const retryAfter = Math.max(1, wholeSeconds(retryAfterDuration))
+  return {
+    headers: {
+      "ratelimit-policy": `"${bucket}";q=${policy.requests};w=${policy.windowSeconds}`,
+      ratelimit: `"${bucket}";r=0;t=${retryAfter}`,
+      "retry-after": String(retryAfter)
+    },
+    problem: new TooManyRequests({
+      code: "RATE_LIMIT_EXCEEDED",
+      detail: `This API key may make ${policy.requests} ${bucket} requests per ${policy.windowSeconds} seconds; retry in ${retryAfter} seconds.`,
+      retryAfterSeconds: retryAfter,
+      requestId
+    })
+  }
+}
+
+const storeDown = (requestId: string): RateLimitDecision => ({
+  headers: { "retry-after": String(STORE_DOWN_RETRY_SECONDS) },
+  problem: new ServiceUnavailable({
+    code: "SERVICE_ERROR",
+    detail: "Rate limits cannot be checked right now; retry shortly.",
+    retryAfterSeconds: STORE_DOWN_RETRY_SECONDS,
+    requestId
+  })
+})
+
+/** A policy's window and refill rate as `RateLimiter.consume` derives them (a window of at least 1 ms). */
+interface Window {
+  readonly window: Duration.Duration
+  readonly refillRateMillis: number
+}
+
+const windows = new WeakMap<RateLimit, Window>()
+const windowOf = (policy: RateLimit): Window => {
+  let known = windows.get(policy)
+  if (known === undefined) {
+    const window = Duration.max(Duration.seconds(policy.windowSeconds), Duration.millis(1))
+    known = { window, refillRateMillis: Duration.toMillis(Duration.divideUnsafe(window, policy.requests)) }
+    windows.set(policy, known)
+  }
+  return known
+}
+
+export interface RateLimitDecider {
+  /** Consumes one request of the key's budget in the bucket (never fails: the decision says). */
+  decide(keyId: string, bucket: RateLimitBucketName, requestId: string): Effect.Effect<RateLimitDecision>
+  /** The same, taken at `now` (epoch ms) without an effect: present only when the store is process memory. */
+  readonly decideNow:
+    | ((keyId: string, bucket: RateLimitBucketName, requestId: string, now: number) => RateLimitDecision)
+    | undefined
+}
+
+export const makeRateLimitDecider: Effect.Effect<RateLimitDecider, never, RateLimiter.RateLimiter | ServerConfig> =
+  Effect.gen(function* () {
+    const limiter = yield* RateLimiter.RateLimiter
+    const config = yield* ServerConfig
+    const counters = yield* SyncRateLimitCounters
+    const decide = (
+      keyId: string,
+      bucket: RateLimitBucketName,
+      requestId: string
+    ): Effect.Effect<RateLimitDecision> => {
+      const policy = config.current().config.settings.rateLimits[bucket]
+      return limiter
+        .consume({
+          key: `${bucket}:${keyId}`,
+          limit: policy.requests,
+          window: Duration.seconds(policy.windowSeconds),
+          algorithm: "fixed-window",
+          onExceeded: "fail"
+        })
+        .pipe(
+          Effect.match({
+            onSuccess: (result): RateLimitDecision => allowed(bucket, policy, result.remaining, result.resetAfter),
+            onFailure: (error): RateLimitDecision =>
+              error.reason._tag === "RateLimitExceeded"
+                ? exceeded(bucket, policy, error.reason.retryAfter, requestId)
+                : storeDown(requestId)
+          })
+        )
+    }
+    // `RateLimiter.consume` (fixed window, one token, failing when exceeded), over the same counters.
+    const decideNow =
+      counters === undefined
+        ? undefined
+        : (keyId: string, bucket: RateLimitBucketName, requestId: string, now: number): RateLimitDecision => {
+            const policy = config.current().config.settings.rateLimits[bucket]
+            const { window, refillRateMillis } = windowOf(policy)
+            const limit = policy.requests
+            if (1 > limit) return exceeded(bucket, policy, window, requestId)
+            const count = counters.take(`${bucket}:${keyId}`, 1, refillRateMillis, limit, now)
+            const resetAfter = Duration.millis(counters.ttl)
+            return count > limit
+              ? exceeded(bucket, policy, resetAfter, requestId)
+              : allowed(bucket, policy, limit - count, resetAfter)
+          }
+    return { decide, decideNow }
+  })
+
 /** The decision as middleware: sets the header fields on the response and fails with the problem, if any. */
 export const makeRateLimitCheck = Effect.map(
-  makeRateLimitDecision,
-  (decide) =>
+  makeRateLimitDecider,
+  ({ decide }) =>
     (
       keyId: string,
       annotations: Context.Context<never>,
       requestId: string
     ): Effect.Effect<void, TooManyRequests | ServiceUnavailable, HttpServerRequest.HttpServerRequest> =>
-      Effect.flatMap(decide(keyId, annotations, requestId), (decision) =>
+      Effect.flatMap(decide(keyId, rateLimitBucketOf(annotations), requestId), (decision) =>
         Effect.andThen(
           withHeaders(decision.headers),
           decision.problem === undefined ? Effect.void : Effect.fail(decision.problem)

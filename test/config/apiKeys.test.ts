@@ -120,3 +120,27 @@ describe("parseExpiry", () => {
     expect(() => parseExpiry("999999y", NOW)).toThrow(/too far in the future/)
   })
 })
+
+describe("ApiKeyIndex remembering matched keys", () => {
+  it("answers a key it matched before exactly as the first time, expiry still decided at each call", () => {
+    const { key } = generateApiKey()
+    const expiring = record(key, { expiresAt: "2026-06-01T13:00:00Z" })
+    const index = new ApiKeyIndex([expiring])
+    expect(index.verify(key, NOW)).toEqual({ ok: true, record: expiring })
+    expect(index.verify(key, NOW)).toEqual({ ok: true, record: expiring })
+    expect(index.verify(key, Date.parse("2026-06-01T14:00:00Z"))).toEqual({ ok: false, reason: "expired" })
+    expect(index.verify(` ${key}`, NOW)).toEqual({ ok: false, reason: "unknown" })
+    expect(index.verify(`${key.slice(0, -1)}x`, NOW)).toEqual({ ok: false, reason: "unknown" })
+  })
+
+  it("forgets with the index: the index of the next snapshot sees a revocation or a removal", () => {
+    const { key } = generateApiKey()
+    const active = record(key)
+    const before = new ApiKeyIndex([active])
+    expect(before.verify(key, NOW).ok).toBe(true)
+    const revoked = new ApiKeyIndex([{ ...active, revokedAt: "2026-05-01T00:00:00Z" }])
+    expect(revoked.verify(key, NOW)).toEqual({ ok: false, reason: "revoked" })
+    expect(new ApiKeyIndex([]).verify(key, NOW)).toEqual({ ok: false, reason: "unknown" })
+    expect(before.verify(key, NOW).ok).toBe(true)
+  })
+})
