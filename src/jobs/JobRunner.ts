@@ -8,12 +8,13 @@
  * and rebuilds the duplicate set from the inputs already done, so after any
  * crash the results hold each input item exactly once, in input order.
  */
-import { closeSync, constants, fstatSync, fsyncSync, ftruncateSync, openSync, writeSync } from "node:fs"
+import { closeSync, constants, fstatSync, fsyncSync, ftruncateSync, openSync } from "node:fs"
 import { type ResultRow, rowText } from "../domain/ResultRow.ts"
 import { DuplicateSet } from "./duplicates.ts"
-import { type BadInput, InputReader } from "./inputLines.ts"
+import { type BadInput, type InputItem, InputReader } from "./inputLines.ts"
 import { type Job, type JobTarget, percentOf } from "./Job.ts"
 import type { JobFiles } from "./jobFiles.ts"
+import { OUTPUT_BYTES, ResultsWriter } from "./resultsWriter.ts"
 
 /**
  * Validates a chunk of emails against the job's target, one row per email in
@@ -38,6 +39,21 @@ const badInputRow = (item: BadInput): ResultRow => ({
   reason: item.reason
 })
 
+interface Tally {
+  valid: number
+  duplicates: number
+  badInput: number
+}
+
+/**
+ * Emails evaluated at once within a chunk: small enough that a batch's rows
+ * and strings die young (cheap minor collections), while fsync and the
+ * checkpoint stay once a chunk. bench/jobRunner.ts at 300k emails: peak RSS
+ * 330 MB against 402 MB evaluating whole 25k chunks, and 1.7-2.6 s against
+ * 2.9-5.3 s (two runs each, shared machine).
+ */
+const BATCH_ITEMS = 2048
+
 const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
 /** Input bytes read per block: generous for the usual 20-40 byte line. */
@@ -51,6 +67,8 @@ export class JobRunner {
   private readonly reader: InputReader
   private readonly resultsFd: number
   private readonly duplicates: DuplicateSet
+  /** Reused across chunks: rows are encoded straight into it, not joined into one string first. */
+  private output: Buffer = Buffer.allocUnsafe(OUTPUT_BYTES)
 
   private constructor(
     job: Job,
@@ -108,7 +126,7 @@ export class JobRunner {
 
   /**
    * Processes the next chunk and flushes its rows; returns the record to
-   * write. Throws `JobFailure` when evaluation fails (nothing is appended).
+   * write. Throws `JobFailure` when evaluation fails (the checkpoint stays).
    */
   step(): Job {
     const chunk = this.reader.next(this.options.chunkItems)
@@ -117,12 +135,48 @@ export class JobRunner {
       return this.current
     }
     const { items } = chunk
+    const { checkpoint, counts, progress } = this.current
+    const output = new ResultsWriter(this.resultsFd, this.output, checkpoint.resultsBytes)
+    const tally: Tally = { valid: 0, duplicates: 0, badInput: 0 }
+    for (let from = 0; from < items.length; from += BATCH_ITEMS) {
+      this.evaluateBatch(items, from, Math.min(items.length, from + BATCH_ITEMS), output, tally)
+    }
+    const bytes = output.finish()
+    this.output = output.buffer
+    fsyncSync(this.resultsFd)
+    const processed = checkpoint.processed + items.length
+    this.current = {
+      ...this.current,
+      progress: { ...progress, processed, percent: Math.min(100, percentOf(processed, progress.total)) },
+      counts: {
+        valid: counts.valid + tally.valid,
+        invalid: counts.invalid + items.length - tally.valid,
+        duplicates: counts.duplicates + tally.duplicates,
+        badInput: counts.badInput + tally.badInput
+      },
+      checkpoint: {
+        processed,
+        inputBytes: checkpoint.inputBytes + chunk.bytes,
+        resultsBytes: checkpoint.resultsBytes + bytes
+      }
+    }
+    return this.current
+  }
+
+  /** Evaluates `items[from, to)` and encodes their rows. */
+  private evaluateBatch(
+    items: ReadonlyArray<InputItem>,
+    from: number,
+    to: number,
+    output: ResultsWriter,
+    tally: Tally
+  ): void {
     const emails: Array<string> = []
-    let duplicates = 0
-    for (const item of items) {
+    for (let i = from; i < to; i++) {
+      const item = items[i]!
       if (typeof item !== "string") continue
       emails.push(item)
-      if (this.duplicates.isRepeat(item)) duplicates++
+      if (this.duplicates.isRepeat(item)) tally.duplicates++
     }
     let rows: ReadonlyArray<ResultRow>
     try {
@@ -133,43 +187,17 @@ export class JobRunner {
     if (rows.length !== emails.length) {
       throw new JobFailure(`The evaluation answered ${rows.length} rows for ${emails.length} emails.`)
     }
-    const lines = new Array<string>(items.length)
-    let valid = 0
-    let badInput = 0
-    for (let i = 0, next = 0; i < items.length; i++) {
+    for (let i = from, next = 0; i < to; i++) {
       const item = items[i]!
       let row: ResultRow
       if (typeof item === "string") row = rows[next++]!
       else {
         row = badInputRow(item)
-        badInput++
+        tally.badInput++
       }
-      if (row.isValid) valid++
-      lines[i] = rowText(row)
+      if (row.isValid) tally.valid++
+      output.line(rowText(row))
     }
-    const bytes = Buffer.from(`${lines.join("\n")}\n`, "utf8")
-    const { checkpoint, counts, progress } = this.current
-    for (let written = 0; written < bytes.length; ) {
-      written += writeSync(this.resultsFd, bytes, written, bytes.length - written, checkpoint.resultsBytes + written)
-    }
-    fsyncSync(this.resultsFd)
-    const processed = checkpoint.processed + items.length
-    this.current = {
-      ...this.current,
-      progress: { ...progress, processed, percent: Math.min(100, percentOf(processed, progress.total)) },
-      counts: {
-        valid: counts.valid + valid,
-        invalid: counts.invalid + items.length - valid,
-        duplicates: counts.duplicates + duplicates,
-        badInput: counts.badInput + badInput
-      },
-      checkpoint: {
-        processed,
-        inputBytes: checkpoint.inputBytes + chunk.bytes,
-        resultsBytes: checkpoint.resultsBytes + bytes.length
-      }
-    }
-    return this.current
   }
 
   close(): void {
