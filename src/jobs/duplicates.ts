@@ -44,7 +44,7 @@ export const canonicalHash = (email: string): number | undefined => {
  * A set of 53-bit hashes in one open-addressing table (linear probing, at
  * most half full, doubled as it fills). Unlike a `Set<number>`, adding
  * allocates nothing per entry (a 53-bit number is a heap object in V8):
- * 16 bytes a slot, 32 MB for two million addresses, and no garbage for the
+ * 8-byte slots, at most 32 bytes an address, and no garbage for the
  * collector to trace while a job runs.
  */
 export class HashSet53 {
