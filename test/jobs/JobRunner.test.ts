@@ -21,17 +21,22 @@ const setUp = (items: ReadonlyArray<string>) => {
 }
 
 const runAll = (runner: JobRunner): Job => {
-  let job = runner.job
-  while (!runner.done) job = runner.step()
+  while (!runner.done) runner.step()
+  const job = runner.checkpoint()
   runner.close()
   return job
+}
+
+const stepAndCheckpoint = (runner: JobRunner): Job => {
+  runner.step()
+  return runner.checkpoint()
 }
 
 describe("JobRunner", () => {
   it("checkpoints each chunk: input and result bytes done, counts so far", () => {
     const { job, files } = setUp(["a@mit.edu", "b@gmail.com", "A@MIT.EDU"])
     const runner = JobRunner.resume(files, job, evaluate, { chunkItems: 2 })
-    const first = runner.step()
+    const first = stepAndCheckpoint(runner)
     expect(first.checkpoint).toEqual({
       processed: 2,
       inputBytes: '"a@mit.edu"\n"b@gmail.com"\n'.length,
@@ -47,8 +52,8 @@ describe("JobRunner", () => {
   it("resumes from a checkpoint: cuts results back, remembers earlier addresses", () => {
     const { job, files } = setUp(["a@mit.edu", "b@mit.edu", "a@mit.edu", "c@mit.edu"])
     const runner = JobRunner.resume(files, job, evaluate, { chunkItems: 2 })
-    const checkpointed = runner.step()
-    runner.step() // done on disk, but its checkpoint is never written: a crash
+    const checkpointed = stepAndCheckpoint(runner)
+    stepAndCheckpoint(runner) // done on disk, but its checkpoint is never written: a crash
     runner.close()
     const resumed = runAll(JobRunner.resume(files, checkpointed, evaluate, { chunkItems: 2 }))
     expect(resumed.counts.duplicates).toBe(1)
@@ -63,7 +68,7 @@ describe("JobRunner", () => {
   it("refuses results shorter than the checkpoint, and a wrong number of rows", () => {
     const { job, files } = setUp(["a@mit.edu", "b@mit.edu"])
     const runner = JobRunner.resume(files, job, evaluate, { chunkItems: 1 })
-    const checkpointed = runner.step()
+    const checkpointed = stepAndCheckpoint(runner)
     runner.close()
     truncateSync(files.results, 3)
     expect(() => JobRunner.resume(files, checkpointed, evaluate, { chunkItems: 1 })).toThrow(JobFailure)
@@ -71,5 +76,17 @@ describe("JobRunner", () => {
     const short = JobRunner.resume(files, job, () => [], { chunkItems: 1 })
     expect(() => short.step()).toThrow("The evaluation answered 0 rows for 1 emails.")
     short.close()
+  })
+
+  it("discards rows appended after the last checkpoint", () => {
+    const { job, files } = setUp(["a@mit.edu", "b@mit.edu", "c@mit.edu"])
+    const runner = JobRunner.resume(files, job, evaluate, { chunkItems: 1 })
+    const checkpointed = stepAndCheckpoint(runner)
+    runner.step()
+    expect(runner.uncommitted).toBe(1)
+    runner.discard()
+    expect(runner.job).toBe(checkpointed)
+    runner.close()
+    expect(resultLines(files.results).map((row) => row.email)).toEqual(["a@mit.edu"])
   })
 })
