@@ -12,7 +12,7 @@
 import { closeSync, constants, fstatSync, fsyncSync, ftruncateSync, openSync } from "node:fs"
 import { type ResultRow, rowText } from "../domain/ResultRow.ts"
 import { DuplicateSet } from "./duplicates.ts"
-import { type BadInput, type InputItem, InputReader } from "./inputLines.ts"
+import { type BadInput, InputReader } from "./inputLines.ts"
 import { type Job, type JobTarget, percentOf } from "./Job.ts"
 import type { JobFiles } from "./jobFiles.ts"
 import { OUTPUT_BYTES, ResultsWriter } from "./resultsWriter.ts"

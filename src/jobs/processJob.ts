@@ -40,7 +40,11 @@ const attempt = <A>(run: () => A): Effect.Effect<Attempt<A>> =>
 /** Ends the run: keeps what was done (a checkpoint), or on failure drops what the last checkpoint does not cover. */
 const end = (runner: JobRunner, status: JobEnd["status"], error?: string): Effect.Effect<JobEnd> =>
   Effect.map(
-    attempt(() => (error === undefined ? runner.checkpoint() : (runner.discard(), runner.job))),
+    attempt(() => {
+      if (error === undefined) return runner.checkpoint()
+      runner.discard()
+      return runner.job
+    }),
     (settled): JobEnd =>
       settled.ok
         ? { job: settled.value, status, ...(error === undefined ? {} : { error }) }
