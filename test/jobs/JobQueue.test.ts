@@ -150,6 +150,10 @@ describe("JobQueue", () => {
       expect(conflict).toMatchObject({ _tag: "IdempotencyConflict", jobId: first.job.jobId })
       const otherTeam = yield* queue.submit(request(items, { team: "globex" as never, idempotency }))
       expect(otherTeam.created).toBe(true)
+      yield* queue.awaitFinished("acme", first.job.jobId)
+      yield* TestClock.adjust("25 hours")
+      const afterExpiry = yield* queue.submit(request(items, { idempotency: { key: "k-1", bodyHash: "bbb" } }))
+      expect(afterExpiry.created).toBe(true)
     }).pipe(Effect.provide(queueLayer(dataDir)))
   })
 
