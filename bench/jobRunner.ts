@@ -1,5 +1,5 @@
 /**
- * `node bench/jobRunner.ts`: one asynchronous job over 1,000,000 generated
+ * `npm run bench:jobs` (bench/jobRunner.ts): one asynchronous job over 1,000,000 generated
  * emails (bench/generateEmails.ts) through the job queue and runner, on the
  * file store in a temporary data directory, against a target group with
  * institution + country criteria. The input file is generated first; a
