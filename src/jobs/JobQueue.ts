@@ -126,8 +126,15 @@ export class JobQueue extends Context.Service<
 
         const submit = Effect.fn("JobQueue.submit")(
           function* (request: SubmitJob) {
+            const submittedAt = yield* now
             if (request.idempotency !== undefined) {
-              const earlier = index.byIdempotency(request.team, request.idempotency.key)
+              let earlier = index.byIdempotency(request.team, request.idempotency.key)
+              if (earlier?.expiresAt !== undefined && earlier.expiresAt <= submittedAt) {
+                // An expired job no longer holds its key, even before the sweeper removes it.
+                yield* store.remove(earlier.jobId)
+                index.remove(earlier)
+                earlier = undefined
+              }
               if (earlier !== undefined) {
                 yield* discard(request.input)
                 if (earlier.idempotency?.bodyHash !== request.idempotency.bodyHash) {
@@ -145,7 +152,7 @@ export class JobQueue extends Context.Service<
               team: request.team,
               target: request.target,
               total: request.total,
-              createdAt: new Date(yield* now).toISOString(),
+              createdAt: new Date(submittedAt).toISOString(),
               callbackUrl: request.callbackUrl,
               idempotency: request.idempotency
             })

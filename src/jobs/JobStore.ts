@@ -3,7 +3,8 @@
  * layout of `jobFiles.ts`. A job directory becomes visible only with its
  * `job.json`, which is written after `input.ndjson` is flushed to disk, so a
  * job that `create` returned survives any crash; a directory a crash left
- * without a record is removed at `list`. `remove` first renames the directory
+ * without a record is removed at `list` (one with an unreadable record is
+ * logged and left alone). `remove` first renames the directory
  * to a hidden name and flushes that, so a crash mid-delete never leaves a
  * half-deleted job that looks alive.
  *
@@ -85,7 +86,7 @@ export class JobStore extends Context.Service<
         read: (jobId) => Effect.sync(() => readRecord(jobId)),
         write: (job) => Effect.sync(() => writeFileAtomic(files(job.jobId).record, encode(job))),
         list: () =>
-          Effect.sync(() => {
+          Effect.gen(function* () {
             mkdirSync(root, { recursive: true })
             const jobs: Array<Job> = []
             for (const name of readdirSync(root)) {
@@ -94,7 +95,14 @@ export class JobStore extends Context.Service<
                 continue
               }
               if (!isJobId(name)) continue
-              const job = readRecord(name)
+              let job: Job | undefined
+              try {
+                job = readRecord(name)
+              } catch (error) {
+                // Kept on disk for a person to look at; the queue goes on without it.
+                yield* Effect.logWarning(`jobs/${name}/job.json cannot be read; the job is left alone`, String(error))
+                continue
+              }
               if (job === undefined) removeDirectory(name)
               else jobs.push(job)
             }

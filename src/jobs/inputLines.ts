@@ -64,17 +64,22 @@ export interface InputChunk {
 
 /**
  * Reads consecutive chunks of lines from `path`, from byte `offset` up to
- * byte `end` (a line boundary; default the end of the file).
+ * byte `end` (a line boundary; default the end of the file). The file is
+ * read once, in blocks; lines left over in a block wait for the next call.
  */
 export class InputReader {
   private readonly fd: number
-  private position: number
   private buffer: Buffer
+  /** Unread data is `buffer[start, filled)`; `filePosition` is the file offset of `buffer[filled]`. */
+  private start = 0
+  private filled = 0
+  private filePosition: number
   private readonly end: number
+  private atEnd = false
 
   constructor(path: string, options: { readonly offset: number; readonly end?: number; readonly blockBytes: number }) {
     this.fd = openSync(path, "r")
-    this.position = options.offset
+    this.filePosition = options.offset
     this.end = options.end ?? Number.POSITIVE_INFINITY
     this.buffer = Buffer.allocUnsafe(Math.max(options.blockBytes, 64))
   }
@@ -82,32 +87,19 @@ export class InputReader {
   /** The next at most `maxItems` lines, or `undefined` at the end of the file. */
   next(maxItems: number): InputChunk | undefined {
     for (;;) {
-      const length = this.fill()
-      if (length === 0) return undefined
-      const block = this.buffer
-      let end = 0
+      let cut = this.start
       let count = 0
       while (count < maxItems) {
-        const newline = block.indexOf(NEWLINE, end)
-        if (newline < 0 || newline >= length) break
-        end = newline + 1
+        const newline = this.buffer.indexOf(NEWLINE, cut)
+        if (newline < 0 || newline >= this.filled) break
+        cut = newline + 1
         count++
       }
-      const atEnd = length < block.length || this.position + length >= this.end
-      if (count === 0 && atEnd)
-        end = length // a last line without a line break
-      else if (count === 0) {
-        // One line longer than the block: read it with a larger block.
-        this.buffer = Buffer.allocUnsafe(block.length * 2)
-        continue
-      }
-      const text = block.toString("utf8", 0, end)
-      const lines = text.split("\n")
-      if (lines[lines.length - 1] === "") lines.pop()
-      const items = new Array<InputItem>(lines.length)
-      for (let i = 0; i < lines.length; i++) items[i] = decodeInputLine(lines[i]!)
-      this.position += end
-      return { items, bytes: end }
+      const full = this.start === 0 && this.filled === this.buffer.length
+      if (count === maxItems || (count > 0 && (full || this.atEnd))) return this.take(cut)
+      if (this.atEnd) return this.filled > this.start ? this.take(this.filled) : undefined // a last line without a break
+      if (full) this.buffer = Buffer.concat([this.buffer, Buffer.allocUnsafe(this.buffer.length)]) // a very long line
+      this.refill()
     }
   }
 
@@ -115,14 +107,28 @@ export class InputReader {
     closeSync(this.fd)
   }
 
-  private fill(): number {
-    const wanted = Math.min(this.buffer.length, this.end - this.position)
-    let length = 0
-    while (length < wanted) {
-      const read = readSync(this.fd, this.buffer, length, wanted - length, this.position + length)
-      if (read === 0) break
-      length += read
+  private take(cut: number): InputChunk {
+    const text = this.buffer.toString("utf8", this.start, cut)
+    const lines = text.split("\n")
+    if (lines[lines.length - 1] === "") lines.pop()
+    const items = new Array<InputItem>(lines.length)
+    for (let i = 0; i < lines.length; i++) items[i] = decodeInputLine(lines[i]!)
+    const bytes = cut - this.start
+    this.start = cut
+    return { items, bytes }
+  }
+
+  /** Moves the unread bytes to the front and reads more after them. */
+  private refill(): void {
+    if (this.start > 0) {
+      this.buffer.copy(this.buffer, 0, this.start, this.filled)
+      this.filled -= this.start
+      this.start = 0
     }
-    return length
+    const wanted = Math.min(this.buffer.length - this.filled, this.end - this.filePosition)
+    const read = wanted <= 0 ? 0 : readSync(this.fd, this.buffer, this.filled, wanted, this.filePosition)
+    if (read === 0) this.atEnd = true
+    this.filled += read
+    this.filePosition += read
   }
 }

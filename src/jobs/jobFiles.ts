@@ -9,6 +9,7 @@
  *   ignored).
  */
 import { randomBytes } from "node:crypto"
+import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 
 export const INPUT_FILE = "input.ndjson"
@@ -41,6 +42,10 @@ export const jobFiles = (dataDir: string, jobId: string): JobFiles => {
  * A fresh path for an upload being written before its job exists, on the
  * same file system as the jobs (so it can be moved in). Hidden names under
  * `jobs/` are removed at start, so an upload a crash interrupted is cleaned.
+ * Creates the jobs directory if needed.
  */
-export const uploadPath = (dataDir: string): string =>
-  join(jobsDirectory(dataDir), `.upload-${randomBytes(8).toString("hex")}.tmp`)
+export const uploadPath = (dataDir: string): string => {
+  const directory = jobsDirectory(dataDir)
+  mkdirSync(directory, { recursive: true })
+  return join(directory, `.upload-${randomBytes(8).toString("hex")}.tmp`)
+}

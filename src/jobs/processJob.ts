@@ -1,11 +1,12 @@
 /**
  * One worker's run of one job: resume the runner at the job's checkpoint,
- * then chunk by chunk append results and write the new checkpoint, yielding
- * between chunks so other jobs and HTTP requests get their turn and a
- * cancellation is seen within one chunk. Answers the record the job ends
- * with — completed, failed (with the reason) or cancelled — without writing
- * it; the queue does. Interrupted (shutdown), it leaves the job running at
- * its last checkpoint, to be resumed at the next start.
+ * evaluate batch by batch, and once a chunk (`chunkItems`) has been appended
+ * flush it and write the new checkpoint. It yields after every batch, so
+ * other jobs and HTTP requests get their turn and a cancellation is seen
+ * within milliseconds. Answers the record the job ends with — completed,
+ * failed (with the reason) or cancelled, its results matching its counts —
+ * without writing it; the queue does. Interrupted (shutdown), it leaves the
+ * job running at its last checkpoint, to be resumed at the next start.
  */
 import * as Effect from "effect/Effect"
 import type { Job, JobStatus } from "./Job.ts"
@@ -36,6 +37,20 @@ const attempt = <A>(run: () => A): Effect.Effect<Attempt<A>> =>
     }
   })
 
+/** Ends the run: keeps what was done (a checkpoint), or on failure drops what the last checkpoint does not cover. */
+const end = (runner: JobRunner, status: JobEnd["status"], error?: string): Effect.Effect<JobEnd> =>
+  Effect.map(
+    attempt(() => {
+      if (error === undefined) return runner.checkpoint()
+      runner.discard()
+      return runner.job
+    }),
+    (settled): JobEnd =>
+      settled.ok
+        ? { job: settled.value, status, ...(error === undefined ? {} : { error }) }
+        : { job: runner.job, status: "failed", error: error ?? settled.error }
+  )
+
 export const processJob = (
   store: JobStore["Service"],
   job: Job,
@@ -50,11 +65,15 @@ export const processJob = (
         if (!opened.ok) return { job, status: "failed", error: opened.error } satisfies JobEnd
         const runner = opened.value
         for (;;) {
-          if (entry.cancelRequested) return { job: runner.job, status: "cancelled" } satisfies JobEnd
+          if (entry.cancelRequested) return yield* end(runner, "cancelled")
           const stepped = yield* attempt(() => runner.step())
-          if (!stepped.ok) return { job: runner.job, status: "failed", error: stepped.error } satisfies JobEnd
-          if (runner.done) return { job: runner.job, status: "completed" } satisfies JobEnd
-          yield* store.write(stepped.value)
+          if (!stepped.ok) return yield* end(runner, "failed", stepped.error)
+          if (runner.done) return yield* end(runner, "completed")
+          if (runner.uncommitted >= options.chunkItems) {
+            const checkpointed = yield* attempt(() => runner.checkpoint())
+            if (!checkpointed.ok) return yield* end(runner, "failed", checkpointed.error)
+            yield* store.write(checkpointed.value)
+          }
           yield* Effect.yieldNow
         }
       }),

@@ -6,7 +6,7 @@ import { toJobView } from "../../src/jobs/Job.ts"
 import { JobQueue } from "../../src/jobs/JobQueue.ts"
 import { JobStore } from "../../src/jobs/JobStore.ts"
 import { uploadPath } from "../../src/jobs/jobFiles.ts"
-import { makeDataDir, queueLayer, request, resultLines } from "./jobTesting.ts"
+import { evaluate, makeDataDir, queueLayer, request, resultLines } from "./jobTesting.ts"
 
 const items = [
   "ada@mit.edu",
@@ -68,6 +68,23 @@ describe("JobQueue", () => {
       expect(done).toMatchObject({ status: "failed", error: 'There is no target group "removed".' })
       expect(done.progress.processed).toBe(0)
     }).pipe(Effect.provide(queueLayer(dataDir)))
+  })
+
+  it.effect("fails mid-job when evaluation throws, keeping results that match its counts", () => {
+    const dataDir = makeDataDir()
+    const many = Array.from({ length: 40 }, (_, i) => (i === 25 ? "boom@mit.edu" : `user${i}@mit.edu`))
+    const failing: typeof evaluate = (target, emails) => {
+      if (emails.includes("boom@mit.edu")) throw new Error("The target group was removed.")
+      return evaluate(target, emails)
+    }
+    return Effect.gen(function* () {
+      const queue = yield* JobQueue
+      const { job } = yield* queue.submit(request(many))
+      const done = yield* queue.awaitFinished("acme", job.jobId)
+      expect(done).toMatchObject({ status: "failed", error: "The target group was removed." })
+      expect(done.progress.processed).toBe(24)
+      expect(resultLines((yield* JobStore).files(job.jobId).results)).toHaveLength(24)
+    }).pipe(Effect.provide(queueLayer(dataDir, { evaluate: failing, chunkItems: 8 })))
   })
 
   it.effect("validates against an offer", () => {
@@ -133,6 +150,10 @@ describe("JobQueue", () => {
       expect(conflict).toMatchObject({ _tag: "IdempotencyConflict", jobId: first.job.jobId })
       const otherTeam = yield* queue.submit(request(items, { team: "globex" as never, idempotency }))
       expect(otherTeam.created).toBe(true)
+      yield* queue.awaitFinished("acme", first.job.jobId)
+      yield* TestClock.adjust("25 hours")
+      const afterExpiry = yield* queue.submit(request(items, { idempotency: { key: "k-1", bodyHash: "bbb" } }))
+      expect(afterExpiry.created).toBe(true)
     }).pipe(Effect.provide(queueLayer(dataDir)))
   })
 

@@ -57,3 +57,9 @@ export const resultLines = (path: string): Array<{ email: string; isValid: boole
     .split("\n")
     .filter((line) => line !== "")
     .map((line) => JSON.parse(line))
+
+/** 200,000 items for the crash test: repeats (so duplicates matter) and some bad input. */
+export const crashInput = (): Array<InputItem> =>
+  Array.from({ length: 200_000 }, (_, i) =>
+    i % 997 === 0 ? { bad: `item ${i}`, reason: "Not a string." } : `User${i % 150_000}@school${i % 40}.edu`
+  )

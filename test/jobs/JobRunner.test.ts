@@ -1,0 +1,92 @@
+import { appendFileSync, mkdirSync, truncateSync, writeFileSync } from "node:fs"
+import { describe, expect, it } from "vitest"
+import { type Job, type JobId, newJob } from "../../src/jobs/Job.ts"
+import { JobFailure, JobRunner } from "../../src/jobs/JobRunner.ts"
+import { jobFiles } from "../../src/jobs/jobFiles.ts"
+import { evaluate, inputText, makeDataDir, resultLines } from "./jobTesting.ts"
+
+const setUp = (items: ReadonlyArray<string>) => {
+  const dataDir = makeDataDir()
+  const job = newJob({
+    jobId: `job_${"a".repeat(32)}` as JobId,
+    team: "acme" as never,
+    target: { targetGroupId: "edu" as never },
+    total: items.length,
+    createdAt: "2026-01-01T00:00:00.000Z"
+  })
+  const files = jobFiles(dataDir, job.jobId)
+  mkdirSync(files.directory, { recursive: true })
+  writeFileSync(files.input, inputText(items))
+  return { job, files }
+}
+
+const runAll = (runner: JobRunner): Job => {
+  while (!runner.done) runner.step()
+  const job = runner.checkpoint()
+  runner.close()
+  return job
+}
+
+const stepAndCheckpoint = (runner: JobRunner): Job => {
+  runner.step()
+  return runner.checkpoint()
+}
+
+describe("JobRunner", () => {
+  it("checkpoints each chunk: input and result bytes done, counts so far", () => {
+    const { job, files } = setUp(["a@mit.edu", "b@gmail.com", "A@MIT.EDU"])
+    const runner = JobRunner.resume(files, job, evaluate, { chunkItems: 2 })
+    const first = stepAndCheckpoint(runner)
+    expect(first.checkpoint).toEqual({
+      processed: 2,
+      inputBytes: '"a@mit.edu"\n"b@gmail.com"\n'.length,
+      resultsBytes: expect.any(Number)
+    })
+    expect(first.counts).toEqual({ valid: 1, invalid: 1, duplicates: 0, badInput: 0 })
+    expect(first.progress).toEqual({ total: 3, processed: 2, percent: 66 })
+    const last = runAll(runner)
+    expect(last.counts).toEqual({ valid: 2, invalid: 1, duplicates: 1, badInput: 0 })
+    expect(resultLines(files.results).map((row) => row.email)).toEqual(["a@mit.edu", "b@gmail.com", "A@MIT.EDU"])
+  })
+
+  it("resumes from a checkpoint: cuts results back, remembers earlier addresses", () => {
+    const { job, files } = setUp(["a@mit.edu", "b@mit.edu", "a@mit.edu", "c@mit.edu"])
+    const runner = JobRunner.resume(files, job, evaluate, { chunkItems: 2 })
+    const checkpointed = stepAndCheckpoint(runner)
+    stepAndCheckpoint(runner) // done on disk, but its checkpoint is never written: a crash
+    runner.close()
+    const resumed = runAll(JobRunner.resume(files, checkpointed, evaluate, { chunkItems: 2 }))
+    expect(resumed.counts.duplicates).toBe(1)
+    expect(resultLines(files.results).map((row) => row.email)).toEqual([
+      "a@mit.edu",
+      "b@mit.edu",
+      "a@mit.edu",
+      "c@mit.edu"
+    ])
+  })
+
+  it("refuses results shorter than the checkpoint, and a wrong number of rows", () => {
+    const { job, files } = setUp(["a@mit.edu", "b@mit.edu"])
+    const runner = JobRunner.resume(files, job, evaluate, { chunkItems: 1 })
+    const checkpointed = stepAndCheckpoint(runner)
+    runner.close()
+    truncateSync(files.results, 3)
+    expect(() => JobRunner.resume(files, checkpointed, evaluate, { chunkItems: 1 })).toThrow(JobFailure)
+    appendFileSync(files.results, "x".repeat(500))
+    const short = JobRunner.resume(files, job, () => [], { chunkItems: 1 })
+    expect(() => short.step()).toThrow("The evaluation answered 0 rows for 1 emails.")
+    short.close()
+  })
+
+  it("discards rows appended after the last checkpoint", () => {
+    const { job, files } = setUp(["a@mit.edu", "b@mit.edu", "c@mit.edu"])
+    const runner = JobRunner.resume(files, job, evaluate, { chunkItems: 1 })
+    const checkpointed = stepAndCheckpoint(runner)
+    runner.step()
+    expect(runner.uncommitted).toBe(1)
+    runner.discard()
+    expect(runner.job).toBe(checkpointed)
+    runner.close()
+    expect(resultLines(files.results).map((row) => row.email)).toEqual(["a@mit.edu"])
+  })
+})

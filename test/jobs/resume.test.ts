@@ -1,0 +1,122 @@
+import { spawn } from "node:child_process"
+import { appendFileSync, readFileSync } from "node:fs"
+import { fileURLToPath } from "node:url"
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import { canonicalAddress } from "../../src/engine/email/canonical.ts"
+import { parseEmail } from "../../src/engine/email/parseEmail.ts"
+import type { InputItem } from "../../src/jobs/inputLines.ts"
+import { JobQueue, type JobQueueOptions } from "../../src/jobs/JobQueue.ts"
+import { JobStore } from "../../src/jobs/JobStore.ts"
+import { crashInput, makeDataDir, queueLayer, request, resultLines } from "./jobTesting.ts"
+
+const expectedDuplicates = (emails: ReadonlyArray<string>): number => {
+  const seen = new Set<string>()
+  let duplicates = 0
+  for (const email of emails) {
+    const parsed = parseEmail(email)
+    if (!parsed.ok) continue
+    const canonical = canonicalAddress(parsed.email)
+    if (seen.has(canonical)) duplicates++
+    else seen.add(canonical)
+  }
+  return duplicates
+}
+
+/** Runs the child until it reports progress, then kills it with SIGKILL; answers the job id. */
+const crashMidJob = (dataDir: string): Promise<string> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [fileURLToPath(new URL("crashJobWorker.ts", import.meta.url)), dataDir])
+    let output = ""
+    child.stderr.on("data", (data) => {
+      output += String(data)
+    })
+    child.stdout.on("data", (data) => {
+      output += String(data)
+      const jobId = /job (\S+)\n/.exec(output)?.[1]
+      if (jobId !== undefined && output.includes("progress\n")) {
+        child.kill("SIGKILL")
+        child.once("exit", () => resolve(jobId))
+      }
+    })
+    child.once("exit", (code, signal) => {
+      if (signal !== "SIGKILL") reject(new Error(`the child exited early (${code}): ${output}`))
+    })
+  })
+
+/** A fresh queue over the crashed data directory: it resumes the job; check what it leaves. */
+const resumeAndCheck = (jobId: string, input: ReadonlyArray<InputItem>) =>
+  Effect.gen(function* () {
+    const store = yield* JobStore
+    const killed = (yield* store.read(jobId as never))!
+    expect(killed.status).toBe("running")
+    expect(killed.checkpoint.processed).toBeGreaterThan(0)
+    expect(killed.checkpoint.processed).toBeLessThan(input.length)
+    // What an interrupted append may leave past the checkpoint is cut off at resume.
+    appendFileSync(store.files(killed.jobId).results, '{"email":"torn')
+    const done = yield* (yield* JobQueue).awaitFinished("acme", jobId)
+    expect(done.status).toBe("completed")
+    const rows = resultLines(store.files(done.jobId).results)
+    expect(rows.length).toBe(input.length)
+    let mismatches = 0
+    for (let i = 0; i < input.length; i++) {
+      const item = input[i]!
+      if (rows[i]!.email !== (typeof item === "string" ? item : item.bad)) mismatches++
+    }
+    expect(mismatches).toBe(0)
+    const emails = input.filter((item): item is string => typeof item === "string")
+    expect(done.counts).toEqual({
+      valid: rows.filter((row) => row.isValid).length,
+      invalid: rows.filter((row) => !row.isValid).length,
+      duplicates: expectedDuplicates(emails),
+      badInput: input.length - emails.length
+    })
+  })
+
+describe("job resume", () => {
+  it.live(
+    "after SIGKILL mid-job: the next queue finishes it with each input exactly once, in order",
+    () => {
+      const dataDir = makeDataDir()
+      return Effect.gen(function* () {
+        const jobId = yield* Effect.promise(() => crashMidJob(dataDir))
+        yield* resumeAndCheck(jobId, crashInput()).pipe(Effect.provide(queueLayer(dataDir, { chunkItems: 20_000 })))
+      })
+    },
+    60_000
+  )
+
+  it.effect("re-enqueues queued jobs and re-delivers undelivered callbacks at start", () => {
+    const dataDir = makeDataDir()
+    const delivered: Array<string> = []
+    const onFinished: JobQueueOptions["onFinished"] = (job, record) =>
+      Effect.gen(function* () {
+        delivered.push(job.jobId)
+        yield* record({
+          url: job.callback!.url,
+          delivered: true,
+          attempts: [{ at: "2026-01-01T00:00:00Z", status: 204 }]
+        })
+      })
+    const firstRun = Effect.gen(function* () {
+      const queue = yield* JobQueue
+      return (yield* queue.submit(request(["a@mit.edu"], { callbackUrl: "https://hooks.example/x" }))).job
+    }).pipe(Effect.provide(queueLayer(dataDir, { concurrency: 0 })))
+    const secondRun = (jobId: string) =>
+      Effect.gen(function* () {
+        const queue = yield* JobQueue
+        const done = yield* queue.awaitFinished("acme", jobId)
+        expect(done.status).toBe("completed")
+        while (delivered.length === 0) yield* Effect.yieldNow
+        yield* Effect.yieldNow
+        expect(delivered).toEqual([jobId])
+        expect((yield* queue.get("acme", jobId)).callback).toMatchObject({ delivered: true })
+        expect(readFileSync((yield* JobStore).files(jobId as never).record, "utf8")).toContain('"delivered":true')
+      }).pipe(Effect.provide(queueLayer(dataDir, { onFinished })))
+    return Effect.gen(function* () {
+      const queued = yield* firstRun
+      expect(queued.status).toBe("queued")
+      yield* secondRun(queued.jobId)
+    })
+  })
+})
