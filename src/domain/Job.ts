@@ -3,43 +3,56 @@
  * (async)"): its state, numeric progress and counts, its timestamps, and
  * where its results are. `valid + invalid = processed`; `duplicates` (an
  * address whose canonical form came earlier in the job) and `badInput`
- * (an input item that is not an email at all) are subsets of those.
+ * (an input item that is not an email at all) are subsets of those. Times
+ * are ISO 8601 strings; `expiresAt` is set when the job finishes. The stored
+ * record (`jobs/Job.ts`) adds the team, the idempotency key and a checkpoint.
  */
 import * as Schema from "effect/Schema"
+import { OfferId, TargetGroupId } from "./Identifiers.ts"
+
+/** `job_` and 32 lower-case hex digits: safe as a directory name and in URLs. */
+export const JobId = Schema.String.pipe(
+  Schema.check(Schema.isPattern(/^job_[0-9a-f]{32}$/, { message: "a job id is job_ and 32 hex digits" })),
+  Schema.brand("JobId")
+)
+export type JobId = typeof JobId.Type
 
 export const JobStatus = Schema.Literals(["queued", "running", "completed", "failed", "cancelled"])
 export type JobStatus = typeof JobStatus.Type
 
-/** A job is finished once it can no longer change. */
+/** A finished job never changes status again (only its callback record does). */
 export const isFinished = (status: JobStatus): boolean =>
   status === "completed" || status === "failed" || status === "cancelled"
 
+/** A job validates against one target group or one offer. */
 export const JobTarget = Schema.Union([
-  Schema.Struct({ targetGroupId: Schema.String }),
-  Schema.Struct({ offerId: Schema.String })
+  Schema.Struct({ targetGroupId: TargetGroupId }),
+  Schema.Struct({ offerId: OfferId })
 ])
 export type JobTarget = typeof JobTarget.Type
 
+const Count = Schema.Int.pipe(Schema.check(Schema.isGreaterThanOrEqualTo(0)))
+
 export const JobProgress = Schema.Struct({
-  total: Schema.Number,
-  processed: Schema.Number,
-  /** 0-100, whole numbers; 100 only when every input is processed. */
-  percent: Schema.Number
+  total: Count,
+  processed: Count,
+  /** Whole percent, 0-100; 100 only when every input is processed. */
+  percent: Count
 })
 export type JobProgress = typeof JobProgress.Type
 
 export const JobCounts = Schema.Struct({
-  valid: Schema.Number,
-  invalid: Schema.Number,
-  duplicates: Schema.Number,
-  badInput: Schema.Number
+  valid: Count,
+  invalid: Count,
+  duplicates: Count,
+  badInput: Count
 })
 export type JobCounts = typeof JobCounts.Type
 
 export const CallbackAttempt = Schema.Struct({
   at: Schema.String,
-  /** The receiver's HTTP status, when it answered. */
-  status: Schema.optionalKey(Schema.Number),
+  /** The HTTP status the callback URL answered, when it answered. */
+  status: Schema.optionalKey(Schema.Int),
   error: Schema.optionalKey(Schema.String)
 })
 export type CallbackAttempt = typeof CallbackAttempt.Type
@@ -51,12 +64,11 @@ export const JobCallback = Schema.Struct({
 })
 export type JobCallback = typeof JobCallback.Type
 
-export const JobLinks = Schema.Struct({ self: Schema.String, results: Schema.String })
-
-export const JobView = Schema.Struct({
-  jobId: Schema.String,
-  status: JobStatus,
+/** The fields the API shows, the stored record's and the answer's alike. */
+export const jobViewFields = {
+  jobId: JobId,
   target: JobTarget,
+  status: JobStatus,
   progress: JobProgress,
   counts: JobCounts,
   createdAt: Schema.String,
@@ -64,8 +76,13 @@ export const JobView = Schema.Struct({
   finishedAt: Schema.NullOr(Schema.String),
   /** When a finished job and its results are removed; null until it finishes. */
   expiresAt: Schema.NullOr(Schema.String),
+  /** Why a failed job failed, in plain English. */
   error: Schema.optionalKey(Schema.String),
-  callback: Schema.optionalKey(JobCallback),
-  links: JobLinks
-})
+  callback: Schema.optionalKey(JobCallback)
+}
+
+export const JobLinks = Schema.Struct({ self: Schema.String, results: Schema.String })
+
+/** A job as `GET /jobs/{jobId}` answers it. */
+export const JobView = Schema.Struct({ ...jobViewFields, links: JobLinks })
 export type JobView = typeof JobView.Type

@@ -19,10 +19,10 @@ import { Caller } from "../../api/Authorization.ts"
 import { RESULTS_LIMIT_DEFAULT } from "../../api/jobs.ts"
 import { BadRequest, Conflict, type FieldError, PayloadTooLarge, ServiceUnavailable } from "../../api/problems.ts"
 import type { TeamId } from "../../domain/Identifiers.ts"
-import { isFinished, type JobView } from "../../domain/Job.ts"
+import { isFinished, type JobTarget } from "../../domain/Job.ts"
 import type { Engine } from "../../engine/Engine.ts"
 import { isVisibleTo } from "../../engine/Engine.ts"
-import { type Job, type JobTarget, toJobView } from "../../jobs/Job.ts"
+import { toJobView } from "../../jobs/Job.ts"
 import { JobQueue } from "../../jobs/JobQueue.ts"
 import { JobStore } from "../../jobs/JobStore.ts"
 import { CallbackUrl } from "../../jobs/jobDocument.ts"
@@ -59,12 +59,6 @@ export const jobLinks = (jobId: string) => ({
   self: `${API_PREFIX}/jobs/${jobId}`,
   results: `${API_PREFIX}/jobs/${jobId}/results`
 })
-
-/** The job as the API shows it: no team, idempotency record or checkpoint; with its links. */
-export const toApiJob = (job: Job): JobView => {
-  const { team: _team, idempotency: _idempotency, ...view } = toJobView(job)
-  return { ...view, links: jobLinks(job.jobId) }
-}
 
 const invalid = (requestId: string, errors: ReadonlyArray<FieldError>) =>
   new BadRequest({ code: "VALIDATION_ERROR", detail: "The job request is not valid.", requestId, errors })
@@ -215,7 +209,8 @@ export const JobsHandlers = HttpApiBuilder.group(
         Effect.gen(function* () {
           const requestId = yield* currentRequestId
           const caller = yield* Caller
-          return toApiJob(yield* callerJob(caller.team, params.jobId, requestId))
+          const job = yield* callerJob(caller.team, params.jobId, requestId)
+          return toJobView(job, jobLinks(job.jobId))
         })
       )
       .handle("results", ({ params, query }) =>
