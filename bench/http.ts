@@ -20,16 +20,14 @@
  * machine. Progress goes to standard error; the final line on standard
  * output is JSON.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process"
-import { closeSync, cpSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { execFileSync, spawn } from "node:child_process"
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { availableParallelism, tmpdir } from "node:os"
 import { join } from "node:path"
 import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
-import { parseDocument } from "yaml"
-import { createApiKey } from "../src/config/apiKeyStore.ts"
-import type { TeamId } from "../src/domain/Identifiers.ts"
 import { buildInstitutionTable } from "../src/engine/InstitutionIndex.ts"
+import { type DaemonProcess, exitOf, prepareConfig, startDaemon } from "./daemonProcess.ts"
 import { generateEmails } from "./generateEmails.ts"
 import type { LoadOptions } from "./httpLoad.ts"
 
@@ -43,33 +41,7 @@ const here = (path: string) => fileURLToPath(new URL(path, import.meta.url))
 const root = mkdtempSync(join(tmpdir(), "campusgate-bench-http-"))
 const log = (message: string) => console.error(message)
 
-/** The shipped config with every rate limit out of reach, an empty data directory, and a key for the benchmark. */
-const prepareConfig = () => {
-  const configDir = join(root, "config")
-  const dataDir = join(root, "data")
-  cpSync(here("../config"), configDir, { recursive: true })
-  const settingsFile = join(configDir, "campusgate.yaml")
-  const settings = parseDocument(readFileSync(settingsFile, "utf8"))
-  for (const bucket of ["bulk", "validate", "default"])
-    settings.setIn(["rateLimits", bucket, "requests"], 1_000_000_000)
-  writeFileSync(settingsFile, settings.toString())
-  const { key } = createApiKey({
-    configDir,
-    dataDir,
-    team: "acme" as TeamId,
-    scopes: ["validate:target-groups", "validate:bulk"]
-  })
-  return { configDir, dataDir, key }
-}
-
-interface Server {
-  readonly url: string
-  readonly child: ChildProcess
-  readonly exited: Promise<number | null>
-}
-
-const exitOf = (child: ChildProcess) =>
-  new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
+type Server = DaemonProcess
 
 /** A reference server (`bench/<script>`) that prints `{"url": ...}` once it listens. */
 const startReference = async (script: string, args: ReadonlyArray<string> = []): Promise<Server> => {
@@ -80,45 +52,6 @@ const startReference = async (script: string, args: ReadonlyArray<string> = []):
     void exited.then((code) => reject(new Error(`${script} exited with ${code}`)))
   })
   return { url: (JSON.parse(line) as { url: string }).url, child, exited }
-}
-
-/** The daemon, logging to a file (so writing the log costs what it costs in production, without a pipe to drain). */
-const startDaemon = async (dirs: { configDir: string; dataDir: string }, logFile: string): Promise<Server> => {
-  const out = openSync(logFile, "w")
-  const profile = cpuProfileDir === undefined ? [] : ["--cpu-prof", "--cpu-prof-dir", cpuProfileDir]
-  const child = spawn(
-    process.execPath,
-    [
-      ...profile,
-      here("../src/cli/main.ts"),
-      "serve",
-      "--config",
-      dirs.configDir,
-      "--data",
-      dirs.dataDir,
-      "--port",
-      "0",
-      "--host",
-      "127.0.0.1"
-    ],
-    {
-      env: { ...process.env, CAMPUSGATE_CONFIG: "", CAMPUSGATE_DATA: "", CAMPUSGATE_PORT: "", CAMPUSGATE_HOST: "" },
-      stdio: ["ignore", out, out]
-    }
-  )
-  closeSync(out)
-  const exited = exitOf(child)
-  const deadline = Date.now() + 30_000
-  for (;;) {
-    const listening = readFileSync(logFile, "utf8")
-      .split("\n")
-      .find((line) => line.includes('"msg":"listening"'))
-    if (listening !== undefined) return { url: (JSON.parse(listening) as { url: string }).url, child, exited }
-    if (child.exitCode !== null || Date.now() > deadline) {
-      throw new Error(`the daemon did not start:\n${readFileSync(logFile, "utf8")}`)
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
 }
 
 /** CPU seconds a process has used so far (Linux `/proc`; undefined elsewhere). */
@@ -186,13 +119,17 @@ const post = (url: string, key: string, body: unknown) =>
     body: JSON.stringify(body)
   })
 
-const dirs = prepareConfig()
+const dirs = prepareConfig(root, ["validate:target-groups", "validate:bulk"])
 log(`node ${process.version}, ${availableParallelism()} CPUs; working in ${root}`)
 const table = buildInstitutionTable()
 const bare = await startReference("bareServer.ts")
 const essential = await startReference("essentialServer.ts", [dirs.configDir, dirs.dataDir])
 const logFile = join(root, "daemon.log")
-const daemon = await startDaemon(dirs, logFile)
+const daemon = await startDaemon(
+  dirs,
+  logFile,
+  cpuProfileDir === undefined ? [] : ["--cpu-prof", "--cpu-prof-dir", cpuProfileDir]
+)
 log(`bare server at ${bare.url}; essential-work server at ${essential.url}; daemon at ${daemon.url} (log: ${logFile})`)
 
 try {
