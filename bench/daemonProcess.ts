@@ -1,11 +1,12 @@
 /**
- * The daemon as benchmarks run it: `campusgate serve` from source in a child
- * process, on a copy of the shipped `config/` with every rate limit out of
+ * The daemon as benchmarks run it: `campusgate serve` as users run it, the
+ * built `dist/cli/bin.js` (so `npm run build` after changing `src/`), in a
+ * child process, on a copy of the shipped `config/` with every rate limit out of
  * reach and an API key made for the run, logging to a file (so writing the
  * log costs what it costs in production, without a pipe to drain).
  */
 import { type ChildProcess, spawn } from "node:child_process"
-import { closeSync, cpSync, openSync, readFileSync, writeFileSync } from "node:fs"
+import { closeSync, cpSync, existsSync, openSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { parseDocument } from "yaml"
@@ -62,7 +63,9 @@ export const startDaemon = async (
 ): Promise<DaemonProcess> => {
   const out = openSync(logFile, "w")
   const args = ["serve", "--config", dirs.configDir, "--data", dirs.dataDir, "--port", "0", "--host", "127.0.0.1"]
-  const child = spawn(process.execPath, [...nodeArgs, here("../src/cli/main.ts"), ...args], {
+  const bin = here("../dist/cli/bin.js")
+  if (!existsSync(bin)) throw new Error(`${bin} is missing: run npm run build first`)
+  const child = spawn(process.execPath, [...nodeArgs, bin, ...args], {
     env: { ...process.env, CAMPUSGATE_CONFIG: "", CAMPUSGATE_DATA: "", CAMPUSGATE_PORT: "", CAMPUSGATE_HOST: "" },
     stdio: ["ignore", out, out]
   })
