@@ -4,8 +4,10 @@
  * idempotency; cancellation and deletion; the queue-full 503; isolation and
  * scopes; the signed completion callback.
  */
+import { readdirSync } from "node:fs"
 import { createServer, type IncomingMessage } from "node:http"
 import type { AddressInfo } from "node:net"
+import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { verifyCallback } from "../../src/jobs/webhook.ts"
 import { call, copyConfig, type Daemon, makeKey, setSettings, startDaemon, waitForJob } from "./daemon.ts"
@@ -175,6 +177,9 @@ describe("asynchronous bulk jobs", () => {
     expect(unknownGroup).toMatchObject({ status: 404, body: { code: "NOT_FOUND" } })
     const xml = await submit({ rawBody: "<emails/>", headers: { "content-type": "application/xml" } })
     expect(xml).toMatchObject({ status: 415, body: { code: "UNSUPPORTED_MEDIA_TYPE" } })
+    // No refused upload is left behind in the data directory.
+    const leftovers = readdirSync(join(daemon.dataDir, "jobs")).filter((name) => name.startsWith(".upload-"))
+    expect(leftovers).toEqual([])
   })
 
   it("deletes a finished job with its results, and 404s after", async () => {

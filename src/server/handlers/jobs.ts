@@ -8,6 +8,7 @@
  * is still being written (and cut back on resume).
  */
 import { createHash } from "node:crypto"
+import { rmSync } from "node:fs"
 import * as Effect from "effect/Effect"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerRespondable from "effect/http/HttpServerRespondable"
@@ -160,7 +161,10 @@ export const JobsHandlers = HttpApiBuilder.group(
           )
           if (target === undefined) {
             const named = targetOf(engine, caller.team, input.fields, "", requestId)
-            if (!isTarget(named)) return yield* named
+            if (!isTarget(named)) {
+              rmSync(upload, { force: true })
+              return yield* named
+            }
             target = named
           }
           const callbackUrl = query.callbackUrl ?? input.fields.callbackUrl
