@@ -73,8 +73,8 @@ export const BulkAsyncJsonBody = Schema.Struct({
  * The streamed body is read as bytes, so the generated document would only
  * say "binary": describe each form instead, with an example.
  */
-const describeBatchForms = (operation: Record<string, any>): Record<string, any> => {
-  const content = operation.requestBody?.content
+const describeBatchForms = (operation: Record<string, unknown>): Record<string, unknown> => {
+  const content = (operation.requestBody as { content?: Record<string, unknown> } | undefined)?.content
   if (content === undefined) return operation
   const json = Schema.toJsonSchemaDocument(BulkAsyncJsonBody).schema
   content["application/json"] = { schema: json }

@@ -148,11 +148,7 @@ export class JobRunner {
     const { items } = chunk
     const emails: Array<string> = []
     const tally: Tally = { valid: 0, duplicates: 0, badInput: 0 }
-    for (const item of items) {
-      if (typeof item !== "string") continue
-      emails.push(item)
-      if (this.duplicates.isRepeat(item)) tally.duplicates++
-    }
+    for (const item of items) if (typeof item === "string") emails.push(item)
     let rows: ReadonlyArray<ResultRow>
     try {
       rows = emails.length === 0 ? [] : this.evaluate(this.committed.target, emails)
@@ -168,8 +164,10 @@ export class JobRunner {
     for (let i = 0, next = 0; i < items.length; i++) {
       const item = items[i]!
       let row: ResultRow
-      if (typeof item === "string") row = rows[next++]!
-      else {
+      if (typeof item === "string") {
+        row = rows[next++]!
+        if (this.duplicates.isRepeat(item, row.reasonCode !== "INVALID_EMAIL_FORMAT")) tally.duplicates++
+      } else {
         row = badInputRow(item)
         tally.badInput++
       }

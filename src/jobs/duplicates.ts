@@ -34,6 +34,27 @@ export const hash53 = (text: string): number => {
   return (b & 0x1fffff) * 0x100000000 + (a >>> 0)
 }
 
+/**
+ * A plain ASCII address: dot-atom local part, no quotes, no address
+ * literal, no trailing dot. Once the engine has accepted such an address,
+ * its canonical form is plain string work (`plainCanonical`).
+ */
+const PLAIN = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*$/
+
+/** `canonicalAddress` of a plain ASCII address the engine accepted, without parsing it again. */
+export const plainCanonical = (email: string): string => {
+  const lowered = email.toLowerCase()
+  const at = lowered.lastIndexOf("@")
+  const plus = lowered.indexOf("+")
+  let local = plus > 0 && plus < at ? lowered.slice(0, plus) : lowered.slice(0, at)
+  const domain = lowered.slice(at + 1)
+  if (domain === "gmail.com" || domain === "googlemail.com") {
+    local = local.replaceAll(".", "")
+    return `${local}@gmail.com`
+  }
+  return plus > 0 && plus < at ? `${local}@${domain}` : lowered
+}
+
 /** The hash of an email's canonical address, or `undefined` when it is not an email. */
 export const canonicalHash = (email: string): number | undefined => {
   const parsed = parseEmail(email)
@@ -86,9 +107,14 @@ export class HashSet53 {
 export class DuplicateSet {
   private readonly seen = new HashSet53()
 
-  /** Records the email; true when its canonical address was seen before. */
-  isRepeat(email: string): boolean {
-    const hash = canonicalHash(email)
+  /**
+   * Records the email; true when its canonical address was seen before.
+   * `accepted`: the engine found its format valid, so a plain ASCII address
+   * need not be parsed again (measured: the second parse was about 6% of a
+   * job's time, `--cpu-prof` of `npm run bench:jobs`).
+   */
+  isRepeat(email: string, accepted = false): boolean {
+    const hash = accepted && PLAIN.test(email) ? hash53(plainCanonical(email)) : canonicalHash(email)
     return hash !== undefined && !this.seen.add(hash)
   }
 

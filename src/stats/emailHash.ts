@@ -84,7 +84,7 @@ export const hashString = (key: HashKey, text: string): void => {
   let a = key.seed1
   let b = key.seed2
   let from = 0
-  for (const to of [at < 0 ? 0 : at, text.length]) {
+  for (const to of [Math.max(at, 0), text.length]) {
     let i = from
     for (; i + 1 < to; i += 2) {
       const c0 = text.charCodeAt(i)

@@ -1,5 +1,8 @@
+import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { DuplicateSet, hash53 } from "../../src/jobs/duplicates.ts"
+import { canonicalAddress } from "../../src/engine/email/canonical.ts"
+import { parseEmail } from "../../src/engine/email/parseEmail.ts"
+import { DuplicateSet, hash53, plainCanonical } from "../../src/jobs/duplicates.ts"
 
 describe("duplicates", () => {
   it("are the same canonical address seen earlier in the job", () => {
@@ -21,5 +24,36 @@ describe("duplicates", () => {
     expect(safe).toBe(200_000)
     expect(hashes.size).toBe(200_000)
     expect(Math.max(...[...hashes].slice(0, 1000))).toBeGreaterThan(2 ** 40)
+  })
+})
+
+describe("the canonical form of an accepted plain address", () => {
+  it("is what canonicalAddress makes of the parsed address", () => {
+    const plain = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*$/
+    const local = fc.stringMatching(/^[A-Za-z0-9.+_-]{1,12}$/)
+    const domain = fc.constantFrom("gmail.com", "GoogleMail.COM", "mit.edu", "Ox.AC.uk", "x-y.example", "localhost")
+    fc.assert(
+      fc.property(local, domain, (l, d) => {
+        const email = `${l}@${d}`
+        const parsed = parseEmail(email)
+        if (!parsed.ok || !plain.test(email)) return
+        expect(plainCanonical(email)).toBe(canonicalAddress(parsed.email))
+      }),
+      { numRuns: 5000 }
+    )
+  })
+
+  it("counts the same duplicates whether or not the engine vouched for the format", () => {
+    const emails = [
+      "Jane+a@OX.ac.uk",
+      "jane@ox.ac.uk",
+      "J.ane@GMAIL.com",
+      "jane@googlemail.com",
+      '"q"@mit.edu',
+      "q@mit.edu"
+    ]
+    const fast = new DuplicateSet()
+    const slow = new DuplicateSet()
+    expect(emails.map((email) => fast.isRepeat(email, true))).toEqual(emails.map((email) => slow.isRepeat(email)))
   })
 })
