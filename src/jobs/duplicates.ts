@@ -80,7 +80,7 @@ export class HashSet53 {
   add(hash: number): boolean {
     const stored = hash + 1 // 0 marks an empty slot
     const mask = this.slots.length - 1
-    for (let i = (hash % 0x100000000) & mask; ; i = (i + 1) & mask) {
+    for (let i = (hash >>> 0) & mask; ; i = (i + 1) & mask) {
       const slot = this.slots[i]!
       if (slot === stored) return false
       if (slot === 0) {
@@ -97,7 +97,7 @@ export class HashSet53 {
     const mask = this.slots.length - 1
     for (const stored of old) {
       if (stored === 0) continue
-      let i = ((stored - 1) % 0x100000000) & mask
+      let i = ((stored - 1) >>> 0) & mask
       while (this.slots[i] !== 0) i = (i + 1) & mask
       this.slots[i] = stored
     }
