@@ -19,7 +19,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import { writeFileAtomic } from "../store/atomicWrite.ts"
+import { fsyncPath, writeFileAtomic } from "../store/atomicWrite.ts"
 import { isJobId, Job, type JobId } from "./Job.ts"
 import { type JobFiles, jobFiles, jobsDirectory } from "./jobFiles.ts"
 
@@ -111,13 +111,4 @@ export class JobStore extends Context.Service<
         remove: (jobId) => Effect.sync(() => removeDirectory(jobId))
       })
     })
-}
-
-const fsyncPath = (path: string): void => {
-  const fd = openSync(path, "r")
-  try {
-    fsyncSync(fd)
-  } finally {
-    closeSync(fd)
-  }
 }

@@ -13,8 +13,9 @@ import { basename, dirname, join } from "node:path"
 /** The temporary files `writeFileAtomic` creates: `.<name>.<random>.tmp`. */
 export const isTemporaryFile = (name: string): boolean => name.startsWith(".") && name.endsWith(".tmp")
 
-const fsyncDirectory = (directory: string): void => {
-  const fd = openSync(directory, "r")
+/** Flushes a file, or a directory so that renames, links and removals in it survive a crash. */
+export const fsyncPath = (path: string): void => {
+  const fd = openSync(path, "r")
   try {
     fsyncSync(fd)
   } finally {
@@ -44,11 +45,11 @@ export const writeFileAtomic = (path: string, content: string | Uint8Array): voi
     rmSync(temporary, { force: true })
     throw error
   }
-  fsyncDirectory(directory)
+  fsyncPath(directory)
 }
 
 /** Removes `path` durably (no error when it is already gone). */
 export const removeFileDurably = (path: string): void => {
   rmSync(path, { force: true })
-  fsyncDirectory(dirname(path))
+  fsyncPath(dirname(path))
 }
