@@ -18,45 +18,19 @@ import { fileURLToPath } from "node:url"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { toResultRow } from "../src/domain/ResultRow.ts"
-import { Engine } from "../src/engine/Engine.ts"
 import { buildInstitutionTable } from "../src/engine/InstitutionIndex.ts"
-import { loadBuiltInEmailLists } from "../src/engine/policy/EmailLists.ts"
-import { makeEngineContext } from "../src/engine/targeting/EngineContext.ts"
 import { emailLine } from "../src/jobs/inputLines.ts"
 import { JobQueue } from "../src/jobs/JobQueue.ts"
 import type { Evaluate } from "../src/jobs/JobRunner.ts"
 import { JobStore } from "../src/jobs/JobStore.ts"
+import { BENCH_OFFER, BENCH_TARGET_GROUP, makeBenchEngine } from "./benchEngine.ts"
 import { generateEmails } from "./generateEmails.ts"
 
 const count = Number(process.env.BENCH_EMAILS ?? 1_000_000)
 const chunkItems = Number(process.env.BENCH_CHUNK ?? 25_000)
 const table = buildInstitutionTable()
 
-const engine = () =>
-  Engine.make({
-    context: makeEngineContext(table, loadBuiltInEmailLists()),
-    targetGroups: [
-      {
-        id: "bench" as never,
-        name: "Students in North America and Europe",
-        criteria: {
-          institutions: {
-            countries: ["US", "CA", "GB", "DE", "FR", "ES", "IT", "NL"] as never,
-            includeSuffixRules: true
-          },
-          email: {
-            rejectDisposable: true,
-            rejectRoleAccounts: false,
-            rejectFreeMail: false,
-            rejectAbused: true,
-            rejectConfusable: true,
-            allowQuotedLocalPart: false,
-            allowIpLiteral: false
-          }
-        }
-      }
-    ]
-  })
+const engine = () => makeBenchEngine(table)
 
 const run = async (dataDir: string, inputPath: string): Promise<void> => {
   const snapshot = engine()

@@ -13,11 +13,9 @@ import { execFileSync } from "node:child_process"
 import { createRequire } from "node:module"
 import { fileURLToPath } from "node:url"
 import { parse } from "tldts"
-import { Engine } from "../src/engine/Engine.ts"
 import { buildInstitutionTable } from "../src/engine/InstitutionIndex.ts"
-import { loadBuiltInEmailLists } from "../src/engine/policy/EmailLists.ts"
-import { makeEngineContext } from "../src/engine/targeting/EngineContext.ts"
 import { evaluateTargetGroup } from "../src/engine/targeting/evaluateTargetGroup.ts"
+import { BENCH_OFFER, BENCH_TARGET_GROUP, makeBenchEngine } from "./benchEngine.ts"
 import { generateEmails } from "./generateEmails.ts"
 
 const count = Number(process.env.BENCH_EMAILS ?? 1_000_000)
@@ -25,31 +23,8 @@ const swotSubset = 20_000
 const rounds = 7
 
 const table = buildInstitutionTable()
-const engine = Engine.make({
-  context: makeEngineContext(table, loadBuiltInEmailLists()),
-  targetGroups: [
-    {
-      id: "bench" as never,
-      name: "Students in North America and Europe",
-      criteria: {
-        institutions: {
-          countries: ["US", "CA", "GB", "DE", "FR", "ES", "IT", "NL"] as never,
-          includeSuffixRules: true
-        },
-        email: {
-          rejectDisposable: true,
-          rejectRoleAccounts: false,
-          rejectFreeMail: false,
-          rejectAbused: true,
-          rejectConfusable: true,
-          allowQuotedLocalPart: false,
-          allowIpLiteral: false
-        }
-      }
-    }
-  ]
-})
-const group = engine.targetGroups.get("bench")!
+const engine = makeBenchEngine(table)
+const group = engine.targetGroups.get(BENCH_TARGET_GROUP)!
 const emails = generateEmails(table, count)
 const domainMap = new Map<string, unknown>(table.entries)
 

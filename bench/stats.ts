@@ -11,48 +11,20 @@
  * Prints progress, then one final JSON line.
  */
 import { createHmac, randomBytes } from "node:crypto"
-import { Engine } from "../src/engine/Engine.ts"
 import { canonicalAddress } from "../src/engine/email/canonical.ts"
 import { parseEmail } from "../src/engine/email/parseEmail.ts"
 import { buildInstitutionTable } from "../src/engine/InstitutionIndex.ts"
-import { loadBuiltInEmailLists } from "../src/engine/policy/EmailLists.ts"
-import { makeEngineContext } from "../src/engine/targeting/EngineContext.ts"
 import { hashCanonicalAddress, lastHash } from "../src/stats/emailHash.ts"
 import { randomHashKey } from "../src/stats/hashKey.ts"
 import { UsageRecorder } from "../src/stats/UsageRecorder.ts"
+import { BENCH_OFFER, BENCH_TARGET_GROUP, makeBenchEngine } from "./benchEngine.ts"
 import { generateEmails } from "./generateEmails.ts"
 
 const count = Number(process.env.BENCH_EMAILS ?? 300_000)
 const rounds = 11
 
 const table = buildInstitutionTable()
-const engine = Engine.make({
-  context: makeEngineContext(table, loadBuiltInEmailLists()),
-  targetGroups: [
-    {
-      id: "bench" as never,
-      name: "Students in North America and Europe",
-      criteria: {
-        institutions: {
-          countries: ["US", "CA", "GB", "DE", "FR", "ES", "IT", "NL"] as never,
-          includeSuffixRules: true
-        },
-        email: {
-          rejectDisposable: true,
-          rejectRoleAccounts: false,
-          rejectFreeMail: false,
-          rejectAbused: true,
-          rejectConfusable: true,
-          allowQuotedLocalPart: false,
-          allowIpLiteral: false
-        }
-      }
-    }
-  ],
-  offers: [
-    { id: "offer" as never, team: "bench" as never, name: "Bench", targetGroups: ["bench" as never], status: "active" }
-  ]
-})
+const engine = makeBenchEngine(table)
 const emails = generateEmails(table, count)
 const key = randomHashKey()
 const recorder = new UsageRecorder(key)
@@ -65,7 +37,7 @@ const nanosPerEmail = (ms: number, n = emails.length): number => Math.round(((ms
 
 const off = best(() => {
   let valid = 0
-  for (let i = 0; i < emails.length; i++) if (engine.validateOffer(emails[i]!, "offer").isValid) valid++
+  for (let i = 0; i < emails.length; i++) if (engine.validateOffer(emails[i]!, BENCH_OFFER).isValid) valid++
   return valid
 })
 const on = best(() => {
@@ -73,8 +45,8 @@ const on = best(() => {
   for (let i = 0; i < emails.length; i++) {
     const email = emails[i]!
     const at = engine.now()
-    const result = engine.validateOffer(email, "offer", at)
-    recorder.record("offer", email, result, at)
+    const result = engine.validateOffer(email, BENCH_OFFER, at)
+    recorder.record(BENCH_OFFER, email, result, at)
     if (result.isValid) valid++
   }
   recorder.take()
