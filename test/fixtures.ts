@@ -2,11 +2,14 @@
  * Small, hand-made institution data and email lists for unit tests, built
  * through the same code paths as the real data so tests exercise them.
  */
+import { InvalidConfiguration } from "../src/domain/errors.ts"
+import type { Engine } from "../src/engine/Engine.ts"
 import { IndexBuilder } from "../src/engine/institutions/IndexBuilder.ts"
 import { InstitutionTable } from "../src/engine/institutions/InstitutionTable.ts"
 import { type EmailLists, loadEmailLists } from "../src/engine/policy/EmailLists.ts"
 import { type EmailListName, type EmailListsData, emailListsDataFormat } from "../src/engine/policy/EmailListsData.ts"
 import { type EngineContext, makeEngineContext } from "../src/engine/targeting/EngineContext.ts"
+import { makeEngine } from "../src/engine/Validator.ts"
 
 const source = { dataset: "fixture", version: "1" }
 
@@ -53,3 +56,20 @@ export const fixtureListsData = (): EmailListsData => ({
 export const fixtureLists = (): EmailLists => loadEmailLists(fixtureListsData())
 
 export const fixtureContext = (): EngineContext => makeEngineContext(fixtureTable(), fixtureLists())
+
+/**
+ * An engine on the fixture data with two target groups — every institution
+ * (`all`), and UK institutions or partner.com (`uk`) — and an active offer
+ * `o` of team acme on both.
+ */
+export const fixtureEngine = (): Engine => {
+  const made = makeEngine(fixtureContext(), {
+    targetGroups: [
+      { id: "all", name: "All institutions", criteria: { institutions: {} } },
+      { id: "uk", name: "UK", criteria: { institutions: { countries: ["GB"] }, domains: { allow: ["partner.com"] } } }
+    ],
+    offers: [{ id: "o", team: "acme", name: "Offer", status: "active", targetGroups: ["all", "uk"] }]
+  })
+  if (made instanceof InvalidConfiguration) throw made
+  return made
+}

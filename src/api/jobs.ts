@@ -24,6 +24,7 @@ import {
   UnsupportedMediaType
 } from "./problems.ts"
 import { RateLimitBucket } from "./rateLimits.ts"
+import { pageQueryFields } from "./resources.ts"
 
 /** The media types a batch may be sent as. */
 export const JOB_INPUT_TYPES = ["application/json", "application/x-ndjson", "text/csv"] as const
@@ -94,19 +95,7 @@ export type JobAccepted = typeof JobAccepted.Type
 
 export const JobParams = Schema.Struct({ jobId: Id })
 
-export const ResultsQuery = Schema.Struct({
-  limit: Schema.optionalKey(
-    Schema.Int.pipe(
-      Schema.check(
-        Schema.isBetween(
-          { minimum: 1, maximum: RESULTS_LIMIT_MAX },
-          { message: `limit is a whole number from 1 to ${RESULTS_LIMIT_MAX}` }
-        )
-      )
-    )
-  ),
-  cursor: Schema.optionalKey(Schema.String.pipe(Schema.check(Schema.isMaxLength(512))))
-})
+export const ResultsQuery = Schema.Struct(pageQueryFields(RESULTS_LIMIT_MAX))
 
 export const ResultsPage = Schema.Struct({
   data: Schema.Array(ResultRow),

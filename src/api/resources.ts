@@ -15,20 +15,23 @@ export type ResourceSource = typeof ResourceSource.Type
 export const PAGE_LIMIT_DEFAULT = 50
 export const PAGE_LIMIT_MAX = 100
 
-/** The query fields every list endpoint takes. */
-export const PageQuery = {
+/** The query fields of a paged endpoint: `limit` (1 to `maxLimit`) and the opaque `cursor`. */
+export const pageQueryFields = (maxLimit: number) => ({
   limit: Schema.optionalKey(
     Schema.Int.pipe(
       Schema.check(
         Schema.isBetween(
-          { minimum: 1, maximum: PAGE_LIMIT_MAX },
-          { message: `limit is a whole number from 1 to ${PAGE_LIMIT_MAX}` }
+          { minimum: 1, maximum: maxLimit },
+          { message: `limit is a whole number from 1 to ${maxLimit}` }
         )
       )
     )
   ),
   cursor: Schema.optionalKey(Schema.String.pipe(Schema.check(Schema.isMaxLength(512))))
-}
+})
+
+/** The query fields every list endpoint takes. */
+export const PageQuery = pageQueryFields(PAGE_LIMIT_MAX)
 
 /** One page of a list. */
 export const Page = <S extends Schema.Top>(item: S) =>

@@ -8,6 +8,7 @@
  * record (`jobs/Job.ts`) adds the team, the idempotency key and a checkpoint.
  */
 import * as Schema from "effect/Schema"
+import { Count } from "./Count.ts"
 import { OfferId, TargetGroupId } from "./Identifiers.ts"
 
 /** `job_` and 32 lower-case hex digits: safe as a directory name and in URLs. */
@@ -30,8 +31,6 @@ export const JobTarget = Schema.Union([
   Schema.Struct({ offerId: OfferId })
 ])
 export type JobTarget = typeof JobTarget.Type
-
-const Count = Schema.Int.pipe(Schema.check(Schema.isGreaterThanOrEqualTo(0)))
 
 export const JobProgress = Schema.Struct({
   total: Count,

@@ -5,13 +5,12 @@
  * `emptyOfferUsage`: zeros, empty maps, no days, null timestamps.
  */
 import * as Schema from "effect/Schema"
+import { Count } from "./Count.ts"
 
 /** log2 of the number of HyperLogLog registers behind `uniqueEmails` (16 KiB per offer). */
 export const UNIQUE_EMAILS_PRECISION = 14
 /** 1.04 / sqrt(2^14), rounded: the relative standard error of the estimate. */
 export const UNIQUE_EMAILS_ERROR = 0.0081
-
-const Count = Schema.Int.pipe(Schema.check(Schema.isGreaterThanOrEqualTo(0)))
 
 /** Counts of one UTC day. */
 export const DailyUsage = Schema.Struct({

@@ -8,6 +8,7 @@
  * strings; `expiresAt` is set when the job finishes.
  */
 import * as Schema from "effect/Schema"
+import { Count } from "../domain/Count.ts"
 import { TeamId } from "../domain/Identifiers.ts"
 import { JobId, type JobTarget, type JobView, jobViewFields } from "../domain/Job.ts"
 
@@ -23,8 +24,6 @@ export {
 } from "../domain/Job.ts"
 
 export const isJobId: (input: unknown) => input is JobId = Schema.is(JobId)
-
-const Count = Schema.Int.pipe(Schema.check(Schema.isGreaterThanOrEqualTo(0)))
 
 export const JobIdempotency = Schema.Struct({
   /** The client's `Idempotency-Key`. */

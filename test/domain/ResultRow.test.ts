@@ -1,20 +1,8 @@
 import { describe, expect, it } from "vitest"
-import { InvalidConfiguration } from "../../src/domain/errors.ts"
 import { ROW_CSV_COLUMNS, rowCsv, rowText, toOfferResultRow, toResultRow } from "../../src/domain/ResultRow.ts"
-import { makeEngine } from "../../src/engine/Validator.ts"
-import { fixtureContext } from "../fixtures.ts"
+import { fixtureEngine } from "../fixtures.ts"
 
-const engine = (() => {
-  const made = makeEngine(fixtureContext(), {
-    targetGroups: [
-      { id: "all", name: "All institutions", criteria: { institutions: {} } },
-      { id: "uk", name: "UK", criteria: { institutions: { countries: ["GB"] }, domains: { allow: ["partner.com"] } } }
-    ],
-    offers: [{ id: "o", team: "acme", name: "Offer", status: "active", targetGroups: ["all", "uk"] }]
-  })
-  if (made instanceof InvalidConfiguration) throw made
-  return made
-})()
+const engine = fixtureEngine()
 
 const emails = [
   "Jane@MIT.EDU",
