@@ -16,6 +16,7 @@ import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
+import { CallbackAttempt } from "../domain/Job.ts"
 import { SIGNATURE_HEADER, signCallback } from "./webhookSignature.ts"
 
 export { WEBHOOK_SECRET_FILE, webhookSecretFor } from "./webhookSecret.ts"
@@ -32,12 +33,8 @@ export const CallbackPayload = Schema.Struct({
 export type CallbackPayload = typeof CallbackPayload.Type
 
 /** One delivery attempt as the job record shows it: when, and the HTTP status or the error. */
-export const DeliveryAttempt = Schema.Struct({
-  at: Schema.String,
-  status: Schema.optionalKey(Schema.Number),
-  error: Schema.optionalKey(Schema.String)
-})
-export type DeliveryAttempt = typeof DeliveryAttempt.Type
+export const DeliveryAttempt = CallbackAttempt
+export type DeliveryAttempt = CallbackAttempt
 
 export class CallbackDeliveryError extends Schema.TaggedError<CallbackDeliveryError>()("CallbackDeliveryError", {
   attempts: Schema.Number,
