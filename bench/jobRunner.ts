@@ -23,7 +23,7 @@ import { emailLine } from "../src/jobs/inputLines.ts"
 import { JobQueue } from "../src/jobs/JobQueue.ts"
 import type { Evaluate } from "../src/jobs/JobRunner.ts"
 import { JobStore } from "../src/jobs/JobStore.ts"
-import { BENCH_OFFER, BENCH_TARGET_GROUP, makeBenchEngine } from "./benchEngine.ts"
+import { makeBenchEngine } from "./benchEngine.ts"
 import { generateEmails } from "./generateEmails.ts"
 
 const count = Number(process.env.BENCH_EMAILS ?? 1_000_000)

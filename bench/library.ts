@@ -15,7 +15,7 @@ import { fileURLToPath } from "node:url"
 import { parse } from "tldts"
 import { buildInstitutionTable } from "../src/engine/InstitutionIndex.ts"
 import { evaluateTargetGroup } from "../src/engine/targeting/evaluateTargetGroup.ts"
-import { BENCH_OFFER, BENCH_TARGET_GROUP, makeBenchEngine } from "./benchEngine.ts"
+import { BENCH_TARGET_GROUP, makeBenchEngine } from "./benchEngine.ts"
 import { generateEmails } from "./generateEmails.ts"
 
 const count = Number(process.env.BENCH_EMAILS ?? 1_000_000)

@@ -17,7 +17,7 @@ import { buildInstitutionTable } from "../src/engine/InstitutionIndex.ts"
 import { hashCanonicalAddress, lastHash } from "../src/stats/emailHash.ts"
 import { randomHashKey } from "../src/stats/hashKey.ts"
 import { UsageRecorder } from "../src/stats/UsageRecorder.ts"
-import { BENCH_OFFER, BENCH_TARGET_GROUP, makeBenchEngine } from "./benchEngine.ts"
+import { BENCH_OFFER, makeBenchEngine } from "./benchEngine.ts"
 import { generateEmails } from "./generateEmails.ts"
 
 const count = Number(process.env.BENCH_EMAILS ?? 300_000)

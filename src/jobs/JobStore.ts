@@ -13,7 +13,7 @@
  * speaks it), input and results on a volume every replica mounts.
  */
 import { randomBytes } from "node:crypto"
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs"
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs"
 import { join } from "node:path"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"

@@ -23,12 +23,14 @@ import type { TeamId } from "../../domain/Identifiers.ts"
 import { isFinished, type JobTarget } from "../../domain/Job.ts"
 import type { Engine } from "../../engine/Engine.ts"
 import { isVisibleTo } from "../../engine/Engine.ts"
+import type { IdempotencyConflict } from "../../jobs/errors.ts"
 import { toJobView } from "../../jobs/Job.ts"
 import { JobQueue } from "../../jobs/JobQueue.ts"
 import { JobStore } from "../../jobs/JobStore.ts"
 import { CallbackUrl } from "../../jobs/jobDocument.ts"
 import { uploadPath } from "../../jobs/jobFiles.ts"
 import { type JobInputFormat, readJobInput } from "../../jobs/jobInput.ts"
+import { JobInputError } from "../../jobs/jobInputError.ts"
 import { readResultsPage, streamResults } from "../../jobs/jobResults.ts"
 import { currentRequestId } from "../requestId.ts"
 import { ServerConfig } from "../ServerConfig.ts"
@@ -99,6 +101,31 @@ const requestHash = (bodyHash: string, target: JobTarget, callbackUrl: string | 
     .update(`${bodyHash}\n${JSON.stringify(target)}\n${callbackUrl ?? ""}`)
     .digest("hex")
 
+/** Why an upload cannot become a job, as the problem to answer. */
+const uploadProblem = (error: JobInputError | unknown, requestId: string): BadRequest | PayloadTooLarge => {
+  if (!(error instanceof JobInputError)) {
+    return invalid(requestId, [{ field: "/body", code: "UNREADABLE", message: "the body could not be read" }])
+  }
+  return error.code === "PAYLOAD_TOO_LARGE"
+    ? new PayloadTooLarge({ code: "PAYLOAD_TOO_LARGE", detail: error.detail, requestId })
+    : new BadRequest({ code: error.code, detail: error.detail, requestId, errors: error.errors })
+}
+
+const queueFull = (maxQueued: number, requestId: string) =>
+  new ServiceUnavailable({
+    code: "SERVICE_ERROR",
+    detail: `The job queue is full (${maxQueued} jobs waiting); try again shortly.`,
+    requestId,
+    retryAfterSeconds: QUEUE_FULL_RETRY_SECONDS
+  })
+
+const idempotencyConflict = (conflict: IdempotencyConflict, requestId: string) =>
+  new Conflict({
+    code: "CONFLICT",
+    detail: `Idempotency-Key "${conflict.key}" was used for another request (job ${conflict.jobId}); use a new key for a new batch.`,
+    requestId
+  })
+
 const withRetryAfter = (problem: ServiceUnavailable) =>
   Effect.map(
     HttpServerRespondable.toResponse(problem),
@@ -145,20 +172,7 @@ export const JobsHandlers = HttpApiBuilder.group(
             outputPath: upload,
             maxEmails: limits.jobMaxEmails,
             maxBytes: limits.jobMaxBodyBytes
-          }).pipe(
-            Effect.catch((error) => {
-              if (error._tag !== "JobInputError") {
-                return Effect.fail(
-                  invalid(requestId, [{ field: "/body", code: "UNREADABLE", message: "the body could not be read" }])
-                )
-              }
-              return Effect.fail(
-                error.code === "PAYLOAD_TOO_LARGE"
-                  ? new PayloadTooLarge({ code: "PAYLOAD_TOO_LARGE", detail: error.detail, requestId })
-                  : new BadRequest({ code: error.code, detail: error.detail, requestId, errors: error.errors })
-              )
-            })
-          )
+          }).pipe(Effect.catch((error) => Effect.fail(uploadProblem(error, requestId))))
           if (target === undefined) {
             const named = targetOf(engine, caller.team, input.fields, "", requestId)
             if (!isTarget(named)) {
@@ -181,23 +195,8 @@ export const JobsHandlers = HttpApiBuilder.group(
             })
             .pipe(
               Effect.catchTags({
-                QueueFull: (full) =>
-                  withRetryAfter(
-                    new ServiceUnavailable({
-                      code: "SERVICE_ERROR",
-                      detail: `The job queue is full (${full.maxQueued} jobs waiting); try again shortly.`,
-                      requestId,
-                      retryAfterSeconds: QUEUE_FULL_RETRY_SECONDS
-                    })
-                  ),
-                IdempotencyConflict: (conflict) =>
-                  Effect.fail(
-                    new Conflict({
-                      code: "CONFLICT",
-                      detail: `Idempotency-Key "${conflict.key}" was used for another request (job ${conflict.jobId}); use a new key for a new batch.`,
-                      requestId
-                    })
-                  )
+                QueueFull: (full) => withRetryAfter(queueFull(full.maxQueued, requestId)),
+                IdempotencyConflict: (conflict) => Effect.fail(idempotencyConflict(conflict, requestId))
               })
             )
           if (HttpServerResponse.isHttpServerResponse(submitted)) return submitted
