@@ -36,6 +36,13 @@ export class JobIndex {
     return this.waitingCount
   }
 
+  /** Jobs waiting for a worker, and jobs a worker is processing now. */
+  occupancy(): { readonly waiting: number; readonly running: number } {
+    let running = 0
+    for (const entry of this.entries.values()) if (entry.active) running++
+    return { waiting: this.waitingCount, running }
+  }
+
   add(entry: JobEntry): void {
     this.entries.set(entry.jobId, entry)
     if (entry.idempotency !== undefined) {

@@ -74,6 +74,8 @@ export interface JobQueueOptions {
   readonly onFinished?:
     | ((job: Job, recordCallback: (callback: JobCallback) => Effect.Effect<void>) => Effect.Effect<void>)
     | undefined
+  /** Called (synchronously) with every job's final record, whatever its end. */
+  readonly onEnded?: ((job: Job) => void) | undefined
   /** Input items per chunk (default 25,000). */
   readonly chunkItems?: number | undefined
   /** How often expired jobs are deleted (default 10 minutes). */
@@ -93,6 +95,8 @@ export class JobQueue extends Context.Service<
     awaitFinished(team: string, jobId: string): Effect.Effect<Job, JobNotFound>
     /** Stores a finished job's callback delivery state (used by `onFinished`). */
     recordCallback(jobId: JobId, callback: JobCallback): Effect.Effect<void>
+    /** Jobs waiting for a worker and jobs being processed, now (for metrics). */
+    occupancy(): { readonly waiting: number; readonly running: number }
   }
 >()("campusgate/jobs/JobQueue") {
   static readonly layer = (options: JobQueueOptions): Layer.Layer<JobQueue, never, JobStore> =>
@@ -214,6 +218,7 @@ export class JobQueue extends Context.Service<
             const entry = yield* lookup(team, jobId)
             return isFinished(entry.status) ? yield* readJob(entry) : yield* Deferred.await(entry.finished)
           }),
+          occupancy: () => index.occupancy(),
           recordCallback: Effect.fn("JobQueue.recordCallback")(function* (jobId: JobId, callback: JobCallback) {
             yield* recordCallback(context, jobId, callback)
           })

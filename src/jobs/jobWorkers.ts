@@ -86,6 +86,7 @@ export const finishJob = (context: QueueContext, entry: JobEntry, end: JobEnd): 
       entry.expiresAt = expiresAt
       entry.active = false
       yield* Deferred.succeed(entry.finished, final)
+      context.options.onEnded?.(final)
       yield* notify(context, final)
       return final
     })

@@ -5,8 +5,10 @@
  * usage statistics like any other validation,
  * and announced to their `callbackUrl` when they finish, signed with the
  * webhook secret (`CAMPUSGATE_WEBHOOK_SECRET`, else one generated once and
- * kept in the data directory). The queue's size settings are read at start.
+ * kept in the data directory). Jobs ended and the queue's occupancy are in
+ * the metrics. The queue's size settings are read at start.
  */
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { toOfferResultRow, toResultRow } from "../domain/ResultRow.ts"
@@ -72,7 +74,13 @@ export const jobsLayer: Layer.Layer<JobQueue | JobStore, never, ServerConfig | M
         maxQueued: settings.jobs.maxQueued,
         retentionHours: settings.jobs.retentionHours,
         evaluate: evaluator(config, metrics, usage),
-        onFinished: announce(secret)
-      }).pipe(Layer.provideMerge(JobStore.layerFiles(dataDir)))
+        onFinished: announce(secret),
+        onEnded: (job) => metrics.jobEnded(job.status)
+      }).pipe(
+        Layer.tap((services) =>
+          Effect.sync(() => metrics.observeJobs(() => Context.get(services, JobQueue).occupancy()))
+        ),
+        Layer.provideMerge(JobStore.layerFiles(dataDir))
+      )
     })
   )

@@ -8,6 +8,9 @@
  *   bounded: a path no route matches is `unmatched`;
  * - `campusgate_validations_total{result,reason_code}`, one per validated
  *   email, bulk items included (`reason_code="none"` for valid ones);
+ * - `campusgate_jobs_total{status}`, jobs ended by final status, and the
+ *   gauges `campusgate_jobs_waiting` / `campusgate_jobs_running`, read from
+ *   the job queue when scraped;
  * - `campusgate_config_reloads_total{result="applied|rejected"}` and the
  *   gauge `campusgate_config_stale` (1 while a rejected change leaves an
  *   older config serving), read from the live config when scraped.
@@ -40,6 +43,9 @@ const DURATION = "campusgate_http_request_duration_seconds"
 const VALIDATIONS = "campusgate_validations_total"
 const RELOADS = "campusgate_config_reloads_total"
 const STALE = "campusgate_config_stale"
+const JOBS = "campusgate_jobs_total"
+const JOBS_WAITING = "campusgate_jobs_waiting"
+const JOBS_RUNNING = "campusgate_jobs_running"
 
 /** What a validation result tells the metrics. */
 export interface Validated {
@@ -78,6 +84,10 @@ export class Metrics extends Context.Service<
     validated(result: Validated): void
     /** A batch of validated emails (each counts; per-item errors, which validated nothing, do not). */
     validatedAll(results: ReadonlyArray<Validated | { readonly error: unknown }>): void
+    /** One job ended with this status (completed, failed, cancelled). */
+    jobEnded(status: string): void
+    /** Where the job gauges read from when scraped (the job queue, once it exists). */
+    observeJobs(occupancy: () => { readonly waiting: number; readonly running: number }): void
     /** Every metric in the Prometheus text exposition format. */
     render(): string
   }
@@ -151,7 +161,34 @@ export class Metrics extends Context.Service<
       { get: () => ({ value: status().stale ? 1 : 0 }), update: () => {}, modify: () => {} }
     )
 
+    const jobsEnded = new Map<string, Metric.Counter<number>>()
+    const jobCounter = (status: string): Metric.Counter<number> => {
+      let counter = jobsEnded.get(status)
+      if (counter === undefined) {
+        counter = Metric.counter(JOBS, {
+          description: "Asynchronous jobs ended, by final status",
+          attributes: { status },
+          incremental: true
+        })
+        jobsEnded.set(status, counter)
+      }
+      return counter
+    }
+    let occupancy = () => ({ waiting: 0, running: 0 })
+    const jobGauge = (name: string, description: string, read: () => number) =>
+      Metric.registerUnsafe(Metric.gauge(name, { description }), context, {
+        get: () => ({ value: read() }),
+        update: () => {},
+        modify: () => {}
+      })
+    jobGauge(JOBS_WAITING, "Jobs waiting for a worker", () => occupancy().waiting)
+    jobGauge(JOBS_RUNNING, "Jobs being processed", () => occupancy().running)
+
     return {
+      jobEnded: (status) => jobCounter(status).updateUnsafe(1, context),
+      observeJobs: (read) => {
+        occupancy = read
+      },
       request: (method, url, status, durationMs) => {
         const series = requestSeries(method, routeOf(method, url), status)
         series.count.updateUnsafe(1, context)

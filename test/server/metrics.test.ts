@@ -3,7 +3,7 @@ import { rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { allScopes } from "../../src/domain/ApiKey.ts"
-import { call, copyConfig, type Daemon, makeKey, startDaemon } from "./daemon.ts"
+import { call, copyConfig, type Daemon, makeKey, startDaemon, waitForJob } from "./daemon.ts"
 
 let daemon: Daemon
 let key: string
@@ -131,6 +131,30 @@ describe("GET /metrics", () => {
       sample(before, "campusgate_validations_total", format) + 2
     )
   })
+
+  it("counts jobs by final status and shows the queue's occupancy", async () => {
+    const before = sample(await scrape(), "campusgate_jobs_total", { status: "completed" })
+    const accepted = await call(daemon, "POST", "/api/v1/validate/bulk-async", {
+      key,
+      body: { emails: ["jane@ox.ac.uk", "bob@mit.edu"], targetGroupId: "uk-students" }
+    })
+    expect(accepted.status).toBe(202)
+    await waitForJob(daemon, key, accepted.body.jobId)
+    const text = await scrape()
+    expect(sample(text, "campusgate_jobs_total", { status: "completed" })).toBe(before + 1)
+    expect(sample(text, "campusgate_jobs_waiting")).toBe(0)
+    expect(sample(text, "campusgate_jobs_running")).toBe(0)
+    // A large job is seen running while it runs.
+    const emails = Array.from({ length: 300_000 }, (_, i) => JSON.stringify(`s${i}@ox.ac.uk`))
+    const large = await call(daemon, "POST", "/api/v1/validate/bulk-async?targetGroupId=uk-students", {
+      key,
+      rawBody: `${emails.join("\n")}\n`,
+      headers: { "content-type": "application/x-ndjson" }
+    })
+    await waitForJob(daemon, key, large.body.jobId, (job) => job.status === "running")
+    expect(sample(await scrape(), "campusgate_jobs_running")).toBe(1)
+    await waitForJob(daemon, key, large.body.jobId)
+  }, 60_000)
 
   it("counts config reloads, applied and rejected, and shows when the config is stale", async () => {
     const before = await scrape()
