@@ -26,8 +26,11 @@ import {
 import { RateLimitBucket } from "./rateLimits.ts"
 import { pageQueryFields } from "./resources.ts"
 
-/** The media types a batch may be sent as. */
-export const JOB_INPUT_TYPES = ["application/json", "application/x-ndjson", "text/csv"] as const
+/**
+ * The media types a batch may be sent as. The first is what the typed
+ * client sends its stream as: NDJSON, the form made for large batches.
+ */
+export const JOB_INPUT_TYPES = ["application/x-ndjson", "text/csv", "application/json"] as const
 /** The media types results may be downloaded as (`Accept`); JSON is paged, the others stream everything. */
 export const JOB_RESULT_TYPES = ["application/json", "application/x-ndjson", "text/csv"] as const
 

@@ -2,6 +2,7 @@ import { execFile } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
 import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeCampusgateClient } from "../../src/api/client.ts"
 import { copyConfig, type Daemon, makeKey, startDaemon } from "./daemon.ts"
@@ -11,7 +12,7 @@ let key: string
 
 beforeAll(async () => {
   const dirs = copyConfig()
-  key = makeKey(dirs, "acme", ["validate:target-groups", "validate:bulk"])
+  key = makeKey(dirs, "acme", ["validate:target-groups", "validate:bulk", "jobs:read"])
   daemon = await startDaemon(dirs)
 }, 30_000)
 
@@ -44,6 +45,31 @@ describe("the typed client against the real daemon", () => {
     )
     expect(result.results.map((item) => item.email)).toEqual(emails)
     expect(result.summary).toMatchObject({ total: 2, valid: 1, invalid: 1 })
+  })
+
+  it("submits a streamed NDJSON job, follows it and pages its results", async () => {
+    const lines = ['"jane@ox.ac.uk"', '"bob@mit.edu"', '"kim@cam.ac.uk"']
+    const body = new TextEncoder().encode(`${lines.join("\n")}\n`)
+    const job = await withClient(key, (client) =>
+      Effect.gen(function* () {
+        const accepted = yield* client.jobs.submit({
+          query: { targetGroupId: "uk-students" },
+          headers: {},
+          payload: Stream.make(body)
+        })
+        for (;;) {
+          const current = yield* client.jobs.get({ params: { jobId: accepted.jobId } })
+          if (current.status !== "queued" && current.status !== "running") return current
+          yield* Effect.sleep("20 millis")
+        }
+      })
+    )
+    expect(job).toMatchObject({ status: "completed", progress: { total: 3, processed: 3 } })
+    const page = await withClient(key, (client) =>
+      client.jobs.results({ params: { jobId: job.jobId }, query: { limit: 2 } })
+    )
+    expect(page.data.map((row) => row.email)).toEqual(["jane@ox.ac.uk", "bob@mit.edu"])
+    expect(page.nextCursor).toEqual(expect.any(String))
   })
 
   it("surfaces an unknown target group as a typed NotFound problem", async () => {
