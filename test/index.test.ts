@@ -1,7 +1,9 @@
-import { execFileSync } from "node:child_process"
+import { execFileSync, spawn } from "node:child_process"
+import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
 import { createCampusgate, InvalidConfiguration, OfferNotFound } from "../src/index.ts"
+import { signCallback } from "../src/jobs/webhookSignature.ts"
 
 describe("createCampusgate (built-in data)", () => {
   it("validates against target groups and offers synchronously, and can be reloaded", async () => {
@@ -55,5 +57,27 @@ describe("examples", () => {
     expect(output).toContain('jane@ox.ac.uk: {"isValid":true,"matchedDomain":"ox.ac.uk"}')
     expect(output).toContain('"reasonCode":"COUNTRY_NOT_ALLOWED"')
     expect(output).toContain('inspect mit.ed: "mit.edu"')
+  })
+
+  it("examples/webhook-receiver.ts accepts a signed callback and refuses an unsigned one", async () => {
+    const secret = "example-secret"
+    const receiver = spawn(
+      process.execPath,
+      [fileURLToPath(new URL("../examples/webhook-receiver.ts", import.meta.url)), "0"],
+      { env: { ...process.env, CAMPUSGATE_WEBHOOK_SECRET: secret }, stdio: ["ignore", "pipe", "inherit"] }
+    )
+    try {
+      const lines = createInterface({ input: receiver.stdout! })[Symbol.asyncIterator]()
+      const url = String((await lines.next()).value).split(" at ")[1]!
+      const body = JSON.stringify({ jobId: "job_1", status: "completed", total: 2, counts: { valid: 1 } })
+      const signature = signCallback(secret, Math.floor(Date.now() / 1000), body)
+      const signed = await fetch(url, { method: "POST", headers: { "campusgate-signature": signature }, body })
+      expect(signed.status).toBe(204)
+      expect(String((await lines.next()).value)).toBe('job_1 completed: {"valid":1}')
+      const unsigned = await fetch(url, { method: "POST", body })
+      expect(unsigned.status).toBe(401)
+    } finally {
+      receiver.kill()
+    }
   })
 })
