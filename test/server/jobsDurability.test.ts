@@ -4,6 +4,8 @@
  * can be cancelled; and a daemon killed with SIGKILL mid-job resumes it on
  * restart so that its results hold every input exactly once, in order.
  */
+import { renameSync, rmSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { call, copyConfig, makeKey, setSettings, startDaemon, waitForJob } from "./daemon.ts"
 
@@ -83,4 +85,26 @@ describe("jobs under pressure", () => {
       await second.stop()
     }
   }, 120_000)
+
+  it("answers 503 with Retry-After, accepting nothing, when the data directory cannot take a batch", async () => {
+    const dirs = copyConfig()
+    setSettings(dirs, [[["rateLimits", "bulk", "requests"], 1000]])
+    const key = makeKey(dirs, "acme", ["validate:bulk", "jobs:read"])
+    const daemon = await startDaemon(dirs)
+    const jobs = join(dirs.dataDir, "jobs")
+    try {
+      renameSync(jobs, `${jobs}.away`)
+      writeFileSync(jobs, "not a directory")
+      const refused = await submitNdjson(daemon, key, batch(10, "e"))
+      expect(refused).toMatchObject({ status: 503, body: { code: "SERVICE_ERROR" } })
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0)
+      rmSync(jobs)
+      renameSync(`${jobs}.away`, jobs)
+      const accepted = await submitNdjson(daemon, key, batch(10, "f"))
+      expect(accepted.status).toBe(202)
+      expect((await waitForJob(daemon, key, accepted.body.jobId)).status).toBe("completed")
+    } finally {
+      await daemon.stop()
+    }
+  }, 60_000)
 })

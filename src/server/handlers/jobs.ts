@@ -38,6 +38,8 @@ import { notFound } from "./validation.ts"
 
 /** How long a client should wait before retrying when the queue is full. */
 const QUEUE_FULL_RETRY_SECONDS = 5
+/** How long a client should wait before retrying when the data directory cannot be written. */
+const STORAGE_RETRY_SECONDS = 30
 
 const formats: Record<string, JobInputFormat> = {
   "application/json": "json",
@@ -126,6 +128,22 @@ const idempotencyConflict = (conflict: IdempotencyConflict, requestId: string) =
     requestId
   })
 
+/** A file-system failure (disk full, read-only or broken data directory) is the store being down: 503, not 500. */
+const storageUnavailable = (defect: unknown) => {
+  const code = (defect as NodeJS.ErrnoException | undefined)?.code
+  if (typeof code !== "string" || !/^E[A-Z]+$/.test(code)) return Effect.die(defect)
+  return Effect.flatMap(currentRequestId, (requestId) =>
+    withRetryAfter(
+      new ServiceUnavailable({
+        code: "SERVICE_ERROR",
+        detail: `The data directory cannot take the batch now (${code}); nothing was accepted. Try again later.`,
+        requestId,
+        retryAfterSeconds: STORAGE_RETRY_SECONDS
+      })
+    )
+  )
+}
+
 const withRetryAfter = (problem: ServiceUnavailable) =>
   Effect.map(
     HttpServerRespondable.toResponse(problem),
@@ -206,7 +224,7 @@ export const JobsHandlers = HttpApiBuilder.group(
             { jobId: job.jobId, status: job.status, links },
             { status: 202, headers: { location: links.self } }
           )
-        })
+        }).pipe(Effect.catchDefect(storageUnavailable))
       )
       .handle("get", ({ params }) =>
         Effect.gen(function* () {
