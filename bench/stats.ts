@@ -6,15 +6,15 @@
  * Recording passes the instant the validation read (`Engine.validateOffer`'s
  * `now`), as the library facade does, so the clock is read once per email. Goal (issue 5):
  * recording costs <= 10%. Also the per-email cost of the ways to key the
- * unique count, to back the choice in src/stats/emailHash.ts: HMAC-SHA-256,
+ * unique count, to back the choice in src/engine/email/canonicalHash.ts: HMAC-SHA-256,
  * parse + canonicalAddress, and the keyed hash of the normalised address.
  * Prints progress, then one final JSON line.
  */
 import { createHmac, randomBytes } from "node:crypto"
 import { canonicalAddress } from "../src/engine/email/canonical.ts"
+import { hashCanonicalAddress, lastHash } from "../src/engine/email/canonicalHash.ts"
 import { parseEmail } from "../src/engine/email/parseEmail.ts"
 import { buildInstitutionTable } from "../src/engine/InstitutionIndex.ts"
-import { hashCanonicalAddress, lastHash } from "../src/stats/emailHash.ts"
 import { randomHashKey } from "../src/stats/hashKey.ts"
 import { UsageRecorder } from "../src/stats/UsageRecorder.ts"
 import { BENCH_OFFER, makeBenchEngine } from "./benchEngine.ts"

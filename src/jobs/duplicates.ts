@@ -1,64 +1,46 @@
 /**
  * Duplicate detection within a job: an email is a duplicate when its
  * canonical address (`canonicalAddress`: case, `+tag` and Gmail dots folded)
- * was seen earlier in the same job. Addresses are kept as 53-bit hashes, not
- * as strings, so a million addresses cost 16-32 MB rather than hundreds. Two different addresses share a hash with
+ * was seen earlier in the same job. Addresses are kept as 53-bit hashes
+ * (`canonicalHash.ts`, the hash usage statistics use too), not as strings,
+ * so a million addresses cost 16-32 MB rather than hundreds. Two different
+ * addresses share a hash with
  * probability about n²/2⁵⁴ (1 in 18,000 for a million-email job); the cost of
  * such a collision is one miscounted duplicate, never a wrong verdict.
  */
 import { canonicalAddress } from "../engine/email/canonical.ts"
+import {
+  type HashKey,
+  hashCanonicalAddress,
+  hashKeyFromBytes,
+  hashString,
+  lastHash
+} from "../engine/email/canonicalHash.ts"
 import { parseEmail } from "../engine/email/parseEmail.ts"
 
-/**
- * A 53-bit hash of a string: two independent 32-bit multiply-xorshift lanes
- * over the UTF-16 code units, the second cut to 21 bits, joined into one
- * integer that is exact as a JavaScript number.
- */
-export const hash53 = (text: string): number => {
-  let a = 0x9e3779b9 ^ text.length
-  let b = 0x85ebca6b ^ text.length
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i)
-    a = Math.imul(a ^ unit, 0x01000193)
-    b = Math.imul(b ^ unit, 0x5bd1e995)
-    b ^= b >>> 13
-  }
-  a ^= a >>> 16
-  a = Math.imul(a, 0x7feb352d)
-  a ^= a >>> 15
-  a = Math.imul(a, 0x846ca68b)
-  a ^= a >>> 16
-  b ^= b >>> 15
-  b = Math.imul(b, 0x2c1b3c6d)
-  b ^= b >>> 12
-  return (b & 0x1fffff) * 0x100000000 + (a >>> 0)
-}
+/** Any fixed key will do: these hashes live only in memory, for one job. */
+const KEY: HashKey = hashKeyFromBytes(new TextEncoder().encode("campusgate-dups!"))
+
+/** The last hash computed, cut to 53 bits: exact as a JavaScript number. */
+const lastHash53 = (): number => (lastHash.high & 0x1fffff) * 0x100000000 + lastHash.low
 
 /**
  * A plain ASCII address: dot-atom local part, no quotes, no address
- * literal, no trailing dot. Once the engine has accepted such an address,
- * its canonical form is plain string work (`plainCanonical`).
+ * literal, no trailing dot. Lower-cased, an address the engine accepted is
+ * in the form `hashCanonicalAddress` reads, so it is not parsed again.
  */
 const PLAIN = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*$/
 
-/** `canonicalAddress` of a plain ASCII address the engine accepted, without parsing it again. */
-export const plainCanonical = (email: string): string => {
-  const lowered = email.toLowerCase()
-  const at = lowered.lastIndexOf("@")
-  const plus = lowered.indexOf("+")
-  let local = plus > 0 && plus < at ? lowered.slice(0, plus) : lowered.slice(0, at)
-  const domain = lowered.slice(at + 1)
-  if (domain === "gmail.com" || domain === "googlemail.com") {
-    local = local.replaceAll(".", "")
-    return `${local}@gmail.com`
+/** The 53-bit hash of an email's canonical address, or `undefined` when it is not an email. */
+export const canonicalHash = (email: string, accepted = false): number | undefined => {
+  if (accepted && PLAIN.test(email)) {
+    hashCanonicalAddress(KEY, email.toLowerCase())
+    return lastHash53()
   }
-  return plus > 0 && plus < at ? `${local}@${domain}` : lowered
-}
-
-/** The hash of an email's canonical address, or `undefined` when it is not an email. */
-export const canonicalHash = (email: string): number | undefined => {
   const parsed = parseEmail(email)
-  return parsed.ok ? hash53(canonicalAddress(parsed.email)) : undefined
+  if (!parsed.ok) return undefined
+  hashString(KEY, canonicalAddress(parsed.email))
+  return lastHash53()
 }
 
 /**
@@ -114,7 +96,7 @@ export class DuplicateSet {
    * job's time, `--cpu-prof` of `npm run bench:jobs`).
    */
   isRepeat(email: string, accepted = false): boolean {
-    const hash = accepted && PLAIN.test(email) ? hash53(plainCanonical(email)) : canonicalHash(email)
+    const hash = canonicalHash(email, accepted)
     return hash !== undefined && !this.seen.add(hash)
   }
 

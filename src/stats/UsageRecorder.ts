@@ -17,8 +17,8 @@
  */
 
 import type { OfferValidationResult } from "../domain/ValidationResult.ts"
+import { type HashKey, hashCanonicalAddress, lastHash } from "../engine/email/canonicalHash.ts"
 import { parseEmail } from "../engine/email/parseEmail.ts"
-import { type HashKey, hashCanonicalAddress, lastHash } from "./emailHash.ts"
 import {
   addUniqueHash,
   addUsage,

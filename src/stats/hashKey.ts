@@ -8,8 +8,8 @@
  */
 import { createHash, randomBytes } from "node:crypto"
 import { join } from "node:path"
+import { type HashKey, hashKeyFromBytes } from "../engine/email/canonicalHash.ts"
 import { secretFile } from "../store/secretFile.ts"
-import { type HashKey, hashKeyFromBytes } from "./emailHash.ts"
 import { statsDirectory } from "./usageFiles.ts"
 
 export const HASH_KEY_FILE = "hash-key"

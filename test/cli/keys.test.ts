@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process"
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest"
 import { createApiKey } from "../../src/config/apiKeyStore.ts"
 import { allScopes } from "../../src/domain/ApiKey.ts"
 import type { TeamId } from "../../src/domain/Identifiers.ts"
+import { allText } from "../config/configFiles.ts"
 
 const main = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url))
 
@@ -28,13 +29,6 @@ const setup = () => {
   }
   return { root, config, data, env, run }
 }
-
-const allText = (dir: string): string =>
-  readdirSync(dir, { recursive: true, encoding: "utf8" })
-    .map((name) => join(dir, name))
-    .filter((path) => statSync(path).isFile())
-    .map((path) => readFileSync(path, "utf8"))
-    .join("\n")
 
 describe("campusgate keys", () => {
   it("creates a key and prints exactly id, key, team, scopes and expiresAt with --json", () => {

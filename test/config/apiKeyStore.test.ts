@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
@@ -17,6 +17,7 @@ import { hashApiKey } from "../../src/config/apiKeys.ts"
 import { loadConfig } from "../../src/config/loadConfig.ts"
 import { allScopes } from "../../src/domain/ApiKey.ts"
 import type { TeamId } from "../../src/domain/Identifiers.ts"
+import { allText } from "./configFiles.ts"
 
 const NOW = Date.parse("2026-06-01T12:00:00Z")
 const acme = "acme" as TeamId
@@ -28,14 +29,6 @@ const directories = () => {
   mkdirSync(configDir)
   return { root, configDir, dataDir }
 }
-
-/** The text of every file under `dir`. */
-const allText = (dir: string): string =>
-  readdirSync(dir, { recursive: true, encoding: "utf8" })
-    .map((name) => join(dir, name))
-    .filter((path) => statSync(path).isFile())
-    .map((path) => readFileSync(path, "utf8"))
-    .join("\n")
 
 describe("createApiKey", () => {
   it("stores only the hash, in the config directory when it is writable", () => {

@@ -1,9 +1,17 @@
 /** Temporary config and data directories written from `{ "relative/path.yaml": "content" }` maps. */
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 
 export type Files = Readonly<Record<string, string>>
+
+/** The text of every file under `dir`, e.g. to check a secret was never written anywhere. */
+export const allText = (dir: string): string =>
+  readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .map((name) => join(dir, name))
+    .filter((path) => statSync(path).isFile())
+    .map((path) => readFileSync(path, "utf8"))
+    .join("\n")
 
 export const writeFiles = (root: string, files: Files): void => {
   for (const [path, content] of Object.entries(files)) {

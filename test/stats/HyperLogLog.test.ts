@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { hashCanonicalAddress, hashKeyFromBytes, lastHash } from "../../src/stats/emailHash.ts"
+import { hashCanonicalAddress, hashKeyFromBytes, lastHash } from "../../src/engine/email/canonicalHash.ts"
 import { addHash, estimate, makeRegisters, mergeRegisters } from "../../src/stats/HyperLogLog.ts"
 
 const key = hashKeyFromBytes(new Uint8Array(16).map((_, i) => 200 - i))

@@ -3,7 +3,7 @@
  * lower-cased local part without `+tag`, Gmail dots and googlemail.com
  * folded), computed without building the canonical string for plain ASCII
  * addresses. Equal to hashing `canonicalAddress(parseEmail(address))` as a
- * string (test/stats/emailHash.test.ts proves it on generated addresses).
+ * string (test/engine/email/canonicalHash.test.ts proves it on generated addresses).
  *
  * Why not an HMAC: measured with `npm run bench:stats` (shared 2-core
  * machine, CPU time), HMAC-SHA-256 from node:crypto costs ~17 µs per email
@@ -20,8 +20,8 @@
  * pairs of UTF-16 code units, seeded by the key, finished with MurmurHash3's
  * fmix32 avalanche; the key also enters the finish.
  */
-import { canonicalAddress } from "../engine/email/canonical.ts"
-import type { ParsedEmail } from "../engine/email/parseEmail.ts"
+import { canonicalAddress } from "./canonical.ts"
+import type { ParsedEmail } from "./parseEmail.ts"
 
 /** 128 bits of key as four 32-bit words. */
 export interface HashKey {

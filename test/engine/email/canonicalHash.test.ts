@@ -1,8 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
-import { canonicalAddress } from "../../src/engine/email/canonical.ts"
-import { parseEmail } from "../../src/engine/email/parseEmail.ts"
-import { hashCanonicalAddress, hashKeyFromBytes, hashString, lastHash } from "../../src/stats/emailHash.ts"
+import { canonicalAddress } from "../../../src/engine/email/canonical.ts"
+import {
+  hashCanonicalAddress,
+  hashKeyFromBytes,
+  hashString,
+  lastHash
+} from "../../../src/engine/email/canonicalHash.ts"
+import { parseEmail } from "../../../src/engine/email/parseEmail.ts"
 
 const key = hashKeyFromBytes(new Uint8Array(16).map((_, i) => i * 17 + 3))
 const options = { allowQuotedLocalPart: true, allowIpLiteral: true } as const
