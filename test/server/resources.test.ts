@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from "node:fs"
+import { existsSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { allScopes } from "../../src/domain/ApiKey.ts"
@@ -369,6 +369,22 @@ describe("POST /offers/bulk-process", () => {
 })
 
 describe("resources created through the API", () => {
+  it("answer 503 with Retry-After, changing nothing, when the data directory cannot be written", async () => {
+    const offers = join(daemon.dataDir, "offers")
+    renameSync(offers, `${offers}.away`)
+    writeFileSync(offers, "not a directory")
+    try {
+      const refused = await createOffer(offer("api-unwritable"))
+      expect(refused).toMatchObject({ status: 503, body: { code: "SERVICE_ERROR" } })
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0)
+    } finally {
+      rmSync(offers)
+      renameSync(`${offers}.away`, offers)
+    }
+    expect((await call(daemon, "GET", "/api/v1/offers/api-unwritable", { key: acme })).status).toBe(404)
+    expect((await createOffer(offer("api-unwritable"))).status).toBe(201)
+  })
+
   it("can be copied to another deployment as GET returns them, and survive its restart", async () => {
     await call(daemon, "POST", "/api/v1/target-groups", {
       key: acme,

@@ -11,7 +11,6 @@ import { createHash } from "node:crypto"
 import { rmSync } from "node:fs"
 import * as Effect from "effect/Effect"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
-import * as HttpServerRespondable from "effect/http/HttpServerRespondable"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import * as Schema from "effect/Schema"
@@ -34,12 +33,11 @@ import { JobInputError } from "../../jobs/jobInputError.ts"
 import { readResultsPage, streamResults } from "../../jobs/jobResults.ts"
 import { currentRequestId } from "../requestId.ts"
 import { ServerConfig } from "../ServerConfig.ts"
+import { orStoreUnavailable, withRetryAfter } from "../storeUnavailable.ts"
 import { notFound } from "./validation.ts"
 
 /** How long a client should wait before retrying when the queue is full. */
 const QUEUE_FULL_RETRY_SECONDS = 5
-/** How long a client should wait before retrying when the data directory cannot be written. */
-const STORAGE_RETRY_SECONDS = 30
 
 const formats: Record<string, JobInputFormat> = {
   "application/json": "json",
@@ -128,28 +126,6 @@ const idempotencyConflict = (conflict: IdempotencyConflict, requestId: string) =
     requestId
   })
 
-/** A file-system failure (disk full, read-only or broken data directory) is the store being down: 503, not 500. */
-const storageUnavailable = (defect: unknown) => {
-  const code = (defect as NodeJS.ErrnoException | undefined)?.code
-  if (typeof code !== "string" || !/^E[A-Z]+$/.test(code)) return Effect.die(defect)
-  return Effect.flatMap(currentRequestId, (requestId) =>
-    withRetryAfter(
-      new ServiceUnavailable({
-        code: "SERVICE_ERROR",
-        detail: `The data directory cannot take the batch now (${code}); nothing was accepted. Try again later.`,
-        requestId,
-        retryAfterSeconds: STORAGE_RETRY_SECONDS
-      })
-    )
-  )
-}
-
-const withRetryAfter = (problem: ServiceUnavailable) =>
-  Effect.map(
-    HttpServerRespondable.toResponse(problem),
-    HttpServerResponse.setHeader("retry-after", String(problem.retryAfterSeconds))
-  )
-
 export const JobsHandlers = HttpApiBuilder.group(
   CampusgateApi,
   "jobs",
@@ -224,7 +200,7 @@ export const JobsHandlers = HttpApiBuilder.group(
             { jobId: job.jobId, status: job.status, links },
             { status: 202, headers: { location: links.self } }
           )
-        }).pipe(Effect.catchDefect(storageUnavailable))
+        }).pipe(orStoreUnavailable)
       )
       .handle("get", ({ params }) =>
         Effect.gen(function* () {

@@ -31,6 +31,7 @@ import { saveOffer } from "../../store/resourceFiles.ts"
 import { Metrics } from "../metrics.ts"
 import { currentRequestId } from "../requestId.ts"
 import { ServerConfig } from "../ServerConfig.ts"
+import { orStoreUnavailable } from "../storeUnavailable.ts"
 import { byId, conflict, idTaken, invalid, notFound, paginate, sourceOf, writeResource } from "./resources.ts"
 
 type Server = ServerConfig["Service"]
@@ -174,7 +175,7 @@ export const OffersHandlers = HttpApiBuilder.group(
           const requestId = yield* currentRequestId
           const caller = yield* Caller
           return yield* Effect.fromResult(createOffer(server, caller.team, payload, requestId))
-        })
+        }).pipe(orStoreUnavailable)
       )
       .handle("list", ({ query }) =>
         Effect.gen(function* () {
@@ -224,7 +225,7 @@ export const OffersHandlers = HttpApiBuilder.group(
           const requestId = yield* currentRequestId
           const caller = yield* Caller
           return yield* Effect.fromResult(updateOffer(server, caller.team, params.id, payload.status, requestId))
-        })
+        }).pipe(orStoreUnavailable)
       )
       .handle("bulkProcess", ({ payload }) =>
         Effect.gen(function* () {

@@ -18,6 +18,7 @@ import { isVisibleTo } from "../../engine/Engine.ts"
 import { saveTargetGroup } from "../../store/resourceFiles.ts"
 import { currentRequestId } from "../requestId.ts"
 import { ServerConfig } from "../ServerConfig.ts"
+import { orStoreUnavailable } from "../storeUnavailable.ts"
 import { byId, conflict, idTaken, invalid, notFound, paginate, sourceOf, writeResource } from "./resources.ts"
 
 const toResource = (snapshot: ConfigSnapshot, group: TargetGroup): TargetGroupResource => ({
@@ -61,7 +62,7 @@ export const TargetGroupsHandlers = HttpApiBuilder.group(
           const requestId = yield* currentRequestId
           const caller = yield* Caller
           return yield* Effect.fromResult(createTargetGroup(server, caller.team, payload, requestId))
-        })
+        }).pipe(orStoreUnavailable)
       )
       .handle("list", ({ query }) =>
         Effect.gen(function* () {
