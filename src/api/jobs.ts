@@ -11,7 +11,7 @@ import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
 import * as OpenApi from "effect/http-api/OpenApi"
 import * as Schema from "effect/Schema"
-import { JobLinks, JobStatus, JobView } from "../domain/Job.ts"
+import { CallbackUrl, JobLinks, JobStatus, JobView } from "../domain/Job.ts"
 import { ResultRow } from "../domain/ResultRow.ts"
 import { Authorization, RequiredScope } from "./Authorization.ts"
 import {
@@ -44,7 +44,7 @@ export const BulkAsyncQuery = Schema.Struct({
   targetGroupId: Schema.optionalKey(Id),
   offerId: Schema.optionalKey(Id),
   /** POSTed a signed summary when the job finishes (no email addresses). */
-  callbackUrl: Schema.optionalKey(Schema.String.pipe(Schema.check(Schema.isMaxLength(2048))))
+  callbackUrl: Schema.optionalKey(CallbackUrl)
 })
 
 export const BulkAsyncHeaders = Schema.Struct({
@@ -59,7 +59,7 @@ export const BulkAsyncJsonBody = Schema.Struct({
   emails: Schema.Array(Schema.String),
   targetGroupId: Schema.optionalKey(Id),
   offerId: Schema.optionalKey(Id),
-  callbackUrl: Schema.optionalKey(Schema.String)
+  callbackUrl: Schema.optionalKey(CallbackUrl)
 }).pipe(
   Schema.annotate({
     examples: [

@@ -56,6 +56,19 @@ export const CallbackAttempt = Schema.Struct({
 })
 export type CallbackAttempt = typeof CallbackAttempt.Type
 
+/** Where a finished job's notice is POSTed: an absolute `http:` or `https:` URL. */
+export const CallbackUrl = Schema.String.pipe(
+  Schema.check(Schema.isMaxLength(2048)),
+  Schema.check(
+    Schema.makeFilter((text: string) => {
+      const url = URL.parse(text)
+      return url !== null && (url.protocol === "https:" || url.protocol === "http:")
+        ? true
+        : "expected an absolute http or https URL"
+    })
+  )
+)
+
 export const JobCallback = Schema.Struct({
   url: Schema.String,
   delivered: Schema.Boolean,

@@ -11,6 +11,7 @@ import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as SchemaIssue from "effect/SchemaIssue"
 import type { StandardSchemaV1 } from "effect/StandardSchema"
+import { CallbackUrl } from "../domain/Job.ts"
 import { addValue, type InputItems } from "./inputItems.ts"
 import {
   type InputFieldError,
@@ -22,19 +23,6 @@ import {
 } from "./jobInputError.ts"
 
 const Id = Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(64)))
-
-/** Where a finished job's notice is POSTed: an absolute `http:` or `https:` URL. */
-export const CallbackUrl = Schema.String.pipe(
-  Schema.check(Schema.isMaxLength(2048)),
-  Schema.check(
-    Schema.makeFilter((text: string) => {
-      const url = URL.parse(text)
-      return url !== null && (url.protocol === "https:" || url.protocol === "http:")
-        ? true
-        : "expected an absolute http or https URL"
-    })
-  )
-)
 
 /** The fields of a job besides its emails (query parameters for NDJSON and CSV bodies). */
 export interface JobInputFields {

@@ -173,6 +173,12 @@ describe("asynchronous bulk jobs", () => {
       "?targetGroupId=uk-students"
     )
     expect(noColumn).toMatchObject({ status: 400, body: { code: "VALIDATION_ERROR" } })
+    const badCallback = await submit(
+      { rawBody: ndjson(['"a@ox.ac.uk"']), headers: { "content-type": "application/x-ndjson" } },
+      "?targetGroupId=uk-students&callbackUrl=ftp%3A%2F%2Fexample.com%2Fhook"
+    )
+    expect(badCallback).toMatchObject({ status: 400, body: { code: "VALIDATION_ERROR" } })
+    expect(badCallback.body.errors[0].field).toBe("/query/callbackUrl")
     const unknownGroup = await submit({ body: { emails: ["jane@ox.ac.uk"], targetGroupId: "nope" } })
     expect(unknownGroup).toMatchObject({ status: 404, body: { code: "NOT_FOUND" } })
     const xml = await submit({ rawBody: "<emails/>", headers: { "content-type": "application/xml" } })

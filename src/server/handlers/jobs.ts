@@ -13,7 +13,6 @@ import * as Effect from "effect/Effect"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
-import * as Schema from "effect/Schema"
 import { API_PREFIX, CampusgateApi } from "../../api/Api.ts"
 import { Caller } from "../../api/Authorization.ts"
 import { RESULTS_LIMIT_DEFAULT } from "../../api/jobs.ts"
@@ -26,7 +25,6 @@ import type { IdempotencyConflict } from "../../jobs/errors.ts"
 import { toJobView } from "../../jobs/Job.ts"
 import { JobQueue } from "../../jobs/JobQueue.ts"
 import { JobStore } from "../../jobs/JobStore.ts"
-import { CallbackUrl } from "../../jobs/jobDocument.ts"
 import { uploadPath } from "../../jobs/jobFiles.ts"
 import { type JobInputFormat, readJobInput } from "../../jobs/jobInput.ts"
 import { JobInputError } from "../../jobs/jobInputError.ts"
@@ -93,8 +91,6 @@ const targetOf = (engine: Engine, team: string, named: Named, where: string, req
 const isTarget = (value: unknown): value is JobTarget =>
   typeof value === "object" && value !== null && ("targetGroupId" in value || "offerId" in value)
 
-const isCallbackUrl = Schema.is(CallbackUrl)
-
 /** What makes two submissions the same request: the body and the target and callback named beside it. */
 const requestHash = (bodyHash: string, target: JobTarget, callbackUrl: string | undefined): string =>
   createHash("sha256")
@@ -153,11 +149,6 @@ export const JobsHandlers = HttpApiBuilder.group(
           } else if (query.targetGroupId !== undefined || query.offerId !== undefined) {
             return yield* invalid(requestId, [
               { field: "/query", code: "TARGET_IN_BODY", message: "a JSON body names targetGroupId or offerId itself" }
-            ])
-          }
-          if (query.callbackUrl !== undefined && !isCallbackUrl(query.callbackUrl)) {
-            return yield* invalid(requestId, [
-              { field: "/query/callbackUrl", code: "INVALID_VALUE", message: "an absolute http(s) URL" }
             ])
           }
           const upload = uploadPath(loaded.dataDir)
