@@ -4,6 +4,8 @@
  * counted once each, with unique people by canonical address, and the
  * counts survive a restart.
  */
+import { existsSync } from "node:fs"
+import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { call, copyConfig, makeKey, setSettings, startDaemon, waitForJob } from "./daemon.ts"
 
@@ -72,5 +74,24 @@ describe("offer usage statistics", () => {
     } finally {
       await daemon.stop()
     }
+  }, 60_000)
+
+  it("counts nothing when statistics are switched off", async () => {
+    const dirs = copyConfig()
+    setSettings(dirs, [[["statistics", "enabled"], false]])
+    const key = makeKey(dirs, "acme", ["validate:offers", "offers:read"])
+    const daemon = await startDaemon(dirs)
+    try {
+      const single = await call(daemon, "POST", "/api/v1/validate/offer", {
+        key,
+        body: { email: "jane@ox.ac.uk", offerId }
+      })
+      expect(single.status).toBe(200)
+      const status = await call(daemon, "GET", `/api/v1/offers/${offerId}/status`, { key })
+      expect(status.body.usage).toMatchObject({ validations: 0, lastValidatedAt: null })
+    } finally {
+      await daemon.stop()
+    }
+    expect(existsSync(join(dirs.dataDir, "stats"))).toBe(false)
   }, 60_000)
 })
