@@ -11,11 +11,11 @@
 import { createHash } from "node:crypto"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
-import { LiveConfig } from "../src/config/LiveConfig.ts"
+import { directorySource, LiveSnapshot } from "../src/app/Snapshot.ts"
 import { resultText } from "../src/server/resultJson.ts"
 
-const live = LiveConfig.load({ configDir: process.argv[2]!, dataDir: process.argv[3] })
-if (!(live instanceof LiveConfig)) throw new Error(`the config does not load: ${JSON.stringify(live.problems)}`)
+const live = LiveSnapshot.load(directorySource({ configDir: process.argv[2]!, dataDir: process.argv[3] }))
+if (!(live instanceof LiveSnapshot)) throw new Error(`the config does not load: ${JSON.stringify(live.problems)}`)
 const { config, engine } = live.current()
 const hashes = new Set(config.apiKeys.map((record) => record.hash.toLowerCase()))
 

@@ -6,10 +6,10 @@ import { InvalidConfiguration } from "../src/domain/errors.ts"
 import type { Engine } from "../src/engine/Engine.ts"
 import { IndexBuilder } from "../src/engine/institutions/IndexBuilder.ts"
 import { InstitutionTable } from "../src/engine/institutions/InstitutionTable.ts"
+import { makeEngine } from "../src/engine/makeEngine.ts"
 import { type EmailLists, loadEmailLists } from "../src/engine/policy/EmailLists.ts"
 import { type EmailListName, type EmailListsData, emailListsDataFormat } from "../src/engine/policy/EmailListsData.ts"
 import { type EngineContext, makeEngineContext } from "../src/engine/targeting/EngineContext.ts"
-import { makeEngine } from "../src/engine/Validator.ts"
 
 const source = { dataset: "fixture", version: "1" }
 

@@ -16,6 +16,7 @@ import { type ApiKeyRecord, ApiKeysFile } from "../domain/ApiKey.ts"
 import type { ConfigurationProblem } from "../domain/errors.ts"
 import { Offer } from "../domain/Offer.ts"
 import { TargetGroup } from "../domain/TargetGroup.ts"
+import { targetGroupVisible } from "../domain/visibility.ts"
 import {
   DatasetError,
   type DatasetSpec,
@@ -48,8 +49,9 @@ export interface SourceFile {
 }
 
 export interface LoadedConfig {
-  readonly configDir: string
-  readonly dataDir: string
+  /** Undefined for resources given in memory (the library without a config directory). */
+  readonly configDir: string | undefined
+  readonly dataDir: string | undefined
   readonly settings: Settings
   readonly secrets: Secrets
   readonly teams: ReadonlySet<string>
@@ -264,7 +266,7 @@ export const loadConfig = (location: ConfigLocation): ConfigLoad => {
         if (brokenGroups.has(groupId)) return
         const known = [...groupsById.keys()].join(", ") || "none"
         problems.push(problemAt(item.file, at, `no target group "${groupId}" (known: ${known})`))
-      } else if (group.value.team !== undefined && group.value.team !== item.value.team) {
+      } else if (!targetGroupVisible(group.value, item.value.team)) {
         problems.push(
           problemAt(
             item.file,
@@ -297,7 +299,7 @@ export const loadConfig = (location: ConfigLocation): ConfigLoad => {
 }
 
 /** The settings an empty campusgate.yaml gives. */
-const decodeDefaults = (): Settings => {
+export const defaultSettings = (): Settings => {
   const decoded = decodeYaml(Settings, SETTINGS_FILE, "{}")
   if (!decoded.ok) throw new Error("the default settings do not decode")
   return decoded.value
@@ -319,7 +321,7 @@ export const loadSettings = (
     : undefined
   const decoded = file === undefined ? undefined : decodeYaml(Settings, displayPath(path), file.text, { empty: {} })
   if (decoded !== undefined && !decoded.ok) problems.push(...decoded.problems)
-  const settings = decoded?.ok === true ? decoded.value : decodeDefaults()
+  const settings = decoded?.ok === true ? decoded.value : defaultSettings()
   return { settings: applyEnvironment(settings, env, problems), file }
 }
 
@@ -333,3 +335,11 @@ export const dataDirFor = (configDir: string, settings: Settings, explicit: stri
 /** The teams resources and keys may name: the default team and those declared in campusgate.yaml. */
 export const teamsOf = (settings: Settings): ReadonlySet<string> =>
   new Set([DEFAULT_TEAM, ...settings.teams.map((team) => team.id)])
+
+/** The directories of a config read from disk; a config given in memory has none, and asking is a defect. */
+export const directoriesOf = (config: LoadedConfig): { readonly configDir: string; readonly dataDir: string } => {
+  if (config.configDir === undefined || config.dataDir === undefined) {
+    throw new Error("this configuration was given in memory: it has no config or data directory")
+  }
+  return { configDir: config.configDir, dataDir: config.dataDir }
+}

@@ -14,6 +14,7 @@ import {
 import type { Offer } from "../domain/Offer.ts"
 import type { TargetGroup } from "../domain/TargetGroup.ts"
 import type { OfferValidationResult, ValidationResult } from "../domain/ValidationResult.ts"
+import { targetGroupVisible } from "../domain/visibility.ts"
 import { type CompiledTargetGroup, compileTargetGroup } from "./targeting/compileTargetGroup.ts"
 import type { EngineContext } from "./targeting/EngineContext.ts"
 import { type CompiledOffer, evaluateOffer } from "./targeting/evaluateOffer.ts"
@@ -26,10 +27,6 @@ export interface EngineInput {
   /** The clock for offer windows; `Date.now` unless a test sets it. */
   readonly now?: (() => number) | undefined
 }
-
-/** A target group is visible to a team when it is shared (no team) or the team's own. */
-export const isVisibleTo = (group: TargetGroup, team: string): boolean =>
-  group.team === undefined || group.team === team
 
 export class Engine {
   readonly context: EngineContext
@@ -63,7 +60,7 @@ export class Engine {
       const compiled: Array<CompiledTargetGroup> = []
       offer.targetGroups.forEach((id, j) => {
         const group = groups.get(id)
-        if (group === undefined || !isVisibleTo(group.targetGroup, offer.team)) {
+        if (group === undefined || !targetGroupVisible(group.targetGroup, offer.team)) {
           problems.push({
             path: `offers[${i}].targetGroups[${j}]`,
             message:

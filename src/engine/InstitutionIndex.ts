@@ -57,7 +57,7 @@ export const buildInstitutionTable = (options: InstitutionIndexOptions = {}): In
   return InstitutionTable.fromData(builder.finish())
 }
 
-const toConfigurationError = (error: unknown): InvalidConfiguration =>
+export const toConfigurationError = (error: unknown): InvalidConfiguration =>
   error instanceof DatasetError
     ? new InvalidConfiguration({
         problems: error.problems.map((p) => ({

@@ -11,10 +11,11 @@ import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServer from "effect/http/HttpServer"
 import * as Layer from "effect/Layer"
 import type * as RateLimiter from "effect/persistence/RateLimiter"
+import { directorySource, LiveSnapshot, Snapshot } from "../app/Snapshot.ts"
+import { Validation, ValidationCounters } from "../app/Validation.ts"
 import { ensureBootstrapKey } from "../config/apiKeyStore.ts"
 import type { Environment } from "../config/environment.ts"
-import { LiveConfig } from "../config/LiveConfig.ts"
-import { DEFAULT_TEAM } from "../config/loadConfig.ts"
+import { DEFAULT_TEAM, directoriesOf } from "../config/loadConfig.ts"
 import { formatProblem, InvalidConfiguration } from "../domain/errors.ts"
 import type { TeamId } from "../domain/Identifiers.ts"
 import { UsageStatistics } from "../stats/UsageStatistics.ts"
@@ -24,7 +25,6 @@ import { jobsLayer } from "./jobService.ts"
 import { Metrics } from "./metrics.ts"
 import { RequestLogger } from "./RequestLogger.ts"
 import { rateLimiterLayer } from "./rateLimit.ts"
-import { ServerConfig } from "./ServerConfig.ts"
 
 export interface ServeOptions {
   readonly configDir: string
@@ -52,7 +52,7 @@ export const serverLayer = (options: ServeOptions) =>
     Effect.gen(function* () {
       const announce = options.announce ?? jsonLine
       const location = { configDir: options.configDir, dataDir: options.dataDir, env: options.env }
-      const live = LiveConfig.load(location, {
+      const live = LiveSnapshot.load(directorySource(location), {
         watch: true,
         onReload: (outcome) =>
           outcome.ok
@@ -64,9 +64,10 @@ export const serverLayer = (options: ServeOptions) =>
       if (live instanceof InvalidConfiguration) return yield* live
       yield* Effect.addFinalizer(() => Effect.sync(() => live.close()))
       const { config } = live.current()
+      const { configDir, dataDir } = directoriesOf(config)
       const bootstrap = ensureBootstrapKey({
-        configDir: config.configDir,
-        dataDir: config.dataDir,
+        configDir,
+        dataDir,
         team: config.settings.teams[0]?.id ?? (DEFAULT_TEAM as TeamId)
       })
       if (bootstrap.created) {
@@ -91,14 +92,16 @@ export const serverLayer = (options: ServeOptions) =>
       const { statistics } = config.settings
       const usage = statistics.enabled
         ? UsageStatistics.layerFile({
-            dataDir: config.dataDir,
+            dataDir,
             flushIntervalMs: statistics.flushIntervalMs,
             secret: config.secrets.statsSecret
           })
         : UsageStatistics.layerOff
+      const validation = Validation.layer.pipe(Layer.provide(Layer.effect(ValidationCounters, Effect.service(Metrics))))
       const services = jobsLayer.pipe(
+        Layer.provideMerge(validation),
         Layer.provideMerge(Layer.mergeAll(Metrics.layer, rateLimiterLayer(options.rateLimiterStore), usage)),
-        Layer.provideMerge(ServerConfig.layer(live)),
+        Layer.provideMerge(Snapshot.layer(live)),
         Layer.provideMerge(options.requestLogger ?? RequestLogger.layerStdout)
       )
       const nodeServer = Layer.unwrap(

@@ -13,9 +13,9 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { Authorization, acceptedScopes, Caller, RequiredScope } from "../api/Authorization.ts"
 import { Forbidden, Unauthorized } from "../api/problems.ts"
+import { Snapshot } from "../app/Snapshot.ts"
 import { makeRateLimitCheck } from "./rateLimit.ts"
 import { currentRequestId, requestKeyIds } from "./requestId.ts"
-import { ServerConfig } from "./ServerConfig.ts"
 
 const invalidReasons = {
   unknown: "The API key is not valid.",
@@ -26,7 +26,7 @@ const invalidReasons = {
 export const AuthorizationLive = Layer.effect(
   Authorization,
   Effect.gen(function* () {
-    const config = yield* ServerConfig
+    const config = yield* Snapshot
     const rateLimit = yield* makeRateLimitCheck
     return Authorization.of({
       bearer: Effect.fnUntraced(function* (httpEffect, { credential, endpoint }) {
@@ -39,7 +39,7 @@ export const AuthorizationLive = Layer.effect(
             requestId
           })
         }
-        const verdict = config.keys().verify(presented, Date.now())
+        const verdict = config.current().keys.verify(presented, Date.now())
         if (!verdict.ok) {
           return yield* new Unauthorized({ code: "INVALID_API_KEY", detail: invalidReasons[verdict.reason], requestId })
         }

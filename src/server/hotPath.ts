@@ -34,16 +34,15 @@ import { API_PREFIX, CampusgateApi, canonicalUrl } from "../api/Api.ts"
 import type { Problem } from "../api/problems.ts"
 import { rateLimitBucketOf } from "../api/rateLimits.ts"
 import { ValidateOfferRequest, ValidateTargetGroupRequest } from "../api/validation.ts"
+import { Snapshot } from "../app/Snapshot.ts"
+import { Validation } from "../app/Validation.ts"
 import type { ApiKeyRecord } from "../domain/ApiKey.ts"
-import type { Engine } from "../engine/Engine.ts"
-import { UsageStatistics } from "../stats/UsageStatistics.ts"
 import { type SinglePayload, validateSingle } from "./handlers/validation.ts"
 import { Metrics } from "./metrics.ts"
 import { RequestLogger, recordRequest } from "./RequestLogger.ts"
 import { makeRateLimitDecider, type RateLimitDecision } from "./rateLimit.ts"
 import { malformedJson, requestProblem } from "./requestErrors.ts"
 import { REQUEST_ID_HEADER, requestIdFor } from "./requestId.ts"
-import { ServerConfig } from "./ServerConfig.ts"
 
 const endpoints = CampusgateApi.groups.validation.endpoints
 const parseOptions = { errors: "all", onExcessProperty: "error" } as const
@@ -109,9 +108,7 @@ function abandon(this: IncomingMessage): void {
 
 /** What the endpoint answers for this body, after the rate limit let it through: the result's JSON text, or a problem. */
 const evaluate = (
-  engine: Engine,
-  metrics: Metrics["Service"],
-  usage: UsageStatistics["Service"],
+  validation: Validation["Service"],
   route: Route,
   team: string,
   text: string,
@@ -134,7 +131,7 @@ const evaluate = (
     }
     payload = decoded.value
   }
-  const answer = validateSingle(engine, metrics, usage, team, payload, requestId)
+  const answer = validateSingle(validation, team, payload, requestId)
   return "text" in answer ? answer.text : answer
 }
 
@@ -183,9 +180,9 @@ export class HotPath extends Context.Service<
   static readonly layer = Layer.effect(
     HotPath,
     Effect.gen(function* () {
-      const config = yield* ServerConfig
+      const config = yield* Snapshot
       const metrics = yield* Metrics
-      const usage = yield* UsageStatistics
+      const validation = yield* Validation
       const logger = yield* RequestLogger
       const { decide, decideNow } = yield* makeRateLimitDecider
 
@@ -198,7 +195,7 @@ export class HotPath extends Context.Service<
         if (!Number.isInteger(length) || length < 0 || length > maxBody) return undefined
         const authorization = header(request, "authorization")
         if (authorization === undefined || !authorization.startsWith("Bearer ")) return undefined
-        const verdict = config.keys().verify(authorization.slice(7).trim(), Date.now())
+        const verdict = config.current().keys.verify(authorization.slice(7).trim(), Date.now())
         return verdict.ok && verdict.record.scopes.includes(route.scope) ? verdict.record : undefined
       }
 
@@ -211,8 +208,7 @@ export class HotPath extends Context.Service<
         started: number,
         decision: RateLimitDecision
       ) => {
-        const result =
-          decision.problem ?? evaluate(config.current().engine, metrics, usage, route, record.team, text, requestId)
+        const result = decision.problem ?? evaluate(validation, route, record.team, text, requestId)
         const status = respond(response, result, decision, requestId)
         recordRequest(metrics, logger, { method: "POST", url: route.path, status, started }, requestId, record.id)
       }

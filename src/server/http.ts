@@ -29,6 +29,7 @@ import {
   type Problem,
   UnsupportedMediaType
 } from "../api/problems.ts"
+import { Snapshot } from "../app/Snapshot.ts"
 import { AuthorizationLive } from "./authorization.ts"
 import { JobsHandlers } from "./handlers/jobs.ts"
 import { OffersHandlers } from "./handlers/offers.ts"
@@ -38,7 +39,6 @@ import { Metrics, MetricsRoute } from "./metrics.ts"
 import { RequestLogger, recordRequest } from "./RequestLogger.ts"
 import { RequestErrorsLive } from "./requestErrors.ts"
 import { REQUEST_ID_HEADER, requestIdFor, requestKeyIds } from "./requestId.ts"
-import { ServerConfig } from "./ServerConfig.ts"
 
 /** The API's paths with their methods, to tell 405 from 404. */
 const routes: ReadonlyArray<{ readonly method: string; readonly path: RegExp }> = apiEndpoints.map((endpoint) => ({
@@ -122,7 +122,7 @@ const Outermost = HttpRouter.middleware(
       const original = yield* HttpServerRequest.HttpServerRequest
       const logger = yield* RequestLogger
       const metrics = yield* Metrics
-      const { settings } = (yield* ServerConfig).current().config
+      const { settings } = (yield* Snapshot).current().config
       const requestId = requestIdFor(original.headers[REQUEST_ID_HEADER])
       const url = canonicalUrl(original.url)
       const request = original.modify({ url, headers: Headers.set(original.headers, REQUEST_ID_HEADER, requestId) })
@@ -154,7 +154,7 @@ const Health = Layer.mergeAll(
     "GET",
     "/readyz",
     Effect.gen(function* () {
-      const status = (yield* ServerConfig).status()
+      const status = (yield* Snapshot).status()
       // A stale config still serves (the last good one), so the service stays ready; the detail says so.
       return HttpServerResponse.jsonUnsafe({
         status: "ready",
@@ -177,7 +177,7 @@ const Handlers = Layer.mergeAll(ValidationHandlers, JobsHandlers, OffersHandlers
 const ApiRoutes = HttpApiBuilder.layer(CampusgateApi, { openapiPath: "/openapi.json" }).pipe(Layer.provide(Handlers))
 
 /**
- * Every route and the outermost middleware. Needs `ServerConfig`,
+ * Every route and the outermost middleware. Needs `Snapshot`,
  * `RequestLogger`, `Metrics`, a `RateLimiter` and the job queue and store.
  */
 export const HttpApp = Layer.mergeAll(

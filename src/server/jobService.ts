@@ -11,31 +11,26 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { toOfferResultRow, toResultRow } from "../domain/ResultRow.ts"
+import { Snapshot } from "../app/Snapshot.ts"
+import { Validation } from "../app/Validation.ts"
+import { directoriesOf } from "../config/loadConfig.ts"
+import { ALL_TEAMS } from "../domain/visibility.ts"
 import type { Job, JobCallback } from "../jobs/Job.ts"
 import { JobQueue } from "../jobs/JobQueue.ts"
 import type { Evaluate } from "../jobs/JobRunner.ts"
 import { JobStore } from "../jobs/JobStore.ts"
 import { type DeliveryAttempt, deliverCallback, webhookSecretFor } from "../jobs/webhook.ts"
-import { UsageStatistics } from "../stats/UsageStatistics.ts"
 import { Metrics } from "./metrics.ts"
-import { ServerConfig } from "./ServerConfig.ts"
 
-/** Validates a chunk of a job with the snapshot in force; throws (failing the job) when its target is gone. */
+/**
+ * Validates a chunk of a job with the snapshot in force; throws (failing the
+ * job) when its target is gone. The target's team was checked when the job
+ * was submitted.
+ */
 const evaluator =
-  (config: ServerConfig["Service"], metrics: Metrics["Service"], usage: UsageStatistics["Service"]): Evaluate =>
-  (target, emails) => {
-    const { engine } = config.current()
-    if ("targetGroupId" in target) {
-      const results = engine.validateMany(emails, target.targetGroupId)
-      metrics.validatedAll(results)
-      return results.map((result, i) => toResultRow(emails[i]!, result))
-    }
-    const results = engine.validateManyOffer(emails, target.offerId)
-    metrics.validatedAll(results)
-    usage.recordMany(target.offerId, emails, results)
-    return results.map((result, i) => toOfferResultRow(emails[i]!, result))
-  }
+  (validation: Validation["Service"]): Evaluate =>
+  (target, emails) =>
+    validation.rows(ALL_TEAMS, target, emails)
 
 /** Delivers a finished job's callback, recording every attempt on the job as it happens. */
 const announce =
@@ -60,27 +55,27 @@ const announce =
     }).pipe(Effect.ignore)
   }
 
-/** `JobStore` and `JobQueue` for the daemon; needs `ServerConfig`, `Metrics` and `UsageStatistics`. */
-export const jobsLayer: Layer.Layer<JobQueue | JobStore, never, ServerConfig | Metrics | UsageStatistics> =
-  Layer.unwrap(
-    Effect.gen(function* () {
-      const config = yield* ServerConfig
-      const metrics = yield* Metrics
-      const usage = yield* UsageStatistics
-      const { settings, dataDir, secrets } = config.current().config
-      const secret = webhookSecretFor(dataDir, secrets.webhookSecret)
-      return JobQueue.layer({
-        concurrency: settings.jobs.concurrency,
-        maxQueued: settings.jobs.maxQueued,
-        retentionHours: settings.jobs.retentionHours,
-        evaluate: evaluator(config, metrics, usage),
-        onFinished: announce(secret),
-        onEnded: (job) => metrics.jobEnded(job.status)
-      }).pipe(
-        Layer.tap((services) =>
-          Effect.sync(() => metrics.observeJobs(() => Context.get(services, JobQueue).occupancy()))
-        ),
-        Layer.provideMerge(JobStore.layerFiles(dataDir))
-      )
-    })
-  )
+/** `JobStore` and `JobQueue` for the daemon; needs `Snapshot`, `Metrics` and `Validation`. */
+export const jobsLayer: Layer.Layer<JobQueue | JobStore, never, Snapshot | Metrics | Validation> = Layer.unwrap(
+  Effect.gen(function* () {
+    const config = yield* Snapshot
+    const metrics = yield* Metrics
+    const validation = yield* Validation
+    const { settings, secrets } = config.current().config
+    const { dataDir } = directoriesOf(config.current().config)
+    const secret = webhookSecretFor(dataDir, secrets.webhookSecret)
+    return JobQueue.layer({
+      concurrency: settings.jobs.concurrency,
+      maxQueued: settings.jobs.maxQueued,
+      retentionHours: settings.jobs.retentionHours,
+      evaluate: evaluator(validation),
+      onFinished: announce(secret),
+      onEnded: (job) => metrics.jobEnded(job.status)
+    }).pipe(
+      Layer.tap((services) =>
+        Effect.sync(() => metrics.observeJobs(() => Context.get(services, JobQueue).occupancy()))
+      ),
+      Layer.provideMerge(JobStore.layerFiles(dataDir))
+    )
+  })
+)

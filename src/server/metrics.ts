@@ -27,8 +27,10 @@ import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
 import * as PrometheusMetrics from "effect/observability/PrometheusMetrics"
 import { apiEndpoints } from "../api/Api.ts"
-import type { ReloadStatus } from "../config/LiveConfig.ts"
-import { ServerConfig } from "./ServerConfig.ts"
+import type { ReloadStatus } from "../app/Snapshot.ts"
+import { Snapshot } from "../app/Snapshot.ts"
+import type { Validated } from "../app/Validation.ts"
+import type { OfferNotFound } from "../domain/errors.ts"
 
 export const METRICS_PATH = "/metrics"
 
@@ -46,12 +48,6 @@ const STALE = "campusgate_config_stale"
 const JOBS = "campusgate_jobs_total"
 const JOBS_WAITING = "campusgate_jobs_waiting"
 const JOBS_RUNNING = "campusgate_jobs_running"
-
-/** What a validation result tells the metrics. */
-export interface Validated {
-  readonly isValid: boolean
-  readonly reasonCode?: string | undefined
-}
 
 /** The route pattern of a URL, or `unmatched`. */
 const routeLabeller = (): ((method: string, url: string) => string) => {
@@ -83,7 +79,7 @@ export class Metrics extends Context.Service<
     /** One validated email. */
     validated(result: Validated): void
     /** A batch of validated emails (each counts; per-item errors, which validated nothing, do not). */
-    validatedAll(results: ReadonlyArray<Validated | { readonly error: unknown }>): void
+    validatedAll(results: ReadonlyArray<Validated | OfferNotFound>): void
     /** One job ended with this status (completed, failed, cancelled). */
     jobEnded(status: string): void
     /** Where the job gauges read from when scraped (the job queue, once it exists). */
@@ -202,9 +198,9 @@ export class Metrics extends Context.Service<
     }
   }
 
-  static readonly layer: Layer.Layer<Metrics, never, ServerConfig> = Layer.effect(
+  static readonly layer: Layer.Layer<Metrics, never, Snapshot> = Layer.effect(
     Metrics,
-    Effect.map(Effect.service(ServerConfig), (config) => Metrics.make(() => config.status()))
+    Effect.map(Effect.service(Snapshot), (config) => Metrics.make(() => config.status()))
   )
 }
 

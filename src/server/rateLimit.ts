@@ -25,9 +25,9 @@ import * as Layer from "effect/Layer"
 import * as RateLimiter from "effect/persistence/RateLimiter"
 import { ServiceUnavailable, TooManyRequests } from "../api/problems.ts"
 import { type RateLimitBucketName, rateLimitBucketOf } from "../api/rateLimits.ts"
+import { Snapshot } from "../app/Snapshot.ts"
 import type { RateLimit } from "../config/Settings.ts"
 import { rateLimiterLayerMemory, SyncRateLimitCounters } from "./rateLimitMemory.ts"
-import { ServerConfig } from "./ServerConfig.ts"
 
 /** The limiter over a store; the default store is process-local memory (which the hot path reads synchronously). */
 export const rateLimiterLayer = (
@@ -117,10 +117,10 @@ export interface RateLimitDecider {
     | undefined
 }
 
-export const makeRateLimitDecider: Effect.Effect<RateLimitDecider, never, RateLimiter.RateLimiter | ServerConfig> =
+export const makeRateLimitDecider: Effect.Effect<RateLimitDecider, never, RateLimiter.RateLimiter | Snapshot> =
   Effect.gen(function* () {
     const limiter = yield* RateLimiter.RateLimiter
-    const config = yield* ServerConfig
+    const config = yield* Snapshot
     const counters = yield* SyncRateLimitCounters
     const decide = (
       keyId: string,

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest"
 import { InvalidConfiguration, OfferNotFound, TargetGroupNotFound } from "../../src/domain/errors.ts"
 import type { OfferInput } from "../../src/domain/Offer.ts"
 import type { Engine } from "../../src/engine/Engine.ts"
-import { makeEngine, type ValidatorResources } from "../../src/engine/Validator.ts"
+import { type EngineResources, makeEngine } from "../../src/engine/makeEngine.ts"
 import { fixtureContext } from "../fixtures.ts"
 
 const context = fixtureContext()
@@ -24,8 +24,7 @@ const offer = (overrides: Partial<OfferInput> = {}): OfferInput => ({
   ...overrides
 })
 
-const build = (resources: ValidatorResources): Engine | InvalidConfiguration =>
-  makeEngine(context, resources, () => now)
+const build = (resources: EngineResources): Engine | InvalidConfiguration => makeEngine(context, resources, () => now)
 
 const engineWith = (...offers: Array<OfferInput>): Engine => {
   const engine = build({ targetGroups, offers })
@@ -75,7 +74,7 @@ describe("offers", () => {
 })
 
 describe("configuration checks", () => {
-  const problems = (resources: ValidatorResources) => {
+  const problems = (resources: EngineResources) => {
     const result = build(resources)
     expect(result).toBeInstanceOf(InvalidConfiguration)
     return (result as InvalidConfiguration).problems

@@ -5,12 +5,11 @@ import * as Layer from "effect/Layer"
 import * as RateLimiter from "effect/persistence/RateLimiter"
 import * as TestClock from "effect/testing/TestClock"
 import type { RateLimitBucketName } from "../../src/api/rateLimits.ts"
-import { ApiKeyIndex } from "../../src/config/apiKeys.ts"
-import type { ConfigSnapshot } from "../../src/config/LiveConfig.ts"
+import type { ConfigSnapshot } from "../../src/app/Snapshot.ts"
+import { Snapshot } from "../../src/app/Snapshot.ts"
 import type { RateLimit } from "../../src/config/Settings.ts"
 import { makeRateLimitDecider, type RateLimitDecision, rateLimiterLayer } from "../../src/server/rateLimit.ts"
 import { FixedWindowCounters } from "../../src/server/rateLimitMemory.ts"
-import { ServerConfig } from "../../src/server/ServerConfig.ts"
 
 type Limits = Record<RateLimitBucketName, RateLimit>
 
@@ -18,10 +17,9 @@ type Limits = Record<RateLimitBucketName, RateLimit>
 const configWith = (initial: Limits) => {
   let snapshot = { config: { settings: { rateLimits: initial } } } as unknown as ConfigSnapshot
   const layer = Layer.succeed(
-    ServerConfig,
-    ServerConfig.of({
+    Snapshot,
+    Snapshot.of({
       current: () => snapshot,
-      keys: () => new ApiKeyIndex([]),
       status: () => ({}) as never,
       reload: () => ({}) as never
     })

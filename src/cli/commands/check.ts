@@ -14,7 +14,7 @@ import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { ConfigEngines } from "../../config/configEngine.ts"
+import { EngineBuilder } from "../../app/EngineBuilder.ts"
 import { type LoadedConfig, loadConfig } from "../../config/loadConfig.ts"
 import { type ExamplesReport, runExamples } from "../../config/runExamples.ts"
 import { type ConfigurationProblem, formatProblem, InvalidConfiguration } from "../../domain/errors.ts"
@@ -44,7 +44,7 @@ const check = (configDir: string, dataDir: string | undefined): CheckReport => {
     (g) => (g.examples?.valid.length ?? 0) + (g.examples?.invalid.length ?? 0) > 0
   )
   if (!hasExamples) return { ok: true, configDir, problems: [], examples: noExamples, counts }
-  const engine = new ConfigEngines().engineFor(config)
+  const engine = new EngineBuilder().engineFor(config)
   if (engine instanceof InvalidConfiguration) {
     return { ok: false, configDir, problems: engine.problems, examples: noExamples, counts }
   }

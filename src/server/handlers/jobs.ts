@@ -17,10 +17,12 @@ import { API_PREFIX, CampusgateApi } from "../../api/Api.ts"
 import { Caller } from "../../api/Authorization.ts"
 import { RESULTS_LIMIT_DEFAULT } from "../../api/jobs.ts"
 import { BadRequest, Conflict, type FieldError, PayloadTooLarge, ServiceUnavailable } from "../../api/problems.ts"
+import { Snapshot } from "../../app/Snapshot.ts"
+import { visibleOffer, visibleTargetGroup } from "../../app/visibility.ts"
+import { directoriesOf } from "../../config/loadConfig.ts"
 import type { TeamId } from "../../domain/Identifiers.ts"
 import { isFinished, type JobTarget } from "../../domain/Job.ts"
 import type { Engine } from "../../engine/Engine.ts"
-import { isVisibleTo } from "../../engine/Engine.ts"
 import type { IdempotencyConflict } from "../../jobs/errors.ts"
 import { toJobView } from "../../jobs/Job.ts"
 import { JobQueue } from "../../jobs/JobQueue.ts"
@@ -30,7 +32,6 @@ import { type JobInputFormat, readJobInput } from "../../jobs/jobInput.ts"
 import { JobInputError } from "../../jobs/jobInputError.ts"
 import { readResultsPage, streamResults } from "../../jobs/jobResults.ts"
 import { currentRequestId } from "../requestId.ts"
-import { ServerConfig } from "../ServerConfig.ts"
 import { orStoreUnavailable, withRetryAfter } from "../storeUnavailable.ts"
 import { notFound } from "./validation.ts"
 
@@ -77,13 +78,11 @@ const targetOf = (engine: Engine, team: string, named: Named, where: string, req
     ])
   }
   if (named.targetGroupId !== undefined) {
-    const group = engine.targetGroups.get(named.targetGroupId)
-    return group === undefined || !isVisibleTo(group.targetGroup, team)
+    return visibleTargetGroup(engine, team, named.targetGroupId) === undefined
       ? notFound("target group", named.targetGroupId, requestId)
       : ({ targetGroupId: named.targetGroupId } as JobTarget)
   }
-  const offer = engine.offers.get(named.offerId!)
-  return offer === undefined || offer.offer.team !== team
+  return visibleOffer(engine, team, named.offerId!) === undefined
     ? notFound("offer", named.offerId!, requestId)
     : ({ offerId: named.offerId! } as JobTarget)
 }
@@ -126,7 +125,7 @@ export const JobsHandlers = HttpApiBuilder.group(
   CampusgateApi,
   "jobs",
   Effect.fn(function* (handlers) {
-    const config = yield* ServerConfig
+    const config = yield* Snapshot
     const queue = yield* JobQueue
     const store = yield* JobStore
     const callerJob = (team: string, jobId: string, requestId: string) =>
@@ -151,7 +150,7 @@ export const JobsHandlers = HttpApiBuilder.group(
               { field: "/query", code: "TARGET_IN_BODY", message: "a JSON body names targetGroupId or offerId itself" }
             ])
           }
-          const upload = uploadPath(loaded.dataDir)
+          const upload = uploadPath(directoriesOf(loaded).dataDir)
           const input = yield* readJobInput(payload, {
             format,
             outputPath: upload,

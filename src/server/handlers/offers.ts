@@ -21,20 +21,22 @@ import {
   ServiceUnavailable
 } from "../../api/problems.ts"
 import { BULK_MAX_EMAILS } from "../../api/validation.ts"
-import type { ConfigSnapshot } from "../../config/LiveConfig.ts"
+import type { ConfigSnapshot } from "../../app/Snapshot.ts"
+import { Snapshot } from "../../app/Snapshot.ts"
+import { Validation } from "../../app/Validation.ts"
+import { visibleOffer, visibleOffers, visibleTargetGroup } from "../../app/visibility.ts"
+import { directoriesOf } from "../../config/loadConfig.ts"
+import { OfferNotFound } from "../../domain/errors.ts"
 import type { TeamId } from "../../domain/Identifiers.ts"
 import { effectiveStatus, type Offer, type OfferStatus } from "../../domain/Offer.ts"
 import { offerStatusAt, refusedTransition } from "../../domain/offerLifecycle.ts"
-import { isVisibleTo } from "../../engine/Engine.ts"
 import { UsageStatistics } from "../../stats/UsageStatistics.ts"
 import { saveOffer } from "../../store/resourceFiles.ts"
-import { Metrics } from "../metrics.ts"
 import { currentRequestId } from "../requestId.ts"
-import { ServerConfig } from "../ServerConfig.ts"
 import { orStoreUnavailable } from "../storeUnavailable.ts"
 import { byId, conflict, idTaken, invalid, notFound, paginate, sourceOf, writeResource } from "./resources.ts"
 
-type Server = ServerConfig["Service"]
+type Server = Snapshot["Service"]
 
 const toResource = (snapshot: ConfigSnapshot, offer: Offer): OfferResource => ({
   ...offer,
@@ -43,10 +45,8 @@ const toResource = (snapshot: ConfigSnapshot, offer: Offer): OfferResource => ({
 })
 
 /** The team's offer with this id; undefined for an unknown id and for another team's offer alike. */
-const teamOffer = (snapshot: ConfigSnapshot, team: string, id: string): Offer | undefined => {
-  const offer = snapshot.engine.offers.get(id)?.offer
-  return offer !== undefined && offer.team === team ? offer : undefined
-}
+const teamOffer = (snapshot: ConfigSnapshot, team: string, id: string): Offer | undefined =>
+  visibleOffer(snapshot.engine, team, id)?.offer
 
 const createOffer = (
   server: Server,
@@ -64,8 +64,7 @@ const createOffer = (
     })
   }
   payload.targetGroups.forEach((groupId, i) => {
-    const group = snapshot.engine.targetGroups.get(groupId)
-    if (group === undefined || !isVisibleTo(group.targetGroup, team)) {
+    if (visibleTargetGroup(snapshot.engine, team, groupId) === undefined) {
       errors.push({
         field: `/targetGroups/${i}`,
         code: "UNKNOWN_TARGET_GROUP",
@@ -94,7 +93,7 @@ const updateOffer = (
   if (offer === undefined) return Result.fail(notFound("offer", id, requestId))
   const origin = snapshot.config.origins.offers.get(id)
   if (origin?.store === "config") {
-    const file = relative(snapshot.config.configDir, origin.path).split("\\").join("/")
+    const file = relative(directoriesOf(snapshot.config).configDir, origin.path).split("\\").join("/")
     return Result.fail(
       conflict(
         requestId,
@@ -113,8 +112,7 @@ const updateOffer = (
 }
 
 const bulkProcess = (
-  snapshot: ConfigSnapshot,
-  usage: UsageStatistics["Service"],
+  validation: Validation["Service"],
   team: string,
   payload: BulkProcessRequest,
   requestId: string
@@ -131,17 +129,14 @@ const bulkProcess = (
       ])
     )
   }
-  const { engine } = snapshot
-  const at = engine.now()
   let eligible = 0
   let errors = 0
-  const results = payload.requests.map(({ offerId, email }): BulkProcessResponse["results"][number] => {
-    if (teamOffer(snapshot, team, offerId) === undefined) {
+  const results = validation.batch(team, payload.requests).map((result, i): BulkProcessResponse["results"][number] => {
+    if (result instanceof OfferNotFound) {
       errors++
+      const { offerId, email } = payload.requests[i]!
       return { offerId, email, error: { code: "NOT_FOUND", message: `There is no offer "${offerId}".` } }
     }
-    const result = engine.validateOffer(email, offerId, at)
-    usage.record(offerId, email, result, at)
     if (result.isValid) eligible++
     return result
   })
@@ -156,8 +151,8 @@ export const OffersHandlers = HttpApiBuilder.group(
   CampusgateApi,
   "offers",
   Effect.fn(function* (handlers) {
-    const server = yield* ServerConfig
-    const metrics = yield* Metrics
+    const server = yield* Snapshot
+    const validation = yield* Validation
     const usage = yield* UsageStatistics
     /** The caller's team's offer `id` with the snapshot it was read from; another team's is 404. */
     const callersOffer = (id: string) =>
@@ -182,9 +177,8 @@ export const OffersHandlers = HttpApiBuilder.group(
           const requestId = yield* currentRequestId
           const caller = yield* Caller
           const snapshot = server.current()
-          const offers = [...snapshot.engine.offers.values()]
-            .filter(({ offer }) => offer.team === caller.team)
-            .map(({ offer }) => toResource(snapshot, offer))
+          const offers = visibleOffers(snapshot.engine, caller.team)
+            .map((offer) => toResource(snapshot, offer))
             .filter((offer) => query.status === undefined || offer.effectiveStatus === query.status)
             .sort(byId)
           const page = paginate(offers, query, requestId)
@@ -231,9 +225,7 @@ export const OffersHandlers = HttpApiBuilder.group(
         Effect.gen(function* () {
           const requestId = yield* currentRequestId
           const caller = yield* Caller
-          const answer = bulkProcess(server.current(), usage, caller.team, payload, requestId)
-          if (Result.isSuccess(answer)) metrics.validatedAll(answer.success.results)
-          return yield* Effect.fromResult(answer)
+          return yield* Effect.fromResult(bulkProcess(validation, caller.team, payload, requestId))
         })
       )
   })

@@ -14,10 +14,10 @@
 import { existsSync, readFileSync } from "node:fs"
 import { BadRequest, Conflict, type FieldError, InternalError, NotFound } from "../../api/problems.ts"
 import { PAGE_LIMIT_DEFAULT, type ResourceSource } from "../../api/resources.ts"
-import type { LoadedConfig } from "../../config/loadConfig.ts"
+import type { Snapshot } from "../../app/Snapshot.ts"
+import { directoriesOf, type LoadedConfig } from "../../config/loadConfig.ts"
 import { writeFileAtomic } from "../../store/atomicWrite.ts"
 import { type ResourceKind, removeResource, resourcePath } from "../../store/resourceFiles.ts"
-import type { ServerConfig } from "../ServerConfig.ts"
 
 export const notFound = (what: string, id: string, requestId: string) =>
   new NotFound({ code: "NOT_FOUND", detail: `There is no ${what} "${id}".`, requestId })
@@ -76,7 +76,7 @@ export const idTaken = (config: LoadedConfig, kind: ResourceKind, id: string): s
   if (origin?.store === "config") {
     return `A ${what} "${id}" is already defined in the config directory; choose another id.`
   }
-  if (origin !== undefined || existsSync(resourcePath(config.dataDir, kind, id))) {
+  if (origin !== undefined || existsSync(resourcePath(directoriesOf(config).dataDir, kind, id))) {
     return `A ${what} "${id}" already exists; choose another id.`
   }
   return undefined
@@ -88,13 +88,13 @@ export const idTaken = (config: LoadedConfig, kind: ResourceKind, id: string): s
  * problem to answer, or undefined when the change serves.
  */
 export const writeResource = (
-  server: ServerConfig["Service"],
+  server: Snapshot["Service"],
   kind: ResourceKind,
   id: string,
   save: (dataDir: string) => void,
   requestId: string
 ): InternalError | undefined => {
-  const { dataDir } = server.current().config
+  const { dataDir } = directoriesOf(server.current().config)
   const path = resourcePath(dataDir, kind, id)
   const before = existsSync(path) ? readFileSync(path, "utf8") : undefined
   save(dataDir)

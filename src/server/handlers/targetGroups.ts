@@ -11,13 +11,13 @@ import { CampusgateApi } from "../../api/Api.ts"
 import { Caller } from "../../api/Authorization.ts"
 import type { BadRequest, Conflict, InternalError } from "../../api/problems.ts"
 import type { CreateTargetGroupRequest, TargetGroupResource } from "../../api/targetGroups.ts"
-import type { ConfigSnapshot } from "../../config/LiveConfig.ts"
+import type { ConfigSnapshot } from "../../app/Snapshot.ts"
+import { Snapshot } from "../../app/Snapshot.ts"
+import { visibleTargetGroup, visibleTargetGroups } from "../../app/visibility.ts"
 import type { TeamId } from "../../domain/Identifiers.ts"
 import type { TargetGroup } from "../../domain/TargetGroup.ts"
-import { isVisibleTo } from "../../engine/Engine.ts"
 import { saveTargetGroup } from "../../store/resourceFiles.ts"
 import { currentRequestId } from "../requestId.ts"
-import { ServerConfig } from "../ServerConfig.ts"
 import { orStoreUnavailable } from "../storeUnavailable.ts"
 import { byId, conflict, idTaken, invalid, notFound, paginate, sourceOf, writeResource } from "./resources.ts"
 
@@ -27,7 +27,7 @@ const toResource = (snapshot: ConfigSnapshot, group: TargetGroup): TargetGroupRe
 })
 
 const createTargetGroup = (
-  server: ServerConfig["Service"],
+  server: Snapshot["Service"],
   team: string,
   payload: CreateTargetGroupRequest,
   requestId: string
@@ -55,7 +55,7 @@ export const TargetGroupsHandlers = HttpApiBuilder.group(
   CampusgateApi,
   "targetGroups",
   Effect.fn(function* (handlers) {
-    const server = yield* ServerConfig
+    const server = yield* Snapshot
     return handlers
       .handle("create", ({ payload }) =>
         Effect.gen(function* () {
@@ -69,9 +69,8 @@ export const TargetGroupsHandlers = HttpApiBuilder.group(
           const requestId = yield* currentRequestId
           const caller = yield* Caller
           const snapshot = server.current()
-          const groups = [...snapshot.engine.targetGroups.values()]
-            .filter(({ targetGroup }) => isVisibleTo(targetGroup, caller.team))
-            .map(({ targetGroup }) => toResource(snapshot, targetGroup))
+          const groups = visibleTargetGroups(snapshot.engine, caller.team)
+            .map((group) => toResource(snapshot, group))
             .sort(byId)
           const page = paginate(groups, query, requestId)
           return "data" in page ? page : yield* page
@@ -82,8 +81,8 @@ export const TargetGroupsHandlers = HttpApiBuilder.group(
           const requestId = yield* currentRequestId
           const caller = yield* Caller
           const snapshot = server.current()
-          const group = snapshot.engine.targetGroups.get(params.id)?.targetGroup
-          if (group === undefined || !isVisibleTo(group, caller.team)) {
+          const group = visibleTargetGroup(snapshot.engine, caller.team, params.id)?.targetGroup
+          if (group === undefined) {
             return yield* notFound("target group", params.id, requestId)
           }
           return toResource(snapshot, group)

@@ -1,7 +1,7 @@
 /**
- * Handlers of the validation endpoints. Each reads the config snapshot once
- * and answers from it; a target group the caller's team cannot see and
- * another team's offer are 404, never 403.
+ * Handlers of the validation endpoints, over the Validation service (which
+ * applies the team rule and records usage): a target group the caller's
+ * team cannot see and another team's offer are 404, never 403.
  */
 import * as Effect from "effect/Effect"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
@@ -9,14 +9,12 @@ import { CampusgateApi } from "../../api/Api.ts"
 import { Caller } from "../../api/Authorization.ts"
 import { BadRequest, type FieldError, NotFound } from "../../api/problems.ts"
 import { BULK_MAX_EMAILS, type BulkRequest } from "../../api/validation.ts"
+import { Validation } from "../../app/Validation.ts"
+import { OfferNotFound, TargetGroupNotFound } from "../../domain/errors.ts"
 import { type ResultRow, rowText, toOfferResultRow, toResultRow } from "../../domain/ResultRow.ts"
 import type { OfferValidationResult, ValidationResult } from "../../domain/ValidationResult.ts"
-import { type Engine, isVisibleTo } from "../../engine/Engine.ts"
-import { UsageStatistics } from "../../stats/UsageStatistics.ts"
-import { Metrics } from "../metrics.ts"
 import { currentRequestId } from "../requestId.ts"
 import { jsonTextResponse, offerResultsText, offerResultText, resultsText, resultText } from "../resultJson.ts"
-import { ServerConfig } from "../ServerConfig.ts"
 
 export const notFound = (what: string, id: string, requestId: string) =>
   new NotFound({ code: "NOT_FOUND", detail: `There is no ${what} "${id}".`, requestId })
@@ -88,94 +86,81 @@ export type SinglePayload =
   | { readonly email: string; readonly targetGroupId: string }
   | { readonly email: string; readonly offerId: string }
 
+/** A target the caller cannot see, as the 404 it answers. */
+export const targetNotFound = (error: TargetGroupNotFound | OfferNotFound, requestId: string): NotFound =>
+  error._tag === "TargetGroupNotFound"
+    ? notFound("target group", error.targetGroupId, requestId)
+    : notFound("offer", error.offerId, requestId)
+
 /**
  * One email against a target group or offer the team can see: the answer's
  * JSON text, or the problem. The one implementation behind the endpoints,
- * whether the full pipeline or the hot path (`hotPath.ts`) serves them.
+ * whether the full pipeline or the fast path (`hotPath.ts`) serves them.
  */
 export const validateSingle = (
-  engine: Engine,
-  metrics: Metrics["Service"],
-  usage: UsageStatistics["Service"],
+  validation: Validation["Service"],
   team: string,
   payload: SinglePayload,
   requestId: string
 ): { readonly text: string } | BadRequest | NotFound => {
   if ("targetGroupId" in payload) {
-    const group = engine.targetGroups.get(payload.targetGroupId)
-    if (group === undefined || !isVisibleTo(group.targetGroup, team)) {
-      return notFound("target group", payload.targetGroupId, requestId)
-    }
-    const result = engine.validate(payload.email, payload.targetGroupId)
-    metrics.validated(result)
+    const result = validation.targetGroup(team, payload.email, payload.targetGroupId)
+    if (result instanceof TargetGroupNotFound) return targetNotFound(result, requestId)
     return formatProblem(result, requestId) ?? { text: resultText(result, requestId) }
   }
-  const offer = engine.offers.get(payload.offerId)
-  if (offer === undefined || offer.offer.team !== team) return notFound("offer", payload.offerId, requestId)
-  const at = engine.now()
-  const result = engine.validateOffer(payload.email, payload.offerId, at)
-  metrics.validated(result)
-  usage.record(payload.offerId, payload.email, result, at)
+  const result = validation.offer(team, payload.email, payload.offerId)
+  if (result instanceof OfferNotFound) return targetNotFound(result, requestId)
   const badFormat = result.results.length > 0 ? formatProblem(result.results[0]!, requestId) : undefined
   return badFormat ?? { text: offerResultText(result, requestId) }
 }
 
 /** `validateSingle` as a handler's answer. */
-const answerSingle = (
-  config: ServerConfig["Service"],
-  metrics: Metrics["Service"],
-  usage: UsageStatistics["Service"],
-  payload: SinglePayload
-) =>
+const answerSingle = (validation: Validation["Service"], payload: SinglePayload) =>
   Effect.gen(function* () {
     const requestId = yield* currentRequestId
     const caller = yield* Caller
-    const answer = validateSingle(config.current().engine, metrics, usage, caller.team, payload, requestId)
+    const answer = validateSingle(validation, caller.team, payload, requestId)
     return "text" in answer ? jsonTextResponse(answer.text) : yield* answer
   })
+
+/** The bulk answer's `results` text and the results summarised, or the target's 404. */
+const bulkItems = (
+  validation: Validation["Service"],
+  team: string,
+  payload: BulkRequest
+):
+  | { readonly items: string; readonly results: ReadonlyArray<ValidationResult | OfferValidationResult> }
+  | TargetGroupNotFound
+  | OfferNotFound => {
+  const details = payload.details === true
+  if (payload.targetGroupId !== undefined) {
+    const results = validation.manyTargetGroup(team, payload.emails, payload.targetGroupId)
+    if (results instanceof TargetGroupNotFound) return results
+    return { results, items: details ? resultsText(results) : rowsText(payload.emails, results, toResultRow) }
+  }
+  const results = validation.manyOffer(team, payload.emails, payload.offerId!)
+  if (results instanceof OfferNotFound) return results
+  return { results, items: details ? offerResultsText(results) : rowsText(payload.emails, results, toOfferResultRow) }
+}
 
 export const ValidationHandlers = HttpApiBuilder.group(
   CampusgateApi,
   "validation",
   Effect.fn(function* (handlers) {
-    const config = yield* ServerConfig
-    const metrics = yield* Metrics
-    const usage = yield* UsageStatistics
+    const validation = yield* Validation
     return handlers
-      .handle("targetGroup", ({ payload }) => answerSingle(config, metrics, usage, payload))
-      .handle("offer", ({ payload }) => answerSingle(config, metrics, usage, payload))
+      .handle("targetGroup", ({ payload }) => answerSingle(validation, payload))
+      .handle("offer", ({ payload }) => answerSingle(validation, payload))
       .handle("bulk", ({ payload }) =>
         Effect.gen(function* () {
           const requestId = yield* currentRequestId
           const caller = yield* Caller
           const problem = checkBulk(payload, requestId)
           if (problem !== undefined) return yield* problem
-          const { engine } = config.current()
-          const details = payload.details === true
-          let results: ReadonlyArray<ValidationResult | OfferValidationResult>
-          let items: string
-          if (payload.targetGroupId !== undefined) {
-            const group = engine.targetGroups.get(payload.targetGroupId)
-            if (group === undefined || !isVisibleTo(group.targetGroup, caller.team)) {
-              return yield* notFound("target group", payload.targetGroupId, requestId)
-            }
-            const groupResults = engine.validateMany(payload.emails, payload.targetGroupId)
-            results = groupResults
-            items = details ? resultsText(groupResults) : rowsText(payload.emails, groupResults, toResultRow)
-          } else {
-            const offerId = payload.offerId!
-            const offer = engine.offers.get(offerId)
-            if (offer === undefined || offer.offer.team !== caller.team) {
-              return yield* notFound("offer", offerId, requestId)
-            }
-            const offerResults = engine.validateManyOffer(payload.emails, offerId)
-            usage.recordMany(offerId, payload.emails, offerResults)
-            results = offerResults
-            items = details ? offerResultsText(offerResults) : rowsText(payload.emails, offerResults, toOfferResultRow)
-          }
-          metrics.validatedAll(results)
+          const answer = bulkItems(validation, caller.team, payload)
+          if (!("items" in answer)) return yield* targetNotFound(answer, requestId)
           return jsonTextResponse(
-            `{"results":${items},"summary":${JSON.stringify(summarize(results))},"requestId":${JSON.stringify(requestId)}}`
+            `{"results":${answer.items},"summary":${JSON.stringify(summarize(answer.results))},"requestId":${JSON.stringify(requestId)}}`
           )
         })
       )

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest"
 import { InvalidConfiguration } from "../../../src/domain/errors.ts"
 import type { TargetGroupInput } from "../../../src/domain/TargetGroup.ts"
 import type { Engine } from "../../../src/engine/Engine.ts"
-import { makeEngine } from "../../../src/engine/Validator.ts"
+import { makeEngine } from "../../../src/engine/makeEngine.ts"
 import { fixtureContext } from "../../fixtures.ts"
 
 const context = fixtureContext()

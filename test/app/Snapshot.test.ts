@@ -1,21 +1,22 @@
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { LiveConfig, type ReloadOutcome } from "../../src/config/LiveConfig.ts"
+import { directorySource, LiveSnapshot, type ReloadOutcome } from "../../src/app/Snapshot.ts"
 import { InvalidConfiguration } from "../../src/domain/errors.ts"
-import { makeDirs, ukGroupYaml, validConfig } from "./configFiles.ts"
+import { makeDirs, ukGroupYaml, validConfig } from "../config/configFiles.ts"
 
 const start = (watch = false, onReload?: (outcome: ReloadOutcome) => void) => {
   const dirs = makeDirs(validConfig)
-  const live = LiveConfig.load(
-    { configDir: dirs.configDir, dataDir: dirs.dataDir, env: {} },
-    { watch, onReload, debounceMs: 50 }
-  )
+  const live = LiveSnapshot.load(directorySource({ configDir: dirs.configDir, dataDir: dirs.dataDir, env: {} }), {
+    watch,
+    onReload,
+    debounceMs: 50
+  })
   if (live instanceof InvalidConfiguration) throw live
   return { live, ...dirs }
 }
 
-const validate = (live: LiveConfig, email: string) => live.current().engine.validate(email, "uk")
+const validate = (live: LiveSnapshot, email: string) => live.current().engine.validate(email, "uk")
 
 /** Resolves with the next reload outcome, or rejects after `ms`. */
 const nextReload = (reloads: Array<ReloadOutcome>, count: number, ms = 5000) =>
@@ -32,10 +33,10 @@ const nextReload = (reloads: Array<ReloadOutcome>, count: number, ms = 5000) =>
     }, 10)
   })
 
-describe("LiveConfig", () => {
+describe("LiveSnapshot", () => {
   it("refuses to start on an invalid config, with every problem", () => {
     const dirs = makeDirs({ ...validConfig, "offers/spring.yaml": "id: spring\n" })
-    const live = LiveConfig.load({ configDir: dirs.configDir, dataDir: dirs.dataDir, env: {} })
+    const live = LiveSnapshot.load(directorySource({ configDir: dirs.configDir, dataDir: dirs.dataDir, env: {} }))
     expect(live).toBeInstanceOf(InvalidConfiguration)
     expect((live as InvalidConfiguration).problems.map((p) => p.path)).toEqual([
       "team",

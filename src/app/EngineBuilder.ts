@@ -1,38 +1,40 @@
 /**
- * A loaded config → a running engine. The institution index with the
+ * A loaded config → a compiled engine. The institution index with the
  * config's datasets and the email lists are the costly part (~150 ms), so
  * the engine context is kept and reused while the datasets stay the same;
- * a config change that touches only target groups or offers recompiles just
- * those.
+ * a change that touches only target groups or offers recompiles just those.
  */
+import type { LoadedConfig } from "../config/loadConfig.ts"
 import { InvalidConfiguration } from "../domain/errors.ts"
 import { Engine } from "../engine/Engine.ts"
 import { buildInstitutionTable } from "../engine/InstitutionIndex.ts"
 import { type EmailLists, loadBuiltInEmailLists } from "../engine/policy/EmailLists.ts"
 import { type EngineContext, makeEngineContext } from "../engine/targeting/EngineContext.ts"
-import type { LoadedConfig } from "./loadConfig.ts"
 
-export interface ConfigEngineOptions {
+export interface EngineBuilderOptions {
   /** The clock for offer windows (default `Date.now`). */
   readonly now?: (() => number) | undefined
+  /** Set to false to use only the config's datasets (default true). */
+  readonly builtInInstitutions?: boolean | undefined
 }
 
 /** Builds engines for successive configs, sharing the engine context while the datasets are unchanged. */
-export class ConfigEngines {
+export class EngineBuilder {
   #lists: EmailLists | undefined
   #context: EngineContext | undefined
   #datasetsKey: string | undefined
-  readonly #now: (() => number) | undefined
+  readonly #options: EngineBuilderOptions
 
-  constructor(options: ConfigEngineOptions = {}) {
-    this.#now = options.now
+  constructor(options: EngineBuilderOptions = {}) {
+    this.#options = options
   }
 
   contextFor(config: LoadedConfig): EngineContext {
     const key = JSON.stringify(config.datasets.map((d) => [d.name, d.format, d.content]))
     if (this.#context === undefined || key !== this.#datasetsKey) {
       this.#lists ??= loadBuiltInEmailLists()
-      this.#context = makeEngineContext(buildInstitutionTable({ datasets: config.datasets }), this.#lists)
+      const table = buildInstitutionTable({ datasets: config.datasets, builtIn: this.#options.builtInInstitutions })
+      this.#context = makeEngineContext(table, this.#lists)
       this.#datasetsKey = key
     }
     return this.#context
@@ -45,7 +47,7 @@ export class ConfigEngines {
         context: this.contextFor(config),
         targetGroups: config.targetGroups,
         offers: config.offers,
-        now: this.#now
+        now: this.#options.now
       })
     } catch (error) {
       if (error instanceof InvalidConfiguration) return error

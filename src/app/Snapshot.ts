@@ -1,0 +1,264 @@
+/**
+ * The one live snapshot of the configuration: the loaded config, the engine
+ * compiled from it and the index of its API keys, replaced as a whole. Every
+ * transport (library, HTTP, CLI, jobs) reads it here and nowhere else.
+ *
+ * A snapshot comes from a source: a config directory (the daemon, the
+ * library over the same files) or resources given in memory (the library).
+ * A change is loaded, checked and compiled off to the side; a valid one
+ * replaces the snapshot in one assignment, so a validation already running
+ * finishes on the snapshot it started with, and an invalid one leaves the
+ * last good snapshot serving and is reported (`onReload`, `status()` for
+ * readiness and metrics). With `watch`, a directory source reloads when its
+ * files change.
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { ApiKeyIndex } from "../config/apiKeys.ts"
+import { type ConfigLoad, type ConfigLocation, type LoadedConfig, loadConfig } from "../config/loadConfig.ts"
+import { configFromResources, type InMemoryResources } from "../config/resourcesConfig.ts"
+import { watchConfigDirectories } from "../config/watchConfig.ts"
+import { type ConfigurationProblem, InvalidConfiguration } from "../domain/errors.ts"
+import type { Engine } from "../engine/Engine.ts"
+import { toConfigurationError } from "../engine/InstitutionIndex.ts"
+import type { DatasetSpec } from "../engine/institutions/userDatasets.ts"
+import { EngineBuilder } from "./EngineBuilder.ts"
+
+export interface ConfigSnapshot {
+  readonly config: LoadedConfig
+  readonly engine: Engine
+  /** The API keys of this config, indexed for constant-time checks. */
+  readonly keys: ApiKeyIndex
+  /** 1 for the first load, +1 for each change applied. */
+  readonly generation: number
+  readonly loadedAt: string
+}
+
+export type ReloadOutcome =
+  | { readonly ok: true; readonly generation: number }
+  | { readonly ok: false; readonly problems: ReadonlyArray<ConfigurationProblem> }
+
+export interface ReloadStatus {
+  readonly generation: number
+  readonly loadedAt: string
+  /** The last reload attempt failed: an older config is serving. */
+  readonly stale: boolean
+  /** The problems of the last failed attempt (empty when the last attempt succeeded). */
+  readonly problems: ReadonlyArray<ConfigurationProblem>
+  readonly lastAttemptAt: string
+  readonly reloads: { readonly applied: number; readonly rejected: number }
+}
+
+/** Where the configuration is read from. */
+export interface SnapshotSource {
+  /** Reads and checks the configuration now. */
+  load(): ConfigLoad
+  /** Directories whose changes may change the configuration (watched on request). */
+  readonly directories: ReadonlyArray<string>
+}
+
+/** A config directory (and its data directory's API-created resources and keys). */
+export const directorySource = (location: ConfigLocation): SnapshotSource => {
+  let directories: ReadonlyArray<string> = []
+  return {
+    load: () => {
+      const loaded = loadConfig(location)
+      if (loaded.ok) directories = [loaded.config.configDir, loaded.config.dataDir].filter((dir) => dir !== undefined)
+      return loaded
+    },
+    get directories() {
+      return directories
+    }
+  }
+}
+
+/** Resources given in memory; `replace` swaps them for what the next load reads. */
+export interface ResourcesSource extends SnapshotSource {
+  replace(resources: InMemoryResources): void
+}
+
+export const resourcesSource = (
+  resources: InMemoryResources,
+  datasets: ReadonlyArray<DatasetSpec> = []
+): ResourcesSource => {
+  let current = resources
+  return {
+    load: () => configFromResources(current, datasets),
+    directories: [],
+    replace: (next) => {
+      current = next
+    }
+  }
+}
+
+export interface LiveSnapshotOptions {
+  /** Watch the source's directories and reload on change (default false: call `reload()`). */
+  readonly watch?: boolean | undefined
+  /** Quiet time after the last change before reloading (default 150 ms): an editor's save is several events. */
+  readonly debounceMs?: number | undefined
+  /** Told about every reload attempt after the first load. */
+  readonly onReload?: ((outcome: ReloadOutcome) => void) | undefined
+  /** The clock for offer windows (default `Date.now`). */
+  readonly now?: (() => number) | undefined
+  /** Set to false to use only the config's datasets, not the built-in institution data (default true). */
+  readonly builtInInstitutions?: boolean | undefined
+}
+
+/** The holder of the snapshot in force. */
+export class LiveSnapshot {
+  readonly #source: SnapshotSource
+  readonly #engines: EngineBuilder
+  readonly #onReload: ((outcome: ReloadOutcome) => void) | undefined
+  #snapshot: ConfigSnapshot
+  #status: ReloadStatus
+  #unwatch: (() => void) | undefined
+
+  private constructor(
+    source: SnapshotSource,
+    engines: EngineBuilder,
+    first: ConfigSnapshot,
+    options: LiveSnapshotOptions
+  ) {
+    this.#source = source
+    this.#engines = engines
+    this.#snapshot = first
+    this.#onReload = options.onReload
+    this.#status = {
+      generation: 1,
+      loadedAt: first.loadedAt,
+      stale: false,
+      problems: [],
+      lastAttemptAt: first.loadedAt,
+      reloads: { applied: 0, rejected: 0 }
+    }
+  }
+
+  /** Loads the configuration from `source`; it must be valid to start. */
+  static load(source: SnapshotSource, options: LiveSnapshotOptions = {}): LiveSnapshot | InvalidConfiguration {
+    const engines = new EngineBuilder({ now: options.now, builtInInstitutions: options.builtInInstitutions })
+    const first = compile(source.load(), engines, 1)
+    if (!("engine" in first)) return new InvalidConfiguration({ problems: first.problems })
+    const live = new LiveSnapshot(source, engines, first, options)
+    if (options.watch === true) {
+      live.#unwatch = watchConfigDirectories(source.directories, options.debounceMs ?? 150, () => live.reload())
+    }
+    return live
+  }
+
+  /** The snapshot in force: read it once per request and use that. */
+  current(): ConfigSnapshot {
+    return this.#snapshot
+  }
+
+  status(): ReloadStatus {
+    return this.#status
+  }
+
+  /** Reads the source again now; applies the result only if it is valid. */
+  reload(): ReloadOutcome {
+    return this.apply(this.#source.load())
+  }
+
+  /**
+   * Applies a configuration loaded elsewhere (the library's `reload(resources)`)
+   * if it is valid; otherwise the snapshot in force stays and the attempt is reported.
+   */
+  apply(loaded: ConfigLoad): ReloadOutcome {
+    const attemptedAt = new Date().toISOString()
+    const next = compile(loaded, this.#engines, this.#snapshot.generation + 1)
+    const { applied, rejected } = this.#status.reloads
+    let outcome: ReloadOutcome
+    if ("engine" in next) {
+      this.#snapshot = next
+      this.#status = {
+        generation: next.generation,
+        loadedAt: next.loadedAt,
+        stale: false,
+        problems: [],
+        lastAttemptAt: attemptedAt,
+        reloads: { applied: applied + 1, rejected }
+      }
+      outcome = { ok: true, generation: next.generation }
+    } else {
+      this.#status = {
+        ...this.#status,
+        stale: true,
+        problems: next.problems,
+        lastAttemptAt: attemptedAt,
+        reloads: { applied, rejected: rejected + 1 }
+      }
+      outcome = { ok: false, problems: next.problems }
+    }
+    this.#onReload?.(outcome)
+    return outcome
+  }
+
+  /** Stops watching. */
+  close(): void {
+    this.#unwatch?.()
+    this.#unwatch = undefined
+  }
+}
+
+const compile = (
+  loaded: ConfigLoad,
+  engines: EngineBuilder,
+  generation: number
+): ConfigSnapshot | { readonly problems: ReadonlyArray<ConfigurationProblem> } => {
+  if (!loaded.ok) return { problems: loaded.problems }
+  let engine: Engine | InvalidConfiguration
+  try {
+    engine = engines.engineFor(loaded.config)
+  } catch (error) {
+    return { problems: toConfigurationError(error).problems }
+  }
+  if (engine instanceof InvalidConfiguration) return { problems: engine.problems }
+  return {
+    config: loaded.config,
+    engine,
+    keys: new ApiKeyIndex(loaded.config.apiKeys),
+    generation,
+    loadedAt: new Date().toISOString()
+  }
+}
+
+/** The live snapshot as a service: what the HTTP server, the jobs and the application services read. */
+export class Snapshot extends Context.Service<
+  Snapshot,
+  {
+    /** The snapshot in force: read it once per request. */
+    current(): ConfigSnapshot
+    status(): ReloadStatus
+    /**
+     * Loads the source again now and applies the result only if it is
+     * valid: an API write calls it so the change serves before the answer.
+     */
+    reload(): ReloadOutcome
+  }
+>()("campusgate/app/Snapshot") {
+  /** A holder made elsewhere (the daemon, the library facade); its owner closes it. */
+  static readonly layer = (live: LiveSnapshot): Layer.Layer<Snapshot> =>
+    Layer.succeed(
+      Snapshot,
+      Snapshot.of({ current: () => live.current(), status: () => live.status(), reload: () => live.reload() })
+    )
+
+  /** Loads `source` (failing with every problem) and, with `watch`, stops watching when the layer is released. */
+  static readonly layerFrom = (
+    source: SnapshotSource,
+    options: LiveSnapshotOptions = {}
+  ): Layer.Layer<Snapshot, InvalidConfiguration> =>
+    Layer.unwrap(
+      Effect.map(
+        Effect.acquireRelease(
+          Effect.suspend(() => {
+            const live = LiveSnapshot.load(source, options)
+            return live instanceof InvalidConfiguration ? Effect.fail(live) : Effect.succeed(live)
+          }),
+          (live) => Effect.sync(() => live.close())
+        ),
+        Snapshot.layer
+      )
+    )
+}

@@ -1,0 +1,164 @@
+/**
+ * Validation as every transport asks for it — one email, many, a batch of
+ * (offer, email) pairs, a job's chunk — against the snapshot in force, with
+ * the team rule applied (`domain/visibility.ts`: what a viewer cannot see is
+ * not found), every result counted in the validation metrics and every
+ * offer validation recorded in the offer's usage statistics. The library
+ * facade, the HTTP handlers, the fast path and the job runner call this and
+ * nothing below it, so "validate, then record" is written once.
+ *
+ * The methods are synchronous and run no effect: the engine needs no I/O
+ * per email, usage recording is an in-memory add, and the fast path and the
+ * job runner call them per request and per chunk. A target that does not
+ * exist for the viewer is returned (not thrown) as `TargetGroupNotFound` /
+ * `OfferNotFound`; `rows` is the exception, for the job runner, which fails
+ * the job on a throw.
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { OfferNotFound, TargetGroupNotFound } from "../domain/errors.ts"
+import { type ResultRow, toOfferResultRow, toResultRow } from "../domain/ResultRow.ts"
+import type { OfferValidationResult, ValidationResult } from "../domain/ValidationResult.ts"
+import type { Viewer } from "../domain/visibility.ts"
+import { evaluateOffer } from "../engine/targeting/evaluateOffer.ts"
+import { evaluateTargetGroup } from "../engine/targeting/evaluateTargetGroup.ts"
+import { UsageStatistics } from "../stats/UsageStatistics.ts"
+import { Snapshot } from "./Snapshot.ts"
+import { visibleOffer, visibleTargetGroup } from "./visibility.ts"
+
+/** What a validation result tells the counters. */
+export interface Validated {
+  readonly isValid: boolean
+  readonly reasonCode?: string | undefined
+}
+
+/** Where validation results are counted (the daemon's Prometheus metrics; nothing in the library). */
+export class ValidationCounters extends Context.Service<
+  ValidationCounters,
+  {
+    /** One validated email. */
+    validated(result: Validated): void
+    /** A batch of validated emails (per-item errors, which validated nothing, do not count). */
+    validatedAll(results: ReadonlyArray<Validated | OfferNotFound>): void
+  }
+>()("campusgate/app/ValidationCounters") {
+  static readonly none: Layer.Layer<ValidationCounters> = Layer.succeed(
+    ValidationCounters,
+    ValidationCounters.of({ validated: () => {}, validatedAll: () => {} })
+  )
+}
+
+/** What a job validates against. */
+export type ValidationTarget = { readonly targetGroupId: string } | { readonly offerId: string }
+
+/** One (offer, email) pair of a batch. */
+export interface OfferRequest {
+  readonly offerId: string
+  readonly email: string
+}
+
+export interface ValidationService {
+  /** One email against a target group the viewer sees. */
+  targetGroup(viewer: Viewer, email: string, targetGroupId: string): ValidationResult | TargetGroupNotFound
+  /** One email against an offer the viewer sees (eligible when any of its target groups matches). */
+  offer(viewer: Viewer, email: string, offerId: string): OfferValidationResult | OfferNotFound
+  /** Many emails against one target group, results in input order. */
+  manyTargetGroup(
+    viewer: Viewer,
+    emails: ReadonlyArray<string>,
+    targetGroupId: string
+  ): Array<ValidationResult> | TargetGroupNotFound
+  /** Many emails against one offer, results in input order, at one instant. */
+  manyOffer(
+    viewer: Viewer,
+    emails: ReadonlyArray<string>,
+    offerId: string
+  ): Array<OfferValidationResult> | OfferNotFound
+  /** (offer, email) pairs, each answered on its own: an offer the viewer cannot see is that item's `OfferNotFound`. */
+  batch(viewer: Viewer, requests: ReadonlyArray<OfferRequest>): Array<OfferValidationResult | OfferNotFound>
+  /** A job's chunk as result rows; throws the not-found error when the target is gone (the job fails). */
+  rows(viewer: Viewer, target: ValidationTarget, emails: ReadonlyArray<string>): Array<ResultRow>
+}
+
+export class Validation extends Context.Service<Validation, ValidationService>()("campusgate/app/Validation") {
+  /** The service over a snapshot holder, usage statistics and counters. */
+  static readonly make = (
+    snapshot: Snapshot["Service"],
+    usage: UsageStatistics["Service"],
+    counters: ValidationCounters["Service"]
+  ): ValidationService => {
+    const manyTargetGroup = (viewer: Viewer, emails: ReadonlyArray<string>, targetGroupId: string) => {
+      const { engine } = snapshot.current()
+      const group = visibleTargetGroup(engine, viewer, targetGroupId)
+      if (group === undefined) return new TargetGroupNotFound({ targetGroupId })
+      const results = new Array<ValidationResult>(emails.length)
+      for (let i = 0; i < emails.length; i++) results[i] = evaluateTargetGroup(group, engine.context, emails[i]!)
+      counters.validatedAll(results)
+      return results
+    }
+    const manyOffer = (viewer: Viewer, emails: ReadonlyArray<string>, offerId: string) => {
+      const { engine } = snapshot.current()
+      const offer = visibleOffer(engine, viewer, offerId)
+      if (offer === undefined) return new OfferNotFound({ offerId })
+      const at = engine.now()
+      const results = new Array<OfferValidationResult>(emails.length)
+      for (let i = 0; i < emails.length; i++) results[i] = evaluateOffer(offer, engine.context, emails[i]!, at)
+      counters.validatedAll(results)
+      usage.recordMany(offerId, emails, results, at)
+      return results
+    }
+    return {
+      targetGroup: (viewer, email, targetGroupId) => {
+        const { engine } = snapshot.current()
+        const group = visibleTargetGroup(engine, viewer, targetGroupId)
+        if (group === undefined) return new TargetGroupNotFound({ targetGroupId })
+        const result = evaluateTargetGroup(group, engine.context, email)
+        counters.validated(result)
+        return result
+      },
+      offer: (viewer, email, offerId) => {
+        const { engine } = snapshot.current()
+        const offer = visibleOffer(engine, viewer, offerId)
+        if (offer === undefined) return new OfferNotFound({ offerId })
+        const at = engine.now()
+        const result = evaluateOffer(offer, engine.context, email, at)
+        counters.validated(result)
+        usage.record(offerId, email, result, at)
+        return result
+      },
+      manyTargetGroup,
+      manyOffer,
+      batch: (viewer, requests) => {
+        const { engine } = snapshot.current()
+        const at = engine.now()
+        const results = requests.map(({ offerId, email }) => {
+          const offer = visibleOffer(engine, viewer, offerId)
+          if (offer === undefined) return new OfferNotFound({ offerId })
+          const result = evaluateOffer(offer, engine.context, email, at)
+          usage.record(offerId, email, result, at)
+          return result
+        })
+        counters.validatedAll(results)
+        return results
+      },
+      rows: (viewer, target, emails) => {
+        if ("targetGroupId" in target) {
+          const results = manyTargetGroup(viewer, emails, target.targetGroupId)
+          if (results instanceof TargetGroupNotFound) throw results
+          return results.map((result, i) => toResultRow(emails[i]!, result))
+        }
+        const results = manyOffer(viewer, emails, target.offerId)
+        if (results instanceof OfferNotFound) throw results
+        return results.map((result, i) => toOfferResultRow(emails[i]!, result))
+      }
+    }
+  }
+
+  static readonly layer: Layer.Layer<Validation, never, Snapshot | UsageStatistics | ValidationCounters> = Layer.effect(
+    Validation,
+    Effect.gen(function* () {
+      return Validation.of(Validation.make(yield* Snapshot, yield* UsageStatistics, yield* ValidationCounters))
+    })
+  )
+}

@@ -1,0 +1,244 @@
+/**
+ * The library's Promise facade, one entry for both ways in:
+ * `createCampusgate({ targetGroups, offers })` with resources in memory, or
+ * `createCampusgate({ configDir, watch })` over a config directory, the same
+ * YAML files the daemon serves. Both are the application core (`app/`)
+ * with the library as the viewer that sees every team: the live snapshot,
+ * and Validation, which counts offer validations in usage statistics (in
+ * memory, or flushed to `<dataDir>/stats/` when a config directory's data
+ * directory exists). Validation methods are synchronous: the engine needs
+ * no I/O per email. `openConfig` is the former synchronous entry for a
+ * config directory, kept as a deprecated alias.
+ */
+import { existsSync } from "node:fs"
+import * as Effect from "effect/Effect"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import {
+  type ConfigSnapshot,
+  directorySource,
+  LiveSnapshot,
+  type ReloadOutcome,
+  type ReloadStatus,
+  resourcesSource,
+  Snapshot,
+  type SnapshotSource
+} from "./app/Snapshot.ts"
+import { Validation, ValidationCounters } from "./app/Validation.ts"
+import type { Environment } from "./config/environment.ts"
+import { configFromResources } from "./config/resourcesConfig.ts"
+import { InvalidConfiguration, OfferNotFound, TargetGroupNotFound } from "./domain/errors.ts"
+import type { OfferInput } from "./domain/Offer.ts"
+import type { OfferUsage } from "./domain/OfferUsage.ts"
+import type { TargetGroupInput } from "./domain/TargetGroup.ts"
+import type { OfferValidationResult, ValidationResult } from "./domain/ValidationResult.ts"
+import { ALL_TEAMS } from "./domain/visibility.ts"
+import type { Engine } from "./engine/Engine.ts"
+import { type InspectResult, inspectInput } from "./engine/inspect.ts"
+import type { DatasetSpec } from "./engine/institutions/userDatasets.ts"
+import { UsageStatistics } from "./stats/UsageStatistics.ts"
+
+/** Target groups and offers in memory. */
+export interface CampusgateOptions {
+  /** Target groups as plain data (the YAML/JSON form); decoded and checked on load. */
+  readonly targetGroups: ReadonlyArray<TargetGroupInput>
+  readonly offers?: ReadonlyArray<OfferInput> | undefined
+  /** Institution datasets merged on top of the built-in data (Hipo JSON, CSV or YAML). */
+  readonly datasets?: ReadonlyArray<DatasetSpec> | undefined
+  /** Set to false to use only `datasets` (default true). */
+  readonly builtInInstitutions?: boolean | undefined
+  /** The clock for offer windows (default `Date.now`). */
+  readonly now?: (() => number) | undefined
+}
+
+/** A config directory: campusgate.yaml, target-groups/, offers/, api-keys.yaml. */
+export interface OpenConfigOptions {
+  readonly configDir: string
+  /** The data directory (API-created resources, statistics); default: campusgate.yaml's `dataDir`, else `./data`. */
+  readonly dataDir?: string | undefined
+  /** Watch the files and apply valid changes as they happen (default false). */
+  readonly watch?: boolean | undefined
+  /** Told about each reload; an invalid change keeps the last good config serving. */
+  readonly onReload?: ((outcome: ReloadOutcome) => void) | undefined
+  /** Default `process.env` (for `CAMPUSGATE_...` overrides). */
+  readonly env?: Environment | undefined
+  /** The clock for offer windows (default `Date.now`). */
+  readonly now?: (() => number) | undefined
+}
+
+export type ValidationTarget = { readonly targetGroupId: string } | { readonly offerId: string }
+
+/** What both entries answer. */
+interface CampusgateCore {
+  /** One email against a target group. Throws `TargetGroupNotFound` for an unknown id. */
+  validate(email: string, targetGroupId: string): ValidationResult
+  /** One email against an offer (eligible when any of its target groups matches). Throws `OfferNotFound`. */
+  validateOffer(email: string, offerId: string): OfferValidationResult
+  /** Many emails, results in input order (a bare string names a target group). */
+  validateMany(
+    emails: ReadonlyArray<string>,
+    target: string | { readonly targetGroupId: string }
+  ): Array<ValidationResult>
+  validateMany(emails: ReadonlyArray<string>, target: { readonly offerId: string }): Array<OfferValidationResult>
+  /** Many emails against an offer, results in input order. */
+  validateManyOffer(emails: ReadonlyArray<string>, offerId: string): Array<OfferValidationResult>
+  /** What is known about an email or bare domain, independent of target groups. */
+  inspect(emailOrDomain: string): InspectResult
+  /** An offer's usage statistics: every offer validation counted (empty for an offer never validated). */
+  usage(offerId: string): Promise<OfferUsage>
+  /** The snapshot in force: loaded config, engine and generation. */
+  current(): ConfigSnapshot
+  /** Whether the last reload failed (and why), counts of reloads applied and rejected. */
+  status(): ReloadStatus
+  /** The engine in force. */
+  readonly engine: Engine
+  /** Stops watching and writes pending usage statistics. */
+  close(): Promise<void>
+}
+
+export interface Campusgate extends CampusgateCore {
+  /**
+   * Resources in memory: swaps in new target groups and offers. A config
+   * directory: reads the files again. Rejects with `InvalidConfiguration`
+   * and keeps the old ones when the new ones are not valid.
+   */
+  reload(resources?: {
+    readonly targetGroups: ReadonlyArray<TargetGroupInput>
+    readonly offers?: ReadonlyArray<OfferInput>
+  }): Promise<void>
+}
+
+/** @deprecated The former config-directory entry: use `createCampusgate({ configDir })`. */
+export interface ConfiguredCampusgate extends CampusgateCore {
+  /** Reads the files again now; the old config keeps serving if the new one is invalid. */
+  reload(): ReloadOutcome
+}
+
+const usageLayerFor = (live: LiveSnapshot) => {
+  const { dataDir, settings, secrets } = live.current().config
+  const options = { flushIntervalMs: settings.statistics.flushIntervalMs, secret: secrets.statsSecret }
+  return dataDir !== undefined && existsSync(dataDir)
+    ? UsageStatistics.layerFile({ dataDir, ...options })
+    : UsageStatistics.layerMemory(options)
+}
+
+/** The core over a loaded snapshot holder; closing it closes the holder. */
+const coreOver = (live: LiveSnapshot): CampusgateCore => {
+  const runtime = ManagedRuntime.make(usageLayerFor(live))
+  let statistics: UsageStatistics["Service"]
+  try {
+    statistics = runtime.runSync(Effect.service(UsageStatistics))
+  } catch (error) {
+    live.close()
+    throw error
+  }
+  const snapshot = Snapshot.of({
+    current: () => live.current(),
+    status: () => live.status(),
+    reload: () => live.reload()
+  })
+  const validation = Validation.make(
+    snapshot,
+    statistics,
+    ValidationCounters.of({ validated: () => {}, validatedAll: () => {} })
+  )
+  const orThrow = <A>(answer: A | TargetGroupNotFound | OfferNotFound): A => {
+    if (answer instanceof TargetGroupNotFound || answer instanceof OfferNotFound) throw answer
+    return answer
+  }
+  function validateMany(
+    emails: ReadonlyArray<string>,
+    target: string | { readonly targetGroupId: string }
+  ): Array<ValidationResult>
+  function validateMany(
+    emails: ReadonlyArray<string>,
+    target: { readonly offerId: string }
+  ): Array<OfferValidationResult>
+  function validateMany(emails: ReadonlyArray<string>, target: string | ValidationTarget) {
+    if (typeof target === "string") return orThrow(validation.manyTargetGroup(ALL_TEAMS, emails, target))
+    if ("offerId" in target) return orThrow(validation.manyOffer(ALL_TEAMS, emails, target.offerId))
+    return orThrow(validation.manyTargetGroup(ALL_TEAMS, emails, target.targetGroupId))
+  }
+  return {
+    validate: (email, targetGroupId) => orThrow(validation.targetGroup(ALL_TEAMS, email, targetGroupId)),
+    validateOffer: (email, offerId) => orThrow(validation.offer(ALL_TEAMS, email, offerId)),
+    validateMany,
+    validateManyOffer: (emails, offerId) => orThrow(validation.manyOffer(ALL_TEAMS, emails, offerId)),
+    inspect: (input) => inspectInput(live.current().engine.context, input),
+    usage: (offerId) => runtime.runPromise(statistics.usage(offerId)),
+    current: () => live.current(),
+    status: () => live.status(),
+    get engine() {
+      return live.current().engine
+    },
+    close: () => {
+      live.close()
+      return runtime.dispose()
+    }
+  }
+}
+
+const loadOrThrow = (source: SnapshotSource, options: Parameters<typeof LiveSnapshot.load>[1]): LiveSnapshot => {
+  const live = LiveSnapshot.load(source, options)
+  if (live instanceof InvalidConfiguration) throw live
+  return live
+}
+
+const directoryOptions = (options: OpenConfigOptions) =>
+  [
+    directorySource({ configDir: options.configDir, dataDir: options.dataDir, env: options.env }),
+    { watch: options.watch, onReload: options.onReload, now: options.now }
+  ] as const
+
+/**
+ * Loads the institution data and the target groups and offers (in memory,
+ * or from a config directory). Rejects with `InvalidConfiguration`, every
+ * problem with its path (and, for files, its line and column).
+ */
+export const createCampusgate = async (options: CampusgateOptions | OpenConfigOptions): Promise<Campusgate> => {
+  if ("configDir" in options) {
+    const live = loadOrThrow(...directoryOptions(options))
+    const core = coreOver(live)
+    return {
+      ...core,
+      get engine() {
+        return live.current().engine
+      },
+      reload: async () => {
+        const outcome = live.reload()
+        if (!outcome.ok) throw new InvalidConfiguration({ problems: outcome.problems })
+      }
+    }
+  }
+  const source = resourcesSource(options, options.datasets)
+  const live = loadOrThrow(source, { now: options.now, builtInInstitutions: options.builtInInstitutions })
+  const core = coreOver(live)
+  return {
+    ...core,
+    get engine() {
+      return live.current().engine
+    },
+    reload: async (resources) => {
+      if (resources === undefined) return
+      const outcome = live.apply(configFromResources(resources, options.datasets))
+      if (!outcome.ok) throw new InvalidConfiguration({ problems: outcome.problems })
+      source.replace(resources)
+    }
+  }
+}
+
+/**
+ * @deprecated Use `createCampusgate({ configDir, watch })`. Loads a config
+ * directory synchronously; throws `InvalidConfiguration` (every problem with
+ * file, line and field) if it is not valid.
+ */
+export const openConfig = (options: OpenConfigOptions): ConfiguredCampusgate => {
+  const live = loadOrThrow(...directoryOptions(options))
+  const core = coreOver(live)
+  return {
+    ...core,
+    get engine() {
+      return live.current().engine
+    },
+    reload: () => live.reload()
+  }
+}
