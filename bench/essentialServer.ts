@@ -14,7 +14,7 @@ import type { AddressInfo } from "node:net"
 import { directorySource, LiveSnapshot } from "../src/app/Snapshot.ts"
 import { resultText } from "../src/server/resultJson.ts"
 
-const live = LiveSnapshot.load(directorySource({ configDir: process.argv[2]!, dataDir: process.argv[3] }))
+const live = LiveSnapshot.loadSync(directorySource({ configDir: process.argv[2]!, dataDir: process.argv[3] }))
 if (!(live instanceof LiveSnapshot)) throw new Error(`the config does not load: ${JSON.stringify(live.problems)}`)
 const { config, engine } = live.current()
 const hashes = new Set(config.apiKeys.map((record) => record.hash.toLowerCase()))

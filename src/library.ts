@@ -17,6 +17,7 @@ import {
   type ConfigSnapshot,
   directorySource,
   LiveSnapshot,
+  type LiveSnapshotOptions,
   type ReloadOutcome,
   type ReloadStatus,
   resourcesSource,
@@ -131,16 +132,8 @@ const coreOver = (live: LiveSnapshot): CampusgateCore => {
     live.close()
     throw error
   }
-  const snapshot = Snapshot.of({
-    current: () => live.current(),
-    status: () => live.status(),
-    reload: () => live.reload()
-  })
-  const validation = Validation.make(
-    snapshot,
-    statistics,
-    ValidationCounters.of({ validated: () => {}, validatedAll: () => {} })
-  )
+  const snapshot = Snapshot.over(live)
+  const validation = Validation.make(snapshot, statistics, ValidationCounters.ignore)
   const orThrow = <A>(answer: A | TargetGroupNotFound | OfferNotFound): A => {
     if (answer instanceof TargetGroupNotFound || answer instanceof OfferNotFound) throw answer
     return answer
@@ -177,8 +170,9 @@ const coreOver = (live: LiveSnapshot): CampusgateCore => {
   }
 }
 
-const loadOrThrow = (source: SnapshotSource, options: Parameters<typeof LiveSnapshot.load>[1]): LiveSnapshot => {
-  const live = LiveSnapshot.load(source, options)
+/** Loads synchronously (the library's stores are files and memory); throws `InvalidConfiguration`. */
+const loadOrThrow = (source: SnapshotSource, options: LiveSnapshotOptions): LiveSnapshot => {
+  const live = LiveSnapshot.loadSync(source, options)
   if (live instanceof InvalidConfiguration) throw live
   return live
 }
@@ -204,7 +198,7 @@ export const createCampusgate = async (options: CampusgateOptions | OpenConfigOp
         return live.current().engine
       },
       reload: async () => {
-        const outcome = live.reload()
+        const outcome = await Effect.runPromise(live.reload())
         if (!outcome.ok) throw new InvalidConfiguration({ problems: outcome.problems })
       }
     }
@@ -239,6 +233,6 @@ export const openConfig = (options: OpenConfigOptions): ConfiguredCampusgate => 
     get engine() {
       return live.current().engine
     },
-    reload: () => live.reload()
+    reload: () => Effect.runSync(live.reload())
   }
 }

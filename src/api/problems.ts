@@ -8,16 +8,11 @@
 
 import * as HttpApiError from "effect/http-api/HttpApiError"
 import * as Schema from "effect/Schema"
+import { FieldError } from "../domain/errors.ts"
 
 const typeBase = "https://campusgate.dev/problems/"
 
-/** One field-level problem of a request: a JSON-pointer-style path, a stable code, a plain message. */
-export const FieldError = Schema.Struct({
-  field: Schema.String,
-  code: Schema.String,
-  message: Schema.String
-})
-export type FieldError = typeof FieldError.Type
+export { FieldError } from "../domain/errors.ts"
 
 const common = { detail: Schema.String, requestId: Schema.String }
 

@@ -12,17 +12,29 @@
  * readiness and metrics). With `watch`, a directory source reloads when its
  * files change.
  */
+
+import { resolve } from "node:path"
+import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
+import * as Semaphore from "effect/Semaphore"
 import { ApiKeyIndex } from "../config/apiKeys.ts"
-import { type ConfigLoad, type ConfigLocation, type LoadedConfig, loadConfig } from "../config/loadConfig.ts"
+import {
+  type ConfigLoad,
+  type ConfigLocation,
+  type LoadedConfig,
+  loadConfig,
+  resolveDataDir
+} from "../config/loadConfig.ts"
 import { configFromResources, type InMemoryResources } from "../config/resourcesConfig.ts"
 import { watchConfigDirectories } from "../config/watchConfig.ts"
 import { type ConfigurationProblem, InvalidConfiguration } from "../domain/errors.ts"
 import type { Engine } from "../engine/Engine.ts"
 import { toConfigurationError } from "../engine/InstitutionIndex.ts"
 import type { DatasetSpec } from "../engine/institutions/userDatasets.ts"
+import { makeFileResourceStore, type ResourceStore } from "../resources/ResourceStore.ts"
 import { EngineBuilder } from "./EngineBuilder.ts"
 
 export interface ConfigSnapshot {
@@ -52,26 +64,33 @@ export interface ReloadStatus {
 
 /** Where the configuration is read from. */
 export interface SnapshotSource {
-  /** Reads and checks the configuration now. */
-  load(): ConfigLoad
+  /** Reads and checks the configuration now (a store that cannot be read is a problem of the load). */
+  readonly load: Effect.Effect<ConfigLoad>
   /** Directories whose changes may change the configuration (watched on request). */
   readonly directories: ReadonlyArray<string>
 }
 
-/** A config directory (and its data directory's API-created resources and keys). */
-export const directorySource = (location: ConfigLocation): SnapshotSource => {
-  let directories: ReadonlyArray<string> = []
+/**
+ * A config directory (read-mostly, kept in git) with the API-created
+ * resources of `resources` (default: the file store in the data directory
+ * the location resolves to).
+ */
+export const directorySource = (location: ConfigLocation, resources?: ResourceStore["Service"]): SnapshotSource => {
+  const dataDir = resolveDataDir(location)
+  const store = resources ?? makeFileResourceStore(dataDir)
   return {
-    load: () => {
-      const loaded = loadConfig(location)
-      if (loaded.ok) directories = [loaded.config.configDir, loaded.config.dataDir].filter((dir) => dir !== undefined)
-      return loaded
-    },
-    get directories() {
-      return directories
-    }
+    load: Effect.all([store.list("targetGroup"), store.list("offer")]).pipe(
+      Effect.map(([targetGroups, offers]) => loadConfig(location, { targetGroups, offers })),
+      Effect.catch((error) =>
+        Effect.succeed<ConfigLoad>({ ok: false, problems: [{ path: "resources", message: error.message }] })
+      )
+    ),
+    directories: [resolve(location.configDir), dataDir]
   }
 }
+
+/** A config directory with the data directory's files, loaded now (the CLI's `check` and `inspect`). */
+export const loadDirectory = (location: ConfigLocation): ConfigLoad => Effect.runSync(directorySource(location).load)
 
 /** Resources given in memory; `replace` swaps them for what the next load reads. */
 export interface ResourcesSource extends SnapshotSource {
@@ -84,7 +103,7 @@ export const resourcesSource = (
 ): ResourcesSource => {
   let current = resources
   return {
-    load: () => configFromResources(current, datasets),
+    load: Effect.sync(() => configFromResources(current, datasets)),
     directories: [],
     replace: (next) => {
       current = next
@@ -113,6 +132,7 @@ export class LiveSnapshot {
   #snapshot: ConfigSnapshot
   #status: ReloadStatus
   #unwatch: (() => void) | undefined
+  readonly #reloading = Semaphore.makeUnsafe(1)
 
   private constructor(
     source: SnapshotSource,
@@ -135,15 +155,34 @@ export class LiveSnapshot {
   }
 
   /** Loads the configuration from `source`; it must be valid to start. */
-  static load(source: SnapshotSource, options: LiveSnapshotOptions = {}): LiveSnapshot | InvalidConfiguration {
-    const engines = new EngineBuilder({ now: options.now, builtInInstitutions: options.builtInInstitutions })
-    const first = compile(source.load(), engines, 1)
-    if (!("engine" in first)) return new InvalidConfiguration({ problems: first.problems })
-    const live = new LiveSnapshot(source, engines, first, options)
-    if (options.watch === true) {
-      live.#unwatch = watchConfigDirectories(source.directories, options.debounceMs ?? 150, () => live.reload())
-    }
-    return live
+  static make(
+    source: SnapshotSource,
+    options: LiveSnapshotOptions = {}
+  ): Effect.Effect<LiveSnapshot, InvalidConfiguration> {
+    return Effect.flatMap(source.load, (loaded) => {
+      const engines = new EngineBuilder({ now: options.now, builtInInstitutions: options.builtInInstitutions })
+      const first = compile(loaded, engines, 1)
+      if (!("engine" in first)) return Effect.fail(new InvalidConfiguration({ problems: first.problems }))
+      const live = new LiveSnapshot(source, engines, first, options)
+      if (options.watch === true) {
+        live.#unwatch = watchConfigDirectories(source.directories, options.debounceMs ?? 150, () => {
+          Effect.runFork(live.reload())
+        })
+      }
+      return Effect.succeed(live)
+    })
+  }
+
+  /**
+   * `make`, run now: for sources whose stores answer synchronously (files,
+   * memory), as the library's synchronous entry and the tools need.
+   */
+  static loadSync(source: SnapshotSource, options: LiveSnapshotOptions = {}): LiveSnapshot | InvalidConfiguration {
+    const exit = Effect.runSyncExit(LiveSnapshot.make(source, options))
+    if (Exit.isSuccess(exit)) return exit.value
+    const failure = exit.cause.reasons.find((reason) => reason._tag === "Fail")
+    if (failure !== undefined) return failure.error
+    throw Cause.squash(exit.cause)
   }
 
   /** The snapshot in force: read it once per request and use that. */
@@ -155,9 +194,9 @@ export class LiveSnapshot {
     return this.#status
   }
 
-  /** Reads the source again now; applies the result only if it is valid. */
-  reload(): ReloadOutcome {
-    return this.apply(this.#source.load())
+  /** Reads the source again now; applies the result only if it is valid. Reloads run one at a time. */
+  reload(): Effect.Effect<ReloadOutcome> {
+    return this.#reloading.withPermit(Effect.map(this.#source.load, (loaded) => this.apply(loaded)))
   }
 
   /**
@@ -234,15 +273,15 @@ export class Snapshot extends Context.Service<
      * Loads the source again now and applies the result only if it is
      * valid: an API write calls it so the change serves before the answer.
      */
-    reload(): ReloadOutcome
+    reload(): Effect.Effect<ReloadOutcome>
   }
 >()("campusgate/app/Snapshot") {
+  /** The service over a holder. */
+  static readonly over = (live: LiveSnapshot): Snapshot["Service"] =>
+    Snapshot.of({ current: () => live.current(), status: () => live.status(), reload: () => live.reload() })
+
   /** A holder made elsewhere (the daemon, the library facade); its owner closes it. */
-  static readonly layer = (live: LiveSnapshot): Layer.Layer<Snapshot> =>
-    Layer.succeed(
-      Snapshot,
-      Snapshot.of({ current: () => live.current(), status: () => live.status(), reload: () => live.reload() })
-    )
+  static readonly layer = (live: LiveSnapshot): Layer.Layer<Snapshot> => Layer.succeed(Snapshot, Snapshot.over(live))
 
   /** Loads `source` (failing with every problem) and, with `watch`, stops watching when the layer is released. */
   static readonly layerFrom = (
@@ -251,13 +290,7 @@ export class Snapshot extends Context.Service<
   ): Layer.Layer<Snapshot, InvalidConfiguration> =>
     Layer.unwrap(
       Effect.map(
-        Effect.acquireRelease(
-          Effect.suspend(() => {
-            const live = LiveSnapshot.load(source, options)
-            return live instanceof InvalidConfiguration ? Effect.fail(live) : Effect.succeed(live)
-          }),
-          (live) => Effect.sync(() => live.close())
-        ),
+        Effect.acquireRelease(LiveSnapshot.make(source, options), (live) => Effect.sync(() => live.close())),
         Snapshot.layer
       )
     )

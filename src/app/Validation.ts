@@ -43,10 +43,10 @@ export class ValidationCounters extends Context.Service<
     validatedAll(results: ReadonlyArray<Validated | OfferNotFound>): void
   }
 >()("campusgate/app/ValidationCounters") {
-  static readonly none: Layer.Layer<ValidationCounters> = Layer.succeed(
-    ValidationCounters,
-    ValidationCounters.of({ validated: () => {}, validatedAll: () => {} })
-  )
+  /** Counts nothing (the library). */
+  static readonly ignore: ValidationCounters["Service"] = { validated: () => {}, validatedAll: () => {} }
+
+  static readonly none: Layer.Layer<ValidationCounters> = Layer.succeed(ValidationCounters, ValidationCounters.ignore)
 }
 
 /** What a job validates against. */

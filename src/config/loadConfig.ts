@@ -67,6 +67,14 @@ export interface LoadedConfig {
   }
 }
 
+/** The data directory's resources as stored (`resources/ResourceStore.ts`): YAML documents and where they live. */
+export interface DataDocuments {
+  readonly targetGroups: ReadonlyArray<{ readonly location: string; readonly text: string }>
+  readonly offers: ReadonlyArray<{ readonly location: string; readonly text: string }>
+}
+
+const noDocuments: DataDocuments = { targetGroups: [], offers: [] }
+
 export type ConfigLoad =
   | { readonly ok: true; readonly config: LoadedConfig }
   | { readonly ok: false; readonly problems: ReadonlyArray<ConfigurationProblem> }
@@ -187,8 +195,12 @@ const readDatasets = (
     return [spec]
   })
 
-/** Loads and checks everything; never throws for bad content (only for I/O failures other than absence). */
-export const loadConfig = (location: ConfigLocation): ConfigLoad => {
+/**
+ * Loads and checks the config directory together with the API-created
+ * resources `data` holds; never throws for bad content (only for I/O
+ * failures other than absence).
+ */
+export const loadConfig = (location: ConfigLocation, data: DataDocuments = noDocuments): ConfigLoad => {
   const env = location.env ?? process.env
   const configDir = resolve(location.configDir)
   const problems: Array<ConfigurationProblem> = []
@@ -208,9 +220,11 @@ export const loadConfig = (location: ConfigLocation): ConfigLoad => {
     }
   })
 
+  const stored = (documents: DataDocuments[keyof DataDocuments]): Array<SourceFile> =>
+    documents.map(({ location, text }) => ({ store: "data", path: location, text }))
   const yamlFiles = (directory: string) => [
     ...resourceFiles(configDir, "config", directory),
-    ...resourceFiles(dataDir, "data", directory)
+    ...stored(directory === TARGET_GROUPS_DIR ? data.targetGroups : data.offers)
   ]
   const brokenGroups = new Set<string>()
   const targetGroups = decodeFiles<TargetGroup>(
@@ -323,6 +337,14 @@ export const loadSettings = (
   if (decoded !== undefined && !decoded.ok) problems.push(...decoded.problems)
   const settings = decoded?.ok === true ? decoded.value : defaultSettings()
   return { settings: applyEnvironment(settings, env, problems), file }
+}
+
+/** The data directory a location resolves to (settings that do not decode count as defaults here). */
+export const resolveDataDir = (location: ConfigLocation): string => {
+  const env = location.env ?? process.env
+  const configDir = resolve(location.configDir)
+  const { settings } = loadSettings(configDir, env, [])
+  return dataDirFor(configDir, settings, location.dataDir ?? (env.CAMPUSGATE_DATA || undefined))
 }
 
 /** The data directory: `explicit` (flag or `CAMPUSGATE_DATA`), else `dataDir` relative to the config directory, else `./data`. */

@@ -20,6 +20,14 @@ export class OfferNotFound extends Schema.TaggedError<OfferNotFound>()("OfferNot
   }
 }
 
+/** One field-level problem of an input: a JSON-pointer-style path, a stable code, a plain message. */
+export const FieldError = Schema.Struct({
+  field: Schema.String,
+  code: Schema.String,
+  message: Schema.String
+})
+export type FieldError = typeof FieldError.Type
+
 /** One problem in a set of target groups, offers or datasets: where, and what is wrong. */
 export const ConfigurationProblem = Schema.Struct({
   /** The file, relative to the config (or data) directory, when the problem is in one. */

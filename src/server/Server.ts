@@ -11,13 +11,15 @@ import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServer from "effect/http/HttpServer"
 import * as Layer from "effect/Layer"
 import type * as RateLimiter from "effect/persistence/RateLimiter"
+import { Resources } from "../app/Resources.ts"
 import { directorySource, LiveSnapshot, Snapshot } from "../app/Snapshot.ts"
 import { Validation, ValidationCounters } from "../app/Validation.ts"
 import { ensureBootstrapKey } from "../config/apiKeyStore.ts"
 import type { Environment } from "../config/environment.ts"
-import { DEFAULT_TEAM, directoriesOf } from "../config/loadConfig.ts"
+import { DEFAULT_TEAM, directoriesOf, resolveDataDir } from "../config/loadConfig.ts"
 import { formatProblem, InvalidConfiguration } from "../domain/errors.ts"
 import type { TeamId } from "../domain/Identifiers.ts"
+import { makeFileResourceStore, ResourceStore } from "../resources/ResourceStore.ts"
 import { UsageStatistics } from "../stats/UsageStatistics.ts"
 import { HotPath } from "./hotPath.ts"
 import { HttpApp } from "./http.ts"
@@ -52,7 +54,8 @@ export const serverLayer = (options: ServeOptions) =>
     Effect.gen(function* () {
       const announce = options.announce ?? jsonLine
       const location = { configDir: options.configDir, dataDir: options.dataDir, env: options.env }
-      const live = LiveSnapshot.load(directorySource(location), {
+      const resourceStore = makeFileResourceStore(resolveDataDir(location))
+      const live = yield* LiveSnapshot.make(directorySource(location, resourceStore), {
         watch: true,
         onReload: (outcome) =>
           outcome.ok
@@ -61,7 +64,6 @@ export const serverLayer = (options: ServeOptions) =>
                 problems: outcome.problems.map(formatProblem)
               })
       })
-      if (live instanceof InvalidConfiguration) return yield* live
       yield* Effect.addFinalizer(() => Effect.sync(() => live.close()))
       const { config } = live.current()
       const { configDir, dataDir } = directoriesOf(config)
@@ -71,7 +73,7 @@ export const serverLayer = (options: ServeOptions) =>
         team: config.settings.teams[0]?.id ?? (DEFAULT_TEAM as TeamId)
       })
       if (bootstrap.created) {
-        live.reload()
+        yield* live.reload()
         announce("created the first API key; it is shown only this once", {
           key: bootstrap.key,
           id: bootstrap.id,
@@ -99,7 +101,9 @@ export const serverLayer = (options: ServeOptions) =>
         : UsageStatistics.layerOff
       const validation = Validation.layer.pipe(Layer.provide(Layer.effect(ValidationCounters, Effect.service(Metrics))))
       const services = jobsLayer.pipe(
+        Layer.provideMerge(Resources.layer),
         Layer.provideMerge(validation),
+        Layer.provideMerge(Layer.succeed(ResourceStore, resourceStore)),
         Layer.provideMerge(Layer.mergeAll(Metrics.layer, rateLimiterLayer(options.rateLimiterStore), usage)),
         Layer.provideMerge(Snapshot.layer(live)),
         Layer.provideMerge(options.requestLogger ?? RequestLogger.layerStdout)

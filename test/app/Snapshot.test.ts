@@ -1,5 +1,6 @@
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
+import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
 import { directorySource, LiveSnapshot, type ReloadOutcome } from "../../src/app/Snapshot.ts"
 import { InvalidConfiguration } from "../../src/domain/errors.ts"
@@ -7,7 +8,7 @@ import { makeDirs, ukGroupYaml, validConfig } from "../config/configFiles.ts"
 
 const start = (watch = false, onReload?: (outcome: ReloadOutcome) => void) => {
   const dirs = makeDirs(validConfig)
-  const live = LiveSnapshot.load(directorySource({ configDir: dirs.configDir, dataDir: dirs.dataDir, env: {} }), {
+  const live = LiveSnapshot.loadSync(directorySource({ configDir: dirs.configDir, dataDir: dirs.dataDir, env: {} }), {
     watch,
     onReload,
     debounceMs: 50
@@ -36,7 +37,7 @@ const nextReload = (reloads: Array<ReloadOutcome>, count: number, ms = 5000) =>
 describe("LiveSnapshot", () => {
   it("refuses to start on an invalid config, with every problem", () => {
     const dirs = makeDirs({ ...validConfig, "offers/spring.yaml": "id: spring\n" })
-    const live = LiveSnapshot.load(directorySource({ configDir: dirs.configDir, dataDir: dirs.dataDir, env: {} }))
+    const live = LiveSnapshot.loadSync(directorySource({ configDir: dirs.configDir, dataDir: dirs.dataDir, env: {} }))
     expect(live).toBeInstanceOf(InvalidConfiguration)
     expect((live as InvalidConfiguration).problems.map((p) => p.path)).toEqual([
       "team",
@@ -54,7 +55,7 @@ describe("LiveSnapshot", () => {
       join(configDir, "target-groups/uk.yaml"),
       ukGroupYaml.replace("[GB]", "[GB, DE]").replace("bob@mit.edu", "bob@mit.edu")
     )
-    expect(live.reload()).toEqual({ ok: true, generation: 2 })
+    expect(Effect.runSync(live.reload())).toEqual({ ok: true, generation: 2 })
     expect(validate(live, "jane@tum.de").isValid).toBe(true)
     // The snapshot a request took before the change still answers as before.
     expect(before.engine.validate("jane@tum.de", "uk").isValid).toBe(false)
@@ -69,14 +70,14 @@ describe("LiveSnapshot", () => {
   it("keeps the last good config serving after an invalid change, and reports it", () => {
     const { live, configDir } = start()
     writeFileSync(join(configDir, "target-groups/uk.yaml"), ukGroupYaml.replace("[GB]", "[UK]"))
-    const outcome = live.reload()
+    const outcome = Effect.runSync(live.reload())
     expect(outcome.ok).toBe(false)
     expect(validate(live, "jane@ox.ac.uk").isValid).toBe(true)
     expect(live.status()).toMatchObject({ generation: 1, stale: true, reloads: { applied: 0, rejected: 1 } })
     expect(live.status().problems[0]).toMatchObject({ line: 5, column: 17, path: "criteria.institutions.countries[0]" })
     // Fixing the file clears the stale state.
     writeFileSync(join(configDir, "target-groups/uk.yaml"), ukGroupYaml)
-    expect(live.reload()).toEqual({ ok: true, generation: 2 })
+    expect(Effect.runSync(live.reload())).toEqual({ ok: true, generation: 2 })
     expect(live.status().stale).toBe(false)
   })
 

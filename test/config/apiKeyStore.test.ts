@@ -2,6 +2,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFile
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
+import { loadDirectory } from "../../src/app/Snapshot.ts"
 import {
   ApiKeyAlreadyRevoked,
   ApiKeyNotFound,
@@ -14,7 +15,6 @@ import {
   revokeApiKey
 } from "../../src/config/apiKeyStore.ts"
 import { hashApiKey } from "../../src/config/apiKeys.ts"
-import { loadConfig } from "../../src/config/loadConfig.ts"
 import { allScopes } from "../../src/domain/ApiKey.ts"
 import type { TeamId } from "../../src/domain/Identifiers.ts"
 import { allText } from "./configFiles.ts"
@@ -124,7 +124,7 @@ describe("the written files", () => {
     const inConfig = createApiKey({ ...dirs, team: "default" as TeamId, scopes: ["jobs:read"], expiresInDays: 1 })
     const inData = createApiKey({ ...dirs, team: "default" as TeamId, scopes: allScopes, isWritable: () => false })
     revokeApiKey({ ...dirs, id: inData.id })
-    const loaded = loadConfig({ ...dirs, env: {} })
+    const loaded = loadDirectory({ ...dirs, env: {} })
     expect(loaded.ok && loaded.config.apiKeys.map((key) => key.id)).toEqual([inConfig.id, inData.id])
   })
 })

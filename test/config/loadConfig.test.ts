@@ -1,7 +1,8 @@
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { type ConfigLoad, loadConfig } from "../../src/config/loadConfig.ts"
+import { loadDirectory } from "../../src/app/Snapshot.ts"
+import type { ConfigLoad } from "../../src/config/loadConfig.ts"
 import { formatProblem } from "../../src/domain/errors.ts"
 import { type Files, makeDirs, offerYaml, settingsYaml, ukGroupYaml, validConfig } from "./configFiles.ts"
 
@@ -11,7 +12,7 @@ const load = (
   env: Record<string, string> = {}
 ): ConfigLoad & { dirs: ReturnType<typeof makeDirs> } => {
   const dirs = makeDirs(config, data)
-  return { ...loadConfig({ configDir: dirs.configDir, dataDir: dirs.dataDir, env }), dirs }
+  return { ...loadDirectory({ configDir: dirs.configDir, dataDir: dirs.dataDir, env }), dirs }
 }
 
 /** Problems as `file:line:col path: message`, with the file relative to the config or data directory. */
@@ -132,7 +133,7 @@ describe("loadConfig", () => {
 
   it("resolves dataDir from campusgate.yaml against the config directory when no flag or variable names one", () => {
     const dirs = makeDirs({ ...validConfig, "campusgate.yaml": `${settingsYaml}dataDir: ../state\n` })
-    const result = loadConfig({ configDir: dirs.configDir, env: {} })
+    const result = loadDirectory({ configDir: dirs.configDir, env: {} })
     expect(result.ok && result.config.dataDir).toBe(join(dirs.root, "state"))
   })
 
@@ -142,7 +143,7 @@ describe("loadConfig", () => {
       "campusgate.yaml": `${settingsYaml}datasets:\n  - partners.csv\n  - missing.csv\n  - partners.txt\n`,
       "partners.csv": "domain,name,country\npartner-college.example,Partner College,ZZ\n"
     })
-    const result = loadConfig({ configDir: dirs.configDir, dataDir: dirs.dataDir, env: {} })
+    const result = loadDirectory({ configDir: dirs.configDir, dataDir: dirs.dataDir, env: {} })
     expect(result.ok).toBe(false)
     if (result.ok) return
     const text = result.problems.map(formatProblem).join("\n")
@@ -154,14 +155,14 @@ describe("loadConfig", () => {
   })
 
   it("reports a missing config directory instead of throwing", () => {
-    const result = loadConfig({ configDir: "/nonexistent/campusgate-config", env: {} })
+    const result = loadDirectory({ configDir: "/nonexistent/campusgate-config", env: {} })
     expect(result).toMatchObject({ ok: false, problems: [{ message: "the config directory does not exist" }] })
   })
 
   it("treats an empty campusgate.yaml as all defaults", () => {
     const dirs = makeDirs({ "campusgate.yaml": "" })
     writeFileSync(join(dirs.configDir, "api-keys.yaml"), "")
-    const result = loadConfig({ configDir: dirs.configDir, dataDir: dirs.dataDir, env: {} })
+    const result = loadDirectory({ configDir: dirs.configDir, dataDir: dirs.dataDir, env: {} })
     expect(result.ok && result.config.settings.rateLimits.bulk).toEqual({ requests: 10, windowSeconds: 60 })
   })
 })

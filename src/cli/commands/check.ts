@@ -15,7 +15,8 @@ import * as Flag from "effect/cli/Flag"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { EngineBuilder } from "../../app/EngineBuilder.ts"
-import { type LoadedConfig, loadConfig } from "../../config/loadConfig.ts"
+import { loadDirectory } from "../../app/Snapshot.ts"
+import type { LoadedConfig } from "../../config/loadConfig.ts"
 import { type ExamplesReport, runExamples } from "../../config/runExamples.ts"
 import { type ConfigurationProblem, formatProblem, InvalidConfiguration } from "../../domain/errors.ts"
 import { configDirFlag, dataDirFlag } from "../options.ts"
@@ -31,7 +32,7 @@ interface CheckReport {
 }
 
 const check = (configDir: string, dataDir: string | undefined): CheckReport => {
-  const loaded = loadConfig({ configDir, dataDir })
+  const loaded = loadDirectory({ configDir, dataDir })
   const noExamples: ExamplesReport = { checked: 0, mismatches: [] }
   if (!loaded.ok) return { ok: false, configDir, problems: loaded.problems, examples: noExamples }
   const config: LoadedConfig = loaded.config

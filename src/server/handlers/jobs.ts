@@ -33,7 +33,7 @@ import { JobInputError } from "../../jobs/jobInputError.ts"
 import { readResultsPage, streamResults } from "../../jobs/jobResults.ts"
 import { currentRequestId } from "../requestId.ts"
 import { orStoreUnavailable, withRetryAfter } from "../storeUnavailable.ts"
-import { notFound } from "./validation.ts"
+import { notFound } from "./shared.ts"
 
 /** How long a client should wait before retrying when the queue is full. */
 const QUEUE_FULL_RETRY_SECONDS = 5

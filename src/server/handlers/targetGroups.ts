@@ -6,63 +6,41 @@
  */
 import * as Effect from "effect/Effect"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
-import * as Result from "effect/Result"
 import { CampusgateApi } from "../../api/Api.ts"
 import { Caller } from "../../api/Authorization.ts"
-import type { BadRequest, Conflict, InternalError } from "../../api/problems.ts"
-import type { CreateTargetGroupRequest, TargetGroupResource } from "../../api/targetGroups.ts"
-import type { ConfigSnapshot } from "../../app/Snapshot.ts"
-import { Snapshot } from "../../app/Snapshot.ts"
+import type { TargetGroupResource } from "../../api/targetGroups.ts"
+import { Resources, sourceOf } from "../../app/Resources.ts"
+import { type ConfigSnapshot, Snapshot } from "../../app/Snapshot.ts"
 import { visibleTargetGroup, visibleTargetGroups } from "../../app/visibility.ts"
-import type { TeamId } from "../../domain/Identifiers.ts"
 import type { TargetGroup } from "../../domain/TargetGroup.ts"
-import { saveTargetGroup } from "../../store/resourceFiles.ts"
+import { answerResourcesError } from "../problemOf.ts"
 import { currentRequestId } from "../requestId.ts"
-import { orStoreUnavailable } from "../storeUnavailable.ts"
-import { byId, conflict, idTaken, invalid, notFound, paginate, sourceOf, writeResource } from "./resources.ts"
+import { byId, notFound, paginate } from "./shared.ts"
 
 const toResource = (snapshot: ConfigSnapshot, group: TargetGroup): TargetGroupResource => ({
   ...group,
-  source: sourceOf(snapshot.config, "targetGroup", group.id)
+  source: sourceOf(snapshot, "targetGroup", group.id)
 })
-
-const createTargetGroup = (
-  server: Snapshot["Service"],
-  team: string,
-  payload: CreateTargetGroupRequest,
-  requestId: string
-): Result.Result<TargetGroupResource, BadRequest | Conflict | InternalError> => {
-  if (payload.team !== undefined && payload.team !== team) {
-    return Result.fail(
-      invalid(requestId, "The target group is not valid.", [
-        {
-          field: "/team",
-          code: "WRONG_TEAM",
-          message: `this API key creates target groups of team "${team}" only; leave team out or set it to "${team}"`
-        }
-      ])
-    )
-  }
-  const taken = idTaken(server.current().config, "targetGroup", payload.id)
-  if (taken !== undefined) return Result.fail(conflict(requestId, taken))
-  const { source: _source, ...fields } = payload
-  const group: TargetGroup = { ...fields, team: team as TeamId }
-  const failed = writeResource(server, "targetGroup", group.id, (dataDir) => saveTargetGroup(dataDir, group), requestId)
-  return failed === undefined ? Result.succeed(toResource(server.current(), group)) : Result.fail(failed)
-}
 
 export const TargetGroupsHandlers = HttpApiBuilder.group(
   CampusgateApi,
   "targetGroups",
   Effect.fn(function* (handlers) {
     const server = yield* Snapshot
+    const resources = yield* Resources
     return handlers
       .handle("create", ({ payload }) =>
         Effect.gen(function* () {
-          const requestId = yield* currentRequestId
           const caller = yield* Caller
-          return yield* Effect.fromResult(createTargetGroup(server, caller.team, payload, requestId))
-        }).pipe(orStoreUnavailable)
+          const { source: _source, ...fields } = payload
+          const applied = yield* resources.createTargetGroup(caller.team, fields)
+          return toResource(applied.snapshot, applied.resource)
+        }).pipe(
+          // Creating names no existing resource, so the not-found reason cannot occur here.
+          Effect.catchTag("ResourcesError", (error) =>
+            Effect.catchTag(answerResourcesError(error), "NotFound", Effect.die)
+          )
+        )
       )
       .handle("list", ({ query }) =>
         Effect.gen(function* () {

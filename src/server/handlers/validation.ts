@@ -7,7 +7,7 @@ import * as Effect from "effect/Effect"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { CampusgateApi } from "../../api/Api.ts"
 import { Caller } from "../../api/Authorization.ts"
-import { BadRequest, type FieldError, NotFound } from "../../api/problems.ts"
+import { BadRequest, type FieldError, type NotFound } from "../../api/problems.ts"
 import { BULK_MAX_EMAILS, type BulkRequest } from "../../api/validation.ts"
 import { Validation } from "../../app/Validation.ts"
 import { OfferNotFound, TargetGroupNotFound } from "../../domain/errors.ts"
@@ -15,12 +15,7 @@ import { type ResultRow, rowText, toOfferResultRow, toResultRow } from "../../do
 import type { OfferValidationResult, ValidationResult } from "../../domain/ValidationResult.ts"
 import { currentRequestId } from "../requestId.ts"
 import { jsonTextResponse, offerResultsText, offerResultText, resultsText, resultText } from "../resultJson.ts"
-
-export const notFound = (what: string, id: string, requestId: string) =>
-  new NotFound({ code: "NOT_FOUND", detail: `There is no ${what} "${id}".`, requestId })
-
-const invalid = (requestId: string, detail: string, errors: ReadonlyArray<FieldError>) =>
-  new BadRequest({ code: "VALIDATION_ERROR", detail, requestId, errors })
+import { invalid, notFound } from "./shared.ts"
 
 /** A single email whose format is invalid is a 400, with the parser's sub-reason as the field error. */
 export const formatProblem = (result: ValidationResult, requestId: string): BadRequest | undefined => {

@@ -1,0 +1,48 @@
+/**
+ * What the offer and target-group handlers share: the problems they answer
+ * and cursor pagination over items ordered by id.
+ */
+import { BadRequest, type FieldError, NotFound } from "../../api/problems.ts"
+import { PAGE_LIMIT_DEFAULT } from "../../api/resources.ts"
+
+export const notFound = (what: string, id: string, requestId: string) =>
+  new NotFound({ code: "NOT_FOUND", detail: `There is no ${what} "${id}".`, requestId })
+
+export const invalid = (requestId: string, detail: string, errors: ReadonlyArray<FieldError>) =>
+  new BadRequest({ code: "VALIDATION_ERROR", detail, requestId, errors })
+
+const encodeCursor = (id: string): string => Buffer.from(id, "utf8").toString("base64url")
+
+const decodeCursor = (cursor: string): string | undefined => {
+  const id = Buffer.from(cursor, "base64url").toString("utf8")
+  return id !== "" && encodeCursor(id) === cursor ? id : undefined
+}
+
+/** The page after `cursor` of items sorted by id, or the problem with the cursor. */
+export const paginate = <A extends { readonly id: string }>(
+  sorted: ReadonlyArray<A>,
+  query: { readonly limit?: number; readonly cursor?: string },
+  requestId: string
+): { readonly data: ReadonlyArray<A>; readonly nextCursor: string | null } | BadRequest => {
+  const limit = query.limit ?? PAGE_LIMIT_DEFAULT
+  let start = 0
+  if (query.cursor !== undefined) {
+    const after = decodeCursor(query.cursor)
+    if (after === undefined) {
+      return invalid(requestId, "The cursor is not valid.", [
+        {
+          field: "/query/cursor",
+          code: "INVALID_CURSOR",
+          message: "pass the nextCursor of a previous page as it was given"
+        }
+      ])
+    }
+    while (start < sorted.length && sorted[start]!.id <= after) start++
+  }
+  const data = sorted.slice(start, start + limit)
+  const more = start + limit < sorted.length
+  return { data, nextCursor: more ? encodeCursor(data[data.length - 1]!.id) : null }
+}
+
+export const byId = (a: { readonly id: string }, b: { readonly id: string }): number =>
+  a.id < b.id ? -1 : a.id > b.id ? 1 : 0

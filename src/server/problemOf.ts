@@ -1,0 +1,56 @@
+/**
+ * The application core's error reasons as RFC 9457 problems: the one place
+ * a domain reason becomes an HTTP answer. Unexpected failures keep their
+ * internals out of the answer (they go to the log).
+ */
+import * as Effect from "effect/Effect"
+import { BadRequest, Conflict, InternalError, NotFound, ServiceUnavailable } from "../api/problems.ts"
+import type { ResourcesError } from "../app/ResourcesError.ts"
+import { currentRequestId } from "./requestId.ts"
+import { withRetryAfter } from "./storeUnavailable.ts"
+
+/** How long a client should wait before retrying when a store cannot be written. */
+export const STORE_RETRY_SECONDS = 30
+
+export const resourcesProblem = (
+  error: ResourcesError,
+  requestId: string
+): BadRequest | NotFound | Conflict | InternalError | ServiceUnavailable => {
+  const reason = error.reason
+  switch (reason._tag) {
+    case "InvalidResource":
+      return new BadRequest({ code: "VALIDATION_ERROR", detail: reason.detail, requestId, errors: reason.errors })
+    case "ResourceNotFound":
+      return new NotFound({ code: "NOT_FOUND", detail: reason.message, requestId })
+    case "ResourceConflict":
+      return new Conflict({ code: "CONFLICT", detail: reason.detail, requestId })
+    case "ChangeNotApplied":
+      return new InternalError({
+        code: "SERVICE_ERROR",
+        detail: "The change could not be applied, so nothing was changed; the server log says why.",
+        requestId
+      })
+    case "ResourceStoreUnavailable":
+      return new ServiceUnavailable({
+        code: "SERVICE_ERROR",
+        detail: reason.detail,
+        requestId,
+        retryAfterSeconds: STORE_RETRY_SECONDS
+      })
+  }
+}
+
+/**
+ * A handler's answer to its `ResourcesError`: the problem as a failure, or,
+ * for a store that is down, the 503 response with its `Retry-After`. A
+ * change that did not apply is logged with its problems.
+ */
+export const answerResourcesError = (error: ResourcesError) =>
+  Effect.flatMap(currentRequestId, (requestId) => {
+    const problem = resourcesProblem(error, requestId)
+    const logged = error.reason._tag === "ChangeNotApplied" ? Effect.logError(error.reason.message) : Effect.void
+    return Effect.andThen(
+      logged,
+      problem instanceof ServiceUnavailable ? withRetryAfter(problem) : Effect.fail(problem)
+    )
+  })
