@@ -1,9 +1,9 @@
-import { mkdirSync, readdirSync } from "node:fs"
+import { mkdirSync, readdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
 import { InvalidConfiguration } from "../../src/domain/errors.ts"
-import { openConfig } from "../../src/index.ts"
+import { createCampusgate, openConfig } from "../../src/index.ts"
 import { makeDirs, validConfig } from "./configFiles.ts"
 
 const shippedConfig = fileURLToPath(new URL("../../config", import.meta.url))
@@ -49,5 +49,36 @@ describe("openConfig", () => {
 
   it("throws InvalidConfiguration with positions for a directory that does not load", () => {
     expect(() => openConfig({ configDir: "/nonexistent/campusgate-config", env: {} })).toThrow(InvalidConfiguration)
+  })
+})
+
+describe("createCampusgate over a config directory", () => {
+  it("serves the same files as openConfig, with the same methods as for resources in memory", async () => {
+    const cg = await createCampusgate({ configDir: shippedConfig, dataDir: "/nonexistent/campusgate-data", env: {} })
+    try {
+      expect(cg.validateOffer("jane@ox.ac.uk", "acme-student-discount")).toMatchObject({ isValid: true })
+      expect(cg.validateMany(["jane@ox.ac.uk", "bob@gmail.com"], { offerId: "acme-student-discount" })).toMatchObject([
+        { isValid: true },
+        { isValid: false }
+      ])
+      expect(cg.status()).toMatchObject({ generation: 1, stale: false })
+      expect((await cg.usage("acme-student-discount")).validations).toBe(3)
+      await cg.reload()
+      expect(cg.status().generation).toBe(2)
+    } finally {
+      await cg.close()
+    }
+  })
+
+  it("rejects with InvalidConfiguration for a directory that does not load, and on a reload that does not", async () => {
+    await expect(createCampusgate({ configDir: "/nonexistent/campusgate-config", env: {} })).rejects.toBeInstanceOf(
+      InvalidConfiguration
+    )
+    const dirs = makeDirs(validConfig)
+    const cg = await createCampusgate({ ...dirs, env: {} })
+    writeFileSync(join(dirs.configDir, "offers/spring.yaml"), "id: spring\n")
+    await expect(cg.reload()).rejects.toBeInstanceOf(InvalidConfiguration)
+    expect(cg.validateOffer("jane@ox.ac.uk", "spring").isValid).toBe(true)
+    await cg.close()
   })
 })

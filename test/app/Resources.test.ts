@@ -1,0 +1,124 @@
+import { writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { Resources } from "../../src/app/Resources.ts"
+import { directorySource, LiveSnapshot, Snapshot } from "../../src/app/Snapshot.ts"
+import { InvalidConfiguration } from "../../src/domain/errors.ts"
+import { ResourceStore } from "../../src/resources/ResourceStore.ts"
+import { makeDirs, validConfig } from "../config/configFiles.ts"
+
+/** Resources over a config directory, with API-created resources in a memory store. */
+const setup = () => {
+  const dirs = makeDirs(validConfig)
+  const layer = Layer.unwrap(
+    Effect.gen(function* () {
+      const store = yield* ResourceStore
+      const live = LiveSnapshot.loadSync(directorySource({ ...dirs, env: {} }, store))
+      if (live instanceof InvalidConfiguration) throw live
+      return Resources.layer.pipe(Layer.provideMerge(Snapshot.layer(live)))
+    })
+  ).pipe(Layer.provideMerge(ResourceStore.layerMemory))
+  return { layer, dirs }
+}
+
+const reasonOf = <A, R>(effect: Effect.Effect<A, { readonly reason: { readonly _tag: string } }, R>) =>
+  Effect.map(Effect.flip(effect), (error) => error.reason)
+
+const group = (id: string) =>
+  ({ id: id as never, name: id, criteria: { domains: { allow: [`${id}.example`] } } }) as never
+
+describe("Resources", () => {
+  it.effect("creates for the caller's team; the change serves before the answer", () => {
+    const { layer } = setup()
+    return Effect.gen(function* () {
+      const resources = yield* Resources
+      const snapshots = yield* Snapshot
+      const created = yield* resources.createTargetGroup("acme", group("staff"))
+      expect(created.resource.team).toBe("acme")
+      expect(snapshots.current().engine.targetGroups.get("staff")?.targetGroup.team).toBe("acme")
+      const offer = yield* resources.createOffer("acme", {
+        id: "staff-deal" as never,
+        name: "Staff",
+        status: "draft",
+        targetGroups: ["staff" as never, "uk" as never]
+      })
+      expect(offer.snapshot.engine.offers.has("staff-deal")).toBe(true)
+      expect((yield* resources.setOfferStatus("acme", "staff-deal", "active")).resource.status).toBe("active")
+      const stored = yield* (yield* ResourceStore).read("offer", "staff-deal")
+      expect(stored?.text).toMatch(/^status: active$/m)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect(
+    "refuses what the loader would refuse, with reasons: team, visibility, ids, config-defined, lifecycle",
+    () => {
+      const { layer } = setup()
+      return Effect.gen(function* () {
+        const resources = yield* Resources
+        yield* resources.createTargetGroup("globex", group("globex-staff"))
+        expect(
+          yield* reasonOf(resources.createTargetGroup("acme", { ...(group("x") as object), team: "globex" } as never))
+        ).toMatchObject({
+          _tag: "InvalidResource",
+          errors: [{ field: "/team", code: "WRONG_TEAM" }]
+        })
+        expect(
+          yield* reasonOf(
+            resources.createOffer("acme", {
+              id: "o" as never,
+              name: "O",
+              status: "draft",
+              targetGroups: ["globex-staff" as never]
+            })
+          )
+        ).toMatchObject({
+          _tag: "InvalidResource",
+          errors: [{ field: "/targetGroups/0", code: "UNKNOWN_TARGET_GROUP" }]
+        })
+        expect(yield* reasonOf(resources.createTargetGroup("acme", group("uk")))).toMatchObject({
+          _tag: "ResourceConflict"
+        })
+        expect(yield* reasonOf(resources.createTargetGroup("acme", group("globex-staff")))).toMatchObject({
+          _tag: "ResourceConflict"
+        })
+        expect(yield* reasonOf(resources.setOfferStatus("acme", "spring", "paused"))).toMatchObject({
+          _tag: "ResourceConflict",
+          detail: expect.stringContaining("offers/spring.yaml")
+        })
+        expect(yield* reasonOf(resources.setOfferStatus("globex", "spring", "paused"))).toMatchObject({
+          _tag: "ResourceNotFound"
+        })
+        yield* resources.createOffer("acme", {
+          id: "gone" as never,
+          name: "G",
+          status: "active",
+          targetGroups: ["uk" as never]
+        })
+        yield* resources.setOfferStatus("acme", "gone", "archived")
+        expect(yield* reasonOf(resources.setOfferStatus("acme", "gone", "active"))).toMatchObject({
+          _tag: "ResourceConflict"
+        })
+      }).pipe(Effect.provide(layer))
+    }
+  )
+
+  it.effect("rolls a change back when the reload rejects the result, leaving store and snapshot as they were", () => {
+    const { layer, dirs } = setup()
+    return Effect.gen(function* () {
+      const resources = yield* Resources
+      const snapshots = yield* Snapshot
+      const store = yield* ResourceStore
+      // Another file breaks after the snapshot loaded: every reload now fails.
+      writeFileSync(join(dirs.configDir, "target-groups/broken.yaml"), "id: broken\nname: 3\n")
+      expect(yield* reasonOf(resources.createTargetGroup("acme", group("staff")))).toMatchObject({
+        _tag: "ChangeNotApplied",
+        problems: expect.arrayContaining([expect.stringContaining("broken.yaml")])
+      })
+      expect(yield* store.read("targetGroup", "staff")).toBeUndefined()
+      expect(snapshots.current().engine.targetGroups.has("staff")).toBe(false)
+      expect(snapshots.current().generation).toBe(1)
+    }).pipe(Effect.provide(layer))
+  })
+})
