@@ -120,6 +120,8 @@ export const BulkProcessRequest = Schema.Struct({
 )
 export type BulkProcessRequest = typeof BulkProcessRequest.Type
 
+export const bulkProcessSummary = (bound: number): string => `Check up to ${bound} (offer, email) pairs at once`
+
 /** A request of a batch that could not be processed: its offer is unknown or belongs to another team. */
 export const BulkProcessItemError = Schema.Struct({
   offerId: Schema.String,
@@ -202,7 +204,7 @@ export class OffersApi extends HttpApiGroup.make("offers")
       .annotate(RateLimitBucket, "bulk")
       .annotateMerge(
         OpenApi.annotations({
-          summary: `Check up to ${BULK_MAX_EMAILS} (offer, email) pairs at once`,
+          summary: bulkProcessSummary(BULK_MAX_EMAILS),
           description:
             "Results come in input order: an offer validation result per request, or a per-item NOT_FOUND error for an offer the caller cannot see. One bad item never fails the whole request."
         })

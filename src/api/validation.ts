@@ -16,8 +16,16 @@ import { Authorization, RequiredScope } from "./Authorization.ts"
 import { BadRequest, NotFound, ServiceUnavailable, TooManyRequests } from "./problems.ts"
 import { RateLimitBucket } from "./rateLimits.ts"
 
-/** At most this many emails in one `validate/bulk` request (the spec's limit); more goes to `bulk-async`. */
+/**
+ * The default of `limits.bulkMaxEmails`: at most this many emails in one
+ * `validate/bulk` request and pairs in one `offers/bulk-process` batch (the
+ * spec's limit); more goes to `bulk-async`. The served OpenAPI document says
+ * the configured bound (`openApiDocument.ts`).
+ */
 export const BULK_MAX_EMAILS = 1000
+
+export const bulkSummary = (bound: number): string =>
+  `Validate up to ${bound} emails against a target group or an offer`
 
 const Id = Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(64)))
 /** A raw email as sent: checked by the engine, which explains what is wrong with it. */
@@ -144,7 +152,7 @@ export class ValidationApi extends HttpApiGroup.make("validation")
       .annotate(RateLimitBucket, "bulk")
       .annotateMerge(
         OpenApi.annotations({
-          summary: `Validate up to ${BULK_MAX_EMAILS} emails against a target group or an offer`,
+          summary: bulkSummary(BULK_MAX_EMAILS),
           description:
             "Results come in input order; a bad email is a failed result, not a failed request. Each item is a compact result row (the email as given, isValid, reasonCode, reason, matchedDomain, institution); send `details: true` for full validation results."
         })

@@ -200,7 +200,12 @@ const settingsAdditions: Additions = [
     )
   ],
   ["limits", describe("Upper bounds for bulk validation and asynchronous jobs.")],
-  ["limits.bulkMaxEmails", describe("Emails in one bulk validation request.")],
+  [
+    "limits.bulkMaxEmails",
+    describe(
+      "Emails in one bulk validation request, and pairs in one batch offer request (the served OpenAPI document says the bound in force)."
+    )
+  ],
   ["limits.jobMaxEmails", describe("Emails in one asynchronous job.")],
   ["limits.jobMaxBodyBytes", describe("Largest asynchronous job upload, in bytes.")],
   ["rateLimits", describe("Requests per window and per API key, by kind of request.")],

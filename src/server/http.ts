@@ -21,6 +21,7 @@ import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import * as HttpApiScalar from "effect/http-api/HttpApiScalar"
 import * as Layer from "effect/Layer"
 import { apiEndpoints, CampusgateApi, canonicalUrl } from "../api/Api.ts"
+import { openApiDocument } from "../api/openApiDocument.ts"
 import {
   InternalError,
   MethodNotAllowed,
@@ -174,7 +175,16 @@ const Handlers = Layer.mergeAll(ValidationHandlers, JobsHandlers, OffersHandlers
   Layer.provideMerge(Layer.mergeAll(AuthorizationLive, RequestErrorsLive))
 )
 
-const ApiRoutes = HttpApiBuilder.layer(CampusgateApi, { openapiPath: "/openapi.json" }).pipe(Layer.provide(Handlers))
+const ApiRoutes = HttpApiBuilder.layer(CampusgateApi).pipe(Layer.provide(Handlers))
+
+/** The OpenAPI document, with the bounds the config in force sets. */
+const OpenApiRoute = HttpRouter.add(
+  "GET",
+  "/openapi.json",
+  Effect.map(Effect.service(Snapshot), (snapshot) =>
+    HttpServerResponse.jsonUnsafe(openApiDocument(snapshot.current().config.settings.limits.bulkMaxEmails))
+  )
+)
 
 /**
  * Every route and the outermost middleware. Needs `Snapshot`,
@@ -182,6 +192,7 @@ const ApiRoutes = HttpApiBuilder.layer(CampusgateApi, { openapiPath: "/openapi.j
  */
 export const HttpApp = Layer.mergeAll(
   ApiRoutes,
+  OpenApiRoute,
   HttpApiScalar.layer(CampusgateApi, { path: "/docs" }),
   Health,
   MetricsRoute,

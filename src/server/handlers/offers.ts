@@ -12,7 +12,6 @@ import { CampusgateApi } from "../../api/Api.ts"
 import { Caller } from "../../api/Authorization.ts"
 import type { BulkProcessRequest, BulkProcessResponse, OfferResource } from "../../api/offers.ts"
 import { type BadRequest, ServiceUnavailable } from "../../api/problems.ts"
-import { BULK_MAX_EMAILS } from "../../api/validation.ts"
 import { Resources, sourceOf } from "../../app/Resources.ts"
 import { type ConfigSnapshot, Snapshot } from "../../app/Snapshot.ts"
 import { Validation } from "../../app/Validation.ts"
@@ -33,18 +32,19 @@ const toResource = (snapshot: ConfigSnapshot, offer: Offer): OfferResource => ({
 
 const bulkProcess = (
   validation: Validation["Service"],
+  bound: number,
   team: string,
   payload: BulkProcessRequest,
   requestId: string
 ): Result.Result<BulkProcessResponse, BadRequest> => {
   const total = payload.requests.length
-  if (total > BULK_MAX_EMAILS) {
+  if (total > bound) {
     return Result.fail(
       invalid(requestId, "The batch is too large.", [
         {
           field: "/requests",
           code: "TOO_MANY",
-          message: `at most ${BULK_MAX_EMAILS} requests per batch (got ${total}); use POST /api/v1/validate/bulk-async for larger batches`
+          message: `at most ${bound} requests per batch (got ${total}); use POST /api/v1/validate/bulk-async for larger batches`
         }
       ])
     )
@@ -147,7 +147,8 @@ export const OffersHandlers = HttpApiBuilder.group(
         Effect.gen(function* () {
           const requestId = yield* currentRequestId
           const caller = yield* Caller
-          return yield* Effect.fromResult(bulkProcess(validation, caller.team, payload, requestId))
+          const bound = server.current().config.settings.limits.bulkMaxEmails
+          return yield* Effect.fromResult(bulkProcess(validation, bound, caller.team, payload, requestId))
         })
       )
   })

@@ -8,7 +8,8 @@ import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { CampusgateApi } from "../../api/Api.ts"
 import { Caller } from "../../api/Authorization.ts"
 import { BadRequest, type FieldError, type NotFound } from "../../api/problems.ts"
-import { BULK_MAX_EMAILS, type BulkRequest } from "../../api/validation.ts"
+import type { BulkRequest } from "../../api/validation.ts"
+import { Snapshot } from "../../app/Snapshot.ts"
 import { Validation } from "../../app/Validation.ts"
 import { OfferNotFound, TargetGroupNotFound } from "../../domain/errors.ts"
 import { type ResultRow, rowText, toOfferResultRow, toResultRow } from "../../domain/ResultRow.ts"
@@ -57,7 +58,7 @@ const summarize = (results: ReadonlyArray<ValidationResult | OfferValidationResu
   return { total: results.length, valid, invalid: results.length - valid, badFormat, byReasonCode }
 }
 
-const checkBulk = (payload: BulkRequest, requestId: string): BadRequest | undefined => {
+const checkBulk = (payload: BulkRequest, bound: number, requestId: string): BadRequest | undefined => {
   const errors: Array<FieldError> = []
   if ((payload.targetGroupId === undefined) === (payload.offerId === undefined)) {
     errors.push({
@@ -66,11 +67,11 @@ const checkBulk = (payload: BulkRequest, requestId: string): BadRequest | undefi
       message: "give exactly one of targetGroupId and offerId"
     })
   }
-  if (payload.emails.length > BULK_MAX_EMAILS) {
+  if (payload.emails.length > bound) {
     errors.push({
       field: "/emails",
       code: "TOO_MANY",
-      message: `at most ${BULK_MAX_EMAILS} emails per request (got ${payload.emails.length}); use POST /api/v1/validate/bulk-async for larger batches`
+      message: `at most ${bound} emails per request (got ${payload.emails.length}); use POST /api/v1/validate/bulk-async for larger batches`
     })
   }
   return errors.length === 0 ? undefined : invalid(requestId, "The bulk request is not valid.", errors)
@@ -143,6 +144,7 @@ export const ValidationHandlers = HttpApiBuilder.group(
   "validation",
   Effect.fn(function* (handlers) {
     const validation = yield* Validation
+    const snapshots = yield* Snapshot
     return handlers
       .handle("targetGroup", ({ payload }) => answerSingle(validation, payload))
       .handle("offer", ({ payload }) => answerSingle(validation, payload))
@@ -150,7 +152,7 @@ export const ValidationHandlers = HttpApiBuilder.group(
         Effect.gen(function* () {
           const requestId = yield* currentRequestId
           const caller = yield* Caller
-          const problem = checkBulk(payload, requestId)
+          const problem = checkBulk(payload, snapshots.current().config.settings.limits.bulkMaxEmails, requestId)
           if (problem !== undefined) return yield* problem
           const answer = bulkItems(validation, caller.team, payload)
           if (!("items" in answer)) return yield* targetNotFound(answer, requestId)
