@@ -144,3 +144,19 @@ export const waitForJob = async (
     await new Promise((resolve) => setTimeout(resolve, 25))
   }
 }
+
+/** Polls the daemon's log lines until one satisfies `match` (or throws after `timeoutMs`). */
+export const waitForLine = async (
+  daemon: Daemon,
+  match: (line: Record<string, unknown>) => boolean,
+  timeoutMs = 10_000
+): Promise<Record<string, unknown>> => {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const line = daemon.lines.find(match)
+    if (line !== undefined) return line
+    if (Date.now() > deadline)
+      throw new Error(`no such log line in:\n${daemon.lines.map((entry) => JSON.stringify(entry)).join("\n")}`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
