@@ -17,6 +17,7 @@ import { LiveConfig } from "../config/LiveConfig.ts"
 import { DEFAULT_TEAM } from "../config/loadConfig.ts"
 import { formatProblem, InvalidConfiguration } from "../domain/errors.ts"
 import type { TeamId } from "../domain/Identifiers.ts"
+import { Log, type LogOutput } from "../observability/Log.ts"
 import { UsageStatistics } from "../stats/UsageStatistics.ts"
 import { HotPath } from "./hotPath.ts"
 import { HttpApp } from "./http.ts"
@@ -33,58 +34,77 @@ export interface ServeOptions {
   readonly port?: number | undefined
   readonly host?: string | undefined
   readonly env?: Environment | undefined
-  /** Where start-up messages go (default: one JSON line each on standard output). */
-  readonly announce?: ((message: string, fields: Record<string, unknown>) => void) | undefined
-  readonly requestLogger?: Layer.Layer<RequestLogger> | undefined
+  /** Where log lines go (default: standard output). */
+  readonly logOutput?: LogOutput | undefined
+  /** Where request log entries go (default: the log, at level info). */
+  readonly requestLogger?: Layer.Layer<RequestLogger, never, Log> | undefined
   /** Where rate-limit counters live (default: this process's memory; Redis to share them between replicas). */
   readonly rateLimiterStore?: Layer.Layer<RateLimiter.RateLimiterStore> | undefined
-}
-
-const jsonLine = (message: string, fields: Record<string, unknown>): void => {
-  process.stdout.write(
-    `${JSON.stringify({ time: new Date().toISOString(), level: "info", msg: message, ...fields })}\n`
-  )
 }
 
 /** The server as a layer: building it loads the config (failing with every problem) and starts listening. */
 export const serverLayer = (options: ServeOptions) =>
   Layer.unwrap(
     Effect.gen(function* () {
-      const announce = options.announce ?? jsonLine
+      // The log exists before the config (reloads report to it) and takes its settings once loaded.
+      // Its finalizers come first, so they run last: "stopped", then the last batch written out.
+      const { log, flush } = Log.make({ level: "info", logEmails: false }, options.logOutput)
+      yield* Effect.addFinalizer(() => Effect.sync(flush))
       const location = { configDir: options.configDir, dataDir: options.dataDir, env: options.env }
-      const live = LiveConfig.load(location, {
+      let live: LiveConfig | undefined
+      const loaded = LiveConfig.load(location, {
         watch: true,
-        onReload: (outcome) =>
-          outcome.ok
-            ? announce("config reloaded", { generation: outcome.generation })
-            : announce("config change rejected; the last good config keeps serving", {
-                problems: outcome.problems.map(formatProblem)
-              })
+        onReload: (outcome) => {
+          if (outcome.ok) {
+            if (live !== undefined) log.configure(live.current().config.settings.logging)
+            log.write("info", "config reloaded", { generation: outcome.generation })
+          } else {
+            log.write("warn", "config change rejected; the last good config keeps serving", {
+              problems: outcome.problems.map(formatProblem)
+            })
+          }
+        }
       })
-      if (live instanceof InvalidConfiguration) return yield* live
-      yield* Effect.addFinalizer(() => Effect.sync(() => live.close()))
+      if (loaded instanceof InvalidConfiguration) return yield* loaded
+      live = loaded
+      yield* Effect.addFinalizer(() => Effect.sync(() => loaded.close()))
       const { config } = live.current()
+      log.configure(config.settings.logging)
+      log.write("info", "starting", {
+        configDir: config.configDir,
+        dataDir: config.dataDir,
+        generation: live.current().generation,
+        pid: process.pid,
+        node: process.version
+      })
+      yield* Effect.addFinalizer(() => Effect.sync(() => log.write("info", "stopped")))
       const bootstrap = ensureBootstrapKey({
         configDir: config.configDir,
         dataDir: config.dataDir,
         team: config.settings.teams[0]?.id ?? (DEFAULT_TEAM as TeamId)
       })
       if (bootstrap.created) {
-        live.reload()
-        announce("created the first API key; it is shown only this once", {
+        log.writeSecret("created the first API key; it is shown only this once", {
           key: bootstrap.key,
           id: bootstrap.id,
           team: bootstrap.team,
           scopes: bootstrap.scopes,
           storedIn: bootstrap.file
         })
+        live.reload()
       }
       const server = config.settings.server
       const port = options.port ?? server.port
       const host = options.host ?? server.host
+      // Built once the server listens, so released before it stops: "stopping" comes before the drain.
       const listening = Layer.effectDiscard(
-        HttpServer.addressFormattedWith((url) =>
-          Effect.sync(() => announce("listening", { url, docs: `${url}/docs`, openapi: `${url}/openapi.json` }))
+        Effect.andThen(
+          HttpServer.addressFormattedWith((url) =>
+            Effect.sync(() =>
+              log.write("info", "listening", { url, docs: `${url}/docs`, openapi: `${url}/openapi.json` })
+            )
+          ),
+          Effect.addFinalizer(() => Effect.sync(() => log.write("info", "stopping")))
         )
       )
       // One instance of each, shared by the Effect HTTP app and the node-level hot path.
@@ -99,7 +119,8 @@ export const serverLayer = (options: ServeOptions) =>
       const services = jobsLayer.pipe(
         Layer.provideMerge(Layer.mergeAll(Metrics.layer, rateLimiterLayer(options.rateLimiterStore), usage)),
         Layer.provideMerge(ServerConfig.layer(live)),
-        Layer.provideMerge(options.requestLogger ?? RequestLogger.layerStdout)
+        Layer.provideMerge(options.requestLogger ?? RequestLogger.layer),
+        Layer.provideMerge(Log.layerOf(log))
       )
       const nodeServer = Layer.unwrap(
         Effect.map(Effect.service(HotPath), (hotPath) =>
