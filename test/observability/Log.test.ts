@@ -6,29 +6,13 @@ import * as Layer from "effect/Layer"
 import { generateApiKey } from "../../src/config/apiKeys.ts"
 import { Log, type LogSettings } from "../../src/observability/Log.ts"
 import { RequestLogger } from "../../src/server/RequestLogger.ts"
-
-/** A log writing into an array, and the lines written so far, parsed. */
-const capture = (settings: LogSettings) => {
-  const chunks: Array<string> = []
-  const lines = () =>
-    chunks
-      .join("")
-      .split("\n")
-      .filter((line) => line !== "")
-      .map((line) => JSON.parse(line) as Record<string, unknown>)
-  return {
-    chunks,
-    lines,
-    layer: Log.layer(settings, (text) => chunks.push(text)),
-    ...Log.make(settings, (text) => chunks.push(text))
-  }
-}
+import { captureLog } from "./logCapture.ts"
 
 const info: LogSettings = { level: "info", logEmails: false }
 
 describe("the log's level", () => {
   it("drops lines below the minimum and keeps the rest", () => {
-    const { log, lines } = capture(info)
+    const { log, lines } = captureLog(info)
     log.write("debug", "details")
     log.write("info", "listening")
     log.write("warn", "config change rejected")
@@ -45,7 +29,7 @@ describe("the log's level", () => {
   it.effect(
     "applies to Effect's logging once the layer installs the log, and follows a reconfiguration at once",
     () => {
-      const { chunks, lines, layer } = capture(info)
+      const { chunks, lines, layer } = captureLog(info)
       return Effect.gen(function* () {
         const log = yield* Log
         yield* Effect.logDebug("dropped at info")
@@ -67,7 +51,7 @@ describe("the log's level", () => {
 
   it.effect("drops request lines below info", () => {
     const settings = { level: "warn", logEmails: false } as const
-    const { chunks, layer } = capture(settings)
+    const { chunks, layer } = captureLog(settings)
     return Effect.gen(function* () {
       const requests = yield* RequestLogger
       const log = yield* Log
@@ -86,7 +70,7 @@ describe("an Effect log line", () => {
   it.effect(
     "has the message as msg, plain objects and annotations as fields, other values as details, a cause as cause",
     () => {
-      const { lines, layer } = capture(info)
+      const { lines, layer } = captureLog(info)
       return Effect.gen(function* () {
         yield* Effect.logInfo("job started", { jobId: "job_1", total: 3 }).pipe(Effect.annotateLogs({ worker: 2 }))
         yield* Effect.logError("job run failed unexpectedly", { jobId: "job_2" }, Cause.die(new Error("boom")))
@@ -112,8 +96,8 @@ describe("what a line may hold", () => {
   const { key } = generateApiKey()
 
   it("shows an address as its domain unless logEmails, and never an API key", () => {
-    const off = capture(info)
-    const on = capture({ level: "info", logEmails: true })
+    const off = captureLog(info)
+    const on = captureLog({ level: "info", logEmails: true })
     for (const { log } of [off, on]) {
       log.write("warn", "config change rejected; the last good config keeps serving", {
         problems: ["target-groups/uk.yaml:7:5 examples.valid[0]: jane.doe@ox.ac.uk is refused"],
@@ -131,7 +115,7 @@ describe("what a line may hold", () => {
   })
 
   it.effect("masks Effect log lines the same way, messages and causes included", () => {
-    const { chunks, layer } = capture(info)
+    const { chunks, layer } = captureLog(info)
     return Effect.gen(function* () {
       yield* Effect.logWarning(
         "refused jane.doe@ox.ac.uk",
@@ -147,7 +131,7 @@ describe("what a line may hold", () => {
   })
 
   it("shows the bootstrap key, once, whatever the level, still masking addresses", () => {
-    const { log, lines } = capture({ level: "error", logEmails: false })
+    const { log, lines } = captureLog({ level: "error", logEmails: false })
     log.writeSecret("created the first API key; it is shown only this once", { key, storedIn: "/data/jane@ox.ac.uk" })
     expect(lines()).toEqual([expect.objectContaining({ level: "info", key, storedIn: "/data/***@ox.ac.uk" })])
   })
@@ -155,7 +139,7 @@ describe("what a line may hold", () => {
 
 describe("batched request lines", () => {
   it("are written at the end of the turn in one write, before any event line that follows", async () => {
-    const { log, chunks } = capture(info)
+    const { log, chunks } = captureLog(info)
     log.batch("r1\n")
     log.batch("r2\n")
     expect(chunks).toEqual([])
@@ -168,7 +152,7 @@ describe("batched request lines", () => {
   })
 
   it.effect("are written when the layer is released", () => {
-    const { chunks, layer } = capture(info)
+    const { chunks, layer } = captureLog(info)
     return Effect.gen(function* () {
       yield* Effect.scoped(
         Effect.gen(function* () {
