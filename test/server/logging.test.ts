@@ -41,6 +41,9 @@ describe("request log lines", () => {
       const answer = await call(daemon, "GET", path, { key, headers: { "x-request-id": requestId } })
       expect(answer.status).toBe(404)
     }
+    // A key sent as the request id is not kept (a client's mistake must not reach the log either).
+    const misplaced = await call(daemon, "GET", "/healthz", { headers: { "x-request-id": key } })
+    expect(misplaced.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/)
     const logged = await Promise.all(
       sent.map(([, requestId]) => waitForLine(daemon, (line) => line.requestId === requestId))
     )
