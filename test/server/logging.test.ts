@@ -122,6 +122,8 @@ describe("event lines", () => {
         (line) => line.msg === "job callback attempt failed" && line.jobId === jobId
       )
       expect(attempt).toMatchObject({ level: "warn", callback: origin, attempt: 1, httpStatus: 500 })
+      // Effect's logging went through the daemon's log: every line is one JSON object.
+      expect(daemon.lines.filter((line) => "raw" in line)).toEqual([])
       const all = JSON.stringify(daemon.lines)
       expect(all).not.toContain("s3cret")
       expect(all).not.toContain("hook.owner")
