@@ -100,7 +100,10 @@ export class JobStore extends Context.Service<
                 job = readRecord(name)
               } catch (error) {
                 // Kept on disk for a person to look at; the queue goes on without it.
-                yield* Effect.logWarning(`jobs/${name}/job.json cannot be read; the job is left alone`, String(error))
+                yield* Effect.logWarning("a job record cannot be read; the job is left alone", {
+                  file: `jobs/${name}/job.json`,
+                  error: String(error)
+                })
                 continue
               }
               if (job === undefined) removeDirectory(name)

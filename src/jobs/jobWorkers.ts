@@ -4,6 +4,8 @@
  * fibers, and how a job finishes (final record, expiry, callback hook). A
  * job whose run dies unexpectedly is finished as failed rather than left
  * running; an interrupted run (shutdown) is left as it is, to resume.
+ * Each step is logged (Effect's logger): a job started, finished or
+ * failed, resumed at start, a run or callback hook that died.
  */
 import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
@@ -60,9 +62,26 @@ const notify = (context: QueueContext, job: Job): Effect.Effect<void> => {
   const { onFinished } = context.options
   if (onFinished === undefined || job.callback === undefined || job.callback.delivered) return Effect.void
   const hook = onFinished(job, (callback) => recordCallback(context, job.jobId, callback)).pipe(
-    Effect.catchCause((cause) => Effect.logError("job callback hook failed", Cause.pretty(cause)))
+    Effect.catchCause((cause) => Effect.logError("job callback hook failed", { jobId: job.jobId }, cause))
   )
   return Effect.asVoid(Effect.forkIn(hook, context.scope))
+}
+
+/** The line of a job's end: failed at warn (with the reason), completed or cancelled at info. */
+const logEnd = (job: Job): Effect.Effect<void> => {
+  const fields = {
+    jobId: job.jobId,
+    status: job.status,
+    processed: job.checkpoint.processed,
+    total: job.progress.total,
+    counts: job.counts,
+    ...(job.startedAt === null || job.finishedAt === null
+      ? {}
+      : { durationMs: Date.parse(job.finishedAt) - Date.parse(job.startedAt) })
+  }
+  return job.status === "failed"
+    ? Effect.logWarning("job failed", { ...fields, error: job.error })
+    : Effect.logInfo("job finished", fields)
 }
 
 /** Writes the job's final record, settles its entry and fires the callback hook. Call under the lock. */
@@ -82,6 +101,7 @@ export const finishJob = (context: QueueContext, entry: JobEntry, end: JobEnd): 
         ...(end.error === undefined ? {} : { error: end.error })
       }
       yield* context.store.write(final)
+      yield* logEnd(final)
       entry.status = end.status
       entry.expiresAt = expiresAt
       entry.active = false
@@ -114,10 +134,17 @@ const runOne = (context: QueueContext, jobId: JobId): Effect.Effect<void> =>
     const started = yield* start(context, jobId)
     if (started === undefined) return
     const { entry, running } = started
+    yield* Effect.logInfo("job started", {
+      jobId,
+      team: running.team,
+      ...running.target,
+      total: running.progress.total,
+      processed: running.checkpoint.processed
+    })
     const chunkItems = context.options.chunkItems ?? DEFAULT_CHUNK_ITEMS
     const end = yield* processJob(context.store, running, entry, context.options.evaluate, { chunkItems }).pipe(
       Effect.catchDefect((defect) =>
-        Effect.as(Effect.logError("job run failed", defect), {
+        Effect.as(Effect.logError("job run failed unexpectedly", { jobId }, Cause.die(defect)), {
           job: running,
           status: "failed",
           error: "The job failed unexpectedly."
@@ -136,8 +163,18 @@ export const startWorkers = (context: QueueContext, ids: Queue.Queue<JobId>): Ef
     )
     for (const job of jobs) {
       context.index.add(yield* jobEntry(job))
-      if (!isFinished(job.status)) yield* Queue.offer(ids, job.jobId)
-      else yield* notify(context, job)
+      if (isFinished(job.status)) yield* notify(context, job)
+      else {
+        // Running when the last process stopped (a crash, or a shutdown mid-job): it goes on from its checkpoint.
+        if (job.status === "running") {
+          yield* Effect.logInfo("job resumed", {
+            jobId: job.jobId,
+            processed: job.checkpoint.processed,
+            total: job.progress.total
+          })
+        }
+        yield* Queue.offer(ids, job.jobId)
+      }
     }
     const worker = Effect.forever(
       Effect.flatMap(Queue.take(ids), (jobId) =>
@@ -145,7 +182,7 @@ export const startWorkers = (context: QueueContext, ids: Queue.Queue<JobId>): Ef
           Effect.catchCause((cause) =>
             Cause.hasInterruptsOnly(cause)
               ? Effect.failCause(cause)
-              : Effect.logError("job worker", Cause.pretty(cause))
+              : Effect.logError("job worker failed", { jobId }, cause)
           )
         )
       )

@@ -19,6 +19,7 @@ import type { Environment } from "../config/environment.ts"
 import { DEFAULT_TEAM, directoriesOf, resolveDataDir } from "../config/loadConfig.ts"
 import { formatProblem } from "../domain/errors.ts"
 import type { TeamId } from "../domain/Identifiers.ts"
+import { Log, type LogOutput } from "../observability/Log.ts"
 import { makeFileResourceStore, ResourceStore } from "../resources/ResourceStore.ts"
 import { UsageStatistics } from "../stats/UsageStatistics.ts"
 import { HotPath } from "./hotPath.ts"
@@ -35,59 +36,78 @@ export interface ServeOptions {
   readonly port?: number | undefined
   readonly host?: string | undefined
   readonly env?: Environment | undefined
-  /** Where start-up messages go (default: one JSON line each on standard output). */
-  readonly announce?: ((message: string, fields: Record<string, unknown>) => void) | undefined
-  readonly requestLogger?: Layer.Layer<RequestLogger> | undefined
+  /** Where log lines go (default: standard output). */
+  readonly logOutput?: LogOutput | undefined
+  /** Where request log entries go (default: the log, at level info). */
+  readonly requestLogger?: Layer.Layer<RequestLogger, never, Log> | undefined
   /** Where rate-limit counters live (default: this process's memory; Redis to share them between replicas). */
   readonly rateLimiterStore?: Layer.Layer<RateLimiter.RateLimiterStore> | undefined
-}
-
-const jsonLine = (message: string, fields: Record<string, unknown>): void => {
-  process.stdout.write(
-    `${JSON.stringify({ time: new Date().toISOString(), level: "info", msg: message, ...fields })}\n`
-  )
 }
 
 /** The server as a layer: building it loads the config (failing with every problem) and starts listening. */
 export const serverLayer = (options: ServeOptions) =>
   Layer.unwrap(
     Effect.gen(function* () {
-      const announce = options.announce ?? jsonLine
+      // The log exists before the config (reloads report to it) and takes its settings once loaded.
+      // Its finalizers come first, so they run last: "stopped", then the last batch written out.
+      const { log, flush } = Log.make({ level: "info", logEmails: false }, options.logOutput)
+      yield* Effect.addFinalizer(() => Effect.sync(flush))
       const location = { configDir: options.configDir, dataDir: options.dataDir, env: options.env }
       const resourceStore = makeFileResourceStore(resolveDataDir(location))
-      const live = yield* LiveSnapshot.make(directorySource(location, resourceStore), {
+      let current: LiveSnapshot | undefined
+      const live: LiveSnapshot = yield* LiveSnapshot.make(directorySource(location, resourceStore), {
         watch: true,
-        onReload: (outcome) =>
-          outcome.ok
-            ? announce("config reloaded", { generation: outcome.generation })
-            : announce("config change rejected; the last good config keeps serving", {
-                problems: outcome.problems.map(formatProblem)
-              })
+        onReload: (outcome) => {
+          if (outcome.ok) {
+            if (current !== undefined) log.configure(current.current().config.settings.logging)
+            log.write("info", "config reloaded", { generation: outcome.generation })
+          } else {
+            log.write("warn", "config change rejected; the last good config keeps serving", {
+              problems: outcome.problems.map(formatProblem)
+            })
+          }
+        }
       })
+      current = live
       yield* Effect.addFinalizer(() => Effect.sync(() => live.close()))
       const { config } = live.current()
       const { configDir, dataDir } = directoriesOf(config)
+      log.configure(config.settings.logging)
+      log.write("info", "starting", {
+        configDir,
+        dataDir,
+        generation: live.current().generation,
+        pid: process.pid,
+        node: process.version
+      })
+      yield* Effect.addFinalizer(() => Effect.sync(() => log.write("info", "stopped")))
       const bootstrap = ensureBootstrapKey({
         configDir,
         dataDir,
         team: config.settings.teams[0]?.id ?? (DEFAULT_TEAM as TeamId)
       })
       if (bootstrap.created) {
-        yield* live.reload()
-        announce("created the first API key; it is shown only this once", {
+        log.writeSecret("created the first API key; it is shown only this once", {
           key: bootstrap.key,
           id: bootstrap.id,
           team: bootstrap.team,
           scopes: bootstrap.scopes,
           storedIn: bootstrap.file
         })
+        yield* live.reload()
       }
       const server = config.settings.server
       const port = options.port ?? server.port
       const host = options.host ?? server.host
+      // Built once the server listens, so released before it stops: "stopping" comes before the drain.
       const listening = Layer.effectDiscard(
-        HttpServer.addressFormattedWith((url) =>
-          Effect.sync(() => announce("listening", { url, docs: `${url}/docs`, openapi: `${url}/openapi.json` }))
+        Effect.andThen(
+          HttpServer.addressFormattedWith((url) =>
+            Effect.sync(() =>
+              log.write("info", "listening", { url, docs: `${url}/docs`, openapi: `${url}/openapi.json` })
+            )
+          ),
+          Effect.addFinalizer(() => Effect.sync(() => log.write("info", "stopping")))
         )
       )
       // One instance of each, shared by the Effect HTTP app and the node-level hot path.
@@ -106,7 +126,8 @@ export const serverLayer = (options: ServeOptions) =>
         Layer.provideMerge(Layer.succeed(ResourceStore, resourceStore)),
         Layer.provideMerge(Layer.mergeAll(Metrics.layer, rateLimiterLayer(options.rateLimiterStore), usage)),
         Layer.provideMerge(Snapshot.layer(live)),
-        Layer.provideMerge(options.requestLogger ?? RequestLogger.layerStdout)
+        Layer.provideMerge(options.requestLogger ?? RequestLogger.layer),
+        Layer.provideMerge(Log.layerOf(log))
       )
       const nodeServer = Layer.unwrap(
         Effect.map(Effect.service(HotPath), (hotPath) =>

@@ -43,6 +43,7 @@ import { RequestLogger, recordRequest } from "./RequestLogger.ts"
 import { makeRateLimitDecider, type RateLimitDecision } from "./rateLimit.ts"
 import { malformedJson, requestProblem } from "./requestErrors.ts"
 import { REQUEST_ID_HEADER, requestIdFor } from "./requestId.ts"
+import { routeTemplate } from "./routeTemplate.ts"
 
 const endpoints = CampusgateApi.groups.validation.endpoints
 const parseOptions = { errors: "all", onExcessProperty: "error" } as const
@@ -52,6 +53,7 @@ type Decode = (input: unknown) => Exit.Exit<SinglePayload, Schema.SchemaError>
 const routes = {
   targetGroup: {
     path: `${API_PREFIX}/validate/target-group`,
+    template: routeTemplate("POST", `${API_PREFIX}/validate/target-group`),
     scope: "validate:target-groups",
     idField: "targetGroupId",
     bucket: rateLimitBucketOf(endpoints.targetGroup.annotations),
@@ -59,6 +61,7 @@ const routes = {
   },
   offer: {
     path: `${API_PREFIX}/validate/offer`,
+    template: routeTemplate("POST", `${API_PREFIX}/validate/offer`),
     scope: "validate:offers",
     idField: "offerId",
     bucket: rateLimitBucketOf(endpoints.offer.annotations),
@@ -210,7 +213,7 @@ export class HotPath extends Context.Service<
       ) => {
         const result = decision.problem ?? evaluate(validation, route, record.team, text, requestId)
         const status = respond(response, result, decision, requestId)
-        recordRequest(metrics, logger, { method: "POST", url: route.path, status, started }, requestId, record.id)
+        recordRequest(metrics, logger, { method: "POST", route: route.template, status, started }, requestId, record.id)
       }
 
       const take = (request: IncomingMessage, response: ServerResponse): boolean => {

@@ -6,7 +6,8 @@
  * - turns every failure into a problem-details answer (`NOT_FOUND`,
  *   `METHOD_NOT_ALLOWED`, `UNSUPPORTED_MEDIA_TYPE`, `PAYLOAD_TOO_LARGE`, and
  *   `SERVICE_ERROR` without internals for anything unexpected),
- * - writes one structured log line per request and records its metrics.
+ * - writes one structured log line per request and records its metrics,
+ *   both under the request's route template (`routeTemplate.ts`).
  */
 import * as ByteSize from "effect/ByteSize"
 import * as Effect from "effect/Effect"
@@ -40,6 +41,7 @@ import { Metrics, MetricsRoute } from "./metrics.ts"
 import { RequestLogger, recordRequest } from "./RequestLogger.ts"
 import { RequestErrorsLive } from "./requestErrors.ts"
 import { REQUEST_ID_HEADER, requestIdFor, requestKeyIds } from "./requestId.ts"
+import { routeTemplate } from "./routeTemplate.ts"
 
 /** The API's paths with their methods, to tell 405 from 404. */
 const routes: ReadonlyArray<{ readonly method: string; readonly path: RegExp }> = apiEndpoints.map((endpoint) => ({
@@ -133,7 +135,7 @@ const Outermost = HttpRouter.middleware(
           recordRequest(
             metrics,
             logger,
-            { method, url, status: response.status, started },
+            { method, route: routeTemplate(method, url), status: response.status, started },
             requestId,
             requestKeyIds.get(request)
           )

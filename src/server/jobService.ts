@@ -6,7 +6,9 @@
  * and announced to their `callbackUrl` when they finish, signed with the
  * webhook secret (`CAMPUSGATE_WEBHOOK_SECRET`, else one generated once and
  * kept in the data directory). Jobs ended and the queue's occupancy are in
- * the metrics. The queue's size settings are read at start.
+ * the metrics; every failed callback attempt is logged, with the callback's
+ * origin only (its path or query may carry the receiver's token). The
+ * queue's size settings are read at start.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -32,6 +34,15 @@ const evaluator =
   (target, emails) =>
     validation.rows(ALL_TEAMS, target, emails)
 
+/** Where a callback goes, as the log shows it: scheme, host and port. */
+const originOf = (url: string): string => {
+  try {
+    return new URL(url).origin
+  } catch {
+    return "(not a URL)"
+  }
+}
+
 /** Delivers a finished job's callback, recording every attempt on the job as it happens. */
 const announce =
   (secret: string) =>
@@ -50,9 +61,27 @@ const announce =
       onAttempt: (attempt) => {
         attempts.push(attempt)
         const delivered = attempt.status !== undefined && attempt.status >= 200 && attempt.status < 300
-        return record({ url: callback.url, delivered, attempts: [...attempts] })
+        const recorded = record({ url: callback.url, delivered, attempts: [...attempts] })
+        if (delivered) return recorded
+        return Effect.andThen(
+          recorded,
+          Effect.logWarning("job callback attempt failed", {
+            jobId: job.jobId,
+            callback: originOf(callback.url),
+            attempt: attempts.length,
+            ...(attempt.status === undefined ? { error: attempt.error } : { httpStatus: attempt.status })
+          })
+        )
       }
-    }).pipe(Effect.ignore)
+    }).pipe(
+      Effect.catchTag("CallbackDeliveryError", (error) =>
+        Effect.logError("job callback not delivered; no more attempts", {
+          jobId: job.jobId,
+          callback: originOf(callback.url),
+          attempts: error.attempts
+        })
+      )
+    )
   }
 
 /** `JobStore` and `JobQueue` for the daemon; needs `Snapshot`, `Metrics` and `Validation`. */

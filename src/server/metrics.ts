@@ -4,8 +4,9 @@
  * rendered by `PrometheusMetrics`:
  * - `campusgate_http_requests_total{method,route,status}` and the histogram
  *   `campusgate_http_request_duration_seconds{method,route,status}`; `route`
- *   is the route pattern (`/api/v1/offers/:id`), so its cardinality is
- *   bounded: a path no route matches is `unmatched`;
+ *   is the route template (`/api/v1/offers/{id}`, `routeTemplate.ts`, the
+ *   same the log line shows), so its cardinality is bounded: a path no
+ *   route matches is `unmatched`;
  * - `campusgate_validations_total{result,reason_code}`, one per validated
  *   email, bulk items included (`reason_code="none"` for valid ones);
  * - `campusgate_jobs_total{status}`, jobs ended by final status, and the
@@ -20,22 +21,17 @@
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as FindMyWay from "effect/http/FindMyWay"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
 import * as PrometheusMetrics from "effect/observability/PrometheusMetrics"
-import { apiEndpoints } from "../api/Api.ts"
 import type { ReloadStatus } from "../app/Snapshot.ts"
 import { Snapshot } from "../app/Snapshot.ts"
 import type { Validated } from "../app/Validation.ts"
 import type { OfferNotFound } from "../domain/errors.ts"
 
 export const METRICS_PATH = "/metrics"
-
-/** Routes served beside the API (docs, health, metrics). */
-const OTHER_ROUTES = ["/openapi.json", "/docs", "/healthz", "/readyz", METRICS_PATH] as const
 
 /** Seconds: from half a millisecond (a single validation) to 10 s (a large bulk request). */
 const DURATION_BOUNDARIES = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
@@ -49,23 +45,6 @@ const JOBS = "campusgate_jobs_total"
 const JOBS_WAITING = "campusgate_jobs_waiting"
 const JOBS_RUNNING = "campusgate_jobs_running"
 
-/** The route pattern of a URL, or `unmatched`. */
-const routeLabeller = (): ((method: string, url: string) => string) => {
-  const patterns = new Set<string>([...OTHER_ROUTES, ...apiEndpoints.map((endpoint) => endpoint.path)])
-  // Paths without parameters are answered by a map lookup (a tenth of the router's cost per request).
-  const exact = new Map<string, string>()
-  const router = FindMyWay.make<string>()
-  for (const pattern of patterns) {
-    if (!/[:*]/.test(pattern)) exact.set(pattern, pattern)
-    router.all(pattern as `/${string}`, pattern)
-  }
-  return (method, url) => {
-    const query = url.indexOf("?")
-    const path = query < 0 ? url : url.slice(0, query)
-    return exact.get(path) ?? router.find(method, path)?.handler ?? "unmatched"
-  }
-}
-
 interface RequestSeries {
   readonly count: Metric.Counter<number>
   readonly duration: Metric.Histogram<number>
@@ -74,8 +53,8 @@ interface RequestSeries {
 export class Metrics extends Context.Service<
   Metrics,
   {
-    /** One answered request: method, URL (after the `/v1` alias), status and duration in milliseconds. */
-    request(method: string, url: string, status: number, durationMs: number): void
+    /** One answered request: method, route template (`routeTemplate.ts`), status and duration in milliseconds. */
+    request(method: string, route: string, status: number, durationMs: number): void
     /** One validated email. */
     validated(result: Validated): void
     /** A batch of validated emails (each counts; per-item errors, which validated nothing, do not). */
@@ -93,7 +72,6 @@ export class Metrics extends Context.Service<
     // A fixed (empty) attribute set in the context: without one, every update gets a fresh default
     // object, and the metric recomputes its series key each time (measured: ~25 µs a request).
     const context = Context.make(Metric.MetricRegistry, new Map()).pipe(Context.add(Metric.CurrentMetricAttributes, {}))
-    const routeOf = routeLabeller()
 
     // Route, then method, then status: nested maps, as building one string key costs more than the update.
     const requests = new Map<string, Map<string, Map<number, RequestSeries>>>()
@@ -185,8 +163,8 @@ export class Metrics extends Context.Service<
       observeJobs: (read) => {
         occupancy = read
       },
-      request: (method, url, status, durationMs) => {
-        const series = requestSeries(method, routeOf(method, url), status)
+      request: (method, route, status, durationMs) => {
+        const series = requestSeries(method, route, status)
         series.count.updateUnsafe(1, context)
         series.duration.updateUnsafe(durationMs / 1000, context)
       },

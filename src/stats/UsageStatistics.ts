@@ -94,7 +94,10 @@ export class UsageStatistics extends Context.Service<
         const flushOrLog = (when: string) =>
           flush.pipe(
             Effect.catch((error) =>
-              Effect.logWarning(`Usage statistics flush ${when} failed, counts kept pending: ${error.message}`)
+              Effect.logWarning("usage statistics flush failed; the counts are kept pending", {
+                when,
+                error: error.message
+              })
             )
           )
         yield* Effect.addFinalizer(() => flushOrLog("at shutdown"))

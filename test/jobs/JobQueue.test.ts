@@ -1,11 +1,13 @@
 import { existsSync, writeFileSync } from "node:fs"
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as TestClock from "effect/testing/TestClock"
 import { toJobView } from "../../src/jobs/Job.ts"
 import { JobQueue } from "../../src/jobs/JobQueue.ts"
 import { JobStore } from "../../src/jobs/JobStore.ts"
 import { uploadPath } from "../../src/jobs/jobFiles.ts"
+import { captureLog } from "../observability/logCapture.ts"
 import { evaluate, makeDataDir, queueLayer, request, resultLines } from "./jobTesting.ts"
 
 const items = [
@@ -88,6 +90,34 @@ describe("JobQueue", () => {
       expect(done.progress.processed).toBe(24)
       expect(resultLines((yield* JobStore).files(job.jobId).results)).toHaveLength(24)
     }).pipe(Effect.provide(queueLayer(dataDir, { evaluate: failing, chunkItems: 8 })))
+  })
+
+  it.effect("logs a job started and finished, and a failed one with its reason, never an address", () => {
+    const dataDir = makeDataDir()
+    const log = captureLog()
+    return Effect.gen(function* () {
+      const queue = yield* JobQueue
+      const { job } = yield* queue.submit(request(items))
+      yield* queue.awaitFinished("acme", job.jobId)
+      const gone = (yield* queue.submit(request(items, { target: { targetGroupId: "removed" as never } }))).job
+      yield* queue.awaitFinished("acme", gone.jobId)
+      const lines = log.lines()
+      expect(lines.map((line) => [line.level, line.msg, line.jobId])).toEqual([
+        ["info", "job started", job.jobId],
+        ["info", "job finished", job.jobId],
+        ["info", "job started", gone.jobId],
+        ["warn", "job failed", gone.jobId]
+      ])
+      expect(lines[0]).toMatchObject({ team: "acme", targetGroupId: "edu", total: 8, processed: 0 })
+      expect(lines[1]).toMatchObject({
+        status: "completed",
+        processed: 8,
+        counts: { valid: 5, invalid: 3, duplicates: 2, badInput: 1 },
+        durationMs: expect.any(Number)
+      })
+      expect(lines[3]).toMatchObject({ status: "failed", error: 'There is no target group "removed".' })
+      expect(log.chunks.join("")).not.toContain("@")
+    }).pipe(Effect.provide(queueLayer(dataDir).pipe(Layer.provide(log.layer))))
   })
 
   it.effect("validates against an offer", () => {

@@ -5,6 +5,7 @@ import * as Effect from "effect/Effect"
 import { type JobId, newJob } from "../../src/jobs/Job.ts"
 import { JobStore } from "../../src/jobs/JobStore.ts"
 import { jobsDirectory, uploadPath } from "../../src/jobs/jobFiles.ts"
+import { captureLog } from "../observability/logCapture.ts"
 import { inputText, makeDataDir } from "./jobTesting.ts"
 
 const job = (id: string) =>
@@ -42,6 +43,7 @@ describe("JobStore (files)", () => {
 
   it.effect("at list, removes what a crash left: a directory without a record, uploads, half-deleted jobs", () => {
     const dataDir = makeDataDir()
+    const log = captureLog()
     return Effect.gen(function* () {
       const store = yield* JobStore
       const kept = job("3")
@@ -59,6 +61,14 @@ describe("JobStore (files)", () => {
       writeFileSync(join(root, unreadable.jobId, "job.json"), '{"jobId": 1}')
       expect((yield* store.list()).map((j) => j.jobId)).toEqual([kept.jobId])
       expect(readdirSync(root).sort()).toEqual([kept.jobId, unreadable.jobId, "not-a-job"].sort())
-    }).pipe(Effect.provide(JobStore.layerFiles(dataDir)))
+      // The unreadable record is kept for a person to look at, and the log says where.
+      expect(log.lines()).toEqual([
+        expect.objectContaining({
+          level: "warn",
+          msg: "a job record cannot be read; the job is left alone",
+          file: `jobs/${unreadable.jobId}/job.json`
+        })
+      ])
+    }).pipe(Effect.provide(JobStore.layerFiles(dataDir)), Effect.provide(log.layer))
   })
 })

@@ -3,11 +3,13 @@ import { appendFileSync, readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { canonicalAddress } from "../../src/engine/email/canonical.ts"
 import { parseEmail } from "../../src/engine/email/parseEmail.ts"
 import type { InputItem } from "../../src/jobs/inputLines.ts"
 import { JobQueue, type JobQueueOptions } from "../../src/jobs/JobQueue.ts"
 import { JobStore } from "../../src/jobs/JobStore.ts"
+import { captureLog } from "../observability/logCapture.ts"
 import { crashInput, makeDataDir, queueLayer, request, resultLines } from "./jobTesting.ts"
 
 const expectedDuplicates = (emails: ReadonlyArray<string>): number => {
@@ -80,7 +82,14 @@ describe("job resume", () => {
       const dataDir = makeDataDir()
       return Effect.gen(function* () {
         const jobId = yield* Effect.promise(() => crashMidJob(dataDir))
-        yield* resumeAndCheck(jobId, crashInput()).pipe(Effect.provide(queueLayer(dataDir, { chunkItems: 20_000 })))
+        const log = captureLog()
+        yield* resumeAndCheck(jobId, crashInput()).pipe(
+          Effect.provide(queueLayer(dataDir, { chunkItems: 20_000 }).pipe(Layer.provide(log.layer)))
+        )
+        const [resumed, started] = log.lines()
+        expect(resumed).toMatchObject({ msg: "job resumed", jobId, processed: expect.any(Number) })
+        expect(resumed!.processed).toBeGreaterThan(0)
+        expect(started).toMatchObject({ msg: "job started", jobId, processed: resumed!.processed })
       })
     },
     60_000

@@ -4,7 +4,10 @@
  * with API keys made for the test.
  */
 import { type ChildProcess, spawn } from "node:child_process"
+import { once } from "node:events"
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { createInterface } from "node:readline"
@@ -41,13 +44,30 @@ export const copyConfig = (): { configDir: string; dataDir: string } => {
 export const makeKey = (dirs: { configDir: string; dataDir: string }, team: string, scopes: ReadonlyArray<Scope>) =>
   createApiKey({ ...dirs, team: team as TeamId, scopes: [...scopes] }).key
 
+/** A loopback port free now. */
+export const freePort = async (): Promise<number> => {
+  const server = createServer().listen(0, "127.0.0.1")
+  await once(server, "listening")
+  const { port } = server.address() as AddressInfo
+  server.close()
+  await once(server, "close")
+  return port
+}
+
+/**
+ * Starts the daemon and resolves once it listens: when it logs "listening"
+ * (on a port it picks), or, given a `port`, once `/healthz` answers there
+ * (for a log level that drops the "listening" line).
+ */
 export const startDaemon = async (
   dirs: { configDir: string; dataDir: string },
-  env: Record<string, string> = {}
+  env: Record<string, string> = {},
+  options: { port?: number } = {}
 ): Promise<Daemon> => {
+  const port = options.port ?? 0
   const child = spawn(
     process.execPath,
-    [main, "serve", "--config", dirs.configDir, "--data", dirs.dataDir, "--port", "0", "--host", "127.0.0.1"],
+    [main, "serve", "--config", dirs.configDir, "--data", dirs.dataDir, "--port", String(port), "--host", "127.0.0.1"],
     {
       env: { ...process.env, CAMPUSGATE_CONFIG: "", CAMPUSGATE_DATA: "", CAMPUSGATE_PORT: "", ...env },
       stdio: ["ignore", "pipe", "pipe"]
@@ -73,6 +93,21 @@ export const startDaemon = async (
         lines.push({ raw: line })
       }
     })
+    if (port !== 0) {
+      const url = `http://127.0.0.1:${port}`
+      const poll = () =>
+        fetch(`${url}/healthz`).then(
+          (response) => {
+            clearTimeout(timer)
+            resolve(url)
+            return response.body?.cancel()
+          },
+          () => {
+            if (child.exitCode === null) setTimeout(poll, 50)
+          }
+        )
+      void poll()
+    }
     void exited.then((code) =>
       reject(new Error(`the daemon exited with ${code}: ${stderr}${lines.map((line) => line.raw ?? "").join("\n")}`))
     )
@@ -142,5 +177,21 @@ export const waitForJob = async (
     if (until(answer.body)) return answer.body
     if (Date.now() > deadline) throw new Error(`job ${jobId} is still ${answer.body.status}`)
     await new Promise((resolve) => setTimeout(resolve, 25))
+  }
+}
+
+/** Polls the daemon's log lines until one satisfies `match` (or throws after `timeoutMs`). */
+export const waitForLine = async (
+  daemon: Daemon,
+  match: (line: Record<string, unknown>) => boolean,
+  timeoutMs = 10_000
+): Promise<Record<string, unknown>> => {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const line = daemon.lines.find(match)
+    if (line !== undefined) return line
+    if (Date.now() > deadline)
+      throw new Error(`no such log line in:\n${daemon.lines.map((entry) => JSON.stringify(entry)).join("\n")}`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
   }
 }

@@ -39,8 +39,8 @@ const start = async (store?: Layer.Layer<RateLimiter.RateLimiterStore>): Promise
       ...dirs,
       port: 0,
       host: "127.0.0.1",
-      announce: (message, fields) => {
-        if (message === "listening") url = String(fields.url)
+      logOutput: (text) => {
+        for (const line of text.split("\n")) if (line.includes('"msg":"listening"')) url = JSON.parse(line).url
       },
       requestLogger: Layer.succeed(RequestLogger, RequestLogger.of({ log: (entry) => logs.push(entry) })),
       rateLimiterStore: store

@@ -11,6 +11,7 @@ import * as TestClock from "effect/testing/TestClock"
 import { toOfferUsage } from "../../src/stats/UsageState.ts"
 import { UsageStatistics } from "../../src/stats/UsageStatistics.ts"
 import { UsageStore, UsageStoreError } from "../../src/stats/UsageStore.ts"
+import { captureLog } from "../observability/logCapture.ts"
 import { eligible, ineligible } from "./fixtures.ts"
 
 const withMemoryStore = UsageStatistics.layer({ flushIntervalMs: 1000 }).pipe(
@@ -89,6 +90,32 @@ describe("UsageStatistics", () => {
       expect(yield* stored("o")).toBe(2)
       expect(yield* stats.usage("o")).toMatchObject({ validations: 2, uniqueEmails: { estimate: 2 } })
     }).pipe(Effect.provide(UsageStatistics.layer({ flushIntervalMs: 1000 }).pipe(Layer.provideMerge(flakyStore(down)))))
+  })
+
+  it.effect("logs a failed flush, on the interval and at shutdown, as a warning", () => {
+    const down = { value: true }
+    const log = captureLog()
+    return Effect.gen(function* () {
+      const scope = yield* Scope.make()
+      const context = yield* Layer.buildWithScope(
+        UsageStatistics.layer({ flushIntervalMs: 1000 }).pipe(
+          Layer.provideMerge(flakyStore(down)),
+          Layer.provide(log.layer)
+        ),
+        scope
+      )
+      Context.get(context, UsageStatistics).record("o", "a@x.edu", eligible("a@x.edu"))
+      yield* TestClock.adjust(1000)
+      yield* Scope.close(scope, Exit.void)
+      expect(log.lines()).toEqual([
+        expect.objectContaining({
+          level: "warn",
+          msg: "usage statistics flush failed; the counts are kept pending",
+          when: "on interval"
+        }),
+        expect.objectContaining({ level: "warn", when: "at shutdown", error: expect.stringContaining("disk full") })
+      ])
+    })
   })
 
   it.effect("flushes at shutdown, and a restart on the same data directory sees every count", () =>
