@@ -28,6 +28,16 @@ export class RequiredScope extends Context.Service<RequiredScope, Scope | Readon
 export const acceptedScopes = (required: Scope | ReadonlyArray<Scope>): ReadonlyArray<Scope> =>
   typeof required === "string" ? [required] : required
 
+/** The scopes an endpoint accepts, from its annotations; empty when it needs none. */
+export const scopesAcceptedBy = (annotations: Context.Context<never>): ReadonlyArray<Scope> => {
+  const required = Context.getOrUndefined(annotations, RequiredScope)
+  return required === undefined ? [] : acceptedScopes(required)
+}
+
+/** The scope rule: a key may call an endpoint when it carries one of the scopes the endpoint accepts. */
+export const keyMayCall = (keyScopes: ReadonlyArray<Scope>, accepted: ReadonlyArray<Scope>): boolean =>
+  accepted.length === 0 || accepted.some((scope) => keyScopes.includes(scope))
+
 /** The bearer scheme, with what the OpenAPI document says about it. */
 const bearer = HttpApiSecurity.annotateMerge(
   HttpApiSecurity.bearer,

@@ -37,8 +37,8 @@ export class RequestLogger extends Context.Service<RequestLogger, { log(entry: R
 
 /**
  * An answered request, counted and logged: the metrics series and the log
- * line, both under its route template (`routeTemplate.ts`). The one place
- * for both, whether the Effect stack or the hot path answered.
+ * line, both under its route template (`routes.ts`). The one place
+ * for both, whether the Effect stack or the fast path answered.
  */
 export const recordRequest = (
   metrics: Metrics["Service"],

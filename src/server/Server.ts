@@ -4,8 +4,6 @@
  * SIGTERM/SIGINT, then stops accepting, lets in-flight requests finish
  * (bounded by `server.shutdownTimeoutSeconds`) and exits.
  */
-import { createServer } from "node:http"
-import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as Effect from "effect/Effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServer from "effect/http/HttpServer"
@@ -22,10 +20,11 @@ import type { TeamId } from "../domain/Identifiers.ts"
 import { Log, type LogOutput } from "../observability/Log.ts"
 import { makeFileResourceStore, ResourceStore } from "../resources/ResourceStore.ts"
 import { UsageStatistics } from "../stats/UsageStatistics.ts"
-import { HotPath } from "./hotPath.ts"
+import { FastPath } from "./fastPath.ts"
 import { HttpApp } from "./http.ts"
 import { jobsLayer } from "./jobService.ts"
 import { Metrics } from "./metrics.ts"
+import * as NodeServer from "./NodeServer.ts"
 import { RequestLogger } from "./RequestLogger.ts"
 import { rateLimiterLayer } from "./rateLimit.ts"
 
@@ -110,7 +109,7 @@ export const serverLayer = (options: ServeOptions) =>
           Effect.addFinalizer(() => Effect.sync(() => log.write("info", "stopping")))
         )
       )
-      // One instance of each, shared by the Effect HTTP app and the node-level hot path.
+      // One instance of each, shared by the Effect HTTP app and the fast path.
       const { statistics } = config.settings
       const usage = statistics.enabled
         ? UsageStatistics.layerFile({
@@ -129,15 +128,11 @@ export const serverLayer = (options: ServeOptions) =>
         Layer.provideMerge(options.requestLogger ?? RequestLogger.layer),
         Layer.provideMerge(Log.layerOf(log))
       )
-      const nodeServer = Layer.unwrap(
-        Effect.map(Effect.service(HotPath), (hotPath) =>
-          NodeHttpServer.layer(() => hotPath.intercept(createServer()), {
-            port,
-            host,
-            gracefulShutdownTimeout: `${server.shutdownTimeoutSeconds} seconds`
-          })
-        )
-      ).pipe(Layer.provide(HotPath.layer))
+      const nodeServer = NodeServer.layer({
+        port,
+        host,
+        gracefulShutdownTimeout: `${server.shutdownTimeoutSeconds} seconds`
+      }).pipe(Layer.provide(FastPath.layer))
       return Layer.mergeAll(HttpRouter.serve(HttpApp, { disableLogger: true, disableListenLog: true }), listening).pipe(
         Layer.provide(nodeServer),
         Layer.provide(services)

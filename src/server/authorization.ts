@@ -5,13 +5,11 @@
  * Keys are compared by hash (`ApiKeyIndex`) and never logged. Then the
  * key's rate limit for the endpoint applies (`rateLimit.ts`).
  */
-import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import { Authorization, acceptedScopes, Caller, RequiredScope } from "../api/Authorization.ts"
+import { Authorization, Caller, keyMayCall, scopesAcceptedBy } from "../api/Authorization.ts"
 import { Forbidden, Unauthorized } from "../api/problems.ts"
 import { Snapshot } from "../app/Snapshot.ts"
 import { makeRateLimitCheck } from "./rateLimit.ts"
@@ -45,17 +43,14 @@ export const AuthorizationLive = Layer.effect(
         }
         const record = verdict.record
         requestKeyIds.set(yield* HttpServerRequest.HttpServerRequest, record.id)
-        const required = Context.getOption(endpoint.annotations, RequiredScope)
-        if (Option.isSome(required)) {
-          const accepted = acceptedScopes(required.value)
-          if (!accepted.some((scope) => record.scopes.includes(scope))) {
-            return yield* new Forbidden({
-              code: "INSUFFICIENT_SCOPE",
-              detail: `This endpoint needs the scope ${accepted.join(" or ")}; the key has ${record.scopes.join(", ")}.`,
-              requiredScope: accepted[0]!,
-              requestId
-            })
-          }
+        const accepted = scopesAcceptedBy(endpoint.annotations)
+        if (!keyMayCall(record.scopes, accepted)) {
+          return yield* new Forbidden({
+            code: "INSUFFICIENT_SCOPE",
+            detail: `This endpoint needs the scope ${accepted.join(" or ")}; the key has ${record.scopes.join(", ")}.`,
+            requiredScope: accepted[0]!,
+            requestId
+          })
         }
         yield* rateLimit(record.id, endpoint.annotations, requestId)
         return yield* Effect.provideService(httpEffect, Caller, {

@@ -7,7 +7,7 @@
  *   `METHOD_NOT_ALLOWED`, `UNSUPPORTED_MEDIA_TYPE`, `PAYLOAD_TOO_LARGE`, and
  *   `SERVICE_ERROR` without internals for anything unexpected),
  * - writes one structured log line per request and records its metrics,
- *   both under the request's route template (`routeTemplate.ts`).
+ *   both under the request's route template (`routes.ts`).
  */
 import * as ByteSize from "effect/ByteSize"
 import * as Effect from "effect/Effect"
@@ -16,12 +16,11 @@ import * as HttpEffect from "effect/http/HttpEffect"
 import * as HttpIncomingMessage from "effect/http/HttpIncomingMessage"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
-import * as HttpServerRespondable from "effect/http/HttpServerRespondable"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import * as HttpApiScalar from "effect/http-api/HttpApiScalar"
 import * as Layer from "effect/Layer"
-import { apiEndpoints, CampusgateApi, canonicalUrl } from "../api/Api.ts"
+import { CampusgateApi, canonicalUrl } from "../api/Api.ts"
 import { openApiDocument } from "../api/openApiDocument.ts"
 import {
   InternalError,
@@ -38,23 +37,13 @@ import { OffersHandlers } from "./handlers/offers.ts"
 import { TargetGroupsHandlers } from "./handlers/targetGroups.ts"
 import { ValidationHandlers } from "./handlers/validation.ts"
 import { Metrics, MetricsRoute } from "./metrics.ts"
+import { answerWith } from "./problemResponse.ts"
 import { RequestLogger, recordRequest } from "./RequestLogger.ts"
 import { RequestErrorsLive } from "./requestErrors.ts"
 import { REQUEST_ID_HEADER, requestIdFor, requestKeyIds } from "./requestId.ts"
-import { routeTemplate } from "./routeTemplate.ts"
+import { DOCS_PATH, methodsAt, OPENAPI_PATH, routedPath, routeTemplate } from "./routes.ts"
 
-/** The API's paths with their methods, to tell 405 from 404. */
-const routes: ReadonlyArray<{ readonly method: string; readonly path: RegExp }> = apiEndpoints.map((endpoint) => ({
-  method: endpoint.method,
-  path: new RegExp(`^${endpoint.path.replace(/:[^/]+/g, "[^/]+")}$`)
-}))
-
-const pathOf = (url: string): string => {
-  const query = url.indexOf("?")
-  return query < 0 ? url : url.slice(0, query)
-}
-
-const respond = (problem: Problem) => HttpServerRespondable.toResponse(problem)
+const respond = (problem: Problem) => answerWith(problem)
 
 const isProblem = (response: HttpServerResponse.HttpServerResponse): boolean =>
   response.headers["content-type"]?.startsWith("application/problem+json") === true
@@ -70,11 +59,11 @@ const normalize = (
   requestId: string
 ): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
   if (isProblem(response) || response.status < 400) return Effect.succeed(response)
-  const path = pathOf(request.url)
+  const path = routedPath(request.url)
   switch (response.status) {
     case 404:
     case 405: {
-      const methods = routes.filter((route) => route.path.test(path)).map((route) => route.method)
+      const methods = methodsAt(path)
       if (methods.length === 0) {
         return respond(new NotFound({ code: "NOT_FOUND", detail: `There is nothing at ${path}.`, requestId }))
       }
@@ -182,7 +171,7 @@ const ApiRoutes = HttpApiBuilder.layer(CampusgateApi).pipe(Layer.provide(Handler
 /** The OpenAPI document, with the bounds the config in force sets. */
 const OpenApiRoute = HttpRouter.add(
   "GET",
-  "/openapi.json",
+  OPENAPI_PATH,
   Effect.map(Effect.service(Snapshot), (snapshot) =>
     HttpServerResponse.jsonUnsafe(openApiDocument(snapshot.current().config.settings.limits.bulkMaxEmails))
   )
@@ -195,7 +184,7 @@ const OpenApiRoute = HttpRouter.add(
 export const HttpApp = Layer.mergeAll(
   ApiRoutes,
   OpenApiRoute,
-  HttpApiScalar.layer(CampusgateApi, { path: "/docs" }),
+  HttpApiScalar.layer(CampusgateApi, { path: DOCS_PATH }),
   Health,
   MetricsRoute,
   Outermost

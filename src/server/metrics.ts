@@ -4,7 +4,7 @@
  * rendered by `PrometheusMetrics`:
  * - `campusgate_http_requests_total{method,route,status}` and the histogram
  *   `campusgate_http_request_duration_seconds{method,route,status}`; `route`
- *   is the route template (`/api/v1/offers/{id}`, `routeTemplate.ts`, the
+ *   is the route template (`/api/v1/offers/{id}`, `routes.ts`, the
  *   same the log line shows), so its cardinality is bounded: a path no
  *   route matches is `unmatched`;
  * - `campusgate_validations_total{result,reason_code}`, one per validated
@@ -30,8 +30,7 @@ import type { ReloadStatus } from "../app/Snapshot.ts"
 import { Snapshot } from "../app/Snapshot.ts"
 import type { Validated } from "../app/Validation.ts"
 import type { OfferNotFound } from "../domain/errors.ts"
-
-export const METRICS_PATH = "/metrics"
+import { METRICS_PATH } from "./routes.ts"
 
 /** Seconds: from half a millisecond (a single validation) to 10 s (a large bulk request). */
 const DURATION_BOUNDARIES = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
@@ -53,7 +52,7 @@ interface RequestSeries {
 export class Metrics extends Context.Service<
   Metrics,
   {
-    /** One answered request: method, route template (`routeTemplate.ts`), status and duration in milliseconds. */
+    /** One answered request: method, route template (`routes.ts`), status and duration in milliseconds. */
     request(method: string, route: string, status: number, durationMs: number): void
     /** One validated email. */
     validated(result: Validated): void

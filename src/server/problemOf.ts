@@ -6,8 +6,8 @@
 import * as Effect from "effect/Effect"
 import { BadRequest, Conflict, InternalError, NotFound, ServiceUnavailable } from "../api/problems.ts"
 import type { ResourcesError } from "../app/ResourcesError.ts"
+import { answerWith } from "./problemResponse.ts"
 import { currentRequestId } from "./requestId.ts"
-import { withRetryAfter } from "./storeUnavailable.ts"
 
 /** How long a client should wait before retrying when a store cannot be written. */
 export const STORE_RETRY_SECONDS = 30
@@ -49,8 +49,5 @@ export const answerResourcesError = (error: ResourcesError) =>
   Effect.flatMap(currentRequestId, (requestId) => {
     const problem = resourcesProblem(error, requestId)
     const logged = error.reason._tag === "ChangeNotApplied" ? Effect.logError(error.reason.message) : Effect.void
-    return Effect.andThen(
-      logged,
-      problem instanceof ServiceUnavailable ? withRetryAfter(problem) : Effect.fail(problem)
-    )
+    return Effect.andThen(logged, problem instanceof ServiceUnavailable ? answerWith(problem) : Effect.fail(problem))
   })

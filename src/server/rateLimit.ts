@@ -12,7 +12,7 @@
  * a request over budget is a 429 `RATE_LIMIT_EXCEEDED` with `Retry-After`.
  *
  * With the memory store the decision can also be taken synchronously
- * (`decideNow`, used by the hot path) from the same counters; it computes
+ * (`decideNow`, used by the fast path) from the same counters; it computes
  * exactly what `RateLimiter.consume` would (test/server/rateLimitMemory.test.ts).
  */
 import type * as Context from "effect/Context"
@@ -29,7 +29,7 @@ import { Snapshot } from "../app/Snapshot.ts"
 import type { RateLimit } from "../config/Settings.ts"
 import { rateLimiterLayerMemory, SyncRateLimitCounters } from "./rateLimitMemory.ts"
 
-/** The limiter over a store; the default store is process-local memory (which the hot path reads synchronously). */
+/** The limiter over a store; the default store is process-local memory (which the fast path reads synchronously). */
 export const rateLimiterLayer = (
   store?: Layer.Layer<RateLimiter.RateLimiterStore>
 ): Layer.Layer<RateLimiter.RateLimiter> =>

@@ -6,12 +6,12 @@
  * refill rate, `window / limit`; a take over the limit changes nothing and
  * reports the count it would have reached). The same counters serve two
  * callers: the `RateLimiterStore` of this layer (the Effect pipeline goes
- * through `RateLimiter.consume` as before) and the hot path, which reads
+ * through `RateLimiter.consume` as before) and the fast path, which reads
  * them synchronously. Running the limiter as an effect per hot-path request
- * cost 1-2.5k of about 6k requests/s (bench/http.ts, issue 4).
+ * cost 1-2.5k of about 6k requests/s (bench/http.ts).
  *
  * `SyncRateLimitCounters` is the layer-level flag: set only by this layer,
- * so a store of another kind (Redis) leaves it `undefined` and the hot path
+ * so a store of another kind (Redis) leaves it `undefined` and the fast path
  * runs the limiter as an effect. Equivalence with the Effect module is
  * checked by test/server/rateLimitMemory.test.ts.
  */
@@ -79,7 +79,7 @@ const storeOver = (counters: FixedWindowCounters): Layer.Layer<RateLimiter.RateL
     )
   ).pipe(Layer.provide(RateLimiter.layerStoreMemory))
 
-/** The limiter over process memory, and the flag that lets the hot path read the same counters synchronously. */
+/** The limiter over process memory, and the flag that lets the fast path read the same counters synchronously. */
 export const rateLimiterLayerMemory: Layer.Layer<RateLimiter.RateLimiter> = Layer.unwrap(
   Effect.sync(() => {
     const counters = new FixedWindowCounters()

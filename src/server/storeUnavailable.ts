@@ -5,20 +5,15 @@
  * the data directory answers it the same way, and has accepted nothing.
  */
 import * as Effect from "effect/Effect"
-import * as HttpServerRespondable from "effect/http/HttpServerRespondable"
-import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { ServiceUnavailable } from "../api/problems.ts"
+import { answerWith } from "./problemResponse.ts"
 import { currentRequestId } from "./requestId.ts"
 
 /** How long a client should wait before retrying when the data directory cannot be written. */
 const STORE_RETRY_SECONDS = 30
 
 /** A 503 problem as a response, with its `Retry-After` header. */
-export const withRetryAfter = (problem: ServiceUnavailable) =>
-  Effect.map(
-    HttpServerRespondable.toResponse(problem),
-    HttpServerResponse.setHeader("retry-after", String(problem.retryAfterSeconds))
-  )
+export const withRetryAfter = (problem: ServiceUnavailable) => answerWith(problem)
 
 const isFileSystemError = (defect: unknown): defect is NodeJS.ErrnoException =>
   defect instanceof Error && /^E[A-Z]+$/.test(String((defect as NodeJS.ErrnoException).code))

@@ -83,7 +83,7 @@ describe("the synchronous memory store", () => {
           const bucket: RateLimitBucketName = next(3) === 0 ? "bulk" : "validate"
           const requestId = `req-${seed}-${step}`
           const expected = yield* reference.decide(keyId, bucket, requestId)
-          // The hot path (synchronous) and the Effect pipeline share the counters.
+          // The fast path (synchronous) and the Effect pipeline share the counters.
           const actual =
             next(2) === 0
               ? decideNow(keyId, bucket, requestId, yield* Clock.currentTimeMillis)

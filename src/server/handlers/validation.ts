@@ -91,7 +91,7 @@ export const targetNotFound = (error: TargetGroupNotFound | OfferNotFound, reque
 /**
  * One email against a target group or offer the team can see: the answer's
  * JSON text, or the problem. The one implementation behind the endpoints,
- * whether the full pipeline or the fast path (`hotPath.ts`) serves them.
+ * whether the full pipeline or the fast path (`fastPath.ts`) serves them.
  */
 export const validateSingle = (
   validation: Validation["Service"],

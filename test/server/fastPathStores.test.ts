@@ -1,5 +1,5 @@
 /**
- * The hot path with either kind of rate-limit store: process memory (the
+ * The fast path with either kind of rate-limit store: process memory (the
  * decision is taken synchronously) and a store that must be run as an
  * effect (as Redis is; here Effect's own memory store stands in for it).
  * Both servers run in this process and get the same requests; their
@@ -86,7 +86,7 @@ const requests: ReadonlyArray<readonly [string, string]> = [
   ["/api/v1/validate/offer", JSON.stringify({ email: "jane@ox.ac.uk", offerId: "acme-student-discount" })]
 ]
 
-describe("the hot path over a synchronous and an effectful rate-limit store", () => {
+describe("the fast path over a synchronous and an effectful rate-limit store", () => {
   it("answers, logs and counts the same, 429 included", async () => {
     const answers = []
     for (const [index, [path, body]] of requests.entries()) {
@@ -110,7 +110,7 @@ describe("the hot path over a synchronous and an effectful rate-limit store", ()
     expect(await counts(synchronous)).toEqual(await counts(asynchronous))
   })
 
-  it("refuses a key once its revocation is loaded, though the hot path had already matched it", async () => {
+  it("refuses a key once its revocation is loaded, though the fast path had already matched it", async () => {
     const server = synchronous
     revokeApiKey({ ...server.dirs, id: server.key.id })
     const deadline = Date.now() + 10_000

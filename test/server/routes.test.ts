@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest"
 import { apiEndpoints } from "../../src/api/Api.ts"
 import { generateApiKey } from "../../src/config/apiKeys.ts"
-import { ROUTE_TEMPLATES, routeTemplate, UNMATCHED_ROUTE } from "../../src/server/routeTemplate.ts"
+import { ROUTE_TEMPLATES, routeTemplate, UNMATCHED_ROUTE } from "../../src/server/routes.ts"
 
 const { key } = generateApiKey()
 const address = "jane.doe@ox.ac.uk"

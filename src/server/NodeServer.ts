@@ -1,0 +1,87 @@
+/**
+ * The one HTTP server of the daemon: a Node `http.Server` whose request
+ * listener offers each request to the fast path first (`fastPath.ts`) and
+ * hands every other to the Effect app through `NodeHttpServer.makeHandler`.
+ * Both answer on the same port, with one route table, one scope rule, one
+ * problem renderer and one rate limiter between them.
+ *
+ * Listening and shutdown behave as `NodeHttpServer`'s: when the app stops
+ * being served, the server stops accepting connections and requests in
+ * flight may finish for at most `gracefulShutdownTimeout`; then it is closed.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as HttpServer from "effect/http/HttpServer"
+import * as HttpServerError from "effect/http/HttpServerError"
+import * as Layer from "effect/Layer"
+import * as NetAddress from "effect/net/NetAddress"
+import * as Scope from "effect/Scope"
+import { FastPath } from "./fastPath.ts"
+
+export interface NodeServerOptions {
+  readonly port: number
+  readonly host: string
+  readonly gracefulShutdownTimeout: Duration.Input
+}
+
+const make = (options: NodeServerOptions) =>
+  Effect.gen(function* () {
+    const fastPath = yield* FastPath
+    const server = createServer()
+
+    const shutdown = yield* Effect.callback<void>((resume) => {
+      if (!server.listening) return resume(Effect.void)
+      server.close((error) => resume(error === undefined ? Effect.void : Effect.die(error)))
+    }).pipe(Effect.cached)
+    yield* Effect.addFinalizer(() => shutdown)
+    const drain = Effect.timeoutOrElse(shutdown, {
+      duration: options.gracefulShutdownTimeout,
+      orElse: () => Effect.void
+    })
+
+    yield* Effect.callback<void, HttpServerError.ServeError>((resume) => {
+      const onError = (cause: Error) => resume(Effect.fail(new HttpServerError.ServeError({ cause })))
+      server.once("error", onError)
+      server.listen({ port: options.port, host: options.host }, () => {
+        server.off("error", onError)
+        resume(Effect.void)
+      })
+    })
+    const bound = server.address()
+    if (bound === null || typeof bound === "string") {
+      return yield* new HttpServerError.ServeError({ cause: new Error("the server is not listening on a TCP port") })
+    }
+    const address = yield* Effect.fromResult(NetAddress.inetAddressFromIpString(bound.address, bound.port)).pipe(
+      Effect.mapError((cause) => new HttpServerError.ServeError({ cause }))
+    )
+
+    return HttpServer.make({
+      address,
+      serve: Effect.fnUntraced(function* (httpApp, middleware) {
+        const serveScope = yield* Effect.scope
+        const scope = Scope.forkUnsafe(serveScope, "parallel")
+        const effectApp = yield* NodeHttpServer.makeHandler(httpApp, { middleware, scope })
+        const onRequest = (request: IncomingMessage, response: ServerResponse) => {
+          if (!fastPath.take(request, response)) effectApp(request, response)
+        }
+        yield* Scope.addFinalizerExit(serveScope, () =>
+          Effect.ensuring(
+            drain,
+            Effect.sync(() => server.off("request", onRequest))
+          )
+        )
+        server.on("request", onRequest)
+      })
+    })
+  })
+
+/** The server with the Node platform services the Effect app needs; needs the fast path. */
+export const layer = (
+  options: NodeServerOptions
+): Layer.Layer<
+  HttpServer.HttpServer | Layer.Success<typeof NodeHttpServer.layerHttpServices>,
+  HttpServerError.ServeError,
+  FastPath
+> => Layer.mergeAll(Layer.effect(HttpServer.HttpServer, make(options)), NodeHttpServer.layerHttpServices)

@@ -1,0 +1,241 @@
+/**
+ * The fast path: single-email validation answered at the `node:http` level,
+ * as the first handler of the one HTTP server (`NodeServer.ts`). A request
+ * the route table (`routes.ts`) routes to one of the two single-validation
+ * endpoints, with a JSON body of a declared length and a valid key that may
+ * call the endpoint, is taken here, before the Effect HTTP stack, whose
+ * per-request cost (body stream, fiber runtime, router, middleware, response
+ * encoding) kept the daemon at about a tenth of a bare server's requests per
+ * second (bench/http.ts). Every other request goes, unread, to the Effect app.
+ *
+ * It mirrors nothing of the Effect pipeline; it calls the same pieces: the
+ * route table, the scope rule (`api/Authorization.ts`), the rate-limit
+ * decision (`rateLimit.ts`), the endpoint's payload schema from the contract
+ * with the contract's parse options and the same field errors
+ * (`requestErrors.ts`), Validation and the answer text
+ * (`handlers/validation.ts`), the problem renderer (`problemResponse.ts`),
+ * the request id, the metrics and the log line. The end-to-end tests run
+ * against both paths (test/server/), test/server/fastPathStores.test.ts
+ * against both kinds of rate-limit store.
+ *
+ * With the memory store nothing here runs an effect per request: the
+ * rate-limit decision is synchronous (`rateLimitMemory.ts`).
+ */
+import type { IncomingMessage, ServerResponse } from "node:http"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as HttpApi from "effect/http-api/HttpApi"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import { CampusgateApi } from "../api/Api.ts"
+import { keyMayCall, scopesAcceptedBy } from "../api/Authorization.ts"
+import type { Problem } from "../api/problems.ts"
+import { type RateLimitBucketName, rateLimitBucketOf } from "../api/rateLimits.ts"
+import { Snapshot } from "../app/Snapshot.ts"
+import { Validation } from "../app/Validation.ts"
+import type { ApiKeyRecord, Scope } from "../domain/ApiKey.ts"
+import { type SinglePayload, validateSingle } from "./handlers/validation.ts"
+import { Metrics } from "./metrics.ts"
+import { problemResponse } from "./problemResponse.ts"
+import { RequestLogger, recordRequest } from "./RequestLogger.ts"
+import { makeRateLimitDecider, type RateLimitDecision } from "./rateLimit.ts"
+import { malformedJson, requestProblem } from "./requestErrors.ts"
+import { REQUEST_ID_HEADER, requestIdFor } from "./requestId.ts"
+import { type ApiEndpoint, findRoute, routedPath } from "./routes.ts"
+
+/** What the fast path needs of an endpoint it takes, derived once from the contract. */
+interface FastEndpoint {
+  readonly template: string
+  readonly accepted: ReadonlyArray<Scope>
+  readonly bucket: RateLimitBucketName
+  readonly decode: (input: unknown) => Exit.Exit<SinglePayload, Schema.SchemaError>
+}
+
+/** How the contract decodes request bodies (every problem; unknown fields are problems). */
+const parseOptions = Context.getOrUndefined(CampusgateApi.annotations, HttpApi.PayloadParseOptions)
+
+/** The JSON payload schema the contract declares for an endpoint. */
+const jsonPayloadSchema = (endpoint: ApiEndpoint): Schema.Top => {
+  const json = endpoint.payload.get("application/json")
+  if (json === undefined) throw new Error(`${endpoint.path} declares no JSON payload`)
+  return json.schemas[0]
+}
+
+const { targetGroup, offer } = CampusgateApi.groups.validation.endpoints
+const fastEndpoints = new Map<ApiEndpoint, FastEndpoint>(
+  [targetGroup, offer].map((endpoint) => {
+    const route = findRoute(endpoint.method, endpoint.path)!
+    const decode = Schema.decodeUnknownExit(jsonPayloadSchema(endpoint) as Schema.Codec<SinglePayload>, parseOptions)
+    return [
+      endpoint,
+      {
+        template: route.template,
+        accepted: scopesAcceptedBy(endpoint.annotations),
+        bucket: rateLimitBucketOf(endpoint.annotations),
+        decode
+      }
+    ]
+  })
+)
+
+const header = (request: IncomingMessage, name: string): string | undefined => {
+  const value = request.headers[name]
+  return Array.isArray(value) ? value[0] : value
+}
+
+const textDecoder = new TextDecoder()
+
+/** Destroys the connection of a request whose body could not be read (the response is never written). */
+function abandon(this: IncomingMessage): void {
+  this.socket?.destroy()
+}
+
+/** What the endpoint answers for this body, after the rate limit let it through: the result's JSON text, or a problem. */
+const evaluate = (
+  validation: Validation["Service"],
+  endpoint: FastEndpoint,
+  team: string,
+  text: string,
+  requestId: string
+): string | Problem => {
+  let input: unknown
+  try {
+    input = text === "" ? undefined : JSON.parse(text)
+  } catch {
+    input = undefined
+  }
+  if (input === undefined) return malformedJson(requestId)
+  const decoded = endpoint.decode(input)
+  if (Exit.isFailure(decoded)) {
+    const failure = decoded.cause.reasons.find((reason) => reason._tag === "Fail")
+    return failure === undefined ? malformedJson(requestId) : requestProblem("Payload", failure.error, requestId)
+  }
+  const answer = validateSingle(validation, team, decoded.value, requestId)
+  return "text" in answer ? answer.text : answer
+}
+
+/**
+ * Writes the answer with one `writeHead` and one `end` (Node then sends
+ * head and body in a single write); a result's header fields go as a flat
+ * list, the form `writeHead` takes without copying. Field order: the
+ * problem's own, the rate-limit fields, the content fields, the request id.
+ */
+const respond = (
+  response: ServerResponse,
+  answer: string | Problem,
+  decision: RateLimitDecision,
+  requestId: string
+) => {
+  const limits = decision.headers
+  if (typeof answer === "string") {
+    const fields: Array<string> = []
+    for (const name in limits) fields.push(name, limits[name]!)
+    fields.push("content-type", "application/json", "content-length", String(Buffer.byteLength(answer)))
+    fields.push(REQUEST_ID_HEADER, requestId)
+    response.writeHead(200, fields)
+    response.end(answer)
+    return 200
+  }
+  const rendered = problemResponse(answer)
+  const body = rendered.body._tag === "Uint8Array" ? rendered.body : undefined
+  response.writeHead(rendered.status, {
+    ...rendered.headers,
+    ...limits,
+    "content-type": body?.contentType ?? "application/problem+json",
+    "content-length": String(body?.body.byteLength ?? 0),
+    [REQUEST_ID_HEADER]: requestId
+  })
+  response.end(body?.body ?? "")
+  return rendered.status
+}
+
+export class FastPath extends Context.Service<
+  FastPath,
+  {
+    /** Answers `request` if it is one the fast path takes (true), else leaves it untouched (false). */
+    take(request: IncomingMessage, response: ServerResponse): boolean
+  }
+>()("campusgate/server/FastPath") {
+  static readonly layer = Layer.effect(
+    FastPath,
+    Effect.gen(function* () {
+      const snapshot = yield* Snapshot
+      const metrics = yield* Metrics
+      const validation = yield* Validation
+      const logger = yield* RequestLogger
+      const { decide, decideNow } = yield* makeRateLimitDecider
+
+      /** The fast endpoint and the key's record when the request is one the fast path takes. */
+      const takes = (request: IncomingMessage): { endpoint: FastEndpoint; record: ApiKeyRecord } | undefined => {
+        const method = request.method
+        if (method !== "POST" || request.url === undefined) return undefined
+        const routed = findRoute(method, routedPath(request.url))?.endpoint
+        const endpoint = routed === undefined ? undefined : fastEndpoints.get(routed)
+        if (endpoint === undefined) return undefined
+        if (header(request, "content-type")?.startsWith("application/json") !== true) return undefined
+        const length = Number(header(request, "content-length"))
+        const { config, keys } = snapshot.current()
+        if (!Number.isInteger(length) || length < 0 || length > config.settings.server.maxBodyBytes) return undefined
+        const authorization = header(request, "authorization")
+        if (authorization === undefined || !authorization.startsWith("Bearer ")) return undefined
+        const verdict = keys.verify(authorization.slice(7).trim(), Date.now())
+        return verdict.ok && keyMayCall(verdict.record.scopes, endpoint.accepted)
+          ? { endpoint, record: verdict.record }
+          : undefined
+      }
+
+      const answer = (
+        response: ServerResponse,
+        endpoint: FastEndpoint,
+        record: ApiKeyRecord,
+        text: string,
+        requestId: string,
+        started: number,
+        decision: RateLimitDecision
+      ) => {
+        const result = decision.problem ?? evaluate(validation, endpoint, record.team, text, requestId)
+        const status = respond(response, result, decision, requestId)
+        recordRequest(
+          metrics,
+          logger,
+          { method: "POST", route: endpoint.template, status, started },
+          requestId,
+          record.id
+        )
+      }
+
+      const take = (request: IncomingMessage, response: ServerResponse): boolean => {
+        const taken = takes(request)
+        if (taken === undefined) return false
+        const { endpoint, record } = taken
+        const started = performance.now()
+        const requestId = requestIdFor(header(request, REQUEST_ID_HEADER))
+        // A small body arrives in one chunk: no list unless a second one comes.
+        let first: Buffer | undefined
+        let rest: Array<Buffer> | undefined
+        request.on("data", (chunk: Buffer) => {
+          if (first === undefined) first = chunk
+          else if (rest === undefined) rest = [first, chunk]
+          else rest.push(chunk)
+        })
+        request.on("error", abandon)
+        request.on("end", () => {
+          const bytes = rest !== undefined ? Buffer.concat(rest) : first
+          const text = bytes === undefined ? "" : textDecoder.decode(bytes)
+          if (decideNow !== undefined) {
+            const decision = decideNow(record.id, endpoint.bucket, requestId, Date.now())
+            answer(response, endpoint, record, text, requestId, started, decision)
+          } else {
+            void Effect.runPromise(decide(record.id, endpoint.bucket, requestId)).then((decision) =>
+              answer(response, endpoint, record, text, requestId, started, decision)
+            )
+          }
+        })
+        return true
+      }
+
+      return FastPath.of({ take })
+    })
+  )
+}

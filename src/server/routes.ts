@@ -1,0 +1,99 @@
+/**
+ * The server's one route table: the contract's endpoints (`api/`) and the
+ * routes served beside the API (docs, health, metrics). Everything that asks
+ * "which route is this?" asks here: the fast path (is this a request it
+ * takes?), the problem middleware (404, or 405 with `Allow`), and the log
+ * line and metrics, which show a request under its route template
+ * (`/api/v1/offers/{id}/status`) instead of the path as sent, which may hold
+ * an API key or an email address and whose values are unbounded.
+ *
+ * `/v1/...` is the same route as `/api/v1/...`; the query is ignored. The
+ * template of a request is that of the route its method is routed to (a GET
+ * of `/api/v1/offers/bulk-process` is `GET /api/v1/offers/{id}`), else of
+ * its path under any method (a 405), else `unmatched`. Parameterless paths
+ * are a map lookup, a tenth of the router's cost, which is what the fast
+ * path's two routes need per request.
+ */
+import * as FindMyWay from "effect/http/FindMyWay"
+import { apiEndpoints, canonicalUrl } from "../api/Api.ts"
+
+/** An endpoint of the contract. */
+export type ApiEndpoint = (typeof apiEndpoints)[number]
+
+/** Where a path no route matches is logged and counted. */
+export const UNMATCHED_ROUTE = "unmatched"
+
+export const METRICS_PATH = "/metrics"
+export const OPENAPI_PATH = "/openapi.json"
+export const DOCS_PATH = "/docs"
+
+/** Routes served beside the API, all GET. */
+export const OTHER_ROUTES = [OPENAPI_PATH, DOCS_PATH, "/healthz", "/readyz", METRICS_PATH] as const
+
+export interface Route {
+  readonly method: string
+  /** The router's form: `/api/v1/offers/:id/status`. */
+  readonly path: string
+  /** The OpenAPI form, shown in logs and metrics: `/api/v1/offers/{id}/status`. */
+  readonly template: string
+  /** The contract's endpoint; undefined for the routes beside the API. */
+  readonly endpoint: ApiEndpoint | undefined
+}
+
+/** `/api/v1/offers/:id/status` as a template: `/api/v1/offers/{id}/status`. */
+export const templateOf = (path: string): string => path.replace(/:([A-Za-z0-9_]+)/g, "{$1}")
+
+export const ROUTES: ReadonlyArray<Route> = [
+  ...apiEndpoints.map((endpoint) => ({
+    method: endpoint.method,
+    path: endpoint.path,
+    template: templateOf(endpoint.path),
+    endpoint
+  })),
+  ...OTHER_ROUTES.map((path) => ({ method: "GET", path, template: path, endpoint: undefined }))
+]
+
+/** Every template a request can be logged or counted under. */
+export const ROUTE_TEMPLATES: ReadonlySet<string> = new Set([...ROUTES.map((route) => route.template), UNMATCHED_ROUTE])
+
+const byMethod = FindMyWay.make<Route>()
+const anyMethod = FindMyWay.make<Route>()
+/** Parameterless paths: method → route. */
+const exact = new Map<string, Map<string, Route>>()
+/** Every method some route is served under. */
+const methods = [...new Set(ROUTES.map((route) => route.method))]
+for (const route of ROUTES) {
+  byMethod.on(route.method, route.path as `/${string}`, route)
+  if (ROUTES.find((other) => other.path === route.path) === route) anyMethod.all(route.path as `/${string}`, route)
+  if (!route.path.includes(":")) {
+    let routes = exact.get(route.path)
+    if (routes === undefined) {
+      routes = new Map()
+      exact.set(route.path, routes)
+    }
+    routes.set(route.method, route)
+  }
+}
+
+/** A request URL's path as routed: the query dropped, `/v1/...` as `/api/v1/...`. */
+export const routedPath = (url: string): string => {
+  const query = url.indexOf("?")
+  return canonicalUrl(query < 0 ? url : url.slice(0, query))
+}
+
+/** The route `method` is routed to at `path` (a routed path), if any. */
+export const findRoute = (method: string, path: string): Route | undefined =>
+  exact.get(path)?.get(method) ?? byMethod.find(method, path)?.handler
+
+/** The methods some route serves at `path` (a routed path), for a 405's `Allow`; empty when nothing is there (a 404). */
+export const methodsAt = (path: string): ReadonlyArray<string> =>
+  methods.filter((method) => findRoute(method, path) !== undefined)
+
+/** The route template of a request URL, or `unmatched`. */
+export const routeTemplate = (method: string, url: string): string => {
+  const path = routedPath(url)
+  const route = findRoute(method, path)
+  if (route !== undefined) return route.template
+  const any = exact.get(path)?.values().next().value ?? anyMethod.find("GET", path)?.handler
+  return any?.template ?? UNMATCHED_ROUTE
+}
