@@ -41,7 +41,7 @@ import { answerWith } from "./problemResponse.ts"
 import { RequestLogger, recordRequest } from "./RequestLogger.ts"
 import { RequestErrorsLive } from "./requestErrors.ts"
 import { REQUEST_ID_HEADER, requestIdFor, requestKeyIds } from "./requestId.ts"
-import { DOCS_PATH, methodsAt, OPENAPI_PATH, routedPath, routeTemplate } from "./routes.ts"
+import { DOCS_PATH, HEALTH_PATH, methodsAt, OPENAPI_PATH, READY_PATH, routedPath, routeTemplate } from "./routes.ts"
 
 const respond = (problem: Problem) => answerWith(problem)
 
@@ -141,10 +141,10 @@ const Outermost = HttpRouter.middleware(
 )
 
 const Health = Layer.mergeAll(
-  HttpRouter.add("GET", "/healthz", HttpServerResponse.jsonUnsafe({ status: "ok" })),
+  HttpRouter.add("GET", HEALTH_PATH, HttpServerResponse.jsonUnsafe({ status: "ok" })),
   HttpRouter.add(
     "GET",
-    "/readyz",
+    READY_PATH,
     Effect.gen(function* () {
       const status = (yield* Snapshot).status()
       // A stale config still serves (the last good one), so the service stays ready; the detail says so.

@@ -26,9 +26,11 @@ export const UNMATCHED_ROUTE = "unmatched"
 export const METRICS_PATH = "/metrics"
 export const OPENAPI_PATH = "/openapi.json"
 export const DOCS_PATH = "/docs"
+export const HEALTH_PATH = "/healthz"
+export const READY_PATH = "/readyz"
 
 /** Routes served beside the API, all GET. */
-export const OTHER_ROUTES = [OPENAPI_PATH, DOCS_PATH, "/healthz", "/readyz", METRICS_PATH] as const
+export const OTHER_ROUTES = [OPENAPI_PATH, DOCS_PATH, HEALTH_PATH, READY_PATH, METRICS_PATH] as const
 
 export interface Route {
   readonly method: string
