@@ -20,6 +20,14 @@ export class RequestErrors extends HttpApiMiddleware.Service<RequestErrors>()("c
   error: BadRequest
 }) {}
 
+/**
+ * Names the request in every problem an endpoint answers (the id from
+ * `X-Request-Id`, or the one the server made); outermost of the API's
+ * middleware, so the problems of the others are named too. The server
+ * implements it.
+ */
+export class RequestIds extends HttpApiMiddleware.Service<RequestIds>()("campusgate/api/RequestIds") {}
+
 export const API_PREFIX = "/api/v1"
 
 /** A request URL with the `/v1/...` alias spelled out as `/api/v1/...`. */
@@ -31,6 +39,7 @@ export class CampusgateApi extends HttpApi.make("campusgate")
   .add(OffersApi)
   .add(TargetGroupsApi)
   .middleware(RequestErrors)
+  .middleware(RequestIds)
   .prefix(API_PREFIX)
   // Report every problem of a request at once, and unknown fields as problems.
   .annotate(HttpApi.PayloadParseOptions, { errors: "all", onExcessProperty: "error" })

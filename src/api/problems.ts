@@ -6,6 +6,7 @@
  * that share a status are told apart by `type`.
  */
 
+import * as Effect from "effect/Effect"
 import * as HttpApiError from "effect/http-api/HttpApiError"
 import * as Schema from "effect/Schema"
 import { FieldError } from "../domain/errors.ts"
@@ -14,7 +15,15 @@ const typeBase = "https://campusgate.dev/problems/"
 
 export { FieldError } from "../domain/errors.ts"
 
-const common = { detail: Schema.String, requestId: Schema.String }
+/**
+ * Every problem names its request; handlers construct problems without it
+ * and the server stamps it on the way out (`RequestIds`), once for every
+ * answer, the fast path's included.
+ */
+const common = {
+  detail: Schema.String,
+  requestId: Schema.String.pipe(Schema.withConstructorDefault(Effect.succeed("")))
+}
 
 export class BadRequest extends HttpApiError.Problem<BadRequest>()(
   "BadRequest",
@@ -85,6 +94,36 @@ export class ServiceUnavailable extends HttpApiError.Problem<ServiceUnavailable>
   { type: `${typeBase}service-unavailable`, status: 503, title: "Service Unavailable" },
   { ...common, code: Schema.Literal("SERVICE_ERROR"), retryAfterSeconds: Schema.Number }
 ) {}
+
+/** Problem classes by tag, to recognise a problem and copy it with its request id. */
+const problemClasses = {
+  BadRequest,
+  Unauthorized,
+  Forbidden,
+  NotFound,
+  MethodNotAllowed,
+  Conflict,
+  PayloadTooLarge,
+  UnsupportedMediaType,
+  TooManyRequests,
+  InternalError,
+  ServiceUnavailable
+} as const
+
+/** Whether a failure is one of the API's problems. */
+export const isProblem = (error: unknown): error is Problem =>
+  typeof error === "object" &&
+  error !== null &&
+  "_tag" in error &&
+  Object.hasOwn(problemClasses, error._tag as string) &&
+  error instanceof problemClasses[error._tag as keyof typeof problemClasses]
+
+/** The problem naming `requestId`: the one way a problem gets its request's id. */
+export const withRequestId = <P extends Problem>(problem: P, requestId: string): P => {
+  if (problem.requestId === requestId) return problem
+  const Class = problemClasses[problem._tag] as unknown as new (fields: object) => P
+  return new Class({ ...problem, requestId })
+}
 
 /** Any problem the API answers. */
 export type Problem =

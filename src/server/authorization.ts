@@ -13,7 +13,7 @@ import { Authorization, Caller, keyMayCall, scopesAcceptedBy } from "../api/Auth
 import { Forbidden, Unauthorized } from "../api/problems.ts"
 import { Snapshot } from "../app/Snapshot.ts"
 import { makeRateLimitCheck } from "./rateLimit.ts"
-import { currentRequestId, requestKeyIds } from "./requestId.ts"
+import { requestKeyIds } from "./requestId.ts"
 
 const invalidReasons = {
   unknown: "The API key is not valid.",
@@ -28,18 +28,16 @@ export const AuthorizationLive = Layer.effect(
     const rateLimit = yield* makeRateLimitCheck
     return Authorization.of({
       bearer: Effect.fnUntraced(function* (httpEffect, { credential, endpoint }) {
-        const requestId = yield* currentRequestId
         const presented = Redacted.value(credential).trim()
         if (presented === "") {
           return yield* new Unauthorized({
             code: "MISSING_API_KEY",
-            detail: "Send an API key: Authorization: Bearer <key>.",
-            requestId
+            detail: "Send an API key: Authorization: Bearer <key>."
           })
         }
         const verdict = config.current().keys.verify(presented, Date.now())
         if (!verdict.ok) {
-          return yield* new Unauthorized({ code: "INVALID_API_KEY", detail: invalidReasons[verdict.reason], requestId })
+          return yield* new Unauthorized({ code: "INVALID_API_KEY", detail: invalidReasons[verdict.reason] })
         }
         const record = verdict.record
         requestKeyIds.set(yield* HttpServerRequest.HttpServerRequest, record.id)
@@ -48,11 +46,10 @@ export const AuthorizationLive = Layer.effect(
           return yield* new Forbidden({
             code: "INSUFFICIENT_SCOPE",
             detail: `This endpoint needs the scope ${accepted.join(" or ")}; the key has ${record.scopes.join(", ")}.`,
-            requiredScope: accepted[0]!,
-            requestId
+            requiredScope: accepted[0]!
           })
         }
-        yield* rateLimit(record.id, endpoint.annotations, requestId)
+        yield* rateLimit(record.id, endpoint.annotations)
         return yield* Effect.provideService(httpEffect, Caller, {
           keyId: record.id,
           team: record.team,

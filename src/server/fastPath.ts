@@ -30,7 +30,7 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { CampusgateApi } from "../api/Api.ts"
 import { keyMayCall, scopesAcceptedBy } from "../api/Authorization.ts"
-import type { Problem } from "../api/problems.ts"
+import { type Problem, withRequestId } from "../api/problems.ts"
 import { type RateLimitBucketName, rateLimitBucketOf } from "../api/rateLimits.ts"
 import { Snapshot } from "../app/Snapshot.ts"
 import { Validation } from "../app/Validation.ts"
@@ -105,11 +105,11 @@ const evaluate = (
   } catch {
     input = undefined
   }
-  if (input === undefined) return malformedJson(requestId)
+  if (input === undefined) return malformedJson()
   const decoded = endpoint.decode(input)
   if (Exit.isFailure(decoded)) {
     const failure = decoded.cause.reasons.find((reason) => reason._tag === "Fail")
-    return failure === undefined ? malformedJson(requestId) : requestProblem("Payload", failure.error, requestId)
+    return failure === undefined ? malformedJson() : requestProblem("Payload", failure.error)
   }
   const answer = validateSingle(validation, team, decoded.value, requestId)
   return "text" in answer ? answer.text : answer
@@ -137,7 +137,7 @@ const respond = (
     response.end(answer)
     return 200
   }
-  const rendered = problemResponse(answer)
+  const rendered = problemResponse(withRequestId(answer, requestId))
   const body = rendered.body._tag === "Uint8Array" ? rendered.body : undefined
   response.writeHead(rendered.status, {
     ...rendered.headers,
@@ -224,10 +224,10 @@ export class FastPath extends Context.Service<
           const bytes = rest !== undefined ? Buffer.concat(rest) : first
           const text = bytes === undefined ? "" : textDecoder.decode(bytes)
           if (decideNow !== undefined) {
-            const decision = decideNow(record.id, endpoint.bucket, requestId, Date.now())
+            const decision = decideNow(record.id, endpoint.bucket, Date.now())
             answer(response, endpoint, record, text, requestId, started, decision)
           } else {
-            void Effect.runPromise(decide(record.id, endpoint.bucket, requestId)).then((decision) =>
+            void Effect.runPromise(decide(record.id, endpoint.bucket)).then((decision) =>
               answer(response, endpoint, record, text, requestId, started, decision)
             )
           }

@@ -41,6 +41,7 @@ import { answerWith } from "./problemResponse.ts"
 import { RequestLogger, recordRequest } from "./RequestLogger.ts"
 import { RequestErrorsLive } from "./requestErrors.ts"
 import { REQUEST_ID_HEADER, requestIdFor, requestKeyIds } from "./requestId.ts"
+import { RequestIdsLive } from "./requestIds.ts"
 import { DOCS_PATH, HEALTH_PATH, methodsAt, OPENAPI_PATH, READY_PATH, routedPath, routeTemplate } from "./routes.ts"
 
 const respond = (problem: Problem) => answerWith(problem)
@@ -163,7 +164,7 @@ const Health = Layer.mergeAll(
 
 // The middleware implementations are needed both by the handlers and by the routes built from them.
 const Handlers = Layer.mergeAll(ValidationHandlers, JobsHandlers, OffersHandlers, TargetGroupsHandlers).pipe(
-  Layer.provideMerge(Layer.mergeAll(AuthorizationLive, RequestErrorsLive))
+  Layer.provideMerge(Layer.mergeAll(AuthorizationLive, RequestErrorsLive, RequestIdsLive))
 )
 
 const ApiRoutes = HttpApiBuilder.layer(CampusgateApi).pipe(Layer.provide(Handlers))

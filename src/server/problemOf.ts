@@ -7,34 +7,30 @@ import * as Effect from "effect/Effect"
 import { BadRequest, Conflict, InternalError, NotFound, ServiceUnavailable } from "../api/problems.ts"
 import type { ResourcesError } from "../app/ResourcesError.ts"
 import { answerWith } from "./problemResponse.ts"
-import { currentRequestId } from "./requestId.ts"
 
 /** How long a client should wait before retrying when a store cannot be written. */
 export const STORE_RETRY_SECONDS = 30
 
 export const resourcesProblem = (
-  error: ResourcesError,
-  requestId: string
+  error: ResourcesError
 ): BadRequest | NotFound | Conflict | InternalError | ServiceUnavailable => {
   const reason = error.reason
   switch (reason._tag) {
     case "InvalidResource":
-      return new BadRequest({ code: "VALIDATION_ERROR", detail: reason.detail, requestId, errors: reason.errors })
+      return new BadRequest({ code: "VALIDATION_ERROR", detail: reason.detail, errors: reason.errors })
     case "ResourceNotFound":
-      return new NotFound({ code: "NOT_FOUND", detail: reason.message, requestId })
+      return new NotFound({ code: "NOT_FOUND", detail: reason.message })
     case "ResourceConflict":
-      return new Conflict({ code: "CONFLICT", detail: reason.detail, requestId })
+      return new Conflict({ code: "CONFLICT", detail: reason.detail })
     case "ChangeNotApplied":
       return new InternalError({
         code: "SERVICE_ERROR",
-        detail: "The change could not be applied, so nothing was changed; the server log says why.",
-        requestId
+        detail: "The change could not be applied, so nothing was changed; the server log says why."
       })
     case "ResourceStoreUnavailable":
       return new ServiceUnavailable({
         code: "SERVICE_ERROR",
         detail: reason.detail,
-        requestId,
         retryAfterSeconds: STORE_RETRY_SECONDS
       })
   }
@@ -46,8 +42,8 @@ export const resourcesProblem = (
  * change that did not apply is logged with its problems.
  */
 export const answerResourcesError = (error: ResourcesError) =>
-  Effect.flatMap(currentRequestId, (requestId) => {
-    const problem = resourcesProblem(error, requestId)
+  Effect.suspend(() => {
+    const problem = resourcesProblem(error)
     const logged = error.reason._tag === "ChangeNotApplied" ? Effect.logError(error.reason.message) : Effect.void
     return Effect.andThen(logged, problem instanceof ServiceUnavailable ? answerWith(problem) : Effect.fail(problem))
   })

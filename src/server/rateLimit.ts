@@ -62,8 +62,7 @@ const allowed = (bucket: RateLimitBucketName, policy: RateLimit, remaining: numb
 const exceeded = (
   bucket: RateLimitBucketName,
   policy: RateLimit,
-  retryAfterDuration: Duration.Duration,
-  requestId: string
+  retryAfterDuration: Duration.Duration
 ): RateLimitDecision => {
   const retryAfter = Math.max(1, wholeSeconds(retryAfterDuration))
   return {
@@ -75,19 +74,17 @@ const exceeded = (
     problem: new TooManyRequests({
       code: "RATE_LIMIT_EXCEEDED",
       detail: `This API key may make ${policy.requests} ${bucket} requests per ${policy.windowSeconds} seconds; retry in ${retryAfter} seconds.`,
-      retryAfterSeconds: retryAfter,
-      requestId
+      retryAfterSeconds: retryAfter
     })
   }
 }
 
-const storeDown = (requestId: string): RateLimitDecision => ({
+const storeDown = (): RateLimitDecision => ({
   headers: { "retry-after": String(STORE_DOWN_RETRY_SECONDS) },
   problem: new ServiceUnavailable({
     code: "SERVICE_ERROR",
     detail: "Rate limits cannot be checked right now; retry shortly.",
-    retryAfterSeconds: STORE_DOWN_RETRY_SECONDS,
-    requestId
+    retryAfterSeconds: STORE_DOWN_RETRY_SECONDS
   })
 })
 
@@ -110,11 +107,9 @@ const windowOf = (policy: RateLimit): Window => {
 
 export interface RateLimitDecider {
   /** Consumes one request of the key's budget in the bucket (never fails: the decision says). */
-  decide(keyId: string, bucket: RateLimitBucketName, requestId: string): Effect.Effect<RateLimitDecision>
+  decide(keyId: string, bucket: RateLimitBucketName): Effect.Effect<RateLimitDecision>
   /** The same, taken at `now` (epoch ms) without an effect: present only when the store is process memory. */
-  readonly decideNow:
-    | ((keyId: string, bucket: RateLimitBucketName, requestId: string, now: number) => RateLimitDecision)
-    | undefined
+  readonly decideNow: ((keyId: string, bucket: RateLimitBucketName, now: number) => RateLimitDecision) | undefined
 }
 
 export const makeRateLimitDecider: Effect.Effect<RateLimitDecider, never, RateLimiter.RateLimiter | Snapshot> =
@@ -122,11 +117,7 @@ export const makeRateLimitDecider: Effect.Effect<RateLimitDecider, never, RateLi
     const limiter = yield* RateLimiter.RateLimiter
     const config = yield* Snapshot
     const counters = yield* SyncRateLimitCounters
-    const decide = (
-      keyId: string,
-      bucket: RateLimitBucketName,
-      requestId: string
-    ): Effect.Effect<RateLimitDecision> => {
+    const decide = (keyId: string, bucket: RateLimitBucketName): Effect.Effect<RateLimitDecision> => {
       const policy = config.current().config.settings.rateLimits[bucket]
       return limiter
         .consume({
@@ -141,8 +132,8 @@ export const makeRateLimitDecider: Effect.Effect<RateLimitDecider, never, RateLi
             onSuccess: (result): RateLimitDecision => allowed(bucket, policy, result.remaining, result.resetAfter),
             onFailure: (error): RateLimitDecision =>
               error.reason._tag === "RateLimitExceeded"
-                ? exceeded(bucket, policy, error.reason.retryAfter, requestId)
-                : storeDown(requestId)
+                ? exceeded(bucket, policy, error.reason.retryAfter)
+                : storeDown()
           })
         )
     }
@@ -150,15 +141,15 @@ export const makeRateLimitDecider: Effect.Effect<RateLimitDecider, never, RateLi
     const decideNow =
       counters === undefined
         ? undefined
-        : (keyId: string, bucket: RateLimitBucketName, requestId: string, now: number): RateLimitDecision => {
+        : (keyId: string, bucket: RateLimitBucketName, now: number): RateLimitDecision => {
             const policy = config.current().config.settings.rateLimits[bucket]
             const { window, refillRateMillis } = windowOf(policy)
             const limit = policy.requests
-            if (1 > limit) return exceeded(bucket, policy, window, requestId)
+            if (1 > limit) return exceeded(bucket, policy, window)
             const count = counters.take(`${bucket}:${keyId}`, 1, refillRateMillis, limit, now)
             const resetAfter = Duration.millis(counters.ttl)
             return count > limit
-              ? exceeded(bucket, policy, resetAfter, requestId)
+              ? exceeded(bucket, policy, resetAfter)
               : allowed(bucket, policy, limit - count, resetAfter)
           }
     return { decide, decideNow }
@@ -170,10 +161,9 @@ export const makeRateLimitCheck = Effect.map(
   ({ decide }) =>
     (
       keyId: string,
-      annotations: Context.Context<never>,
-      requestId: string
+      annotations: Context.Context<never>
     ): Effect.Effect<void, TooManyRequests | ServiceUnavailable, HttpServerRequest.HttpServerRequest> =>
-      Effect.flatMap(decide(keyId, rateLimitBucketOf(annotations), requestId), (decision) =>
+      Effect.flatMap(decide(keyId, rateLimitBucketOf(annotations)), (decision) =>
         Effect.andThen(
           withHeaders(decision.headers),
           decision.problem === undefined ? Effect.void : Effect.fail(decision.problem)

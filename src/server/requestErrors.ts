@@ -10,7 +10,6 @@ import type * as Schema from "effect/Schema"
 import * as SchemaIssue from "effect/SchemaIssue"
 import { RequestErrors } from "../api/Api.ts"
 import { BadRequest, type FieldError } from "../api/problems.ts"
-import { currentRequestId } from "./requestId.ts"
 
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
 
@@ -30,14 +29,14 @@ const plain = (message: string): string => {
 const pointer = (path: ReadonlyArray<PropertyKey>): string =>
   path.map((key) => `/${String(key).replaceAll("~", "~0").replaceAll("/", "~1")}`).join("")
 
-export const malformedJson = (requestId: string): BadRequest =>
-  new BadRequest({ code: "MALFORMED_JSON", detail: "The request body is not valid JSON.", requestId })
+export const malformedJson = (): BadRequest =>
+  new BadRequest({ code: "MALFORMED_JSON", detail: "The request body is not valid JSON." })
 
 /** The problem for a request value (`kind`: the request slot) that does not decode. */
-export const requestProblem = (kind: string, cause: Schema.SchemaError, requestId: string): BadRequest => {
+export const requestProblem = (kind: string, cause: Schema.SchemaError): BadRequest => {
   const issues = formatter(cause.issue).issues
   if (issues.length === 1 && (issues[0]!.path ?? []).length === 0 && /JSON/.test(issues[0]!.message)) {
-    return malformedJson(requestId)
+    return malformedJson()
   }
   const where = kind === "Payload" || kind === "Body" ? "" : `/${kind.toLowerCase()}`
   const errors: Array<FieldError> = issues.map((issue) => ({
@@ -48,11 +47,10 @@ export const requestProblem = (kind: string, cause: Schema.SchemaError, requestI
   return new BadRequest({
     code: "VALIDATION_ERROR",
     detail: `The request is not valid: ${errors.length === 1 ? "1 problem" : `${errors.length} problems`}.`,
-    requestId,
     errors
   })
 }
 
 export const RequestErrorsLive = HttpApiMiddleware.layerSchemaErrorTransform(RequestErrors, (error) =>
-  Effect.flatMap(currentRequestId, (requestId) => Effect.fail(requestProblem(error.kind, error.cause, requestId)))
+  Effect.fail(requestProblem(error.kind, error.cause))
 )

@@ -81,13 +81,12 @@ describe("the synchronous memory store", () => {
           if (action < 6) yield* TestClock.adjust(next(3) === 0 ? next(2500) : next(40))
           const keyId = next(2) === 0 ? "key_a" : "key_b"
           const bucket: RateLimitBucketName = next(3) === 0 ? "bulk" : "validate"
-          const requestId = `req-${seed}-${step}`
-          const expected = yield* reference.decide(keyId, bucket, requestId)
+          const expected = yield* reference.decide(keyId, bucket)
           // The fast path (synchronous) and the Effect pipeline share the counters.
           const actual =
             next(2) === 0
-              ? decideNow(keyId, bucket, requestId, yield* Clock.currentTimeMillis)
-              : yield* candidate.decide(keyId, bucket, requestId)
+              ? decideNow(keyId, bucket, yield* Clock.currentTimeMillis)
+              : yield* candidate.decide(keyId, bucket)
           expect([seed, step, seen(actual)]).toEqual([seed, step, seen(expected)])
         }
       }

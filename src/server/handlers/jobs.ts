@@ -79,11 +79,11 @@ const targetOf = (engine: Engine, team: string, named: Named, where: string, req
   }
   if (named.targetGroupId !== undefined) {
     return visibleTargetGroup(engine, team, named.targetGroupId) === undefined
-      ? notFound("target group", named.targetGroupId, requestId)
+      ? notFound("target group", named.targetGroupId)
       : ({ targetGroupId: named.targetGroupId } as JobTarget)
   }
   return visibleOffer(engine, team, named.offerId!) === undefined
-    ? notFound("offer", named.offerId!, requestId)
+    ? notFound("offer", named.offerId!)
     : ({ offerId: named.offerId! } as JobTarget)
 }
 
@@ -128,8 +128,8 @@ export const JobsHandlers = HttpApiBuilder.group(
     const config = yield* Snapshot
     const queue = yield* JobQueue
     const store = yield* JobStore
-    const callerJob = (team: string, jobId: string, requestId: string) =>
-      Effect.catchTag(queue.get(team, jobId), "JobNotFound", () => Effect.fail(notFound("job", jobId, requestId)))
+    const callerJob = (team: string, jobId: string) =>
+      Effect.catchTag(queue.get(team, jobId), "JobNotFound", () => Effect.fail(notFound("job", jobId)))
 
     return handlers
       .handle("submit", ({ query, headers, payload }) =>
@@ -194,9 +194,8 @@ export const JobsHandlers = HttpApiBuilder.group(
       )
       .handle("get", ({ params }) =>
         Effect.gen(function* () {
-          const requestId = yield* currentRequestId
           const caller = yield* Caller
-          const job = yield* callerJob(caller.team, params.jobId, requestId)
+          const job = yield* callerJob(caller.team, params.jobId)
           return toJobView(job, jobLinks(job.jobId))
         })
       )
@@ -205,7 +204,7 @@ export const JobsHandlers = HttpApiBuilder.group(
           const requestId = yield* currentRequestId
           const caller = yield* Caller
           const request = yield* HttpServerRequest.HttpServerRequest
-          const job = yield* callerJob(caller.team, params.jobId, requestId)
+          const job = yield* callerJob(caller.team, params.jobId)
           if (!isFinished(job.status)) {
             return yield* new Conflict({
               code: "CONFLICT",
@@ -233,9 +232,8 @@ export const JobsHandlers = HttpApiBuilder.group(
       )
       .handle("delete", ({ params }) =>
         Effect.gen(function* () {
-          const requestId = yield* currentRequestId
           const caller = yield* Caller
-          const job = yield* callerJob(caller.team, params.jobId, requestId)
+          const job = yield* callerJob(caller.team, params.jobId)
           if (!isFinished(job.status)) {
             const stopped = yield* Effect.orDie(queue.cancel(caller.team, job.jobId))
             return { jobId: job.jobId, status: stopped.status, deleted: false }

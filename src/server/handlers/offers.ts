@@ -21,6 +21,7 @@ import { effectiveStatus, type Offer } from "../../domain/Offer.ts"
 import { offerStatusAt } from "../../domain/offerLifecycle.ts"
 import { UsageStatistics } from "../../stats/UsageStatistics.ts"
 import { answerResourcesError } from "../problemOf.ts"
+import { answerWith } from "../problemResponse.ts"
 import { currentRequestId } from "../requestId.ts"
 import { byId, invalid, notFound, paginate } from "./shared.ts"
 
@@ -40,7 +41,7 @@ const bulkProcess = (
   const total = payload.requests.length
   if (total > bound) {
     return Result.fail(
-      invalid(requestId, "The batch is too large.", [
+      invalid("The batch is too large.", [
         {
           field: "/requests",
           code: "TOO_MANY",
@@ -78,11 +79,10 @@ export const OffersHandlers = HttpApiBuilder.group(
     /** The caller's team's offer `id` with the snapshot it was read from; another team's is 404. */
     const callersOffer = (id: string) =>
       Effect.gen(function* () {
-        const requestId = yield* currentRequestId
         const caller = yield* Caller
         const snapshot = server.current()
         const offer = visibleOffer(snapshot.engine, caller.team, id)?.offer
-        if (offer === undefined) return yield* notFound("offer", id, requestId)
+        if (offer === undefined) return yield* notFound("offer", id)
         return { snapshot, offer }
       })
     return handlers
@@ -96,14 +96,13 @@ export const OffersHandlers = HttpApiBuilder.group(
       )
       .handle("list", ({ query }) =>
         Effect.gen(function* () {
-          const requestId = yield* currentRequestId
           const caller = yield* Caller
           const snapshot = server.current()
           const offers = visibleOffers(snapshot.engine, caller.team)
             .map((offer) => toResource(snapshot, offer))
             .filter((offer) => query.status === undefined || offer.effectiveStatus === query.status)
             .sort(byId)
-          const page = paginate(offers, query, requestId)
+          const page = paginate(offers, query)
           return "data" in page ? page : yield* page
         })
       )
@@ -114,25 +113,22 @@ export const OffersHandlers = HttpApiBuilder.group(
         Effect.gen(function* () {
           const { snapshot, offer } = yield* callersOffer(params.id)
           const { status, reason } = offerStatusAt(offer, snapshot.engine.now())
-          const requestId = yield* currentRequestId
-          const counted = yield* usage.usage(offer.id).pipe(
-            Effect.catch(() =>
-              Effect.fail(
-                new ServiceUnavailable({
-                  code: "SERVICE_ERROR",
-                  detail: "The usage statistics cannot be read right now.",
-                  requestId,
-                  retryAfterSeconds: 5
-                })
-              )
+          const counted = yield* Effect.result(usage.usage(offer.id))
+          if (Result.isFailure(counted)) {
+            return yield* answerWith(
+              new ServiceUnavailable({
+                code: "SERVICE_ERROR",
+                detail: "The usage statistics cannot be read right now.",
+                retryAfterSeconds: 5
+              })
             )
-          )
+          }
           return {
             id: offer.id,
             status,
             statusReason: reason,
             window: { startsAt: offer.startsAt ?? null, endsAt: offer.endsAt ?? null },
-            usage: counted
+            usage: counted.success
           }
         })
       )

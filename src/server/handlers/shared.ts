@@ -5,11 +5,11 @@
 import { BadRequest, type FieldError, NotFound } from "../../api/problems.ts"
 import { PAGE_LIMIT_DEFAULT } from "../../api/resources.ts"
 
-export const notFound = (what: string, id: string, requestId: string) =>
-  new NotFound({ code: "NOT_FOUND", detail: `There is no ${what} "${id}".`, requestId })
+export const notFound = (what: string, id: string) =>
+  new NotFound({ code: "NOT_FOUND", detail: `There is no ${what} "${id}".` })
 
-export const invalid = (requestId: string, detail: string, errors: ReadonlyArray<FieldError>) =>
-  new BadRequest({ code: "VALIDATION_ERROR", detail, requestId, errors })
+export const invalid = (detail: string, errors: ReadonlyArray<FieldError>) =>
+  new BadRequest({ code: "VALIDATION_ERROR", detail, errors })
 
 const encodeCursor = (id: string): string => Buffer.from(id, "utf8").toString("base64url")
 
@@ -21,15 +21,14 @@ const decodeCursor = (cursor: string): string | undefined => {
 /** The page after `cursor` of items sorted by id, or the problem with the cursor. */
 export const paginate = <A extends { readonly id: string }>(
   sorted: ReadonlyArray<A>,
-  query: { readonly limit?: number; readonly cursor?: string },
-  requestId: string
+  query: { readonly limit?: number; readonly cursor?: string }
 ): { readonly data: ReadonlyArray<A>; readonly nextCursor: string | null } | BadRequest => {
   const limit = query.limit ?? PAGE_LIMIT_DEFAULT
   let start = 0
   if (query.cursor !== undefined) {
     const after = decodeCursor(query.cursor)
     if (after === undefined) {
-      return invalid(requestId, "The cursor is not valid.", [
+      return invalid("The cursor is not valid.", [
         {
           field: "/query/cursor",
           code: "INVALID_CURSOR",

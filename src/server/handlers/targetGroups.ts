@@ -14,7 +14,6 @@ import { type ConfigSnapshot, Snapshot } from "../../app/Snapshot.ts"
 import { visibleTargetGroup, visibleTargetGroups } from "../../app/visibility.ts"
 import type { TargetGroup } from "../../domain/TargetGroup.ts"
 import { answerResourcesError } from "../problemOf.ts"
-import { currentRequestId } from "../requestId.ts"
 import { byId, notFound, paginate } from "./shared.ts"
 
 const toResource = (snapshot: ConfigSnapshot, group: TargetGroup): TargetGroupResource => ({
@@ -44,24 +43,22 @@ export const TargetGroupsHandlers = HttpApiBuilder.group(
       )
       .handle("list", ({ query }) =>
         Effect.gen(function* () {
-          const requestId = yield* currentRequestId
           const caller = yield* Caller
           const snapshot = server.current()
           const groups = visibleTargetGroups(snapshot.engine, caller.team)
             .map((group) => toResource(snapshot, group))
             .sort(byId)
-          const page = paginate(groups, query, requestId)
+          const page = paginate(groups, query)
           return "data" in page ? page : yield* page
         })
       )
       .handle("get", ({ params }) =>
         Effect.gen(function* () {
-          const requestId = yield* currentRequestId
           const caller = yield* Caller
           const snapshot = server.current()
           const group = visibleTargetGroup(snapshot.engine, caller.team, params.id)?.targetGroup
           if (group === undefined) {
-            return yield* notFound("target group", params.id, requestId)
+            return yield* notFound("target group", params.id)
           }
           return toResource(snapshot, group)
         })

@@ -19,14 +19,13 @@ import { jsonTextResponse, offerResultsText, offerResultText, resultsText, resul
 import { invalid, notFound } from "./shared.ts"
 
 /** A single email whose format is invalid is a 400, with the parser's sub-reason as the field error. */
-export const formatProblem = (result: ValidationResult, requestId: string): BadRequest | undefined => {
+export const formatProblem = (result: ValidationResult): BadRequest | undefined => {
   if (result.reasonCode !== "INVALID_EMAIL_FORMAT") return undefined
   const format = result.validationDetails.format
   const message = "message" in format && format.message !== undefined ? format.message : (result.reason ?? "")
   return new BadRequest({
     code: "INVALID_EMAIL_FORMAT",
     detail: result.reason ?? "The email address is not valid.",
-    requestId,
     errors: [
       { field: "/email", code: "code" in format && format.code !== undefined ? format.code : "INVALID", message }
     ]
@@ -58,7 +57,7 @@ const summarize = (results: ReadonlyArray<ValidationResult | OfferValidationResu
   return { total: results.length, valid, invalid: results.length - valid, badFormat, byReasonCode }
 }
 
-const checkBulk = (payload: BulkRequest, bound: number, requestId: string): BadRequest | undefined => {
+const checkBulk = (payload: BulkRequest, bound: number): BadRequest | undefined => {
   const errors: Array<FieldError> = []
   if ((payload.targetGroupId === undefined) === (payload.offerId === undefined)) {
     errors.push({
@@ -74,7 +73,7 @@ const checkBulk = (payload: BulkRequest, bound: number, requestId: string): BadR
       message: `at most ${bound} emails per request (got ${payload.emails.length}); use POST /api/v1/validate/bulk-async for larger batches`
     })
   }
-  return errors.length === 0 ? undefined : invalid(requestId, "The bulk request is not valid.", errors)
+  return errors.length === 0 ? undefined : invalid("The bulk request is not valid.", errors)
 }
 
 /** The body of a single validation request. */
@@ -83,10 +82,10 @@ export type SinglePayload =
   | { readonly email: string; readonly offerId: string }
 
 /** A target the caller cannot see, as the 404 it answers. */
-export const targetNotFound = (error: TargetGroupNotFound | OfferNotFound, requestId: string): NotFound =>
+export const targetNotFound = (error: TargetGroupNotFound | OfferNotFound): NotFound =>
   error._tag === "TargetGroupNotFound"
-    ? notFound("target group", error.targetGroupId, requestId)
-    : notFound("offer", error.offerId, requestId)
+    ? notFound("target group", error.targetGroupId)
+    : notFound("offer", error.offerId)
 
 /**
  * One email against a target group or offer the team can see: the answer's
@@ -101,12 +100,12 @@ export const validateSingle = (
 ): { readonly text: string } | BadRequest | NotFound => {
   if ("targetGroupId" in payload) {
     const result = validation.targetGroup(team, payload.email, payload.targetGroupId)
-    if (result instanceof TargetGroupNotFound) return targetNotFound(result, requestId)
-    return formatProblem(result, requestId) ?? { text: resultText(result, requestId) }
+    if (result instanceof TargetGroupNotFound) return targetNotFound(result)
+    return formatProblem(result) ?? { text: resultText(result, requestId) }
   }
   const result = validation.offer(team, payload.email, payload.offerId)
-  if (result instanceof OfferNotFound) return targetNotFound(result, requestId)
-  const badFormat = result.results.length > 0 ? formatProblem(result.results[0]!, requestId) : undefined
+  if (result instanceof OfferNotFound) return targetNotFound(result)
+  const badFormat = result.results.length > 0 ? formatProblem(result.results[0]!) : undefined
   return badFormat ?? { text: offerResultText(result, requestId) }
 }
 
@@ -152,10 +151,10 @@ export const ValidationHandlers = HttpApiBuilder.group(
         Effect.gen(function* () {
           const requestId = yield* currentRequestId
           const caller = yield* Caller
-          const problem = checkBulk(payload, snapshots.current().config.settings.limits.bulkMaxEmails, requestId)
+          const problem = checkBulk(payload, snapshots.current().config.settings.limits.bulkMaxEmails)
           if (problem !== undefined) return yield* problem
           const answer = bulkItems(validation, caller.team, payload)
-          if (!("items" in answer)) return yield* targetNotFound(answer, requestId)
+          if (!("items" in answer)) return yield* targetNotFound(answer)
           return jsonTextResponse(
             `{"results":${answer.items},"summary":${JSON.stringify(summarize(answer.results))},"requestId":${JSON.stringify(requestId)}}`
           )
