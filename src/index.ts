@@ -11,17 +11,7 @@
  * (`usage(offerId)`); with a config directory they persist in its data
  * directory. `openConfig` is a deprecated alias for a config directory.
  */
-export {
-  type ConfigSnapshot,
-  directorySource,
-  LiveSnapshot,
-  type LiveSnapshotOptions,
-  type ReloadOutcome,
-  type ReloadStatus,
-  resourcesSource,
-  Snapshot,
-  type SnapshotSource
-} from "./app/Snapshot.ts"
+export * from "./app/Snapshot.ts"
 export { Validation, ValidationCounters, type ValidationService } from "./app/Validation.ts"
 export type { ConfigLocation, LoadedConfig } from "./config/loadConfig.ts"
 export { loadConfig } from "./config/loadConfig.ts"

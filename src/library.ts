@@ -10,7 +10,6 @@
  * no I/O per email. `openConfig` is the former synchronous entry for a
  * config directory, kept as a deprecated alias.
  */
-import { existsSync } from "node:fs"
 import * as Effect from "effect/Effect"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import {
@@ -37,6 +36,7 @@ import type { Engine } from "./engine/Engine.ts"
 import { type InspectResult, inspectInput } from "./engine/inspect.ts"
 import type { DatasetSpec } from "./engine/institutions/userDatasets.ts"
 import { UsageStatistics } from "./stats/UsageStatistics.ts"
+import { hasDataDirectory } from "./stats/usageFiles.ts"
 
 /** Target groups and offers in memory. */
 export interface CampusgateOptions {
@@ -117,13 +117,13 @@ export interface ConfiguredCampusgate extends CampusgateCore {
 const usageLayerFor = (live: LiveSnapshot) => {
   const { dataDir, settings, secrets } = live.current().config
   const options = { flushIntervalMs: settings.statistics.flushIntervalMs, secret: secrets.statsSecret }
-  return dataDir !== undefined && existsSync(dataDir)
+  return hasDataDirectory(dataDir)
     ? UsageStatistics.layerFile({ dataDir, ...options })
     : UsageStatistics.layerMemory(options)
 }
 
-/** The core over a loaded snapshot holder; closing it closes the holder. */
-const coreOver = (live: LiveSnapshot): CampusgateCore => {
+/** The facade over a loaded snapshot holder, with its entry's `reload`; closing it closes the holder. */
+const facadeOver = <Reload>(live: LiveSnapshot, reload: Reload): CampusgateCore & { readonly reload: Reload } => {
   const runtime = ManagedRuntime.make(usageLayerFor(live))
   let statistics: UsageStatistics["Service"]
   try {
@@ -166,7 +166,8 @@ const coreOver = (live: LiveSnapshot): CampusgateCore => {
     close: () => {
       live.close()
       return runtime.dispose()
-    }
+    },
+    reload
   }
 }
 
@@ -189,35 +190,20 @@ const directoryOptions = (options: OpenConfigOptions) =>
  * problem with its path (and, for files, its line and column).
  */
 export const createCampusgate = async (options: CampusgateOptions | OpenConfigOptions): Promise<Campusgate> => {
+  const orReject = (outcome: ReloadOutcome) => {
+    if (!outcome.ok) throw new InvalidConfiguration({ problems: outcome.problems })
+  }
   if ("configDir" in options) {
     const live = loadOrThrow(...directoryOptions(options))
-    const core = coreOver(live)
-    return {
-      ...core,
-      get engine() {
-        return live.current().engine
-      },
-      reload: async () => {
-        const outcome = await Effect.runPromise(live.reload())
-        if (!outcome.ok) throw new InvalidConfiguration({ problems: outcome.problems })
-      }
-    }
+    return facadeOver(live, async () => orReject(await Effect.runPromise(live.reload())))
   }
   const source = resourcesSource(options, options.datasets)
   const live = loadOrThrow(source, { now: options.now, builtInInstitutions: options.builtInInstitutions })
-  const core = coreOver(live)
-  return {
-    ...core,
-    get engine() {
-      return live.current().engine
-    },
-    reload: async (resources) => {
-      if (resources === undefined) return
-      const outcome = live.apply(configFromResources(resources, options.datasets))
-      if (!outcome.ok) throw new InvalidConfiguration({ problems: outcome.problems })
-      source.replace(resources)
-    }
-  }
+  return facadeOver(live, async (resources?: Parameters<Campusgate["reload"]>[0]) => {
+    if (resources === undefined) return
+    orReject(live.apply(configFromResources(resources, options.datasets)))
+    source.replace(resources)
+  })
 }
 
 /**
@@ -227,12 +213,5 @@ export const createCampusgate = async (options: CampusgateOptions | OpenConfigOp
  */
 export const openConfig = (options: OpenConfigOptions): ConfiguredCampusgate => {
   const live = loadOrThrow(...directoryOptions(options))
-  const core = coreOver(live)
-  return {
-    ...core,
-    get engine() {
-      return live.current().engine
-    },
-    reload: () => Effect.runSync(live.reload())
-  }
+  return facadeOver(live, () => Effect.runSync(live.reload()))
 }

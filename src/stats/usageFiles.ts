@@ -7,7 +7,7 @@
  * anything else that is not `*.json` are ignored at load. A file that does
  * not decode stops the load with its name rather than being overwritten.
  */
-import { readdirSync, readFileSync } from "node:fs"
+import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import * as Schema from "effect/Schema"
 import { OfferUsage } from "../domain/OfferUsage.ts"
@@ -28,6 +28,10 @@ const UsageFile = Schema.Struct({
 const decodeFile = Schema.decodeUnknownSync(Schema.fromJsonString(UsageFile))
 
 export const statsDirectory = (dataDir: string): string => join(dataDir, STATS_DIR)
+
+/** Whether there is a data directory to keep statistics in (the library keeps them in memory otherwise). */
+export const hasDataDirectory = (dataDir: string | undefined): dataDir is string =>
+  dataDir !== undefined && existsSync(dataDir)
 
 /** The file of one offer; the id is encoded so any string is a safe name. */
 export const usageFilePath = (dataDir: string, offerId: string): string =>

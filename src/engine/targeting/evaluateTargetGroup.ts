@@ -80,6 +80,10 @@ const result = (
   return out
 }
 
+/** A failed result because the host is a known non-student part of an institution (alumni service, stoplist). */
+const denied = (group: CompiledTargetGroup, email: string, details: Details, reason: string): ValidationResult =>
+  result(group, email, details, undefined, "INSTITUTION_DENIED", reason)
+
 const emptyDetails = (): Details => ({
   format: skipped,
   domain: skipped,
@@ -196,24 +200,20 @@ export const evaluateTargetGroup = (
       rule: "alumni-subdomain",
       institution: match.kind === "listed" ? match.entry.summary : match.rule.summary
     }
-    return result(
+    return denied(
       group,
       input,
       details,
-      undefined,
-      "INSTITUTION_DENIED",
       `${host} is an alumni service of ${describe(institution, match.matchedDomain)}, not a student address.`
     )
   }
   if (kind === "deny") {
     const match = facts.match as Extract<HostMatch, { kind: "deny" }>
     details.domain = { status: "failed", domain: host, matchedDomain: match.matchedDomain, rule: "stoplist" }
-    return result(
+    return denied(
       group,
       input,
       details,
-      undefined,
-      "INSTITUTION_DENIED",
       `${match.matchedDomain} is not an institution's student domain (it is on the ${match.entry.source.dataset} stoplist).`
     )
   }
