@@ -195,6 +195,7 @@ export const createCampusgate = async (options: CampusgateOptions | OpenConfigOp
   }
   if ("configDir" in options) {
     const live = loadOrThrow(...directoryOptions(options))
+    await live.watching
     return facadeOver(live, async () => orReject(await Effect.runPromise(live.reload())))
   }
   const source = resourcesSource(options, options.datasets)

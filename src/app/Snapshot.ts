@@ -132,6 +132,8 @@ export class LiveSnapshot {
   #snapshot: ConfigSnapshot
   #status: ReloadStatus
   #unwatch: (() => void) | undefined
+  /** Resolves once changes are being watched (at once without `watch`): a change made before may be missed. */
+  watching: Promise<void> = Promise.resolve()
   readonly #reloading = Semaphore.makeUnsafe(1)
 
   private constructor(
@@ -165,9 +167,11 @@ export class LiveSnapshot {
       if (!("engine" in first)) return Effect.fail(new InvalidConfiguration({ problems: first.problems }))
       const live = new LiveSnapshot(source, engines, first, options)
       if (options.watch === true) {
-        live.#unwatch = watchConfigDirectories(source.directories, options.debounceMs ?? 150, () => {
+        const watcher = watchConfigDirectories(source.directories, options.debounceMs ?? 150, () => {
           Effect.runFork(live.reload())
         })
+        live.#unwatch = () => watcher.close()
+        live.watching = watcher.ready
       }
       return Effect.succeed(live)
     })
@@ -290,7 +294,10 @@ export class Snapshot extends Context.Service<
   ): Layer.Layer<Snapshot, InvalidConfiguration> =>
     Layer.unwrap(
       Effect.map(
-        Effect.acquireRelease(LiveSnapshot.make(source, options), (live) => Effect.sync(() => live.close())),
+        Effect.acquireRelease(
+          Effect.tap(LiveSnapshot.make(source, options), (live) => Effect.promise(() => live.watching)),
+          (live) => Effect.sync(() => live.close())
+        ),
         Snapshot.layer
       )
     )

@@ -1,43 +1,90 @@
 /**
- * Watches config and data directories and calls back, debounced, when a
- * file that can change the configuration changes (settings, keys, target
- * groups, offers).
+ * Watches the config and data directories and calls back, debounced, when a
+ * file that can change the configuration changes: `campusgate.yaml`,
+ * `api-keys.yaml`, and the YAML files under `target-groups/` and `offers/`.
+ *
+ * Built on chokidar, polling the few paths that matter every 100 ms, not on
+ * change events. Event watchers follow a file's inode: Node's recursive
+ * `fs.watch` on Linux stopped seeing a file once it had been replaced by
+ * rename (what editors, `sed -i` and our own atomic writes do), and
+ * chokidar's event mode stops seeing a file once `git checkout` has
+ * replaced it (both measured, test/config/watchConfig.test.ts). Polling
+ * compares each path's stat, so a file replaced, deleted and created again,
+ * or swapped under a symlink (a Kubernetes ConfigMap) is always seen, also
+ * on volumes that send no events (bind mounts from macOS, NFS). A config
+ * directory holds tens of files, so this is tens of `stat` calls every
+ * 100 ms; jobs and statistics, which change all the time, are never
+ * watched. Dot-files and the temporary files of atomic writes are ignored;
+ * the debounce turns an editor's save or a checkout (many changes) into one
+ * reload, read after the last change. A change is seen within the poll
+ * interval plus the debounce (about 250 ms by default).
  */
-import { existsSync, type FSWatcher, watch } from "node:fs"
-import { basename } from "node:path"
+import { existsSync } from "node:fs"
+import { basename, relative, sep } from "node:path"
+import { watch } from "chokidar"
 import { isTemporaryFile } from "../store/atomicWrite.ts"
 import { API_KEYS_FILE, OFFERS_DIR, SETTINGS_FILE, TARGET_GROUPS_DIR } from "./layout.ts"
 
-/** Files whose change may change the configuration (settings, keys, target groups, offers, datasets). */
-const isConfigChange = (path: string): boolean => {
-  const name = basename(path)
-  if (name.startsWith(".") || isTemporaryFile(name)) return false
-  const top = path.split(/[\\/]/)[0]
-  return name === SETTINGS_FILE || name === API_KEYS_FILE || top === TARGET_GROUPS_DIR || top === OFFERS_DIR
+/** How often each watched path is checked. */
+const POLL_INTERVAL_MS = 100
+
+const RESOURCE_DIRS: ReadonlySet<string> = new Set([TARGET_GROUPS_DIR, OFFERS_DIR])
+const TOP_FILES: ReadonlySet<string> = new Set([SETTINGS_FILE, API_KEYS_FILE])
+
+/** Whether `path`, inside one of `roots`, can change the configuration (or leads to what can). */
+const isWatched = (roots: ReadonlyArray<string>, path: string): boolean => {
+  for (const root of roots) {
+    const inside = relative(root, path)
+    if (inside.startsWith("..")) continue
+    if (inside === "") return true
+    const parts = inside.split(sep)
+    const name = parts[parts.length - 1]!
+    if (name.startsWith(".") || isTemporaryFile(name)) return false
+    if (parts.length === 1) return TOP_FILES.has(name) || RESOURCE_DIRS.has(name)
+    return parts.length === 2 && RESOURCE_DIRS.has(parts[0]!) && /\.ya?ml$/.test(name)
+  }
+  return false
 }
 
-/** Starts watching; the returned function stops it. */
+export interface ConfigWatcher {
+  /** Resolves once the directories are being watched (their first scan is done); changes before may be missed. */
+  readonly ready: Promise<void>
+  /** Stops watching. */
+  close(): void
+}
+
+/** Starts watching `directories`; `onChange` runs `debounceMs` after the last change. */
 export const watchConfigDirectories = (
   directories: ReadonlyArray<string>,
   debounceMs: number,
   onChange: () => void
-): (() => void) => {
+): ConfigWatcher => {
+  // A root that does not exist is not watched: chokidar stops seeing the others when asked to (the daemon
+  // creates its data directory before it loads; a library without one watches its config directory alone).
+  const roots = [...new Set(directories)].filter((directory) => existsSync(directory))
   let timer: ReturnType<typeof setTimeout> | undefined
-  const watchers: Array<FSWatcher> = []
-  const schedule = (file: string | null) => {
-    if (file !== null && !isConfigChange(file)) return
+  const schedule = (path: string) => {
+    if (basename(path).startsWith(".")) return
     clearTimeout(timer)
     timer = setTimeout(onChange, debounceMs)
-    timer.unref?.()
   }
-  for (const dir of new Set(directories)) {
-    if (!existsSync(dir)) continue
-    const watcher = watch(dir, { recursive: true, persistent: false }, (_event, file) => schedule(file))
-    watcher.on("error", () => schedule(null))
-    watchers.push(watcher)
-  }
-  return () => {
-    clearTimeout(timer)
-    for (const watcher of watchers.splice(0)) watcher.close()
+  const watcher = watch(roots, {
+    ignoreInitial: true,
+    persistent: false,
+    usePolling: true,
+    interval: POLL_INTERVAL_MS,
+    ignored: (path) => !isWatched(roots, path)
+  })
+  watcher.on("all", (_event, path) => schedule(path))
+  // A directory that cannot be watched (removed, permissions) is re-read at the next change; nothing to do here.
+  watcher.on("error", () => {})
+  return {
+    // Each path's first stat, which later ones are compared with, is taken within a poll interval after
+    // chokidar's scan; a change made before it would be the baseline itself (measured: 3 of 20 missed).
+    ready: new Promise((resolve) => watcher.once("ready", () => setTimeout(resolve, 2 * POLL_INTERVAL_MS))),
+    close: () => {
+      clearTimeout(timer)
+      void watcher.close()
+    }
   }
 }

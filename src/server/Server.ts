@@ -20,6 +20,7 @@ import type { TeamId } from "../domain/Identifiers.ts"
 import { Log, type LogOutput } from "../observability/Log.ts"
 import { makeFileResourceStore, ResourceStore } from "../resources/ResourceStore.ts"
 import { UsageStatistics } from "../stats/UsageStatistics.ts"
+import { ensureDirectory } from "../store/atomicWrite.ts"
 import { FastPath } from "./fastPath.ts"
 import { HttpApp } from "./http.ts"
 import { jobsLayer } from "./jobService.ts"
@@ -52,7 +53,10 @@ export const serverLayer = (options: ServeOptions) =>
       const { log, flush } = Log.make({ level: "info", logEmails: false }, options.logOutput)
       yield* Effect.addFinalizer(() => Effect.sync(flush))
       const location = { configDir: options.configDir, dataDir: options.dataDir, env: options.env }
-      const resourceStore = makeFileResourceStore(resolveDataDir(location))
+      const dataDirectory = resolveDataDir(location)
+      // The data directory exists from the start, so it is watched from the start.
+      ensureDirectory(dataDirectory)
+      const resourceStore = makeFileResourceStore(dataDirectory)
       let current: LiveSnapshot | undefined
       const live: LiveSnapshot = yield* LiveSnapshot.make(directorySource(location, resourceStore), {
         watch: true,
@@ -68,6 +72,8 @@ export const serverLayer = (options: ServeOptions) =>
         }
       })
       current = live
+      // Listening only once every change is seen.
+      yield* Effect.promise(() => live.watching)
       yield* Effect.addFinalizer(() => Effect.sync(() => live.close()))
       const { config } = live.current()
       const { configDir, dataDir } = directoriesOf(config)

@@ -48,6 +48,11 @@ export const writeFileAtomic = (path: string, content: string | Uint8Array): voi
   fsyncPath(directory)
 }
 
+/** Creates `directory` (and its parents) when it does not exist. */
+export const ensureDirectory = (directory: string): void => {
+  mkdirSync(directory, { recursive: true })
+}
+
 /** Removes `path` durably (no error when it is already gone). */
 export const removeFileDurably = (path: string): void => {
   rmSync(path, { force: true })

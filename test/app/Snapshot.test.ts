@@ -85,6 +85,7 @@ describe("LiveSnapshot", () => {
     const reloads: Array<ReloadOutcome> = []
     const { live, configDir } = start(true, (outcome) => reloads.push(outcome))
     try {
+      await live.watching
       writeFileSync(join(configDir, "target-groups/uk.yaml"), ukGroupYaml.replace("[GB]", "[GB, DE]"))
       expect(await nextReload(reloads, 1)).toMatchObject({ ok: true })
       expect(validate(live, "jane@tum.de").isValid).toBe(true)

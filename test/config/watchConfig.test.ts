@@ -20,12 +20,13 @@ afterEach(() => {
   for (const live of opened.splice(0)) live.close()
 })
 
-const start = (files = validConfig) => {
+const start = async (files = validConfig) => {
   const dirs = makeDirs(files)
   mkdirSync(dirs.dataDir, { recursive: true })
   const live = LiveSnapshot.loadSync(directorySource({ ...dirs, env: {} }), { watch: true, debounceMs: 50 })
   if (live instanceof InvalidConfiguration) throw live
   opened.push(live)
+  await live.watching
   return { live, ...dirs }
 }
 
@@ -33,7 +34,7 @@ const start = (files = validConfig) => {
 const eventually = async (holds: () => boolean, ms = SEEN_WITHIN_MS): Promise<number> => {
   const started = Date.now()
   while (!holds()) {
-    if (Date.now() - started > ms) throw new Error(`not seen within ${ms} ms`)
+    if (Date.now() - started > ms) throw new Error(`not seen within ${ms} ms: ${holds.toString()}`)
     await new Promise((resolve) => setTimeout(resolve, 5))
   }
   return Date.now() - started
@@ -51,13 +52,13 @@ const replaceAtomically = (path: string, content: string) => {
 
 describe("hot reload", () => {
   it("sees an in-place write", async () => {
-    const { live, configDir } = start()
+    const { live, configDir } = await start()
     writeFileSync(join(configDir, "target-groups/uk.yaml"), countries("GB, IE"))
     await eventually(() => accepts(live, "jane@tcd.ie"))
   })
 
   it("sees every edit to a file replaced atomically, again and again, and in place after that", async () => {
-    const { live, configDir } = start()
+    const { live, configDir } = await start()
     const file = join(configDir, "target-groups/uk.yaml")
     replaceAtomically(file, countries("GB, IE"))
     await eventually(() => accepts(live, "jane@tcd.ie"))
@@ -70,7 +71,7 @@ describe("hot reload", () => {
   })
 
   it("sees a file deleted and created again", async () => {
-    const { live, configDir } = start()
+    const { live, configDir } = await start()
     const file = join(configDir, "target-groups/uk.yaml")
     rmSync(file)
     // The offer names the target group, so the config without it is rejected and the old one serves.
@@ -81,7 +82,7 @@ describe("hot reload", () => {
   })
 
   it("sees a git checkout of the directory, both ways", async () => {
-    const { live, configDir } = start()
+    const { live, configDir } = await start()
     const git = (...args: Array<string>) =>
       execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.invalid", ...args], {
         cwd: configDir,
@@ -101,7 +102,7 @@ describe("hot reload", () => {
   })
 
   it("applies the last of ten edits made within 100 ms", async () => {
-    const { live, configDir } = start()
+    const { live, configDir } = await start()
     const file = join(configDir, "target-groups/uk.yaml")
     const lists = ["IE", "DE", "FR", "ES", "IT", "NL", "BE", "AT", "PT", "GB, IE"]
     for (const [i, list] of lists.entries()) {
@@ -116,7 +117,7 @@ describe("hot reload", () => {
   })
 
   it("sees a new file and a removed file", async () => {
-    const { live, configDir } = start()
+    const { live, configDir } = await start()
     writeFileSync(
       join(configDir, "target-groups/eu.yaml"),
       "id: eu\nname: EU\ncriteria:\n  institutions:\n    countries: [DE]\n"
@@ -127,7 +128,7 @@ describe("hot reload", () => {
   })
 
   it("sees api-keys.yaml revoked twice in a row, and a key created after that", async () => {
-    const { live, configDir, dataDir } = start()
+    const { live, configDir, dataDir } = await start()
     const dirs = { configDir, dataDir }
     const first = createApiKey({ ...dirs, team: "acme" as TeamId, scopes: ["validate:offers"] })
     const second = createApiKey({ ...dirs, team: "acme" as TeamId, scopes: ["validate:offers"] })
@@ -142,7 +143,7 @@ describe("hot reload", () => {
   })
 
   it("keeps the status current: stale while a broken file serves the old config, fresh once it is fixed", async () => {
-    const { live, configDir } = start()
+    const { live, configDir } = await start()
     const file = join(configDir, "target-groups/uk.yaml")
     replaceAtomically(file, countries("UK"))
     await eventually(() => live.status().stale)

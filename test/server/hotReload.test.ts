@@ -1,0 +1,84 @@
+/**
+ * The daemon follows its config directory as people and tools change it:
+ * files replaced atomically again and again, a broken change reported on
+ * `/readyz` and cleared by the fix, and API keys revoked twice in a row
+ * (`campusgate keys revoke`) and created after that while it runs.
+ */
+import { readFileSync, renameSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { createApiKey, revokeApiKey } from "../../src/config/apiKeyStore.ts"
+import { allScopes } from "../../src/domain/ApiKey.ts"
+import type { TeamId } from "../../src/domain/Identifiers.ts"
+import { call, copyConfig, type Daemon, makeKey, startDaemon } from "./daemon.ts"
+
+const SEEN_WITHIN_MS = 1000
+
+let daemon: Daemon
+let dirs: { configDir: string; dataDir: string }
+let admin: string
+
+beforeAll(async () => {
+  dirs = copyConfig()
+  admin = makeKey(dirs, "acme", allScopes)
+  daemon = await startDaemon(dirs)
+}, 30_000)
+
+afterAll(async () => {
+  await daemon?.stop()
+})
+
+const eventually = async (holds: () => Promise<boolean>, ms = SEEN_WITHIN_MS) => {
+  const started = Date.now()
+  while (!(await holds())) {
+    if (Date.now() - started > ms) throw new Error(`not seen within ${ms} ms`)
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}
+
+const replaceAtomically = (path: string, content: string) => {
+  writeFileSync(`${path}.tmp-edit`, content)
+  renameSync(`${path}.tmp-edit`, path)
+}
+
+const accepts = async (email: string) =>
+  (
+    await call(daemon, "POST", "/api/v1/validate/target-group", {
+      key: admin,
+      body: { email, targetGroupId: "uk-students" }
+    })
+  ).body.isValid === true
+
+const readiness = async () => (await call(daemon, "GET", "/readyz")).body.config
+
+describe("the daemon's hot reload", () => {
+  it("serves every atomic replace of a file, and tells on /readyz when a change is rejected and when it is fixed", async () => {
+    const file = join(dirs.configDir, "target-groups/uk-students.yaml")
+    const original = readFileSync(file, "utf8")
+    replaceAtomically(file, original.replace("countries: [GB]", "countries: [GB, IE]"))
+    await eventually(() => accepts("jane@tcd.ie"))
+    replaceAtomically(file, original)
+    await eventually(async () => !(await accepts("jane@tcd.ie")))
+    replaceAtomically(file, original.replace("countries: [GB]", "countries: [UK]"))
+    await eventually(async () => (await readiness()).stale === true)
+    expect((await readiness()).problems[0]).toMatchObject({ path: "criteria.institutions.countries[0]" })
+    expect(await accepts("jane@ox.ac.uk")).toBe(true)
+    replaceAtomically(file, original.replace("countries: [GB]", "countries: [GB, DE]"))
+    await eventually(async () => (await readiness()).stale === false && (await accepts("jane@tum.de")))
+    expect((await readiness()).problems).toEqual([])
+  })
+
+  it("refuses each key revoked while it runs, two in a row, and accepts a key created after them", async () => {
+    const team = "acme" as TeamId
+    const first = createApiKey({ ...dirs, team, scopes: ["offers:read"] })
+    const second = createApiKey({ ...dirs, team, scopes: ["offers:read"] })
+    const status = async (key: string) => (await call(daemon, "GET", "/api/v1/offers", { key })).status
+    await eventually(async () => (await status(first.key)) === 200 && (await status(second.key)) === 200)
+    revokeApiKey({ ...dirs, id: first.id })
+    await eventually(async () => (await status(first.key)) === 401)
+    revokeApiKey({ ...dirs, id: second.id })
+    await eventually(async () => (await status(second.key)) === 401)
+    const third = createApiKey({ ...dirs, team, scopes: ["offers:read"] })
+    await eventually(async () => (await status(third.key)) === 200)
+  })
+})
