@@ -20,7 +20,6 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Semaphore from "effect/Semaphore"
-import { ApiKeyIndex } from "../config/apiKeys.ts"
 import {
   type ConfigLoad,
   type ConfigLocation,
@@ -34,6 +33,7 @@ import { type ConfigurationProblem, InvalidConfiguration } from "../domain/error
 import type { Engine } from "../engine/Engine.ts"
 import { toConfigurationError } from "../engine/InstitutionIndex.ts"
 import type { DatasetSpec } from "../engine/institutions/userDatasets.ts"
+import { ApiKeyIndex } from "../keys/apiKeys.ts"
 import { makeFileResourceStore, type ResourceStore } from "../resources/ResourceStore.ts"
 import { EngineBuilder } from "./EngineBuilder.ts"
 

@@ -13,7 +13,7 @@
  * so `?to=jane@ox.ac.uk` keeps its `?to=`; the rare address with one of
  * them in its local part keeps what precedes it.
  */
-import { API_KEY_PREFIX } from "../config/apiKeys.ts"
+import { API_KEY_PREFIX } from "../keys/apiKeys.ts"
 
 const API_KEY = new RegExp(`${API_KEY_PREFIX}[A-Za-z0-9_-]+`, "g")
 const EMAIL = /[^\s@"'`<>()[\]{},;:\\/?#&=]+@[^\s@"'`<>()[\]{},;:\\/?#]+/g

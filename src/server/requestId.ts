@@ -9,7 +9,7 @@
 import { randomUUID } from "node:crypto"
 import * as Effect from "effect/Effect"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
-import { API_KEY_PREFIX } from "../config/apiKeys.ts"
+import { API_KEY_PREFIX } from "../keys/apiKeys.ts"
 
 export const REQUEST_ID_HEADER = "x-request-id"
 

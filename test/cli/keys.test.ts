@@ -1,12 +1,12 @@
-import { spawnSync } from "node:child_process"
+import { spawn, spawnSync } from "node:child_process"
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
-import { createApiKey } from "../../src/config/apiKeyStore.ts"
 import { allScopes } from "../../src/domain/ApiKey.ts"
 import type { TeamId } from "../../src/domain/Identifiers.ts"
+import { createApiKey, loadApiKeyIndex } from "../../src/keys/apiKeyFiles.ts"
 import { allText } from "../config/configFiles.ts"
 
 const main = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url))
@@ -151,5 +151,37 @@ describe("campusgate keys", () => {
     expect(create.stdout).toMatch(/--team[\s\S]*--scope[\s\S]*--expires/)
     expect(create.stdout).toContain("--config")
     expect(create.stdout).toContain("--data")
+  })
+})
+
+describe("campusgate keys run at the same time", () => {
+  const runAsync = (setupResult: ReturnType<typeof setup>, ...args: Array<string>) =>
+    new Promise<{ status: number | null; stdout: string }>((resolve) => {
+      const [command, ...rest] = args
+      const child = spawn(
+        process.execPath,
+        [main, "keys", command!, "--config", setupResult.config, "--data", setupResult.data, ...rest],
+        { env: setupResult.env }
+      )
+      let stdout = ""
+      child.stdout.on("data", (chunk) => {
+        stdout += String(chunk)
+      })
+      child.on("close", (status) => resolve({ status, stdout }))
+    })
+
+  it("lose no key: every key six concurrent creates print is stored and accepted, and concurrent revokes all apply", async () => {
+    const context = setup()
+    const created = await Promise.all(
+      Array.from({ length: 6 }, () => runAsync(context, "create", "--team", "acme", "--scope", "offers:read", "--json"))
+    )
+    expect(created.map((result) => result.status)).toEqual([0, 0, 0, 0, 0, 0])
+    const keys = created.map((result) => JSON.parse(result.stdout) as { id: string; key: string })
+    const index = loadApiKeyIndex({ configDir: context.config, dataDir: context.data })
+    for (const { key } of keys) expect(index.verify(key, Date.now()).ok).toBe(true)
+    const revoked = await Promise.all(keys.map(({ id }) => runAsync(context, "revoke", id)))
+    expect(revoked.map((result) => result.status)).toEqual([0, 0, 0, 0, 0, 0])
+    const after = loadApiKeyIndex({ configDir: context.config, dataDir: context.data })
+    for (const { key } of keys) expect(after.verify(key, Date.now())).toMatchObject({ ok: false, reason: "revoked" })
   })
 })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { generateApiKey } from "../../src/config/apiKeys.ts"
+import { generateApiKey } from "../../src/keys/apiKeys.ts"
 import { maskEmail, redact, redactAddresses, redactApiKeys } from "../../src/observability/redact.ts"
 
 describe("redacting log text", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { apiEndpoints } from "../../src/api/Api.ts"
-import { generateApiKey } from "../../src/config/apiKeys.ts"
+import { generateApiKey } from "../../src/keys/apiKeys.ts"
 import { ROUTE_TEMPLATES, routeTemplate, UNMATCHED_ROUTE } from "../../src/server/routes.ts"
 
 const { key } = generateApiKey()

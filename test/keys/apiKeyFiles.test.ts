@@ -3,6 +3,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { loadDirectory } from "../../src/app/Snapshot.ts"
+import { allScopes } from "../../src/domain/ApiKey.ts"
+import type { TeamId } from "../../src/domain/Identifiers.ts"
 import {
   ApiKeyAlreadyRevoked,
   ApiKeyNotFound,
@@ -13,11 +15,9 @@ import {
   loadApiKeyIndex,
   loadApiKeysFile,
   revokeApiKey
-} from "../../src/config/apiKeyStore.ts"
-import { hashApiKey } from "../../src/config/apiKeys.ts"
-import { allScopes } from "../../src/domain/ApiKey.ts"
-import type { TeamId } from "../../src/domain/Identifiers.ts"
-import { allText } from "./configFiles.ts"
+} from "../../src/keys/apiKeyFiles.ts"
+import { hashApiKey } from "../../src/keys/apiKeys.ts"
+import { allText } from "../config/configFiles.ts"
 
 const NOW = Date.parse("2026-06-01T12:00:00Z")
 const acme = "acme" as TeamId

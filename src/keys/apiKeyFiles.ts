@@ -10,6 +10,8 @@ import { resolve } from "node:path"
 import * as Schema from "effect/Schema"
 import * as SchemaIssue from "effect/SchemaIssue"
 import { stringify } from "yaml"
+import { API_KEYS_FILE, displayPath } from "../config/layout.ts"
+import { decodeYaml, type YamlDecoded } from "../config/yamlDecode.ts"
 import {
   type ApiKeyId,
   type ApiKeyRecord,
@@ -22,8 +24,6 @@ import { ConfigurationProblem, formatProblem } from "../domain/errors.ts"
 import type { TeamId } from "../domain/Identifiers.ts"
 import { writeFileAtomic } from "../store/atomicWrite.ts"
 import { ApiKeyIndex, generateApiKey, hashApiKey } from "./apiKeys.ts"
-import { API_KEYS_FILE, displayPath } from "./layout.ts"
-import { decodeYaml, type YamlDecoded } from "./yamlDecode.ts"
 
 export class InvalidApiKeysFile extends Schema.TaggedError<InvalidApiKeysFile>()("InvalidApiKeysFile", {
   problems: Schema.Array(ConfigurationProblem)

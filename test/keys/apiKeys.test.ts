@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { describe, expect, it } from "vitest"
+import { ApiKeyId, type ApiKeyRecord } from "../../src/domain/ApiKey.ts"
 import {
   API_KEY_LENGTH,
   ApiKeyIndex,
@@ -9,8 +10,7 @@ import {
   keyStatus,
   parseExpiry,
   verifyApiKey
-} from "../../src/config/apiKeys.ts"
-import { ApiKeyId, type ApiKeyRecord } from "../../src/domain/ApiKey.ts"
+} from "../../src/keys/apiKeys.ts"
 
 const NOW = Date.parse("2026-06-01T12:00:00Z")
 
