@@ -5,8 +5,8 @@
  * when there are none. Files hold hashes only; a key is returned once, by
  * the call that creates it, and written nowhere.
  */
-import { accessSync, constants, readFileSync } from "node:fs"
-import { resolve } from "node:path"
+import { accessSync, constants, existsSync, mkdirSync, readFileSync } from "node:fs"
+import { dirname, resolve } from "node:path"
 import * as Schema from "effect/Schema"
 import * as SchemaIssue from "effect/SchemaIssue"
 import { stringify } from "yaml"
@@ -23,6 +23,7 @@ import {
 import { ConfigurationProblem, formatProblem } from "../domain/errors.ts"
 import type { TeamId } from "../domain/Identifiers.ts"
 import { writeFileAtomic } from "../store/atomicWrite.ts"
+import { withFileLock } from "../store/fileLock.ts"
 import { ApiKeyIndex, generateApiKey, hashApiKey } from "./apiKeys.ts"
 
 export class InvalidApiKeysFile extends Schema.TaggedError<InvalidApiKeysFile>()("InvalidApiKeysFile", {
@@ -251,8 +252,15 @@ const makeRecord = (options: CreateApiKeyOptions, now: number, id: ApiKeyId, key
   throw new InvalidApiKeyRequest({ reason: reason.join("; ") || "invalid key record" })
 }
 
-/** Appends `record` to `file` (whose current records are read first, so an invalid file is never overwritten). */
-const appendRecord = (file: string, record: ApiKeyRecord): void => writeKeys(file, [...readKeys(file), record])
+/**
+ * Appends `record` to `file`, holding the file's lock from reading to
+ * writing, so records another writer adds meanwhile are never lost (an
+ * invalid file is never overwritten).
+ */
+const appendRecord = (file: string, record: ApiKeyRecord): void => {
+  mkdirSync(dirname(file), { recursive: true })
+  withFileLock(file, () => writeKeys(file, [...readKeys(file), record]))
+}
 
 /** Makes the key; its record goes to the data directory unless `preferConfig` and the config directory is writable. */
 const createIn = (options: CreateApiKeyOptions, preferConfig: boolean): CreatedApiKey => {
@@ -305,8 +313,16 @@ export interface RevokedApiKey {
   readonly files: ReadonlyArray<string>
 }
 
-/** Marks the key `id` revoked in whichever file holds it. */
-export const revokeApiKey = (options: RevokeApiKeyOptions): RevokedApiKey => {
+/** Marks the key `id` revoked in whichever file holds it, holding both files' locks (config first). */
+export const revokeApiKey = (options: RevokeApiKeyOptions): RevokedApiKey =>
+  keysFiles(options).reduceRight<() => RevokedApiKey>(
+    (inner, { file }) =>
+      () =>
+        existsSync(dirname(file)) ? withFileLock(file, inner) : inner(),
+    () => revokeUnlocked(options)
+  )()
+
+const revokeUnlocked = (options: RevokeApiKeyOptions): RevokedApiKey => {
   const revokedAt = new Date(options.now ?? Date.now()).toISOString()
   const holding = keysFiles(options)
     .map(({ file }) => ({ file, records: readKeys(file) }))
