@@ -10,9 +10,9 @@ import { closeSync, cpSync, existsSync, openSync, readFileSync, writeFileSync } 
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { parseDocument } from "yaml"
+import { createApiKey } from "../src/app/Keys.ts"
 import type { Scope } from "../src/domain/ApiKey.ts"
 import type { TeamId } from "../src/domain/Identifiers.ts"
-import { createApiKey } from "../src/keys/apiKeyFiles.ts"
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url))
 

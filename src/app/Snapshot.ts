@@ -33,6 +33,7 @@ import { type ConfigurationProblem, InvalidConfiguration } from "../domain/error
 import type { Engine } from "../engine/Engine.ts"
 import { toConfigurationError } from "../engine/InstitutionIndex.ts"
 import type { DatasetSpec } from "../engine/institutions/userDatasets.ts"
+import { ApiKeyStore } from "../keys/ApiKeyStore.ts"
 import { ApiKeyIndex } from "../keys/apiKeys.ts"
 import { makeFileResourceStore, type ResourceStore } from "../resources/ResourceStore.ts"
 import { EngineBuilder } from "./EngineBuilder.ts"
@@ -70,22 +71,32 @@ export interface SnapshotSource {
   readonly directories: ReadonlyArray<string>
 }
 
-/**
- * A config directory (read-mostly, kept in git) with the API-created
- * resources of `resources` (default: the file store in the data directory
- * the location resolves to).
- */
-export const directorySource = (location: ConfigLocation, resources?: ResourceStore["Service"]): SnapshotSource => {
+/** The stores a directory source reads besides the config directory's own files. */
+export interface DirectoryStores {
+  /** API-created target groups and offers (default: the file store in the data directory). */
+  readonly resources?: ResourceStore["Service"] | undefined
+  /** API keys (default: the `api-keys.yaml` files of the config and data directories). */
+  readonly keys?: ApiKeyStore["Service"] | undefined
+}
+
+/** A store that cannot be read fails the load, like a broken file: the last good snapshot keeps serving. */
+const unreadable = (path: string) => (error: { readonly message: string }) =>
+  Effect.fail<ConfigLoad>({ ok: false, problems: [{ path, message: error.message }] })
+
+/** A config directory (read-mostly, kept in git) with what the stores hold. */
+export const directorySource = (location: ConfigLocation, stores: DirectoryStores = {}): SnapshotSource => {
+  const configDir = resolve(location.configDir)
   const dataDir = resolveDataDir(location)
-  const store = resources ?? makeFileResourceStore(dataDir)
+  const resources = stores.resources ?? makeFileResourceStore(dataDir)
+  const keys = stores.keys ?? ApiKeyStore.makeFiles({ configDir, dataDir })
   return {
-    load: Effect.all([store.list("targetGroup"), store.list("offer")]).pipe(
-      Effect.map(([targetGroups, offers]) => loadConfig(location, { targetGroups, offers })),
-      Effect.catch((error) =>
-        Effect.succeed<ConfigLoad>({ ok: false, problems: [{ path: "resources", message: error.message }] })
-      )
-    ),
-    directories: [resolve(location.configDir), dataDir]
+    load: Effect.gen(function* () {
+      const targetGroups = yield* resources.list("targetGroup").pipe(Effect.catch(unreadable("resources")))
+      const offers = yield* resources.list("offer").pipe(Effect.catch(unreadable("resources")))
+      const apiKeys = yield* keys.documents.pipe(Effect.catch(unreadable("apiKeys")))
+      return loadConfig(location, { targetGroups, offers, apiKeys })
+    }).pipe(Effect.catch(Effect.succeed)),
+    directories: [configDir, dataDir]
   }
 }
 

@@ -67,13 +67,23 @@ export interface LoadedConfig {
   }
 }
 
-/** The data directory's resources as stored (`resources/ResourceStore.ts`): YAML documents and where they live. */
+/**
+ * What the stores hold, as YAML documents and where they live: API-created
+ * resources (`resources/ResourceStore.ts`) and API-key files
+ * (`keys/ApiKeyStore.ts`, the config directory's own `api-keys.yaml` among
+ * them), decoded here with the config directory's files.
+ */
 export interface DataDocuments {
   readonly targetGroups: ReadonlyArray<{ readonly location: string; readonly text: string }>
   readonly offers: ReadonlyArray<{ readonly location: string; readonly text: string }>
+  readonly apiKeys: ReadonlyArray<{
+    readonly store: "config" | "data"
+    readonly location: string
+    readonly text: string
+  }>
 }
 
-const noDocuments: DataDocuments = { targetGroups: [], offers: [] }
+const noDocuments: DataDocuments = { targetGroups: [], offers: [], apiKeys: [] }
 
 export type ConfigLoad =
   | { readonly ok: true; readonly config: LoadedConfig }
@@ -239,21 +249,15 @@ export const loadConfig = (location: ConfigLocation, data: DataDocuments = noDoc
     problems,
     new Set()
   )
-  const apiKeys = [join(configDir, API_KEYS_FILE), join(dataDir, API_KEYS_FILE)]
-    .filter((path) => existsSync(path))
-    .flatMap((path): Array<Decoded<ApiKeyRecord>> => {
-      const file: SourceFile = {
-        store: path.startsWith(configDir) ? "config" : "data",
-        path,
-        text: readFileSync(path, "utf8")
-      }
-      const decoded = decodeYaml(ApiKeysFile, displayPath(path), file.text, { empty: { keys: [] } })
-      if (!decoded.ok) {
-        problems.push(...decoded.problems)
-        return []
-      }
-      return decoded.value.keys.map((value, i) => ({ value, file, at: ["keys", i] }))
-    })
+  const apiKeys = data.apiKeys.flatMap((document): Array<Decoded<ApiKeyRecord>> => {
+    const file: SourceFile = { store: document.store, path: document.location, text: document.text }
+    const decoded = decodeYaml(ApiKeysFile, displayPath(file.path), file.text, { empty: { keys: [] } })
+    if (!decoded.ok) {
+      problems.push(...decoded.problems)
+      return []
+    }
+    return decoded.value.keys.map((value, i) => ({ value, file, at: ["keys", i] }))
+  })
 
   const groupsById = uniqueIds("target group", targetGroups, problems)
   const offersById = uniqueIds("offer", offers, problems)

@@ -1,9 +1,10 @@
 /**
- * `api-keys.yaml` in the config directory and in the data directory: reading
- * both, adding a key (to the config directory when it is writable, else to
- * the data directory), revoking one, and the bootstrap key a daemon makes
- * when there are none. Files hold hashes only; a key is returned once, by
- * the call that creates it, and written nowhere.
+ * The file adapter of the API-key store (`ApiKeyStore.ts`): `api-keys.yaml`
+ * in the config directory and in the data directory. Reading both, adding
+ * a record (to the config directory when it is writable, else to the data
+ * directory) and revoking one; every read-modify-write holds the file's
+ * lock (`store/fileLock.ts`), so concurrent writers lose nothing, and an
+ * invalid file is never overwritten. Files hold hashes only.
  */
 import { accessSync, constants, existsSync, mkdirSync, readFileSync } from "node:fs"
 import { dirname, resolve } from "node:path"
@@ -24,21 +25,12 @@ import { ConfigurationProblem, formatProblem } from "../domain/errors.ts"
 import type { TeamId } from "../domain/Identifiers.ts"
 import { writeFileAtomic } from "../store/atomicWrite.ts"
 import { withFileLock } from "../store/fileLock.ts"
-import { ApiKeyIndex, generateApiKey, hashApiKey } from "./apiKeys.ts"
 
 export class InvalidApiKeysFile extends Schema.TaggedError<InvalidApiKeysFile>()("InvalidApiKeysFile", {
   problems: Schema.Array(ConfigurationProblem)
 }) {
   override get message(): string {
     return `Invalid API keys file:\n${this.problems.map((problem) => `  ${formatProblem(problem)}`).join("\n")}`
-  }
-}
-
-export class InvalidApiKeyRequest extends Schema.TaggedError<InvalidApiKeyRequest>()("InvalidApiKeyRequest", {
-  reason: Schema.String
-}) {
-  override get message(): string {
-    return `Cannot create the API key: ${this.reason}`
   }
 }
 
@@ -170,10 +162,6 @@ export const listApiKeys = (directories: KeyDirectories): ReadonlyArray<ListedAp
   return listed
 }
 
-/** An index of every stored key, for checking presented keys. */
-export const loadApiKeyIndex = (directories: KeyDirectories): ApiKeyIndex =>
-  new ApiKeyIndex(listApiKeys(directories).map((listed) => listed.record))
-
 /** Whether the process may create files in `directory` (false when it does not exist). */
 export const isDirectoryWritable = (directory: string): boolean => {
   try {
@@ -186,72 +174,6 @@ export const isDirectoryWritable = (directory: string): boolean => {
 
 const READ_ONLY_CODES = new Set(["EACCES", "EROFS", "EPERM"])
 
-export interface CreateApiKeyOptions extends KeyDirectories {
-  readonly team: TeamId
-  readonly scopes: ReadonlyArray<Scope>
-  readonly name?: string
-  /** Days from `now` until the key expires; or give `expiresAt`. */
-  readonly expiresInDays?: number
-  /** When the key expires, an ISO instant (see `parseExpiry`). */
-  readonly expiresAt?: string
-  /** Epoch milliseconds; defaults to the clock. */
-  readonly now?: number
-  /** Whether a directory accepts new files; defaults to `isDirectoryWritable`. */
-  readonly isWritable?: (directory: string) => boolean
-}
-
-export interface CreatedApiKey {
-  readonly id: ApiKeyId
-  /** The secret, to show once. */
-  readonly key: string
-  readonly team: TeamId
-  readonly scopes: ReadonlyArray<Scope>
-  readonly name?: string
-  readonly createdAt: string
-  readonly expiresAt: string | null
-  readonly location: KeyLocation
-  /** The `api-keys.yaml` the record was written to. */
-  readonly file: string
-}
-
-const expiryOf = (options: CreateApiKeyOptions, now: number): string | undefined => {
-  if (options.expiresInDays !== undefined && options.expiresAt !== undefined) {
-    throw new InvalidApiKeyRequest({ reason: "give expiresInDays or expiresAt, not both" })
-  }
-  if (options.expiresInDays !== undefined) {
-    if (!(options.expiresInDays > 0) || !Number.isFinite(options.expiresInDays)) {
-      throw new InvalidApiKeyRequest({ reason: "expiresInDays must be a number above zero" })
-    }
-    return new Date(now + options.expiresInDays * 86_400_000).toISOString()
-  }
-  if (options.expiresAt !== undefined && !(Date.parse(options.expiresAt) > now)) {
-    throw new InvalidApiKeyRequest({ reason: `expiresAt ${options.expiresAt} is not in the future` })
-  }
-  return options.expiresAt
-}
-
-const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
-
-/** A valid record for a new key, or `InvalidApiKeyRequest`. */
-const makeRecord = (options: CreateApiKeyOptions, now: number, id: ApiKeyId, key: string): ApiKeyRecord => {
-  const expiresAt = expiryOf(options, now)
-  const candidate = {
-    id,
-    ...(options.name === undefined ? {} : { name: options.name }),
-    team: options.team,
-    scopes: [...new Set(options.scopes)],
-    hash: hashApiKey(key),
-    createdAt: new Date(now).toISOString(),
-    ...(expiresAt === undefined ? {} : { expiresAt })
-  }
-  const exit = Schema.decodeUnknownExit(ApiKeyRecordSchema, { errors: "all" })(candidate)
-  if (exit._tag === "Success") return exit.value
-  const failure = exit.cause.reasons.find((reason) => reason._tag === "Fail")
-  const issues = failure === undefined ? [] : formatIssues((failure.error as Schema.SchemaError).issue).issues
-  const reason = issues.map((issue) => `${(issue.path ?? []).map(String).join(".") || "key"}: ${issue.message}`)
-  throw new InvalidApiKeyRequest({ reason: reason.join("; ") || "invalid key record" })
-}
-
 /**
  * Appends `record` to `file`, holding the file's lock from reading to
  * writing, so records another writer adds meanwhile are never lost (an
@@ -262,17 +184,20 @@ const appendRecord = (file: string, record: ApiKeyRecord): void => {
   withFileLock(file, () => writeKeys(file, [...readKeys(file), record]))
 }
 
-/** Makes the key; its record goes to the data directory unless `preferConfig` and the config directory is writable. */
-const createIn = (options: CreateApiKeyOptions, preferConfig: boolean): CreatedApiKey => {
-  const now = options.now ?? Date.now()
-  const existing = new Set(listApiKeys(options).map((listed) => listed.record.id))
-  let generated = generateApiKey()
-  while (existing.has(generated.id)) generated = generateApiKey()
-  const record = makeRecord(options, now, generated.id, generated.key)
-  const [config, data] = keysFiles(options)
-  const isWritable = options.isWritable ?? isDirectoryWritable
+/**
+ * Stores a new key's record: in the config directory's `api-keys.yaml` when
+ * `preferConfig` and that directory is writable (teams commit the hash in
+ * git), else, or when writing there is refused, in the data directory's.
+ */
+export const addApiKeyRecord = (
+  directories: KeyDirectories,
+  record: ApiKeyRecord,
+  preferConfig: boolean,
+  isWritable: (directory: string) => boolean = isDirectoryWritable
+): { readonly location: KeyLocation; readonly file: string } => {
+  const [config, data] = keysFiles(directories)
   let target: KeysFile = config!
-  if (data !== undefined && (!preferConfig || !isWritable(resolve(options.configDir)))) target = data
+  if (data !== undefined && (!preferConfig || !isWritable(resolve(directories.configDir)))) target = data
   try {
     appendRecord(target.file, record)
   } catch (error) {
@@ -280,31 +205,21 @@ const createIn = (options: CreateApiKeyOptions, preferConfig: boolean): CreatedA
     target = data
     appendRecord(target.file, record)
   }
-  return {
-    id: record.id,
-    key: generated.key,
-    team: record.team,
-    scopes: record.scopes,
-    ...(record.name === undefined ? {} : { name: record.name }),
-    createdAt: record.createdAt,
-    expiresAt: record.expiresAt ?? null,
-    location: target.location,
-    file: target.file
-  }
+  return { location: target.location, file: target.file }
 }
 
-/**
- * Makes a key for `team` with `scopes` and stores its record in the config
- * directory's `api-keys.yaml`, or in the data directory's when the config
- * directory is not writable. The returned key is the only copy.
- */
-export const createApiKey = (options: CreateApiKeyOptions): CreatedApiKey => createIn(options, true)
-
-export interface RevokeApiKeyOptions extends KeyDirectories {
-  readonly id: string
-  /** Epoch milliseconds; defaults to the clock. */
-  readonly now?: number
-}
+/** The key files as they are (config directory first), for the config loader; absent files are left out. */
+export const readKeyDocuments = (
+  directories: KeyDirectories
+): ReadonlyArray<{ readonly store: KeyLocation; readonly location: string; readonly text: string }> =>
+  keysFiles(directories).flatMap(({ location, file }) => {
+    try {
+      return [{ store: location, location: file, text: readFileSync(file, "utf8") }]
+    } catch (error) {
+      if (errorCode(error) === "ENOENT") return []
+      throw error
+    }
+  })
 
 export interface RevokedApiKey {
   readonly id: ApiKeyId
@@ -314,16 +229,15 @@ export interface RevokedApiKey {
 }
 
 /** Marks the key `id` revoked in whichever file holds it, holding both files' locks (config first). */
-export const revokeApiKey = (options: RevokeApiKeyOptions): RevokedApiKey =>
-  keysFiles(options).reduceRight<() => RevokedApiKey>(
+export const revokeApiKeyRecord = (directories: KeyDirectories, id: string, revokedAt: string): RevokedApiKey =>
+  keysFiles(directories).reduceRight<() => RevokedApiKey>(
     (inner, { file }) =>
       () =>
         existsSync(dirname(file)) ? withFileLock(file, inner) : inner(),
-    () => revokeUnlocked(options)
+    () => revokeUnlocked({ ...directories, id }, revokedAt)
   )()
 
-const revokeUnlocked = (options: RevokeApiKeyOptions): RevokedApiKey => {
-  const revokedAt = new Date(options.now ?? Date.now()).toISOString()
+const revokeUnlocked = (options: KeyDirectories & { readonly id: string }, revokedAt: string): RevokedApiKey => {
   const holding = keysFiles(options)
     .map(({ file }) => ({ file, records: readKeys(file) }))
     .filter(({ records }) => records.some((record) => record.id === options.id))
@@ -351,33 +265,4 @@ const revokeUnlocked = (options: RevokeApiKeyOptions): RevokedApiKey => {
     }
   }
   return { id: options.id as ApiKeyId, revokedAt, files: active.map(({ file }) => file) }
-}
-
-export type BootstrapResult = ({ readonly created: true } & CreatedApiKey) | { readonly created: false }
-
-export interface BootstrapOptions extends KeyDirectories {
-  readonly team: TeamId
-  /** Epoch milliseconds; defaults to the clock. */
-  readonly now?: number
-}
-
-/**
- * When neither `api-keys.yaml` holds a key: makes one for `team` with every
- * scope, stored in the data directory (always writable; the config directory
- * may be a read-only checkout), for the daemon to print once.
- */
-export const ensureBootstrapKey = (options: BootstrapOptions): BootstrapResult => {
-  if (listApiKeys(options).length > 0) return { created: false }
-  const created = createIn(
-    {
-      configDir: options.configDir,
-      dataDir: options.dataDir,
-      team: options.team,
-      scopes: allScopes,
-      name: "bootstrap",
-      ...(options.now === undefined ? {} : { now: options.now })
-    },
-    false
-  )
-  return { created: true, ...created }
 }

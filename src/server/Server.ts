@@ -4,11 +4,13 @@
  * SIGTERM/SIGINT, then stops accepting, lets in-flight requests finish
  * (bounded by `server.shutdownTimeoutSeconds`) and exits.
  */
+import { resolve } from "node:path"
 import * as Effect from "effect/Effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServer from "effect/http/HttpServer"
 import * as Layer from "effect/Layer"
 import type * as RateLimiter from "effect/persistence/RateLimiter"
+import { Keys } from "../app/Keys.ts"
 import { Resources } from "../app/Resources.ts"
 import { directorySource, LiveSnapshot, Snapshot } from "../app/Snapshot.ts"
 import { Validation, ValidationCounters } from "../app/Validation.ts"
@@ -16,7 +18,7 @@ import type { Environment } from "../config/environment.ts"
 import { DEFAULT_TEAM, directoriesOf, resolveDataDir } from "../config/loadConfig.ts"
 import { formatProblem } from "../domain/errors.ts"
 import type { TeamId } from "../domain/Identifiers.ts"
-import { ensureBootstrapKey } from "../keys/apiKeyFiles.ts"
+import { ApiKeyStore } from "../keys/ApiKeyStore.ts"
 import { Log, type LogOutput } from "../observability/Log.ts"
 import { makeFileResourceStore, ResourceStore } from "../resources/ResourceStore.ts"
 import { UsageStatistics } from "../stats/UsageStatistics.ts"
@@ -57,20 +59,24 @@ export const serverLayer = (options: ServeOptions) =>
       // The data directory exists from the start, so it is watched from the start.
       ensureDirectory(dataDirectory)
       const resourceStore = makeFileResourceStore(dataDirectory)
+      const keyStore = ApiKeyStore.makeFiles({ configDir: resolve(options.configDir), dataDir: dataDirectory })
       let current: LiveSnapshot | undefined
-      const live: LiveSnapshot = yield* LiveSnapshot.make(directorySource(location, resourceStore), {
-        watch: true,
-        onReload: (outcome) => {
-          if (outcome.ok) {
-            if (current !== undefined) log.configure(current.current().config.settings.logging)
-            log.write("info", "config reloaded", { generation: outcome.generation })
-          } else {
-            log.write("warn", "config change rejected; the last good config keeps serving", {
-              problems: outcome.problems.map(formatProblem)
-            })
+      const live: LiveSnapshot = yield* LiveSnapshot.make(
+        directorySource(location, { resources: resourceStore, keys: keyStore }),
+        {
+          watch: true,
+          onReload: (outcome) => {
+            if (outcome.ok) {
+              if (current !== undefined) log.configure(current.current().config.settings.logging)
+              log.write("info", "config reloaded", { generation: outcome.generation })
+            } else {
+              log.write("warn", "config change rejected; the last good config keeps serving", {
+                problems: outcome.problems.map(formatProblem)
+              })
+            }
           }
         }
-      })
+      )
       current = live
       // Listening only once every change is seen.
       yield* Effect.promise(() => live.watching)
@@ -86,11 +92,9 @@ export const serverLayer = (options: ServeOptions) =>
         node: process.version
       })
       yield* Effect.addFinalizer(() => Effect.sync(() => log.write("info", "stopped")))
-      const bootstrap = ensureBootstrapKey({
-        configDir,
-        dataDir,
-        team: config.settings.teams[0]?.id ?? (DEFAULT_TEAM as TeamId)
-      })
+      const bootstrap = yield* Keys.make(keyStore).ensureBootstrap(
+        config.settings.teams[0]?.id ?? (DEFAULT_TEAM as TeamId)
+      )
       if (bootstrap.created) {
         log.writeSecret("created the first API key; it is shown only this once", {
           key: bootstrap.key,

@@ -15,7 +15,7 @@ const setup = () => {
   const layer = Layer.unwrap(
     Effect.gen(function* () {
       const store = yield* ResourceStore
-      const live = LiveSnapshot.loadSync(directorySource({ ...dirs, env: {} }, store))
+      const live = LiveSnapshot.loadSync(directorySource({ ...dirs, env: {} }, { resources: store }))
       if (live instanceof InvalidConfiguration) throw live
       return Resources.layer.pipe(Layer.provideMerge(Snapshot.layer(live)))
     })

@@ -4,9 +4,9 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
+import { createApiKey, loadApiKeyIndex } from "../../src/app/Keys.ts"
 import { allScopes } from "../../src/domain/ApiKey.ts"
 import type { TeamId } from "../../src/domain/Identifiers.ts"
-import { createApiKey, loadApiKeyIndex } from "../../src/keys/apiKeyFiles.ts"
 import { allText } from "../config/configFiles.ts"
 
 const main = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url))

@@ -7,10 +7,10 @@ import { execFileSync } from "node:child_process"
 import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
+import { createApiKey, revokeApiKey } from "../../src/app/Keys.ts"
 import { directorySource, LiveSnapshot } from "../../src/app/Snapshot.ts"
 import { InvalidConfiguration } from "../../src/domain/errors.ts"
 import type { TeamId } from "../../src/domain/Identifiers.ts"
-import { createApiKey, revokeApiKey } from "../../src/keys/apiKeyFiles.ts"
 import { makeDirs, ukGroupYaml, validConfig } from "./configFiles.ts"
 
 const SEEN_WITHIN_MS = 1000

@@ -2,19 +2,16 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFile
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
+import { createApiKey, ensureBootstrapKey, loadApiKeyIndex, revokeApiKey } from "../../src/app/Keys.ts"
 import { loadDirectory } from "../../src/app/Snapshot.ts"
 import { allScopes } from "../../src/domain/ApiKey.ts"
 import type { TeamId } from "../../src/domain/Identifiers.ts"
 import {
   ApiKeyAlreadyRevoked,
   ApiKeyNotFound,
-  createApiKey,
-  ensureBootstrapKey,
   InvalidApiKeysFile,
   listApiKeys,
-  loadApiKeyIndex,
-  loadApiKeysFile,
-  revokeApiKey
+  loadApiKeysFile
 } from "../../src/keys/apiKeyFiles.ts"
 import { hashApiKey } from "../../src/keys/apiKeys.ts"
 import { allText } from "../config/configFiles.ts"

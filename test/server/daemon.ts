@@ -14,10 +14,10 @@ import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
 import { expect } from "vitest"
 import { parseDocument } from "yaml"
+import { createApiKey } from "../../src/app/Keys.ts"
 import type { Scope } from "../../src/domain/ApiKey.ts"
 import type { TeamId } from "../../src/domain/Identifiers.ts"
 import { isFinished, type JobView } from "../../src/domain/Job.ts"
-import { createApiKey } from "../../src/keys/apiKeyFiles.ts"
 
 const main = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url))
 const shippedConfig = fileURLToPath(new URL("../../config", import.meta.url))

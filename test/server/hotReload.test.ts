@@ -7,9 +7,9 @@
 import { readFileSync, renameSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { createApiKey, revokeApiKey } from "../../src/app/Keys.ts"
 import { allScopes } from "../../src/domain/ApiKey.ts"
 import type { TeamId } from "../../src/domain/Identifiers.ts"
-import { createApiKey, revokeApiKey } from "../../src/keys/apiKeyFiles.ts"
 import { call, copyConfig, type Daemon, makeKey, startDaemon } from "./daemon.ts"
 
 const SEEN_WITHIN_MS = 1000

@@ -33,13 +33,21 @@ export const serveCommand = Command.make(
       })
     ).pipe(
       Effect.asVoid,
-      Effect.catchTag("InvalidConfiguration", (error) =>
-        Effect.fail(
-          new CliError.UserError({
-            cause: error,
-            userMessage: `The configuration is not valid; nothing was started.\n${error.problems.map(formatProblem).join("\n")}`
-          })
-        )
-      )
+      Effect.catchTags({
+        InvalidConfiguration: (error) =>
+          Effect.fail(
+            new CliError.UserError({
+              cause: error,
+              userMessage: `The configuration is not valid; nothing was started.\n${error.problems.map(formatProblem).join("\n")}`
+            })
+          ),
+        ApiKeysError: (error) =>
+          Effect.fail(
+            new CliError.UserError({
+              cause: error,
+              userMessage: `The API keys cannot be read or the first one written; nothing was started.\n${error.message}`
+            })
+          )
+      })
     )
 ).pipe(Command.withDescription("Serve the HTTP API on a config directory, reloading it when its files change"))
