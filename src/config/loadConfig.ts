@@ -25,7 +25,7 @@ import {
   UNKNOWN_DATASET_FORMAT
 } from "../engine/institutions/userDatasets.ts"
 import { applyEnvironment, type Environment, type Secrets, secretsFrom } from "./environment.ts"
-import { API_KEYS_FILE, displayPath, isResourceFile, OFFERS_DIR, SETTINGS_FILE, TARGET_GROUPS_DIR } from "./layout.ts"
+import { displayPath, isResourceFile, OFFERS_DIR, SETTINGS_FILE, TARGET_GROUPS_DIR } from "./layout.ts"
 import { Settings } from "./Settings.ts"
 import { decodeYaml, positionOf, rawStringField, type YamlDecoded } from "./yamlDecode.ts"
 

@@ -9,20 +9,11 @@
 import { accessSync, constants, existsSync, mkdirSync, readFileSync } from "node:fs"
 import { dirname, resolve } from "node:path"
 import * as Schema from "effect/Schema"
-import * as SchemaIssue from "effect/SchemaIssue"
 import { stringify } from "yaml"
 import { API_KEYS_FILE, displayPath } from "../config/layout.ts"
 import { decodeYaml, type YamlDecoded } from "../config/yamlDecode.ts"
-import {
-  type ApiKeyId,
-  type ApiKeyRecord,
-  ApiKeyRecord as ApiKeyRecordSchema,
-  ApiKeysFile,
-  allScopes,
-  type Scope
-} from "../domain/ApiKey.ts"
+import { type ApiKeyId, type ApiKeyRecord, ApiKeysFile } from "../domain/ApiKey.ts"
 import { ConfigurationProblem, formatProblem } from "../domain/errors.ts"
-import type { TeamId } from "../domain/Identifiers.ts"
 import { writeFileAtomic } from "../store/atomicWrite.ts"
 import { withFileLock } from "../store/fileLock.ts"
 
