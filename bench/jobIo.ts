@@ -1,5 +1,5 @@
 /**
- * `node bench/jobIo.ts`: bulk-job file I/O on a million items (issue 5).
+ * `node bench/jobIo.ts`: bulk-job file I/O on a million items.
  * - upload: `readJobInput` on NDJSON and CSV bodies in 64 KiB chunks, as an
  *   HTTP body arrives (parse, hash, write and fsync `input.ndjson`);
  * - download: `streamResults` of a million result rows as NDJSON and CSV.

@@ -4,7 +4,7 @@
  * the generated benchmark emails, rounds alternating in one run so a
  * disturbed stretch hits both; each keeps its best pass, timed in CPU time.
  * Recording passes the instant the validation read (`Engine.validateOffer`'s
- * `now`), as the library facade does, so the clock is read once per email. Goal (issue 5):
+ * `now`), as the library facade does, so the clock is read once per email. Goal:
  * recording costs <= 10%. Also the per-email cost of the ways to key the
  * unique count, to back the choice in src/engine/email/canonicalHash.ts: HMAC-SHA-256,
  * parse + canonicalAddress, and the keyed hash of the normalised address.

@@ -6,7 +6,7 @@
  *   list's `alpha_two_code`;
  * - false positives: share of popular non-academic domains recognised;
  * - agreement with the public email syntax suites.
- * Goals (issue 2): recall >= 97%, country >= 97%, false positives <= 0.5%.
+ * Goals (DESIGN.md): recall >= 97%, country >= 97%, false positives <= 0.5%.
  * Prints the misses, then one final JSON line with the figures.
  */
 import { readFileSync } from "node:fs"

@@ -1,5 +1,5 @@
 /**
- * The record of one asynchronous bulk-validation job (issue 5), as kept in
+ * The record of one asynchronous bulk-validation job, as kept in
  * `job.json`: the fields the API shows (`domain/Job.ts`) plus the team, the
  * idempotency key and the private checkpoint (`toJobView` strips them). Counts always agree with the checkpoint they were written
  * with: `valid + invalid = progress.processed`; `duplicates` (the same

@@ -1,5 +1,5 @@
 /**
- * The asynchronous bulk-validation queue (issue 5). A job is accepted only
+ * The asynchronous bulk-validation queue. A job is accepted only
  * once its input and record are on disk (`JobStore.create`), so an accepted
  * job survives a crash: at start the queue re-enqueues every queued or
  * running job (a running one resumes at its checkpoint) and hands finished

@@ -1,5 +1,5 @@
 /**
- * Reads a bulk-job upload into `input.ndjson` (issue 5). The body is a byte
+ * Reads a bulk-job upload into `input.ndjson`. The body is a byte
  * stream in one of three forms:
  * - `ndjson`: one item per line, a JSON string or an object with a string
  *   `email`;

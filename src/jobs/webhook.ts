@@ -1,5 +1,5 @@
 /**
- * Job-completion callbacks (issue 5): when a job with a `callbackUrl`
+ * Job-completion callbacks: when a job with a `callbackUrl`
  * finishes, a small JSON notice is POSTed there — job id, status, counts, end
  * time; never an email address — signed with `Campusgate-Signature`
  * (`webhookSignature.ts`). Each attempt has a timeout; network errors, time-
