@@ -15,7 +15,6 @@
  * scale-out can replace this layer behind the same service.
  */
 import { randomBytes } from "node:crypto"
-import { rmSync } from "node:fs"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import type * as Duration from "effect/Duration"
@@ -37,7 +36,7 @@ import {
 } from "./Job.ts"
 import { type JobEntry, JobIndex } from "./JobIndex.ts"
 import type { Evaluate } from "./JobRunner.ts"
-import { type JobInput, JobStore } from "./JobStore.ts"
+import { type JobInput, JobStore, type JobStoreError } from "./JobStore.ts"
 import { finishJob, jobEntry, type QueueContext, recordCallback, startWorkers } from "./jobWorkers.ts"
 
 export interface SubmitJob {
@@ -85,14 +84,14 @@ export interface JobQueueOptions {
 export class JobQueue extends Context.Service<
   JobQueue,
   {
-    submit(request: SubmitJob): Effect.Effect<Submitted, QueueFull | IdempotencyConflict>
-    get(team: string, jobId: string): Effect.Effect<Job, JobNotFound>
+    submit(request: SubmitJob): Effect.Effect<Submitted, QueueFull | IdempotencyConflict | JobStoreError>
+    get(team: string, jobId: string): Effect.Effect<Job, JobNotFound | JobStoreError>
     /** Cancels a queued or running job and answers its final record; a finished job is answered as it is. */
-    cancel(team: string, jobId: string): Effect.Effect<Job, JobNotFound>
+    cancel(team: string, jobId: string): Effect.Effect<Job, JobNotFound | JobStoreError>
     /** Deletes a finished job and its results. */
-    delete(team: string, jobId: string): Effect.Effect<void, JobNotFound | JobNotFinished>
+    delete(team: string, jobId: string): Effect.Effect<void, JobNotFound | JobNotFinished | JobStoreError>
     /** Waits until the job has finished and answers its final record. */
-    awaitFinished(team: string, jobId: string): Effect.Effect<Job, JobNotFound>
+    awaitFinished(team: string, jobId: string): Effect.Effect<Job, JobNotFound | JobStoreError>
     /** Stores a finished job's callback delivery state (used by `onFinished`). */
     recordCallback(jobId: JobId, callback: JobCallback): Effect.Effect<void>
     /** Jobs waiting for a worker and jobs being processed, now (for metrics). */
@@ -125,8 +124,7 @@ export class JobQueue extends Context.Service<
           if (job === undefined) return yield* new JobNotFound({ jobId: entry.jobId })
           return job
         })
-        const discard = (input: JobInput) =>
-          Effect.sync(() => (input._tag === "Move" ? rmSync(input.path, { force: true }) : undefined))
+        const discard = (input: JobInput) => (input._tag === "Move" ? store.discard(input.path) : Effect.void)
 
         const submit = Effect.fn("JobQueue.submit")(
           function* (request: SubmitJob) {

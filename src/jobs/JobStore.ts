@@ -21,27 +21,50 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { fsyncPath, writeFileAtomic } from "../store/atomicWrite.ts"
 import { isJobId, Job, type JobId } from "./Job.ts"
-import { type JobFiles, jobFiles, jobsDirectory } from "./jobFiles.ts"
+import { type JobFiles, jobFiles, jobsDirectory, uploadPath } from "./jobFiles.ts"
+
+/** A file-system step as the store's typed failure. */
+const attempt = <A>(operation: JobStoreError["operation"], jobId: string | undefined, run: () => A) =>
+  Effect.try({
+    try: run,
+    catch: (cause) => new JobStoreError({ operation, ...(jobId === undefined ? {} : { jobId }), cause })
+  })
 
 /** How a new job's input arrives: written by the caller into the job's file, or a finished file moved in. */
 export type JobInput =
   | { readonly _tag: "Write"; readonly write: (inputPath: string) => void }
   | { readonly _tag: "Move"; readonly path: string }
 
+/** The store could not do what was asked (a full disk, a read-only or broken volume); nothing was changed. */
+export class JobStoreError extends Schema.TaggedError<JobStoreError>()("JobStoreError", {
+  operation: Schema.Literals(["stage", "upload", "create", "read", "write", "list", "remove"]),
+  jobId: Schema.optionalKey(Schema.String),
+  cause: Schema.Defect()
+}) {
+  override get message(): string {
+    const code = (this.cause as NodeJS.ErrnoException | undefined)?.code
+    return `The job store failed to ${this.operation}${this.jobId === undefined ? "" : ` ${this.jobId}`}${code === undefined ? "" : ` (${code})`}`
+  }
+}
+
 export class JobStore extends Context.Service<
   JobStore,
   {
     /** The files of a job (input, results, record). */
     files(jobId: JobId): JobFiles
+    /** A fresh place for an upload being read before its job exists; it becomes a job's input (`Move`) or is discarded. */
+    stage(): Effect.Effect<string, JobStoreError>
+    /** Removes a staged upload that became no job. */
+    discard(path: string): Effect.Effect<void>
     /** Creates the job's directory and input durably, then its record. */
-    create(job: Job, input: JobInput): Effect.Effect<void>
-    read(jobId: JobId): Effect.Effect<Job | undefined>
+    create(job: Job, input: JobInput): Effect.Effect<void, JobStoreError>
+    read(jobId: JobId): Effect.Effect<Job | undefined, JobStoreError>
     /** Replaces the job's record atomically. */
-    write(job: Job): Effect.Effect<void>
+    write(job: Job): Effect.Effect<void, JobStoreError>
     /** Every job with a readable record; cleans up what a crash left behind. */
-    list(): Effect.Effect<ReadonlyArray<Job>>
+    list(): Effect.Effect<ReadonlyArray<Job>, JobStoreError>
     /** Deletes the job with its files, durably. */
-    remove(jobId: JobId): Effect.Effect<void>
+    remove(jobId: JobId): Effect.Effect<void, JobStoreError>
   }
 >()("campusgate/jobs/JobStore") {
   static readonly layerFiles = (dataDir: string): Layer.Layer<JobStore> =>
@@ -73,8 +96,10 @@ export class JobStore extends Context.Service<
       }
       return JobStore.of({
         files,
+        stage: () => attempt("stage", undefined, () => uploadPath(dataDir)),
+        discard: (path) => Effect.sync(() => rmSync(path, { force: true })).pipe(Effect.ignore),
         create: (job, input) =>
-          Effect.sync(() => {
+          attempt("create", job.jobId, () => {
             const { directory, input: inputPath } = files(job.jobId)
             mkdirSync(directory, { recursive: true })
             if (input._tag === "Write") input.write(inputPath)
@@ -83,15 +108,18 @@ export class JobStore extends Context.Service<
             writeFileAtomic(files(job.jobId).record, encode(job))
             fsyncPath(root)
           }),
-        read: (jobId) => Effect.sync(() => readRecord(jobId)),
-        write: (job) => Effect.sync(() => writeFileAtomic(files(job.jobId).record, encode(job))),
+        read: (jobId) => attempt("read", jobId, () => readRecord(jobId)),
+        write: (job) => attempt("write", job.jobId, () => writeFileAtomic(files(job.jobId).record, encode(job))),
         list: () =>
           Effect.gen(function* () {
-            mkdirSync(root, { recursive: true })
+            const names = yield* attempt("list", undefined, () => {
+              mkdirSync(root, { recursive: true })
+              return readdirSync(root)
+            })
             const jobs: Array<Job> = []
-            for (const name of readdirSync(root)) {
+            for (const name of names) {
               if (name.startsWith(".")) {
-                rmSync(join(root, name), { recursive: true, force: true })
+                yield* attempt("list", undefined, () => rmSync(join(root, name), { recursive: true, force: true }))
                 continue
               }
               if (!isJobId(name)) continue
@@ -106,12 +134,12 @@ export class JobStore extends Context.Service<
                 })
                 continue
               }
-              if (job === undefined) removeDirectory(name)
+              if (job === undefined) yield* attempt("remove", name, () => removeDirectory(name))
               else jobs.push(job)
             }
             return jobs
           }),
-        remove: (jobId) => Effect.sync(() => removeDirectory(jobId))
+        remove: (jobId) => attempt("remove", jobId, () => removeDirectory(jobId))
       })
     })
 }

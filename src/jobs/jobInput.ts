@@ -31,6 +31,7 @@ import * as Exit from "effect/Exit"
 import * as Stream from "effect/Stream"
 import { CsvReader } from "./csv.ts"
 import { InputItems } from "./inputItems.ts"
+import { JobStoreError } from "./JobStore.ts"
 import { type JobInputFields, readJobDocument } from "./jobDocument.ts"
 import {
   bodyTooLarge,
@@ -151,13 +152,17 @@ const readers = { ndjson: ndjsonReader, csv: csvReader, json: jsonReader } as co
 /** Pending output is written once it reaches this many characters. */
 const FLUSH_AT = 1 << 20
 
-const write = (file: FileHandle, items: InputItems) => Effect.promise(() => file.writeFile(items.take()))
+/** A write of the upload: its failure (a full disk, a broken volume) is the job store's. */
+const io = <A>(run: () => Promise<A>): Effect.Effect<A, JobStoreError> =>
+  Effect.tryPromise({ try: run, catch: (cause) => new JobStoreError({ operation: "upload", cause }) })
+
+const write = (file: FileHandle, items: InputItems) => io(() => file.writeFile(items.take()))
 
 /** Reads `body` into `options.outputPath` as `input.ndjson`; see the module header for the rules. */
 export const readJobInput = Effect.fn("readJobInput")(function* <E, R>(
   body: Stream.Stream<Uint8Array, E, R>,
   options: JobInputOptions
-): Effect.fn.Return<JobInput, JobInputError | E, R> {
+): Effect.fn.Return<JobInput, JobInputError | JobStoreError | E, R> {
   const items = new InputItems(options.maxEmails)
   const reader = readers[options.format](items)
   const limitField = options.format === "json" ? "/emails" : "/body"
@@ -171,10 +176,10 @@ export const readJobInput = Effect.fn("readJobInput")(function* <E, R>(
     return reader.push(chunk) ?? (items.overLimit ? tooManyEmails(limitField, options.maxEmails) : undefined)
   }
 
-  const readAll = (file: FileHandle): Effect.Effect<JobInput, JobInputError | E, R> =>
+  const readAll = (file: FileHandle): Effect.Effect<JobInput, JobInputError | JobStoreError | E, R> =>
     Effect.gen(function* () {
       yield* Stream.runForEachArray(body, (chunks) =>
-        Effect.suspend(() => {
+        Effect.suspend((): Effect.Effect<void, JobInputError | JobStoreError> => {
           for (const chunk of chunks) {
             const failure = readChunk(chunk)
             if (failure !== undefined) return Effect.fail(failure)
@@ -187,7 +192,7 @@ export const readJobInput = Effect.fn("readJobInput")(function* <E, R>(
       if (items.overLimit) return yield* tooManyEmails(limitField, options.maxEmails)
       if (items.total === 0) return yield* noEmails(limitField)
       yield* write(file, items)
-      yield* Effect.promise(() => file.sync())
+      yield* io(() => file.sync())
       return {
         total: items.total,
         badInput: items.badInput,
@@ -198,12 +203,12 @@ export const readJobInput = Effect.fn("readJobInput")(function* <E, R>(
     })
 
   return yield* Effect.acquireUseRelease(
-    Effect.promise(() => open(options.outputPath, "w", 0o644)),
+    io(() => open(options.outputPath, "w", 0o644)),
     readAll,
     (file, exit) =>
-      Effect.promise(async () => {
+      io(async () => {
         await file.close()
         if (Exit.isFailure(exit)) await rm(options.outputPath, { force: true })
-      })
+      }).pipe(Effect.ignore)
   )
 })

@@ -51,8 +51,8 @@ export const jobEntry = (job: Job): Effect.Effect<JobEntry> =>
 const storeCallback = (context: QueueContext, jobId: JobId, callback: JobCallback): Effect.Effect<void> =>
   Effect.gen(function* () {
     if (context.index.get(jobId) === undefined) return
-    const job = yield* context.store.read(jobId)
-    if (job !== undefined) yield* context.store.write({ ...job, callback })
+    const job = yield* Effect.orDie(context.store.read(jobId))
+    if (job !== undefined) yield* Effect.orDie(context.store.write({ ...job, callback }))
   })
 
 export const recordCallback = (context: QueueContext, jobId: JobId, callback: JobCallback): Effect.Effect<void> =>
@@ -100,7 +100,7 @@ export const finishJob = (context: QueueContext, entry: JobEntry, end: JobEnd): 
         expiresAt: new Date(expiresAt).toISOString(),
         ...(end.error === undefined ? {} : { error: end.error })
       }
-      yield* context.store.write(final)
+      yield* Effect.orDie(context.store.write(final))
       yield* logEnd(final)
       entry.status = end.status
       entry.expiresAt = expiresAt
@@ -119,10 +119,10 @@ const start = (context: QueueContext, jobId: JobId) =>
       const entry = context.index.get(jobId)
       if (entry === undefined || isFinished(entry.status)) return undefined
       context.index.leaveQueue(entry)
-      const job = yield* context.store.read(jobId)
+      const job = yield* Effect.orDie(context.store.read(jobId))
       if (job === undefined) return undefined
       const running: Job = { ...job, status: "running", startedAt: job.startedAt ?? new Date(yield* now).toISOString() }
-      yield* context.store.write(running)
+      yield* Effect.orDie(context.store.write(running))
       entry.status = "running"
       entry.active = true
       return { entry, running }
@@ -157,7 +157,7 @@ const runOne = (context: QueueContext, jobId: JobId): Effect.Effect<void> =>
 /** Rebuilds the index from the store, re-enqueues unfinished jobs and forks the workers. */
 export const startWorkers = (context: QueueContext, ids: Queue.Queue<JobId>): Effect.Effect<void, never, Scope.Scope> =>
   Effect.gen(function* () {
-    const jobs = [...(yield* context.store.list())].sort(
+    const jobs = [...(yield* Effect.orDie(context.store.list()))].sort(
       (a, b) =>
         Number(b.status === "running") - Number(a.status === "running") || a.createdAt.localeCompare(b.createdAt)
     )

@@ -72,7 +72,7 @@ export const processJob = (
           if (runner.uncommitted >= options.chunkItems) {
             const checkpointed = yield* attempt(() => runner.checkpoint())
             if (!checkpointed.ok) return yield* end(runner, "failed", checkpointed.error)
-            yield* store.write(checkpointed.value)
+            yield* Effect.orDie(store.write(checkpointed.value))
           }
           yield* Effect.yieldNow
         }

@@ -72,3 +72,21 @@ describe("JobStore (files)", () => {
     }).pipe(Effect.provide(JobStore.layerFiles(dataDir)), Effect.provide(log.layer))
   })
 })
+
+describe("JobStore (files) when the data directory cannot take jobs", () => {
+  it.effect("fails with JobStoreError, naming what it tried, and leaves nothing behind", () => {
+    const dataDir = makeDataDir()
+    writeFileSync(jobsDirectory(dataDir), "not a directory")
+    return Effect.gen(function* () {
+      const store = yield* JobStore
+      expect(yield* Effect.flip(store.stage())).toMatchObject({ _tag: "JobStoreError", operation: "stage" })
+      const failed = yield* Effect.flip(
+        store.create(job("3"), { _tag: "Write", write: (path) => writeFileSync(path, inputText(["a@x.edu"])) })
+      )
+      expect(failed).toMatchObject({ _tag: "JobStoreError", operation: "create", jobId: job("3").jobId })
+      expect(failed.message).toMatch(/ENOTDIR|EEXIST/)
+      expect(yield* Effect.flip(store.list())).toMatchObject({ _tag: "JobStoreError", operation: "list" })
+      expect(readFileSync(jobsDirectory(dataDir), "utf8")).toBe("not a directory")
+    }).pipe(Effect.provide(JobStore.layerFiles(dataDir)))
+  })
+})

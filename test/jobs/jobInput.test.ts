@@ -4,9 +4,14 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import { readJobInput } from "../../src/jobs/jobInput.ts"
+import { JobInputError } from "../../src/jobs/jobInputError.ts"
 import { encoder, outputPath, read } from "./jobInputHelpers.ts"
 
-const failure = <A, E>(effect: Effect.Effect<A, E>) => Effect.flip(effect)
+/** The input error an upload fails with (a store failure is not what these tests are about). */
+const failure = <A, E>(effect: Effect.Effect<A, E>) =>
+  Effect.flatMap(Effect.flip(effect), (error) =>
+    error instanceof JobInputError ? Effect.succeed(error) : Effect.die(error)
+  )
 
 describe("readJobInput: NDJSON", () => {
   it.effect("reads strings and objects with an email, as given; other lines are bad items", () =>

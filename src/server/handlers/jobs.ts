@@ -8,7 +8,6 @@
  * is still being written (and cut back on resume).
  */
 import { createHash } from "node:crypto"
-import { rmSync } from "node:fs"
 import * as Effect from "effect/Effect"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
@@ -26,13 +25,13 @@ import type { Engine } from "../../engine/Engine.ts"
 import type { IdempotencyConflict } from "../../jobs/errors.ts"
 import { toJobView } from "../../jobs/Job.ts"
 import { JobQueue } from "../../jobs/JobQueue.ts"
-import { JobStore } from "../../jobs/JobStore.ts"
-import { uploadPath } from "../../jobs/jobFiles.ts"
+import { JobStore, JobStoreError } from "../../jobs/JobStore.ts"
 import { type JobInputFormat, readJobInput } from "../../jobs/jobInput.ts"
 import { JobInputError } from "../../jobs/jobInputError.ts"
 import { readResultsPage, streamResults } from "../../jobs/jobResults.ts"
+import { STORE_RETRY_SECONDS } from "../problemOf.ts"
+import { answerWith } from "../problemResponse.ts"
 import { currentRequestId } from "../requestId.ts"
-import { orStoreUnavailable, withRetryAfter } from "../storeUnavailable.ts"
 import { notFound } from "./shared.ts"
 
 /** How long a client should wait before retrying when the queue is full. */
@@ -106,6 +105,23 @@ const uploadProblem = (error: JobInputError | unknown, requestId: string): BadRe
     : new BadRequest({ code: error.code, detail: error.detail, requestId, errors: error.errors })
 }
 
+/**
+ * A job store that cannot do its work (a full disk, a read-only or broken
+ * volume) is the store being down: 503 with `Retry-After`, and nothing was
+ * accepted or changed.
+ */
+const storeDown = (error: JobStoreError) =>
+  Effect.andThen(
+    Effect.logWarning("the job store cannot be used now", { error: error.message }),
+    answerWith(
+      new ServiceUnavailable({
+        code: "SERVICE_ERROR",
+        detail: `The data directory cannot take jobs now (${error.message}); nothing was changed or accepted. Try again later.`,
+        retryAfterSeconds: STORE_RETRY_SECONDS
+      })
+    )
+  )
+
 const queueFull = (maxQueued: number, requestId: string) =>
   new ServiceUnavailable({
     code: "SERVICE_ERROR",
@@ -150,17 +166,22 @@ export const JobsHandlers = HttpApiBuilder.group(
               { field: "/query", code: "TARGET_IN_BODY", message: "a JSON body names targetGroupId or offerId itself" }
             ])
           }
-          const upload = uploadPath(directoriesOf(loaded).dataDir)
+          const upload = yield* store.stage()
           const input = yield* readJobInput(payload, {
             format,
             outputPath: upload,
             maxEmails: limits.jobMaxEmails,
             maxBytes: limits.jobMaxBodyBytes
-          }).pipe(Effect.catch((error) => Effect.fail(uploadProblem(error, requestId))))
+          }).pipe(
+            Effect.catch(
+              (error): Effect.Effect<never, JobStoreError | BadRequest | PayloadTooLarge> =>
+                error instanceof JobStoreError ? Effect.fail(error) : Effect.fail(uploadProblem(error, requestId))
+            )
+          )
           if (target === undefined) {
             const named = targetOf(engine, caller.team, input.fields, "", requestId)
             if (!isTarget(named)) {
-              rmSync(upload, { force: true })
+              yield* store.discard(upload)
               return yield* named
             }
             target = named
@@ -179,7 +200,7 @@ export const JobsHandlers = HttpApiBuilder.group(
             })
             .pipe(
               Effect.catchTags({
-                QueueFull: (full) => withRetryAfter(queueFull(full.maxQueued, requestId)),
+                QueueFull: (full) => answerWith(queueFull(full.maxQueued, requestId)),
                 IdempotencyConflict: (conflict) => Effect.fail(idempotencyConflict(conflict, requestId))
               })
             )
@@ -190,14 +211,14 @@ export const JobsHandlers = HttpApiBuilder.group(
             { jobId: job.jobId, status: job.status, links },
             { status: 202, headers: { location: links.self } }
           )
-        }).pipe(orStoreUnavailable)
+        }).pipe(Effect.catchTag("JobStoreError", storeDown))
       )
       .handle("get", ({ params }) =>
         Effect.gen(function* () {
           const caller = yield* Caller
           const job = yield* callerJob(caller.team, params.jobId)
           return toJobView(job, jobLinks(job.jobId))
-        })
+        }).pipe(Effect.catchTag("JobStoreError", storeDown))
       )
       .handle("results", ({ params, query }) =>
         Effect.gen(function* () {
@@ -228,19 +249,21 @@ export const JobsHandlers = HttpApiBuilder.group(
                 : Effect.die(error)
             )
           )
-        })
+        }).pipe(Effect.catchTag("JobStoreError", storeDown))
       )
       .handle("delete", ({ params }) =>
         Effect.gen(function* () {
           const caller = yield* Caller
           const job = yield* callerJob(caller.team, params.jobId)
           if (!isFinished(job.status)) {
-            const stopped = yield* Effect.orDie(queue.cancel(caller.team, job.jobId))
+            const stopped = yield* queue.cancel(caller.team, job.jobId).pipe(Effect.catchTag("JobNotFound", Effect.die))
             return { jobId: job.jobId, status: stopped.status, deleted: false }
           }
-          yield* Effect.orDie(queue.delete(caller.team, job.jobId))
+          yield* queue
+            .delete(caller.team, job.jobId)
+            .pipe(Effect.catchTags({ JobNotFound: Effect.die, JobNotFinished: Effect.die }))
           return { jobId: job.jobId, status: job.status, deleted: true }
-        })
+        }).pipe(Effect.catchTag("JobStoreError", storeDown))
       )
   })
 )
