@@ -11,7 +11,8 @@
 import { createHash } from "node:crypto"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
-import { directorySource, LiveSnapshot } from "../src/app/Snapshot.ts"
+import { LiveSnapshot } from "../src/app/Snapshot.ts"
+import { directorySource } from "../src/app/sources.ts"
 import { resultText } from "../src/server/resultJson.ts"
 
 const live = LiveSnapshot.loadSync(directorySource({ configDir: process.argv[2]!, dataDir: process.argv[3] }))

@@ -12,6 +12,7 @@
  * directory. `openConfig` is a deprecated alias for a config directory.
  */
 export * from "./app/Snapshot.ts"
+export * from "./app/sources.ts"
 export { Validation, ValidationCounters, type ValidationService } from "./app/Validation.ts"
 export type { ConfigLocation, LoadedConfig } from "./config/loadConfig.ts"
 export { loadConfig } from "./config/loadConfig.ts"

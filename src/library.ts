@@ -14,15 +14,13 @@ import * as Effect from "effect/Effect"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import {
   type ConfigSnapshot,
-  directorySource,
   LiveSnapshot,
   type LiveSnapshotOptions,
   type ReloadOutcome,
   type ReloadStatus,
-  resourcesSource,
-  Snapshot,
-  type SnapshotSource
+  Snapshot
 } from "./app/Snapshot.ts"
+import { directorySource, resourcesSource, type SnapshotSource } from "./app/sources.ts"
 import { Validation, ValidationCounters } from "./app/Validation.ts"
 import type { Environment } from "./config/environment.ts"
 import { configFromResources } from "./config/resourcesConfig.ts"

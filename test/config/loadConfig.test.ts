@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { loadDirectory } from "../../src/app/Snapshot.ts"
+import { loadDirectory } from "../../src/app/sources.ts"
 import type { ConfigLoad } from "../../src/config/loadConfig.ts"
 import { formatProblem } from "../../src/domain/errors.ts"
 import { type Files, makeDirs, offerYaml, settingsYaml, ukGroupYaml, validConfig } from "./configFiles.ts"

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { createApiKey, ensureBootstrapKey, loadApiKeyIndex, revokeApiKey } from "../../src/app/Keys.ts"
-import { loadDirectory } from "../../src/app/Snapshot.ts"
+import { loadDirectory } from "../../src/app/sources.ts"
 import { allScopes } from "../../src/domain/ApiKey.ts"
 import type { TeamId } from "../../src/domain/Identifiers.ts"
 import {

@@ -1,0 +1,74 @@
+/**
+ * Where a snapshot's configuration comes from: a config directory (kept in
+ * git) with what the stores hold — API-created resources and API keys,
+ * handed to the config loader as documents — or target groups and offers
+ * given in memory (the library). A source loads as an effect, so a store
+ * that answers over the network fits; one that cannot be read fails the
+ * load like a broken file, and the last good snapshot keeps serving.
+ */
+import { resolve } from "node:path"
+import * as Effect from "effect/Effect"
+import { type ConfigLoad, type ConfigLocation, loadConfig, resolveDataDir } from "../config/loadConfig.ts"
+import { configFromResources, type InMemoryResources } from "../config/resourcesConfig.ts"
+import type { DatasetSpec } from "../engine/institutions/userDatasets.ts"
+import { ApiKeyStore } from "../keys/ApiKeyStore.ts"
+import { makeFileResourceStore, type ResourceStore } from "../resources/ResourceStore.ts"
+
+/** Where the configuration is read from. */
+export interface SnapshotSource {
+  /** Reads and checks the configuration now (a store that cannot be read is a problem of the load). */
+  readonly load: Effect.Effect<ConfigLoad>
+  /** Directories whose changes may change the configuration (watched on request). */
+  readonly directories: ReadonlyArray<string>
+}
+
+/** The stores a directory source reads besides the config directory's own files. */
+export interface DirectoryStores {
+  /** API-created target groups and offers (default: the file store in the data directory). */
+  readonly resources?: ResourceStore["Service"] | undefined
+  /** API keys (default: the `api-keys.yaml` files of the config and data directories). */
+  readonly keys?: ApiKeyStore["Service"] | undefined
+}
+
+/** A store that cannot be read fails the load, like a broken file: the last good snapshot keeps serving. */
+const unreadable = (path: string) => (error: { readonly message: string }) =>
+  Effect.fail<ConfigLoad>({ ok: false, problems: [{ path, message: error.message }] })
+
+/** A config directory (read-mostly, kept in git) with what the stores hold. */
+export const directorySource = (location: ConfigLocation, stores: DirectoryStores = {}): SnapshotSource => {
+  const configDir = resolve(location.configDir)
+  const dataDir = resolveDataDir(location)
+  const resources = stores.resources ?? makeFileResourceStore(dataDir)
+  const keys = stores.keys ?? ApiKeyStore.makeFiles({ configDir, dataDir })
+  return {
+    load: Effect.gen(function* () {
+      const targetGroups = yield* resources.list("targetGroup").pipe(Effect.catch(unreadable("resources")))
+      const offers = yield* resources.list("offer").pipe(Effect.catch(unreadable("resources")))
+      const apiKeys = yield* keys.documents.pipe(Effect.catch(unreadable("apiKeys")))
+      return loadConfig(location, { targetGroups, offers, apiKeys })
+    }).pipe(Effect.catch(Effect.succeed)),
+    directories: [configDir, dataDir]
+  }
+}
+
+/** A config directory with the data directory's files, loaded now (the CLI's `check` and `inspect`). */
+export const loadDirectory = (location: ConfigLocation): ConfigLoad => Effect.runSync(directorySource(location).load)
+
+/** Resources given in memory; `replace` swaps them for what the next load reads. */
+export interface ResourcesSource extends SnapshotSource {
+  replace(resources: InMemoryResources): void
+}
+
+export const resourcesSource = (
+  resources: InMemoryResources,
+  datasets: ReadonlyArray<DatasetSpec> = []
+): ResourcesSource => {
+  let current = resources
+  return {
+    load: Effect.sync(() => configFromResources(current, datasets)),
+    directories: [],
+    replace: (next) => {
+      current = next
+    }
+  }
+}
