@@ -13,19 +13,10 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
+import type { ResourceDocument, ResourceKind } from "./ResourceDocument.ts"
 import { listResourceFiles, readResourceFile, removeResourceFile, writeResourceFile } from "./resourceFiles.ts"
 
-export type ResourceKind = "targetGroup" | "offer"
-
-export const RESOURCE_KINDS: ReadonlyArray<ResourceKind> = ["targetGroup", "offer"]
-
-/** One stored resource: its YAML text and where it lives (a file, or a key in another store), for problems. */
-export interface ResourceDocument {
-  readonly kind: ResourceKind
-  readonly id: string
-  readonly location: string
-  readonly text: string
-}
+export type { ResourceDocument, ResourceKind } from "./ResourceDocument.ts"
 
 export class ResourceStoreError extends Schema.TaggedError<ResourceStoreError>()("ResourceStoreError", {
   operation: Schema.Literals(["list", "read", "write", "remove"]),

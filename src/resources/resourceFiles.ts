@@ -9,7 +9,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs"
 import { basename, extname, join } from "node:path"
 import { isResourceFile, OFFERS_DIR, TARGET_GROUPS_DIR } from "../config/layout.ts"
 import { removeFileDurably, writeFileAtomic } from "../store/atomicWrite.ts"
-import type { ResourceDocument, ResourceKind } from "./ResourceStore.ts"
+import type { ResourceDocument, ResourceKind } from "./ResourceDocument.ts"
 
 const directories: Record<ResourceKind, string> = { targetGroup: TARGET_GROUPS_DIR, offer: OFFERS_DIR }
 

@@ -9,7 +9,6 @@ import { stringify } from "yaml"
 import { OFFERS_DIR, TARGET_GROUPS_DIR } from "../config/layout.ts"
 import { Offer } from "../domain/Offer.ts"
 import { TargetGroup } from "../domain/TargetGroup.ts"
-import type { ResourceKind } from "./ResourceStore.ts"
 
 const header = (directory: string): string =>
   `# Created through the Campusgate API. To manage it in git, move this file into the config directory's ${directory}/.\n`
@@ -21,13 +20,3 @@ export const targetGroupDocument = (group: TargetGroup): string =>
   header(TARGET_GROUPS_DIR) + stringify(encodeTargetGroup(group))
 
 export const offerDocument = (offer: Offer): string => header(OFFERS_DIR) + stringify(encodeOffer(offer))
-
-/** A resource's document, by kind. */
-export const resourceDocument = (
-  resource:
-    | { readonly kind: "targetGroup"; readonly value: TargetGroup }
-    | { readonly kind: "offer"; readonly value: Offer }
-): { readonly kind: ResourceKind; readonly id: string; readonly text: string } =>
-  resource.kind === "targetGroup"
-    ? { kind: "targetGroup", id: resource.value.id, text: targetGroupDocument(resource.value) }
-    : { kind: "offer", id: resource.value.id, text: offerDocument(resource.value) }
