@@ -13,7 +13,7 @@
  */
 export * from "./app/Snapshot.ts"
 export * from "./app/sources.ts"
-export { Validation, ValidationCounters, type ValidationService } from "./app/Validation.ts"
+export { Validation, ValidationCounters, ValidationError, type ValidationService } from "./app/Validation.ts"
 export type { ConfigLocation, LoadedConfig } from "./config/loadConfig.ts"
 export { loadConfig } from "./config/loadConfig.ts"
 export * from "./domain/errors.ts"

@@ -21,10 +21,10 @@ import {
   Snapshot
 } from "./app/Snapshot.ts"
 import { directorySource, resourcesSource, type SnapshotSource } from "./app/sources.ts"
-import { Validation, ValidationCounters } from "./app/Validation.ts"
+import { Validation, ValidationCounters, ValidationError } from "./app/Validation.ts"
 import type { Environment } from "./config/environment.ts"
 import { configFromResources } from "./config/resourcesConfig.ts"
-import { InvalidConfiguration, OfferNotFound, TargetGroupNotFound } from "./domain/errors.ts"
+import { InvalidConfiguration } from "./domain/errors.ts"
 import type { OfferInput } from "./domain/Offer.ts"
 import type { OfferUsage } from "./domain/OfferUsage.ts"
 import type { TargetGroupInput } from "./domain/TargetGroup.ts"
@@ -132,8 +132,9 @@ const facadeOver = <Reload>(live: LiveSnapshot, reload: Reload): CampusgateCore 
   }
   const snapshot = Snapshot.over(live)
   const validation = Validation.make(snapshot, statistics, ValidationCounters.ignore)
-  const orThrow = <A>(answer: A | TargetGroupNotFound | OfferNotFound): A => {
-    if (answer instanceof TargetGroupNotFound || answer instanceof OfferNotFound) throw answer
+  /** The library's contract: an unknown id throws `TargetGroupNotFound` / `OfferNotFound`. */
+  const orThrow = <A>(answer: A | ValidationError): A => {
+    if (answer instanceof ValidationError) throw answer.reason
     return answer
   }
   function validateMany(

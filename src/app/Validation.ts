@@ -10,13 +10,14 @@
  * The methods are synchronous and run no effect: the engine needs no I/O
  * per email, usage recording is an in-memory add, and the fast path and the
  * job runner call them per request and per chunk. A target that does not
- * exist for the viewer is returned (not thrown) as `TargetGroupNotFound` /
- * `OfferNotFound`; `rows` is the exception, for the job runner, which fails
- * the job on a throw.
+ * exist for the viewer is returned (not thrown) as a `ValidationError`
+ * whose reason is `TargetGroupNotFound` or `OfferNotFound`; `rows` is the
+ * exception, for the job runner, which fails the job on a throw.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import { OfferNotFound, TargetGroupNotFound } from "../domain/errors.ts"
 import { type ResultRow, toOfferResultRow, toResultRow } from "../domain/ResultRow.ts"
 import type { OfferValidationResult, ValidationResult } from "../domain/ValidationResult.ts"
@@ -26,6 +27,19 @@ import { evaluateTargetGroup } from "../engine/targeting/evaluateTargetGroup.ts"
 import { UsageStatistics } from "../stats/UsageStatistics.ts"
 import { Snapshot } from "./Snapshot.ts"
 import { visibleOffer, visibleTargetGroup } from "./visibility.ts"
+
+/** Why a validation could not run: its target does not exist for the viewer (HTTP answers 404). */
+export class ValidationError extends Schema.TaggedError<ValidationError>()("ValidationError", {
+  reason: Schema.Union([TargetGroupNotFound, OfferNotFound])
+}) {
+  override get message(): string {
+    return this.reason.message
+  }
+}
+
+const targetGroupNotFound = (targetGroupId: string) =>
+  new ValidationError({ reason: new TargetGroupNotFound({ targetGroupId }) })
+const offerNotFound = (offerId: string) => new ValidationError({ reason: new OfferNotFound({ offerId }) })
 
 /** What a validation result tells the counters. */
 export interface Validated {
@@ -40,7 +54,7 @@ export class ValidationCounters extends Context.Service<
     /** One validated email. */
     validated(result: Validated): void
     /** A batch of validated emails (per-item errors, which validated nothing, do not count). */
-    validatedAll(results: ReadonlyArray<Validated | OfferNotFound>): void
+    validatedAll(results: ReadonlyArray<Validated | ValidationError>): void
   }
 >()("campusgate/app/ValidationCounters") {
   /** Counts nothing (the library). */
@@ -60,23 +74,23 @@ export interface OfferRequest {
 
 export interface ValidationService {
   /** One email against a target group the viewer sees. */
-  targetGroup(viewer: Viewer, email: string, targetGroupId: string): ValidationResult | TargetGroupNotFound
+  targetGroup(viewer: Viewer, email: string, targetGroupId: string): ValidationResult | ValidationError
   /** One email against an offer the viewer sees (eligible when any of its target groups matches). */
-  offer(viewer: Viewer, email: string, offerId: string): OfferValidationResult | OfferNotFound
+  offer(viewer: Viewer, email: string, offerId: string): OfferValidationResult | ValidationError
   /** Many emails against one target group, results in input order. */
   manyTargetGroup(
     viewer: Viewer,
     emails: ReadonlyArray<string>,
     targetGroupId: string
-  ): Array<ValidationResult> | TargetGroupNotFound
+  ): Array<ValidationResult> | ValidationError
   /** Many emails against one offer, results in input order, at one instant. */
   manyOffer(
     viewer: Viewer,
     emails: ReadonlyArray<string>,
     offerId: string
-  ): Array<OfferValidationResult> | OfferNotFound
-  /** (offer, email) pairs, each answered on its own: an offer the viewer cannot see is that item's `OfferNotFound`. */
-  batch(viewer: Viewer, requests: ReadonlyArray<OfferRequest>): Array<OfferValidationResult | OfferNotFound>
+  ): Array<OfferValidationResult> | ValidationError
+  /** (offer, email) pairs, each answered on its own: an offer the viewer cannot see is that item's `ValidationError`. */
+  batch(viewer: Viewer, requests: ReadonlyArray<OfferRequest>): Array<OfferValidationResult | ValidationError>
   /** A job's chunk as result rows; throws the not-found error when the target is gone (the job fails). */
   rows(viewer: Viewer, target: ValidationTarget, emails: ReadonlyArray<string>): Array<ResultRow>
 }
@@ -91,7 +105,7 @@ export class Validation extends Context.Service<Validation, ValidationService>()
     const manyTargetGroup = (viewer: Viewer, emails: ReadonlyArray<string>, targetGroupId: string) => {
       const { engine } = snapshot.current()
       const group = visibleTargetGroup(engine, viewer, targetGroupId)
-      if (group === undefined) return new TargetGroupNotFound({ targetGroupId })
+      if (group === undefined) return targetGroupNotFound(targetGroupId)
       const results = new Array<ValidationResult>(emails.length)
       for (let i = 0; i < emails.length; i++) results[i] = evaluateTargetGroup(group, engine.context, emails[i]!)
       counters.validatedAll(results)
@@ -100,7 +114,7 @@ export class Validation extends Context.Service<Validation, ValidationService>()
     const manyOffer = (viewer: Viewer, emails: ReadonlyArray<string>, offerId: string) => {
       const { engine } = snapshot.current()
       const offer = visibleOffer(engine, viewer, offerId)
-      if (offer === undefined) return new OfferNotFound({ offerId })
+      if (offer === undefined) return offerNotFound(offerId)
       const at = engine.now()
       const results = new Array<OfferValidationResult>(emails.length)
       for (let i = 0; i < emails.length; i++) results[i] = evaluateOffer(offer, engine.context, emails[i]!, at)
@@ -112,7 +126,7 @@ export class Validation extends Context.Service<Validation, ValidationService>()
       targetGroup: (viewer, email, targetGroupId) => {
         const { engine } = snapshot.current()
         const group = visibleTargetGroup(engine, viewer, targetGroupId)
-        if (group === undefined) return new TargetGroupNotFound({ targetGroupId })
+        if (group === undefined) return targetGroupNotFound(targetGroupId)
         const result = evaluateTargetGroup(group, engine.context, email)
         counters.validated(result)
         return result
@@ -120,7 +134,7 @@ export class Validation extends Context.Service<Validation, ValidationService>()
       offer: (viewer, email, offerId) => {
         const { engine } = snapshot.current()
         const offer = visibleOffer(engine, viewer, offerId)
-        if (offer === undefined) return new OfferNotFound({ offerId })
+        if (offer === undefined) return offerNotFound(offerId)
         const at = engine.now()
         const result = evaluateOffer(offer, engine.context, email, at)
         counters.validated(result)
@@ -134,7 +148,7 @@ export class Validation extends Context.Service<Validation, ValidationService>()
         const at = engine.now()
         const results = requests.map(({ offerId, email }) => {
           const offer = visibleOffer(engine, viewer, offerId)
-          if (offer === undefined) return new OfferNotFound({ offerId })
+          if (offer === undefined) return offerNotFound(offerId)
           const result = evaluateOffer(offer, engine.context, email, at)
           usage.record(offerId, email, result, at)
           return result
@@ -145,11 +159,11 @@ export class Validation extends Context.Service<Validation, ValidationService>()
       rows: (viewer, target, emails) => {
         if ("targetGroupId" in target) {
           const results = manyTargetGroup(viewer, emails, target.targetGroupId)
-          if (results instanceof TargetGroupNotFound) throw results
+          if (results instanceof ValidationError) throw results.reason
           return results.map((result, i) => toResultRow(emails[i]!, result))
         }
         const results = manyOffer(viewer, emails, target.offerId)
-        if (results instanceof OfferNotFound) throw results
+        if (results instanceof ValidationError) throw results.reason
         return results.map((result, i) => toOfferResultRow(emails[i]!, result))
       }
     }

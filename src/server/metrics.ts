@@ -28,8 +28,7 @@ import * as Metric from "effect/Metric"
 import * as PrometheusMetrics from "effect/observability/PrometheusMetrics"
 import type { ReloadStatus } from "../app/Snapshot.ts"
 import { Snapshot } from "../app/Snapshot.ts"
-import type { Validated } from "../app/Validation.ts"
-import type { OfferNotFound } from "../domain/errors.ts"
+import type { Validated, ValidationError } from "../app/Validation.ts"
 import { METRICS_PATH } from "./routes.ts"
 
 /** Seconds: from half a millisecond (a single validation) to 10 s (a large bulk request). */
@@ -57,7 +56,7 @@ export class Metrics extends Context.Service<
     /** One validated email. */
     validated(result: Validated): void
     /** A batch of validated emails (each counts; per-item errors, which validated nothing, do not). */
-    validatedAll(results: ReadonlyArray<Validated | OfferNotFound>): void
+    validatedAll(results: ReadonlyArray<Validated | ValidationError>): void
     /** One job ended with this status (completed, failed, cancelled). */
     jobEnded(status: string): void
     /** Where the job gauges read from when scraped (the job queue, once it exists). */

@@ -14,9 +14,8 @@ import type { BulkProcessRequest, BulkProcessResponse, OfferResource } from "../
 import { type BadRequest, ServiceUnavailable } from "../../api/problems.ts"
 import { Resources, sourceOf } from "../../app/Resources.ts"
 import { type ConfigSnapshot, Snapshot } from "../../app/Snapshot.ts"
-import { Validation } from "../../app/Validation.ts"
+import { Validation, ValidationError } from "../../app/Validation.ts"
 import { visibleOffer, visibleOffers } from "../../app/visibility.ts"
-import { OfferNotFound } from "../../domain/errors.ts"
 import { effectiveStatus, type Offer } from "../../domain/Offer.ts"
 import { offerStatusAt } from "../../domain/offerLifecycle.ts"
 import { UsageStatistics } from "../../stats/UsageStatistics.ts"
@@ -53,7 +52,7 @@ const bulkProcess = (
   let eligible = 0
   let errors = 0
   const results = validation.batch(team, payload.requests).map((result, i): BulkProcessResponse["results"][number] => {
-    if (result instanceof OfferNotFound) {
+    if (result instanceof ValidationError) {
       errors++
       const { offerId, email } = payload.requests[i]!
       return { offerId, email, error: { code: "NOT_FOUND", message: `There is no offer "${offerId}".` } }

@@ -10,8 +10,7 @@ import { Caller } from "../../api/Authorization.ts"
 import { BadRequest, type FieldError, type NotFound } from "../../api/problems.ts"
 import type { BulkRequest } from "../../api/validation.ts"
 import { Snapshot } from "../../app/Snapshot.ts"
-import { Validation } from "../../app/Validation.ts"
-import { OfferNotFound, TargetGroupNotFound } from "../../domain/errors.ts"
+import { Validation, ValidationError } from "../../app/Validation.ts"
 import { type ResultRow, rowText, toOfferResultRow, toResultRow } from "../../domain/ResultRow.ts"
 import type { OfferValidationResult, ValidationResult } from "../../domain/ValidationResult.ts"
 import { currentRequestId } from "../requestId.ts"
@@ -82,7 +81,7 @@ export type SinglePayload =
   | { readonly email: string; readonly offerId: string }
 
 /** A target the caller cannot see, as the 404 it answers. */
-export const targetNotFound = (error: TargetGroupNotFound | OfferNotFound): NotFound =>
+export const targetNotFound = ({ reason: error }: ValidationError): NotFound =>
   error._tag === "TargetGroupNotFound"
     ? notFound("target group", error.targetGroupId)
     : notFound("offer", error.offerId)
@@ -100,11 +99,11 @@ export const validateSingle = (
 ): { readonly text: string } | BadRequest | NotFound => {
   if ("targetGroupId" in payload) {
     const result = validation.targetGroup(team, payload.email, payload.targetGroupId)
-    if (result instanceof TargetGroupNotFound) return targetNotFound(result)
+    if (result instanceof ValidationError) return targetNotFound(result)
     return formatProblem(result) ?? { text: resultText(result, requestId) }
   }
   const result = validation.offer(team, payload.email, payload.offerId)
-  if (result instanceof OfferNotFound) return targetNotFound(result)
+  if (result instanceof ValidationError) return targetNotFound(result)
   const badFormat = result.results.length > 0 ? formatProblem(result.results[0]!) : undefined
   return badFormat ?? { text: offerResultText(result, requestId) }
 }
@@ -125,16 +124,15 @@ const bulkItems = (
   payload: BulkRequest
 ):
   | { readonly items: string; readonly results: ReadonlyArray<ValidationResult | OfferValidationResult> }
-  | TargetGroupNotFound
-  | OfferNotFound => {
+  | ValidationError => {
   const details = payload.details === true
   if (payload.targetGroupId !== undefined) {
     const results = validation.manyTargetGroup(team, payload.emails, payload.targetGroupId)
-    if (results instanceof TargetGroupNotFound) return results
+    if (results instanceof ValidationError) return results
     return { results, items: details ? resultsText(results) : rowsText(payload.emails, results, toResultRow) }
   }
   const results = validation.manyOffer(team, payload.emails, payload.offerId!)
-  if (results instanceof OfferNotFound) return results
+  if (results instanceof ValidationError) return results
   return { results, items: details ? offerResultsText(results) : rowsText(payload.emails, results, toOfferResultRow) }
 }
 
