@@ -1,23 +1,31 @@
 /**
  * `node bench/jobIo.ts`: bulk-job file I/O on a million items.
  * - upload: `readJobInput` on NDJSON and CSV bodies in 64 KiB chunks, as an
- *   HTTP body arrives (parse, hash, write and fsync `input.ndjson`);
- * - download: `streamResults` of a million result rows as NDJSON and CSV.
+ *   HTTP body arrives (parse, hash, write and fsync the upload staged in the
+ *   file store);
+ * - download: `streamResults` of a million result rows (a job's results in
+ *   the file store) as NDJSON and CSV.
  * Each is the best of `BENCH_ROUNDS` runs. Prints progress, then one final
  * JSON line. Goal: the NDJSON upload well under 1 s.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import { type ResultRow, rowText } from "../src/domain/ResultRow.ts"
+import { type JobId, newJob } from "../src/jobs/Job.ts"
+import { JobStore } from "../src/jobs/JobStore.ts"
+import * as JobStoreFiles from "../src/jobs/JobStoreFiles.ts"
 import { type JobInputFormat, readJobInput } from "../src/jobs/jobInput.ts"
 import { streamResults } from "../src/jobs/jobResults.ts"
 
 const count = Number(process.env.BENCH_EMAILS ?? 1_000_000)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5)
 const dir = mkdtempSync(join(tmpdir(), "campusgate-jobio-"))
+/** The file store the daemon uses, in a temporary data directory. */
+const inStore = <A, E>(effect: Effect.Effect<A, E, JobStore>): Promise<A> =>
+  Effect.runPromise(Effect.provide(effect, JobStoreFiles.layer(dir)))
 
 const emails = Array.from({ length: count }, (_, i) => `student.${i}@dept${i % 97}.university${i % 5000}.edu`)
 const chunked = (text: string): Array<Uint8Array> => {
@@ -46,12 +54,18 @@ for (const format of ["ndjson", "csv"] as const) {
   const chunks = bodies[format]
   const bytes = chunks.reduce((sum, chunk) => sum + chunk.length, 0)
   const ms = await best(async () => {
-    const input = await Effect.runPromise(
-      readJobInput(Stream.fromIterable(chunks), {
-        format,
-        outputPath: join(dir, "input.ndjson"),
-        maxEmails: count,
-        maxBytes: 2 ** 40
+    const input = await inStore(
+      Effect.gen(function* () {
+        const store = yield* JobStore
+        const upload = yield* store.stage()
+        const read = yield* readJobInput(Stream.fromIterable(chunks), {
+          format,
+          output: upload.bytes,
+          maxEmails: count,
+          maxBytes: 2 ** 40
+        })
+        yield* store.discard(upload)
+        return read
       })
     )
     if (input.total !== count) throw new Error(`read ${input.total} items`)
@@ -76,8 +90,27 @@ const rows: Array<ResultRow> = emails.map((email, i) =>
       }
     : { email, isValid: true, matchedDomain: "ox.ac.uk", institution }
 )
-const resultsPath = join(dir, "results.ndjson")
-writeFileSync(resultsPath, rows.map((row) => `${rowText(row)}\n`).join(""))
+const jobId = `job_${"b".repeat(32)}` as JobId
+const openResults = Effect.gen(function* () {
+  return yield* (yield* JobStore).open(jobId, "results")
+})
+await inStore(
+  Effect.gen(function* () {
+    const store = yield* JobStore
+    const created = newJob({
+      jobId,
+      team: "bench" as never,
+      target: { targetGroupId: "bench" as never },
+      total: count,
+      createdAt: new Date().toISOString()
+    })
+    yield* store.create(created, yield* store.stage())
+    const results = yield* store.open(jobId, "results")
+    const text = Buffer.from(rows.map((row) => `${rowText(row)}\n`).join(""))
+    results.write(text, 0, text.length, 0)
+    results.close()
+  })
+)
 
 const download: Record<string, { ms: number; rowsPerSecond: number; mbPerSecond: number; bytes: number }> = {}
 let heapGrowthMb = 0
@@ -87,8 +120,8 @@ for (const format of ["ndjson", "csv"] as const) {
   let heapPeak = heapBefore
   const ms = await best(async () => {
     bytes = 0
-    await Effect.runPromise(
-      Stream.runForEach(streamResults(resultsPath, format), (chunk) =>
+    await inStore(
+      Stream.runForEach(streamResults(openResults, format), (chunk) =>
         Effect.sync(() => {
           bytes += chunk.length
           if ((bytes & 0xfffff) < chunk.length) heapPeak = Math.max(heapPeak, process.memoryUsage().heapUsed)

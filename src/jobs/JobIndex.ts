@@ -2,7 +2,7 @@
  * The queue's in-memory view of its jobs: per job only what decisions need
  * (team, status, expiry, whether it waits for a worker) plus the
  * idempotency index (team, Idempotency-Key) → job. Records, inputs and
- * results stay on disk, so memory grows with the number of jobs kept, not
+ * results stay in the store, so memory grows with the number of jobs kept, not
  * with their size. Rebuilt from the store at start.
  */
 import type * as Deferred from "effect/Deferred"

@@ -1,10 +1,11 @@
 /**
  * The asynchronous bulk-validation queue. A job is accepted only
- * once its input and record are on disk (`JobStore.create`), so an accepted
- * job survives a crash: at start the queue re-enqueues every queued or
- * running job (a running one resumes at its checkpoint) and hands finished
- * jobs whose callback was not delivered back to `onFinished`. The backlog
- * lives on disk; memory holds a small entry per job (`JobIndex`).
+ * once its input and record are stored (`JobStore.create`), so an accepted
+ * job survives a crash (with a durable store): at start the queue
+ * re-enqueues every queued or running job (a running one resumes at its
+ * checkpoint) and hands finished jobs whose callback was not delivered back
+ * to `onFinished`. The backlog lives in the store; memory holds a small
+ * entry per job (`JobIndex`).
  *
  * `concurrency` worker fibers take job ids from an Effect queue; `submit`
  * refuses with `QueueFull` when `maxQueued` jobs are waiting. A repeated
@@ -36,7 +37,7 @@ import {
 } from "./Job.ts"
 import { type JobEntry, JobIndex } from "./JobIndex.ts"
 import type { Evaluate } from "./JobRunner.ts"
-import { type JobInput, JobStore, type JobStoreError } from "./JobStore.ts"
+import { JobStore, type JobStoreError, type StagedUpload } from "./JobStore.ts"
 import { finishJob, jobEntry, type QueueContext, recordCallback, startWorkers } from "./jobWorkers.ts"
 
 export interface SubmitJob {
@@ -44,12 +45,8 @@ export interface SubmitJob {
   readonly target: JobTarget
   /** The number of input items (lines of the input). */
   readonly total: number
-  /**
-   * The input file. A `Move` file must be on the data directory's file system
-   * (`uploadPath`); it is consumed either way: moved in, or deleted when no
-   * job is created. A `Write` function runs under the queue's lock: keep it quick.
-   */
-  readonly input: JobInput
+  /** The input, staged in the queue's store; it is consumed either way: made the job's input, or discarded. */
+  readonly input: StagedUpload
   readonly callbackUrl?: string | undefined
   readonly idempotency?: JobIdempotency | undefined
 }
@@ -124,7 +121,6 @@ export class JobQueue extends Context.Service<
           if (job === undefined) return yield* new JobNotFound({ jobId: entry.jobId })
           return job
         })
-        const discard = (input: JobInput) => (input._tag === "Move" ? store.discard(input.path) : Effect.void)
 
         const submit = Effect.fn("JobQueue.submit")(
           function* (request: SubmitJob) {
@@ -138,7 +134,7 @@ export class JobQueue extends Context.Service<
                 earlier = undefined
               }
               if (earlier !== undefined) {
-                yield* discard(request.input)
+                yield* store.discard(request.input)
                 if (earlier.idempotency?.bodyHash !== request.idempotency.bodyHash) {
                   return yield* new IdempotencyConflict({ key: request.idempotency.key, jobId: earlier.jobId })
                 }
@@ -146,7 +142,7 @@ export class JobQueue extends Context.Service<
               }
             }
             if (index.waiting >= options.maxQueued) {
-              yield* discard(request.input)
+              yield* store.discard(request.input)
               return yield* new QueueFull({ maxQueued: options.maxQueued })
             }
             const job = newJob({

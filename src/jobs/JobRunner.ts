@@ -1,20 +1,20 @@
 /**
  * Runs one job through its input synchronously, without an Effect per email.
- * Each `step` reads the next batch of `input.ndjson` lines, evaluates the
- * emails in one call and appends one `rowText` line per input item to
- * `results.ndjson`. `checkpoint` flushes the appended rows to disk and
- * answers the record to write, whose checkpoint names the bytes of both
- * files that are done (the caller checkpoints once a chunk of items).
- * `resume` cuts `results.ndjson` back to the checkpoint and rebuilds the
+ * Each `step` reads the next batch of input lines, evaluates the emails in
+ * one call and appends one `rowText` line per input item to the results.
+ * `checkpoint` makes the appended rows durable and answers the record to
+ * write, whose checkpoint names the bytes of both files that are done (the
+ * caller checkpoints once a chunk of items). The files are the job store's
+ * (`JobBytes`), opened and closed by the caller.
+ * `resume` cuts the results back to the checkpoint and rebuilds the
  * duplicate set from the inputs already done, so after any crash the results
  * hold each input item exactly once, in input order.
  */
-import { closeSync, constants, fstatSync, fsyncSync, ftruncateSync, openSync } from "node:fs"
 import { type ResultRow, rowText } from "../domain/ResultRow.ts"
 import { DuplicateSet } from "./duplicates.ts"
 import { type BadInput, InputReader } from "./inputLines.ts"
 import { type Job, type JobTarget, percentOf } from "./Job.ts"
-import type { JobFiles } from "./jobFiles.ts"
+import type { JobBytes } from "./JobStore.ts"
 import { OUTPUT_BYTES, ResultsWriter } from "./resultsWriter.ts"
 
 /**
@@ -68,7 +68,7 @@ export class JobRunner {
   private finished = false
   private readonly evaluate: Evaluate
   private readonly reader: InputReader
-  private readonly resultsFd: number
+  private readonly results: JobBytes
   private readonly duplicates: DuplicateSet
   private readonly batchItems: number
   /** Reused across batches: rows are encoded straight into it. */
@@ -79,7 +79,7 @@ export class JobRunner {
     evaluate: Evaluate,
     options: RunnerOptions,
     reader: InputReader,
-    resultsFd: number,
+    results: JobBytes,
     duplicates: DuplicateSet
   ) {
     this.committed = job
@@ -87,37 +87,32 @@ export class JobRunner {
     this.pending = emptyPending()
     this.evaluate = evaluate
     this.reader = reader
-    this.resultsFd = resultsFd
+    this.results = results
     this.duplicates = duplicates
   }
 
-  /** Opens the job where its checkpoint says; throws `JobFailure` when its files disagree with it. */
-  static resume(files: JobFiles, job: Job, evaluate: Evaluate, options: RunnerOptions): JobRunner {
+  /** Goes on with the job where its checkpoint says; throws `JobFailure` when its files disagree with it. */
+  static resume(
+    files: { readonly input: JobBytes; readonly results: JobBytes },
+    job: Job,
+    evaluate: Evaluate,
+    options: RunnerOptions
+  ): JobRunner {
     const { inputBytes, resultsBytes } = job.checkpoint
     const blockBytes = blockBytesFor(options.chunkItems)
     const duplicates = new DuplicateSet()
     if (inputBytes > 0) {
       const done = new InputReader(files.input, { offset: 0, end: inputBytes, blockBytes })
-      try {
-        for (let chunk = done.next(BATCH_ITEMS); chunk !== undefined; chunk = done.next(BATCH_ITEMS)) {
-          for (const item of chunk.items) if (typeof item === "string") duplicates.isRepeat(item)
-        }
-      } finally {
-        done.close()
+      for (let chunk = done.next(BATCH_ITEMS); chunk !== undefined; chunk = done.next(BATCH_ITEMS)) {
+        for (const item of chunk.items) if (typeof item === "string") duplicates.isRepeat(item)
       }
     }
-    const fd = openSync(files.results, constants.O_RDWR | constants.O_CREAT, 0o644)
-    try {
-      if (fstatSync(fd).size < resultsBytes)
-        throw new JobFailure("The job's results file is shorter than its checkpoint.")
-      ftruncateSync(fd, resultsBytes)
-      fsyncSync(fd)
-    } catch (error) {
-      closeSync(fd)
-      throw error
-    }
+    const { results } = files
+    if (results.size() < resultsBytes) throw new JobFailure("The job's results file is shorter than its checkpoint.")
+    results.truncate(resultsBytes)
+    results.sync()
     const reader = new InputReader(files.input, { offset: inputBytes, blockBytes })
-    return new JobRunner(job, evaluate, options, reader, fd, duplicates)
+    return new JobRunner(job, evaluate, options, reader, results, duplicates)
   }
 
   /** The record as of the last checkpoint. */
@@ -160,7 +155,7 @@ export class JobRunner {
     }
     const pending = this.pending
     const position = this.committed.checkpoint.resultsBytes + pending.resultsBytes
-    const output = new ResultsWriter(this.resultsFd, this.output, position)
+    const output = new ResultsWriter(this.results, this.output, position)
     for (let i = 0, next = 0; i < items.length; i++) {
       const item = items[i]!
       let row: ResultRow
@@ -187,7 +182,7 @@ export class JobRunner {
   checkpoint(): Job {
     const pending = this.pending
     if (pending.items === 0) return this.committed
-    fsyncSync(this.resultsFd)
+    this.results.sync()
     const { checkpoint, counts, progress } = this.committed
     const processed = checkpoint.processed + pending.items
     this.committed = {
@@ -211,14 +206,9 @@ export class JobRunner {
 
   /** Cuts off rows appended since the last checkpoint, so the results match the record (after a failure). */
   discard(): void {
-    ftruncateSync(this.resultsFd, this.committed.checkpoint.resultsBytes)
-    fsyncSync(this.resultsFd)
+    this.results.truncate(this.committed.checkpoint.resultsBytes)
+    this.results.sync()
     this.pending = emptyPending()
-  }
-
-  close(): void {
-    this.reader.close()
-    closeSync(this.resultsFd)
   }
 }
 

@@ -1,5 +1,7 @@
 /**
- * Reading `input.ndjson` (layout in `jobFiles.ts`) in chunks from a byte
+ * A job's input: one line per input item, in input order — a JSON string
+ * (the email exactly as given) or `{"bad": "<raw text, at most 1000 chars>",
+ * "reason": "<why it is not an email>"}`. Read in chunks from a byte
  * offset, so a job resumes exactly where its checkpoint says. A chunk ends
  * on a line boundary and reports the bytes it consumed; a line that is
  * neither a JSON string nor a `{bad, reason}` object is read as bad input
@@ -10,8 +12,10 @@
  * `JSON.parse`: a million lines are read in tens of milliseconds
  * (bench/jobRunner.ts).
  */
-import { closeSync, openSync, readSync } from "node:fs"
-import { MAX_BAD_INPUT_CHARS } from "./jobFiles.ts"
+import type { JobBytes } from "./JobStore.ts"
+
+/** Raw text kept for an input item that is not an email. */
+export const MAX_BAD_INPUT_CHARS = 1000
 
 /** An input item that could not be read as an email: its raw text (shortened) and why. */
 export interface BadInput {
@@ -63,12 +67,13 @@ export interface InputChunk {
 }
 
 /**
- * Reads consecutive chunks of lines from `path`, from byte `offset` up to
+ * Reads consecutive chunks of lines from `input`, from byte `offset` up to
  * byte `end` (a line boundary; default the end of the file). The file is
  * read once, in blocks; lines left over in a block wait for the next call.
+ * The caller opens and closes `input`.
  */
 export class InputReader {
-  private readonly fd: number
+  private readonly input: JobBytes
   private buffer: Buffer
   /** Unread data is `buffer[start, filled)`; `filePosition` is the file offset of `buffer[filled]`. */
   private start = 0
@@ -77,8 +82,11 @@ export class InputReader {
   private readonly end: number
   private atEnd = false
 
-  constructor(path: string, options: { readonly offset: number; readonly end?: number; readonly blockBytes: number }) {
-    this.fd = openSync(path, "r")
+  constructor(
+    input: JobBytes,
+    options: { readonly offset: number; readonly end?: number; readonly blockBytes: number }
+  ) {
+    this.input = input
     this.filePosition = options.offset
     this.end = options.end ?? Number.POSITIVE_INFINITY
     this.buffer = Buffer.allocUnsafe(Math.max(options.blockBytes, 64))
@@ -103,10 +111,6 @@ export class InputReader {
     }
   }
 
-  close(): void {
-    closeSync(this.fd)
-  }
-
   private take(cut: number): InputChunk {
     const text = this.buffer.toString("utf8", this.start, cut)
     const lines = text.split("\n")
@@ -126,7 +130,7 @@ export class InputReader {
       this.start = 0
     }
     const wanted = Math.min(this.buffer.length - this.filled, this.end - this.filePosition)
-    const read = wanted <= 0 ? 0 : readSync(this.fd, this.buffer, this.filled, wanted, this.filePosition)
+    const read = wanted <= 0 ? 0 : this.input.read(this.buffer, this.filled, wanted, this.filePosition)
     if (read === 0) this.atEnd = true
     this.filled += read
     this.filePosition += read

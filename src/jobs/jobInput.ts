@@ -1,5 +1,6 @@
 /**
- * Reads a bulk-job upload into `input.ndjson`. The body is a byte
+ * Reads a bulk-job upload into a job's input (`inputLines.ts`), staged in
+ * the job store. The body is a byte
  * stream in one of three forms:
  * - `ndjson`: one item per line, a JSON string or an object with a string
  *   `email`;
@@ -13,10 +14,10 @@
  * an error); lines end in `\n` or `\r\n`; empty lines are skipped; an item that
  * cannot be read as an email becomes a bad item (a row of its own), never a
  * whole-request failure. Reading stops as soon as the body passes `maxBytes`
- * or the items pass `maxEmails`. The output is written to `outputPath`
- * (meant to be a temporary file the caller renames into place) in large
- * buffered writes and flushed to disk before success; on failure it is
- * removed. `bench/jobIo.ts` measures a million NDJSON lines.
+ * or the items pass `maxEmails`. The output is written to `output` (a staged
+ * upload, which the caller makes a job's input or discards) in large
+ * buffered writes and made durable before success.
+ * `bench/jobIo.ts` measures a million NDJSON lines.
  *
  * The body is an Effect `Stream` rather than an `AsyncIterable` because that
  * is what the HTTP layer's streamed payloads (`HttpApiSchema.StreamUint8Array`)
@@ -25,13 +26,11 @@
  * Stream with `Stream.fromAsyncIterable`.
  */
 import { createHash } from "node:crypto"
-import { type FileHandle, open, rm } from "node:fs/promises"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Stream from "effect/Stream"
 import { CsvReader } from "./csv.ts"
 import { InputItems } from "./inputItems.ts"
-import { JobStoreError } from "./JobStore.ts"
+import { type JobBytes, JobStoreError } from "./JobStore.ts"
 import { type JobInputFields, readJobDocument } from "./jobDocument.ts"
 import {
   bodyTooLarge,
@@ -47,8 +46,8 @@ export type JobInputFormat = "json" | "ndjson" | "csv"
 
 export interface JobInputOptions {
   readonly format: JobInputFormat
-  /** Where `input.ndjson` is written (created or truncated). */
-  readonly outputPath: string
+  /** Where the input lines are written, from its start. */
+  readonly output: JobBytes
   /** More items than this (bad items included: each is a result row) fail the upload. */
   readonly maxEmails: number
   /** A body longer than this many bytes fails the upload. */
@@ -153,12 +152,10 @@ const readers = { ndjson: ndjsonReader, csv: csvReader, json: jsonReader } as co
 const FLUSH_AT = 1 << 20
 
 /** A write of the upload: its failure (a full disk, a broken volume) is the job store's. */
-const io = <A>(run: () => Promise<A>): Effect.Effect<A, JobStoreError> =>
-  Effect.tryPromise({ try: run, catch: (cause) => new JobStoreError({ operation: "upload", cause }) })
+const io = <A>(run: () => A): Effect.Effect<A, JobStoreError> =>
+  Effect.try({ try: run, catch: (cause) => new JobStoreError({ operation: "upload", cause }) })
 
-const write = (file: FileHandle, items: InputItems) => io(() => file.writeFile(items.take()))
-
-/** Reads `body` into `options.outputPath` as `input.ndjson`; see the module header for the rules. */
+/** Reads `body` into `options.output` as a job input; see the module header for the rules. */
 export const readJobInput = Effect.fn("readJobInput")(function* <E, R>(
   body: Stream.Stream<Uint8Array, E, R>,
   options: JobInputOptions
@@ -168,6 +165,13 @@ export const readJobInput = Effect.fn("readJobInput")(function* <E, R>(
   const limitField = options.format === "json" ? "/emails" : "/body"
   const hash = createHash("sha256")
   let inputBytes = 0
+  let written = 0
+  const write = () =>
+    io(() => {
+      const bytes = items.take()
+      options.output.write(bytes, 0, bytes.length, written)
+      written += bytes.length
+    })
 
   const readChunk = (chunk: Uint8Array): JobInputError | undefined => {
     inputBytes += chunk.length
@@ -176,39 +180,26 @@ export const readJobInput = Effect.fn("readJobInput")(function* <E, R>(
     return reader.push(chunk) ?? (items.overLimit ? tooManyEmails(limitField, options.maxEmails) : undefined)
   }
 
-  const readAll = (file: FileHandle): Effect.Effect<JobInput, JobInputError | JobStoreError | E, R> =>
-    Effect.gen(function* () {
-      yield* Stream.runForEachArray(body, (chunks) =>
-        Effect.suspend((): Effect.Effect<void, JobInputError | JobStoreError> => {
-          for (const chunk of chunks) {
-            const failure = readChunk(chunk)
-            if (failure !== undefined) return Effect.fail(failure)
-          }
-          return items.pendingSize >= FLUSH_AT ? write(file, items) : Effect.void
-        })
-      )
-      const fields = reader.end()
-      if (fields instanceof JobInputError) return yield* fields
-      if (items.overLimit) return yield* tooManyEmails(limitField, options.maxEmails)
-      if (items.total === 0) return yield* noEmails(limitField)
-      yield* write(file, items)
-      yield* io(() => file.sync())
-      return {
-        total: items.total,
-        badInput: items.badInput,
-        bodyHash: hash.digest("hex"),
-        inputBytes,
-        fields
+  yield* Stream.runForEachArray(body, (chunks) =>
+    Effect.suspend((): Effect.Effect<void, JobInputError | JobStoreError> => {
+      for (const chunk of chunks) {
+        const failure = readChunk(chunk)
+        if (failure !== undefined) return Effect.fail(failure)
       }
+      return items.pendingSize >= FLUSH_AT ? write() : Effect.void
     })
-
-  return yield* Effect.acquireUseRelease(
-    io(() => open(options.outputPath, "w", 0o644)),
-    readAll,
-    (file, exit) =>
-      io(async () => {
-        await file.close()
-        if (Exit.isFailure(exit)) await rm(options.outputPath, { force: true })
-      }).pipe(Effect.ignore)
   )
+  const fields = reader.end()
+  if (fields instanceof JobInputError) return yield* fields
+  if (items.overLimit) return yield* tooManyEmails(limitField, options.maxEmails)
+  if (items.total === 0) return yield* noEmails(limitField)
+  yield* write()
+  yield* io(() => options.output.sync())
+  return {
+    total: items.total,
+    badInput: items.badInput,
+    bodyHash: hash.digest("hex"),
+    inputBytes,
+    fields
+  }
 })

@@ -1,6 +1,6 @@
 /**
- * Reading a job's `results.ndjson` (one `rowText(row)` line per input item,
- * in input order) for `GET /jobs/{id}/results`:
+ * Reading a job's results (one `rowText(row)` line per input item, in input
+ * order, as the job store keeps them) for `GET /jobs/{id}/results`:
  * - `readResultsPage`: a page of rows and an opaque cursor for the next. A
  *   page costs O(limit): it seeks to the cursor's byte offset and reads only
  *   what the page needs, never from the start. A tampered cursor is a typed
@@ -10,12 +10,12 @@
  *   The file is read a chunk at a time as the consumer pulls, so memory stays
  *   constant whatever the row count. `bench/jobIo.ts` measures both formats.
  */
-import { type FileHandle, open } from "node:fs/promises"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { type ResultRow, ROW_CSV_COLUMNS, rowCsv } from "../domain/ResultRow.ts"
+import type { JobBytes, JobStoreError } from "./JobStore.ts"
 import { decodeCursor, encodeCursor } from "./resultsCursor.ts"
 
 export class JobResultsError extends Schema.TaggedError<JobResultsError>()("JobResultsError", {
@@ -35,10 +35,10 @@ export interface ResultsPage {
 const LF = 10
 const CHUNK = 256 * 1024
 
-const unreadable = (path: string) => (error: unknown) =>
+const unreadable = (error: unknown) =>
   new JobResultsError({
     reason: "Unreadable",
-    detail: `Cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`
+    detail: `Cannot read the job's results: ${error instanceof Error ? error.message : String(error)}`
   })
 
 const invalidCursor = () =>
@@ -47,67 +47,63 @@ const invalidCursor = () =>
     detail: "The cursor is not valid: pass a nextCursor as it was given."
   })
 
-const withFile = <A>(path: string, use: (file: FileHandle) => Promise<A>) =>
-  Effect.acquireUseRelease(
-    Effect.tryPromise({ try: () => open(path, "r"), catch: unreadable(path) }),
-    (file) => Effect.tryPromise({ try: () => use(file), catch: unreadable(path) }),
-    (file) => Effect.promise(() => file.close())
-  )
-
-const readAt = async (file: FileHandle, offset: number, length: number): Promise<Buffer> => {
+const readAt = (file: JobBytes, offset: number, length: number): Buffer => {
   const buffer = Buffer.allocUnsafe(length)
-  const { bytesRead } = await file.read(buffer, 0, length, offset)
-  return buffer.subarray(0, bytesRead)
+  return buffer.subarray(0, file.read(buffer, 0, length, offset))
 }
 
 /** Up to `limit` rows from `cursor` (the start when absent), and the cursor of the rest (null at the end). */
 export const readResultsPage = Effect.fn("readResultsPage")(function* (
-  path: string,
+  file: JobBytes,
   cursor: string | undefined,
   limit: number
 ): Effect.fn.Return<ResultsPage, JobResultsError> {
   const start = cursor === undefined ? { offset: 0, row: 0 } : decodeCursor(cursor)
   if (start === undefined) return yield* invalidCursor()
-  const page = yield* withFile(path, async (file) => {
-    const size = (await file.stat()).size
-    if (start.offset > size) return undefined
-    if (start.offset > 0 && (await readAt(file, start.offset - 1, 1))[0] !== LF) return undefined
-    const data: Array<ResultRow> = []
-    let offset = start.offset
-    let pending: Buffer = Buffer.alloc(0)
-    let readLength = Math.min(CHUNK, Math.max(4096, limit * 256))
-    while (data.length < limit && offset + pending.length < size) {
-      const chunk = await readAt(file, offset + pending.length, readLength)
-      if (chunk.length === 0) break
-      pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk])
-      let lineStart = 0
-      while (data.length < limit) {
-        const newline = pending.indexOf(LF, lineStart)
-        if (newline === -1) break
-        data.push(JSON.parse(pending.toString("utf8", lineStart, newline)) as ResultRow)
-        lineStart = newline + 1
-      }
-      offset += lineStart
-      pending = pending.subarray(lineStart)
-      readLength = Math.min(readLength * 2, 16 * CHUNK)
-    }
-    return { data, offset, more: offset < size }
-  })
+  const page = yield* Effect.try({ try: () => readPage(file, start.offset, limit), catch: unreadable })
   if (page === undefined) return yield* invalidCursor()
   const next = { offset: page.offset, row: start.row + page.data.length }
   return { data: page.data, nextCursor: page.data.length > 0 && page.more ? encodeCursor(next) : null }
 })
 
+/** The rows of a page from byte `from`, or undefined when `from` is not the start of a row. */
+const readPage = (file: JobBytes, from: number, limit: number) => {
+  const size = file.size()
+  if (from > size) return undefined
+  if (from > 0 && readAt(file, from - 1, 1)[0] !== LF) return undefined
+  const data: Array<ResultRow> = []
+  let offset = from
+  let pending: Buffer = Buffer.alloc(0)
+  let readLength = Math.min(CHUNK, Math.max(4096, limit * 256))
+  while (data.length < limit && offset + pending.length < size) {
+    const chunk = readAt(file, offset + pending.length, readLength)
+    if (chunk.length === 0) break
+    pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk])
+    let lineStart = 0
+    while (data.length < limit) {
+      const newline = pending.indexOf(LF, lineStart)
+      if (newline === -1) break
+      data.push(JSON.parse(pending.toString("utf8", lineStart, newline)) as ResultRow)
+      lineStart = newline + 1
+    }
+    offset += lineStart
+    pending = pending.subarray(lineStart)
+    readLength = Math.min(readLength * 2, 16 * CHUNK)
+  }
+  return { data, offset, more: offset < size }
+}
+
 /** The file's bytes, a chunk per pull; the file is closed when the stream ends or is interrupted. */
-const fileChunks = (path: string): Stream.Stream<Uint8Array, JobResultsError> =>
+const fileChunks = <R>(
+  open: Effect.Effect<JobBytes, JobStoreError, R>
+): Stream.Stream<Uint8Array, JobResultsError, R> =>
   Stream.unwrap(
     Effect.gen(function* () {
-      const file = yield* Effect.acquireRelease(
-        Effect.tryPromise({ try: () => open(path, "r"), catch: unreadable(path) }),
-        (file) => Effect.promise(() => file.close())
+      const file = yield* Effect.acquireRelease(Effect.mapError(open, unreadable), (file) =>
+        Effect.sync(() => file.close())
       )
       return Stream.paginate(0, (offset: number) =>
-        Effect.tryPromise({ try: () => readAt(file, offset, CHUNK), catch: unreadable(path) }).pipe(
+        Effect.try({ try: () => readAt(file, offset, CHUNK), catch: unreadable }).pipe(
           Effect.map(
             (chunk) =>
               [
@@ -123,7 +119,7 @@ const fileChunks = (path: string): Stream.Stream<Uint8Array, JobResultsError> =>
 const csvHeader = Buffer.from(`${ROW_CSV_COLUMNS.join(",")}\r\n`)
 
 /** Turns NDJSON rows, in chunks cut anywhere, into CSV lines. */
-const toCsv = (rows: Stream.Stream<Uint8Array, JobResultsError>): Stream.Stream<Uint8Array, JobResultsError> =>
+const toCsv = <R>(rows: Stream.Stream<Uint8Array, JobResultsError, R>): Stream.Stream<Uint8Array, JobResultsError, R> =>
   rows.pipe(
     Stream.mapAccum(
       (): Buffer => Buffer.alloc(0),
@@ -147,6 +143,8 @@ const toCsv = (rows: Stream.Stream<Uint8Array, JobResultsError>): Stream.Stream<
     (csv) => Stream.concat(Stream.make(csvHeader), csv)
   )
 
-/** Every row of `path` in order, as stored (`ndjson`) or as CSV. */
-export const streamResults = (path: string, format: "ndjson" | "csv"): Stream.Stream<Uint8Array, JobResultsError> =>
-  format === "ndjson" ? fileChunks(path) : toCsv(fileChunks(path))
+/** Every row of the results `open` gives, in order, as stored (`ndjson`) or as CSV. */
+export const streamResults = <R>(
+  open: Effect.Effect<JobBytes, JobStoreError, R>,
+  format: "ndjson" | "csv"
+): Stream.Stream<Uint8Array, JobResultsError, R> => (format === "ndjson" ? fileChunks(open) : toCsv(fileChunks(open)))

@@ -12,7 +12,7 @@ import * as Effect from "effect/Effect"
 import type { Job, JobStatus } from "./Job.ts"
 import type { JobEntry } from "./JobIndex.ts"
 import { type Evaluate, JobFailure, JobRunner, type RunnerOptions } from "./JobRunner.ts"
-import type { JobStore } from "./JobStore.ts"
+import type { JobBytes, JobStore, JobStoreError } from "./JobStore.ts"
 
 export type JobEnd = {
   readonly job: Job
@@ -22,7 +22,9 @@ export type JobEnd = {
 
 const failureText = (error: unknown): string => {
   if (error instanceof JobFailure) return error.message
-  const code = (error as NodeJS.ErrnoException | undefined)?.code
+  const cause =
+    (error as Partial<JobStoreError> | undefined)?._tag === "JobStoreError" ? (error as JobStoreError).cause : error
+  const code = (cause as NodeJS.ErrnoException | undefined)?.code
   return `The job's files could not be read or written${code === undefined ? "" : ` (${code})`}.`
 }
 
@@ -51,6 +53,14 @@ const end = (runner: JobRunner, status: JobEnd["status"], error?: string): Effec
         : { job: runner.job, status: "failed", error: error ?? settled.error }
   )
 
+/** The job's input and results, open; closed when the scope ends. */
+const openFiles = (store: JobStore["Service"], job: Job) =>
+  Effect.gen(function* () {
+    const open = (file: "input" | "results") =>
+      Effect.acquireRelease(store.open(job.jobId, file), (bytes: JobBytes) => Effect.sync(() => bytes.close()))
+    return { input: yield* open("input"), results: yield* open("results") }
+  })
+
 export const processJob = (
   store: JobStore["Service"],
   job: Job,
@@ -58,24 +68,24 @@ export const processJob = (
   evaluate: Evaluate,
   options: RunnerOptions
 ): Effect.Effect<JobEnd> =>
-  Effect.acquireUseRelease(
-    attempt(() => JobRunner.resume(store.files(job.jobId), job, evaluate, options)),
-    (opened) =>
-      Effect.gen(function* () {
-        if (!opened.ok) return { job, status: "failed", error: opened.error } satisfies JobEnd
-        const runner = opened.value
-        for (;;) {
-          if (entry.cancelRequested) return yield* end(runner, "cancelled")
-          const stepped = yield* attempt(() => runner.step())
-          if (!stepped.ok) return yield* end(runner, "failed", stepped.error)
-          if (runner.done) return yield* end(runner, "completed")
-          if (runner.uncommitted >= options.chunkItems) {
-            const checkpointed = yield* attempt(() => runner.checkpoint())
-            if (!checkpointed.ok) return yield* end(runner, "failed", checkpointed.error)
-            yield* Effect.orDie(store.write(checkpointed.value))
-          }
-          yield* Effect.yieldNow
+  Effect.scoped(
+    Effect.gen(function* () {
+      const files = yield* Effect.result(openFiles(store, job))
+      if (files._tag === "Failure") return { job, status: "failed", error: failureText(files.failure) } satisfies JobEnd
+      const opened = yield* attempt(() => JobRunner.resume(files.success, job, evaluate, options))
+      if (!opened.ok) return { job, status: "failed", error: opened.error } satisfies JobEnd
+      const runner = opened.value
+      for (;;) {
+        if (entry.cancelRequested) return yield* end(runner, "cancelled")
+        const stepped = yield* attempt(() => runner.step())
+        if (!stepped.ok) return yield* end(runner, "failed", stepped.error)
+        if (runner.done) return yield* end(runner, "completed")
+        if (runner.uncommitted >= options.chunkItems) {
+          const checkpointed = yield* attempt(() => runner.checkpoint())
+          if (!checkpointed.ok) return yield* end(runner, "failed", checkpointed.error)
+          yield* Effect.orDie(store.write(checkpointed.value))
         }
-      }),
-    (opened) => Effect.sync(() => (opened.ok ? opened.value.close() : undefined))
+        yield* Effect.yieldNow
+      }
+    })
   )

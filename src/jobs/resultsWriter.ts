@@ -1,9 +1,9 @@
 /**
- * Appending a chunk's result lines to `results.ndjson` at the checkpoint's
+ * Appending a chunk's result lines to a job's results at the checkpoint's
  * byte offset. Rows are encoded one by one into a reused buffer, written
  * whenever it fills; flushing to disk is the caller's (one fsync a chunk).
  */
-import { writeSync } from "node:fs"
+import type { JobBytes } from "./JobStore.ts"
 
 /**
  * Rows are encoded one by one into a reused 4 MiB buffer rather than joined
@@ -18,11 +18,11 @@ export class ResultsWriter {
   buffer: Buffer
   private used = 0
   private written = 0
-  private readonly fd: number
+  private readonly results: JobBytes
   private readonly position: number
 
-  constructor(fd: number, buffer: Buffer, position: number) {
-    this.fd = fd
+  constructor(results: JobBytes, buffer: Buffer, position: number) {
+    this.results = results
     this.buffer = buffer
     this.position = position
   }
@@ -44,9 +44,7 @@ export class ResultsWriter {
   }
 
   private flush(): void {
-    for (let done = 0; done < this.used; ) {
-      done += writeSync(this.fd, this.buffer, done, this.used - done, this.position + this.written + done)
-    }
+    this.results.write(this.buffer, 0, this.used, this.position + this.written)
     this.written += this.used
     this.used = 0
   }

@@ -20,7 +20,8 @@ import { ALL_TEAMS } from "../domain/visibility.ts"
 import type { Job, JobCallback } from "../jobs/Job.ts"
 import { JobQueue } from "../jobs/JobQueue.ts"
 import type { Evaluate } from "../jobs/JobRunner.ts"
-import { JobStore } from "../jobs/JobStore.ts"
+import type { JobStore } from "../jobs/JobStore.ts"
+import * as JobStoreFiles from "../jobs/JobStoreFiles.ts"
 import { type DeliveryAttempt, deliverCallback, webhookSecretFor } from "../jobs/webhook.ts"
 import { Metrics } from "./metrics.ts"
 
@@ -104,7 +105,7 @@ export const jobsLayer: Layer.Layer<JobQueue | JobStore, never, Snapshot | Metri
       Layer.tap((services) =>
         Effect.sync(() => metrics.observeJobs(() => Context.get(services, JobQueue).occupancy()))
       ),
-      Layer.provideMerge(JobStore.layerFiles(dataDir))
+      Layer.provideMerge(JobStoreFiles.layer(dataDir))
     )
   })
 )

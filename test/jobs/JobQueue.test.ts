@@ -1,4 +1,3 @@
-import { existsSync, writeFileSync } from "node:fs"
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -6,9 +5,8 @@ import * as TestClock from "effect/testing/TestClock"
 import { toJobView } from "../../src/jobs/Job.ts"
 import { JobQueue } from "../../src/jobs/JobQueue.ts"
 import { JobStore } from "../../src/jobs/JobStore.ts"
-import { uploadPath } from "../../src/jobs/jobFiles.ts"
 import { captureLog } from "../observability/logCapture.ts"
-import { evaluate, makeDataDir, queueLayer, request, resultLines } from "./jobTesting.ts"
+import { evaluate, queueLayer, request, resultLines, storeAdapters } from "./jobTesting.ts"
 
 const items = [
   "ada@mit.edu",
@@ -32,12 +30,11 @@ const until = (team: string, jobId: string, check: (processed: number, status: s
     }
   })
 
-describe("JobQueue", () => {
+describe.each(storeAdapters)("JobQueue over the %s store", (_, store) => {
   it.effect("runs a job queued → running → completed, with counts and results in input order", () => {
-    const dataDir = makeDataDir()
     return Effect.gen(function* () {
       const queue = yield* JobQueue
-      const { job, created } = yield* queue.submit(request(items))
+      const { job, created } = yield* queue.submit(yield* request(items))
       expect(created).toBe(true)
       expect(job).toMatchObject({ status: "queued", progress: { total: 8, processed: 0, percent: 0 }, startedAt: null })
       const done = yield* queue.awaitFinished("acme", job.jobId)
@@ -52,7 +49,7 @@ describe("JobQueue", () => {
       expect(Object.keys(view)).not.toContain("checkpoint")
       expect(Object.keys(view)).not.toContain("team")
       expect(Object.keys(view)).not.toContain("idempotency")
-      const rows = resultLines((yield* JobStore).files(job.jobId).results)
+      const rows = yield* resultLines(job.jobId)
       expect(rows.map((row) => row.email)).toEqual(items.map((item) => (typeof item === "string" ? item : item.bad)))
       expect(rows[3]).toEqual({
         email: "[1,2]",
@@ -61,22 +58,20 @@ describe("JobQueue", () => {
         reason: "Not a string."
       })
       expect(rows.map((row) => row.isValid)).toEqual([true, false, true, false, true, false, true, true])
-    }).pipe(Effect.provide(queueLayer(dataDir)))
+    }).pipe(Effect.provide(queueLayer(store())))
   })
 
   it.effect("fails a job whose target is gone, with the reason", () => {
-    const dataDir = makeDataDir()
     return Effect.gen(function* () {
       const queue = yield* JobQueue
-      const { job } = yield* queue.submit(request(items, { target: { targetGroupId: "removed" as never } }))
+      const { job } = yield* queue.submit(yield* request(items, { target: { targetGroupId: "removed" as never } }))
       const done = yield* queue.awaitFinished("acme", job.jobId)
       expect(done).toMatchObject({ status: "failed", error: 'There is no target group "removed".' })
       expect(done.progress.processed).toBe(0)
-    }).pipe(Effect.provide(queueLayer(dataDir)))
+    }).pipe(Effect.provide(queueLayer(store())))
   })
 
   it.effect("fails mid-job when evaluation throws, keeping results that match its counts", () => {
-    const dataDir = makeDataDir()
     const many = Array.from({ length: 40 }, (_, i) => (i === 25 ? "boom@mit.edu" : `user${i}@mit.edu`))
     const failing: typeof evaluate = (target, emails) => {
       if (emails.includes("boom@mit.edu")) throw new Error("The target group was removed.")
@@ -84,22 +79,21 @@ describe("JobQueue", () => {
     }
     return Effect.gen(function* () {
       const queue = yield* JobQueue
-      const { job } = yield* queue.submit(request(many))
+      const { job } = yield* queue.submit(yield* request(many))
       const done = yield* queue.awaitFinished("acme", job.jobId)
       expect(done).toMatchObject({ status: "failed", error: "The target group was removed." })
       expect(done.progress.processed).toBe(24)
-      expect(resultLines((yield* JobStore).files(job.jobId).results)).toHaveLength(24)
-    }).pipe(Effect.provide(queueLayer(dataDir, { evaluate: failing, chunkItems: 8 })))
+      expect(yield* resultLines(job.jobId)).toHaveLength(24)
+    }).pipe(Effect.provide(queueLayer(store(), { evaluate: failing, chunkItems: 8 })))
   })
 
   it.effect("logs a job started and finished, and a failed one with its reason, never an address", () => {
-    const dataDir = makeDataDir()
     const log = captureLog()
     return Effect.gen(function* () {
       const queue = yield* JobQueue
-      const { job } = yield* queue.submit(request(items))
+      const { job } = yield* queue.submit(yield* request(items))
       yield* queue.awaitFinished("acme", job.jobId)
-      const gone = (yield* queue.submit(request(items, { target: { targetGroupId: "removed" as never } }))).job
+      const gone = (yield* queue.submit(yield* request(items, { target: { targetGroupId: "removed" as never } }))).job
       yield* queue.awaitFinished("acme", gone.jobId)
       const lines = log.lines()
       expect(lines.map((line) => [line.level, line.msg, line.jobId])).toEqual([
@@ -117,84 +111,78 @@ describe("JobQueue", () => {
       })
       expect(lines[3]).toMatchObject({ status: "failed", error: 'There is no target group "removed".' })
       expect(log.chunks.join("")).not.toContain("@")
-    }).pipe(Effect.provide(queueLayer(dataDir).pipe(Layer.provide(log.layer))))
+    }).pipe(Effect.provide(queueLayer(store()).pipe(Layer.provide(log.layer))))
   })
 
   it.effect("validates against an offer", () => {
-    const dataDir = makeDataDir()
     return Effect.gen(function* () {
       const queue = yield* JobQueue
-      const { job } = yield* queue.submit(request(["ada@mit.edu"], { target: { offerId: "deal" as never } }))
+      const { job } = yield* queue.submit(yield* request(["ada@mit.edu"], { target: { offerId: "deal" as never } }))
       const done = yield* queue.awaitFinished("acme", job.jobId)
       expect(done.counts).toEqual({ valid: 1, invalid: 0, duplicates: 0, badInput: 0 })
-      expect(resultLines((yield* JobStore).files(job.jobId).results)[0]).toMatchObject({
+      expect((yield* resultLines(job.jobId))[0]).toMatchObject({
         matchedTargetGroups: ["edu"]
       })
-    }).pipe(Effect.provide(queueLayer(dataDir)))
+    }).pipe(Effect.provide(queueLayer(store())))
   })
 
   it.effect("cancels a running job between chunks, and a queued one before it starts", () => {
-    const dataDir = makeDataDir()
     const many = Array.from({ length: 2000 }, (_, i) => `user${i}@mit.edu`)
     return Effect.gen(function* () {
       const queue = yield* JobQueue
-      const first = (yield* queue.submit(request(many))).job
-      const second = (yield* queue.submit(request(many))).job
+      const first = (yield* queue.submit(yield* request(many))).job
+      const second = (yield* queue.submit(yield* request(many))).job
       yield* until("acme", first.jobId, (processed) => processed > 0)
       const cancelled = yield* queue.cancel("acme", first.jobId)
       expect(cancelled.status).toBe("cancelled")
       expect(cancelled.progress.processed).toBeGreaterThan(0)
       expect(cancelled.progress.processed).toBeLessThan(2000)
-      expect(resultLines((yield* JobStore).files(first.jobId).results)).toHaveLength(cancelled.progress.processed)
+      expect(yield* resultLines(first.jobId)).toHaveLength(cancelled.progress.processed)
       const queued = yield* queue.cancel("acme", second.jobId)
       expect(queued).toMatchObject({ status: "cancelled", startedAt: null, progress: { processed: 0 } })
       expect((yield* queue.awaitFinished("acme", second.jobId)).status).toBe("cancelled")
       expect((yield* queue.cancel("acme", first.jobId)).status).toBe("cancelled")
-    }).pipe(Effect.provide(queueLayer(dataDir, { chunkItems: 10 })))
+    }).pipe(Effect.provide(queueLayer(store(), { chunkItems: 10 })))
   })
 
   it.effect("refuses new jobs while maxQueued jobs wait, and removes an unused upload", () => {
-    const dataDir = makeDataDir()
     const many = Array.from({ length: 5000 }, (_, i) => `user${i}@mit.edu`)
     return Effect.gen(function* () {
       const queue = yield* JobQueue
-      const running = yield* queue.submit(request(many))
+      const running = yield* queue.submit(yield* request(many))
       yield* until("acme", running.job.jobId, (_, status) => status === "running")
-      yield* queue.submit(request(many))
-      const upload = uploadPath(dataDir)
-      writeFileSync(upload, '"a@mit.edu"\n')
-      const full = yield* Effect.flip(queue.submit(request(["a@mit.edu"], { input: { _tag: "Move", path: upload } })))
+      yield* queue.submit(yield* request(many))
+      const third = yield* request(["a@mit.edu"])
+      const full = yield* Effect.flip(queue.submit(third))
       expect(full._tag).toBe("QueueFull")
-      expect(existsSync(upload)).toBe(false)
-    }).pipe(Effect.provide(queueLayer(dataDir, { maxQueued: 1 })))
+      expect(() => third.input.bytes.size()).toThrow()
+    }).pipe(Effect.provide(queueLayer(store(), { maxQueued: 1 })))
   })
 
   it.effect("answers a repeated Idempotency-Key with the first job, and a different body with a conflict", () => {
-    const dataDir = makeDataDir()
     const idempotency = { key: "k-1", bodyHash: "aaa" }
     return Effect.gen(function* () {
       const queue = yield* JobQueue
-      const first = yield* queue.submit(request(items, { idempotency }))
-      const again = yield* queue.submit(request(items, { idempotency }))
+      const first = yield* queue.submit(yield* request(items, { idempotency }))
+      const again = yield* queue.submit(yield* request(items, { idempotency }))
       expect(again).toEqual({ job: expect.objectContaining({ jobId: first.job.jobId }), created: false })
       const conflict = yield* Effect.flip(
-        queue.submit(request(items, { idempotency: { key: "k-1", bodyHash: "bbb" } }))
+        queue.submit(yield* request(items, { idempotency: { key: "k-1", bodyHash: "bbb" } }))
       )
       expect(conflict).toMatchObject({ _tag: "IdempotencyConflict", jobId: first.job.jobId })
-      const otherTeam = yield* queue.submit(request(items, { team: "globex" as never, idempotency }))
+      const otherTeam = yield* queue.submit(yield* request(items, { team: "globex" as never, idempotency }))
       expect(otherTeam.created).toBe(true)
       yield* queue.awaitFinished("acme", first.job.jobId)
       yield* TestClock.adjust("25 hours")
-      const afterExpiry = yield* queue.submit(request(items, { idempotency: { key: "k-1", bodyHash: "bbb" } }))
+      const afterExpiry = yield* queue.submit(yield* request(items, { idempotency: { key: "k-1", bodyHash: "bbb" } }))
       expect(afterExpiry.created).toBe(true)
-    }).pipe(Effect.provide(queueLayer(dataDir)))
+    }).pipe(Effect.provide(queueLayer(store())))
   })
 
   it.effect("keeps teams apart: another team's job is not found", () => {
-    const dataDir = makeDataDir()
     return Effect.gen(function* () {
       const queue = yield* JobQueue
-      const { job } = yield* queue.submit(request(items))
+      const { job } = yield* queue.submit(yield* request(items))
       yield* queue.awaitFinished("acme", job.jobId)
       expect((yield* Effect.flip(queue.get("globex", job.jobId)))._tag).toBe("JobNotFound")
       expect((yield* Effect.flip(queue.cancel("globex", job.jobId)))._tag).toBe("JobNotFound")
@@ -202,32 +190,30 @@ describe("JobQueue", () => {
       expect((yield* Effect.flip(queue.get("acme", "../../etc")))._tag).toBe("JobNotFound")
       yield* queue.delete("acme", job.jobId)
       expect((yield* Effect.flip(queue.get("acme", job.jobId)))._tag).toBe("JobNotFound")
-      expect(existsSync((yield* JobStore).files(job.jobId).directory)).toBe(false)
-    }).pipe(Effect.provide(queueLayer(dataDir)))
+      expect(yield* (yield* JobStore).read(job.jobId)).toBeUndefined()
+      expect((yield* Effect.flip((yield* JobStore).open(job.jobId, "input")))._tag).toBe("JobStoreError")
+    }).pipe(Effect.provide(queueLayer(store())))
   })
 
   it.effect("refuses to delete a job that has not finished", () => {
-    const dataDir = makeDataDir()
     return Effect.gen(function* () {
       const queue = yield* JobQueue
-      const { job } = yield* queue.submit(request(items))
+      const { job } = yield* queue.submit(yield* request(items))
       const refused = yield* Effect.flip(queue.delete("acme", job.jobId))
       expect(refused).toMatchObject({ _tag: "JobNotFinished", status: "queued" })
-    }).pipe(Effect.provide(queueLayer(dataDir)))
+    }).pipe(Effect.provide(queueLayer(store())))
   })
 
   it.effect("deletes finished jobs once their retention has passed", () => {
-    const dataDir = makeDataDir()
     return Effect.gen(function* () {
       const queue = yield* JobQueue
-      const { job } = yield* queue.submit(request(items))
+      const { job } = yield* queue.submit(yield* request(items))
       yield* queue.awaitFinished("acme", job.jobId)
-      const directory = (yield* JobStore).files(job.jobId).directory
       yield* TestClock.adjust("23 hours")
       assert.strictEqual((yield* queue.get("acme", job.jobId)).status, "completed")
       yield* TestClock.adjust("2 hours")
       expect((yield* Effect.flip(queue.get("acme", job.jobId)))._tag).toBe("JobNotFound")
-      expect(existsSync(directory)).toBe(false)
-    }).pipe(Effect.provide(queueLayer(dataDir, { sweepInterval: "1 hour" })))
+      expect(yield* (yield* JobStore).read(job.jobId)).toBeUndefined()
+    }).pipe(Effect.provide(queueLayer(store(), { sweepInterval: "1 hour" })))
   })
 })

@@ -1,12 +1,12 @@
-import { appendFileSync, mkdirSync, truncateSync, writeFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
 import { type Job, type JobId, newJob } from "../../src/jobs/Job.ts"
 import { JobFailure, JobRunner } from "../../src/jobs/JobRunner.ts"
-import { jobFiles } from "../../src/jobs/jobFiles.ts"
-import { evaluate, inputText, makeDataDir, resultLines } from "./jobTesting.ts"
+import { MemoryBytes } from "../../src/jobs/JobStoreMemory.ts"
+import { bytesText, evaluate, inputText, parseLines, textBytes } from "./jobTesting.ts"
+
+const resultLines = (bytes: MemoryBytes) => parseLines(bytesText(bytes))
 
 const setUp = (items: ReadonlyArray<string>) => {
-  const dataDir = makeDataDir()
   const job = newJob({
     jobId: `job_${"a".repeat(32)}` as JobId,
     team: "acme" as never,
@@ -14,17 +14,13 @@ const setUp = (items: ReadonlyArray<string>) => {
     total: items.length,
     createdAt: "2026-01-01T00:00:00.000Z"
   })
-  const files = jobFiles(dataDir, job.jobId)
-  mkdirSync(files.directory, { recursive: true })
-  writeFileSync(files.input, inputText(items))
+  const files = { input: textBytes(inputText(items)), results: new MemoryBytes() }
   return { job, files }
 }
 
 const runAll = (runner: JobRunner): Job => {
   while (!runner.done) runner.step()
-  const job = runner.checkpoint()
-  runner.close()
-  return job
+  return runner.checkpoint()
 }
 
 const stepAndCheckpoint = (runner: JobRunner): Job => {
@@ -54,7 +50,6 @@ describe("JobRunner", () => {
     const runner = JobRunner.resume(files, job, evaluate, { chunkItems: 2 })
     const checkpointed = stepAndCheckpoint(runner)
     stepAndCheckpoint(runner) // done on disk, but its checkpoint is never written: a crash
-    runner.close()
     const resumed = runAll(JobRunner.resume(files, checkpointed, evaluate, { chunkItems: 2 }))
     expect(resumed.counts.duplicates).toBe(1)
     expect(resultLines(files.results).map((row) => row.email)).toEqual([
@@ -69,13 +64,11 @@ describe("JobRunner", () => {
     const { job, files } = setUp(["a@mit.edu", "b@mit.edu"])
     const runner = JobRunner.resume(files, job, evaluate, { chunkItems: 1 })
     const checkpointed = stepAndCheckpoint(runner)
-    runner.close()
-    truncateSync(files.results, 3)
+    files.results.truncate(3)
     expect(() => JobRunner.resume(files, checkpointed, evaluate, { chunkItems: 1 })).toThrow(JobFailure)
-    appendFileSync(files.results, "x".repeat(500))
+    files.results.write(Buffer.from("x".repeat(500)), 0, 500, 3)
     const short = JobRunner.resume(files, job, () => [], { chunkItems: 1 })
     expect(() => short.step()).toThrow("The evaluation answered 0 rows for 1 emails.")
-    short.close()
   })
 
   it("discards rows appended after the last checkpoint", () => {
@@ -86,7 +79,6 @@ describe("JobRunner", () => {
     expect(runner.uncommitted).toBe(1)
     runner.discard()
     expect(runner.job).toBe(checkpointed)
-    runner.close()
     expect(resultLines(files.results).map((row) => row.email)).toEqual(["a@mit.edu"])
   })
 })

@@ -4,9 +4,9 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { type JobId, newJob } from "../../src/jobs/Job.ts"
 import { JobStore } from "../../src/jobs/JobStore.ts"
-import { jobsDirectory, uploadPath } from "../../src/jobs/jobFiles.ts"
+import * as JobStoreFiles from "../../src/jobs/JobStoreFiles.ts"
 import { captureLog } from "../observability/logCapture.ts"
-import { inputText, makeDataDir } from "./jobTesting.ts"
+import { bytesText, fileText, inputText, makeDataDir, staged, storeAdapters } from "./jobTesting.ts"
 
 const job = (id: string) =>
   newJob({
@@ -17,50 +17,125 @@ const job = (id: string) =>
     createdAt: "2026-01-01T00:00:00.000Z"
   })
 
-describe("JobStore (files)", () => {
-  it.effect("creates a job from written or moved input, reads, lists and removes it", () => {
+describe.each(storeAdapters)("JobStore contract (%s)", (_, store) => {
+  it.effect("creates a job from a staged upload, reads, rewrites, lists and removes it", () =>
+    Effect.gen(function* () {
+      const jobs = yield* JobStore
+      const first = job("1")
+      const upload = yield* staged(inputText(["a@x.edu", "b"]))
+      yield* jobs.create(first, upload)
+      expect(() => upload.bytes.size()).toThrow() // consumed
+      expect(yield* fileText(first.jobId, "input")).toBe('"a@x.edu"\n"b"\n')
+      expect(yield* jobs.read(first.jobId)).toEqual(first)
+      yield* jobs.write({ ...first, status: "running" })
+      expect((yield* jobs.read(first.jobId))?.status).toBe("running")
+      const second = job("2")
+      yield* jobs.create(second, yield* staged(inputText(["c@x.edu"])))
+      expect((yield* jobs.list()).map((j) => j.jobId).sort()).toEqual([first.jobId, second.jobId])
+      yield* jobs.remove(first.jobId)
+      expect(yield* jobs.read(first.jobId)).toBeUndefined()
+      expect((yield* Effect.flip(jobs.open(first.jobId, "input"))).operation).toBe("open")
+      expect((yield* jobs.list()).map((j) => j.jobId)).toEqual([second.jobId])
+      yield* jobs.remove(first.jobId) // removing twice is no error
+      expect(yield* jobs.read(job("9").jobId)).toBeUndefined()
+    }).pipe(Effect.provide(store()))
+  )
+
+  it.effect("keeps results apart from input: created empty, appended, cut back, seen by every handle", () =>
+    Effect.gen(function* () {
+      const jobs = yield* JobStore
+      const created = job("3")
+      yield* jobs.create(created, yield* staged(inputText(["a@x.edu"])))
+      expect(yield* fileText(created.jobId, "results")).toBe("")
+      const writer = yield* jobs.open(created.jobId, "results")
+      const rows = Buffer.from('{"email":"a"}\n{"email":"b"}\n')
+      writer.write(rows, 0, rows.length, 0)
+      writer.sync()
+      expect(yield* fileText(created.jobId, "results")).toBe(rows.toString())
+      writer.truncate(14)
+      const reader = yield* jobs.open(created.jobId, "results")
+      expect(bytesText(reader)).toBe('{"email":"a"}\n')
+      expect(reader.read(Buffer.alloc(10), 0, 10, 14)).toBe(0) // past the end
+      writer.close()
+      reader.close()
+      expect(() => writer.size()).toThrow()
+      expect(yield* fileText(created.jobId, "input")).toBe('"a@x.edu"\n')
+    }).pipe(Effect.provide(store()))
+  )
+
+  it.effect("discards a staged upload that became no job", () =>
+    Effect.gen(function* () {
+      const jobs = yield* JobStore
+      const upload = yield* staged("partial")
+      yield* jobs.discard(upload)
+      expect(() => upload.bytes.size()).toThrow()
+      yield* jobs.discard(upload) // twice is no error
+      expect(yield* jobs.list()).toEqual([])
+    }).pipe(Effect.provide(store()))
+  )
+
+  it.effect("a record is replaced whole and read back as written", () =>
+    Effect.gen(function* () {
+      const jobs = yield* JobStore
+      const created = job("4")
+      yield* jobs.create(created, yield* staged(""))
+      const finished = {
+        ...created,
+        status: "completed" as const,
+        finishedAt: "2026-01-01T00:01:00.000Z",
+        expiresAt: "2026-01-02T00:01:00.000Z",
+        callback: { url: "https://hooks.example/x", delivered: true, attempts: [] }
+      }
+      yield* jobs.write(finished)
+      expect(yield* jobs.read(created.jobId)).toEqual(finished)
+    }).pipe(Effect.provide(store()))
+  )
+})
+
+describe("JobStore files: the data directory's layout and what a crash leaves", () => {
+  it.effect("keeps a job in jobs/<id>/ with input.ndjson, results.ndjson and job.json; removal leaves nothing", () => {
     const dataDir = makeDataDir()
     return Effect.gen(function* () {
-      const store = yield* JobStore
-      const written = job("1")
-      yield* store.create(written, { _tag: "Write", write: (path) => writeFileSync(path, inputText(["a@x.edu", "b"])) })
-      const upload = uploadPath(dataDir)
-      writeFileSync(upload, inputText(["c@x.edu"]))
-      const moved = job("2")
-      yield* store.create(moved, { _tag: "Move", path: upload })
-      expect(existsSync(upload)).toBe(false)
-      expect(readFileSync(store.files(moved.jobId).input, "utf8")).toBe('"c@x.edu"\n')
-      expect(yield* store.read(written.jobId)).toEqual(written)
-      yield* store.write({ ...written, status: "running" })
-      expect((yield* store.read(written.jobId))?.status).toBe("running")
-      expect((yield* store.list()).map((j) => j.jobId).sort()).toEqual([written.jobId, moved.jobId])
-      yield* store.remove(written.jobId)
-      expect(yield* store.read(written.jobId)).toBeUndefined()
-      expect(existsSync(store.files(written.jobId).directory)).toBe(false)
-      yield* store.remove(written.jobId)
-    }).pipe(Effect.provide(JobStore.layerFiles(dataDir)))
+      const jobs = yield* JobStore
+      const created = job("1")
+      const upload = yield* staged(inputText(["a@x.edu"]))
+      yield* jobs.create(created, upload)
+      expect(readdirSync(JobStoreFiles.jobsDirectory(dataDir))).toEqual([created.jobId])
+      expect(readFileSync(JobStoreFiles.jobFilePath(dataDir, created.jobId, "input"), "utf8")).toBe('"a@x.edu"\n')
+      expect(
+        JSON.parse(readFileSync(JobStoreFiles.jobFilePath(dataDir, created.jobId, "record"), "utf8"))
+      ).toMatchObject({
+        jobId: created.jobId
+      })
+      yield* jobs.remove(created.jobId)
+      expect(readdirSync(JobStoreFiles.jobsDirectory(dataDir))).toEqual([])
+      const discarded = yield* staged("partial")
+      yield* jobs.discard(discarded)
+      expect(readdirSync(JobStoreFiles.jobsDirectory(dataDir))).toEqual([])
+    }).pipe(Effect.provide(JobStoreFiles.layer(dataDir)))
   })
 
   it.effect("at list, removes what a crash left: a directory without a record, uploads, half-deleted jobs", () => {
     const dataDir = makeDataDir()
     const log = captureLog()
     return Effect.gen(function* () {
-      const store = yield* JobStore
+      const jobs = yield* JobStore
       const kept = job("3")
-      yield* store.create(kept, { _tag: "Write", write: (path) => writeFileSync(path, "") })
-      const root = jobsDirectory(dataDir)
+      yield* jobs.create(kept, yield* staged(""))
+      const root = JobStoreFiles.jobsDirectory(dataDir)
       const orphan = join(root, job("4").jobId)
       mkdirSync(orphan)
       writeFileSync(join(orphan, "input.ndjson"), '"a@x.edu"\n')
-      writeFileSync(uploadPath(dataDir), "partial")
+      const abandoned = yield* staged("partial") // an upload a crash interrupted
       mkdirSync(join(root, ".job_5.1234.deleted"))
-      writeFileSync(join(store.files(kept.jobId).directory, ".job.json.abc.tmp"), "{")
+      writeFileSync(join(root, kept.jobId, ".job.json.abc.tmp"), "{")
       mkdirSync(join(root, "not-a-job"))
       const unreadable = job("6")
       mkdirSync(join(root, unreadable.jobId))
       writeFileSync(join(root, unreadable.jobId, "job.json"), '{"jobId": 1}')
-      expect((yield* store.list()).map((j) => j.jobId)).toEqual([kept.jobId])
+      expect((yield* jobs.list()).map((j) => j.jobId)).toEqual([kept.jobId])
       expect(readdirSync(root).sort()).toEqual([kept.jobId, unreadable.jobId, "not-a-job"].sort())
+      abandoned.bytes.close()
       // The unreadable record is kept for a person to look at, and the log says where.
       expect(log.lines()).toEqual([
         expect.objectContaining({
@@ -69,24 +144,35 @@ describe("JobStore (files)", () => {
           file: `jobs/${unreadable.jobId}/job.json`
         })
       ])
-    }).pipe(Effect.provide(JobStore.layerFiles(dataDir)), Effect.provide(log.layer))
+    }).pipe(Effect.provide(JobStoreFiles.layer(dataDir)), Effect.provide(log.layer))
   })
-})
 
-describe("JobStore (files) when the data directory cannot take jobs", () => {
   it.effect("fails with JobStoreError, naming what it tried, and leaves nothing behind", () => {
     const dataDir = makeDataDir()
-    writeFileSync(jobsDirectory(dataDir), "not a directory")
+    writeFileSync(JobStoreFiles.jobsDirectory(dataDir), "not a directory")
     return Effect.gen(function* () {
-      const store = yield* JobStore
-      expect(yield* Effect.flip(store.stage())).toMatchObject({ _tag: "JobStoreError", operation: "stage" })
-      const failed = yield* Effect.flip(
-        store.create(job("3"), { _tag: "Write", write: (path) => writeFileSync(path, inputText(["a@x.edu"])) })
-      )
-      expect(failed).toMatchObject({ _tag: "JobStoreError", operation: "create", jobId: job("3").jobId })
+      const jobs = yield* JobStore
+      const failed = yield* Effect.flip(jobs.stage())
+      expect(failed).toMatchObject({ _tag: "JobStoreError", operation: "stage" })
       expect(failed.message).toMatch(/ENOTDIR|EEXIST/)
-      expect(yield* Effect.flip(store.list())).toMatchObject({ _tag: "JobStoreError", operation: "list" })
-      expect(readFileSync(jobsDirectory(dataDir), "utf8")).toBe("not a directory")
-    }).pipe(Effect.provide(JobStore.layerFiles(dataDir)))
+      expect(yield* Effect.flip(jobs.list())).toMatchObject({ _tag: "JobStoreError", operation: "list" })
+      expect(yield* Effect.flip(jobs.open(job("3").jobId, "results"))).toMatchObject({ operation: "open" })
+      expect(readFileSync(JobStoreFiles.jobsDirectory(dataDir), "utf8")).toBe("not a directory")
+    }).pipe(Effect.provide(JobStoreFiles.layer(dataDir)))
+  })
+
+  it.effect("a create that fails removes its upload", () => {
+    const dataDir = makeDataDir()
+    return Effect.gen(function* () {
+      const jobs = yield* JobStore
+      const created = job("7")
+      const upload = yield* staged(inputText(["a@x.edu"]))
+      // The job's directory cannot be made: a file is in its way.
+      writeFileSync(join(JobStoreFiles.jobsDirectory(dataDir), created.jobId), "in the way")
+      const failed = yield* Effect.flip(jobs.create(created, upload))
+      expect(failed).toMatchObject({ _tag: "JobStoreError", operation: "create", jobId: created.jobId })
+      expect(readdirSync(JobStoreFiles.jobsDirectory(dataDir))).toEqual([created.jobId])
+      expect(existsSync(join(JobStoreFiles.jobsDirectory(dataDir), created.jobId, "job.json"))).toBe(false)
+    }).pipe(Effect.provide(JobStoreFiles.layer(dataDir)))
   })
 })

@@ -11,7 +11,7 @@ const dataDir = process.argv[2]!
 
 const program = Effect.gen(function* () {
   const queue = yield* JobQueue
-  const { job } = yield* queue.submit(request(crashInput()))
+  const { job } = yield* queue.submit(yield* request(crashInput()))
   process.stdout.write(`job ${job.jobId}\n`)
   for (;;) {
     const current = yield* queue.get("acme", job.jobId)

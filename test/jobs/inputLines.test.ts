@@ -1,8 +1,6 @@
-import { writeFileSync } from "node:fs"
-import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { badInputLine, decodeInputLine, emailLine, InputReader } from "../../src/jobs/inputLines.ts"
-import { inputText, makeDataDir } from "./jobTesting.ts"
+import { inputText, textBytes } from "./jobTesting.ts"
 
 describe("input lines", () => {
   it("read back what was written: emails as given, bad input with its reason", () => {
@@ -21,32 +19,26 @@ describe("input lines", () => {
   })
 
   it("come in chunks that end on line boundaries and resume at a byte offset", () => {
-    const path = join(makeDataDir(), "input.ndjson")
     const items = ["a@mit.edu", "b@mit.edu", { bad: "???", reason: "No @." }, "ü@tum.de", "c@x.edu"]
-    writeFileSync(path, inputText(items))
-    const reader = new InputReader(path, { offset: 0, blockBytes: 16 })
+    const input = textBytes(inputText(items))
+    const reader = new InputReader(input, { offset: 0, blockBytes: 16 })
     const first = reader.next(2)!
     expect(first.items).toEqual(["a@mit.edu", "b@mit.edu"])
     const rest = []
     for (let chunk = reader.next(2); chunk !== undefined; chunk = reader.next(2)) rest.push(...chunk.items)
-    reader.close()
     expect(rest).toEqual(items.slice(2))
-    const resumed = new InputReader(path, { offset: first.bytes, blockBytes: 64 })
+    const resumed = new InputReader(input, { offset: first.bytes, blockBytes: 64 })
     expect(resumed.next(10)?.items).toEqual(items.slice(2))
-    resumed.close()
-    const done = new InputReader(path, { offset: 0, end: first.bytes, blockBytes: 64 })
+    const done = new InputReader(input, { offset: 0, end: first.bytes, blockBytes: 64 })
     expect(done.next(10)?.items).toEqual(items.slice(0, 2))
     expect(done.next(10)).toBeUndefined()
-    done.close()
   })
 
   it("read a last line without a line break", () => {
-    const path = join(makeDataDir(), "input.ndjson")
-    writeFileSync(path, `${emailLine("a@mit.edu")}\n${emailLine("b@mit.edu")}`)
-    const reader = new InputReader(path, { offset: 0, blockBytes: 8 })
+    const input = textBytes(`${emailLine("a@mit.edu")}\n${emailLine("b@mit.edu")}`)
+    const reader = new InputReader(input, { offset: 0, blockBytes: 8 })
     expect(reader.next(5)?.items).toEqual(["a@mit.edu"])
     expect(reader.next(5)?.items).toEqual(["b@mit.edu"])
     expect(reader.next(5)).toBeUndefined()
-    reader.close()
   })
 })

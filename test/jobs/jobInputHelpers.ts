@@ -1,14 +1,12 @@
 /** Shared helpers of the job-input tests: run `readJobInput` on bytes cut into given chunks and read the output back. */
-import { mkdtempSync, readFileSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
+import type { JobBytes } from "../../src/jobs/JobStore.ts"
+import { MemoryBytes } from "../../src/jobs/JobStoreMemory.ts"
 import { type JobInputFormat, readJobInput } from "../../src/jobs/jobInput.ts"
+import { bytesText } from "./jobTesting.ts"
 
 export const encoder = new TextEncoder()
-
-export const outputPath = (): string => join(mkdtempSync(join(tmpdir(), "campusgate-jobinput-")), "input.ndjson")
 
 /** `bytes` cut after each offset in `cuts` (sorted, within bounds). */
 export const cutAt = (bytes: Uint8Array, cuts: ReadonlyArray<number>): Array<Uint8Array> => {
@@ -30,23 +28,23 @@ export const read = (
   body: string | Uint8Array | ReadonlyArray<Uint8Array>,
   limits: { readonly maxEmails?: number; readonly maxBytes?: number } = {}
 ) => {
-  const path = outputPath()
+  const output = new MemoryBytes()
   const chunks = Array.isArray(body) ? body : [bytesOf(body as string | Uint8Array)]
   return readJobInput(Stream.fromIterable(chunks), {
     format,
-    outputPath: path,
+    output,
     maxEmails: limits.maxEmails ?? 1000,
     maxBytes: limits.maxBytes ?? 1 << 20
   }).pipe(
-    // A temporary directory that cannot be written is not what these tests are about.
+    // A store that cannot be written is not what these tests are about.
     Effect.catchTag("JobStoreError", Effect.die),
-    Effect.map((input) => ({ input, path, items: lines(path) }))
+    Effect.map((input) => ({ input, output, items: lines(output) }))
   )
 }
 
-/** The items of an `input.ndjson`: emails as strings, bad items as objects. */
-export const lines = (path: string): Array<string | { bad: string; reason: string }> =>
-  readFileSync(path, "utf8")
+/** The items of a job input: emails as strings, bad items as objects. */
+export const lines = (output: JobBytes): Array<string | { bad: string; reason: string }> =>
+  bytesText(output)
     .split("\n")
     .filter((line) => line !== "")
     .map((line) => JSON.parse(line))

@@ -1,12 +1,12 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import { type ResultRow, ROW_CSV_COLUMNS, rowCsv, rowText } from "../../src/domain/ResultRow.ts"
 import { CsvReader } from "../../src/jobs/csv.ts"
+import { type JobBytes, JobStoreError } from "../../src/jobs/JobStore.ts"
+import type { MemoryBytes } from "../../src/jobs/JobStoreMemory.ts"
 import { readResultsPage, streamResults } from "../../src/jobs/jobResults.ts"
+import { bytesText, textBytes } from "./jobTesting.ts"
 
 const institution = Object.freeze({ id: "ox", name: 'University of Oxford, "Oxon"', country: "GB" })
 
@@ -19,11 +19,10 @@ const awkward: Array<ResultRow> = [
   { email: "", isValid: false }
 ]
 
-const rowsFile = (rows: ReadonlyArray<ResultRow>): string => {
-  const path = join(mkdtempSync(join(tmpdir(), "campusgate-results-")), "results.ndjson")
-  writeFileSync(path, rows.map((row) => `${rowText(row)}\n`).join(""))
-  return path
-}
+const rowsFile = (rows: ReadonlyArray<ResultRow>) => textBytes(rows.map((row) => `${rowText(row)}\n`).join(""))
+
+/** Opening `bytes` as the store does: a fresh handle each time. */
+const opening = (bytes: MemoryBytes) => Effect.sync((): JobBytes => bytes.reopen())
 
 const many = (count: number): Array<ResultRow> =>
   Array.from({ length: count }, (_, i) => ({ ...awkward[i % awkward.length]!, email: `user${i}@x.edu` }))
@@ -85,8 +84,9 @@ describe("readResultsPage", () => {
         const error = yield* Effect.flip(readResultsPage(path, cursor, 3))
         expect(error).toMatchObject({ _tag: "JobResultsError", reason: "InvalidCursor" })
       }
-      const missing = yield* Effect.flip(readResultsPage(`${path}.missing`, undefined, 3))
-      expect(missing.reason).toBe("Unreadable")
+      path.close()
+      const closed = yield* Effect.flip(readResultsPage(path, undefined, 3))
+      expect(closed.reason).toBe("Unreadable")
     })
   )
 })
@@ -95,14 +95,22 @@ describe("streamResults", () => {
   it.effect("NDJSON is the file as stored", () =>
     Effect.gen(function* () {
       const path = rowsFile(many(5000))
-      expect(yield* collect(streamResults(path, "ndjson"))).toBe(readFileSync(path, "utf8"))
+      expect(yield* collect(streamResults(opening(path), "ndjson"))).toBe(bytesText(path))
+    })
+  )
+
+  it.effect("fails as Unreadable when the results cannot be opened", () =>
+    Effect.gen(function* () {
+      const gone = Effect.fail(new JobStoreError({ operation: "open", cause: new Error("gone") }))
+      const error = yield* Effect.flip(collect(streamResults(gone, "csv")))
+      expect(error).toMatchObject({ _tag: "JobResultsError", reason: "Unreadable" })
     })
   )
 
   it.effect("CSV is the header and one CRLF line per row, in order, across read chunks", () =>
     Effect.gen(function* () {
       const rows = [...awkward, ...many(5000)]
-      const csv = yield* collect(streamResults(rowsFile(rows), "csv"))
+      const csv = yield* collect(streamResults(opening(rowsFile(rows)), "csv"))
       expect(csv).toBe(`${ROW_CSV_COLUMNS.join(",")}\r\n${rows.map((row) => `${rowCsv(row)}\r\n`).join("")}`)
       const records = parseCsv(csv)
       expect(records[0]).toEqual([...ROW_CSV_COLUMNS])

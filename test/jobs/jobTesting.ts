@@ -1,11 +1,12 @@
 /**
- * Shared pieces of the job tests: a data directory per test, an evaluation
- * on the fixture engine (as the server builds it), input files, and a queue
- * layer over the file store.
+ * Shared pieces of the job tests: a data directory per test, the store
+ * adapters to run a suite against, an evaluation on the fixture engine (as
+ * the server builds it), inputs, and a queue layer over a store.
  */
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { InvalidConfiguration } from "../../src/domain/errors.ts"
 import { toOfferResultRow, toResultRow } from "../../src/domain/ResultRow.ts"
@@ -14,10 +15,53 @@ import type { InputItem } from "../../src/jobs/inputLines.ts"
 import { badInputLine, emailLine } from "../../src/jobs/inputLines.ts"
 import { JobQueue, type JobQueueOptions, type SubmitJob } from "../../src/jobs/JobQueue.ts"
 import type { Evaluate } from "../../src/jobs/JobRunner.ts"
-import { JobStore } from "../../src/jobs/JobStore.ts"
+import { type JobBytes, JobStore, type JobStoreError } from "../../src/jobs/JobStore.ts"
+import * as JobStoreFiles from "../../src/jobs/JobStoreFiles.ts"
+import * as JobStoreMemory from "../../src/jobs/JobStoreMemory.ts"
 import { fixtureContext } from "../fixtures.ts"
 
 export const makeDataDir = (): string => mkdtempSync(join(tmpdir(), "campusgate-jobs-"))
+
+/** Every adapter of the job store, fresh for each call: suites run once per adapter. */
+export const storeAdapters: ReadonlyArray<readonly [string, () => Layer.Layer<JobStore>]> = [
+  ["files", () => JobStoreFiles.layer(makeDataDir())],
+  ["memory", () => JobStoreMemory.layer]
+]
+
+/** `text` as job bytes in memory. */
+export const textBytes = (text: string): JobStoreMemory.MemoryBytes => {
+  const bytes = new JobStoreMemory.MemoryBytes()
+  const encoded = Buffer.from(text, "utf8")
+  bytes.write(encoded, 0, encoded.length, 0)
+  return bytes
+}
+
+/** All of `bytes` as text. */
+export const bytesText = (bytes: JobBytes): string => {
+  const buffer = Buffer.alloc(bytes.size())
+  bytes.read(buffer, 0, buffer.length, 0)
+  return buffer.toString("utf8")
+}
+
+/** An upload staged in the store, holding `text`. */
+export const staged = (text: string) =>
+  Effect.gen(function* () {
+    const upload = yield* (yield* JobStore).stage()
+    const encoded = Buffer.from(text, "utf8")
+    upload.bytes.write(encoded, 0, encoded.length, 0)
+    return upload
+  })
+
+/** The whole of one of a job's files, as text. */
+export const fileText = (jobId: string, file: "input" | "results"): Effect.Effect<string, JobStoreError, JobStore> =>
+  Effect.gen(function* () {
+    const store = yield* JobStore
+    return yield* Effect.acquireUseRelease(
+      store.open(jobId as never, file),
+      (bytes) => Effect.sync(() => bytesText(bytes)),
+      (bytes) => Effect.sync(() => bytes.close())
+    )
+  })
 
 const engine = (() => {
   const made = makeEngine(fixtureContext(), {
@@ -38,25 +82,39 @@ export const inputText = (items: ReadonlyArray<InputItem>): string =>
   items.map((item) => (typeof item === "string" ? emailLine(item) : badInputLine(item.bad, item.reason))).join("\n") +
   (items.length > 0 ? "\n" : "")
 
-/** A job request for team acme against the target group `edu`. */
-export const request = (items: ReadonlyArray<InputItem>, overrides: Partial<SubmitJob> = {}): SubmitJob => ({
-  team: "acme" as never,
-  target: { targetGroupId: "edu" as never },
-  total: items.length,
-  input: { _tag: "Write", write: (path) => writeFileSync(path, inputText(items)) },
-  ...overrides
-})
-
-export const queueLayer = (dataDir: string, options: Partial<JobQueueOptions> = {}): Layer.Layer<JobQueue | JobStore> =>
-  JobQueue.layer({ concurrency: 1, maxQueued: 10, retentionHours: 24, evaluate, chunkItems: 4, ...options }).pipe(
-    Layer.provideMerge(JobStore.layerFiles(dataDir))
+/** A job request for team acme against the target group `edu`, its input staged in the store. */
+export const request = (items: ReadonlyArray<InputItem>, overrides: Partial<SubmitJob> = {}) =>
+  Effect.map(
+    staged(inputText(items)),
+    (input): SubmitJob => ({
+      team: "acme" as never,
+      target: { targetGroupId: "edu" as never },
+      total: items.length,
+      input,
+      ...overrides
+    })
   )
 
-export const resultLines = (path: string): Array<{ email: string; isValid: boolean; reasonCode?: string }> =>
-  readFileSync(path, "utf8")
+/** A queue over `store` (a data directory's files, or a store layer). */
+export const queueLayer = (
+  store: string | Layer.Layer<JobStore>,
+  options: Partial<JobQueueOptions> = {}
+): Layer.Layer<JobQueue | JobStore> =>
+  JobQueue.layer({ concurrency: 1, maxQueued: 10, retentionHours: 24, evaluate, chunkItems: 4, ...options }).pipe(
+    Layer.provideMerge(typeof store === "string" ? JobStoreFiles.layer(store) : store)
+  )
+
+export type ResultLine = { email: string; isValid: boolean; reasonCode?: string }
+
+export const parseLines = (text: string): Array<ResultLine> =>
+  text
     .split("\n")
     .filter((line) => line !== "")
     .map((line) => JSON.parse(line))
+
+/** The rows of a job's results. */
+export const resultLines = (jobId: string): Effect.Effect<Array<ResultLine>, JobStoreError, JobStore> =>
+  Effect.map(fileText(jobId, "results"), parseLines)
 
 /** 200,000 items for the crash test: repeats (so duplicates matter) and some bad input. */
 export const crashInput = (): Array<InputItem> =>

@@ -9,6 +9,7 @@ import { parseEmail } from "../../src/engine/email/parseEmail.ts"
 import type { InputItem } from "../../src/jobs/inputLines.ts"
 import { JobQueue, type JobQueueOptions } from "../../src/jobs/JobQueue.ts"
 import { JobStore } from "../../src/jobs/JobStore.ts"
+import { jobFilePath } from "../../src/jobs/JobStoreFiles.ts"
 import { captureLog } from "../observability/logCapture.ts"
 import { crashInput, makeDataDir, queueLayer, request, resultLines } from "./jobTesting.ts"
 
@@ -47,7 +48,7 @@ const crashMidJob = (dataDir: string): Promise<string> =>
   })
 
 /** A fresh queue over the crashed data directory: it resumes the job; check what it leaves. */
-const resumeAndCheck = (jobId: string, input: ReadonlyArray<InputItem>) =>
+const resumeAndCheck = (dataDir: string, jobId: string, input: ReadonlyArray<InputItem>) =>
   Effect.gen(function* () {
     const store = yield* JobStore
     const killed = (yield* store.read(jobId as never))!
@@ -55,10 +56,10 @@ const resumeAndCheck = (jobId: string, input: ReadonlyArray<InputItem>) =>
     expect(killed.checkpoint.processed).toBeGreaterThan(0)
     expect(killed.checkpoint.processed).toBeLessThan(input.length)
     // What an interrupted append may leave past the checkpoint is cut off at resume.
-    appendFileSync(store.files(killed.jobId).results, '{"email":"torn')
+    appendFileSync(jobFilePath(dataDir, killed.jobId, "results"), '{"email":"torn')
     const done = yield* (yield* JobQueue).awaitFinished("acme", jobId)
     expect(done.status).toBe("completed")
-    const rows = resultLines(store.files(done.jobId).results)
+    const rows = yield* resultLines(done.jobId)
     expect(rows.length).toBe(input.length)
     let mismatches = 0
     for (let i = 0; i < input.length; i++) {
@@ -83,7 +84,7 @@ describe("job resume", () => {
       return Effect.gen(function* () {
         const jobId = yield* Effect.promise(() => crashMidJob(dataDir))
         const log = captureLog()
-        yield* resumeAndCheck(jobId, crashInput()).pipe(
+        yield* resumeAndCheck(dataDir, jobId, crashInput()).pipe(
           Effect.provide(queueLayer(dataDir, { chunkItems: 20_000 }).pipe(Layer.provide(log.layer)))
         )
         const [resumed, started] = log.lines()
@@ -109,7 +110,7 @@ describe("job resume", () => {
       })
     const firstRun = Effect.gen(function* () {
       const queue = yield* JobQueue
-      return (yield* queue.submit(request(["a@mit.edu"], { callbackUrl: "https://hooks.example/x" }))).job
+      return (yield* queue.submit(yield* request(["a@mit.edu"], { callbackUrl: "https://hooks.example/x" }))).job
     }).pipe(Effect.provide(queueLayer(dataDir, { concurrency: 0 })))
     const secondRun = (jobId: string) =>
       Effect.gen(function* () {
@@ -120,7 +121,7 @@ describe("job resume", () => {
         yield* Effect.yieldNow
         expect(delivered).toEqual([jobId])
         expect((yield* queue.get("acme", jobId)).callback).toMatchObject({ delivered: true })
-        expect(readFileSync((yield* JobStore).files(jobId as never).record, "utf8")).toContain('"delivered":true')
+        expect(readFileSync(jobFilePath(dataDir, jobId, "record"), "utf8")).toContain('"delivered":true')
       }).pipe(Effect.provide(queueLayer(dataDir, { onFinished })))
     return Effect.gen(function* () {
       const queued = yield* firstRun

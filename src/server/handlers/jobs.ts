@@ -1,8 +1,8 @@
 /**
  * Handlers of the job endpoints. A submission names its target (in the JSON
  * document, or in the query for NDJSON and CSV, checked before the body is
- * read); the upload is written to the data directory while it arrives and
- * the job is acknowledged (202) only once it is stored, so an accepted job
+ * read); the upload is written to the job store while it arrives and the
+ * job is acknowledged (202) only once it is stored, so an accepted job
  * survives any crash. A job is visible to the team that created it only.
  * Results are read once the job has finished: a running job's results file
  * is still being written (and cut back on resume).
@@ -168,10 +168,11 @@ export const JobsHandlers = HttpApiBuilder.group(
           const upload = yield* store.stage()
           const input = yield* readJobInput(payload, {
             format,
-            outputPath: upload,
+            output: upload.bytes,
             maxEmails: limits.jobMaxEmails,
             maxBytes: limits.jobMaxBodyBytes
           }).pipe(
+            Effect.onError(() => store.discard(upload)),
             Effect.catch(
               (error): Effect.Effect<never, JobStoreError | BadRequest | PayloadTooLarge> =>
                 error instanceof JobStoreError ? Effect.fail(error) : Effect.fail(uploadProblem(error, requestId))
@@ -192,7 +193,7 @@ export const JobsHandlers = HttpApiBuilder.group(
               team: caller.team as TeamId,
               target,
               total: input.total,
-              input: { _tag: "Move", path: upload },
+              input: upload,
               callbackUrl,
               idempotency:
                 key === undefined ? undefined : { key, bodyHash: requestHash(input.bodyHash, target, callbackUrl) }
@@ -232,15 +233,19 @@ export const JobsHandlers = HttpApiBuilder.group(
               requestId
             })
           }
-          const path = store.files(job.jobId).results
+          const open = store.open(job.jobId, "results")
           const format = downloadFormat(request.headers.accept)
           if (format !== "json") {
-            return HttpServerResponse.stream(streamResults(path, format), {
+            return HttpServerResponse.stream(streamResults(open, format), {
               contentType: format === "csv" ? "text/csv; charset=utf-8" : "application/x-ndjson"
             })
           }
-          return yield* readResultsPage(path, query.cursor, query.limit ?? RESULTS_LIMIT_DEFAULT).pipe(
-            Effect.catch((error) =>
+          return yield* Effect.acquireUseRelease(
+            open,
+            (file) => readResultsPage(file, query.cursor, query.limit ?? RESULTS_LIMIT_DEFAULT),
+            (file) => Effect.sync(() => file.close())
+          ).pipe(
+            Effect.catchTag("JobResultsError", (error) =>
               error.reason === "InvalidCursor"
                 ? Effect.fail(
                     invalid(requestId, [{ field: "/query/cursor", code: "INVALID_VALUE", message: error.detail }])

@@ -1,0 +1,185 @@
+/**
+ * The job store's file adapter: `<dataDir>/jobs/<jobId>/` holds
+ * - `input.ndjson`: one line per input item, in input order (`inputLines.ts`);
+ * - `results.ndjson`: one `rowText(row)` line per input item, in input order;
+ * - `job.json`: the job record, replaced atomically (`*.tmp` leftovers are
+ *   ignored).
+ *
+ * A job directory becomes visible only with its `job.json`, which is written
+ * after `input.ndjson` is flushed to disk, so a job that `create` returned
+ * survives any crash. Uploads are staged as hidden files under `jobs/` (on
+ * the same file system, so they are moved in by `rename`); hidden names are
+ * removed at `list`, as is a directory a crash left without a record (one
+ * with an unreadable record is logged and left alone). `remove` first renames
+ * the directory to a hidden name and flushes that, so a crash mid-delete
+ * never leaves a half-deleted job that looks alive.
+ */
+import { randomBytes } from "node:crypto"
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  fsyncSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  writeSync
+} from "node:fs"
+import { join } from "node:path"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import { fsyncPath, writeFileAtomic } from "../store/atomicWrite.ts"
+import { isJobId, Job, type JobId } from "./Job.ts"
+import { type JobBytes, type JobFile, JobStore, JobStoreError, type StagedUpload } from "./JobStore.ts"
+
+const fileNames: Record<JobFile, string> = { input: "input.ndjson", results: "results.ndjson" }
+const RECORD_FILE = "job.json"
+
+export const jobsDirectory = (dataDir: string): string => join(dataDir, "jobs")
+
+/** Where a job's file is, for tests and tools that look at the directory itself. */
+export const jobFilePath = (dataDir: string, jobId: string, file: JobFile | "record"): string =>
+  join(jobsDirectory(dataDir), jobId, file === "record" ? RECORD_FILE : fileNames[file])
+
+/** A file-system step as the store's typed failure. */
+const attempt = <A>(operation: JobStoreError["operation"], jobId: string | undefined, run: () => A) =>
+  Effect.try({
+    try: run,
+    catch: (cause) => new JobStoreError({ operation, ...(jobId === undefined ? {} : { jobId }), cause })
+  })
+
+/** An open file as `JobBytes`. */
+class FileBytes implements JobBytes {
+  readonly fd: number
+  constructor(fd: number) {
+    this.fd = fd
+  }
+  size(): number {
+    return fstatSync(this.fd).size
+  }
+  read(buffer: Uint8Array, offset: number, length: number, position: number): number {
+    return readSync(this.fd, buffer, offset, length, position)
+  }
+  write(buffer: Uint8Array, offset: number, length: number, position: number): void {
+    for (let done = 0; done < length; ) {
+      done += writeSync(this.fd, buffer, offset + done, length - done, position + done)
+    }
+  }
+  truncate(length: number): void {
+    ftruncateSync(this.fd, length)
+  }
+  sync(): void {
+    fsyncSync(this.fd)
+  }
+  close(): void {
+    closeSync(this.fd)
+  }
+}
+
+interface StagedFile extends StagedUpload {
+  readonly path: string
+}
+
+export const layer = (dataDir: string): Layer.Layer<JobStore> =>
+  Layer.sync(JobStore, () => {
+    const root = jobsDirectory(dataDir)
+    const directoryOf = (jobId: string) => join(root, jobId)
+    const recordOf = (jobId: string) => join(root, jobId, RECORD_FILE)
+    const encode = Schema.encodeSync(Schema.fromJsonString(Job))
+    const decode = Schema.decodeUnknownSync(Schema.fromJsonString(Job))
+    const readRecord = (jobId: JobId): Job | undefined => {
+      let text: string
+      try {
+        text = readFileSync(recordOf(jobId), "utf8")
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined
+        throw error
+      }
+      return decode(text)
+    }
+    const removeDirectory = (jobId: string) => {
+      const hidden = join(root, `.${jobId}.${randomBytes(4).toString("hex")}.deleted`)
+      try {
+        renameSync(directoryOf(jobId), hidden)
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") return
+        throw error
+      }
+      fsyncPath(root)
+      rmSync(hidden, { recursive: true, force: true })
+    }
+    const closeQuietly = (bytes: JobBytes) => {
+      try {
+        bytes.close()
+      } catch {
+        // Already closed, or the descriptor is gone: nothing is left to release.
+      }
+    }
+    return JobStore.of({
+      stage: () =>
+        attempt("stage", undefined, (): StagedFile => {
+          mkdirSync(root, { recursive: true })
+          const path = join(root, `.upload-${randomBytes(8).toString("hex")}.tmp`)
+          return { id: path, path, bytes: new FileBytes(openSync(path, "wx+", 0o644)) }
+        }),
+      discard: (upload) =>
+        Effect.sync(() => {
+          closeQuietly(upload.bytes)
+          rmSync((upload as StagedFile).path, { force: true })
+        }).pipe(Effect.ignore),
+      create: (job, upload) =>
+        attempt("create", job.jobId, () => {
+          const staged = upload as StagedFile
+          staged.bytes.sync()
+          closeQuietly(staged.bytes)
+          mkdirSync(directoryOf(job.jobId), { recursive: true })
+          renameSync(staged.path, join(directoryOf(job.jobId), fileNames.input))
+          writeFileAtomic(recordOf(job.jobId), encode(job))
+          fsyncPath(root)
+        }).pipe(Effect.tapError(() => Effect.sync(() => rmSync((upload as StagedFile).path, { force: true })))),
+      open: (jobId, file) =>
+        attempt("open", jobId, () => {
+          const path = join(directoryOf(jobId), fileNames[file])
+          const flags = file === "input" ? constants.O_RDONLY : constants.O_RDWR | constants.O_CREAT
+          return new FileBytes(openSync(path, flags, 0o644))
+        }),
+      read: (jobId) => attempt("read", jobId, () => readRecord(jobId)),
+      write: (job) => attempt("write", job.jobId, () => writeFileAtomic(recordOf(job.jobId), encode(job))),
+      list: () =>
+        Effect.gen(function* () {
+          const names = yield* attempt("list", undefined, () => {
+            mkdirSync(root, { recursive: true })
+            return readdirSync(root)
+          })
+          const jobs: Array<Job> = []
+          for (const name of names) {
+            if (name.startsWith(".")) {
+              yield* attempt("list", undefined, () => rmSync(join(root, name), { recursive: true, force: true }))
+              continue
+            }
+            if (!isJobId(name)) continue
+            let job: Job | undefined
+            try {
+              job = readRecord(name)
+            } catch (error) {
+              // Kept on disk for a person to look at; the queue goes on without it.
+              yield* Effect.logWarning("a job record cannot be read; the job is left alone", {
+                file: `jobs/${name}/${RECORD_FILE}`,
+                error: String(error)
+              })
+              continue
+            }
+            if (job === undefined) yield* attempt("remove", name, () => removeDirectory(name))
+            else jobs.push(job)
+          }
+          return jobs
+        }),
+      remove: (jobId) => attempt("remove", jobId, () => removeDirectory(jobId))
+    })
+  })
