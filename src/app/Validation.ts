@@ -19,6 +19,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { OfferNotFound, TargetGroupNotFound } from "../domain/errors.ts"
+import type { UsageTally } from "../domain/OfferUsage.ts"
 import { type ResultRow, toOfferResultRow, toResultRow } from "../domain/ResultRow.ts"
 import type { OfferValidationResult, ValidationResult } from "../domain/ValidationResult.ts"
 import type { Viewer } from "../domain/visibility.ts"
@@ -91,8 +92,18 @@ export interface ValidationService {
   ): Array<OfferValidationResult> | ValidationError
   /** (offer, email) pairs, each answered on its own: an offer the viewer cannot see is that item's `ValidationError`. */
   batch(viewer: Viewer, requests: ReadonlyArray<OfferRequest>): Array<OfferValidationResult | ValidationError>
-  /** A job's chunk as result rows; throws the not-found error when the target is gone (the job fails). */
-  rows(viewer: Viewer, target: ValidationTarget, emails: ReadonlyArray<string>): Array<ResultRow>
+  /**
+   * A job's chunk as result rows; throws the not-found error when the target
+   * is gone (the job fails). Offer validations are counted in `tally` when
+   * given (a job's own, stored with its checkpoints) instead of the shared
+   * recorder.
+   */
+  rows(
+    viewer: Viewer,
+    target: ValidationTarget,
+    emails: ReadonlyArray<string>,
+    tally?: UsageTally | undefined
+  ): Array<ResultRow>
 }
 
 export class Validation extends Context.Service<Validation, ValidationService>()("campusgate/app/Validation") {
@@ -111,7 +122,7 @@ export class Validation extends Context.Service<Validation, ValidationService>()
       counters.validatedAll(results)
       return results
     }
-    const manyOffer = (viewer: Viewer, emails: ReadonlyArray<string>, offerId: string) => {
+    const manyOffer = (viewer: Viewer, emails: ReadonlyArray<string>, offerId: string, tally?: UsageTally) => {
       const { engine } = snapshot.current()
       const offer = visibleOffer(engine, viewer, offerId)
       if (offer === undefined) return offerNotFound(offerId)
@@ -119,7 +130,8 @@ export class Validation extends Context.Service<Validation, ValidationService>()
       const results = new Array<OfferValidationResult>(emails.length)
       for (let i = 0; i < emails.length; i++) results[i] = evaluateOffer(offer, engine.context, emails[i]!, at)
       counters.validatedAll(results)
-      usage.recordMany(offerId, emails, results, at)
+      if (tally === undefined) usage.recordMany(offerId, emails, results, at)
+      else tally.recordMany(emails, results, at)
       return results
     }
     return {
@@ -142,7 +154,7 @@ export class Validation extends Context.Service<Validation, ValidationService>()
         return result
       },
       manyTargetGroup,
-      manyOffer,
+      manyOffer: (viewer, emails, offerId) => manyOffer(viewer, emails, offerId),
       batch: (viewer, requests) => {
         const { engine } = snapshot.current()
         const at = engine.now()
@@ -156,13 +168,13 @@ export class Validation extends Context.Service<Validation, ValidationService>()
         counters.validatedAll(results)
         return results
       },
-      rows: (viewer, target, emails) => {
+      rows: (viewer, target, emails, tally) => {
         if ("targetGroupId" in target) {
           const results = manyTargetGroup(viewer, emails, target.targetGroupId)
           if (results instanceof ValidationError) throw results.reason
           return results.map((result, i) => toResultRow(emails[i]!, result))
         }
-        const results = manyOffer(viewer, emails, target.offerId)
+        const results = manyOffer(viewer, emails, target.offerId, tally)
         if (results instanceof ValidationError) throw results.reason
         return results.map((result, i) => toOfferResultRow(emails[i]!, result))
       }

@@ -6,6 +6,7 @@
  */
 import * as Schema from "effect/Schema"
 import { Count } from "./Count.ts"
+import type { OfferValidationResult } from "./ValidationResult.ts"
 
 /** log2 of the number of HyperLogLog registers behind `uniqueEmails` (16 KiB per offer). */
 export const UNIQUE_EMAILS_PRECISION = 14
@@ -71,4 +72,25 @@ export const emptyOfferUsage: OfferUsage = {
   daily: [],
   firstValidatedAt: null,
   lastValidatedAt: null
+}
+
+/**
+ * Usage counted and not yet stored, as a job's checkpoint carries it: the
+ * public counters and the unique-email registers (base64; null before the
+ * first well-formed address).
+ */
+export const UsageDelta = Schema.Struct({
+  usage: OfferUsage,
+  hyperLogLog: Schema.NullOr(Schema.String)
+})
+export type UsageDelta = typeof UsageDelta.Type
+
+/** Counts of one bulk job against one offer, kept apart until a checkpoint takes them (`UsageStatistics.tally`). */
+export interface UsageTally {
+  /** Counts validations of `emails` (results in the same order) at one instant. */
+  recordMany(emails: ReadonlyArray<string>, results: ReadonlyArray<OfferValidationResult>, at: number): void
+  /** What was counted since the last take, as data; undefined when nothing was. */
+  take(): UsageDelta | undefined
+  /** Gives back counts that could not be stored, to go with the next take. */
+  restore(delta: UsageDelta): void
 }

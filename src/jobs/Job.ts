@@ -11,6 +11,7 @@ import * as Schema from "effect/Schema"
 import { Count } from "../domain/Count.ts"
 import { TeamId } from "../domain/Identifiers.ts"
 import { JobId, type JobTarget, type JobView, jobViewFields } from "../domain/Job.ts"
+import { UsageDelta } from "../domain/OfferUsage.ts"
 
 export {
   CallbackAttempt,
@@ -35,13 +36,16 @@ export type JobIdempotency = typeof JobIdempotency.Type
 
 /**
  * How far the job got, durably: the first `processed` input lines, which end
- * at byte `inputBytes` of `input.ndjson`, have their rows in the first
- * `resultsBytes` bytes of `results.ndjson`. Anything after that is redone.
+ * at byte `inputBytes` of the input, have their rows in the first
+ * `resultsBytes` bytes of the results. Anything after that is redone.
+ * `usage` is what the chunk that ends here counted in the offer's usage
+ * statistics; it is stored once per checkpoint (`jobUsage.ts`).
  */
 export const JobCheckpoint = Schema.Struct({
   processed: Count,
   inputBytes: Count,
-  resultsBytes: Count
+  resultsBytes: Count,
+  usage: Schema.optionalKey(UsageDelta)
 })
 export type JobCheckpoint = typeof JobCheckpoint.Type
 

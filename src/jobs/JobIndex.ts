@@ -1,16 +1,17 @@
 /**
  * The queue's in-memory view of its jobs: per job only what decisions need
- * (team, status, expiry, whether it waits for a worker) plus the
+ * (team, target, status, expiry, whether it waits for a worker) plus the
  * idempotency index (team, Idempotency-Key) → job. Records, inputs and
  * results stay in the store, so memory grows with the number of jobs kept, not
  * with their size. Rebuilt from the store at start.
  */
 import type * as Deferred from "effect/Deferred"
-import type { Job, JobId, JobIdempotency, JobStatus } from "./Job.ts"
+import type { Job, JobId, JobIdempotency, JobStatus, JobTarget } from "./Job.ts"
 
 export interface JobEntry {
   readonly jobId: JobId
   readonly team: string
+  readonly target: JobTarget
   status: JobStatus
   /** Milliseconds since the epoch, once finished. */
   expiresAt: number | undefined

@@ -38,6 +38,7 @@ import {
 import { type JobEntry, JobIndex } from "./JobIndex.ts"
 import type { Evaluate } from "./JobRunner.ts"
 import { JobStore, type JobStoreError, type StagedUpload } from "./JobStore.ts"
+import { forgetJobUsage, type JobUsage } from "./jobUsage.ts"
 import { finishJob, jobEntry, type QueueContext, recordCallback, startWorkers } from "./jobWorkers.ts"
 
 export interface SubmitJob {
@@ -70,6 +71,8 @@ export interface JobQueueOptions {
   readonly onFinished?:
     | ((job: Job, recordCallback: (callback: JobCallback) => Effect.Effect<void>) => Effect.Effect<void>)
     | undefined
+  /** How offer jobs count in the usage statistics, exactly once (absent: they are not counted). */
+  readonly usage?: JobUsage | undefined
   /** Called (synchronously) with every job's final record, whatever its end. */
   readonly onEnded?: ((job: Job) => void) | undefined
   /** Input items per chunk (default 25,000). */
@@ -122,6 +125,13 @@ export class JobQueue extends Context.Service<
           return job
         })
 
+        /** Deletes a finished job: its data, its entry, its usage marker. Call under the lock. */
+        const drop = Effect.fnUntraced(function* (entry: JobEntry) {
+          yield* store.remove(entry.jobId)
+          index.remove(entry)
+          yield* forgetJobUsage(options.usage, entry)
+        })
+
         const submit = Effect.fn("JobQueue.submit")(
           function* (request: SubmitJob) {
             const submittedAt = yield* now
@@ -129,8 +139,7 @@ export class JobQueue extends Context.Service<
               let earlier = index.byIdempotency(request.team, request.idempotency.key)
               if (earlier?.expiresAt !== undefined && earlier.expiresAt <= submittedAt) {
                 // An expired job no longer holds its key, even before the sweeper removes it.
-                yield* store.remove(earlier.jobId)
-                index.remove(earlier)
+                yield* drop(earlier)
                 earlier = undefined
               }
               if (earlier !== undefined) {
@@ -183,8 +192,7 @@ export class JobQueue extends Context.Service<
           yield* locked(
             Effect.gen(function* () {
               if (!isFinished(entry.status)) return yield* new JobNotFinished({ jobId, status: entry.status })
-              yield* store.remove(entry.jobId)
-              index.remove(entry)
+              yield* drop(entry)
             })
           )
         })
@@ -192,8 +200,7 @@ export class JobQueue extends Context.Service<
         const sweep = locked(
           Effect.gen(function* () {
             for (const entry of index.expired(yield* now)) {
-              yield* store.remove(entry.jobId)
-              index.remove(entry)
+              yield* drop(entry)
             }
           })
         )

@@ -10,6 +10,7 @@
  * duplicate set from the inputs already done, so after any crash the results
  * hold each input item exactly once, in input order.
  */
+import type { UsageTally } from "../domain/OfferUsage.ts"
 import { type ResultRow, rowText } from "../domain/ResultRow.ts"
 import { DuplicateSet } from "./duplicates.ts"
 import { type BadInput, InputReader } from "./inputLines.ts"
@@ -19,15 +20,22 @@ import { OUTPUT_BYTES, ResultsWriter } from "./resultsWriter.ts"
 
 /**
  * Validates a chunk of emails against the job's target, one row per email in
- * order (`toResultRow` / `toOfferResultRow`). It may throw, e.g. when the
- * target group was removed by a configuration reload: the job then fails with
- * the thrown error's message.
+ * order (`toResultRow` / `toOfferResultRow`), counting offer validations in
+ * `tally` (the run's own, when the job's usage is counted). It may throw,
+ * e.g. when the target group was removed by a configuration reload: the job
+ * then fails with the thrown error's message.
  */
-export type Evaluate = (target: JobTarget, emails: ReadonlyArray<string>) => ReadonlyArray<ResultRow>
+export type Evaluate = (
+  target: JobTarget,
+  emails: ReadonlyArray<string>,
+  tally: UsageTally | undefined
+) => ReadonlyArray<ResultRow>
 
 export interface RunnerOptions {
   /** Input items between checkpoints (the caller checkpoints); batches are never larger. */
   readonly chunkItems: number
+  /** Where this run counts its usage; each checkpoint takes what it counted. */
+  readonly tally?: UsageTally | undefined
 }
 
 /** Why a job failed, in words fit for its record. */
@@ -71,6 +79,7 @@ export class JobRunner {
   private readonly results: JobBytes
   private readonly duplicates: DuplicateSet
   private readonly batchItems: number
+  private readonly tally: UsageTally | undefined
   /** Reused across batches: rows are encoded straight into it. */
   private output: Buffer = Buffer.allocUnsafe(OUTPUT_BYTES)
 
@@ -84,6 +93,7 @@ export class JobRunner {
   ) {
     this.committed = job
     this.batchItems = Math.min(BATCH_ITEMS, options.chunkItems)
+    this.tally = options.tally
     this.pending = emptyPending()
     this.evaluate = evaluate
     this.reader = reader
@@ -146,7 +156,7 @@ export class JobRunner {
     for (const item of items) if (typeof item === "string") emails.push(item)
     let rows: ReadonlyArray<ResultRow>
     try {
-      rows = emails.length === 0 ? [] : this.evaluate(this.committed.target, emails)
+      rows = emails.length === 0 ? [] : this.evaluate(this.committed.target, emails, this.tally)
     } catch (error) {
       throw new JobFailure(errorText(error))
     }
@@ -178,13 +188,18 @@ export class JobRunner {
     pending.badInput += tally.badInput
   }
 
-  /** Flushes the appended rows to disk; answers the record that covers them, for the caller to write. */
+  /**
+   * Flushes the appended rows to disk; answers the record that covers them,
+   * for the caller to write, with the usage they counted (which the caller
+   * stores once the record is written).
+   */
   checkpoint(): Job {
     const pending = this.pending
     if (pending.items === 0) return this.committed
     this.results.sync()
     const { checkpoint, counts, progress } = this.committed
     const processed = checkpoint.processed + pending.items
+    const usage = this.tally?.take()
     this.committed = {
       ...this.committed,
       progress: { ...progress, processed, percent: Math.min(100, percentOf(processed, progress.total)) },
@@ -197,18 +212,26 @@ export class JobRunner {
       checkpoint: {
         processed,
         inputBytes: checkpoint.inputBytes + pending.inputBytes,
-        resultsBytes: checkpoint.resultsBytes + pending.resultsBytes
+        resultsBytes: checkpoint.resultsBytes + pending.resultsBytes,
+        ...(usage === undefined ? {} : { usage })
       }
     }
     this.pending = emptyPending()
     return this.committed
   }
 
-  /** Cuts off rows appended since the last checkpoint, so the results match the record (after a failure). */
+  /** Cuts off rows appended (and usage counted) since the last checkpoint, so the results match the record (after a failure). */
   discard(): void {
     this.results.truncate(this.committed.checkpoint.resultsBytes)
     this.results.sync()
+    this.tally?.take()
     this.pending = emptyPending()
+  }
+
+  /** Takes back the usage of a checkpoint that could not be stored: the next checkpoint carries it. */
+  usageNotStored(): void {
+    const usage = this.committed.checkpoint.usage
+    if (usage !== undefined) this.tally?.restore(usage)
   }
 }
 

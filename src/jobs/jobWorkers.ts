@@ -1,6 +1,7 @@
 /**
  * The queue's moving parts: start (rebuild the index from the store,
- * re-enqueue unfinished jobs, re-deliver pending callbacks), the worker
+ * store the usage of every job's last checkpoint again (once), re-enqueue
+ * unfinished jobs, re-deliver pending callbacks), the worker
  * fibers, and how a job finishes (final record, expiry, callback hook). A
  * job whose run dies unexpectedly is finished as failed rather than left
  * running; an interrupted run (shutdown) is left as it is, to resume.
@@ -16,6 +17,7 @@ import { isFinished, type Job, type JobCallback, type JobId } from "./Job.ts"
 import type { JobEntry, JobIndex } from "./JobIndex.ts"
 import type { JobQueueOptions } from "./JobQueue.ts"
 import type { JobStore } from "./JobStore.ts"
+import { storeCheckpointUsage } from "./jobUsage.ts"
 import { type JobEnd, processJob } from "./processJob.ts"
 
 export interface QueueContext {
@@ -38,6 +40,7 @@ export const jobEntry = (job: Job): Effect.Effect<JobEntry> =>
   Effect.map(Deferred.make<Job>(), (finished) => ({
     jobId: job.jobId,
     team: job.team,
+    target: job.target,
     status: job.status,
     expiresAt: job.expiresAt === null ? undefined : Date.parse(job.expiresAt),
     idempotency: job.idempotency,
@@ -101,6 +104,8 @@ export const finishJob = (context: QueueContext, entry: JobEntry, end: JobEnd): 
         ...(end.error === undefined ? {} : { error: end.error })
       }
       yield* Effect.orDie(context.store.write(final))
+      // Not stored now (the store is down): the record keeps it, and the next start stores it.
+      yield* storeCheckpointUsage(context.options.usage, final)
       yield* logEnd(final)
       entry.status = end.status
       entry.expiresAt = expiresAt
@@ -142,7 +147,10 @@ const runOne = (context: QueueContext, jobId: JobId): Effect.Effect<void> =>
       processed: running.checkpoint.processed
     })
     const chunkItems = context.options.chunkItems ?? DEFAULT_CHUNK_ITEMS
-    const end = yield* processJob(context.store, running, entry, context.options.evaluate, { chunkItems }).pipe(
+    const end = yield* processJob(context.store, running, entry, context.options.evaluate, {
+      chunkItems,
+      usage: context.options.usage
+    }).pipe(
       Effect.catchDefect((defect) =>
         Effect.as(Effect.logError("job run failed unexpectedly", { jobId }, Cause.die(defect)), {
           job: running,
@@ -163,6 +171,8 @@ export const startWorkers = (context: QueueContext, ids: Queue.Queue<JobId>): Ef
     )
     for (const job of jobs) {
       context.index.add(yield* jobEntry(job))
+      // What a crash between a checkpoint and its usage left unstored; stored already, it changes nothing.
+      yield* storeCheckpointUsage(context.options.usage, job)
       if (isFinished(job.status)) yield* notify(context, job)
       else {
         // Running when the last process stopped (a crash, or a shutdown mid-job): it goes on from its checkpoint.

@@ -1,7 +1,8 @@
 /**
  * One worker's run of one job: resume the runner at the job's checkpoint,
  * evaluate batch by batch, and once a chunk (`chunkItems`) has been appended
- * flush it and write the new checkpoint. It yields after every batch, so
+ * flush it, write the new checkpoint and store the usage it carries
+ * (`jobUsage.ts`). It yields after every batch, so
  * other jobs and HTTP requests get their turn and a cancellation is seen
  * within milliseconds. Answers the record the job ends with — completed,
  * failed (with the reason) or cancelled, its results matching its counts —
@@ -13,6 +14,7 @@ import type { Job, JobStatus } from "./Job.ts"
 import type { JobEntry } from "./JobIndex.ts"
 import { type Evaluate, JobFailure, JobRunner, type RunnerOptions } from "./JobRunner.ts"
 import type { JobBytes, JobStore, JobStoreError } from "./JobStore.ts"
+import { type JobUsage, storeCheckpointUsage } from "./jobUsage.ts"
 
 export type JobEnd = {
   readonly job: Job
@@ -66,13 +68,14 @@ export const processJob = (
   job: Job,
   entry: JobEntry,
   evaluate: Evaluate,
-  options: RunnerOptions
+  options: RunnerOptions & { readonly usage?: JobUsage | undefined }
 ): Effect.Effect<JobEnd> =>
   Effect.scoped(
     Effect.gen(function* () {
       const files = yield* Effect.result(openFiles(store, job))
       if (files._tag === "Failure") return { job, status: "failed", error: failureText(files.failure) } satisfies JobEnd
-      const opened = yield* attempt(() => JobRunner.resume(files.success, job, evaluate, options))
+      const tally = options.usage?.tally(job.target)
+      const opened = yield* attempt(() => JobRunner.resume(files.success, job, evaluate, { ...options, tally }))
       if (!opened.ok) return { job, status: "failed", error: opened.error } satisfies JobEnd
       const runner = opened.value
       for (;;) {
@@ -84,6 +87,7 @@ export const processJob = (
           const checkpointed = yield* attempt(() => runner.checkpoint())
           if (!checkpointed.ok) return yield* end(runner, "failed", checkpointed.error)
           yield* Effect.orDie(store.write(checkpointed.value))
+          if (!(yield* storeCheckpointUsage(options.usage, checkpointed.value))) runner.usageNotStored()
         }
         yield* Effect.yieldNow
       }

@@ -2,7 +2,7 @@
  * The daemon's job queue: jobs stored in the data directory, validated with
  * the config snapshot in force when each chunk runs (a reload between chunks
  * applies to the rest), counted in the metrics and, for offers, in the
- * usage statistics like any other validation,
+ * usage statistics exactly once, with the job's checkpoints,
  * and announced to their `callbackUrl` when they finish, signed with the
  * webhook secret (`CAMPUSGATE_WEBHOOK_SECRET`, else one generated once and
  * kept in the data directory). Jobs ended and the queue's occupancy are in
@@ -22,7 +22,9 @@ import { JobQueue } from "../jobs/JobQueue.ts"
 import type { Evaluate } from "../jobs/JobRunner.ts"
 import type { JobStore } from "../jobs/JobStore.ts"
 import * as JobStoreFiles from "../jobs/JobStoreFiles.ts"
+import type { JobUsage } from "../jobs/jobUsage.ts"
 import { type DeliveryAttempt, deliverCallback, webhookSecretFor } from "../jobs/webhook.ts"
+import { UsageStatistics } from "../stats/UsageStatistics.ts"
 import { Metrics } from "./metrics.ts"
 
 /**
@@ -32,8 +34,18 @@ import { Metrics } from "./metrics.ts"
  */
 const evaluator =
   (validation: Validation["Service"]): Evaluate =>
-  (target, emails) =>
-    validation.rows(ALL_TEAMS, target, emails)
+  (target, emails, tally) =>
+    validation.rows(ALL_TEAMS, target, emails, tally)
+
+/** Offer jobs count in the offer's usage statistics, once per checkpoint (`jobs/jobUsage.ts`). */
+const jobUsage = (usage: UsageStatistics["Service"]): JobUsage => ({
+  tally: (target) => ("offerId" in target ? usage.tally(target.offerId) : undefined),
+  store: (job) =>
+    "offerId" in job.target && job.checkpoint.usage !== undefined
+      ? usage.applyOnce(job.target.offerId, job.jobId, job.checkpoint.processed, job.checkpoint.usage)
+      : Effect.void,
+  forget: (job) => ("offerId" in job.target ? usage.forget(job.target.offerId, job.jobId) : Effect.void)
+})
 
 /** Where a callback goes, as the log shows it: scheme, host and port. */
 const originOf = (url: string): string => {
@@ -85,27 +97,29 @@ const announce =
     )
   }
 
-/** `JobStore` and `JobQueue` for the daemon; needs `Snapshot`, `Metrics` and `Validation`. */
-export const jobsLayer: Layer.Layer<JobQueue | JobStore, never, Snapshot | Metrics | Validation> = Layer.unwrap(
-  Effect.gen(function* () {
-    const config = yield* Snapshot
-    const metrics = yield* Metrics
-    const validation = yield* Validation
-    const { settings, secrets } = config.current().config
-    const { dataDir } = directoriesOf(config.current().config)
-    const secret = webhookSecretFor(dataDir, secrets.webhookSecret)
-    return JobQueue.layer({
-      concurrency: settings.jobs.concurrency,
-      maxQueued: settings.jobs.maxQueued,
-      retentionHours: settings.jobs.retentionHours,
-      evaluate: evaluator(validation),
-      onFinished: announce(secret),
-      onEnded: (job) => metrics.jobEnded(job.status)
-    }).pipe(
-      Layer.tap((services) =>
-        Effect.sync(() => metrics.observeJobs(() => Context.get(services, JobQueue).occupancy()))
-      ),
-      Layer.provideMerge(JobStoreFiles.layer(dataDir))
-    )
-  })
-)
+/** `JobStore` and `JobQueue` for the daemon; needs `Snapshot`, `Metrics`, `Validation` and `UsageStatistics`. */
+export const jobsLayer: Layer.Layer<JobQueue | JobStore, never, Snapshot | Metrics | Validation | UsageStatistics> =
+  Layer.unwrap(
+    Effect.gen(function* () {
+      const config = yield* Snapshot
+      const metrics = yield* Metrics
+      const validation = yield* Validation
+      const { settings, secrets } = config.current().config
+      const { dataDir } = directoriesOf(config.current().config)
+      const secret = webhookSecretFor(dataDir, secrets.webhookSecret)
+      return JobQueue.layer({
+        concurrency: settings.jobs.concurrency,
+        maxQueued: settings.jobs.maxQueued,
+        retentionHours: settings.jobs.retentionHours,
+        evaluate: evaluator(validation),
+        usage: jobUsage(yield* UsageStatistics),
+        onFinished: announce(secret),
+        onEnded: (job) => metrics.jobEnded(job.status)
+      }).pipe(
+        Layer.tap((services) =>
+          Effect.sync(() => metrics.observeJobs(() => Context.get(services, JobQueue).occupancy()))
+        ),
+        Layer.provideMerge(JobStoreFiles.layer(dataDir))
+      )
+    })
+  )

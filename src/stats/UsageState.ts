@@ -7,8 +7,8 @@
  * after a failure, or pushed to a shared store by several processes.
  */
 
-import { DAILY_RETENTION_DAYS, emptyOfferUsage, type OfferUsage } from "../domain/OfferUsage.ts"
-import { addHash, estimate, makeRegisters, mergeRegisters } from "./HyperLogLog.ts"
+import { DAILY_RETENTION_DAYS, emptyOfferUsage, type OfferUsage, type UsageDelta } from "../domain/OfferUsage.ts"
+import { addHash, estimate, makeRegisters, mergeRegisters, REGISTER_COUNT } from "./HyperLogLog.ts"
 
 export const DAY_MS = 86_400_000
 
@@ -124,4 +124,21 @@ export const fromOfferUsage = (usage: OfferUsage, registers: Uint8Array | null):
   state.lastAt = usage.lastValidatedAt === null ? null : Date.parse(usage.lastValidatedAt)
   state.registers = registers
   return state
+}
+
+/** The state as data (a job checkpoint's usage, a usage file). */
+export const toUsageDelta = (state: UsageState): UsageDelta => ({
+  usage: toOfferUsage(state),
+  hyperLogLog: state.registers === null ? null : Buffer.from(state.registers).toString("base64")
+})
+
+/** The state back from `toUsageDelta`; throws when the registers are not whole. */
+export const fromUsageDelta = (delta: UsageDelta): UsageState => {
+  let registers: Uint8Array | null = null
+  if (delta.hyperLogLog !== null) {
+    const bytes = Buffer.from(delta.hyperLogLog, "base64")
+    if (bytes.length !== REGISTER_COUNT) throw new Error(`expected ${REGISTER_COUNT} HyperLogLog registers`)
+    registers = new Uint8Array(bytes)
+  }
+  return fromOfferUsage(delta.usage, registers)
 }

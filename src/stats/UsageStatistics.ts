@@ -15,18 +15,21 @@
  *   (test/stats/crash.test.ts measures both).
  * - Reads and flushes are serialised, so `usage` never sees a delta twice
  *   or misses one in flight to the store.
+ * - A bulk job counts apart (`tally`): its counts travel in its checkpoints
+ *   and are stored once per checkpoint (`applyOnce`), so a job counts each
+ *   input exactly once however often the daemon crashes under it.
  */
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Semaphore from "effect/Semaphore"
-import type { OfferUsage } from "../domain/OfferUsage.ts"
+import type { OfferUsage, UsageDelta, UsageTally } from "../domain/OfferUsage.ts"
 import type { OfferValidationResult } from "../domain/ValidationResult.ts"
 import type { HashKey } from "../engine/email/canonicalHash.ts"
 import { hashKeyFor, hashKeyFromSecret, randomHashKey } from "./hashKey.ts"
 import { UsageRecorder } from "./UsageRecorder.ts"
-import { addUsage, emptyUsageState, toOfferUsage } from "./UsageState.ts"
+import { addUsage, emptyUsageState, fromUsageDelta, toOfferUsage, toUsageDelta } from "./UsageState.ts"
 import { UsageStore, UsageStoreError } from "./UsageStore.ts"
 
 /** The default of `statistics.flushIntervalMs` in campusgate.yaml. */
@@ -55,6 +58,12 @@ export class UsageStatistics extends Context.Service<
     usage(offerId: string): Effect.Effect<OfferUsage, UsageStoreError>
     /** Writes pending counts to the store now; on failure they stay pending. */
     readonly flush: Effect.Effect<void, UsageStoreError>
+    /** A tally for one run of a bulk job against `offerId`, with the same unique-email key. */
+    tally(offerId: string): UsageTally
+    /** Stores `source`'s counts of step `step` unless that step is already stored (`UsageStore.applyOnce`). */
+    applyOnce(offerId: string, source: string, step: number, delta: UsageDelta): Effect.Effect<void, UsageStoreError>
+    /** Forgets the steps of `source` (a job that is gone); its counts stay. */
+    forget(offerId: string, source: string): Effect.Effect<void, UsageStoreError>
   }
 >()("campusgate/stats/UsageStatistics") {
   static readonly layer = (options: UsageStatisticsOptions = {}): Layer.Layer<UsageStatistics, never, UsageStore> =>
@@ -63,7 +72,8 @@ export class UsageStatistics extends Context.Service<
       Effect.gen(function* () {
         const store = yield* UsageStore
         const clock = yield* Clock.clockWith(Effect.succeed)
-        const recorder = new UsageRecorder(options.key ?? randomHashKey(), () => clock.currentTimeMillisUnsafe())
+        const key = options.key ?? randomHashKey()
+        const recorder = new UsageRecorder(key, () => clock.currentTimeMillisUnsafe())
         const lock = yield* Semaphore.make(1)
         const intervalMs = options.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS
 
@@ -107,7 +117,24 @@ export class UsageStatistics extends Context.Service<
           record: (offerId, email, result, at) => recorder.record(offerId, email, result, at),
           recordMany: (offerId, emails, results, at) => recorder.recordMany(offerId, emails, results, at),
           usage,
-          flush
+          flush,
+          tally: (offerId) => {
+            const counts = new UsageRecorder(key)
+            return {
+              recordMany: (emails, results, at) => counts.recordMany(offerId, emails, results, at),
+              take: () => {
+                const taken = counts.take().get(offerId)
+                return taken === undefined ? undefined : toUsageDelta(taken)
+              },
+              restore: (delta) => counts.restore(offerId, fromUsageDelta(delta))
+            }
+          },
+          applyOnce: (offerId, source, step, delta) =>
+            Effect.suspend(() => store.applyOnce(offerId, source, step, fromUsageDelta(delta))).pipe(
+              Effect.uninterruptible,
+              Semaphore.withPermit(lock)
+            ),
+          forget: (offerId, source) => store.forget(offerId, source).pipe(Semaphore.withPermit(lock))
         })
       })
     )
@@ -147,7 +174,10 @@ export class UsageStatistics extends Context.Service<
       record: () => undefined,
       recordMany: () => undefined,
       usage: () => Effect.succeed(toOfferUsage(undefined)),
-      flush: Effect.void
+      flush: Effect.void,
+      tally: () => ({ recordMany: () => undefined, take: () => undefined, restore: () => undefined }),
+      applyOnce: () => Effect.void,
+      forget: () => Effect.void
     })
   )
 }

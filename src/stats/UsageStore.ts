@@ -1,21 +1,24 @@
 /**
  * Where usage statistics persist: a port with a file adapter (the default,
  * `<dataDir>/stats/`) and a memory adapter (tests, or a library without a
- * data directory). Its one write is `apply`: add a delta to an offer's
- * counters — what a Redis adapter would do with HINCRBY for the counters
- * and a register merge for the unique count, so several replicas can share
- * one store. `apply` is atomic per offer: after a failure nothing of that
- * delta is stored and the caller may apply it again.
+ * data directory). Its write is adding a delta to an offer's counters —
+ * what a Redis adapter would do with HINCRBY for the counters and a
+ * register merge for the unique count, so several replicas can share one
+ * store — either as is (`apply`, the recorder's flushes) or once per step of
+ * a source (`applyOnce`, a job's checkpoints: the store remembers the last
+ * step of each source with the counters, so a checkpoint stored again after
+ * a crash is not counted twice). Both are atomic per offer: after a failure
+ * nothing of that delta is stored and the caller may apply it again.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { addUsage, copyUsage, emptyUsageState, type UsageState } from "./UsageState.ts"
-import { readUsageFiles, writeUsageFile } from "./usageFiles.ts"
+import { readUsageFiles, type StoredUsage, writeUsageFile } from "./usageFiles.ts"
 
 export class UsageStoreError extends Schema.TaggedError<UsageStoreError>()("UsageStoreError", {
-  operation: Schema.Literals(["load", "apply", "get"]),
+  operation: Schema.Literals(["load", "apply", "get", "forget"]),
   offerId: Schema.optionalKey(Schema.String),
   cause: Schema.Defect()
 }) {
@@ -30,6 +33,14 @@ export class UsageStore extends Context.Service<
   {
     /** Adds `delta` to the offer's stored counters (atomic per offer). */
     apply(offerId: string, delta: UsageState): Effect.Effect<void, UsageStoreError>
+    /**
+     * Adds `delta` unless `source`'s step `step` (or a later one) is already
+     * stored, and remembers `step` with the counters, atomically: applying
+     * the same step again changes nothing.
+     */
+    applyOnce(offerId: string, source: string, step: number, delta: UsageState): Effect.Effect<void, UsageStoreError>
+    /** Forgets the steps of `source` (a job that is gone); its counts stay. */
+    forget(offerId: string, source: string): Effect.Effect<void, UsageStoreError>
     /** A copy of the offer's stored counters; undefined when nothing is stored. */
     get(offerId: string): Effect.Effect<UsageState | undefined, UsageStoreError>
     /** The offers with stored counters. */
@@ -37,47 +48,77 @@ export class UsageStore extends Context.Service<
   }
 >()("campusgate/stats/UsageStore") {
   /** Counters in memory only: lost when the process ends. */
-  static readonly layerMemory: Layer.Layer<UsageStore> = Layer.sync(UsageStore, () => {
-    const states = new Map<string, UsageState>()
-    return UsageStore.of({
-      apply: (offerId, delta) =>
-        Effect.sync(() => {
-          states.set(offerId, addUsage(copyUsage(states.get(offerId) ?? emptyUsageState()), delta))
-        }),
-      get: (offerId) => Effect.sync(() => cloneOrUndefined(states.get(offerId))),
-      offerIds: () => Effect.sync(() => [...states.keys()])
-    })
-  })
+  static readonly layerMemory: Layer.Layer<UsageStore> = Layer.sync(UsageStore, () =>
+    storeOver(new Map(), () => undefined)
+  )
 
   /**
    * One JSON file per offer under `<dataDir>/stats/`, loaded at start and
-   * kept in memory; each `apply` rewrites the offer's file atomically and
+   * kept in memory; each write rewrites the offer's file atomically and
    * durably (temp file, fsync, rename) before the new counters count as stored.
    */
   static readonly layerFile = (dataDir: string): Layer.Layer<UsageStore, UsageStoreError> =>
     Layer.effect(
       UsageStore,
-      Effect.gen(function* () {
-        const states = yield* Effect.try({
+      Effect.map(
+        Effect.try({
           try: () => readUsageFiles(dataDir),
           catch: (cause) => new UsageStoreError({ operation: "load", cause })
-        })
-        const apply = (offerId: string, delta: UsageState) =>
-          Effect.try({
-            try: () => {
-              const next = addUsage(copyUsage(states.get(offerId) ?? emptyUsageState()), delta)
-              writeUsageFile(dataDir, offerId, next)
-              states.set(offerId, next)
-            },
-            catch: (cause) => new UsageStoreError({ operation: "apply", offerId, cause })
-          })
-        return UsageStore.of({
-          apply,
-          get: (offerId) => Effect.sync(() => cloneOrUndefined(states.get(offerId))),
-          offerIds: () => Effect.sync(() => [...states.keys()])
-        })
-      })
+        }),
+        (offers) => storeOver(offers, (offerId, stored) => writeUsageFile(dataDir, offerId, stored))
+      )
     )
+}
+
+/**
+ * The adapters' one logic: offers in memory, each change computed on a
+ * copy, persisted by `persist` (which throws on failure), and only then
+ * installed — so a failed write changes nothing.
+ */
+const storeOver = (
+  offers: Map<string, StoredUsage>,
+  persist: (offerId: string, stored: StoredUsage) => void
+): UsageStore["Service"] => {
+  const change = (
+    operation: UsageStoreError["operation"],
+    offerId: string,
+    next: (current: StoredUsage) => StoredUsage | undefined
+  ) =>
+    Effect.try({
+      try: () => {
+        const current = offers.get(offerId) ?? { state: emptyUsageState(), applied: new Map<string, number>() }
+        const changed = next(current)
+        if (changed === undefined) return
+        persist(offerId, changed)
+        offers.set(offerId, changed)
+      },
+      catch: (cause) => new UsageStoreError({ operation, offerId, cause })
+    })
+  return UsageStore.of({
+    apply: (offerId, delta) =>
+      change("apply", offerId, (current) => ({
+        state: addUsage(copyUsage(current.state), delta),
+        applied: current.applied
+      })),
+    applyOnce: (offerId, source, step, delta) =>
+      change("apply", offerId, (current) => {
+        const stored = current.applied.get(source)
+        if (stored !== undefined && stored >= step) return undefined
+        return {
+          state: addUsage(copyUsage(current.state), delta),
+          applied: new Map(current.applied).set(source, step)
+        }
+      }),
+    forget: (offerId, source) =>
+      change("forget", offerId, (current) => {
+        if (!current.applied.has(source)) return undefined
+        const applied = new Map(current.applied)
+        applied.delete(source)
+        return { state: current.state, applied }
+      }),
+    get: (offerId) => Effect.sync(() => cloneOrUndefined(offers.get(offerId)?.state)),
+    offerIds: () => Effect.sync(() => [...offers.keys()])
+  })
 }
 
 const cloneOrUndefined = (state: UsageState | undefined): UsageState | undefined =>

@@ -1,7 +1,8 @@
 /**
  * The file adapter's format: `<dataDir>/stats/<offer id>.json`, one file per
- * offer, holding the offer's public usage (readable as is) and its
- * HyperLogLog registers in base64. Files are replaced whole with
+ * offer, holding the offer's public usage (readable as is), its
+ * HyperLogLog registers in base64, and the last step stored of each source
+ * applied once (`applied`: job id → checkpoint). Files are replaced whole with
  * `writeFileAtomic`, so a reader (or a restart after a crash) sees one
  * complete version; the temporary files a crash can leave, the hash key and
  * anything else that is not `*.json` are ignored at load. A file that does
@@ -12,8 +13,7 @@ import { join } from "node:path"
 import * as Schema from "effect/Schema"
 import { OfferUsage } from "../domain/OfferUsage.ts"
 import { isTemporaryFile, writeFileAtomic } from "../store/atomicWrite.ts"
-import { REGISTER_COUNT } from "./HyperLogLog.ts"
-import { fromOfferUsage, toOfferUsage, type UsageState } from "./UsageState.ts"
+import { fromUsageDelta, toUsageDelta, type UsageState } from "./UsageState.ts"
 
 export const STATS_DIR = "stats"
 
@@ -22,8 +22,16 @@ const UsageFile = Schema.Struct({
   offerId: Schema.String,
   usage: OfferUsage,
   /** Base64 of the 2^14 HyperLogLog registers; null before the first well-formed address. */
-  hyperLogLog: Schema.NullOr(Schema.String)
+  hyperLogLog: Schema.NullOr(Schema.String),
+  /** Sources applied once (`UsageStore.applyOnce`): the last step stored of each. */
+  applied: Schema.optionalKey(Schema.Record(Schema.String, Schema.Number))
 })
+
+/** What the store keeps of an offer: its counters and the sources applied once. */
+export interface StoredUsage {
+  readonly state: UsageState
+  readonly applied: ReadonlyMap<string, number>
+}
 
 const decodeFile = Schema.decodeUnknownSync(Schema.fromJsonString(UsageFile))
 
@@ -37,27 +45,20 @@ export const hasDataDirectory = (dataDir: string | undefined): dataDir is string
 export const usageFilePath = (dataDir: string, offerId: string): string =>
   join(statsDirectory(dataDir), `${encodeURIComponent(offerId)}.json`)
 
-export const writeUsageFile = (dataDir: string, offerId: string, state: UsageState): void => {
+export const writeUsageFile = (dataDir: string, offerId: string, stored: StoredUsage): void => {
   const file: typeof UsageFile.Encoded = {
     version: 1,
     offerId,
-    usage: toOfferUsage(state),
-    hyperLogLog: state.registers === null ? null : Buffer.from(state.registers).toString("base64")
+    ...toUsageDelta(stored.state),
+    ...(stored.applied.size === 0 ? {} : { applied: Object.fromEntries(stored.applied) })
   }
   writeFileAtomic(usageFilePath(dataDir, offerId), `${JSON.stringify(file)}\n`)
 }
 
-const decodeRegisters = (base64: string | null, name: string): Uint8Array | null => {
-  if (base64 === null) return null
-  const bytes = Buffer.from(base64, "base64")
-  if (bytes.length !== REGISTER_COUNT) throw new Error(`${name}: expected ${REGISTER_COUNT} HyperLogLog registers`)
-  return new Uint8Array(bytes)
-}
-
 /** Every offer's stored state; an absent directory is an empty store. */
-export const readUsageFiles = (dataDir: string): Map<string, UsageState> => {
+export const readUsageFiles = (dataDir: string): Map<string, StoredUsage> => {
   const directory = statsDirectory(dataDir)
-  const states = new Map<string, UsageState>()
+  const states = new Map<string, StoredUsage>()
   let names: Array<string>
   try {
     names = readdirSync(directory)
@@ -68,13 +69,18 @@ export const readUsageFiles = (dataDir: string): Map<string, UsageState> => {
   for (const name of names.sort()) {
     if (isTemporaryFile(name) || !name.endsWith(".json")) continue
     const path = join(directory, name)
-    let file: typeof UsageFile.Type
+    let stored: StoredUsage & { readonly offerId: string }
     try {
-      file = decodeFile(readFileSync(path, "utf8"))
+      const file = decodeFile(readFileSync(path, "utf8"))
+      stored = {
+        offerId: file.offerId,
+        state: fromUsageDelta(file),
+        applied: new Map(Object.entries(file.applied ?? {}))
+      }
     } catch (error) {
       throw new Error(`${path} is not a usage statistics file: ${(error as Error).message}`)
     }
-    states.set(file.offerId, fromOfferUsage(file.usage, decodeRegisters(file.hyperLogLog, path)))
+    states.set(stored.offerId, { state: stored.state, applied: stored.applied })
   }
   return states
 }

@@ -5,6 +5,8 @@ import * as TestClock from "effect/testing/TestClock"
 import { toJobView } from "../../src/jobs/Job.ts"
 import { JobQueue } from "../../src/jobs/JobQueue.ts"
 import { JobStore } from "../../src/jobs/JobStore.ts"
+import type { JobUsage } from "../../src/jobs/jobUsage.ts"
+import { UsageStatistics } from "../../src/stats/UsageStatistics.ts"
 import { captureLog } from "../observability/logCapture.ts"
 import { evaluate, queueLayer, request, resultLines, storeAdapters } from "./jobTesting.ts"
 
@@ -73,9 +75,9 @@ describe.each(storeAdapters)("JobQueue over the %s store", (_, store) => {
 
   it.effect("fails mid-job when evaluation throws, keeping results that match its counts", () => {
     const many = Array.from({ length: 40 }, (_, i) => (i === 25 ? "boom@mit.edu" : `user${i}@mit.edu`))
-    const failing: typeof evaluate = (target, emails) => {
+    const failing: typeof evaluate = (target, emails, tally) => {
       if (emails.includes("boom@mit.edu")) throw new Error("The target group was removed.")
-      return evaluate(target, emails)
+      return evaluate(target, emails, tally)
     }
     return Effect.gen(function* () {
       const queue = yield* JobQueue
@@ -125,6 +127,32 @@ describe.each(storeAdapters)("JobQueue over the %s store", (_, store) => {
       })
     }).pipe(Effect.provide(queueLayer(store())))
   })
+
+  it.live("counts an offer job in the usage statistics once per checkpoint, even when storing fails for a while", () =>
+    Effect.gen(function* () {
+      const statistics = yield* UsageStatistics
+      let failures = 5 // every try of the first checkpoint fails: its counts go with the next one
+      const usage: JobUsage = {
+        tally: (target) => ("offerId" in target ? statistics.tally(target.offerId) : undefined),
+        store: (job) =>
+          Effect.suspend(() =>
+            failures-- > 0
+              ? Effect.fail(new Error("the statistics store is down"))
+              : statistics.applyOnce("deal", job.jobId, job.checkpoint.processed, job.checkpoint.usage!)
+          ),
+        forget: (job) => statistics.forget("deal", job.jobId)
+      }
+      const emails = Array.from({ length: 30 }, (_, i) => (i % 3 === 0 ? `u${i}@gmail.com` : `u${i}@mit.edu`))
+      const done = yield* Effect.gen(function* () {
+        const queue = yield* JobQueue
+        const { job } = yield* queue.submit(yield* request(emails, { target: { offerId: "deal" as never } }))
+        return yield* queue.awaitFinished("acme", job.jobId)
+      }).pipe(Effect.provide(queueLayer(store(), { usage, chunkItems: 4 })))
+      expect(done.status).toBe("completed")
+      const counted = yield* statistics.usage("deal")
+      expect(counted).toMatchObject({ validations: 30, eligible: done.counts.valid, ineligible: done.counts.invalid })
+    }).pipe(Effect.provide(UsageStatistics.layerMemory()))
+  )
 
   it.effect("cancels a running job between chunks, and a queued one before it starts", () => {
     const many = Array.from({ length: 2000 }, (_, i) => `user${i}@mit.edu`)

@@ -72,11 +72,15 @@ const engine = (() => {
   return made
 })()
 
-/** What the server passes: the engine's verdicts as result rows (throws for an unknown target). */
-export const evaluate: Evaluate = (target, emails) =>
-  "targetGroupId" in target
-    ? engine.validateMany(emails, target.targetGroupId).map((result, i) => toResultRow(emails[i]!, result))
-    : engine.validateManyOffer(emails, target.offerId).map((result, i) => toOfferResultRow(emails[i]!, result))
+/** What the server passes: the engine's verdicts as result rows (throws for an unknown target), offers counted in the tally. */
+export const evaluate: Evaluate = (target, emails, tally) => {
+  if ("targetGroupId" in target) {
+    return engine.validateMany(emails, target.targetGroupId).map((result, i) => toResultRow(emails[i]!, result))
+  }
+  const results = engine.validateManyOffer(emails, target.offerId)
+  tally?.recordMany(emails, results, Date.now())
+  return results.map((result, i) => toOfferResultRow(emails[i]!, result))
+}
 
 export const inputText = (items: ReadonlyArray<InputItem>): string =>
   items.map((item) => (typeof item === "string" ? emailLine(item) : badInputLine(item.bad, item.reason))).join("\n") +

@@ -2,7 +2,8 @@
  * Jobs under pressure, on the real daemon: a full queue answers 503 with
  * Retry-After and loses nothing already accepted; queued and running jobs
  * can be cancelled; and a daemon killed with SIGKILL mid-job resumes it on
- * restart so that its results hold every input exactly once, in order.
+ * restart so that its results hold every input exactly once, in order, and
+ * the offer's usage statistics count every input exactly once.
  */
 import { renameSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -85,6 +86,43 @@ describe("jobs under pressure", () => {
       await second.stop()
     }
   }, 120_000)
+
+  it("counts an offer job's validations in the offer's usage exactly once across two SIGKILLs", async () => {
+    const dirs = copyConfig()
+    setSettings(dirs, [[["statistics", "flushIntervalMs"], 50]])
+    const key = makeKey(dirs, "acme", ["validate:bulk", "jobs:read", "offers:read"])
+    const emails = batch(200_000, "u")
+    const offerJob = (daemon: Parameters<typeof call>[0]) =>
+      call(daemon, "POST", "/api/v1/validate/bulk-async?offerId=acme-student-discount", {
+        key,
+        rawBody: ndjson(emails),
+        headers: { "content-type": "application/x-ndjson" }
+      })
+    const first = await startDaemon(dirs)
+    const accepted = await offerJob(first)
+    expect(accepted.status).toBe(202)
+    const { jobId } = accepted.body
+    let processed = (await waitForJob(first, key, jobId, (job) => job.progress.processed > 0)).progress.processed
+    await first.stop("SIGKILL")
+    const second = await startDaemon(dirs)
+    const later = await waitForJob(second, key, jobId, (job) => job.progress.processed > processed)
+    expect(later.status).not.toBe("completed")
+    processed = later.progress.processed
+    await second.stop("SIGKILL")
+
+    const third = await startDaemon(dirs)
+    try {
+      const job = await waitForJob(third, key, jobId)
+      expect(job).toMatchObject({ status: "completed", progress: { processed: emails.length } })
+      const status = await call(third, "GET", "/api/v1/offers/acme-student-discount/status", { key })
+      expect(status.status).toBe(200)
+      expect(status.body.usage.validations).toBe(emails.length)
+      expect(status.body.usage.eligible + status.body.usage.ineligible).toBe(emails.length)
+      expect(status.body.usage.eligible).toBe(job.counts.valid)
+    } finally {
+      await third.stop()
+    }
+  }, 180_000)
 
   it("answers 503 with Retry-After, accepting nothing, when the data directory cannot take a batch", async () => {
     const dirs = copyConfig()

@@ -66,6 +66,26 @@ const contract = (name: string, makeLayer: () => Layer.Layer<UsageStore, UsageSt
         expect(toOfferUsage(yield* store.get("o"))).toMatchObject({ validations: 1, uniqueEmails: { estimate: 1 } })
       }).pipe(Effect.provide(makeLayer()))
     )
+
+    it.effect("applies a source's step once: again, or an older step, changes nothing; a later step adds", () =>
+      Effect.gen(function* () {
+        const store = yield* UsageStore
+        yield* store.applyOnce("o", "job_1", 100, delta(["a@x.edu", "b@x.edu"], MAY_1))
+        yield* store.applyOnce("o", "job_1", 100, delta(["a@x.edu", "b@x.edu"], MAY_1))
+        yield* store.applyOnce("o", "job_1", 50, delta(["c@x.edu"], MAY_1))
+        expect((yield* store.get("o"))?.validations).toBe(2)
+        yield* store.applyOnce("o", "job_1", 200, delta(["c@x.edu"], MAY_1))
+        yield* store.applyOnce("o", "job_2", 100, delta(["d@x.edu"], MAY_1)) // another source, its own steps
+        yield* store.apply("o", delta(["e@x.edu"], MAY_1)) // plain deltas still add
+        expect(toOfferUsage(yield* store.get("o"))).toMatchObject({ validations: 5, uniqueEmails: { estimate: 5 } })
+        // Forgetting a source keeps its counts; its steps count afresh.
+        yield* store.forget("o", "job_1")
+        yield* store.forget("o", "job_9")
+        expect((yield* store.get("o"))?.validations).toBe(5)
+        yield* store.applyOnce("o", "job_1", 100, delta(["f@x.edu"], MAY_1))
+        expect((yield* store.get("o"))?.validations).toBe(6)
+      }).pipe(Effect.provide(makeLayer()))
+    )
   })
 
 contract("memory", () => UsageStore.layerMemory)
@@ -84,6 +104,19 @@ describe("UsageStore.layerFile", () => {
       expect(readdirSync(join(dataDir, "stats")).sort()).toEqual([".o.json.1234.tmp", "README", "hash-key", "o.json"])
       const usage = yield* UsageStore.use((store) => store.get("o")).pipe(Effect.provide(UsageStore.layerFile(dataDir)))
       expect(toOfferUsage(usage)).toMatchObject({ validations: 2, uniqueEmails: { estimate: 2 } })
+    })
+  )
+
+  it.effect("remembers the steps applied once across a restart", () =>
+    Effect.gen(function* () {
+      const dataDir = tempDir()
+      yield* UsageStore.use((store) => store.applyOnce("o", "job_1", 10, delta(["a@x.edu"], MAY_1))).pipe(
+        Effect.provide(UsageStore.layerFile(dataDir))
+      )
+      const usage = yield* UsageStore.use((store) =>
+        Effect.andThen(store.applyOnce("o", "job_1", 10, delta(["a@x.edu"], MAY_1)), store.get("o"))
+      ).pipe(Effect.provide(UsageStore.layerFile(dataDir)))
+      expect(usage?.validations).toBe(1)
     })
   )
 

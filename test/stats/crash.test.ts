@@ -33,7 +33,7 @@ describe("usage statistics after a crash (SIGKILL)", () => {
     await new Promise((resolve) => child.once("exit", resolve))
 
     const states = readUsageFiles(dataDir)
-    const state = states.get("o")!
+    const state = states.get("o")!.state
     const last = reports.at(-1)!
     // Whole files: the counters agree with each other and with the daily buckets.
     expect(state.validations).toBe(state.eligible + state.ineligible)
