@@ -1,6 +1,6 @@
 /**
  * `node bench/jobIo.ts`: bulk-job file I/O on a million items.
- * - upload: `readJobInput` on NDJSON and CSV bodies in 64 KiB chunks, as an
+ * - upload: `readJobInput` on NDJSON, CSV and JSON bodies in 64 KiB chunks, as an
  *   HTTP body arrives (parse, hash, write and fsync the upload staged in the
  *   file store);
  * - download: `streamResults` of a million result rows (a job's results in
@@ -34,8 +34,9 @@ const chunked = (text: string): Array<Uint8Array> => {
   for (let i = 0; i < bytes.length; i += 65536) chunks.push(bytes.subarray(i, i + 65536))
   return chunks
 }
-const bodies: Record<Exclude<JobInputFormat, "json">, Array<Uint8Array>> = {
+const bodies: Record<JobInputFormat, Array<Uint8Array>> = {
   ndjson: chunked(`${emails.map((email) => JSON.stringify(email)).join("\n")}\n`),
+  json: chunked(JSON.stringify({ targetGroupId: "bench", emails })),
   csv: chunked(`name,email\r\n${emails.map((email, i) => `Student ${i},${email}`).join("\r\n")}\r\n`)
 }
 
@@ -50,7 +51,7 @@ const best = async (run: () => Promise<void>): Promise<number> => {
 }
 
 const upload: Record<string, { ms: number; itemsPerSecond: number; mbPerSecond: number; bytes: number }> = {}
-for (const format of ["ndjson", "csv"] as const) {
+for (const format of ["ndjson", "csv", "json"] as const) {
   const chunks = bodies[format]
   const bytes = chunks.reduce((sum, chunk) => sum + chunk.length, 0)
   const ms = await best(async () => {

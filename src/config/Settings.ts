@@ -58,7 +58,8 @@ export const Settings = Schema.Struct({
     Schema.Struct({
       bulkMaxEmails: withDefault(PositiveInt, 1000),
       jobMaxEmails: withDefault(PositiveInt, 1_000_000),
-      jobMaxBodyBytes: withDefault(PositiveInt, 256 * 1024 * 1024)
+      jobMaxBodyBytes: withDefault(PositiveInt, 256 * 1024 * 1024),
+      jobUploadsPerKey: withDefault(PositiveInt, 4)
     }),
     {}
   ),

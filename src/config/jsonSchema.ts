@@ -208,6 +208,10 @@ const settingsAdditions: Additions = [
   ],
   ["limits.jobMaxEmails", describe("Emails in one asynchronous job.")],
   ["limits.jobMaxBodyBytes", describe("Largest asynchronous job upload, in bytes.")],
+  [
+    "limits.jobUploadsPerKey",
+    describe("Job uploads one API key may send at the same time; more are answered 429 with Retry-After.")
+  ],
   ["rateLimits", describe("Requests per window and per API key, by kind of request.")],
   ...rateLimitAdditions("bulk", "Bulk and bulk-async validation, batch offer processing."),
   ...rateLimitAdditions("validate", "Single validations."),

@@ -1,9 +1,8 @@
 /**
- * The JSON form of a job upload: `{ emails: [...], targetGroupId | offerId,
- * callbackUrl? }`. A JSON document has to be parsed whole, so this form is
- * buffered (up to the body limit); NDJSON and CSV are the streaming forms for
- * large jobs. The document's shape is decoded with Schema (a wrong shape is a
- * `VALIDATION_ERROR` naming the fields); each element of `emails` is an item
+ * The fields of the JSON form of a job upload besides `emails`
+ * (`targetGroupId | offerId, callbackUrl?`), decoded with Schema: a wrong
+ * shape is a `VALIDATION_ERROR` naming the fields. The document is read as
+ * it arrives by `jsonDocumentReader.ts`; each element of `emails` is an item
  * like an NDJSON line: a string, or an object with a string `email`, else a
  * bad item.
  */
@@ -12,15 +11,7 @@ import * as Schema from "effect/Schema"
 import * as SchemaIssue from "effect/SchemaIssue"
 import type { StandardSchemaV1 } from "effect/StandardSchema"
 import { CallbackUrl } from "../domain/Job.ts"
-import { addValue, type InputItems } from "./inputItems.ts"
-import {
-  type InputFieldError,
-  invalidDocument,
-  type JobInputError,
-  malformedJson,
-  noEmails,
-  tooManyEmails
-} from "./jobInputError.ts"
+import type { InputFieldError } from "./jobInputError.ts"
 
 const Id = Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(64)))
 
@@ -31,14 +22,13 @@ export interface JobInputFields {
   readonly callbackUrl?: string
 }
 
-const JobDocument = Schema.Struct({
-  emails: Schema.Array(Schema.Unknown),
+const JobFields = Schema.Struct({
   targetGroupId: Schema.optionalKey(Id),
   offerId: Schema.optionalKey(Id),
   callbackUrl: Schema.optionalKey(CallbackUrl)
 })
 
-const decodeDocument = Schema.decodeUnknownResult(JobDocument, { errors: "all" })
+const decodeFields = Schema.decodeUnknownResult(JobFields, { errors: "all" })
 const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
 
 const pointer = (path: ReadonlyArray<PropertyKey>): string =>
@@ -57,19 +47,8 @@ const fieldError = (issue: StandardSchemaV1.Issue): InputFieldError => {
   }
 }
 
-/** Reads the whole document `text` into `items`; answers its other fields. */
-export const readJobDocument = (text: string, items: InputItems): JobInputFields | JobInputError => {
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch (error) {
-    return malformedJson(error instanceof Error ? error.message : String(error))
-  }
-  const decoded = decodeDocument(value)
-  if (Result.isFailure(decoded)) return invalidDocument(formatter(decoded.failure.issue).issues.map(fieldError))
-  const { emails, ...fields } = decoded.success
-  if (emails.length === 0) return noEmails("/emails")
-  if (emails.length > items.maxEmails) return tooManyEmails("/emails", items.maxEmails)
-  for (const element of emails) addValue(items, element, () => JSON.stringify(element))
-  return fields
+/** The document's other fields (unknown ones are ignored), or what is wrong with them. */
+export const decodeJobFields = (fields: Record<string, unknown>): JobInputFields | Array<InputFieldError> => {
+  const decoded = decodeFields(fields)
+  return Result.isFailure(decoded) ? formatter(decoded.failure.issue).issues.map(fieldError) : decoded.success
 }

@@ -6,9 +6,9 @@
  *   `email`;
  * - `csv` (RFC 4180): a header row with an `email` column (any case), one
  *   item per row, other columns ignored;
- * - `json`: `{ emails, targetGroupId | offerId, callbackUrl? }`, buffered
- *   whole (a JSON document is parsed whole), so large jobs should use NDJSON
- *   or CSV, which are read and written incrementally in constant memory.
+ * - `json`: `{ emails, targetGroupId | offerId, callbackUrl? }`, scanned as
+ *   it arrives (`jsonDocumentReader.ts`).
+ * All three are read and written incrementally, in constant memory.
  *
  * Guarantees: the body is UTF-8 (a leading BOM is dropped; invalid UTF-8 is
  * an error); lines end in `\n` or `\r\n`; empty lines are skipped; an item that
@@ -31,7 +31,7 @@ import * as Stream from "effect/Stream"
 import { CsvReader } from "./csv.ts"
 import { InputItems } from "./inputItems.ts"
 import { type JobBytes, JobStoreError } from "./JobStore.ts"
-import { type JobInputFields, readJobDocument } from "./jobDocument.ts"
+import type { JobInputFields } from "./jobDocument.ts"
 import {
   bodyTooLarge,
   invalidUtf8,
@@ -40,6 +40,7 @@ import {
   noEmails,
   tooManyEmails
 } from "./jobInputError.ts"
+import { JsonDocumentReader } from "./jsonDocumentReader.ts"
 import { NdjsonReader } from "./ndjson.ts"
 
 export type JobInputFormat = "json" | "ndjson" | "csv"
@@ -136,13 +137,10 @@ const csvReader = (items: InputItems): BodyReader => {
 }
 
 const jsonReader = (items: InputItems): BodyReader => {
-  const texts: Array<string> = []
+  const document = new JsonDocumentReader(items)
   return textReader(
-    (text) => {
-      texts.push(text)
-      return undefined
-    },
-    () => readJobDocument(texts.join(""), items)
+    (text) => document.push(text),
+    () => document.end()
   )
 }
 

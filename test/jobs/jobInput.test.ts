@@ -168,4 +168,27 @@ describe("readJobInput: JSON", () => {
       })
     })
   )
+
+  it.effect("reads the document as it arrives, refusing what it cannot read in bounded memory", () =>
+    Effect.gen(function* () {
+      const notObject = yield* failure(read("json", '["a@x.edu"]'))
+      expect(notObject).toMatchObject({ code: "VALIDATION_ERROR", errors: [{ field: "/", code: "INVALID_TYPE" }] })
+      const twice = yield* failure(read("json", '{"emails": ["a@x.edu"], "emails": ["b@x.edu"]}'))
+      expect(twice.errors).toEqual([{ field: "/emails", code: "DUPLICATE", message: "this field appears twice" }])
+      const long = yield* failure(
+        read("json", `{"emails": ["a@x.edu", {"email": "b", "pad": "${"x".repeat(70_000)}"}]}`)
+      )
+      expect(long.errors).toEqual([{ field: "/emails/1", code: "TOO_LONG", message: "longer than 65536 characters" }])
+      for (const broken of [
+        '{"emails": ["a@x.edu",]}',
+        '{"emails": ["a"]} x',
+        '{"emails" ["a"]}',
+        '{"emails": [tru]}'
+      ]) {
+        expect(yield* failure(read("json", broken))).toMatchObject({ code: "MALFORMED_JSON" })
+      }
+      const escaped = yield* read("json", '{"em\\u0061ils": ["q\\"uote@x.edu", "\\u00fc@x.edu"]}')
+      expect(escaped.items).toEqual(['q"uote@x.edu', "ü@x.edu"])
+    })
+  )
 })

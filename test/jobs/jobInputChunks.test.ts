@@ -1,4 +1,9 @@
-/** Chunk boundaries anywhere (inside a UTF-8 character, between `\r` and `\n`, inside a quoted CSV field) change nothing. */
+/**
+ * Chunk boundaries anywhere (inside a UTF-8 character, between `\r` and `\n`,
+ * inside a quoted CSV field, inside a JSON string or nested element) change
+ * nothing; the JSON document read as it arrives answers what parsing it whole
+ * would.
+ */
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as fc from "fast-check"
@@ -54,6 +59,42 @@ describe("readJobInput across chunk boundaries", () => {
         }
       ),
       { numRuns: 150 }
+    )
+  })
+
+  it("a JSON document reads as parsing it whole would, whatever the cuts and the spacing", async () => {
+    const element = fc.oneof(
+      emailText,
+      fc.record({ email: emailText, note: fc.jsonValue({ maxDepth: 2 }) }),
+      fc.jsonValue({ maxDepth: 3 })
+    )
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(element, { minLength: 1, maxLength: 8 }),
+        fc.constantFrom(0, 1, 2, "\t"),
+        fc.option(fc.constantFrom("edu", 'a"b'), { nil: undefined }),
+        fc.array(fc.nat(), { maxLength: 6 }),
+        async (emails, spacing, targetGroupId, cutSeeds) => {
+          const document = { extra: { nested: [1, { emails: "not these" }] }, emails, targetGroupId }
+          const body = encoder.encode(JSON.stringify(document, null, spacing))
+          const cuts = [...new Set(cutSeeds.map((seed) => seed % (body.length + 1)))].sort((a, b) => a - b)
+          const expected = emails.map((value) => {
+            const email = typeof value === "object" && value !== null && !Array.isArray(value) ? value.email : value
+            return typeof email === "string"
+              ? email
+              : {
+                  bad: JSON.stringify(value).slice(0, 1000),
+                  reason: "expected a JSON string or an object with a string email"
+                }
+          })
+          const whole = await Effect.runPromise(read("json", body, { maxEmails: 100 }))
+          const cut = await Effect.runPromise(read("json", cutAt(body, cuts), { maxEmails: 100 }))
+          expect(whole.items).toEqual(expected)
+          expect(cut.items).toEqual(whole.items)
+          expect(whole.input.fields).toEqual(targetGroupId === undefined ? {} : { targetGroupId })
+        }
+      ),
+      { numRuns: 200 }
     )
   })
 

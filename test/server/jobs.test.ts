@@ -5,7 +5,7 @@
  * scopes; the signed completion callback.
  */
 import { readdirSync } from "node:fs"
-import { createServer, type IncomingMessage } from "node:http"
+import { createServer, type IncomingMessage, request } from "node:http"
 import type { AddressInfo } from "node:net"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -248,4 +248,40 @@ describe("asynchronous bulk jobs", () => {
       receiver.close()
     }
   }, 30_000)
+
+  it("answers 429 with Retry-After to a key with as many uploads in progress as allowed, and takes the next after", async () => {
+    const dirs = copyConfig()
+    setSettings(dirs, [
+      [["limits", "jobUploadsPerKey"], 1],
+      [["rateLimits", "bulk", "requests"], 1000]
+    ])
+    const key = makeKey(dirs, "acme", ["validate:bulk", "jobs:read"])
+    const other = makeKey(dirs, "acme", ["validate:bulk", "jobs:read"])
+    const limited = await startDaemon(dirs)
+    try {
+      // An upload that stays open: a chunked body whose end comes later.
+      const slow = request(`${limited.url}/api/v1/validate/bulk-async?targetGroupId=uk-students`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/x-ndjson" }
+      })
+      const answered = new Promise<IncomingMessage>((resolve) => slow.once("response", resolve))
+      slow.write('"a@ox.ac.uk"\n')
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      const submit = (with_: string) =>
+        call(limited, "POST", "/api/v1/validate/bulk-async?targetGroupId=uk-students", {
+          key: with_,
+          rawBody: ndjson(['"b@ox.ac.uk"']),
+          headers: { "content-type": "application/x-ndjson" }
+        })
+      const refused = await submit(key)
+      expect(refused).toMatchObject({ status: 429, body: { code: "RATE_LIMIT_EXCEEDED" } })
+      expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0)
+      expect((await submit(other)).status).toBe(202)
+      slow.end('"c@ox.ac.uk"\n')
+      expect((await answered).statusCode).toBe(202)
+      expect((await submit(key)).status).toBe(202)
+    } finally {
+      await limited.stop()
+    }
+  }, 60_000)
 })

@@ -15,7 +15,14 @@ import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { API_PREFIX, CampusgateApi } from "../../api/Api.ts"
 import { Caller } from "../../api/Authorization.ts"
 import { RESULTS_LIMIT_DEFAULT } from "../../api/jobs.ts"
-import { BadRequest, Conflict, type FieldError, PayloadTooLarge, ServiceUnavailable } from "../../api/problems.ts"
+import {
+  BadRequest,
+  Conflict,
+  type FieldError,
+  PayloadTooLarge,
+  ServiceUnavailable,
+  TooManyRequests
+} from "../../api/problems.ts"
 import { Snapshot } from "../../app/Snapshot.ts"
 import { visibleOffer, visibleTargetGroup } from "../../app/visibility.ts"
 import type { TeamId } from "../../domain/Identifiers.ts"
@@ -35,6 +42,24 @@ import { notFound } from "./shared.ts"
 
 /** How long a client should wait before retrying when the queue is full. */
 const QUEUE_FULL_RETRY_SECONDS = 5
+/** How long a client should wait before retrying when its key has as many uploads in progress as allowed. */
+const UPLOADS_RETRY_SECONDS = 1
+
+/** Uploads in progress per API key, so one key cannot hold every file handle and core. */
+class UploadSlots {
+  private readonly inProgress = new Map<string, number>()
+  tryTake(keyId: string, limit: number): boolean {
+    const taken = this.inProgress.get(keyId) ?? 0
+    if (taken >= limit) return false
+    this.inProgress.set(keyId, taken + 1)
+    return true
+  }
+  give(keyId: string): void {
+    const taken = (this.inProgress.get(keyId) ?? 1) - 1
+    if (taken <= 0) this.inProgress.delete(keyId)
+    else this.inProgress.set(keyId, taken)
+  }
+}
 
 const formats: Record<string, JobInputFormat> = {
   "application/json": "json",
@@ -143,6 +168,7 @@ export const JobsHandlers = HttpApiBuilder.group(
     const config = yield* Snapshot
     const queue = yield* JobQueue
     const store = yield* JobStore
+    const uploads = new UploadSlots()
     const callerJob = (team: string, jobId: string) =>
       Effect.catchTag(queue.get(team, jobId), "JobNotFound", () => Effect.fail(notFound("job", jobId)))
 
@@ -165,6 +191,17 @@ export const JobsHandlers = HttpApiBuilder.group(
               { field: "/query", code: "TARGET_IN_BODY", message: "a JSON body names targetGroupId or offerId itself" }
             ])
           }
+          if (!uploads.tryTake(caller.keyId, limits.jobUploadsPerKey)) {
+            return yield* answerWith(
+              new TooManyRequests({
+                code: "RATE_LIMIT_EXCEEDED",
+                detail: `This API key already sends ${limits.jobUploadsPerKey} job uploads; send the next when one has finished.`,
+                requestId,
+                retryAfterSeconds: UPLOADS_RETRY_SECONDS
+              })
+            )
+          }
+          yield* Effect.addFinalizer(() => Effect.sync(() => uploads.give(caller.keyId)))
           const upload = yield* store.stage()
           const input = yield* readJobInput(payload, {
             format,
@@ -211,7 +248,7 @@ export const JobsHandlers = HttpApiBuilder.group(
             { jobId: job.jobId, status: job.status, links },
             { status: 202, headers: { location: links.self } }
           )
-        }).pipe(Effect.catchTag("JobStoreError", storeDown))
+        }).pipe(Effect.scoped, Effect.catchTag("JobStoreError", storeDown))
       )
       .handle("get", ({ params }) =>
         Effect.gen(function* () {
