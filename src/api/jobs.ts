@@ -153,7 +153,11 @@ export class JobsApi extends HttpApiGroup.make("jobs")
             "Pages of result rows (the input email as given plus its verdict) with `Accept: application/json`; `Accept: application/x-ndjson` or `text/csv` streams every result at once."
         })
       ),
-    HttpApiEndpoint.delete("delete", "/jobs/:jobId", { params: JobParams, success: JobDeleted, error: readErrors })
+    HttpApiEndpoint.delete("delete", "/jobs/:jobId", {
+      params: JobParams,
+      success: JobDeleted,
+      error: [...readErrors, Conflict]
+    })
       .annotate(RequiredScope, "validate:bulk")
       .annotateMerge(
         OpenApi.annotations({

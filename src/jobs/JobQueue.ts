@@ -8,10 +8,10 @@
  * entry per job (`JobIndex`).
  *
  * `concurrency` worker fibers take job ids from an Effect queue; `submit`
- * refuses with `QueueFull` when `maxQueued` jobs are waiting. A repeated
- * (team, Idempotency-Key) returns the first job when the body hash matches
- * and fails with `IdempotencyConflict` otherwise. Another team's job is
- * `JobNotFound`. Finished jobs expire `retentionHours` after they finish; a
+ * refuses (`JobsError`, reason `QueueFull`) when `maxQueued` jobs are
+ * waiting. A repeated (team, Idempotency-Key) returns the first job when
+ * the body hash matches and fails with reason `IdempotencyConflict`
+ * otherwise. Another team's job is `JobNotFound`. Finished jobs expire `retentionHours` after they finish; a
  * sweeper on Effect's `Clock` deletes them. A Redis-backed queue for
  * scale-out can replace this layer behind the same service.
  */
@@ -25,7 +25,7 @@ import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
 import * as Semaphore from "effect/Semaphore"
 import type { TeamId } from "../domain/Identifiers.ts"
-import { IdempotencyConflict, JobNotFinished, JobNotFound, QueueFull } from "./errors.ts"
+import { IdempotencyConflict, JobNotFinished, JobNotFound, type JobsError, jobsError, QueueFull } from "./errors.ts"
 import {
   isFinished,
   type Job,
@@ -84,14 +84,14 @@ export interface JobQueueOptions {
 export class JobQueue extends Context.Service<
   JobQueue,
   {
-    submit(request: SubmitJob): Effect.Effect<Submitted, QueueFull | IdempotencyConflict | JobStoreError>
-    get(team: string, jobId: string): Effect.Effect<Job, JobNotFound | JobStoreError>
+    submit(request: SubmitJob): Effect.Effect<Submitted, JobsError | JobStoreError>
+    get(team: string, jobId: string): Effect.Effect<Job, JobsError | JobStoreError>
     /** Cancels a queued or running job and answers its final record; a finished job is answered as it is. */
-    cancel(team: string, jobId: string): Effect.Effect<Job, JobNotFound | JobStoreError>
+    cancel(team: string, jobId: string): Effect.Effect<Job, JobsError | JobStoreError>
     /** Deletes a finished job and its results. */
-    delete(team: string, jobId: string): Effect.Effect<void, JobNotFound | JobNotFinished | JobStoreError>
+    delete(team: string, jobId: string): Effect.Effect<void, JobsError | JobStoreError>
     /** Waits until the job has finished and answers its final record. */
-    awaitFinished(team: string, jobId: string): Effect.Effect<Job, JobNotFound | JobStoreError>
+    awaitFinished(team: string, jobId: string): Effect.Effect<Job, JobsError | JobStoreError>
     /** Stores a finished job's callback delivery state (used by `onFinished`). */
     recordCallback(jobId: JobId, callback: JobCallback): Effect.Effect<void>
     /** Jobs waiting for a worker and jobs being processed, now (for metrics). */
@@ -116,12 +116,12 @@ export class JobQueue extends Context.Service<
         const now = Effect.clockWith((clock) => clock.currentTimeMillis)
         const lookup = Effect.fnUntraced(function* (team: string, jobId: string) {
           const entry = index.find(team, jobId, yield* now)
-          if (entry === undefined) return yield* new JobNotFound({ jobId })
+          if (entry === undefined) return yield* jobsError(new JobNotFound({ jobId }))
           return entry
         })
         const readJob = Effect.fnUntraced(function* (entry: JobEntry) {
           const job = yield* store.read(entry.jobId)
-          if (job === undefined) return yield* new JobNotFound({ jobId: entry.jobId })
+          if (job === undefined) return yield* jobsError(new JobNotFound({ jobId: entry.jobId }))
           return job
         })
 
@@ -145,14 +145,16 @@ export class JobQueue extends Context.Service<
               if (earlier !== undefined) {
                 yield* store.discard(request.input)
                 if (earlier.idempotency?.bodyHash !== request.idempotency.bodyHash) {
-                  return yield* new IdempotencyConflict({ key: request.idempotency.key, jobId: earlier.jobId })
+                  return yield* jobsError(
+                    new IdempotencyConflict({ key: request.idempotency.key, jobId: earlier.jobId })
+                  )
                 }
                 return { job: yield* Effect.orDie(readJob(earlier)), created: false }
               }
             }
             if (index.waiting >= options.maxQueued) {
               yield* store.discard(request.input)
-              return yield* new QueueFull({ maxQueued: options.maxQueued })
+              return yield* jobsError(new QueueFull({ maxQueued: options.maxQueued }))
             }
             const job = newJob({
               jobId: `job_${randomBytes(16).toString("hex")}` as JobId,
@@ -191,7 +193,9 @@ export class JobQueue extends Context.Service<
           const entry = yield* lookup(team, jobId)
           yield* locked(
             Effect.gen(function* () {
-              if (!isFinished(entry.status)) return yield* new JobNotFinished({ jobId, status: entry.status })
+              if (!isFinished(entry.status)) {
+                return yield* jobsError(new JobNotFinished({ jobId, status: entry.status }))
+              }
               yield* drop(entry)
             })
           )

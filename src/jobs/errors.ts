@@ -1,41 +1,63 @@
 /**
- * What the job queue tells its callers, as tagged errors the HTTP layer maps
- * to answers: not found (404, also for another team's job), queue full (503
- * with Retry-After), an idempotency key reused with another body (409), and
- * deleting a job that has not finished (409).
+ * Why the job queue refused a request, as one tagged error with its
+ * reasons inside; each reason carries the HTTP status it answers
+ * (`httpApiStatus`) and the server maps reasons to problem details in one
+ * place (`server/problemOf.ts`). Another team's job is "not found", never
+ * "forbidden". Storage failures are the store's own `JobStoreError`.
  */
 import * as Schema from "effect/Schema"
 
-export class JobNotFound extends Schema.TaggedError<JobNotFound>()("JobNotFound", {
-  jobId: Schema.String
-}) {
+/** There is no such job the caller's team can see. */
+export class JobNotFound extends Schema.TaggedError<JobNotFound>()(
+  "JobNotFound",
+  { jobId: Schema.String },
+  { httpApiStatus: 404 }
+) {
   override get message(): string {
     return `There is no job "${this.jobId}".`
   }
 }
 
-export class QueueFull extends Schema.TaggedError<QueueFull>()("QueueFull", {
-  maxQueued: Schema.Int
-}) {
+/** `maxQueued` jobs are already waiting; the upload was discarded. */
+export class QueueFull extends Schema.TaggedError<QueueFull>()(
+  "QueueFull",
+  { maxQueued: Schema.Int },
+  { httpApiStatus: 503 }
+) {
   override get message(): string {
-    return `${this.maxQueued} jobs are already waiting; try again later.`
+    return `The job queue is full (${this.maxQueued} jobs waiting); try again shortly.`
   }
 }
 
-export class IdempotencyConflict extends Schema.TaggedError<IdempotencyConflict>()("IdempotencyConflict", {
-  key: Schema.String,
-  jobId: Schema.String
-}) {
+/** The Idempotency-Key names an earlier job made from another request. */
+export class IdempotencyConflict extends Schema.TaggedError<IdempotencyConflict>()(
+  "IdempotencyConflict",
+  { key: Schema.String, jobId: Schema.String },
+  { httpApiStatus: 409 }
+) {
   override get message(): string {
-    return `The Idempotency-Key "${this.key}" was used for job "${this.jobId}" with a different request body.`
+    return `Idempotency-Key "${this.key}" was used for another request (job ${this.jobId}); use a new key for a new batch.`
   }
 }
 
-export class JobNotFinished extends Schema.TaggedError<JobNotFinished>()("JobNotFinished", {
-  jobId: Schema.String,
-  status: Schema.String
-}) {
+/** Only a finished job can be deleted; a queued or running one is cancelled first. */
+export class JobNotFinished extends Schema.TaggedError<JobNotFinished>()(
+  "JobNotFinished",
+  { jobId: Schema.String, status: Schema.String },
+  { httpApiStatus: 409 }
+) {
   override get message(): string {
     return `Job "${this.jobId}" is ${this.status}; cancel it before deleting it.`
   }
 }
+
+export class JobsError extends Schema.TaggedError<JobsError>()("JobsError", {
+  reason: Schema.Union([JobNotFound, QueueFull, IdempotencyConflict, JobNotFinished])
+}) {
+  override get message(): string {
+    return this.reason.message
+  }
+}
+
+/** Fails with `reason` wrapped in the service's one error. */
+export const jobsError = (reason: JobsError["reason"]): JobsError => new JobsError({ reason })

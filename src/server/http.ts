@@ -37,14 +37,15 @@ import { OffersHandlers } from "./handlers/offers.ts"
 import { TargetGroupsHandlers } from "./handlers/targetGroups.ts"
 import { ValidationHandlers } from "./handlers/validation.ts"
 import { Metrics, MetricsRoute } from "./metrics.ts"
-import { answerWith } from "./problemResponse.ts"
+import { problemResponse } from "./problemResponse.ts"
 import { RequestLogger, recordRequest } from "./RequestLogger.ts"
 import { RequestErrorsLive } from "./requestErrors.ts"
 import { REQUEST_ID_HEADER, requestIdFor, requestKeyIds } from "./requestId.ts"
 import { RequestIdsLive } from "./requestIds.ts"
 import { DOCS_PATH, HEALTH_PATH, methodsAt, OPENAPI_PATH, READY_PATH, routedPath, routeTemplate } from "./routes.ts"
 
-const respond = (problem: Problem) => answerWith(problem)
+/** The problem already names the request: the renderer alone, not `answerWith` (which reads the request). */
+const respond = (problem: Problem) => Effect.succeed(problemResponse(problem))
 
 const isProblem = (response: HttpServerResponse.HttpServerResponse): boolean =>
   response.headers["content-type"]?.startsWith("application/problem+json") === true

@@ -4,12 +4,17 @@
  * internals out of the answer (they go to the log).
  */
 import * as Effect from "effect/Effect"
+import type { HttpServerResponse } from "effect/http/HttpServerResponse"
 import { BadRequest, Conflict, InternalError, NotFound, ServiceUnavailable } from "../api/problems.ts"
 import type { ResourcesError } from "../app/ResourcesError.ts"
+import type { JobsError } from "../jobs/errors.ts"
+import type { JobStoreError } from "../jobs/JobStore.ts"
 import { answerWith } from "./problemResponse.ts"
 
 /** How long a client should wait before retrying when a store cannot be written. */
 export const STORE_RETRY_SECONDS = 30
+/** How long a client should wait before retrying when the job queue is full. */
+const QUEUE_FULL_RETRY_SECONDS = 5
 
 export const resourcesProblem = (
   error: ResourcesError
@@ -36,14 +41,55 @@ export const resourcesProblem = (
   }
 }
 
+export const jobsProblem = (error: JobsError): NotFound | Conflict | ServiceUnavailable => {
+  const reason = error.reason
+  switch (reason._tag) {
+    case "JobNotFound":
+      return new NotFound({ code: "NOT_FOUND", detail: reason.message })
+    case "IdempotencyConflict":
+    case "JobNotFinished":
+      return new Conflict({ code: "CONFLICT", detail: reason.message })
+    case "QueueFull":
+      return new ServiceUnavailable({
+        code: "SERVICE_ERROR",
+        detail: reason.message,
+        retryAfterSeconds: QUEUE_FULL_RETRY_SECONDS
+      })
+  }
+}
+
+/** A job store that cannot do its work (a full disk, a read-only or broken volume): nothing was accepted or changed. */
+export const jobStoreProblem = (error: JobStoreError): ServiceUnavailable =>
+  new ServiceUnavailable({
+    code: "SERVICE_ERROR",
+    detail: `The data directory cannot take jobs now (${error.message}); nothing was changed or accepted. Try again later.`,
+    retryAfterSeconds: STORE_RETRY_SECONDS
+  })
+
 /**
- * A handler's answer to its `ResourcesError`: the problem as a failure, or,
- * for a store that is down, the 503 response with its `Retry-After`. A
- * change that did not apply is logged with its problems.
+ * A problem as a handler's answer: a failure, which the endpoint declares,
+ * or, for a 503, the response itself with its `Retry-After` (an endpoint's
+ * declared errors cannot set headers).
  */
+const answerProblem = <P extends BadRequest | NotFound | Conflict | InternalError | ServiceUnavailable>(
+  problem: P
+): Effect.Effect<HttpServerResponse, Exclude<P, ServiceUnavailable>> =>
+  problem instanceof ServiceUnavailable ? answerWith(problem) : Effect.fail(problem as Exclude<P, ServiceUnavailable>)
+
+/** A handler's answer to its `ResourcesError`; a change that did not apply is logged with its problems. */
 export const answerResourcesError = (error: ResourcesError) =>
   Effect.suspend(() => {
-    const problem = resourcesProblem(error)
     const logged = error.reason._tag === "ChangeNotApplied" ? Effect.logError(error.reason.message) : Effect.void
-    return Effect.andThen(logged, problem instanceof ServiceUnavailable ? answerWith(problem) : Effect.fail(problem))
+    return Effect.andThen(logged, answerProblem(resourcesProblem(error)))
   })
+
+/** A handler's answer to the job queue's `JobsError`. */
+export const answerJobsError = (error: JobsError): Effect.Effect<HttpServerResponse, NotFound | Conflict> =>
+  Effect.suspend(() => answerProblem(jobsProblem(error)))
+
+/** A handler's answer to a job store that is down: logged, and 503 with `Retry-After`. */
+export const answerJobStoreError = (error: JobStoreError): Effect.Effect<HttpServerResponse> =>
+  Effect.andThen(
+    Effect.logWarning("the job store cannot be used now", { error: error.message }),
+    answerWith(jobStoreProblem(error))
+  )

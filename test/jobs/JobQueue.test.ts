@@ -2,9 +2,10 @@ import { assert, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as TestClock from "effect/testing/TestClock"
+import type { JobsError } from "../../src/jobs/errors.ts"
 import { toJobView } from "../../src/jobs/Job.ts"
 import { JobQueue } from "../../src/jobs/JobQueue.ts"
-import { JobStore } from "../../src/jobs/JobStore.ts"
+import { JobStore, type JobStoreError } from "../../src/jobs/JobStore.ts"
 import type { JobUsage } from "../../src/jobs/jobUsage.ts"
 import { UsageStatistics } from "../../src/stats/UsageStatistics.ts"
 import { captureLog } from "../observability/logCapture.ts"
@@ -20,6 +21,10 @@ const items = [
   "ada+news@mit.edu",
   "dora@newcollege.edu"
 ]
+
+/** The reason a queue call failed with: the `JobsError` reason's tag, or the store error's tag. */
+const reasonOf = (error: JobsError | JobStoreError): string =>
+  error._tag === "JobsError" ? error.reason._tag : error._tag
 
 /** Yields until the job's record says `check`; the worker moves on between yields. */
 const until = (team: string, jobId: string, check: (processed: number, status: string) => boolean) =>
@@ -182,7 +187,7 @@ describe.each(storeAdapters)("JobQueue over the %s store", (_, store) => {
       yield* queue.submit(yield* request(many))
       const third = yield* request(["a@mit.edu"])
       const full = yield* Effect.flip(queue.submit(third))
-      expect(full._tag).toBe("QueueFull")
+      expect(full).toMatchObject({ _tag: "JobsError", reason: { _tag: "QueueFull", maxQueued: 1 } })
       expect(() => third.input.bytes.size()).toThrow()
     }).pipe(Effect.provide(queueLayer(store(), { maxQueued: 1 })))
   })
@@ -197,7 +202,7 @@ describe.each(storeAdapters)("JobQueue over the %s store", (_, store) => {
       const conflict = yield* Effect.flip(
         queue.submit(yield* request(items, { idempotency: { key: "k-1", bodyHash: "bbb" } }))
       )
-      expect(conflict).toMatchObject({ _tag: "IdempotencyConflict", jobId: first.job.jobId })
+      expect(conflict).toMatchObject({ reason: { _tag: "IdempotencyConflict", jobId: first.job.jobId } })
       const otherTeam = yield* queue.submit(yield* request(items, { team: "globex" as never, idempotency }))
       expect(otherTeam.created).toBe(true)
       yield* queue.awaitFinished("acme", first.job.jobId)
@@ -212,12 +217,12 @@ describe.each(storeAdapters)("JobQueue over the %s store", (_, store) => {
       const queue = yield* JobQueue
       const { job } = yield* queue.submit(yield* request(items))
       yield* queue.awaitFinished("acme", job.jobId)
-      expect((yield* Effect.flip(queue.get("globex", job.jobId)))._tag).toBe("JobNotFound")
-      expect((yield* Effect.flip(queue.cancel("globex", job.jobId)))._tag).toBe("JobNotFound")
-      expect((yield* Effect.flip(queue.delete("globex", job.jobId)))._tag).toBe("JobNotFound")
-      expect((yield* Effect.flip(queue.get("acme", "../../etc")))._tag).toBe("JobNotFound")
+      expect(reasonOf(yield* Effect.flip(queue.get("globex", job.jobId)))).toBe("JobNotFound")
+      expect(reasonOf(yield* Effect.flip(queue.cancel("globex", job.jobId)))).toBe("JobNotFound")
+      expect(reasonOf(yield* Effect.flip(queue.delete("globex", job.jobId)))).toBe("JobNotFound")
+      expect(reasonOf(yield* Effect.flip(queue.get("acme", "../../etc")))).toBe("JobNotFound")
       yield* queue.delete("acme", job.jobId)
-      expect((yield* Effect.flip(queue.get("acme", job.jobId)))._tag).toBe("JobNotFound")
+      expect(reasonOf(yield* Effect.flip(queue.get("acme", job.jobId)))).toBe("JobNotFound")
       expect(yield* (yield* JobStore).read(job.jobId)).toBeUndefined()
       expect((yield* Effect.flip((yield* JobStore).open(job.jobId, "input")))._tag).toBe("JobStoreError")
     }).pipe(Effect.provide(queueLayer(store())))
@@ -228,7 +233,7 @@ describe.each(storeAdapters)("JobQueue over the %s store", (_, store) => {
       const queue = yield* JobQueue
       const { job } = yield* queue.submit(yield* request(items))
       const refused = yield* Effect.flip(queue.delete("acme", job.jobId))
-      expect(refused).toMatchObject({ _tag: "JobNotFinished", status: "queued" })
+      expect(refused).toMatchObject({ reason: { _tag: "JobNotFinished", status: "queued" } })
     }).pipe(Effect.provide(queueLayer(store())))
   })
 
@@ -240,7 +245,7 @@ describe.each(storeAdapters)("JobQueue over the %s store", (_, store) => {
       yield* TestClock.adjust("23 hours")
       assert.strictEqual((yield* queue.get("acme", job.jobId)).status, "completed")
       yield* TestClock.adjust("2 hours")
-      expect((yield* Effect.flip(queue.get("acme", job.jobId)))._tag).toBe("JobNotFound")
+      expect(reasonOf(yield* Effect.flip(queue.get("acme", job.jobId)))).toBe("JobNotFound")
       expect(yield* (yield* JobStore).read(job.jobId)).toBeUndefined()
     }).pipe(Effect.provide(queueLayer(store(), { sweepInterval: "1 hour" })))
   })

@@ -136,6 +136,7 @@ describe("jobs under pressure", () => {
       const refused = await submitNdjson(daemon, key, batch(10, "e"))
       expect(refused).toMatchObject({ status: 503, body: { code: "SERVICE_ERROR" } })
       expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0)
+      expect(refused.body.requestId).toBe(refused.headers.get("x-request-id"))
       rmSync(jobs)
       renameSync(`${jobs}.away`, jobs)
       const accepted = await submitNdjson(daemon, key, batch(10, "f"))

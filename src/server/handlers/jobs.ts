@@ -15,33 +15,22 @@ import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { API_PREFIX, CampusgateApi } from "../../api/Api.ts"
 import { Caller } from "../../api/Authorization.ts"
 import { RESULTS_LIMIT_DEFAULT } from "../../api/jobs.ts"
-import {
-  BadRequest,
-  Conflict,
-  type FieldError,
-  PayloadTooLarge,
-  ServiceUnavailable,
-  TooManyRequests
-} from "../../api/problems.ts"
+import { BadRequest, Conflict, type FieldError, PayloadTooLarge, TooManyRequests } from "../../api/problems.ts"
 import { Snapshot } from "../../app/Snapshot.ts"
 import { visibleOffer, visibleTargetGroup } from "../../app/visibility.ts"
 import type { TeamId } from "../../domain/Identifiers.ts"
 import { isFinished, type JobTarget } from "../../domain/Job.ts"
 import type { Engine } from "../../engine/Engine.ts"
-import type { IdempotencyConflict } from "../../jobs/errors.ts"
 import { toJobView } from "../../jobs/Job.ts"
 import { JobQueue } from "../../jobs/JobQueue.ts"
 import { JobStore, JobStoreError } from "../../jobs/JobStore.ts"
 import { type JobInputFormat, readJobInput } from "../../jobs/jobInput.ts"
 import { JobInputError } from "../../jobs/jobInputError.ts"
 import { readResultsPage, streamResults } from "../../jobs/jobResults.ts"
-import { STORE_RETRY_SECONDS } from "../problemOf.ts"
+import { answerJobStoreError, answerJobsError } from "../problemOf.ts"
 import { answerWith } from "../problemResponse.ts"
-import { currentRequestId } from "../requestId.ts"
 import { notFound } from "./shared.ts"
 
-/** How long a client should wait before retrying when the queue is full. */
-const QUEUE_FULL_RETRY_SECONDS = 5
 /** How long a client should wait before retrying when its key has as many uploads in progress as allowed. */
 const UPLOADS_RETRY_SECONDS = 1
 
@@ -85,8 +74,8 @@ export const jobLinks = (jobId: string) => ({
   results: `${API_PREFIX}/jobs/${jobId}/results`
 })
 
-const invalid = (requestId: string, errors: ReadonlyArray<FieldError>) =>
-  new BadRequest({ code: "VALIDATION_ERROR", detail: "The job request is not valid.", requestId, errors })
+const invalid = (errors: ReadonlyArray<FieldError>) =>
+  new BadRequest({ code: "VALIDATION_ERROR", detail: "The job request is not valid.", errors })
 
 interface Named {
   readonly targetGroupId?: string | undefined
@@ -94,9 +83,9 @@ interface Named {
 }
 
 /** The one target named, visible to the team: the target, or the problem. */
-const targetOf = (engine: Engine, team: string, named: Named, where: string, requestId: string) => {
+const targetOf = (engine: Engine, team: string, named: Named, where: string) => {
   if ((named.targetGroupId === undefined) === (named.offerId === undefined)) {
-    return invalid(requestId, [
+    return invalid([
       { field: `${where}/targetGroupId`, code: "EXACTLY_ONE", message: "give exactly one of targetGroupId and offerId" }
     ])
   }
@@ -120,46 +109,14 @@ const requestHash = (bodyHash: string, target: JobTarget, callbackUrl: string | 
     .digest("hex")
 
 /** Why an upload cannot become a job, as the problem to answer. */
-const uploadProblem = (error: JobInputError | unknown, requestId: string): BadRequest | PayloadTooLarge => {
+const uploadProblem = (error: JobInputError | unknown): BadRequest | PayloadTooLarge => {
   if (!(error instanceof JobInputError)) {
-    return invalid(requestId, [{ field: "/body", code: "UNREADABLE", message: "the body could not be read" }])
+    return invalid([{ field: "/body", code: "UNREADABLE", message: "the body could not be read" }])
   }
   return error.code === "PAYLOAD_TOO_LARGE"
-    ? new PayloadTooLarge({ code: "PAYLOAD_TOO_LARGE", detail: error.detail, requestId })
-    : new BadRequest({ code: error.code, detail: error.detail, requestId, errors: error.errors })
+    ? new PayloadTooLarge({ code: "PAYLOAD_TOO_LARGE", detail: error.detail })
+    : new BadRequest({ code: error.code, detail: error.detail, errors: error.errors })
 }
-
-/**
- * A job store that cannot do its work (a full disk, a read-only or broken
- * volume) is the store being down: 503 with `Retry-After`, and nothing was
- * accepted or changed.
- */
-const storeDown = (error: JobStoreError) =>
-  Effect.andThen(
-    Effect.logWarning("the job store cannot be used now", { error: error.message }),
-    answerWith(
-      new ServiceUnavailable({
-        code: "SERVICE_ERROR",
-        detail: `The data directory cannot take jobs now (${error.message}); nothing was changed or accepted. Try again later.`,
-        retryAfterSeconds: STORE_RETRY_SECONDS
-      })
-    )
-  )
-
-const queueFull = (maxQueued: number, requestId: string) =>
-  new ServiceUnavailable({
-    code: "SERVICE_ERROR",
-    detail: `The job queue is full (${maxQueued} jobs waiting); try again shortly.`,
-    requestId,
-    retryAfterSeconds: QUEUE_FULL_RETRY_SECONDS
-  })
-
-const idempotencyConflict = (conflict: IdempotencyConflict, requestId: string) =>
-  new Conflict({
-    code: "CONFLICT",
-    detail: `Idempotency-Key "${conflict.key}" was used for another request (job ${conflict.jobId}); use a new key for a new batch.`,
-    requestId
-  })
 
 export const JobsHandlers = HttpApiBuilder.group(
   CampusgateApi,
@@ -169,13 +126,10 @@ export const JobsHandlers = HttpApiBuilder.group(
     const queue = yield* JobQueue
     const store = yield* JobStore
     const uploads = new UploadSlots()
-    const callerJob = (team: string, jobId: string) =>
-      Effect.catchTag(queue.get(team, jobId), "JobNotFound", () => Effect.fail(notFound("job", jobId)))
 
     return handlers
       .handle("submit", ({ query, headers, payload }) =>
         Effect.gen(function* () {
-          const requestId = yield* currentRequestId
           const caller = yield* Caller
           const request = yield* HttpServerRequest.HttpServerRequest
           const format = formats[mediaType(request.headers["content-type"])] ?? "json"
@@ -183,11 +137,11 @@ export const JobsHandlers = HttpApiBuilder.group(
           const limits = loaded.settings.limits
           let target: JobTarget | undefined
           if (format !== "json") {
-            const named = targetOf(engine, caller.team, query, "/query", requestId)
+            const named = targetOf(engine, caller.team, query, "/query")
             if (!isTarget(named)) return yield* named
             target = named
           } else if (query.targetGroupId !== undefined || query.offerId !== undefined) {
-            return yield* invalid(requestId, [
+            return yield* invalid([
               { field: "/query", code: "TARGET_IN_BODY", message: "a JSON body names targetGroupId or offerId itself" }
             ])
           }
@@ -196,7 +150,6 @@ export const JobsHandlers = HttpApiBuilder.group(
               new TooManyRequests({
                 code: "RATE_LIMIT_EXCEEDED",
                 detail: `This API key already sends ${limits.jobUploadsPerKey} job uploads; send the next when one has finished.`,
-                requestId,
                 retryAfterSeconds: UPLOADS_RETRY_SECONDS
               })
             )
@@ -212,11 +165,11 @@ export const JobsHandlers = HttpApiBuilder.group(
             Effect.onError(() => store.discard(upload)),
             Effect.catch(
               (error): Effect.Effect<never, JobStoreError | BadRequest | PayloadTooLarge> =>
-                error instanceof JobStoreError ? Effect.fail(error) : Effect.fail(uploadProblem(error, requestId))
+                error instanceof JobStoreError ? Effect.fail(error) : Effect.fail(uploadProblem(error))
             )
           )
           if (target === undefined) {
-            const named = targetOf(engine, caller.team, input.fields, "", requestId)
+            const named = targetOf(engine, caller.team, input.fields, "")
             if (!isTarget(named)) {
               yield* store.discard(upload)
               return yield* named
@@ -225,49 +178,44 @@ export const JobsHandlers = HttpApiBuilder.group(
           }
           const callbackUrl = query.callbackUrl ?? input.fields.callbackUrl
           const key = headers["idempotency-key"]
-          const submitted = yield* queue
-            .submit({
-              team: caller.team as TeamId,
-              target,
-              total: input.total,
-              input: upload,
-              callbackUrl,
-              idempotency:
-                key === undefined ? undefined : { key, bodyHash: requestHash(input.bodyHash, target, callbackUrl) }
-            })
-            .pipe(
-              Effect.catchTags({
-                QueueFull: (full) => answerWith(queueFull(full.maxQueued, requestId)),
-                IdempotencyConflict: (conflict) => Effect.fail(idempotencyConflict(conflict, requestId))
-              })
-            )
-          if (HttpServerResponse.isHttpServerResponse(submitted)) return submitted
-          const { job } = submitted
+          const { job } = yield* queue.submit({
+            team: caller.team as TeamId,
+            target,
+            total: input.total,
+            input: upload,
+            callbackUrl,
+            idempotency:
+              key === undefined ? undefined : { key, bodyHash: requestHash(input.bodyHash, target, callbackUrl) }
+          })
           const links = jobLinks(job.jobId)
           return HttpServerResponse.jsonUnsafe(
             { jobId: job.jobId, status: job.status, links },
             { status: 202, headers: { location: links.self } }
           )
-        }).pipe(Effect.scoped, Effect.catchTag("JobStoreError", storeDown))
+        }).pipe(Effect.scoped, Effect.catchTags({ JobsError: answerJobsError, JobStoreError: answerJobStoreError }))
       )
       .handle("get", ({ params }) =>
         Effect.gen(function* () {
           const caller = yield* Caller
-          const job = yield* callerJob(caller.team, params.jobId)
+          const job = yield* queue.get(caller.team, params.jobId)
           return toJobView(job, jobLinks(job.jobId))
-        }).pipe(Effect.catchTag("JobStoreError", storeDown))
+        }).pipe(
+          Effect.catchTags({
+            // Reading a job can only find it or not: any other reason is a defect.
+            JobsError: (error) => answerJobsError(error).pipe(Effect.catchTag("Conflict", () => Effect.die(error))),
+            JobStoreError: answerJobStoreError
+          })
+        )
       )
       .handle("results", ({ params, query }) =>
         Effect.gen(function* () {
-          const requestId = yield* currentRequestId
           const caller = yield* Caller
           const request = yield* HttpServerRequest.HttpServerRequest
-          const job = yield* callerJob(caller.team, params.jobId)
+          const job = yield* queue.get(caller.team, params.jobId)
           if (!isFinished(job.status)) {
             return yield* new Conflict({
               code: "CONFLICT",
-              detail: `Job ${job.jobId} is ${job.status}; its results can be read once it has finished.`,
-              requestId
+              detail: `Job ${job.jobId} is ${job.status}; its results can be read once it has finished.`
             })
           }
           const open = store.open(job.jobId, "results")
@@ -284,27 +232,23 @@ export const JobsHandlers = HttpApiBuilder.group(
           ).pipe(
             Effect.catchTag("JobResultsError", (error) =>
               error.reason === "InvalidCursor"
-                ? Effect.fail(
-                    invalid(requestId, [{ field: "/query/cursor", code: "INVALID_VALUE", message: error.detail }])
-                  )
+                ? Effect.fail(invalid([{ field: "/query/cursor", code: "INVALID_VALUE", message: error.detail }]))
                 : Effect.die(error)
             )
           )
-        }).pipe(Effect.catchTag("JobStoreError", storeDown))
+        }).pipe(Effect.catchTags({ JobsError: answerJobsError, JobStoreError: answerJobStoreError }))
       )
       .handle("delete", ({ params }) =>
         Effect.gen(function* () {
           const caller = yield* Caller
-          const job = yield* callerJob(caller.team, params.jobId)
+          const job = yield* queue.get(caller.team, params.jobId)
           if (!isFinished(job.status)) {
-            const stopped = yield* queue.cancel(caller.team, job.jobId).pipe(Effect.catchTag("JobNotFound", Effect.die))
+            const stopped = yield* queue.cancel(caller.team, job.jobId)
             return { jobId: job.jobId, status: stopped.status, deleted: false }
           }
-          yield* queue
-            .delete(caller.team, job.jobId)
-            .pipe(Effect.catchTags({ JobNotFound: Effect.die, JobNotFinished: Effect.die }))
+          yield* queue.delete(caller.team, job.jobId)
           return { jobId: job.jobId, status: job.status, deleted: true }
-        }).pipe(Effect.catchTag("JobStoreError", storeDown))
+        }).pipe(Effect.catchTags({ JobsError: answerJobsError, JobStoreError: answerJobStoreError }))
       )
   })
 )
