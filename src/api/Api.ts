@@ -9,6 +9,7 @@ import * as OpenApi from "effect/http-api/OpenApi"
 import { JobsApi } from "./jobs.ts"
 import { OffersApi } from "./offers.ts"
 import { BadRequest } from "./problems.ts"
+import { StatusApi } from "./status.ts"
 import { TargetGroupsApi } from "./targetGroups.ts"
 import { ValidationApi } from "./validation.ts"
 
@@ -38,11 +39,13 @@ export class CampusgateApi extends HttpApi.make("campusgate")
   .add(JobsApi)
   .add(OffersApi)
   .add(TargetGroupsApi)
+  .add(StatusApi)
   .middleware(RequestErrors)
   .middleware(RequestIds)
   .prefix(API_PREFIX)
-  // Report every problem of a request at once, and unknown fields as problems.
-  .annotate(HttpApi.PayloadParseOptions, { errors: "all", onExcessProperty: "error" })
+  // Unknown fields are problems. Decoding stops at the first problem, so a hostile body costs one issue; the
+  // server decodes a small body again to report every problem at once (server/requestErrors.ts).
+  .annotate(HttpApi.PayloadParseOptions, { errors: "first", onExcessProperty: "error" })
   .annotateMerge(
     OpenApi.annotations({
       title: "Campusgate",

@@ -86,22 +86,28 @@ export class Resources extends Context.Service<Resources, ResourcesService>()("c
       const store = yield* ResourceStore
       const oneAtATime = yield* Semaphore.make(1)
 
-      /** Why a new resource cannot take `id` (in the config, or in the store even as a broken document). */
-      const checkIdFree = Effect.fnUntraced(function* (kind: ResourceKind, id: string) {
-        const origin = origins(snapshots.current(), kind).get(id)
-        if (origin?.store === "config") {
-          return yield* fail(
-            new ResourceConflict({
-              detail: `A ${what[kind]} "${id}" is already defined in the config directory; choose another id.`
-            })
-          )
-        }
-        const stored = yield* store.read(kind, id).pipe(Effect.catch(storeUnavailable))
-        if (origin !== undefined || stored !== undefined) {
-          return yield* fail(
-            new ResourceConflict({ detail: `A ${what[kind]} "${id}" already exists; choose another id.` })
-          )
-        }
+      /**
+       * Why a new resource of `team` cannot take `id` (in the config, or in the store even as a broken
+       * document). An id the team cannot see is "not available", never "exists": reading it is a 404,
+       * so creating it must not tell that it exists, or whose it is.
+       */
+      const checkIdFree = Effect.fnUntraced(function* (team: string, kind: ResourceKind, id: string) {
+        const snapshot = snapshots.current()
+        const origin = origins(snapshot, kind).get(id)
+        const stored =
+          origin === undefined ? yield* store.read(kind, id).pipe(Effect.catch(storeUnavailable)) : undefined
+        if (origin === undefined && stored === undefined) return
+        const visible =
+          origin !== undefined &&
+          (kind === "targetGroup"
+            ? visibleTargetGroup(snapshot.engine, team, id) !== undefined
+            : visibleOffer(snapshot.engine, team, id) !== undefined)
+        const detail = !visible
+          ? `The ${what[kind]} id "${id}" is not available; choose another id.`
+          : origin.store === "config"
+            ? `A ${what[kind]} "${id}" is already defined in the config directory; choose another id.`
+            : `A ${what[kind]} "${id}" already exists; choose another id.`
+        return yield* fail(new ResourceConflict({ detail }))
       })
 
       /** Stores `text` under `id` and reloads; on a rejected reload puts the previous document back. */
@@ -125,7 +131,7 @@ export class Resources extends Context.Service<Resources, ResourcesService>()("c
             new InvalidResource({ detail: "The target group is not valid.", errors: [wrongTeam("targetGroup", team)] })
           )
         }
-        yield* checkIdFree("targetGroup", input.id)
+        yield* checkIdFree(team, "targetGroup", input.id)
         const group: TargetGroup = { ...input, team: team as TeamId }
         const snapshot = yield* store_("targetGroup", group.id, targetGroupDocument(group))
         return { snapshot, resource: group }
@@ -145,7 +151,7 @@ export class Resources extends Context.Service<Resources, ResourcesService>()("c
           }
         })
         if (errors.length > 0) return yield* fail(new InvalidResource({ detail: "The offer is not valid.", errors }))
-        yield* checkIdFree("offer", input.id)
+        yield* checkIdFree(team, "offer", input.id)
         const offer: Offer = { ...input, team: team as TeamId }
         const snapshot = yield* store_("offer", offer.id, offerDocument(offer))
         return { snapshot, resource: offer }

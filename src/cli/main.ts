@@ -6,6 +6,7 @@ import * as Cause from "effect/Cause"
 import * as Command from "effect/cli/Command"
 import * as Effect from "effect/Effect"
 import * as Runtime from "effect/Runtime"
+import { VERSION } from "../version.ts"
 import { checkCommand } from "./commands/check.ts"
 import { inspectCommand } from "./commands/inspect.ts"
 import { keysCommand } from "./commands/keys.ts"
@@ -28,7 +29,7 @@ const teardown: Runtime.Teardown = (exit, onExit) =>
     : Runtime.defaultTeardown(exit, onExit)
 
 campusgate.pipe(
-  Command.run({ version: "0.1.0" }),
+  Command.run({ version: VERSION }),
   Effect.provide(NodeServices.layer),
   NodeRuntime.runMain({ teardown })
 )

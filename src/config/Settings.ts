@@ -41,7 +41,13 @@ export const Settings = Schema.Struct({
       /** Largest request body accepted, in bytes (bulk-async uploads have their own limit). */
       maxBodyBytes: withDefault(PositiveInt, 2 * 1024 * 1024),
       /** How long a graceful shutdown waits for in-flight requests. */
-      shutdownTimeoutSeconds: withDefault(PositiveInt, 10)
+      shutdownTimeoutSeconds: withDefault(PositiveInt, 10),
+      /** A connection on which nothing moves for this long while a request is open (a stalled body) is dropped. */
+      bodyTimeoutSeconds: withDefault(PositiveInt, 30),
+      /** The longest a request's headers may take to arrive. */
+      headersTimeoutSeconds: withDefault(PositiveInt, 60),
+      /** The longest a whole request, headers and body, may take to arrive (job uploads included). */
+      requestTimeoutSeconds: withDefault(PositiveInt, 300)
     }),
     {}
   ),

@@ -15,7 +15,8 @@ export const Scope = Schema.Literals([
   "offers:read",
   "offers:write",
   "target-groups:read",
-  "target-groups:write"
+  "target-groups:write",
+  "status:read"
 ])
 export type Scope = typeof Scope.Type
 export const allScopes: ReadonlyArray<Scope> = Scope.literals

@@ -24,12 +24,23 @@ export interface NodeServerOptions {
   readonly port: number
   readonly host: string
   readonly gracefulShutdownTimeout: Duration.Input
+  readonly timeouts: {
+    /** No bytes either way for this long on an open request (a stalled body): the connection is dropped. */
+    readonly idleMs: number
+    readonly headersMs: number
+    /** The whole request, headers and body. */
+    readonly requestMs: number
+  }
 }
 
 const make = (options: NodeServerOptions) =>
   Effect.gen(function* () {
     const fastPath = yield* FastPath
-    const server = createServer()
+    const { idleMs, headersMs, requestMs } = options.timeouts
+    // Node refuses a headers timeout above the request timeout.
+    const server = createServer({ requestTimeout: requestMs, headersTimeout: Math.min(headersMs, requestMs) })
+    // Without a 'timeout' listener, Node destroys a socket idle this long (keep-alive idling has its own, shorter timeout).
+    server.setTimeout(idleMs)
 
     const shutdown = yield* Effect.callback<void>((resume) => {
       if (!server.listening) return resume(Effect.void)

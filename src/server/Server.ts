@@ -142,7 +142,12 @@ export const serverLayer = (options: ServeOptions) =>
       const nodeServer = NodeServer.layer({
         port,
         host,
-        gracefulShutdownTimeout: `${server.shutdownTimeoutSeconds} seconds`
+        gracefulShutdownTimeout: `${server.shutdownTimeoutSeconds} seconds`,
+        timeouts: {
+          idleMs: server.bodyTimeoutSeconds * 1000,
+          headersMs: server.headersTimeoutSeconds * 1000,
+          requestMs: server.requestTimeoutSeconds * 1000
+        }
       }).pipe(Layer.provide(FastPath.layer))
       return Layer.mergeAll(HttpRouter.serve(HttpApp, { disableLogger: true, disableListenLog: true }), listening).pipe(
         Layer.provide(nodeServer),

@@ -25,7 +25,6 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as HttpApi from "effect/http-api/HttpApi"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { CampusgateApi } from "../api/Api.ts"
@@ -40,7 +39,7 @@ import { Metrics } from "./metrics.ts"
 import { problemResponse } from "./problemResponse.ts"
 import { RequestLogger, recordRequest } from "./RequestLogger.ts"
 import { makeRateLimitDecider, type RateLimitDecision } from "./rateLimit.ts"
-import { malformedJson, requestProblem } from "./requestErrors.ts"
+import { jsonPayloadSchema, malformedJson, payloadParseOptions, payloadProblem } from "./requestErrors.ts"
 import { REQUEST_ID_HEADER, requestIdFor } from "./requestId.ts"
 import { type ApiEndpoint, findRoute, routedPath } from "./routes.ts"
 
@@ -49,31 +48,24 @@ interface FastEndpoint {
   readonly template: string
   readonly accepted: ReadonlyArray<Scope>
   readonly bucket: RateLimitBucketName
+  readonly schema: Schema.Top
   readonly decode: (input: unknown) => Exit.Exit<SinglePayload, Schema.SchemaError>
-}
-
-/** How the contract decodes request bodies (every problem; unknown fields are problems). */
-const parseOptions = Context.getOrUndefined(CampusgateApi.annotations, HttpApi.PayloadParseOptions)
-
-/** The JSON payload schema the contract declares for an endpoint. */
-const jsonPayloadSchema = (endpoint: ApiEndpoint): Schema.Top => {
-  const json = endpoint.payload.get("application/json")
-  if (json === undefined) throw new Error(`${endpoint.path} declares no JSON payload`)
-  return json.schemas[0]
 }
 
 const { targetGroup, offer } = CampusgateApi.groups.validation.endpoints
 const fastEndpoints = new Map<ApiEndpoint, FastEndpoint>(
   [targetGroup, offer].map((endpoint) => {
     const route = findRoute(endpoint.method, endpoint.path)!
-    const decode = Schema.decodeUnknownExit(jsonPayloadSchema(endpoint) as Schema.Codec<SinglePayload>, parseOptions)
+    const schema = jsonPayloadSchema(endpoint)
+    if (schema === undefined) throw new Error(`${endpoint.path} declares no JSON payload`)
     return [
       endpoint,
       {
         template: route.template,
         accepted: scopesAcceptedBy(endpoint.annotations),
         bucket: rateLimitBucketOf(endpoint.annotations),
-        decode
+        schema,
+        decode: Schema.decodeUnknownExit(schema as Schema.Codec<SinglePayload>, payloadParseOptions)
       }
     ]
   })
@@ -84,7 +76,8 @@ const header = (request: IncomingMessage, name: string): string | undefined => {
   return Array.isArray(value) ? value[0] : value
 }
 
-const textDecoder = new TextDecoder()
+/** Bytes that are not UTF-8 are a malformed body, never an address with U+FFFD in it. */
+const textDecoder = new TextDecoder("utf-8", { fatal: true })
 
 /** Destroys the connection of a request whose body could not be read (the response is never written). */
 function abandon(this: IncomingMessage): void {
@@ -96,12 +89,12 @@ const evaluate = (
   validation: Validation["Service"],
   endpoint: FastEndpoint,
   team: string,
-  text: string,
+  bytes: Buffer | undefined,
   requestId: string
 ): string | Problem => {
   let input: unknown
   try {
-    input = text === "" ? undefined : JSON.parse(text)
+    input = bytes === undefined ? undefined : JSON.parse(textDecoder.decode(bytes))
   } catch {
     input = undefined
   }
@@ -109,7 +102,9 @@ const evaluate = (
   const decoded = endpoint.decode(input)
   if (Exit.isFailure(decoded)) {
     const failure = decoded.cause.reasons.find((reason) => reason._tag === "Fail")
-    return failure === undefined ? malformedJson() : requestProblem("Payload", failure.error)
+    return failure === undefined
+      ? malformedJson()
+      : payloadProblem(endpoint.schema, input, bytes!.length, failure.error)
   }
   const answer = validateSingle(validation, team, decoded.value, requestId)
   return "text" in answer ? answer.text : answer
@@ -189,12 +184,12 @@ export class FastPath extends Context.Service<
         response: ServerResponse,
         endpoint: FastEndpoint,
         record: ApiKeyRecord,
-        text: string,
+        bytes: Buffer | undefined,
         requestId: string,
         started: number,
         decision: RateLimitDecision
       ) => {
-        const result = decision.problem ?? evaluate(validation, endpoint, record.team, text, requestId)
+        const result = decision.problem ?? evaluate(validation, endpoint, record.team, bytes, requestId)
         const status = respond(response, result, decision, requestId)
         recordRequest(
           metrics,
@@ -222,13 +217,12 @@ export class FastPath extends Context.Service<
         request.on("error", abandon)
         request.on("end", () => {
           const bytes = rest !== undefined ? Buffer.concat(rest) : first
-          const text = bytes === undefined ? "" : textDecoder.decode(bytes)
           if (decideNow !== undefined) {
             const decision = decideNow(record.id, endpoint.bucket, Date.now())
-            answer(response, endpoint, record, text, requestId, started, decision)
+            answer(response, endpoint, record, bytes, requestId, started, decision)
           } else {
             void Effect.runPromise(decide(record.id, endpoint.bucket)).then((decision) =>
-              answer(response, endpoint, record, text, requestId, started, decision)
+              answer(response, endpoint, record, bytes, requestId, started, decision)
             )
           }
         })

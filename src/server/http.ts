@@ -20,29 +20,43 @@ import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import * as HttpApiScalar from "effect/http-api/HttpApiScalar"
 import * as Layer from "effect/Layer"
+import * as Result from "effect/Result"
 import { CampusgateApi, canonicalUrl } from "../api/Api.ts"
 import { openApiDocument } from "../api/openApiDocument.ts"
 import {
+  BadRequest,
   InternalError,
   MethodNotAllowed,
   NotFound,
   PayloadTooLarge,
   type Problem,
-  UnsupportedMediaType
+  UnsupportedMediaType,
+  withRequestId
 } from "../api/problems.ts"
 import { Snapshot } from "../app/Snapshot.ts"
 import { AuthorizationLive } from "./authorization.ts"
 import { JobsHandlers } from "./handlers/jobs.ts"
 import { OffersHandlers } from "./handlers/offers.ts"
+import { StatusHandlers } from "./handlers/status.ts"
 import { TargetGroupsHandlers } from "./handlers/targetGroups.ts"
 import { ValidationHandlers } from "./handlers/validation.ts"
 import { Metrics, MetricsRoute } from "./metrics.ts"
 import { problemResponse } from "./problemResponse.ts"
 import { RequestLogger, recordRequest } from "./RequestLogger.ts"
-import { RequestErrorsLive } from "./requestErrors.ts"
+import { malformedJson, RequestErrorsLive } from "./requestErrors.ts"
+import { bodyLimitOf, brokenPercentEncoding, declaredTooLarge, isUtf8Body, readsJsonBody } from "./requestGuards.ts"
 import { REQUEST_ID_HEADER, requestIdFor, requestKeyIds } from "./requestId.ts"
 import { RequestIdsLive } from "./requestIds.ts"
-import { DOCS_PATH, HEALTH_PATH, methodsAt, OPENAPI_PATH, READY_PATH, routedPath, routeTemplate } from "./routes.ts"
+import {
+  DOCS_PATH,
+  findRoute,
+  HEALTH_PATH,
+  methodsAt,
+  OPENAPI_PATH,
+  READY_PATH,
+  routedPath,
+  routeTemplate
+} from "./routes.ts"
 
 /** The problem already names the request: the renderer alone, not `answerWith` (which reads the request). */
 const respond = (problem: Problem) => Effect.succeed(problemResponse(problem))
@@ -133,10 +147,43 @@ const Outermost = HttpRouter.middleware(
           return HttpServerResponse.setHeader(response, REQUEST_ID_HEADER, requestId)
         })
       )
-      const maxBodySize = ByteSize.bytes(settings.server.maxBodyBytes)
-      return yield* httpEffect.pipe(
+      const path = routedPath(url)
+      if (brokenPercentEncoding(path)) {
+        return yield* respond(
+          new BadRequest({
+            code: "VALIDATION_ERROR",
+            detail: "The request path is not valid.",
+            requestId,
+            errors: [{ field: "/path", code: "INVALID_ENCODING", message: "the path's percent-encoding is broken" }]
+          })
+        )
+      }
+      const route = findRoute(request.method, path)
+      const limit = bodyLimitOf(route, settings)
+      const declared = declaredTooLarge(request.headers["content-length"], limit)
+      if (declared !== undefined) {
+        // Answered before any of the body is read; the connection closes, so the rest is never waited for.
+        return yield* Effect.map(
+          respond(
+            new PayloadTooLarge({
+              code: "PAYLOAD_TOO_LARGE",
+              detail: `The request body (${declared} bytes) is larger than this endpoint accepts (${limit} bytes); split it, or use bulk-async for large batches.`,
+              requestId
+            })
+          ),
+          HttpServerResponse.setHeader("connection", "close")
+        )
+      }
+      const checked = readsJsonBody(route)
+        ? Effect.flatMap(Effect.result(request.arrayBuffer), (body) =>
+            Result.isSuccess(body) && !isUtf8Body(body.success)
+              ? respond(withRequestId(malformedJson(), requestId))
+              : httpEffect
+          )
+        : httpEffect
+      return yield* checked.pipe(
         Effect.provideService(HttpServerRequest.HttpServerRequest, request),
-        Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize)
+        Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(settings.server.maxBodyBytes))
       )
     }),
   { global: true }
@@ -149,24 +196,24 @@ const Health = Layer.mergeAll(
     READY_PATH,
     Effect.gen(function* () {
       const status = (yield* Snapshot).status()
-      // A stale config still serves (the last good one), so the service stays ready; the detail says so.
+      // A stale config still serves (the last good one), so the service stays ready. Anyone may ask, so the
+      // answer names no file and quotes none: the problems are at GET /api/v1/status, with a key.
       return HttpServerResponse.jsonUnsafe({
         status: "ready",
-        config: {
-          generation: status.generation,
-          loadedAt: status.loadedAt,
-          stale: status.stale,
-          problems: status.problems
-        }
+        config: { generation: status.generation, loadedAt: status.loadedAt, stale: status.stale }
       })
     })
   )
 )
 
 // The middleware implementations are needed both by the handlers and by the routes built from them.
-const Handlers = Layer.mergeAll(ValidationHandlers, JobsHandlers, OffersHandlers, TargetGroupsHandlers).pipe(
-  Layer.provideMerge(Layer.mergeAll(AuthorizationLive, RequestErrorsLive, RequestIdsLive))
-)
+const Handlers = Layer.mergeAll(
+  ValidationHandlers,
+  JobsHandlers,
+  OffersHandlers,
+  TargetGroupsHandlers,
+  StatusHandlers
+).pipe(Layer.provideMerge(Layer.mergeAll(AuthorizationLive, RequestErrorsLive, RequestIdsLive)))
 
 const ApiRoutes = HttpApiBuilder.layer(CampusgateApi).pipe(Layer.provide(Handlers))
 

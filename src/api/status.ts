@@ -1,0 +1,48 @@
+/**
+ * The daemon's status for its operators: the version, since when it runs,
+ * and the configuration in force — its generation, when it was loaded,
+ * whether a rejected change left an older config serving, and that
+ * change's problems with file and line. `/readyz` tells anyone only
+ * whether the daemon is ready; this detail names files and quotes them, so
+ * it needs a key with `status:read`.
+ */
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as OpenApi from "effect/http-api/OpenApi"
+import * as Schema from "effect/Schema"
+import { ConfigurationProblem } from "../domain/errors.ts"
+import { Authorization, RequiredScope } from "./Authorization.ts"
+import { ServiceUnavailable, TooManyRequests } from "./problems.ts"
+
+export const ConfigStatus = Schema.Struct({
+  /** 1 for the first load, +1 for each change applied. */
+  generation: Schema.Int,
+  loadedAt: Schema.String,
+  /** The last change was rejected: the config of `generation` keeps serving. */
+  stale: Schema.Boolean,
+  /** The problems of the last rejected change (empty when the last change applied). */
+  problems: Schema.Array(ConfigurationProblem),
+  lastAttemptAt: Schema.String,
+  reloads: Schema.Struct({ applied: Schema.Int, rejected: Schema.Int })
+})
+
+export const DaemonStatus = Schema.Struct({
+  status: Schema.Literal("ready"),
+  version: Schema.String,
+  startedAt: Schema.String,
+  uptimeSeconds: Schema.Number,
+  config: ConfigStatus
+})
+export type DaemonStatus = typeof DaemonStatus.Type
+
+export class StatusApi extends HttpApiGroup.make("status")
+  .add(
+    HttpApiEndpoint.get("get", "/status", { success: DaemonStatus, error: [TooManyRequests, ServiceUnavailable] })
+      .annotate(RequiredScope, "status:read")
+      .annotateMerge(
+        OpenApi.annotations({
+          summary: "The daemon's version, uptime and the configuration in force, with a rejected change's problems"
+        })
+      )
+  )
+  .middleware(Authorization) {}

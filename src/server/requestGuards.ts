@@ -1,0 +1,45 @@
+/**
+ * What the outermost middleware checks before a request is routed or its
+ * body decoded, each answered as a problem at once:
+ * - a path with broken percent-encoding (`%ZZ`, bytes that are not UTF-8)
+ *   is a 400 naming `/path`: no route can match it, and the 404/405 logic
+ *   would otherwise answer "method not allowed";
+ * - a declared `Content-Length` above the route's limit is a 413 before any
+ *   of the body is read (the job upload has its own, larger limit);
+ * - a buffered JSON body that is not UTF-8 is `MALFORMED_JSON`: decoding
+ *   would turn its bytes into U+FFFD and validate another address.
+ */
+import { isUtf8 } from "node:buffer"
+import type { Settings } from "../config/Settings.ts"
+import { jsonPayloadSchema } from "./requestErrors.ts"
+import type { Route } from "./routes.ts"
+
+/** Whether a path's percent-encoding is broken: a `%` without two hex digits, or escapes that are not UTF-8. */
+export const brokenPercentEncoding = (path: string): boolean => {
+  if (!path.includes("%")) return false
+  try {
+    decodeURIComponent(path)
+    return false
+  } catch {
+    return true
+  }
+}
+
+/** The largest body a route accepts, in bytes. */
+export const bodyLimitOf = (route: Route | undefined, settings: Settings): number =>
+  route?.endpoint?.payload.get("application/json")?.encoding._tag === "Stream"
+    ? settings.limits.jobMaxBodyBytes
+    : settings.server.maxBodyBytes
+
+/** The declared body length when it is above `limit`, else undefined (no header: the limit applies while reading). */
+export const declaredTooLarge = (contentLength: string | undefined, limit: number): number | undefined => {
+  if (contentLength === undefined) return undefined
+  const length = Number(contentLength)
+  return Number.isFinite(length) && length > limit ? length : undefined
+}
+
+/** Whether the route reads its body whole as JSON (so it can be checked for UTF-8 before decoding). */
+export const readsJsonBody = (route: Route | undefined): boolean =>
+  route?.endpoint !== undefined && jsonPayloadSchema(route.endpoint) !== undefined
+
+export const isUtf8Body = (body: ArrayBuffer): boolean => isUtf8(body)

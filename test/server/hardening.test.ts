@@ -1,0 +1,202 @@
+/**
+ * What hostile or unlucky clients met on the built daemon, end to end on a
+ * loopback port: answers that amplify their input, declared sizes and
+ * stalled bodies, bytes that are not UTF-8, broken percent-encoding, ids
+ * of resources the caller cannot see, and what readiness tells anyone.
+ */
+import { once } from "node:events"
+import { connect } from "node:net"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { allScopes } from "../../src/domain/ApiKey.ts"
+import { call, copyConfig, type Daemon, makeKey, setSettings, startDaemon } from "./daemon.ts"
+
+let daemon: Daemon
+let acme: string
+let globex: string
+let offersReader: string
+
+beforeAll(async () => {
+  const dirs = copyConfig()
+  setSettings(dirs, [[["server", "bodyTimeoutSeconds"], 1]])
+  acme = makeKey(dirs, "acme", allScopes)
+  globex = makeKey(dirs, "globex", allScopes)
+  offersReader = makeKey(dirs, "acme", ["offers:read"])
+  daemon = await startDaemon(dirs)
+}, 30_000)
+
+afterAll(async () => {
+  await daemon?.stop()
+})
+
+/** Sends `head` (and `body`) on a raw connection; resolves with what came back and whether the server closed it. */
+const raw = async (head: string, body = "", waitMs = 5000) => {
+  const { port } = new URL(daemon.url)
+  const socket = connect(Number(port), "127.0.0.1")
+  await once(socket, "connect")
+  let received = ""
+  socket.on("data", (chunk) => {
+    received += String(chunk)
+  })
+  socket.write(head + body)
+  const started = performance.now()
+  const closed = await Promise.race([
+    once(socket, "close").then(() => true),
+    new Promise<boolean>((resolve) => setTimeout(() => resolve(false), waitMs))
+  ])
+  socket.destroy()
+  return { received, closed, ms: performance.now() - started }
+}
+
+const utf8Broken = (email: Uint8Array, rest: string): Uint8Array =>
+  Buffer.concat([Buffer.from('{"email":"'), email, Buffer.from(`",${rest}}`)])
+/** `a`, the bytes ff fe (not UTF-8), then `@ox.ac.uk`. */
+const brokenEmail = Buffer.concat([Buffer.from("a"), Buffer.from([0xff, 0xfe]), Buffer.from("@ox.ac.uk")])
+
+describe("answers that cannot amplify their input", () => {
+  it("stops at the first problem of a large body of 50,000 unknown fields, in a small answer", async () => {
+    for (const path of ["/api/v1/validate/target-group", "/api/v1/target-groups"]) {
+      const body: Record<string, unknown> = { email: "jane@ox.ac.uk", targetGroupId: "uk-students" }
+      for (let i = 0; i < 50_000; i++) body[`unknown${i}`] = i
+      const answer = await fetch(`${daemon.url}${path}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${acme}`, "content-type": "application/json" },
+        body: JSON.stringify(body)
+      })
+      const text = await answer.text()
+      expect(answer.status).toBe(400)
+      expect(text.length).toBeLessThan(64 * 1024)
+      const problem = JSON.parse(text)
+      expect(problem.code).toBe("VALIDATION_ERROR")
+      expect(problem.errors.length).toBeGreaterThan(0)
+      expect(problem.errors.length).toBeLessThanOrEqual(20)
+      expect(problem.detail).toMatch(/too large to list every problem/)
+    }
+  })
+
+  it("lists the first 20 problems of a small body, with the count", async () => {
+    for (const path of ["/api/v1/validate/target-group", "/api/v1/offers"]) {
+      const body: Record<string, unknown> = {}
+      for (let i = 0; i < 30; i++) body[`unknown${i}`] = i
+      const answer = await call(daemon, "POST", path, { key: acme, body })
+      expect(answer.status).toBe(400)
+      expect(answer.body.errors).toHaveLength(20)
+      expect(answer.body.detail).toMatch(/problems; the first 20 are listed/)
+    }
+  })
+
+  it("still lists every problem of a small body", async () => {
+    const result = await call(daemon, "POST", "/api/v1/target-groups", {
+      key: acme,
+      body: { id: 42, name: false, extra: true, criteria: { nonsense: 1 } }
+    })
+    expect(result.status).toBe(400)
+    expect(result.body.errors.map((error: { field: string }) => error.field).sort()).toEqual([
+      "/criteria/nonsense",
+      "/extra",
+      "/id",
+      "/name"
+    ])
+  })
+})
+
+describe("bytes that are not UTF-8", () => {
+  it("are MALFORMED_JSON on the single-validation fast path, never another address", async () => {
+    const answer = await call(daemon, "POST", "/api/v1/validate/target-group", {
+      key: acme,
+      rawBody: utf8Broken(brokenEmail, '"targetGroupId":"uk-students"')
+    })
+    expect(answer).toMatchObject({ status: 400, body: { code: "MALFORMED_JSON" } })
+  })
+
+  it("are MALFORMED_JSON in bulk and on every other JSON endpoint", async () => {
+    const bulk = Buffer.concat([
+      Buffer.from('{"emails":["'),
+      brokenEmail,
+      Buffer.from('"],"targetGroupId":"uk-students"}')
+    ])
+    expect(await call(daemon, "POST", "/api/v1/validate/bulk", { key: acme, rawBody: bulk })).toMatchObject({
+      status: 400,
+      body: { code: "MALFORMED_JSON" }
+    })
+    const group = Buffer.concat([Buffer.from('{"id":"x'), Buffer.from([0xc3]), Buffer.from('","name":"n"}')])
+    expect(await call(daemon, "POST", "/api/v1/target-groups", { key: acme, rawBody: group })).toMatchObject({
+      status: 400,
+      body: { code: "MALFORMED_JSON" }
+    })
+  })
+
+  it("leave a body that holds U+FFFD as UTF-8 alone", async () => {
+    const answer = await call(daemon, "POST", "/api/v1/validate/bulk", {
+      key: acme,
+      body: { emails: ["a\uFFFD@ox.ac.uk"], targetGroupId: "uk-students" }
+    })
+    expect(answer.status).toBe(200)
+  })
+})
+
+describe("declared sizes and stalled bodies", () => {
+  it("answers 413 from a Content-Length above the limit, without waiting for the body", async () => {
+    for (const path of ["/api/v1/validate/target-group", "/api/v1/validate/bulk"]) {
+      const head =
+        `POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${acme}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${50 * 1024 * 1024}\r\n\r\n`
+      const answer = await raw(head, '{"emails": [', 3000)
+      expect(answer.received).toMatch(/^HTTP\/1\.1 413 /)
+      expect(answer.received).toContain('"code":"PAYLOAD_TOO_LARGE"')
+    }
+  })
+
+  it("drops a connection whose body stalls longer than server.bodyTimeoutSeconds", async () => {
+    const head =
+      `POST /api/v1/validate/bulk HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${acme}\r\n` +
+      "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n"
+    const answer = await raw(head, '{"emails": [', 8000)
+    expect(answer.closed).toBe(true)
+    expect(answer.ms).toBeLessThan(6000)
+  })
+})
+
+describe("paths and ids", () => {
+  it("answers broken percent-encoding in a path with 400, not 405", async () => {
+    for (const path of ["/api/v1/offers/%ZZ/status", "/api/v1/offers/%FF", "/api/v1/jobs/%E0%A4%A"]) {
+      const answer = await call(daemon, "GET", path, { key: acme })
+      expect(answer).toMatchObject({ status: 400, body: { code: "VALIDATION_ERROR" } })
+      expect(answer.body.errors[0].field).toBe("/path")
+    }
+  })
+
+  it("does not tell a caller that an id it cannot see exists in another team", async () => {
+    const taken = await call(daemon, "POST", "/api/v1/offers", {
+      key: acme,
+      body: { id: "globex-campus-pass", name: "Mine", targetGroups: ["universities"], status: "active" }
+    })
+    expect(taken).toMatchObject({
+      status: 409,
+      body: { detail: 'The offer id "globex-campus-pass" is not available; choose another id.' }
+    })
+    const group = await call(daemon, "POST", "/api/v1/target-groups", {
+      key: globex,
+      body: { id: "acme-bavaria", name: "Mine", criteria: { domains: { allow: ["x.example"] } } }
+    })
+    expect(group).toMatchObject({
+      status: 409,
+      body: { detail: 'The target group id "acme-bavaria" is not available; choose another id.' }
+    })
+    expect((await call(daemon, "GET", "/api/v1/target-groups/acme-bavaria", { key: globex })).status).toBe(404)
+  })
+})
+
+describe("readiness", () => {
+  it("tells anyone only whether the daemon is ready; the detail needs a key with status:read", async () => {
+    const ready = await call(daemon, "GET", "/readyz")
+    expect(ready).toMatchObject({ status: 200, body: { status: "ready" } })
+    expect(JSON.stringify(ready.body)).not.toMatch(/problems|\/tmp|configDir|yaml/)
+    expect((await call(daemon, "GET", "/api/v1/status")).status).toBe(401)
+    const detail = await call(daemon, "GET", "/api/v1/status", { key: acme })
+    expect(detail).toMatchObject({
+      status: 200,
+      body: { status: "ready", config: { generation: 1, stale: false, problems: [] } }
+    })
+    expect((await call(daemon, "GET", "/api/v1/status", { key: offersReader })).status).toBe(403)
+  })
+})
