@@ -87,7 +87,20 @@ export const Settings = Schema.Struct({
       /** Jobs waiting beyond this answer 503. */
       maxQueued: withDefault(PositiveInt, 100),
       /** How long finished jobs and their results are kept. */
-      retentionHours: withDefault(PositiveInt, 24 * 7)
+      retentionHours: withDefault(PositiveInt, 24 * 7),
+      /**
+       * Where job callbacks may go. By default only to public addresses: a callback URL whose host is or
+       * resolves to a loopback, private, link-local or reserved address is refused (400) and never called.
+       */
+      callbacks: withDefault(
+        Schema.Struct({
+          /** Allow receivers on private networks too (inside the same cluster). */
+          allowPrivateNetworks: withDefault(Schema.Boolean, false),
+          /** Host names (or IP addresses) callbacks may reach whatever they resolve to. */
+          allowHosts: withDefault(Schema.Array(Schema.String), [])
+        }),
+        {}
+      )
     }),
     {}
   ),

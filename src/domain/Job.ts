@@ -7,6 +7,7 @@
  * are ISO 8601 strings; `expiresAt` is set when the job finishes. The stored
  * record (`jobs/Job.ts`) adds the team, the idempotency key and a checkpoint.
  */
+import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { Count } from "./Count.ts"
 import { OfferId, TargetGroupId } from "./Identifiers.ts"
@@ -48,11 +49,23 @@ export const JobCounts = Schema.Struct({
 })
 export type JobCounts = typeof JobCounts.Type
 
+/**
+ * Why a callback attempt was not delivered, as a class: the receiver's own
+ * answer (status line, error text) is never recorded, so a callback URL
+ * tells its submitter nothing more about a host than whether it took the
+ * notice. `blocked`: the host is or resolves to an address callbacks may
+ * not reach; `dns`: it did not resolve; `connect`: no connection, or it
+ * broke; `timeout`; `http`: an answer other than 2xx; `redirect`: a
+ * redirect to another origin, or too many.
+ */
+export const CallbackFailure = Schema.Literals(["blocked", "dns", "connect", "timeout", "http", "redirect"])
+export type CallbackFailure = typeof CallbackFailure.Type
+
 export const CallbackAttempt = Schema.Struct({
   at: Schema.String,
-  /** The HTTP status the callback URL answered, when it answered. */
-  status: Schema.optionalKey(Schema.Int),
-  error: Schema.optionalKey(Schema.String)
+  /** The receiver answered 2xx. (Records of an earlier version lack it: they read as not delivered.) */
+  delivered: Schema.Boolean.pipe(Schema.withDecodingDefaultKey(Effect.succeed(false))),
+  reason: Schema.optionalKey(CallbackFailure)
 })
 export type CallbackAttempt = typeof CallbackAttempt.Type
 

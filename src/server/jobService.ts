@@ -24,6 +24,7 @@ import type { JobStore } from "../jobs/JobStore.ts"
 import * as JobStoreFiles from "../jobs/JobStoreFiles.ts"
 import type { JobUsage } from "../jobs/jobUsage.ts"
 import { type DeliveryAttempt, deliverCallback, webhookSecretFor } from "../jobs/webhook.ts"
+import type { OutboundPolicy } from "../net/outbound.ts"
 import { UsageStatistics } from "../stats/UsageStatistics.ts"
 import { Metrics } from "./metrics.ts"
 
@@ -58,7 +59,7 @@ const originOf = (url: string): string => {
 
 /** Delivers a finished job's callback, recording every attempt on the job as it happens. */
 const announce =
-  (secret: string) =>
+  (secret: string, policy: () => OutboundPolicy) =>
   (job: Job, record: (callback: JobCallback) => Effect.Effect<void>): Effect.Effect<void> => {
     const callback = job.callback
     if (callback === undefined || callback.delivered) return Effect.void
@@ -71,18 +72,18 @@ const announce =
       finishedAt: job.finishedAt ?? new Date().toISOString()
     }
     return deliverCallback(callback.url, payload, secret, {
+      policy: policy(),
       onAttempt: (attempt) => {
         attempts.push(attempt)
-        const delivered = attempt.status !== undefined && attempt.status >= 200 && attempt.status < 300
-        const recorded = record({ url: callback.url, delivered, attempts: [...attempts] })
-        if (delivered) return recorded
+        const recorded = record({ url: callback.url, delivered: attempt.delivered, attempts: [...attempts] })
+        if (attempt.delivered) return recorded
         return Effect.andThen(
           recorded,
           Effect.logWarning("job callback attempt failed", {
             jobId: job.jobId,
             callback: originOf(callback.url),
             attempt: attempts.length,
-            ...(attempt.status === undefined ? { error: attempt.error } : { httpStatus: attempt.status })
+            reason: attempt.reason
           })
         )
       }
@@ -113,7 +114,7 @@ export const jobsLayer: Layer.Layer<JobQueue | JobStore, never, Snapshot | Metri
         retentionHours: settings.jobs.retentionHours,
         evaluate: evaluator(validation),
         usage: jobUsage(yield* UsageStatistics),
-        onFinished: announce(secret),
+        onFinished: announce(secret, () => config.current().config.settings.jobs.callbacks),
         onEnded: (job) => metrics.jobEnded(job.status)
       }).pipe(
         Layer.tap((services) =>

@@ -105,7 +105,7 @@ describe("job resume", () => {
         yield* record({
           url: job.callback!.url,
           delivered: true,
-          attempts: [{ at: "2026-01-01T00:00:00Z", status: 204 }]
+          attempts: [{ at: "2026-01-01T00:00:00Z", delivered: true }]
         })
       })
     const firstRun = Effect.gen(function* () {

@@ -55,6 +55,9 @@ const receiver = (answer: (request: IncomingMessage, response: ServerResponse, c
   )
 }
 
+/** The receivers of these tests listen on loopback, which callbacks reach only when allowed. */
+const loopbackAllowed = { allowPrivateNetworks: true, allowHosts: [] }
+
 const statuses =
   (...codes: Array<number>) =>
   (_: IncomingMessage, response: ServerResponse, count: number) =>
@@ -88,11 +91,16 @@ describe("deliverCallback", () => {
         const { url, received } = yield* receiver(statuses(500, 204))
         const attempts = yield* Queue.unbounded<DeliveryAttempt>()
         const fiber = yield* deliverCallback(url, payload, "s3cret", {
+          policy: loopbackAllowed,
           onAttempt: (attempt) => Queue.offer(attempts, attempt)
         }).pipe(Effect.forkChild)
-        expect(yield* Queue.take(attempts)).toEqual({ at: "1970-01-01T00:00:00.000Z", status: 500 })
+        expect(yield* Queue.take(attempts)).toEqual({
+          at: "1970-01-01T00:00:00.000Z",
+          delivered: false,
+          reason: "http"
+        })
         yield* TestClock.adjust("1 second")
-        expect(yield* Queue.take(attempts)).toEqual({ at: "1970-01-01T00:00:01.000Z", status: 204 })
+        expect(yield* Queue.take(attempts)).toEqual({ at: "1970-01-01T00:00:01.000Z", delivered: true })
         yield* Fiber.join(fiber)
         expect(received).toHaveLength(2)
         for (const [i, request] of received.entries()) {
@@ -112,18 +120,19 @@ describe("deliverCallback", () => {
       const attempts = yield* Queue.unbounded<DeliveryAttempt>()
       const port = yield* Effect.scoped(Effect.map(receiver(statuses(200)), ({ url }) => new URL(url).port))
       const fiber = yield* deliverCallback(`http://127.0.0.1:${port}/hook`, payload, "s", {
+        policy: loopbackAllowed,
         attempts: 3,
         backoff: "2 seconds",
         onAttempt: (attempt) => Queue.offer(attempts, attempt)
       }).pipe(Effect.forkChild)
       const first = yield* Queue.take(attempts)
-      expect(first.error).toBe("ECONNREFUSED")
+      expect(first).toMatchObject({ delivered: false, reason: "connect" })
       yield* TestClock.adjust("2 seconds")
       expect((yield* Queue.take(attempts)).at).toBe("1970-01-01T00:00:02.000Z")
       yield* TestClock.adjust("4 seconds")
       expect((yield* Queue.take(attempts)).at).toBe("1970-01-01T00:00:06.000Z")
       const error = yield* Effect.flip(Fiber.join(fiber))
-      expect(error).toMatchObject({ _tag: "CallbackDeliveryError", attempts: 3, lastError: "ECONNREFUSED" })
+      expect(error).toMatchObject({ _tag: "CallbackDeliveryError", attempts: 3, lastReason: "connect" })
     })
   )
 
@@ -135,13 +144,36 @@ describe("deliverCallback", () => {
         const attempts: Array<DeliveryAttempt> = []
         const error = yield* Effect.flip(
           deliverCallback(redirecting.url, payload, "s", {
+            policy: loopbackAllowed,
             attempts: 1,
             onAttempt: (attempt) => Effect.sync(() => attempts.push(attempt))
           })
         )
         expect(error.attempts).toBe(1)
-        expect(attempts[0]!.error).toMatch(/another origin/)
+        expect(attempts[0]).toMatchObject({ delivered: false, reason: "redirect" })
         expect(elsewhere.received).toHaveLength(0)
+      })
+    )
+  )
+})
+
+describe("deliverCallback's reach", () => {
+  it.effect("never calls a loopback receiver unless private networks are allowed", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const { url, received } = yield* receiver(statuses(204))
+        const attempts: Array<DeliveryAttempt> = []
+        const error = yield* Effect.flip(
+          deliverCallback(url, payload, "s", {
+            attempts: 1,
+            onAttempt: (attempt) => Effect.sync(() => attempts.push(attempt))
+          })
+        )
+        expect(error.lastReason).toBe("blocked")
+        expect(attempts).toEqual([{ at: expect.any(String), delivered: false, reason: "blocked" }])
+        expect(received).toHaveLength(0)
+        yield* deliverCallback(url, payload, "s", { attempts: 1, policy: loopbackAllowed })
+        expect(received).toHaveLength(1)
       })
     )
   )

@@ -1,11 +1,13 @@
 /**
  * What hostile or unlucky clients met on the built daemon, end to end on a
- * loopback port: answers that amplify their input, declared sizes and
- * stalled bodies, bytes that are not UTF-8, broken percent-encoding, ids
- * of resources the caller cannot see, and what readiness tells anyone.
+ * loopback port: callbacks aimed at the daemon's own network, answers that
+ * amplify their input, declared sizes and stalled bodies, bytes that are
+ * not UTF-8, broken percent-encoding, ids of resources the caller cannot
+ * see, and what readiness tells anyone.
  */
 import { once } from "node:events"
-import { connect } from "node:net"
+import { createServer } from "node:http"
+import { type AddressInfo, connect } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { allScopes } from "../../src/domain/ApiKey.ts"
 import { call, copyConfig, type Daemon, makeKey, setSettings, startDaemon } from "./daemon.ts"
@@ -17,7 +19,10 @@ let offersReader: string
 
 beforeAll(async () => {
   const dirs = copyConfig()
-  setSettings(dirs, [[["server", "bodyTimeoutSeconds"], 1]])
+  setSettings(dirs, [
+    [["server", "bodyTimeoutSeconds"], 1],
+    [["rateLimits", "bulk", "requests"], 1000]
+  ])
   acme = makeKey(dirs, "acme", allScopes)
   globex = makeKey(dirs, "globex", allScopes)
   offersReader = makeKey(dirs, "acme", ["offers:read"])
@@ -51,6 +56,52 @@ const utf8Broken = (email: Uint8Array, rest: string): Uint8Array =>
   Buffer.concat([Buffer.from('{"email":"'), email, Buffer.from(`",${rest}}`)])
 /** `a`, the bytes ff fe (not UTF-8), then `@ox.ac.uk`. */
 const brokenEmail = Buffer.concat([Buffer.from("a"), Buffer.from([0xff, 0xfe]), Buffer.from("@ox.ac.uk")])
+
+describe("callbacks aimed at the daemon's own network", () => {
+  it("are refused when the job is submitted, in the query or the body, and the receiver is never called", async () => {
+    let hits = 0
+    const receiver = createServer((_, response) => {
+      hits++
+      response.writeHead(204).end()
+    })
+    receiver.listen(0, "127.0.0.1")
+    await once(receiver, "listening")
+    const { port } = receiver.address() as AddressInfo
+    try {
+      for (const host of [
+        "127.0.0.1",
+        "localhost",
+        "[::ffff:127.0.0.1]",
+        "2130706433",
+        "0x7f000001",
+        "[::1]",
+        "169.254.169.254",
+        "10.0.0.1"
+      ]) {
+        const callbackUrl = `http://${host}:${port}/hook`
+        const inBody = await call(daemon, "POST", "/api/v1/validate/bulk-async", {
+          key: acme,
+          body: { emails: ["jane@ox.ac.uk"], targetGroupId: "uk-students", callbackUrl }
+        })
+        expect(inBody, host).toMatchObject({ status: 400, body: { code: "VALIDATION_ERROR" } })
+        expect(inBody.body.errors[0]).toMatchObject({ field: "/callbackUrl", code: "CALLBACK_NOT_ALLOWED" })
+        const inQuery = await call(
+          daemon,
+          "POST",
+          `/api/v1/validate/bulk-async?targetGroupId=uk-students&callbackUrl=${encodeURIComponent(callbackUrl)}`,
+          { key: acme, rawBody: '"jane@ox.ac.uk"\n', headers: { "content-type": "application/x-ndjson" } }
+        )
+        expect(inQuery.body.errors[0], host).toMatchObject({
+          field: "/query/callbackUrl",
+          code: "CALLBACK_NOT_ALLOWED"
+        })
+      }
+      expect(hits).toBe(0)
+    } finally {
+      receiver.close()
+    }
+  })
+})
 
 describe("answers that cannot amplify their input", () => {
   it("stops at the first problem of a large body of 50,000 unknown fields, in a small answer", async () => {

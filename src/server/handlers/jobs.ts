@@ -27,6 +27,7 @@ import { JobStore, JobStoreError } from "../../jobs/JobStore.ts"
 import { type JobInputFormat, readJobInput } from "../../jobs/jobInput.ts"
 import { JobInputError } from "../../jobs/jobInputError.ts"
 import { readResultsPage, streamResults } from "../../jobs/jobResults.ts"
+import { type OutboundPolicy, refusedTarget } from "../../net/outbound.ts"
 import { answerJobStoreError, answerJobsError } from "../problemOf.ts"
 import { answerWith } from "../problemResponse.ts"
 import { notFound } from "./shared.ts"
@@ -108,6 +109,22 @@ const requestHash = (bodyHash: string, target: JobTarget, callbackUrl: string | 
     .update(`${bodyHash}\n${JSON.stringify(target)}\n${callbackUrl ?? ""}`)
     .digest("hex")
 
+/**
+ * The problem with a callback URL that may not be called (its host is or
+ * resolves to an internal address, or does not resolve), checked when the
+ * job is submitted and again at every delivery.
+ */
+const callbackProblem = (url: string | undefined, where: string, policy: OutboundPolicy) =>
+  url === undefined
+    ? Effect.succeed(undefined)
+    : Effect.map(
+        Effect.promise(() => refusedTarget(url, policy)),
+        (reason) =>
+          reason === undefined
+            ? undefined
+            : invalid([{ field: `${where}/callbackUrl`, code: "CALLBACK_NOT_ALLOWED", message: reason }])
+      )
+
 /** Why an upload cannot become a job, as the problem to answer. */
 const uploadProblem = (error: JobInputError | unknown): BadRequest | PayloadTooLarge => {
   if (!(error instanceof JobInputError)) {
@@ -134,13 +151,16 @@ export const JobsHandlers = HttpApiBuilder.group(
           const request = yield* HttpServerRequest.HttpServerRequest
           const format = formats[mediaType(request.headers["content-type"])] ?? "json"
           const { engine, config: loaded } = config.current()
-          const limits = loaded.settings.limits
+          const { limits, jobs } = loaded.settings
           let target: JobTarget | undefined
           if (format !== "json") {
             const named = targetOf(engine, caller.team, query, "/query")
             if (!isTarget(named)) return yield* named
             target = named
-          } else if (query.targetGroupId !== undefined || query.offerId !== undefined) {
+          }
+          const queryCallback = yield* callbackProblem(query.callbackUrl, "/query", jobs.callbacks)
+          if (queryCallback !== undefined) return yield* queryCallback
+          if (format === "json" && (query.targetGroupId !== undefined || query.offerId !== undefined)) {
             return yield* invalid([
               { field: "/query", code: "TARGET_IN_BODY", message: "a JSON body names targetGroupId or offerId itself" }
             ])
@@ -175,6 +195,11 @@ export const JobsHandlers = HttpApiBuilder.group(
               return yield* named
             }
             target = named
+          }
+          const bodyCallback = yield* callbackProblem(input.fields.callbackUrl, "", jobs.callbacks)
+          if (bodyCallback !== undefined) {
+            yield* store.discard(upload)
+            return yield* bodyCallback
           }
           const callbackUrl = query.callbackUrl ?? input.fields.callbackUrl
           const key = headers["idempotency-key"]
