@@ -2,13 +2,16 @@
  * A loaded config → a compiled engine. The institution index with the
  * config's datasets and the email lists are the costly part (~150 ms), so
  * the engine context is kept and reused while the datasets stay the same;
- * a change that touches only target groups or offers recompiles just those.
+ * a compiled target group is kept while its definition stays the same, so
+ * a change recompiles only the groups it touches.
  */
 import type { LoadedConfig } from "../config/loadConfig.ts"
 import { InvalidConfiguration } from "../domain/errors.ts"
+import type { TargetGroup } from "../domain/TargetGroup.ts"
 import { Engine } from "../engine/Engine.ts"
 import { buildInstitutionTable } from "../engine/InstitutionIndex.ts"
 import { type EmailLists, loadBuiltInEmailLists } from "../engine/policy/EmailLists.ts"
+import { type CompiledTargetGroup, compileTargetGroup } from "../engine/targeting/compileTargetGroup.ts"
 import { type EngineContext, makeEngineContext } from "../engine/targeting/EngineContext.ts"
 
 export interface EngineBuilderOptions {
@@ -23,6 +26,8 @@ export class EngineBuilder {
   #lists: EmailLists | undefined
   #context: EngineContext | undefined
   #datasetsKey: string | undefined
+  /** The compiled target groups of the last engine built, by their definition. */
+  #compiled = new Map<string, CompiledTargetGroup>()
   readonly #options: EngineBuilderOptions
 
   constructor(options: EngineBuilderOptions = {}) {
@@ -42,13 +47,23 @@ export class EngineBuilder {
 
   /** The engine for `config`; `InvalidConfiguration` if the engine rejects it (the loader's checks make this rare). */
   engineFor(config: LoadedConfig): Engine | InvalidConfiguration {
+    const compiled = new Map<string, CompiledTargetGroup>()
+    const compile = (group: TargetGroup): CompiledTargetGroup => {
+      const key = JSON.stringify(group)
+      const done = compiled.get(key) ?? this.#compiled.get(key) ?? compileTargetGroup(group)
+      compiled.set(key, done)
+      return done
+    }
     try {
-      return Engine.make({
+      const engine = Engine.make({
         context: this.contextFor(config),
         targetGroups: config.targetGroups,
         offers: config.offers,
-        now: this.#options.now
+        now: this.#options.now,
+        compile
       })
+      this.#compiled = compiled
+      return engine
     } catch (error) {
       if (error instanceof InvalidConfiguration) return error
       throw error

@@ -110,6 +110,27 @@ export class Resources extends Context.Service<Resources, ResourcesService>()("c
         return yield* fail(new ResourceConflict({ detail }))
       })
 
+      /** Refuses a new resource when the team holds as many API-created ones as `limits.resourcesPerTeam` allows. */
+      const checkRoom = (team: string) => {
+        const { config } = snapshots.current()
+        const limit = config.settings.limits.resourcesPerTeam
+        const stored = (
+          items: ReadonlyArray<{ readonly id: string; readonly team?: string | undefined }>,
+          kind: ResourceKind
+        ) =>
+          items.filter(
+            (item) => item.team === team && origins(snapshots.current(), kind).get(item.id)?.store === "data"
+          ).length
+        const held = stored(config.targetGroups, "targetGroup") + stored(config.offers, "offer")
+        return held < limit
+          ? Effect.void
+          : fail(
+              new ResourceConflict({
+                detail: `Team "${team}" already has ${held} target groups and offers created through the API, the most limits.resourcesPerTeam allows (${limit}); remove some, or ask the operator to raise the limit.`
+              })
+            )
+      }
+
       /** Stores `text` under `id` and reloads; on a rejected reload puts the previous document back. */
       const store_ = Effect.fnUntraced(function* (kind: ResourceKind, id: string, text: string) {
         const before = yield* store.read(kind, id).pipe(Effect.catch(storeUnavailable))
@@ -132,6 +153,7 @@ export class Resources extends Context.Service<Resources, ResourcesService>()("c
           )
         }
         yield* checkIdFree(team, "targetGroup", input.id)
+        yield* checkRoom(team)
         const group: TargetGroup = { ...input, team: team as TeamId }
         const snapshot = yield* store_("targetGroup", group.id, targetGroupDocument(group))
         return { snapshot, resource: group }
@@ -152,6 +174,7 @@ export class Resources extends Context.Service<Resources, ResourcesService>()("c
         })
         if (errors.length > 0) return yield* fail(new InvalidResource({ detail: "The offer is not valid.", errors }))
         yield* checkIdFree(team, "offer", input.id)
+        yield* checkRoom(team)
         const offer: Offer = { ...input, team: team as TeamId }
         const snapshot = yield* store_("offer", offer.id, offerDocument(offer))
         return { snapshot, resource: offer }

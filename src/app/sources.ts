@@ -9,6 +9,7 @@
 import { resolve } from "node:path"
 import * as Effect from "effect/Effect"
 import { type ConfigLoad, type ConfigLocation, loadConfig, resolveDataDir } from "../config/loadConfig.ts"
+import type { ConfigLoader } from "../config/loadConfigThread.ts"
 import { configFromResources, type InMemoryResources } from "../config/resourcesConfig.ts"
 import type { DatasetSpec } from "../engine/institutions/userDatasets.ts"
 import { ApiKeyStore } from "../keys/ApiKeyStore.ts"
@@ -22,8 +23,10 @@ export interface SnapshotSource {
   readonly directories: ReadonlyArray<string>
 }
 
-/** The stores a directory source reads besides the config directory's own files. */
+/** The stores a directory source reads besides the config directory's own files, and how it loads. */
 export interface DirectoryStores {
+  /** Loads off the calling thread (the daemon: a reload never holds the event loop); default: here, synchronously. */
+  readonly loader?: ConfigLoader | undefined
   /** API-created target groups and offers (default: the file store in the data directory). */
   readonly resources?: ResourceStore["Service"] | undefined
   /** API keys (default: the `api-keys.yaml` files of the config and data directories). */
@@ -45,7 +48,11 @@ export const directorySource = (location: ConfigLocation, stores: DirectoryStore
       const targetGroups = yield* resources.list("targetGroup").pipe(Effect.catch(unreadable("resources")))
       const offers = yield* resources.list("offer").pipe(Effect.catch(unreadable("resources")))
       const apiKeys = yield* keys.documents.pipe(Effect.catch(unreadable("apiKeys")))
-      return loadConfig(location, { targetGroups, offers, apiKeys })
+      const documents = { targetGroups, offers, apiKeys }
+      const { loader } = stores
+      return loader === undefined
+        ? loadConfig(location, documents)
+        : yield* Effect.promise(() => loader.load(location, documents))
     }).pipe(Effect.catch(Effect.succeed)),
     directories: [configDir, dataDir]
   }

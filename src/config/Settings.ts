@@ -65,7 +65,9 @@ export const Settings = Schema.Struct({
       bulkMaxEmails: withDefault(PositiveInt, 1000),
       jobMaxEmails: withDefault(PositiveInt, 1_000_000),
       jobMaxBodyBytes: withDefault(PositiveInt, 256 * 1024 * 1024),
-      jobUploadsPerKey: withDefault(PositiveInt, 4)
+      jobUploadsPerKey: withDefault(PositiveInt, 4),
+      /** API-created target groups and offers a team may hold together (those in the config directory do not count). */
+      resourcesPerTeam: withDefault(PositiveInt, 1000)
     }),
     {}
   ),

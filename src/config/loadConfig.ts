@@ -27,7 +27,7 @@ import {
 import { applyEnvironment, type Environment, type Secrets, secretsFrom } from "./environment.ts"
 import { displayPath, isResourceFile, OFFERS_DIR, SETTINGS_FILE, TARGET_GROUPS_DIR } from "./layout.ts"
 import { Settings } from "./Settings.ts"
-import { decodeYaml, positionOf, rawStringField, type YamlDecoded } from "./yamlDecode.ts"
+import { type DecodeCache, decodeYaml, positionOf, rawStringField, type YamlDecoded } from "./yamlDecode.ts"
 
 /** The team every deployment has, so a first run needs no `teams` section. */
 export const DEFAULT_TEAM = "default"
@@ -210,7 +210,18 @@ const readDatasets = (
  * resources `data` holds; never throws for bad content (only for I/O
  * failures other than absence).
  */
-export const loadConfig = (location: ConfigLocation, data: DataDocuments = noDocuments): ConfigLoad => {
+export const loadConfig = (
+  location: ConfigLocation,
+  data: DataDocuments = noDocuments,
+  options: { readonly cache?: DecodeCache | undefined } = {}
+): ConfigLoad => {
+  const result = loadWith(location, data, options.cache)
+  options.cache?.sweep()
+  return result
+}
+
+const loadWith = (location: ConfigLocation, data: DataDocuments, cache: DecodeCache | undefined): ConfigLoad => {
+  const decode: typeof decodeYaml = cache === undefined ? decodeYaml : (...args) => cache.decode(...args)
   const env = location.env ?? process.env
   const configDir = resolve(location.configDir)
   const problems: Array<ConfigurationProblem> = []
@@ -239,19 +250,19 @@ export const loadConfig = (location: ConfigLocation, data: DataDocuments = noDoc
   const brokenGroups = new Set<string>()
   const targetGroups = decodeFiles<TargetGroup>(
     yamlFiles(TARGET_GROUPS_DIR),
-    (file) => decodeYaml(TargetGroup, displayPath(file.path), file.text),
+    (file) => decode(TargetGroup, displayPath(file.path), file.text),
     problems,
     brokenGroups
   )
   const offers = decodeFiles<Offer>(
     yamlFiles(OFFERS_DIR),
-    (file) => decodeYaml(Offer, displayPath(file.path), file.text),
+    (file) => decode(Offer, displayPath(file.path), file.text),
     problems,
     new Set()
   )
   const apiKeys = data.apiKeys.flatMap((document): Array<Decoded<ApiKeyRecord>> => {
     const file: SourceFile = { store: document.store, path: document.location, text: document.text }
-    const decoded = decodeYaml(ApiKeysFile, displayPath(file.path), file.text, { empty: { keys: [] } })
+    const decoded = decode(ApiKeysFile, displayPath(file.path), file.text, { empty: { keys: [] } })
     if (!decoded.ok) {
       problems.push(...decoded.problems)
       return []

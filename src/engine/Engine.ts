@@ -26,6 +26,8 @@ export interface EngineInput {
   readonly offers?: ReadonlyArray<Offer> | undefined
   /** The clock for offer windows; `Date.now` unless a test sets it. */
   readonly now?: (() => number) | undefined
+  /** Compiles a target group (default `compileTargetGroup`); a builder passes one that reuses unchanged groups. */
+  readonly compile?: ((group: TargetGroup) => CompiledTargetGroup) | undefined
 }
 
 export class Engine {
@@ -50,9 +52,10 @@ export class Engine {
   static make(input: EngineInput): Engine {
     const problems: Array<ConfigurationProblem> = []
     const groups = new Map<string, CompiledTargetGroup>()
+    const compile = input.compile ?? compileTargetGroup
     input.targetGroups.forEach((group, i) => {
       if (groups.has(group.id)) problems.push({ path: `targetGroups[${i}].id`, message: `duplicate id "${group.id}"` })
-      else groups.set(group.id, compileTargetGroup(group))
+      else groups.set(group.id, compile(group))
     })
     const offers = new Map<string, CompiledOffer>()
     ;(input.offers ?? []).forEach((offer, i) => {

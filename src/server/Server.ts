@@ -17,6 +17,7 @@ import { directorySource } from "../app/sources.ts"
 import { Validation, ValidationCounters } from "../app/Validation.ts"
 import type { Environment } from "../config/environment.ts"
 import { DEFAULT_TEAM, directoriesOf, resolveDataDir } from "../config/loadConfig.ts"
+import { makeThreadConfigLoader } from "../config/loadConfigThread.ts"
 import { formatProblem } from "../domain/errors.ts"
 import type { TeamId } from "../domain/Identifiers.ts"
 import { ApiKeyStore } from "../keys/ApiKeyStore.ts"
@@ -61,9 +62,13 @@ export const serverLayer = (options: ServeOptions) =>
       ensureDirectory(dataDirectory)
       const resourceStore = makeFileResourceStore(dataDirectory)
       const keyStore = ApiKeyStore.makeFiles({ configDir: resolve(options.configDir), dataDir: dataDirectory })
+      // Every load after this process starts runs on a worker thread: a large or hostile file never stalls requests.
+      const loader = yield* Effect.acquireRelease(Effect.sync(makeThreadConfigLoader), (loader) =>
+        Effect.promise(() => loader.close())
+      )
       let current: LiveSnapshot | undefined
       const live: LiveSnapshot = yield* LiveSnapshot.make(
-        directorySource(location, { resources: resourceStore, keys: keyStore }),
+        directorySource(location, { resources: resourceStore, keys: keyStore, loader }),
         {
           watch: true,
           onReload: (outcome) => {

@@ -8,11 +8,11 @@ import { LiveSnapshot, Snapshot } from "../../src/app/Snapshot.ts"
 import { directorySource } from "../../src/app/sources.ts"
 import { InvalidConfiguration } from "../../src/domain/errors.ts"
 import { ResourceStore } from "../../src/resources/ResourceStore.ts"
-import { makeDirs, validConfig } from "../config/configFiles.ts"
+import { makeDirs, settingsYaml, validConfig } from "../config/configFiles.ts"
 
 /** Resources over a config directory, with API-created resources in a memory store. */
-const setup = () => {
-  const dirs = makeDirs(validConfig)
+const setup = (files = validConfig) => {
+  const dirs = makeDirs(files)
   const layer = Layer.unwrap(
     Effect.gen(function* () {
       const store = yield* ResourceStore
@@ -120,6 +120,30 @@ describe("Resources", () => {
       expect(yield* store.read("targetGroup", "staff")).toBeUndefined()
       expect(snapshots.current().engine.targetGroups.has("staff")).toBe(false)
       expect(snapshots.current().generation).toBe(1)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("refuses a team's resource beyond limits.resourcesPerTeam, counting only API-created ones", () => {
+    const { layer } = setup({
+      ...validConfig,
+      "campusgate.yaml": `${settingsYaml}limits:\n  resourcesPerTeam: 2\n`
+    })
+    return Effect.gen(function* () {
+      const resources = yield* Resources
+      yield* resources.createTargetGroup("acme", group("first"))
+      yield* resources.createOffer("acme", {
+        id: "first-deal" as never,
+        name: "First",
+        status: "active",
+        targetGroups: ["first" as never]
+      })
+      const refused = yield* reasonOf(resources.createTargetGroup("acme", group("third")))
+      expect(refused).toMatchObject({
+        _tag: "ResourceConflict",
+        detail: expect.stringMatching(/already has 2 .*limits\.resourcesPerTeam allows \(2\)/)
+      })
+      // Another team has room of its own.
+      yield* resources.createTargetGroup("globex", group("globex-first"))
     }).pipe(Effect.provide(layer))
   })
 })

@@ -2,8 +2,10 @@ import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { loadDirectory } from "../../src/app/sources.ts"
-import type { ConfigLoad } from "../../src/config/loadConfig.ts"
+import { type ConfigLoad, loadConfig } from "../../src/config/loadConfig.ts"
+import { DecodeCache, decodeYaml, MAX_YAML_BYTES } from "../../src/config/yamlDecode.ts"
 import { formatProblem } from "../../src/domain/errors.ts"
+import { TargetGroup } from "../../src/domain/TargetGroup.ts"
 import { type Files, makeDirs, offerYaml, settingsYaml, ukGroupYaml, validConfig } from "./configFiles.ts"
 
 const load = (
@@ -75,7 +77,9 @@ describe("loadConfig", () => {
     const found = problems(result)
     expect(found).toHaveLength(3)
     expect(found[0]).toMatch(/^target-groups\/a\.yaml:\d+:\d+ \(file\): /)
-    expect(found[1]).toBe("target-groups/b.yaml:3:1 (file): Map keys must be unique")
+    expect(found[1]).toBe(
+      'target-groups/b.yaml:3:1 name: the key "name" appears twice in the same mapping (first on line 2)'
+    )
     expect(found[2]).toBe("target-groups/c.yaml:4:1 (file): one resource per file: remove the second YAML document")
   })
 
@@ -164,5 +168,44 @@ describe("loadConfig", () => {
     writeFileSync(join(dirs.configDir, "api-keys.yaml"), "")
     const result = loadDirectory({ configDir: dirs.configDir, dataDir: dirs.dataDir, env: {} })
     expect(result.ok && result.config.settings.rateLimits.bulk).toEqual({ requests: 10, windowSeconds: 60 })
+  })
+})
+
+describe("loadConfig with a decode cache", () => {
+  it("decodes again only the documents that changed, and bounds what one file may cost", () => {
+    const dirs = makeDirs(validConfig)
+    const cache = new DecodeCache()
+    const documents = (text: string) => ({
+      targetGroups: [
+        { location: join(dirs.dataDir, "target-groups/a.yaml"), text: "id: a\nname: A\ncriteria: {}\n" },
+        { location: join(dirs.dataDir, "target-groups/b.yaml"), text }
+      ],
+      offers: [],
+      apiKeys: []
+    })
+    const first = loadConfig({ ...dirs, env: {} }, documents("id: b\nname: B\ncriteria: {}\n"), { cache })
+    const second = loadConfig({ ...dirs, env: {} }, documents("id: b\nname: B changed\ncriteria: {}\n"), { cache })
+    if (!first.ok || !second.ok) throw new Error("the test config does not load")
+    const byId = (load: typeof first, id: string) => load.config.targetGroups.find((group) => group.id === id)
+    expect(byId(second, "a")).toBe(byId(first, "a"))
+    expect(byId(second, "b")).not.toBe(byId(first, "b"))
+    expect(byId(second, "b")?.name).toBe("B changed")
+  })
+})
+
+describe("decodeYaml's bounds", () => {
+  it("finds duplicate keys among 20,000 in one pass, and refuses files over 1 MiB", () => {
+    const lines = ["id: big", "name: Big", "criteria: {}", "extra:"]
+    for (let i = 0; i < 20_000; i++) lines.push(`  key${i}: [1, 2, 3]`)
+    lines.push("  key7: again")
+    const decoded = decodeYaml(TargetGroup, "big.yaml", `${lines.join("\n")}\n`)
+    expect(decoded).toMatchObject({
+      ok: false,
+      problems: [{ path: "extra.key7", message: 'the key "key7" appears twice in the same mapping (first on line 12)' }]
+    })
+    expect(decodeYaml(TargetGroup, "huge.yaml", `id: x\nname: "${"x".repeat(MAX_YAML_BYTES)}"\n`)).toMatchObject({
+      ok: false,
+      problems: [{ message: `the file is larger than ${MAX_YAML_BYTES} bytes` }]
+    })
   })
 })

@@ -6,8 +6,10 @@
  * see, and what readiness tells anyone.
  */
 import { once } from "node:events"
+import { rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:http"
 import { type AddressInfo, connect } from "node:net"
+import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { allScopes } from "../../src/domain/ApiKey.ts"
 import { call, copyConfig, type Daemon, makeKey, setSettings, startDaemon } from "./daemon.ts"
@@ -251,3 +253,65 @@ describe("readiness", () => {
     expect((await call(daemon, "GET", "/api/v1/status", { key: offersReader })).status).toBe(403)
   })
 })
+
+describe("config files that would stall the daemon", () => {
+  /** 20,000 keys of anchored lists under one mapping, about 600 KB: 5 s of parsing on the event loop before. */
+  const heavy = (): string => {
+    const lines = ["id: heavy", "name: Heavy", "criteria: {}", "extra:"]
+    for (let i = 0; i < 20_000; i++) lines.push(`  key${i}: &a${i} [1, 2, 3]`)
+    return `${lines.join("\n")}\n`
+  }
+
+  it("are parsed beside the daemon: it keeps answering while the reload runs, and the problem is reported", async () => {
+    const file = join(daemon.configDir, "target-groups", "heavy.yaml")
+    const before = (await call(daemon, "GET", "/api/v1/status", { key: acme })).body.config.reloads.rejected
+    writeFileSync(file, heavy())
+    const latencies: Array<number> = []
+    let reported = false
+    const probe = (async () => {
+      while (!reported) {
+        const sent = performance.now()
+        await call(daemon, "GET", "/healthz")
+        latencies.push(performance.now() - sent)
+      }
+    })()
+    try {
+      await eventually(async () => {
+        const status = (await call(daemon, "GET", "/api/v1/status", { key: acme })).body.config
+        reported = status.reloads.rejected > before
+        if (reported) expect(status.problems[0]).toMatchObject({ path: "extra", message: 'unknown key "extra"' })
+        return reported
+      }, 15_000)
+    } finally {
+      reported = true
+      await probe
+    }
+    rmSync(file)
+    expect(reported).toBe(true)
+    expect(Math.max(...latencies)).toBeLessThan(250)
+  }, 30_000)
+
+  it("are refused above 1 MiB, with a problem naming the file", async () => {
+    const file = join(daemon.configDir, "target-groups", "huge.yaml")
+    writeFileSync(file, `id: huge\nname: Huge\ncriteria: {}\ndescription: "${"x".repeat(1_100_000)}"\n`)
+    try {
+      await eventually(async () => {
+        const status = (await call(daemon, "GET", "/api/v1/status", { key: acme })).body.config
+        return (
+          status.stale && status.problems.some((problem: { message: string }) => /larger than/.test(problem.message))
+        )
+      })
+    } finally {
+      rmSync(file)
+    }
+    await eventually(async () => !(await call(daemon, "GET", "/api/v1/status", { key: acme })).body.config.stale)
+  }, 30_000)
+})
+
+const eventually = async (holds: () => Promise<boolean>, ms = 10_000) => {
+  const started = Date.now()
+  while (!(await holds())) {
+    if (Date.now() - started > ms) throw new Error(`not seen within ${ms} ms`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * `loadConfig` on a worker thread, so a reload never holds the event loop
+ * that answers requests: parsing a large or hostile YAML file, decoding
+ * and cross-checking every resource run beside it, and only the result
+ * (plain data: structured-cloned) comes back. The worker's heap is capped,
+ * so a file that would exhaust memory ends the worker, not the daemon: the
+ * load fails with a problem, the last good config keeps serving, and the
+ * next load starts a new worker. Loads run one at a time, in order.
+ */
+import { SHARE_ENV, Worker } from "node:worker_threads"
+import type { ConfigLoad, ConfigLocation, DataDocuments } from "./loadConfig.ts"
+
+/** Loads a configuration, as `loadConfig` does, off the calling thread. */
+export interface ConfigLoader {
+  load(location: ConfigLocation, data: DataDocuments): Promise<ConfigLoad>
+  close(): Promise<void>
+}
+
+/** The worker's heap cap: far above any valid configuration, far below the daemon's memory. */
+const WORKER_HEAP_MB = 512
+
+/** The worker module beside this one: `.ts` when running from source, `.js` when built. */
+const workerUrl = new URL(
+  import.meta.url.endsWith(".ts") ? "./loadConfigWorker.ts" : "./loadConfigWorker.js",
+  import.meta.url
+)
+
+export const makeThreadConfigLoader = (): ConfigLoader => {
+  let worker: Worker | undefined
+  let queue: Promise<unknown> = Promise.resolve()
+
+  const started = (): Worker => {
+    if (worker === undefined) {
+      const created = new Worker(workerUrl, {
+        env: SHARE_ENV,
+        resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB }
+      })
+      created.unref()
+      created.once("exit", () => {
+        if (worker === created) worker = undefined
+      })
+      worker = created
+    }
+    return worker
+  }
+
+  const loadOnce = (location: ConfigLocation, data: DataDocuments): Promise<ConfigLoad> =>
+    new Promise((resolve) => {
+      const thread = started()
+      const failed = (message: string) => {
+        thread.off("message", answered)
+        resolve({ ok: false, problems: [{ path: "", message: `the configuration could not be loaded: ${message}` }] })
+      }
+      const onError = (error: Error) => failed(error.message)
+      const onExit = (code: number) => failed(`the loader stopped (exit code ${code})`)
+      const answered = (result: ConfigLoad) => {
+        thread.off("error", onError)
+        thread.off("exit", onExit)
+        resolve(result)
+      }
+      thread.once("message", answered)
+      thread.once("error", onError)
+      thread.once("exit", onExit)
+      // `env` is the worker's own (shared); a location with an explicit environment carries it.
+      thread.postMessage({ location, data })
+    })
+
+  return {
+    load: (location, data) => {
+      const next = queue.then(() => loadOnce(location, data))
+      queue = next.catch(() => undefined)
+      return next
+    },
+    close: async () => {
+      await queue
+      await worker?.terminate()
+      worker = undefined
+    }
+  }
+}
