@@ -3,7 +3,7 @@ import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
 import { createCampusgate, InvalidConfiguration, OfferNotFound } from "../src/index.ts"
-import { signCallback } from "../src/jobs/webhookSignature.ts"
+import { signCallback } from "../src/webhooks/signature.ts"
 
 describe("createCampusgate (built-in data)", () => {
   it("validates against target groups and offers synchronously, and can be reloaded", async () => {

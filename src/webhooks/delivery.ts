@@ -1,8 +1,8 @@
 /**
- * Job-completion callbacks: when a job with a `callbackUrl`
- * finishes, a small JSON notice is POSTed there — job id, status, counts, end
- * time; never an email address — signed with `Campusgate-Signature`
- * (`webhookSignature.ts`). Each attempt has a timeout; network errors, time-
+ * Signed webhook delivery, shared by every sender (a finished job's
+ * callback, verification events): a small JSON notice — never an email
+ * address — is POSTed to the receiver's URL, signed with
+ * `Campusgate-Signature` (`signature.ts`). Each attempt has a timeout; network errors, time-
  * outs and non-2xx answers are retried with exponential backoff (1 s, 2 s,
  * 4 s, ... six attempts by default). Every attempt is reported through
  * `onAttempt`, so the job record can show them. Redirects are followed only
@@ -17,20 +17,13 @@ import * as Result from "effect/Result"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import { CallbackAttempt } from "../domain/Job.ts"
-import { SIGNATURE_HEADER, signCallback } from "./webhookSignature.ts"
+import { SIGNATURE_HEADER, signCallback } from "./signature.ts"
 
-export { WEBHOOK_SECRET_FILE, webhookSecretFor } from "./webhookSecret.ts"
-export { SIGNATURE_HEADER, signCallback, type VerifyOptions, verifyCallback } from "./webhookSignature.ts"
+export { WEBHOOK_SECRET_FILE, webhookSecretFor } from "./secret.ts"
+export { SIGNATURE_HEADER, signCallback, type VerifyOptions, verifyCallback } from "./signature.ts"
 
-/** The body of a callback. */
-export const CallbackPayload = Schema.Struct({
-  jobId: Schema.String,
-  status: Schema.String,
-  total: Schema.Number,
-  counts: Schema.Record(Schema.String, Schema.Number),
-  finishedAt: Schema.String
-})
-export type CallbackPayload = typeof CallbackPayload.Type
+/** The body of a notice: a JSON object that holds no email address. */
+export type CallbackPayload = Readonly<Record<string, unknown>>
 
 /** One delivery attempt as the job record shows it: when, and the HTTP status or the error. */
 export const DeliveryAttempt = CallbackAttempt
