@@ -11,6 +11,7 @@ import { OffersApi } from "./offers.ts"
 import { BadRequest } from "./problems.ts"
 import { TargetGroupsApi } from "./targetGroups.ts"
 import { ValidationApi } from "./validation.ts"
+import { VerificationsApi } from "./verifications.ts"
 
 /**
  * Turns a request that fails decoding (malformed JSON, wrong types, unknown
@@ -38,6 +39,7 @@ export class CampusgateApi extends HttpApi.make("campusgate")
   .add(JobsApi)
   .add(OffersApi)
   .add(TargetGroupsApi)
+  .add(VerificationsApi)
   .middleware(RequestErrors)
   .middleware(RequestIds)
   .prefix(API_PREFIX)

@@ -13,7 +13,7 @@ import type { LoadedConfig } from "../config/loadConfig.ts"
 import type { VerificationRecord } from "../domain/Verification.ts"
 import { periodMillis, resolvePolicy } from "../domain/VerificationPolicy.ts"
 import type { EligibilityClaims } from "../verification/eligibilityToken.ts"
-import type { SigningKeyStoreError, SigningKeyStoreService } from "../verification/SigningKeyStore.ts"
+import type { SigningKey, SigningKeyStoreError, SigningKeyStoreService } from "../verification/SigningKeyStore.ts"
 import type { VerificationKeys } from "../verification/secrets.ts"
 import { activeKey, needsRotation, publishedKeys, rotate, signToken } from "../verification/signing.ts"
 import type { Snapshot } from "./Snapshot.ts"
@@ -30,6 +30,25 @@ export const longestValidForMs = (config: LoadedConfig): number => {
 /** The issuer named in tokens: `verification.issuer`, else the public URL, else `campusgate`. */
 export const issuerOf = (config: LoadedConfig): string =>
   config.settings.verification.issuer ?? config.settings.verification.publicUrl ?? "campusgate"
+
+/**
+ * Rotates the keys of `store` at `now` when due (`force`: whatever the
+ * signing key's age), atomically with reading them; answers the keys after.
+ * The daemon and `campusgate keys rotate-signing` both rotate here.
+ */
+export const rotateSigningKeys = (
+  store: SigningKeyStoreService,
+  config: LoadedConfig,
+  now: number,
+  force: boolean
+): Effect.Effect<ReadonlyArray<SigningKey>, SigningKeyStoreError> => {
+  const { algorithm, rotateAfter } = config.settings.verification.signing
+  return store.update((current) =>
+    force || needsRotation(current, now, periodMillis(rotateAfter))
+      ? rotate(current, algorithm, now, longestValidForMs(config))
+      : current
+  )
+}
 
 export interface Tokens {
   /** A token for the verified `record`, valid until `validUntil` (ms). */
@@ -49,13 +68,10 @@ export const makeTokens = (
     Effect.gen(function* () {
       const now = yield* Clock.currentTimeMillis
       const { config } = snapshots.current()
-      const { algorithm, rotateAfter } = config.settings.verification.signing
-      if (!force && !needsRotation(yield* signingKeys.list(), now, periodMillis(rotateAfter))) return
-      yield* signingKeys.update((current) =>
-        force || needsRotation(current, now, periodMillis(rotateAfter))
-          ? rotate(current, algorithm, now, longestValidForMs(config))
-          : current
-      )
+      const rotateAfterMs = periodMillis(config.settings.verification.signing.rotateAfter)
+      // Reading is cheap; the locked read-modify-write only when a rotation looks due.
+      if (!force && !needsRotation(yield* signingKeys.list(), now, rotateAfterMs)) return
+      yield* rotateSigningKeys(signingKeys, config, now, force)
     })
   return {
     issue: (record, validUntil, now) =>

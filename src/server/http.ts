@@ -36,6 +36,7 @@ import { JobsHandlers } from "./handlers/jobs.ts"
 import { OffersHandlers } from "./handlers/offers.ts"
 import { TargetGroupsHandlers } from "./handlers/targetGroups.ts"
 import { ValidationHandlers } from "./handlers/validation.ts"
+import { VerificationsHandlers } from "./handlers/verifications.ts"
 import { Metrics, MetricsRoute } from "./metrics.ts"
 import { answerWith } from "./problemResponse.ts"
 import { RequestLogger, recordRequest } from "./RequestLogger.ts"
@@ -43,6 +44,7 @@ import { RequestErrorsLive } from "./requestErrors.ts"
 import { REQUEST_ID_HEADER, requestIdFor, requestKeyIds } from "./requestId.ts"
 import { RequestIdsLive } from "./requestIds.ts"
 import { DOCS_PATH, HEALTH_PATH, methodsAt, OPENAPI_PATH, READY_PATH, routedPath, routeTemplate } from "./routes.ts"
+import { VerificationRoutes } from "./verificationRoutes.ts"
 
 const respond = (problem: Problem) => answerWith(problem)
 
@@ -163,9 +165,13 @@ const Health = Layer.mergeAll(
 )
 
 // The middleware implementations are needed both by the handlers and by the routes built from them.
-const Handlers = Layer.mergeAll(ValidationHandlers, JobsHandlers, OffersHandlers, TargetGroupsHandlers).pipe(
-  Layer.provideMerge(Layer.mergeAll(AuthorizationLive, RequestErrorsLive, RequestIdsLive))
-)
+const Handlers = Layer.mergeAll(
+  ValidationHandlers,
+  JobsHandlers,
+  OffersHandlers,
+  TargetGroupsHandlers,
+  VerificationsHandlers
+).pipe(Layer.provideMerge(Layer.mergeAll(AuthorizationLive, RequestErrorsLive, RequestIdsLive)))
 
 const ApiRoutes = HttpApiBuilder.layer(CampusgateApi).pipe(Layer.provide(Handlers))
 
@@ -180,7 +186,8 @@ const OpenApiRoute = HttpRouter.add(
 
 /**
  * Every route and the outermost middleware. Needs `Snapshot`,
- * `RequestLogger`, `Metrics`, a `RateLimiter` and the job queue and store.
+ * `RequestLogger`, `Metrics`, a `RateLimiter`, the job queue and store, and
+ * `Verifications`.
  */
 export const HttpApp = Layer.mergeAll(
   ApiRoutes,
@@ -188,5 +195,6 @@ export const HttpApp = Layer.mergeAll(
   HttpApiScalar.layer(CampusgateApi, { path: DOCS_PATH }),
   Health,
   MetricsRoute,
+  VerificationRoutes,
   Outermost
 )
