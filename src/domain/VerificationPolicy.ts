@@ -57,13 +57,12 @@ export const RedirectOrigin = Schema.String.pipe(
 
 /** Where verification events are posted: an absolute http(s) URL. */
 export const WebhookUrl = Schema.String.pipe(
-  Schema.check(Schema.isMaxLength(2048)),
   Schema.check(
     Schema.makeFilter((text: string) => {
       const url = URL.parse(text)
-      return url !== null && (url.protocol === "https:" || url.protocol === "http:")
+      return text.length <= 2048 && url !== null && (url.protocol === "https:" || url.protocol === "http:")
         ? true
-        : "expected an absolute http or https URL"
+        : "an absolute http or https URL (at most 2048 characters)"
     })
   )
 )

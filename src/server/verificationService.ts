@@ -52,10 +52,6 @@ export const verificationsLayer = (
                 mail.smtp.ca === undefined ? undefined : readFileSync(resolve(configDir, mail.smtp.ca), "utf8")
               )
             )
-      log.write("info", "verification messages go to", {
-        transport: mail.smtp === undefined ? "outbox" : "smtp",
-        to: transport.description
-      })
       return Verifications.layer({
         secret: verificationSecretFor(dataDir, secrets.verificationSecret),
         webhookSecret: webhookSecretFor(dataDir, secrets.webhookSecret),
