@@ -5,7 +5,7 @@
  *   the verification's `redirectUrl` — an origin its offer allows — with
  *   `status`, `verificationId` and, when verified, the eligibility `token`
  *   in the query; without one it answers a small page in the message's
- *   language (200 verified, 410 expired, 409 failed, 404 not valid). The
+ *   language (200 verified, 409 failed, 410 expired or not valid). The
  *   answers are not cached and send no referrer, so the token in the path
  *   goes nowhere else; the log shows the route template, not the path.
  * - `GET /.well-known/jwks.json`: the public keys of eligibility tokens.
@@ -18,7 +18,8 @@ import { type LinkOutcome, Verifications } from "../app/Verifications.ts"
 import { pageWords } from "../verification/messages.ts"
 import { JWKS_PATH, LINK_PATH } from "./routes.ts"
 
-const STATUS: Record<LinkOutcome["outcome"], number> = { verified: 200, expired: 410, failed: 409, invalid: 404 }
+// Not 404 for a link that is not valid: the problem middleware answers a 404 without a problem body as "no such route".
+const STATUS: Record<LinkOutcome["outcome"], number> = { verified: 200, expired: 410, failed: 409, invalid: 410 }
 
 const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!)
