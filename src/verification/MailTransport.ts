@@ -12,6 +12,7 @@
  * refused the message with a 5xx); its detail is the error class and SMTP
  * reply code only — a server's reply text can quote the address.
  */
+import { mkdir, open, rename } from "node:fs/promises"
 import { join } from "node:path"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -19,7 +20,6 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import nodemailer from "nodemailer"
 import type { MailSettings } from "../config/Settings.ts"
-import { writeFileAtomic } from "../store/atomicWrite.ts"
 
 export interface OutgoingMail {
   /** Names the message (outbox file names, logs); never an address. */
@@ -133,7 +133,17 @@ export class MailTransport extends Context.Service<MailTransport, MailTransportS
             // Sorts by time, then by order within one millisecond.
             const name = `${new Date().toISOString().replace(/[:.]/g, "-")}-${String(sequence++ % 1000).padStart(3, "0")}-${mail.verificationId}.eml`
             const file = join(directory, name)
-            writeFileAtomic(file, built.message as Buffer, 0o600)
+            // Written off the event loop: a temporary file, flushed, renamed into place (readers never see half).
+            const temporary = join(directory, `.${name}.tmp`)
+            await mkdir(directory, { recursive: true })
+            const handle = await open(temporary, "wx", 0o600)
+            try {
+              await handle.writeFile(built.message as Buffer)
+              await handle.sync()
+            } finally {
+              await handle.close()
+            }
+            await rename(temporary, file)
             onWritten(file)
           },
           catch: failureOf
