@@ -27,7 +27,7 @@ import { Agent, request } from "node:http"
 import { availableParallelism, tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { prepareConfig, startDaemon } from "./daemonProcess.ts"
+import { cpuSeconds, prepareConfig, startDaemon } from "./daemonProcess.ts"
 import type { LoadOptions } from "./httpLoad.ts"
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
@@ -38,15 +38,6 @@ const here = (path: string) => fileURLToPath(new URL(path, import.meta.url))
 const root = mkdtempSync(join(tmpdir(), "campusgate-bench-verifications-"))
 const log = (message: string) => console.error(message)
 const offerId = "acme-student-discount"
-
-const cpuSeconds = (pid: number | undefined): number | undefined => {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
-    return (Number(fields[11]) + Number(fields[12])) / 100
-  } catch {
-    return undefined
-  }
-}
 
 interface LoadResult {
   readonly perSecond: number

@@ -81,7 +81,8 @@ export const templateProblems = (method: VerificationMethod, part: MessagePart, 
   return problems
 }
 
-const escapeHtml = (text: string): string =>
+/** Text as HTML shows it literally. */
+export const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!)
 
 /** The part with its placeholders filled in (escaped for `html`). */

@@ -15,14 +15,12 @@ import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Layer from "effect/Layer"
 import { type LinkOutcome, Verifications } from "../app/Verifications.ts"
+import { escapeHtml } from "../domain/MessageTemplate.ts"
 import { pageWords } from "../verification/messages.ts"
 import { JWKS_PATH, LINK_PATH } from "./routes.ts"
 
 // Not 404 for a link that is not valid: the problem middleware answers a 404 without a problem body as "no such route".
 const STATUS: Record<LinkOutcome["outcome"], number> = { verified: 200, expired: 410, failed: 409, invalid: 410 }
-
-const escapeHtml = (text: string): string =>
-  text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!)
 
 const page = (locale: string, text: string): string =>
   `<!doctype html>\n<html lang="${escapeHtml(locale)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(text)}</title></head>\n<body style="font-family: sans-serif; max-width: 32em; margin: 4em auto; line-height: 1.5"><p>${escapeHtml(text)}</p></body></html>\n`

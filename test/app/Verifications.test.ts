@@ -9,6 +9,12 @@ import { verifyEligibilityToken } from "../../src/verification/eligibilityToken.
 import { MailSendError } from "../../src/verification/MailTransport.ts"
 import { codeIn, harness, linkTokenIn, until } from "./verificationTesting.ts"
 
+/** Starts a verification of `email` for `spring` as acme; answers its id. */
+const startSpring = (verifications: Verifications["Service"], email = "jane@ox.ac.uk") =>
+  Effect.map(verifications.start("acme", { email, offerId: "spring" }), (outcome) =>
+    "started" in outcome ? outcome.started.id : ""
+  )
+
 const reasonOf = <A>(effect: Effect.Effect<A, { readonly reason: { readonly _tag: string } }>) =>
   Effect.map(Effect.flip(effect), (error) => error.reason)
 
@@ -77,8 +83,7 @@ describe("Verifications", () => {
     const { layer, mail } = harness()
     return Effect.gen(function* () {
       const verifications = yield* Verifications
-      const started = yield* verifications.start("acme", { email: "jane@ox.ac.uk", offerId: "spring" })
-      const id = "started" in started ? started.started.id : ""
+      const id = yield* startSpring(verifications)
       yield* until(() => mail.sent.length === 1)
       const first = codeIn(mail.sent[0]!)
       yield* TestClock.adjust("30 seconds")
@@ -126,8 +131,7 @@ describe("Verifications", () => {
     const { layer, store } = harness()
     return Effect.gen(function* () {
       const verifications = yield* Verifications
-      const started = yield* verifications.start("acme", { email: "jane@ox.ac.uk", offerId: "spring" })
-      const id = "started" in started ? started.started.id : ""
+      const id = yield* startSpring(verifications)
       yield* TestClock.adjust("11 minutes")
       yield* verifications.sweep
       expect((yield* store.get(id))?.status).toBe("expired")
@@ -236,8 +240,7 @@ describe("Verifications", () => {
     return Effect.gen(function* () {
       mail.failWith = new MailSendError({ detail: "ECONNECTION", permanent: false })
       const verifications = yield* Verifications
-      const started = yield* verifications.start("acme", { email: "jane@ox.ac.uk", offerId: "spring" })
-      const id = "started" in started ? started.started.id : ""
+      const id = yield* startSpring(verifications)
       yield* Effect.repeat(Effect.yieldNow, { times: 50 })
       expect(yield* verifications.get("acme", id)).toMatchObject({
         status: "pending",
@@ -276,8 +279,7 @@ describe("Verifications", () => {
     const { layer } = harness()
     return Effect.gen(function* () {
       const verifications = yield* Verifications
-      const started = yield* verifications.start("acme", { email: "jane@ox.ac.uk", offerId: "spring" })
-      const id = "started" in started ? started.started.id : ""
+      const id = yield* startSpring(verifications)
       expect((yield* reasonOf(verifications.get("globex", id)))._tag).toBe("VerificationNotFound")
       expect((yield* reasonOf(verifications.cancel("globex", id)))._tag).toBe("VerificationNotFound")
       expect((yield* verifications.cancel("acme", id)).status).toBe("cancelled")
