@@ -22,7 +22,7 @@
  * the final line on standard output is JSON.
  */
 import { execFileSync } from "node:child_process"
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs"
 import { Agent, request } from "node:http"
 import { availableParallelism, tmpdir } from "node:os"
 import { join } from "node:path"
