@@ -95,3 +95,13 @@ export const peakRssMb = (pid: number | undefined): number | undefined => {
     return undefined
   }
 }
+
+/** CPU seconds a process has used so far (Linux `/proc`; undefined elsewhere). */
+export const cpuSeconds = (pid: number | undefined): number | undefined => {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+    return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return undefined
+  }
+}

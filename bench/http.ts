@@ -21,13 +21,13 @@
  * output is JSON.
  */
 import { execFileSync, spawn } from "node:child_process"
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { availableParallelism, tmpdir } from "node:os"
 import { join } from "node:path"
 import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
 import { buildInstitutionTable } from "../src/engine/InstitutionIndex.ts"
-import { type DaemonProcess, exitOf, prepareConfig, startDaemon } from "./daemonProcess.ts"
+import { cpuSeconds, type DaemonProcess, exitOf, prepareConfig, startDaemon } from "./daemonProcess.ts"
 import { generateEmails } from "./generateEmails.ts"
 import type { LoadOptions } from "./httpLoad.ts"
 
@@ -52,16 +52,6 @@ const startReference = async (script: string, args: ReadonlyArray<string> = []):
     void exited.then((code) => reject(new Error(`${script} exited with ${code}`)))
   })
   return { url: (JSON.parse(line) as { url: string }).url, child, exited }
-}
-
-/** CPU seconds a process has used so far (Linux `/proc`; undefined elsewhere). */
-const cpuSeconds = (pid: number | undefined): number | undefined => {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
-    return (Number(fields[11]) + Number(fields[12])) / 100
-  } catch {
-    return undefined
-  }
 }
 
 interface LoadResult {

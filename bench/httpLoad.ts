@@ -17,6 +17,8 @@ export interface LoadOptions {
   readonly bodies?: ReadonlyArray<string>
   readonly connections: number
   readonly seconds: number
+  /** Requests per second over all connections (absent: as fast as the server answers). */
+  readonly overallRate?: number
 }
 
 interface Result {
@@ -48,6 +50,7 @@ autocannon(
     url: origin,
     connections: options.connections,
     duration: options.seconds,
+    ...(options.overallRate === undefined ? {} : { overallRate: options.overallRate }),
     requests: (options.bodies ?? [undefined]).map((body) => ({
       method: options.method,
       path: pathname,

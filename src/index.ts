@@ -10,10 +10,15 @@
  * Offer validations are counted in the offer's usage statistics
  * (`usage(offerId)`); with a config directory they persist in its data
  * directory. `openConfig` is a deprecated alias for a config directory.
+ * `verifications` proves that a person controls an eligible address;
+ * `verifyEligibilityToken` (also alone in `campusgate/token`) checks the
+ * signed token a verification yields, in a shop's backend.
  */
 export * from "./app/Snapshot.ts"
 export * from "./app/sources.ts"
 export { Validation, ValidationCounters, ValidationError, type ValidationService } from "./app/Validation.ts"
+export { type LinkOutcome, type StartOutcome, type StartVerification, Verifications } from "./app/Verifications.ts"
+export * from "./app/VerificationsError.ts"
 export type { ConfigLocation, LoadedConfig } from "./config/loadConfig.ts"
 export { loadConfig } from "./config/loadConfig.ts"
 export * from "./domain/errors.ts"
@@ -23,6 +28,8 @@ export { DailyUsage, emptyOfferUsage, OfferUsage, UniqueEmails } from "./domain/
 export * from "./domain/ReasonCode.ts"
 export * from "./domain/TargetGroup.ts"
 export * from "./domain/ValidationResult.ts"
+export { VerificationStatus, VerificationView } from "./domain/Verification.ts"
+export { VerificationPolicy } from "./domain/VerificationPolicy.ts"
 export { ALL_TEAMS, type Viewer } from "./domain/visibility.ts"
 export { EmailPolicyLists } from "./engine/EmailPolicyLists.ts"
 export { Engine } from "./engine/Engine.ts"
@@ -41,5 +48,13 @@ export {
   openConfig,
   type ValidationTarget
 } from "./library.ts"
+export type { LibraryVerificationOptions, VerificationsFacade } from "./libraryVerifications.ts"
 export { UsageStatistics, type UsageStatisticsOptions } from "./stats/UsageStatistics.ts"
 export { UsageStore, UsageStoreError } from "./stats/UsageStore.ts"
+export {
+  type EligibilityClaims,
+  EligibilityTokenError,
+  type VerifyEligibilityOptions,
+  verifyEligibilityToken
+} from "./verification/eligibilityToken.ts"
+export type { OutgoingMail } from "./verification/MailTransport.ts"

@@ -9,6 +9,11 @@
  * directory exists). Validation methods are synchronous: the engine needs
  * no I/O per email. `openConfig` is the former synchronous entry for a
  * config directory, kept as a deprecated alias.
+ *
+ * `verifications` (built on first use) proves ownership as the daemon does:
+ * with a config directory whose data directory exists, over its files and
+ * its mail settings; otherwise in memory, sending through `verification.send`
+ * or into `verification.outboxDir`.
  */
 import * as Effect from "effect/Effect"
 import * as ManagedRuntime from "effect/ManagedRuntime"
@@ -33,6 +38,11 @@ import { ALL_TEAMS } from "./domain/visibility.ts"
 import type { Engine } from "./engine/Engine.ts"
 import { type InspectResult, inspectInput } from "./engine/inspect.ts"
 import type { DatasetSpec } from "./engine/institutions/userDatasets.ts"
+import {
+  type LibraryVerificationOptions,
+  makeLibraryVerifications,
+  type VerificationsFacade
+} from "./libraryVerifications.ts"
 import { UsageStatistics } from "./stats/UsageStatistics.ts"
 import { hasDataDirectory } from "./stats/usageFiles.ts"
 
@@ -47,6 +57,8 @@ export interface CampusgateOptions {
   readonly builtInInstitutions?: boolean | undefined
   /** The clock for offer windows (default `Date.now`). */
   readonly now?: (() => number) | undefined
+  /** How `verifications` sends and keeps what it needs (in memory here). */
+  readonly verification?: LibraryVerificationOptions | undefined
 }
 
 /** A config directory: campusgate.yaml, target-groups/, offers/, api-keys.yaml. */
@@ -62,6 +74,8 @@ export interface OpenConfigOptions {
   readonly env?: Environment | undefined
   /** The clock for offer windows (default `Date.now`). */
   readonly now?: (() => number) | undefined
+  /** How `verifications` sends (default: campusgate.yaml's mail settings) and where links point. */
+  readonly verification?: LibraryVerificationOptions | undefined
 }
 
 export type ValidationTarget = { readonly targetGroupId: string } | { readonly offerId: string }
@@ -90,6 +104,8 @@ interface CampusgateCore {
   status(): ReloadStatus
   /** The engine in force. */
   readonly engine: Engine
+  /** Proof of ownership: codes and links mailed to eligible addresses, signed eligibility tokens. */
+  readonly verifications: VerificationsFacade
   /** Stops watching and writes pending usage statistics. */
   close(): Promise<void>
 }
@@ -121,7 +137,11 @@ const usageLayerFor = (live: LiveSnapshot) => {
 }
 
 /** The facade over a loaded snapshot holder, with its entry's `reload`; closing it closes the holder. */
-const facadeOver = <Reload>(live: LiveSnapshot, reload: Reload): CampusgateCore & { readonly reload: Reload } => {
+const facadeOver = <Reload>(
+  live: LiveSnapshot,
+  reload: Reload,
+  verification: LibraryVerificationOptions = {}
+): CampusgateCore & { readonly reload: Reload } => {
   const runtime = ManagedRuntime.make(usageLayerFor(live))
   let statistics: UsageStatistics["Service"]
   try {
@@ -150,6 +170,11 @@ const facadeOver = <Reload>(live: LiveSnapshot, reload: Reload): CampusgateCore 
     if ("offerId" in target) return orThrow(validation.manyOffer(ALL_TEAMS, emails, target.offerId))
     return orThrow(validation.manyTargetGroup(ALL_TEAMS, emails, target.targetGroupId))
   }
+  let verifications: ReturnType<typeof makeLibraryVerifications> | undefined
+  const verificationsOf = () => {
+    verifications ??= makeLibraryVerifications(live, validation, statistics, verification)
+    return verifications
+  }
   return {
     validate: (email, targetGroupId) => orThrow(validation.targetGroup(ALL_TEAMS, email, targetGroupId)),
     validateOffer: (email, offerId) => orThrow(validation.offer(ALL_TEAMS, email, offerId)),
@@ -162,9 +187,13 @@ const facadeOver = <Reload>(live: LiveSnapshot, reload: Reload): CampusgateCore 
     get engine() {
       return live.current().engine
     },
-    close: () => {
+    get verifications() {
+      return verificationsOf().facade
+    },
+    close: async () => {
       live.close()
-      return runtime.dispose()
+      await verifications?.dispose()
+      await runtime.dispose()
     },
     reload
   }
@@ -195,15 +224,19 @@ export const createCampusgate = async (options: CampusgateOptions | OpenConfigOp
   if ("configDir" in options) {
     const live = loadOrThrow(...directoryOptions(options))
     await live.watching
-    return facadeOver(live, async () => orReject(await Effect.runPromise(live.reload())))
+    return facadeOver(live, async () => orReject(await Effect.runPromise(live.reload())), options.verification)
   }
   const source = resourcesSource(options, options.datasets)
   const live = loadOrThrow(source, { now: options.now, builtInInstitutions: options.builtInInstitutions })
-  return facadeOver(live, async (resources?: Parameters<Campusgate["reload"]>[0]) => {
-    if (resources === undefined) return
-    orReject(live.apply(configFromResources(resources, options.datasets)))
-    source.replace(resources)
-  })
+  return facadeOver(
+    live,
+    async (resources?: Parameters<Campusgate["reload"]>[0]) => {
+      if (resources === undefined) return
+      orReject(live.apply(configFromResources(resources, options.datasets)))
+      source.replace(resources)
+    },
+    options.verification
+  )
 }
 
 /**

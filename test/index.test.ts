@@ -2,8 +2,15 @@ import { execFileSync, spawn } from "node:child_process"
 import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
-import { createCampusgate, InvalidConfiguration, OfferNotFound } from "../src/index.ts"
-import { signCallback } from "../src/jobs/webhookSignature.ts"
+import {
+  createCampusgate,
+  InvalidConfiguration,
+  OfferNotFound,
+  type OutgoingMail,
+  verifyEligibilityToken,
+  WrongCode
+} from "../src/index.ts"
+import { signCallback } from "../src/webhooks/signature.ts"
 
 describe("createCampusgate (built-in data)", () => {
   it("validates against target groups and offers synchronously, and can be reloaded", async () => {
@@ -36,6 +43,33 @@ describe("createCampusgate (built-in data)", () => {
     await cg.close()
   })
 
+  it("verifies in memory: a code sent through `send`, wrong codes rejected with their reason", async () => {
+    const sent: Array<OutgoingMail> = []
+    const cg = await createCampusgate({
+      targetGroups: [{ id: "uk", name: "UK students", criteria: { institutions: { countries: ["GB"] } } }],
+      offers: [{ id: "o", team: "acme", name: "Offer", targetGroups: ["uk"], status: "active" }],
+      verification: { send: async (mail) => void sent.push(mail) }
+    })
+    expect(await cg.verifications.start({ email: "bob@mit.edu", offerId: "o" })).toMatchObject({
+      ineligible: { isValid: false }
+    })
+    const started = await cg.verifications.start({ email: "jane@ox.ac.uk", offerId: "o" })
+    const id = "started" in started ? started.started.id : ""
+    while (sent.length === 0) await new Promise((resolve) => setTimeout(resolve, 5))
+    const code = /^\s*(\d{6})\s*$/m.exec(sent[0]!.text)![1]!
+    await expect(cg.verifications.confirm(id, code === "000000" ? "111111" : "000000")).rejects.toBeInstanceOf(
+      WrongCode
+    )
+    const verified = await cg.verifications.confirm(id, code)
+    const claims = await verifyEligibilityToken(verified.eligibility!.token, {
+      jwks: await cg.verifications.jwks(),
+      offerId: "o"
+    })
+    expect(claims.institution?.name).toBe("University of Oxford")
+    expect(await cg.usage("o")).toMatchObject({ verifications: { started: 1, messagesSent: 1, verified: 1 } })
+    await cg.close()
+  })
+
   it("rejects invalid configuration with every problem and its path", async () => {
     const error = await createCampusgate({
       targetGroups: [{ id: "a", name: "A", criteria: { institutions: { countries: ["UK"] } } }],
@@ -57,6 +91,20 @@ describe("examples", () => {
     expect(output).toContain('jane@ox.ac.uk: {"isValid":true,"matchedDomain":"ox.ac.uk"}')
     expect(output).toContain('"reasonCode":"COUNTRY_NOT_ALLOWED"')
     expect(output).toContain('inspect mit.ed: "mit.edu"')
+  })
+
+  it("examples/merchant-backend.ts verifies a token offline and refuses a wrong offer and a tampered token", () => {
+    const output = execFileSync(
+      process.execPath,
+      [fileURLToPath(new URL("../examples/merchant-backend.ts", import.meta.url))],
+      { encoding: "utf8" }
+    )
+    const lines = output.trim().split("\n")
+    expect(lines[0]).toMatch(
+      /^eligible: offer spring-sale, University of Oxford \(GB\), person .{8}…, until \d{4}-\d\d-\d\d$/
+    )
+    expect(lines[1]).toMatch(/^refused: wrong-offer/)
+    expect(lines[2]).toMatch(/^refused: invalid/)
   })
 
   it("examples/webhook-receiver.ts accepts a signed callback and refuses an unsigned one", async () => {

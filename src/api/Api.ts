@@ -12,6 +12,7 @@ import { BadRequest } from "./problems.ts"
 import { StatusApi } from "./status.ts"
 import { TargetGroupsApi } from "./targetGroups.ts"
 import { ValidationApi } from "./validation.ts"
+import { VerificationsApi } from "./verifications.ts"
 
 /**
  * Turns a request that fails decoding (malformed JSON, wrong types, unknown
@@ -40,6 +41,7 @@ export class CampusgateApi extends HttpApi.make("campusgate")
   .add(OffersApi)
   .add(TargetGroupsApi)
   .add(StatusApi)
+  .add(VerificationsApi)
   .middleware(RequestErrors)
   .middleware(RequestIds)
   .prefix(API_PREFIX)

@@ -30,8 +30,16 @@ export class BadRequest extends HttpApiError.Problem<BadRequest>()(
   { type: `${typeBase}bad-request`, status: 400, title: "Bad Request" },
   {
     ...common,
-    code: Schema.Literals(["VALIDATION_ERROR", "MALFORMED_JSON", "INVALID_EMAIL_FORMAT"]),
-    errors: Schema.optionalKey(Schema.Array(FieldError))
+    code: Schema.Literals([
+      "VALIDATION_ERROR",
+      "MALFORMED_JSON",
+      "INVALID_EMAIL_FORMAT",
+      "INVALID_CODE",
+      "TOO_MANY_ATTEMPTS"
+    ]),
+    errors: Schema.optionalKey(Schema.Array(FieldError)),
+    /** For `INVALID_CODE` and `TOO_MANY_ATTEMPTS`: wrong codes the verification still accepts. */
+    attemptsRemaining: Schema.optionalKey(Schema.Number)
   }
 ) {}
 
@@ -62,7 +70,13 @@ export class MethodNotAllowed extends HttpApiError.Problem<MethodNotAllowed>()(
 export class Conflict extends HttpApiError.Problem<Conflict>()(
   "Conflict",
   { type: `${typeBase}conflict`, status: 409, title: "Conflict" },
-  { ...common, code: Schema.Literal("CONFLICT") }
+  { ...common, code: Schema.Literals(["CONFLICT", "VERIFICATION_NOT_PENDING", "REDEMPTION_LIMIT_REACHED"]) }
+) {}
+
+export class Gone extends HttpApiError.Problem<Gone>()(
+  "Gone",
+  { type: `${typeBase}gone`, status: 410, title: "Gone" },
+  { ...common, code: Schema.Literal("VERIFICATION_EXPIRED") }
 ) {}
 
 export class PayloadTooLarge extends HttpApiError.Problem<PayloadTooLarge>()(
@@ -80,7 +94,11 @@ export class UnsupportedMediaType extends HttpApiError.Problem<UnsupportedMediaT
 export class TooManyRequests extends HttpApiError.Problem<TooManyRequests>()(
   "TooManyRequests",
   { type: `${typeBase}rate-limit-exceeded`, status: 429, title: "Too Many Requests" },
-  { ...common, code: Schema.Literal("RATE_LIMIT_EXCEEDED"), retryAfterSeconds: Schema.Number }
+  {
+    ...common,
+    code: Schema.Literals(["RATE_LIMIT_EXCEEDED", "RESEND_TOO_SOON", "TOO_MANY_MESSAGES"]),
+    retryAfterSeconds: Schema.Number
+  }
 ) {}
 
 export class InternalError extends HttpApiError.Problem<InternalError>()(
@@ -103,6 +121,7 @@ const problemClasses = {
   NotFound,
   MethodNotAllowed,
   Conflict,
+  Gone,
   PayloadTooLarge,
   UnsupportedMediaType,
   TooManyRequests,
@@ -133,6 +152,7 @@ export type Problem =
   | NotFound
   | MethodNotAllowed
   | Conflict
+  | Gone
   | PayloadTooLarge
   | UnsupportedMediaType
   | TooManyRequests

@@ -7,8 +7,12 @@
  */
 import * as Context from "effect/Context"
 
-/** `bulk`: bulk and bulk-async validation, batch offer processing; `validate`: single validations. */
-export type RateLimitBucketName = "bulk" | "validate" | "default"
+/**
+ * `bulk`: bulk and bulk-async validation, batch offer processing; `validate`:
+ * single validations; `verifications`: starting, confirming, resending and
+ * cancelling verifications.
+ */
+export type RateLimitBucketName = "bulk" | "validate" | "verifications" | "default"
 
 /** The rate-limit bucket an endpoint draws on (an endpoint annotation). */
 export class RateLimitBucket extends Context.Service<RateLimitBucket, RateLimitBucketName>()(

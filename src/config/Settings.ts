@@ -1,7 +1,8 @@
 /**
  * `campusgate.yaml`: deploy-wide settings — the HTTP server, limits, the
  * data directory, extra institution datasets, teams, rate limits, jobs,
- * statistics and logging. Every field has a default, so an empty file (or
+ * statistics, logging and verification (proof of ownership: defaults of
+ * the offers' policies, mail, token signing). Every field has a default, so an empty file (or
  * none) is a working configuration. Relative paths resolve against the
  * config directory. Deploy-time values can be overridden from the
  * environment (`environment.ts`).
@@ -9,6 +10,7 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { TeamId } from "../domain/Identifiers.ts"
+import { Period, verificationDefaultFields } from "../domain/VerificationPolicy.ts"
 
 const withDefault = <S extends Schema.Top>(schema: S, value: S["Encoded"]) =>
   schema.pipe(Schema.withDecodingDefaultKey(Effect.succeed(value as never)))
@@ -32,6 +34,66 @@ export const RateLimit = Schema.Struct({
   windowSeconds: withDefault(PositiveInt, 60)
 })
 export type RateLimit = typeof RateLimit.Type
+
+/** Where verification messages go: an SMTP server, or without one the outbox directory. */
+export const MailSettings = Schema.Struct({
+  /** The sender, e.g. `Acme Student Offers <offers@acme.example>`. */
+  from: withDefault(Schema.NonEmptyString, "Campusgate <no-reply@localhost>"),
+  /** Absent: each message is written as an .eml file to `outboxDir` (a log line says where). */
+  smtp: Schema.optionalKey(
+    Schema.Struct({
+      host: Schema.NonEmptyString,
+      port: withDefault(Port, 587),
+      /** `starttls` (upgrade required), `tls` (implicit TLS, port 465) or `none` (loopback and tests only). */
+      security: withDefault(Schema.Literals(["starttls", "tls", "none"]), "starttls"),
+      /** The user to log in as; the password comes from CAMPUSGATE_SMTP_PASSWORD. */
+      user: Schema.optionalKey(Schema.NonEmptyString),
+      /** A PEM file of certificate authorities to trust besides the system's (relative to the config directory). */
+      ca: Schema.optionalKey(Schema.NonEmptyString)
+    })
+  ),
+  /** Where messages are written without SMTP, relative to the config directory; default `<data>/outbox`. */
+  outboxDir: Schema.optionalKey(Schema.NonEmptyString),
+  /** Messages sent at once. */
+  concurrency: withDefault(PositiveInt, 4),
+  /** Messages waiting beyond this refuse new verifications with 503. */
+  maxQueued: withDefault(PositiveInt, 10_000)
+})
+export type MailSettings = typeof MailSettings.Type
+
+export const VerificationSettings = Schema.Struct({
+  ...verificationDefaultFields,
+  /** The daemon's address as a mail recipient reaches it (links are `<publicUrl>/v/<token>`); absent: where it listens. */
+  publicUrl: Schema.optionalKey(
+    Schema.String.pipe(
+      Schema.check(
+        Schema.makeFilter((text: string) => {
+          const url = URL.parse(text)
+          return url !== null && (url.protocol === "https:" || url.protocol === "http:") && url.search === ""
+            ? true
+            : "an absolute http or https URL without a query"
+        })
+      )
+    )
+  ),
+  /** The `iss` of eligibility tokens; absent: `publicUrl`, else `campusgate`. */
+  issuer: Schema.optionalKey(Schema.NonEmptyString),
+  /** How long finished verifications are kept (a verified one also until its token expires and its redemption window ends). */
+  retention: withDefault(Period, "30 days"),
+  /** How often unfinished work is looked at: verifications expired, notices retried, reminders sent. */
+  sweepInterval: withDefault(Period, "30 seconds"),
+  mail: withDefault(MailSettings, {}),
+  signing: withDefault(
+    Schema.Struct({
+      /** `EdDSA` (Ed25519) or `ES256` (P-256). */
+      algorithm: withDefault(Schema.Literals(["EdDSA", "ES256"]), "EdDSA"),
+      /** A new signing key after this long; old keys stay published until their tokens expire. */
+      rotateAfter: withDefault(Period, "90 days")
+    }),
+    {}
+  )
+})
+export type VerificationSettings = typeof VerificationSettings.Type
 
 export const Settings = Schema.Struct({
   server: withDefault(
@@ -78,7 +140,9 @@ export const Settings = Schema.Struct({
       /** Single validations. */
       validate: withDefault(RateLimit, { requests: 6000, windowSeconds: 60 }),
       /** Everything else (reads and writes of offers, target groups, jobs). */
-      default: withDefault(RateLimit, { requests: 1200, windowSeconds: 60 })
+      default: withDefault(RateLimit, { requests: 1200, windowSeconds: 60 }),
+      /** Starting, confirming, resending and cancelling verifications. */
+      verifications: withDefault(RateLimit, { requests: 600, windowSeconds: 60 })
     }),
     {}
   ),
@@ -122,7 +186,8 @@ export const Settings = Schema.Struct({
       logEmails: withDefault(Schema.Boolean, false)
     }),
     {}
-  )
+  ),
+  verification: withDefault(VerificationSettings, {})
 })
 export type Settings = typeof Settings.Type
 export type SettingsInput = typeof Settings.Encoded

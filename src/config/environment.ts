@@ -13,6 +13,8 @@
  * | `CAMPUSGATE_LOG_LEVEL`       | `logging.level`          |
  * | `CAMPUSGATE_WEBHOOK_SECRET`  | secret for signing job webhooks |
  * | `CAMPUSGATE_STATS_SECRET`    | key for hashing emails counted as unique in usage statistics |
+ * | `CAMPUSGATE_VERIFICATION_SECRET` | key for the hashes and sealed addresses of verifications |
+ * | `CAMPUSGATE_SMTP_PASSWORD`   | the password of `verification.mail.smtp.user` |
  */
 import type { ConfigurationProblem } from "../domain/errors.ts"
 import type { Settings } from "./Settings.ts"
@@ -23,6 +25,8 @@ export type Environment = Readonly<Record<string, string | undefined>>
 export interface Secrets {
   readonly webhookSecret: string | undefined
   readonly statsSecret: string | undefined
+  readonly verificationSecret: string | undefined
+  readonly smtpPassword: string | undefined
 }
 
 const logLevels = ["debug", "info", "warn", "error"] as const
@@ -79,5 +83,7 @@ export const applyEnvironment = (
 
 export const secretsFrom = (env: Environment): Secrets => ({
   webhookSecret: env.CAMPUSGATE_WEBHOOK_SECRET || undefined,
-  statsSecret: env.CAMPUSGATE_STATS_SECRET || undefined
+  statsSecret: env.CAMPUSGATE_STATS_SECRET || undefined,
+  verificationSecret: env.CAMPUSGATE_VERIFICATION_SECRET || undefined,
+  smtpPassword: env.CAMPUSGATE_SMTP_PASSWORD || undefined
 })

@@ -9,6 +9,7 @@
  *   api-keys.yaml                 target-groups/*.yaml   (created through the API)
  *   target-groups/*.yaml          offers/*.yaml          (created through the API)
  *   offers/*.yaml                 stats/, jobs/          (usage statistics, bulk jobs)
+ *   templates/<locale>.yaml       verifications/, outbox/, signing-keys.json  (proof of ownership)
  */
 import { relative, sep } from "node:path"
 import { isTemporaryFile } from "../store/atomicWrite.ts"

@@ -14,6 +14,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
 import { isAbsolute, join, resolve } from "node:path"
 import { type ApiKeyRecord, ApiKeysFile } from "../domain/ApiKey.ts"
 import type { ConfigurationProblem } from "../domain/errors.ts"
+import type { TemplateFile } from "../domain/MessageTemplate.ts"
 import { Offer } from "../domain/Offer.ts"
 import { TargetGroup } from "../domain/TargetGroup.ts"
 import { targetGroupVisible } from "../domain/visibility.ts"
@@ -26,6 +27,7 @@ import {
 } from "../engine/institutions/userDatasets.ts"
 import { applyEnvironment, type Environment, type Secrets, secretsFrom } from "./environment.ts"
 import { displayPath, isResourceFile, OFFERS_DIR, SETTINGS_FILE, TARGET_GROUPS_DIR } from "./layout.ts"
+import { loadMessageTemplates } from "./messageTemplates.ts"
 import { Settings } from "./Settings.ts"
 import { type DecodeCache, decodeYaml, positionOf, rawStringField, type YamlDecoded } from "./yamlDecode.ts"
 
@@ -59,6 +61,8 @@ export interface LoadedConfig {
   readonly offers: ReadonlyArray<Offer>
   readonly apiKeys: ReadonlyArray<ApiKeyRecord>
   readonly datasets: ReadonlyArray<DatasetSpec>
+  /** Overrides of the verification messages by locale (`templates/<locale>.yaml`). */
+  readonly templates: ReadonlyMap<string, TemplateFile>
   /** Where each target group, offer and key was defined, by id. */
   readonly origins: {
     readonly targetGroups: ReadonlyMap<string, SourceFile>
@@ -308,6 +312,7 @@ const loadWith = (location: ConfigLocation, data: DataDocuments, cache: DecodeCa
   }
 
   const datasets = readDatasets(configDir, settings.datasets, settingsFile, problems)
+  const templates = loadMessageTemplates(configDir, problems)
   if (problems.length > 0) return { ok: false, problems }
   const origins = <A>(byId: Map<string, Decoded<A>>) => new Map([...byId].map(([id, item]) => [id, item.file]))
   return {
@@ -322,6 +327,7 @@ const loadWith = (location: ConfigLocation, data: DataDocuments, cache: DecodeCa
       offers: offers.map((item) => item.value),
       apiKeys: apiKeys.map((item) => item.value),
       datasets,
+      templates,
       origins: { targetGroups: origins(groupsById), offers: origins(offersById), apiKeys: origins(keysById) }
     }
   }

@@ -39,6 +39,7 @@ export const configFromResources = (
       offers,
       apiKeys: [],
       datasets,
+      templates: new Map(),
       origins: { targetGroups: new Map(), offers: new Map(), apiKeys: new Map() }
     }
   }

@@ -1,7 +1,8 @@
 /**
  * Watches the config and data directories and calls back, debounced, when a
  * file that can change the configuration changes: `campusgate.yaml`,
- * `api-keys.yaml`, and the YAML files under `target-groups/` and `offers/`.
+ * `api-keys.yaml`, and the YAML files under `target-groups/`, `offers/`
+ * and `templates/` (verification messages).
  *
  * Built on chokidar, polling the few paths that matter every 100 ms, not on
  * change events. Event watchers follow a file's inode: Node's recursive
@@ -24,11 +25,12 @@ import { basename, relative, sep } from "node:path"
 import { watch } from "chokidar"
 import { isTemporaryFile } from "../store/atomicWrite.ts"
 import { API_KEYS_FILE, OFFERS_DIR, SETTINGS_FILE, TARGET_GROUPS_DIR } from "./layout.ts"
+import { TEMPLATES_DIR } from "./messageTemplates.ts"
 
 /** How often each watched path is checked. */
 const POLL_INTERVAL_MS = 100
 
-const RESOURCE_DIRS: ReadonlySet<string> = new Set([TARGET_GROUPS_DIR, OFFERS_DIR])
+const RESOURCE_DIRS: ReadonlySet<string> = new Set([TARGET_GROUPS_DIR, OFFERS_DIR, TEMPLATES_DIR])
 const TOP_FILES: ReadonlySet<string> = new Set([SETTINGS_FILE, API_KEYS_FILE])
 
 /** Whether `path`, inside one of `roots`, can change the configuration (or leads to what can). */

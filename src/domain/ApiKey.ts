@@ -12,6 +12,8 @@ export const Scope = Schema.Literals([
   "validate:offers",
   "validate:bulk",
   "jobs:read",
+  "verifications:write",
+  "verifications:read",
   "offers:read",
   "offers:write",
   "target-groups:read",

@@ -5,6 +5,7 @@
  */
 import * as Schema from "effect/Schema"
 import { OfferId, TargetGroupId, TeamId } from "./Identifiers.ts"
+import { VerificationPolicy } from "./VerificationPolicy.ts"
 
 export const OfferStatus = Schema.Literals(["draft", "active", "paused", "archived"])
 export type OfferStatus = typeof OfferStatus.Type
@@ -34,7 +35,9 @@ export const Offer = Schema.Struct({
   ),
   status: OfferStatus,
   startsAt: Schema.optionalKey(Instant),
-  endsAt: Schema.optionalKey(Instant)
+  endsAt: Schema.optionalKey(Instant),
+  /** Proof of ownership for this offer; the deployment's `verification` defaults fill what is not set. */
+  verification: Schema.optionalKey(VerificationPolicy)
 }).pipe(
   Schema.check(
     Schema.makeFilter(

@@ -4,6 +4,7 @@
  * contract: fields are only ever added. An offer never validated has
  * `emptyOfferUsage`: zeros, empty maps, no days, null timestamps.
  */
+import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { Count } from "./Count.ts"
 import type { OfferValidationResult } from "./ValidationResult.ts"
@@ -35,6 +36,30 @@ export const UniqueEmails = Schema.Struct({
 })
 export type UniqueEmails = typeof UniqueEmails.Type
 
+/** Proof of ownership for the offer: verifications started, messages sent, and how they ended. */
+export const VerificationUsage = Schema.Struct({
+  /** Verifications started (eligible addresses only: an ineligible one is sent nothing). */
+  started: Count,
+  /** Messages handed to the mail server (first messages and resends). */
+  messagesSent: Count,
+  verified: Count,
+  /** Failed after too many wrong codes, or refused at confirmation by the redemption limit. */
+  failed: Count,
+  expired: Count,
+  /** `verified / started`, 0 before the first start. */
+  conversionRate: Schema.Number
+})
+export type VerificationUsage = typeof VerificationUsage.Type
+
+export const emptyVerificationUsage: VerificationUsage = {
+  started: 0,
+  messagesSent: 0,
+  verified: 0,
+  failed: 0,
+  expired: 0,
+  conversionRate: 0
+}
+
 export const OfferUsage = Schema.Struct({
   /** Every validation against the offer: single, bulk, batch processing and jobs. */
   validations: Count,
@@ -50,7 +75,9 @@ export const OfferUsage = Schema.Struct({
   daily: Schema.Array(DailyUsage),
   /** ISO 8601 instants, null before the first validation. */
   firstValidatedAt: Schema.NullOr(Schema.String),
-  lastValidatedAt: Schema.NullOr(Schema.String)
+  lastValidatedAt: Schema.NullOr(Schema.String),
+  /** Verifications of the offer (absent in statistics stored before verifications existed: all zero). */
+  verifications: VerificationUsage.pipe(Schema.withDecodingDefaultKey(Effect.succeed(emptyVerificationUsage)))
 })
 export type OfferUsage = typeof OfferUsage.Type
 
@@ -71,7 +98,8 @@ export const emptyOfferUsage: OfferUsage = {
   },
   daily: [],
   firstValidatedAt: null,
-  lastValidatedAt: null
+  lastValidatedAt: null,
+  verifications: emptyVerificationUsage
 }
 
 /**

@@ -22,3 +22,7 @@ export const targetGroupVisible = (group: Pick<TargetGroup, "team">, viewer: Vie
 /** An offer is visible to its own team only. */
 export const offerVisible = (offer: Pick<Offer, "team">, viewer: Viewer): boolean =>
   viewer === ALL_TEAMS || offer.team === viewer
+
+/** A verification is visible to its own team only (its offer's team, or the team that started it). */
+export const verificationVisible = (verification: { readonly team: string }, viewer: Viewer): boolean =>
+  viewer === ALL_TEAMS || verification.team === viewer

@@ -32,6 +32,7 @@ import { Metrics } from "./metrics.ts"
 import * as NodeServer from "./NodeServer.ts"
 import { RequestLogger } from "./RequestLogger.ts"
 import { rateLimiterLayer } from "./rateLimit.ts"
+import { verificationsLayer } from "./verificationService.ts"
 
 export interface ServeOptions {
   readonly configDir: string
@@ -114,13 +115,18 @@ export const serverLayer = (options: ServeOptions) =>
       const server = config.settings.server
       const port = options.port ?? server.port
       const host = options.host ?? server.host
+      // Links in verification messages start with verification.publicUrl, else where the server listens.
+      let listeningUrl = `http://localhost:${port}`
+      const publicUrl = () =>
+        (live.current().config.settings.verification.publicUrl ?? listeningUrl).replace(/\/+$/, "")
       // Built once the server listens, so released before it stops: "stopping" comes before the drain.
       const listening = Layer.effectDiscard(
         Effect.andThen(
           HttpServer.addressFormattedWith((url) =>
-            Effect.sync(() =>
+            Effect.sync(() => {
+              listeningUrl = url.replace("//0.0.0.0:", "//localhost:").replace("//[::]:", "//localhost:")
               log.write("info", "listening", { url, docs: `${url}/docs`, openapi: `${url}/openapi.json` })
-            )
+            })
           ),
           Effect.addFinalizer(() => Effect.sync(() => log.write("info", "stopping")))
         )
@@ -135,7 +141,7 @@ export const serverLayer = (options: ServeOptions) =>
           })
         : UsageStatistics.layerOff
       const validation = Validation.layer.pipe(Layer.provide(Layer.effect(ValidationCounters, Effect.service(Metrics))))
-      const services = jobsLayer.pipe(
+      const services = Layer.mergeAll(jobsLayer, verificationsLayer(publicUrl)).pipe(
         Layer.provideMerge(Resources.layer),
         Layer.provideMerge(validation),
         Layer.provideMerge(Layer.succeed(ResourceStore, resourceStore)),

@@ -40,6 +40,7 @@ import { OffersHandlers } from "./handlers/offers.ts"
 import { StatusHandlers } from "./handlers/status.ts"
 import { TargetGroupsHandlers } from "./handlers/targetGroups.ts"
 import { ValidationHandlers } from "./handlers/validation.ts"
+import { VerificationsHandlers } from "./handlers/verifications.ts"
 import { Metrics, MetricsRoute } from "./metrics.ts"
 import { problemResponse } from "./problemResponse.ts"
 import { RequestLogger, recordRequest } from "./RequestLogger.ts"
@@ -57,6 +58,7 @@ import {
   routedPath,
   routeTemplate
 } from "./routes.ts"
+import { VerificationRoutes } from "./verificationRoutes.ts"
 
 /** The problem already names the request: the renderer alone, not `answerWith` (which reads the request). */
 const respond = (problem: Problem) => Effect.succeed(problemResponse(problem))
@@ -212,7 +214,8 @@ const Handlers = Layer.mergeAll(
   JobsHandlers,
   OffersHandlers,
   TargetGroupsHandlers,
-  StatusHandlers
+  StatusHandlers,
+  VerificationsHandlers
 ).pipe(Layer.provideMerge(Layer.mergeAll(AuthorizationLive, RequestErrorsLive, RequestIdsLive)))
 
 const ApiRoutes = HttpApiBuilder.layer(CampusgateApi).pipe(Layer.provide(Handlers))
@@ -228,7 +231,8 @@ const OpenApiRoute = HttpRouter.add(
 
 /**
  * Every route and the outermost middleware. Needs `Snapshot`,
- * `RequestLogger`, `Metrics`, a `RateLimiter` and the job queue and store.
+ * `RequestLogger`, `Metrics`, a `RateLimiter`, the job queue and store, and
+ * `Verifications`.
  */
 export const HttpApp = Layer.mergeAll(
   ApiRoutes,
@@ -236,5 +240,6 @@ export const HttpApp = Layer.mergeAll(
   HttpApiScalar.layer(CampusgateApi, { path: DOCS_PATH }),
   Health,
   MetricsRoute,
+  VerificationRoutes,
   Outermost
 )

@@ -23,9 +23,9 @@ import type { Evaluate } from "../jobs/JobRunner.ts"
 import type { JobStore } from "../jobs/JobStore.ts"
 import * as JobStoreFiles from "../jobs/JobStoreFiles.ts"
 import type { JobUsage } from "../jobs/jobUsage.ts"
-import { type DeliveryAttempt, deliverCallback, webhookSecretFor } from "../jobs/webhook.ts"
 import type { OutboundPolicy } from "../net/outbound.ts"
 import { UsageStatistics } from "../stats/UsageStatistics.ts"
+import { type DeliveryAttempt, deliverCallback, webhookSecretFor } from "../webhooks/delivery.ts"
 import { Metrics } from "./metrics.ts"
 
 /**

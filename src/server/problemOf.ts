@@ -5,8 +5,17 @@
  */
 import * as Effect from "effect/Effect"
 import type { HttpServerResponse } from "effect/http/HttpServerResponse"
-import { BadRequest, Conflict, InternalError, NotFound, ServiceUnavailable } from "../api/problems.ts"
+import {
+  BadRequest,
+  Conflict,
+  Gone,
+  InternalError,
+  NotFound,
+  ServiceUnavailable,
+  TooManyRequests
+} from "../api/problems.ts"
 import type { ResourcesError } from "../app/ResourcesError.ts"
+import type { VerificationsError } from "../app/VerificationsError.ts"
 import type { JobsError } from "../jobs/errors.ts"
 import type { JobStoreError } from "../jobs/JobStore.ts"
 import { answerWith } from "./problemResponse.ts"
@@ -93,3 +102,57 @@ export const answerJobStoreError = (error: JobStoreError): Effect.Effect<HttpSer
     Effect.logWarning("the job store cannot be used now", { error: error.message }),
     answerWith(jobStoreProblem(error))
   )
+
+/** A verification reason as its problem; none carries a code or an address. */
+export const verificationsProblem = (
+  error: VerificationsError
+): BadRequest | NotFound | Conflict | Gone | TooManyRequests | ServiceUnavailable => {
+  const reason = error.reason
+  switch (reason._tag) {
+    case "InvalidVerificationRequest":
+      return new BadRequest({ code: "VALIDATION_ERROR", detail: reason.detail, errors: reason.errors })
+    case "TargetGroupNotFound":
+    case "OfferNotFound":
+    case "VerificationNotFound":
+      return new NotFound({ code: "NOT_FOUND", detail: reason.message })
+    case "WrongCode":
+      return new BadRequest({
+        code: "INVALID_CODE",
+        detail: reason.message,
+        attemptsRemaining: reason.attemptsRemaining
+      })
+    case "TooManyAttempts":
+      return new BadRequest({ code: "TOO_MANY_ATTEMPTS", detail: reason.message, attemptsRemaining: 0 })
+    case "VerificationExpired":
+      return new Gone({ code: "VERIFICATION_EXPIRED", detail: reason.message })
+    case "VerificationNotPending":
+      return new Conflict({ code: "VERIFICATION_NOT_PENDING", detail: reason.message })
+    case "RedemptionLimitReached":
+      return new Conflict({ code: "REDEMPTION_LIMIT_REACHED", detail: reason.message })
+    case "ResendTooSoon":
+      return new TooManyRequests({
+        code: "RESEND_TOO_SOON",
+        detail: reason.message,
+        retryAfterSeconds: reason.retryAfterSeconds
+      })
+    case "TooManyMessages":
+      return new TooManyRequests({
+        code: "TOO_MANY_MESSAGES",
+        detail: reason.message,
+        retryAfterSeconds: reason.retryAfterSeconds
+      })
+    case "VerificationUnavailable":
+      return new ServiceUnavailable({
+        code: "SERVICE_ERROR",
+        detail: reason.detail,
+        retryAfterSeconds: reason.retryAfterSeconds
+      })
+  }
+}
+
+/** A handler's answer to its `VerificationsError`: the problem, answered with `Retry-After` when it has one. */
+export const answerVerificationsError = (error: VerificationsError) =>
+  Effect.suspend(() => {
+    const problem = verificationsProblem(error)
+    return "retryAfterSeconds" in problem ? answerWith(problem) : Effect.fail(problem)
+  })

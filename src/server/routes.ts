@@ -28,9 +28,21 @@ export const OPENAPI_PATH = "/openapi.json"
 export const DOCS_PATH = "/docs"
 export const HEALTH_PATH = "/healthz"
 export const READY_PATH = "/readyz"
+/** The public keys of eligibility tokens. */
+export const JWKS_PATH = "/.well-known/jwks.json"
+/** A verification message's link (its token logs as `{token}`). */
+export const LINK_PATH = "/v/:token"
 
 /** Routes served beside the API, all GET. */
-export const OTHER_ROUTES = [OPENAPI_PATH, DOCS_PATH, HEALTH_PATH, READY_PATH, METRICS_PATH] as const
+export const OTHER_ROUTES = [
+  OPENAPI_PATH,
+  DOCS_PATH,
+  HEALTH_PATH,
+  READY_PATH,
+  METRICS_PATH,
+  JWKS_PATH,
+  LINK_PATH
+] as const
 
 export interface Route {
   readonly method: string
@@ -52,7 +64,7 @@ export const ROUTES: ReadonlyArray<Route> = [
     template: templateOf(endpoint.path),
     endpoint
   })),
-  ...OTHER_ROUTES.map((path) => ({ method: "GET", path, template: path, endpoint: undefined }))
+  ...OTHER_ROUTES.map((path) => ({ method: "GET", path, template: templateOf(path), endpoint: undefined }))
 ]
 
 /** Every template a request can be logged or counted under. */

@@ -26,7 +26,8 @@ import {
   type DayCounts,
   emptyUsageState,
   increment,
-  type UsageState
+  type UsageState,
+  type VerificationCountEvent
 } from "./UsageState.ts"
 
 const PERMISSIVE = { allowQuotedLocalPart: true, allowIpLiteral: true } as const
@@ -75,6 +76,11 @@ export class UsageRecorder {
   ): void {
     const state = this.#stateFor(offerId)
     for (let i = 0; i < results.length; i++) this.#add(state, emails[i]!, results[i]!, at)
+  }
+
+  /** Counts one verification event of `offerId` (no validation: the start's validation is recorded as such). */
+  recordVerification(offerId: string, event: VerificationCountEvent): void {
+    this.#stateFor(offerId).verifications[event]++
   }
 
   /** The deltas not yet handed to a flush for one offer (do not change it). */

@@ -18,6 +18,17 @@ export interface DayCounts {
   ineligible: number
 }
 
+/** What happened to the offer's verifications, by event. */
+export interface VerificationCounts {
+  started: number
+  messagesSent: number
+  verified: number
+  failed: number
+  expired: number
+}
+
+export type VerificationCountEvent = keyof VerificationCounts
+
 export interface UsageState {
   validations: number
   eligible: number
@@ -31,6 +42,7 @@ export interface UsageState {
   lastAt: number | null
   /** HyperLogLog registers, null until a well-formed address is counted. */
   registers: Uint8Array | null
+  readonly verifications: VerificationCounts
 }
 
 export const emptyUsageState = (): UsageState => ({
@@ -42,7 +54,8 @@ export const emptyUsageState = (): UsageState => ({
   daily: new Map(),
   firstAt: null,
   lastAt: null,
-  registers: null
+  registers: null,
+  verifications: { started: 0, messagesSent: 0, verified: 0, failed: 0, expired: 0 }
 })
 
 export const increment = <K>(map: Map<K, number>, key: K, by = 1): void => {
@@ -80,8 +93,17 @@ export const addUsage = (target: UsageState, delta: UsageState): UsageState => {
     if (target.registers === null) target.registers = makeRegisters()
     mergeRegisters(target.registers, delta.registers)
   }
+  for (const event of VERIFICATION_EVENTS) target.verifications[event] += delta.verifications[event]
   return target
 }
+
+const VERIFICATION_EVENTS: ReadonlyArray<VerificationCountEvent> = [
+  "started",
+  "messagesSent",
+  "verified",
+  "failed",
+  "expired"
+]
 
 /** A deep copy. */
 export const copyUsage = (state: UsageState): UsageState => addUsage(emptyUsageState(), state)
@@ -107,7 +129,14 @@ export const toOfferUsage = (state: UsageState | undefined): OfferUsage => {
     uniqueEmails: { ...emptyOfferUsage.uniqueEmails, estimate: estimate(state.registers) },
     daily: [...state.daily].sort(([a], [b]) => a - b).map(([day, counts]) => ({ date: isoDate(day), ...counts })),
     firstValidatedAt: isoInstant(state.firstAt),
-    lastValidatedAt: isoInstant(state.lastAt)
+    lastValidatedAt: isoInstant(state.lastAt),
+    verifications: {
+      ...state.verifications,
+      conversionRate:
+        state.verifications.started === 0
+          ? 0
+          : Math.round((state.verifications.verified / state.verifications.started) * 10_000) / 10_000
+    }
   }
 }
 
@@ -123,6 +152,7 @@ export const fromOfferUsage = (usage: OfferUsage, registers: Uint8Array | null):
   state.firstAt = usage.firstValidatedAt === null ? null : Date.parse(usage.firstValidatedAt)
   state.lastAt = usage.lastValidatedAt === null ? null : Date.parse(usage.lastValidatedAt)
   state.registers = registers
+  for (const event of VERIFICATION_EVENTS) state.verifications[event] = usage.verifications[event]
   return state
 }
 

@@ -29,7 +29,14 @@ import type { OfferValidationResult } from "../domain/ValidationResult.ts"
 import type { HashKey } from "../engine/email/canonicalHash.ts"
 import { hashKeyFor, hashKeyFromSecret, randomHashKey } from "./hashKey.ts"
 import { UsageRecorder } from "./UsageRecorder.ts"
-import { addUsage, emptyUsageState, fromUsageDelta, toOfferUsage, toUsageDelta } from "./UsageState.ts"
+import {
+  addUsage,
+  emptyUsageState,
+  fromUsageDelta,
+  toOfferUsage,
+  toUsageDelta,
+  type VerificationCountEvent
+} from "./UsageState.ts"
 import { UsageStore, UsageStoreError } from "./UsageStore.ts"
 
 /** The default of `statistics.flushIntervalMs` in campusgate.yaml. */
@@ -54,6 +61,8 @@ export class UsageStatistics extends Context.Service<
       results: ReadonlyArray<OfferValidationResult>,
       at?: number
     ): void
+    /** Counts one verification event of the offer. Synchronous, never fails. */
+    recordVerification(offerId: string, event: VerificationCountEvent): void
     /** The offer's statistics: stored plus not yet flushed (empty for an offer never validated). */
     usage(offerId: string): Effect.Effect<OfferUsage, UsageStoreError>
     /** Writes pending counts to the store now; on failure they stay pending. */
@@ -116,6 +125,7 @@ export class UsageStatistics extends Context.Service<
         return UsageStatistics.of({
           record: (offerId, email, result, at) => recorder.record(offerId, email, result, at),
           recordMany: (offerId, emails, results, at) => recorder.recordMany(offerId, emails, results, at),
+          recordVerification: (offerId, event) => recorder.recordVerification(offerId, event),
           usage,
           flush,
           tally: (offerId) => {
@@ -173,6 +183,7 @@ export class UsageStatistics extends Context.Service<
     UsageStatistics.of({
       record: () => undefined,
       recordMany: () => undefined,
+      recordVerification: () => undefined,
       usage: () => Effect.succeed(toOfferUsage(undefined)),
       flush: Effect.void,
       tally: () => ({ recordMany: () => undefined, take: () => undefined, restore: () => undefined }),

@@ -23,12 +23,15 @@ export const fsyncPath = (path: string): void => {
   }
 }
 
-/** Writes `content` to `path` atomically and durably, creating its directory if needed. */
-export const writeFileAtomic = (path: string, content: string | Uint8Array): void => {
+/**
+ * Writes `content` to `path` atomically and durably, creating its directory
+ * if needed; `mode` 0o600 keeps a secret unreadable to others from the start.
+ */
+export const writeFileAtomic = (path: string, content: string | Uint8Array, mode = 0o644): void => {
   const directory = dirname(path)
   mkdirSync(directory, { recursive: true })
   const temporary = join(directory, `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`)
-  const fd = openSync(temporary, "wx", 0o644)
+  const fd = openSync(temporary, "wx", mode)
   try {
     const bytes = typeof content === "string" ? Buffer.from(content, "utf8") : content
     for (let written = 0; written < bytes.length; ) written += writeSync(fd, bytes, written)

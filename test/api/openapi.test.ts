@@ -111,7 +111,10 @@ describe("the OpenAPI document", () => {
       "POST /api/v1/validate/bulk",
       "POST /api/v1/validate/bulk-async",
       "POST /api/v1/validate/offer",
-      "POST /api/v1/validate/target-group"
+      "POST /api/v1/validate/target-group",
+      "POST /api/v1/verifications",
+      "POST /api/v1/verifications/:id/confirm",
+      "POST /api/v1/verifications/reset-limit"
     ])
     for (const endpoint of withPayload) {
       // A streamed body is read as bytes; its JSON form is described by BulkAsyncJsonBody.
@@ -133,8 +136,18 @@ describe("the OpenAPI document", () => {
         const examples = resolve(response.content?.["application/json"]?.schema as JsonSchema)?.examples ?? []
         for (const example of examples) {
           count++
-          expect(endpoint.successes, endpoint.name).toHaveLength(1)
-          expect(() => decodeWith(endpoint.successes[0], example), `${endpoint.name} ${status}`).not.toThrow()
+          // An endpoint with several answers (a started verification, or the failed validation result) documents each.
+          const accepted = endpoint.successes.filter((success) => {
+            try {
+              decodeWith(success, example)
+              return true
+            } catch {
+              return false
+            }
+          })
+          expect(accepted.length, `${endpoint.name} ${status} ${JSON.stringify(example).slice(0, 80)}`).toBeGreaterThan(
+            0
+          )
         }
       }
     }

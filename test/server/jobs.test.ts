@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, request } from "node:http"
 import type { AddressInfo } from "node:net"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { verifyCallback } from "../../src/jobs/webhook.ts"
+import { verifyCallback } from "../../src/webhooks/delivery.ts"
 import { call, copyConfig, type Daemon, makeKey, setSettings, startDaemon, waitForJob } from "./daemon.ts"
 
 const ndjson = (lines: ReadonlyArray<string>) => `${lines.join("\n")}\n`

@@ -58,11 +58,12 @@ describe("the route template of a request", () => {
   })
 
   it("is always one of a fixed set", () => {
-    expect(ROUTE_TEMPLATES.size).toBe(new Set(apiEndpoints.map((endpoint) => endpoint.path)).size + 5 + 1)
+    expect(ROUTE_TEMPLATES.size).toBe(new Set(apiEndpoints.map((endpoint) => endpoint.path)).size + 7 + 1)
     for (const [method, path] of [
       ["GET", `/api/v1/offers/${address}`],
       ["GET", "/x"],
-      ["GET", "/metrics"]
+      ["GET", "/metrics"],
+      ["GET", "/v/ver_k3v9q2m7x4c8b1n6z5t0w2y4r8.c2VjcmV0"]
     ] as const) {
       expect(ROUTE_TEMPLATES.has(routeTemplate(method, path))).toBe(true)
     }

@@ -2,7 +2,9 @@
  * `campusgate keys create|list|revoke`: API keys for the daemon. `create`
  * prints the new key once (only its hash is stored); `list` never prints
  * hashes unless asked for JSON; `revoke` marks a key revoked in whichever
- * `api-keys.yaml` holds it.
+ * `api-keys.yaml` holds it. `keys rotate-signing` retires the key that signs
+ * eligibility tokens (it stays published until its tokens expire) and makes
+ * a new one; a running daemon signs with it from its next token on.
  */
 import { resolve } from "node:path"
 import * as Console from "effect/Console"
@@ -14,6 +16,8 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { createApiKey, revokeApiKey } from "../../app/Keys.ts"
+import { loadDirectory } from "../../app/sources.ts"
+import { rotateSigningKeys } from "../../app/verificationTokens.ts"
 import { displayPath, SETTINGS_FILE } from "../../config/layout.ts"
 import { dataDirFor, loadSettings, teamsOf } from "../../config/loadConfig.ts"
 import type { Settings } from "../../config/Settings.ts"
@@ -22,6 +26,8 @@ import { type ConfigurationProblem, formatProblem } from "../../domain/errors.ts
 import { TeamId } from "../../domain/Identifiers.ts"
 import { type KeyDirectories, listApiKeys } from "../../keys/apiKeyFiles.ts"
 import { keyStatus, parseExpiry } from "../../keys/apiKeys.ts"
+import { SigningKeyStore } from "../../verification/SigningKeyStore.ts"
+import { activeKey } from "../../verification/signing.ts"
 import { directoryFlags } from "../options.ts"
 
 const userError = (message: string, cause?: unknown) =>
@@ -215,7 +221,36 @@ const revoke = Command.make(
   })
 ).pipe(Command.withDescription("Revoke an API key: the daemon rejects it from then on"))
 
+const rotateSigning = Command.make(
+  "rotate-signing",
+  { ...directoryFlags },
+  Effect.fn("keys.rotateSigning")(function* ({ config, data }) {
+    const loaded = loadDirectory({ configDir: config, dataDir: Option.getOrUndefined(data) })
+    if (!loaded.ok)
+      return yield* userError(`The configuration is not valid:\n${loaded.problems.map(formatProblem).join("\n")}`)
+    const dataDir = loaded.config.dataDir!
+    const keys = yield* rotateSigningKeys(SigningKeyStore.makeFiles(dataDir), loaded.config, Date.now(), true).pipe(
+      Effect.mapError((error) => userError(error.message, error))
+    )
+    const signing = activeKey(keys)!
+    yield* Console.log(
+      JSON.stringify({
+        signingKey: signing.kid,
+        algorithm: signing.algorithm,
+        published: keys.map((key) => ({
+          kid: key.kid,
+          ...(key.publishUntil === undefined ? {} : { publishedUntil: new Date(key.publishUntil).toISOString() })
+        }))
+      })
+    )
+  })
+).pipe(
+  Command.withDescription(
+    "Make a new key for signing eligibility tokens; the old one stays published until its tokens expire"
+  )
+)
+
 export const keysCommand = Command.make("keys").pipe(
   Command.withDescription("Create, list and revoke API keys (stored as hashes in api-keys.yaml)"),
-  Command.withSubcommands([create, list, revoke])
+  Command.withSubcommands([create, list, revoke, rotateSigning])
 )

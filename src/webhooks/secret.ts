@@ -1,6 +1,7 @@
 /**
- * The secret that signs job callbacks: `CAMPUSGATE_WEBHOOK_SECRET` when set,
- * else one generated on first use and kept in `<dataDir>/webhook-secret`
+ * The secret that signs webhooks (job callbacks, verification events):
+ * `CAMPUSGATE_WEBHOOK_SECRET` when set, else one generated on first use and
+ * kept in `<dataDir>/webhook-secret`
  * (mode 0600, created race-free by `secretFile`), so signatures stay
  * verifiable across restarts.
  */

@@ -1,14 +1,14 @@
 /**
- * Job-completion callbacks: when a job with a `callbackUrl`
- * finishes, a small JSON notice is POSTed there — job id, status, counts, end
- * time; never an email address — signed with `Campusgate-Signature`
- * (`webhookSignature.ts`). Each attempt has a timeout; a notice not
- * delivered is retried with exponential backoff (1 s, 2 s, 4 s, ... six
- * attempts by default), and every attempt is reported through `onAttempt`
- * as delivered or a reason class, so the job record can show them. The
- * request itself is `net/outbound.ts`'s: only to public addresses unless
- * the operator allows more, pinned to the addresses checked, redirects
- * only within the same origin.
+ * Signed webhook delivery, shared by every sender (a finished job's
+ * callback, verification events): a small JSON notice — never an email
+ * address — is POSTed to the receiver's URL, signed with
+ * `Campusgate-Signature` (`signature.ts`). Each attempt has a timeout; a
+ * notice not delivered is retried with exponential backoff (1 s, 2 s, 4 s,
+ * ... six attempts by default), and every attempt is reported through
+ * `onAttempt` as delivered or a reason class, so the record can show them.
+ * The request itself is `net/outbound.ts`'s: only to public addresses
+ * unless the operator allows more, pinned to the addresses checked,
+ * redirects only within the same origin.
  */
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
@@ -17,20 +17,13 @@ import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import { CallbackAttempt } from "../domain/Job.ts"
 import { defaultOutboundPolicy, type OutboundPolicy, postJson, type Resolver } from "../net/outbound.ts"
-import { SIGNATURE_HEADER, signCallback } from "./webhookSignature.ts"
+import { SIGNATURE_HEADER, signCallback } from "./signature.ts"
 
-export { WEBHOOK_SECRET_FILE, webhookSecretFor } from "./webhookSecret.ts"
-export { SIGNATURE_HEADER, signCallback, type VerifyOptions, verifyCallback } from "./webhookSignature.ts"
+export { WEBHOOK_SECRET_FILE, webhookSecretFor } from "./secret.ts"
+export { SIGNATURE_HEADER, signCallback, type VerifyOptions, verifyCallback } from "./signature.ts"
 
-/** The body of a callback. */
-export const CallbackPayload = Schema.Struct({
-  jobId: Schema.String,
-  status: Schema.String,
-  total: Schema.Number,
-  counts: Schema.Record(Schema.String, Schema.Number),
-  finishedAt: Schema.String
-})
-export type CallbackPayload = typeof CallbackPayload.Type
+/** The body of a notice: a JSON object that holds no email address. */
+export type CallbackPayload = Readonly<Record<string, unknown>>
 
 /** One delivery attempt as the job record shows it: when, and delivered or why not. */
 export const DeliveryAttempt = CallbackAttempt

@@ -1,5 +1,5 @@
 /**
- * Signatures of job callbacks, in the style of Stripe's: header
+ * Signatures of webhooks (job callbacks, verification events), in the style of Stripe's: header
  * `Campusgate-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`.
  * Signing the timestamp with the body lets a receiver refuse replays older
  * than its tolerance; comparison is constant-time. Several `v1=` values may

@@ -9,16 +9,15 @@ import * as Fiber from "effect/Fiber"
 import * as Queue from "effect/Queue"
 import * as TestClock from "effect/testing/TestClock"
 import {
-  type CallbackPayload,
   type DeliveryAttempt,
   deliverCallback,
   SIGNATURE_HEADER,
   signCallback,
   verifyCallback,
   webhookSecretFor
-} from "../../src/jobs/webhook.ts"
+} from "../../src/webhooks/delivery.ts"
 
-const payload: CallbackPayload = {
+const payload = {
   jobId: "job_1",
   status: "completed",
   total: 3,

@@ -1,0 +1,608 @@
+/**
+ * Proof of ownership, as every transport asks for it (HTTP handlers, the
+ * link page, the library facade, the CLI): start a verification, confirm
+ * it with its code or link, read, resend, cancel, look an address up, reset
+ * an address's redemption limit, and publish the signing keys.
+ *
+ * Rules, each written once:
+ * - eligibility first, by `Validation` (the team rule and usage recording
+ *   included): an ineligible address gets the normal failed result and no
+ *   message;
+ * - the offer's policy (`verificationPolicy.ts`) decides methods, lifetimes,
+ *   attempts, cooldowns, message and redemption limits, redirect origins
+ *   and the webhook; the lifecycle (`domain/verificationLifecycle.ts`) how a
+ *   record changes;
+ * - a start is accepted once its record is stored (so nothing accepted is
+ *   lost) and its message queued; only when neither can be done is it
+ *   refused (`VerificationUnavailable`, 503);
+ * - codes and link secrets exist in memory only until sent; stored are
+ *   their keyed hashes, compared in constant time (`verification/secrets.ts`);
+ * - time is Effect's `Clock`, so expiry, cooldowns and windows are tested
+ *   with `TestClock`.
+ * Changes to one verification run one at a time (`verificationRecords.ts`).
+ */
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type { JSONWebKeySet } from "jose"
+import { DEFAULT_TEAM } from "../config/loadConfig.ts"
+import { OfferNotFound, TargetGroupNotFound } from "../domain/errors.ts"
+import type { OfferValidationResult, ValidationResult } from "../domain/ValidationResult.ts"
+import { toView, type VerificationRecord, type VerificationView } from "../domain/Verification.ts"
+import { periodMillis, type ResolvedPolicy, type VerificationMethod } from "../domain/VerificationPolicy.ts"
+import {
+  cancel,
+  countsTowardsLimit,
+  expire,
+  fail,
+  isDue,
+  messagesSince,
+  renew,
+  resetLimit,
+  verify,
+  wrongCode
+} from "../domain/verificationLifecycle.ts"
+import { ALL_TEAMS, targetGroupVisible, type Viewer, verificationVisible } from "../domain/visibility.ts"
+import { canonicalAddress } from "../engine/email/canonical.ts"
+import { type ParsedEmail, parseEmail } from "../engine/email/parseEmail.ts"
+import { UsageStatistics } from "../stats/UsageStatistics.ts"
+import { newCode, newLinkSecret, newVerificationId, parseLinkToken } from "../verification/codes.ts"
+import { MailTransport } from "../verification/MailTransport.ts"
+import { messageLocale } from "../verification/messages.ts"
+import { SigningKeyStore } from "../verification/SigningKeyStore.ts"
+import { verificationKeys } from "../verification/secrets.ts"
+import { VerificationStore } from "../verification/VerificationStore.ts"
+import type { DeliveryOptions } from "../webhooks/delivery.ts"
+import { type ConfigSnapshot, Snapshot } from "./Snapshot.ts"
+import { Validation, ValidationError } from "./Validation.ts"
+import {
+  InvalidVerificationRequest,
+  RedemptionLimitReached,
+  ResendTooSoon,
+  TooManyAttempts,
+  TooManyMessages,
+  VerificationExpired,
+  VerificationNotFound,
+  VerificationNotPending,
+  VerificationsError,
+  VerificationUnavailable,
+  WrongCode
+} from "./VerificationsError.ts"
+import { policyOf } from "./verificationPolicy.ts"
+import { makeRecords } from "./verificationRecords.ts"
+import { makeTokens } from "./verificationTokens.ts"
+import { makeWork } from "./verificationWork.ts"
+
+export interface StartVerification {
+  readonly email: string
+  readonly offerId?: string | undefined
+  readonly targetGroupId?: string | undefined
+  /** Default: the first of the offer's methods (`code` unless configured otherwise). */
+  readonly method?: VerificationMethod | undefined
+  readonly locale?: string | undefined
+  /** Where the link redirects after confirming (link method; an origin the offer allows). */
+  readonly redirectUrl?: string | undefined
+}
+
+export type StartOutcome =
+  | { readonly started: VerificationView }
+  | { readonly ineligible: ValidationResult | OfferValidationResult }
+
+/** What opening a link did, for the page or redirect that answers it. */
+export interface LinkOutcome {
+  readonly outcome: "verified" | "expired" | "failed" | "invalid"
+  readonly locale: string
+  readonly verification?: VerificationView | undefined
+  readonly redirectUrl?: string | undefined
+}
+
+export interface VerificationsService {
+  start(viewer: Viewer, request: StartVerification): Effect.Effect<StartOutcome, VerificationsError>
+  get(viewer: Viewer, id: string): Effect.Effect<VerificationView, VerificationsError>
+  confirm(viewer: Viewer, id: string, code: string): Effect.Effect<VerificationView, VerificationsError>
+  /** Opening a link (no API key: the link's secret is the credential). */
+  confirmLink(token: string): Effect.Effect<LinkOutcome>
+  resend(viewer: Viewer, id: string): Effect.Effect<VerificationView, VerificationsError>
+  cancel(viewer: Viewer, id: string): Effect.Effect<VerificationView, VerificationsError>
+  /** The current (verified, not yet expired) verification of an address for an offer or target group. */
+  lookup(
+    viewer: Viewer,
+    email: string,
+    target: { readonly offerId: string } | { readonly targetGroupId: string }
+  ): Effect.Effect<VerificationView | undefined, VerificationsError>
+  /** Resets an address's redemption limit for an offer; answers how many verifications no longer count. */
+  resetLimit(viewer: Viewer, email: string, offerId: string): Effect.Effect<number, VerificationsError>
+  jwks(): Effect.Effect<JSONWebKeySet>
+  /** Retires the signing key now (old keys stay published until their tokens expire). */
+  rotateSigningKey(): Effect.Effect<void>
+  /** Runs the sweep now (the layer runs it on an interval): expiry, resends after a restart, reminders, retention. */
+  readonly sweep: Effect.Effect<void>
+}
+
+export interface VerificationsOptions {
+  /** The deployment's verification secret (`verification/secrets.ts`). */
+  readonly secret: string
+  /** The secret that signs webhooks (`webhooks/secret.ts`). */
+  readonly webhookSecret: string
+  /** The public address links start with (no trailing slash). */
+  readonly publicUrl: () => string
+  /** Webhook retry tuning (tests). */
+  readonly webhookDelivery?: DeliveryOptions | undefined
+}
+
+const refuse = (reason: VerificationsError["reason"]) => Effect.fail(new VerificationsError({ reason }))
+
+const STORE_RETRY_SECONDS = 30
+const unavailable = (detail: string) =>
+  refuse(new VerificationUnavailable({ detail, retryAfterSeconds: STORE_RETRY_SECONDS }))
+
+const invalid = (field: string, code: string, message: string) =>
+  refuse(
+    new InvalidVerificationRequest({
+      detail: "The verification request is not valid.",
+      errors: [{ field, code, message }]
+    })
+  )
+
+const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000))
+const periodText = (ms: number) => Duration.format(Duration.millis(ms))
+
+/** The parsed address of a result that passed (the engine's normalised form). */
+const normalizedOf = (result: ValidationResult | OfferValidationResult): string | undefined => {
+  const results = "results" in result ? result.results : [result]
+  for (const one of results)
+    if (one.validationDetails.format.normalized !== undefined) return one.validationDetails.format.normalized
+  return undefined
+}
+
+/** Whose verification it is: the offer's team, else the caller's, else the target group's (or the default team). */
+const ownerOf = (
+  snapshot: ConfigSnapshot,
+  offerId: string | undefined,
+  targetGroupId: string,
+  viewer: Viewer
+): string => {
+  const offer = offerId === undefined ? undefined : snapshot.engine.offers.get(offerId)?.offer
+  if (offer !== undefined) return offer.team
+  if (typeof viewer === "string") return viewer
+  return snapshot.engine.targetGroups.get(targetGroupId)?.targetGroup.team ?? DEFAULT_TEAM
+}
+
+const canonicalOf = (normalized: string): string => {
+  const at = normalized.lastIndexOf("@")
+  return canonicalAddress({ localPart: normalized.slice(0, at), domain: normalized.slice(at + 1) } as ParsedEmail)
+}
+
+export class Verifications extends Context.Service<Verifications, VerificationsService>()(
+  "campusgate/app/Verifications"
+) {
+  /**
+   * The service over its stores and transport; forks the send queue's
+   * workers and the sweep (at start: pending sends resume) in the layer's scope.
+   */
+  static readonly layer = (
+    options: VerificationsOptions
+  ): Layer.Layer<
+    Verifications,
+    never,
+    Snapshot | Validation | VerificationStore | SigningKeyStore | MailTransport | UsageStatistics
+  > =>
+    Layer.effect(
+      Verifications,
+      Effect.gen(function* () {
+        const snapshots = yield* Snapshot
+        const validation = yield* Validation
+        const store = yield* VerificationStore
+        const usage = yield* UsageStatistics
+        const keys = verificationKeys(options.secret)
+        const records = makeRecords(store)
+        const tokens = makeTokens(yield* SigningKeyStore, snapshots, keys)
+        const work = yield* makeWork({
+          store,
+          records,
+          snapshots,
+          keys,
+          transport: yield* MailTransport,
+          usage,
+          tokens,
+          webhookSecret: options.webhookSecret,
+          publicUrl: options.publicUrl,
+          webhookDelivery: options.webhookDelivery
+        })
+        const count = (record: VerificationRecord, event: "started" | "verified" | "failed" | "expired") => {
+          if (record.offerId !== undefined) usage.recordVerification(record.offerId, event)
+        }
+        const notifies = (record: VerificationRecord) => policyOf(snapshots.current(), record).webhookUrl !== undefined
+
+        /** The record if the viewer may see it; a pending one past its lifetime is expired first. */
+        const visible = Effect.fnUntraced(function* (viewer: Viewer, id: string, held: boolean) {
+          const record = yield* store.get(id)
+          if (record === undefined || !verificationVisible(record, viewer)) {
+            return yield* refuse(new VerificationNotFound({ id }))
+          }
+          const now = yield* Clock.currentTimeMillis
+          if (!isDue(record, now)) return record
+          const expired = yield* records
+            .modify(id, (current) => (isDue(current, now) ? expire(current, notifies(current)) : undefined), held)
+            .pipe(Effect.catchTag("VerificationStoreError", () => Effect.succeed(record)))
+          if (expired?.status === "expired" && record.status === "pending") {
+            count(expired, "expired")
+            yield* work.notify(expired)
+          }
+          return expired ?? record
+        })
+
+        const notPending = (record: VerificationRecord) => {
+          if (record.status === "expired") {
+            return refuse(new VerificationExpired({ expiredAt: new Date(record.expiresAt).toISOString() }))
+          }
+          if (record.status === "failed" && record.failureReason === "TOO_MANY_ATTEMPTS") {
+            return refuse(new TooManyAttempts({ maxAttempts: record.maxAttempts }))
+          }
+          return refuse(new VerificationNotPending({ status: record.status }))
+        }
+
+        /** Refuses when the address has been sent (or will be sent) the policy's messages in its window. */
+        const checkMessageLimit = (others: ReadonlyArray<VerificationRecord>, policy: ResolvedPolicy, now: number) => {
+          const times = messagesSince(others, now - policy.messageWindowMs)
+          if (times.length < policy.maxMessagesPerAddress) return Effect.void
+          const oldest = times[0]!
+          const retryAfterMs = Number.isFinite(oldest) ? oldest + policy.messageWindowMs - now : policy.resendAfterMs
+          return refuse(
+            new TooManyMessages({
+              limit: policy.maxMessagesPerAddress,
+              window: periodText(policy.messageWindowMs),
+              retryAfterSeconds: seconds(retryAfterMs)
+            })
+          )
+        }
+
+        const limitReached = (
+          others: ReadonlyArray<VerificationRecord>,
+          offerId: string | undefined,
+          policy: ResolvedPolicy,
+          now: number
+        ) => {
+          if (offerId === undefined || policy.maxVerificationsPerAddress === undefined) return undefined
+          const since = now - policy.redemptionWindowMs
+          const used = others.filter((record) => countsTowardsLimit(record, offerId, since)).length
+          return used >= policy.maxVerificationsPerAddress
+            ? new RedemptionLimitReached({
+                limit: policy.maxVerificationsPerAddress,
+                window: periodText(policy.redemptionWindowMs)
+              })
+            : undefined
+        }
+
+        const start = Effect.fn("Verifications.start")(function* (viewer: Viewer, request: StartVerification) {
+          if ((request.offerId === undefined) === (request.targetGroupId === undefined)) {
+            return yield* invalid("/offerId", "EXACTLY_ONE", "give exactly one of offerId and targetGroupId")
+          }
+          const snapshot = snapshots.current()
+          const answer =
+            request.offerId !== undefined
+              ? validation.offer(viewer, request.email, request.offerId)
+              : validation.targetGroup(viewer, request.email, request.targetGroupId!)
+          if (answer instanceof ValidationError) return yield* refuse(answer.reason)
+          if (!answer.isValid) return { ineligible: answer }
+          const policy = policyOf(snapshot, request)
+          const method = request.method ?? policy.methods[0]!
+          if (!policy.methods.includes(method)) {
+            return yield* invalid(
+              "/method",
+              "METHOD_NOT_ALLOWED",
+              `this offer verifies by ${policy.methods.join(" or ")}`
+            )
+          }
+          if (request.redirectUrl !== undefined) {
+            if (method !== "link")
+              return yield* invalid("/redirectUrl", "LINK_ONLY", "redirectUrl is for the link method")
+            const origin = URL.parse(request.redirectUrl)?.origin
+            if (origin === undefined || !policy.redirectOrigins.includes(origin)) {
+              return yield* invalid(
+                "/redirectUrl",
+                "ORIGIN_NOT_ALLOWED",
+                policy.redirectOrigins.length === 0
+                  ? "this offer allows no redirects (verification.redirectOrigins)"
+                  : `redirects go to ${policy.redirectOrigins.join(", ")} only`
+              )
+            }
+          }
+          const normalized = normalizedOf(answer)
+          if (normalized === undefined) return { ineligible: answer }
+          const now = yield* Clock.currentTimeMillis
+          const addressHash = keys.addressHash(canonicalOf(normalized))
+          const others = yield* store.byAddress(addressHash)
+          const limit = limitReached(others, request.offerId, policy, now)
+          if (limit !== undefined) return yield* refuse(limit)
+          yield* checkMessageLimit(others, policy, now)
+          if (work.queue.size >= snapshot.config.settings.verification.mail.maxQueued) {
+            return yield* unavailable(
+              "Too many messages are waiting to be sent; nothing was accepted. Try again later."
+            )
+          }
+          const id = newVerificationId()
+          const secret = method === "code" ? newCode(policy.codeLength) : newLinkSecret()
+          const results = "results" in answer ? answer.results : [answer]
+          const matched = results.find((result) => result.isValid) ?? results[0]!
+          const institution = matched.validationDetails.domain.institution
+          const record: VerificationRecord = {
+            id,
+            version: 0,
+            team: ownerOf(snapshot, request.offerId, matched.targetGroup.id, viewer),
+            ...(request.offerId === undefined ? {} : { offerId: request.offerId }),
+            targetGroupId: matched.targetGroup.id,
+            method,
+            locale: messageLocale(request.locale ?? policy.locale, snapshot.config.templates),
+            status: "pending",
+            domain: normalized.slice(normalized.lastIndexOf("@") + 1),
+            addressHash,
+            sealedAddress: keys.seal(normalized),
+            secretHash: keys.secretHash(id, secret),
+            ...(request.redirectUrl === undefined ? {} : { redirectUrl: request.redirectUrl }),
+            institution:
+              institution === undefined
+                ? null
+                : { name: institution.name, country: institution.country, type: institution.type },
+            createdAt: now,
+            expiresAt: now + policy.lifetimeMs,
+            attempts: 0,
+            maxAttempts: policy.maxAttempts,
+            sentAt: [],
+            resendAvailableAt: now + policy.resendAfterMs,
+            delivery: { state: "queued", attempts: 0 },
+            notices: []
+          }
+          yield* store
+            .insert(record)
+            .pipe(
+              Effect.catch((error) =>
+                unavailable(
+                  `The verification could not be stored (${error.message}); nothing was accepted. Try again later.`
+                )
+              )
+            )
+          // Stored as queued: if the queue is full now, the sweep queues it.
+          work.send({ id, secret })
+          count(record, "started")
+          return { started: toView(record) }
+        })
+
+        const finishVerified = Effect.fnUntraced(function* (record: VerificationRecord, now: number, counted: boolean) {
+          const policy = policyOf(snapshots.current(), record)
+          const others = yield* store.byAddress(record.addressHash)
+          const limit = limitReached(
+            others.filter((other) => other.id !== record.id),
+            record.offerId,
+            policy,
+            now
+          )
+          if (limit !== undefined) {
+            return { record: fail(record, "REDEMPTION_LIMIT_REACHED", now, notifies(record)), refused: limit }
+          }
+          const validUntil = now + policy.validForMs
+          const token = yield* tokens
+            .issue(record, validUntil, now)
+            .pipe(
+              Effect.catch((error) =>
+                unavailable(`The eligibility token could not be signed (${error.message}). Try again.`)
+              )
+            )
+          return { record: verify(record, token, validUntil, now, counted, notifies(record)), refused: undefined }
+        })
+
+        /** Stores a finished record, counts it, sends its notices; fails with `refused` if any. */
+        const settle = Effect.fnUntraced(function* (next: VerificationRecord, refused?: VerificationsError["reason"]) {
+          const stored = yield* records
+            .modify(next.id, (current) => (current.version === next.version - 1 ? next : undefined), true)
+            .pipe(
+              Effect.catch((error) =>
+                unavailable(`The verification could not be stored (${error.message}). Try again.`)
+              )
+            )
+          if (stored === undefined || stored.version !== next.version)
+            return yield* unavailable("The verification changed meanwhile. Try again.")
+          if (next.status !== "pending") {
+            count(next, next.status === "verified" ? "verified" : next.status === "failed" ? "failed" : "expired")
+            yield* work.notify(next)
+          }
+          if (refused !== undefined) return yield* refuse(refused)
+          return next
+        })
+
+        const confirm = Effect.fn("Verifications.confirm")(function* (viewer: Viewer, id: string, code: string) {
+          return yield* records.locked(
+            id,
+            Effect.gen(function* () {
+              const record = yield* visible(viewer, id, true)
+              if (record.status !== "pending") return toView(yield* notPending(record))
+              if (record.method !== "code") {
+                return yield* invalid("/code", "LINK_METHOD", "this verification is confirmed by opening its link")
+              }
+              const now = yield* Clock.currentTimeMillis
+              const matches = record.secretHash !== undefined && keys.secretMatches(id, code, record.secretHash)
+              if (!matches) {
+                const next = wrongCode(record, now, notifies(record))
+                const remaining = Math.max(0, next.maxAttempts - next.attempts)
+                return toView(
+                  yield* settle(
+                    next,
+                    next.status === "failed"
+                      ? new TooManyAttempts({ maxAttempts: next.maxAttempts })
+                      : new WrongCode({ attemptsRemaining: remaining })
+                  )
+                )
+              }
+              const { record: next, refused } = yield* finishVerified(record, now, true)
+              return toView(yield* settle(next, refused))
+            })
+          )
+        })
+
+        const confirmLink = (token: string): Effect.Effect<LinkOutcome> =>
+          Effect.gen(function* () {
+            const fallbackLocale = snapshots.current().config.settings.verification.locale
+            const parts = parseLinkToken(token)
+            if (parts === undefined) return { outcome: "invalid" as const, locale: fallbackLocale }
+            return yield* records.locked(
+              parts.id,
+              Effect.gen(function* () {
+                const record = yield* visible(ALL_TEAMS, parts.id, true)
+                const genuine =
+                  record.secretHash !== undefined && keys.secretMatches(record.id, parts.secret, record.secretHash)
+                const answer = (outcome: LinkOutcome["outcome"], shown: VerificationRecord) => ({
+                  outcome,
+                  locale: shown.locale,
+                  verification: toView(shown),
+                  ...(shown.redirectUrl === undefined ? {} : { redirectUrl: shown.redirectUrl })
+                })
+                if (record.status === "verified")
+                  return genuine ? answer("verified", record) : { outcome: "invalid" as const, locale: record.locale }
+                if (record.status === "expired") return answer("expired", record)
+                if (record.status !== "pending") return answer("failed", record)
+                if (!genuine || record.method !== "link") return { outcome: "invalid" as const, locale: record.locale }
+                const now = yield* Clock.currentTimeMillis
+                const { record: next, refused } = yield* finishVerified(record, now, false)
+                const stored = yield* settle(next, refused).pipe(Effect.catch(() => Effect.succeed(next)))
+                return answer(stored.status === "verified" ? "verified" : "failed", stored)
+              })
+            )
+          }).pipe(
+            Effect.catch(() =>
+              Effect.succeed({
+                outcome: "invalid" as const,
+                locale: snapshots.current().config.settings.verification.locale
+              })
+            )
+          )
+
+        const resend = Effect.fn("Verifications.resend")(function* (viewer: Viewer, id: string) {
+          return yield* records.locked(
+            id,
+            Effect.gen(function* () {
+              const record = yield* visible(viewer, id, true)
+              if (record.status !== "pending") return toView(yield* notPending(record))
+              const now = yield* Clock.currentTimeMillis
+              if (now < record.resendAvailableAt) {
+                return yield* refuse(new ResendTooSoon({ retryAfterSeconds: seconds(record.resendAvailableAt - now) }))
+              }
+              const policy = policyOf(snapshots.current(), record)
+              const others = (yield* store.byAddress(record.addressHash)).map((other) =>
+                other.id === id ? { ...other, delivery: { ...other.delivery, state: "sent" as const } } : other
+              )
+              yield* checkMessageLimit(others, policy, now)
+              if (work.queue.size >= snapshots.current().config.settings.verification.mail.maxQueued) {
+                return yield* unavailable("Too many messages are waiting to be sent. Try again later.")
+              }
+              const secret = record.method === "code" ? newCode(policy.codeLength) : newLinkSecret()
+              const next = renew(record, keys.secretHash(id, secret), now, policy.lifetimeMs, policy.resendAfterMs)
+              const stored = yield* settle(next)
+              work.send({ id, secret })
+              return toView(stored)
+            })
+          )
+        })
+
+        const cancelOne = Effect.fn("Verifications.cancel")(function* (viewer: Viewer, id: string) {
+          return yield* records.locked(
+            id,
+            Effect.gen(function* () {
+              const record = yield* visible(viewer, id, true)
+              if (record.status === "cancelled") return toView(record)
+              if (record.status !== "pending") return toView(yield* notPending(record))
+              return toView(yield* settle(cancel(record, yield* Clock.currentTimeMillis)))
+            })
+          )
+        })
+
+        /** The address hash of an email given to a lookup or reset (a field error when it is not an address). */
+        const addressHashOf = (email: string, field: string) => {
+          const parsed = parseEmail(email, { allowQuotedLocalPart: true })
+          if (!parsed.ok) return invalid(field, parsed.reason, parsed.message)
+          return Effect.succeed(keys.addressHash(canonicalAddress(parsed.email)))
+        }
+
+        const checkTarget = (
+          viewer: Viewer,
+          target: { readonly offerId?: string; readonly targetGroupId?: string }
+        ) => {
+          const { engine } = snapshots.current()
+          if (target.offerId !== undefined) {
+            const offer = engine.offers.get(target.offerId)?.offer
+            return offer !== undefined && verificationVisible(offer, viewer)
+              ? Effect.void
+              : refuse(new OfferNotFound({ offerId: target.offerId }))
+          }
+          const group = engine.targetGroups.get(target.targetGroupId ?? "")?.targetGroup
+          return group !== undefined && targetGroupVisible(group, viewer)
+            ? Effect.void
+            : refuse(new TargetGroupNotFound({ targetGroupId: target.targetGroupId ?? "" }))
+        }
+
+        const lookup = Effect.fn("Verifications.lookup")(function* (
+          viewer: Viewer,
+          email: string,
+          target: { readonly offerId: string } | { readonly targetGroupId: string }
+        ) {
+          yield* checkTarget(viewer, target)
+          const addressHash = yield* addressHashOf(email, "/query/email")
+          const now = yield* Clock.currentTimeMillis
+          const current = (yield* store.byAddress(addressHash))
+            .filter(
+              (record) =>
+                verificationVisible(record, viewer) &&
+                record.status === "verified" &&
+                (record.validUntil ?? 0) > now &&
+                ("offerId" in target
+                  ? record.offerId === target.offerId
+                  : record.offerId === undefined && record.targetGroupId === target.targetGroupId)
+            )
+            .sort((a, b) => (b.finishedAt ?? 0) - (a.finishedAt ?? 0))[0]
+          return current === undefined ? undefined : toView(current)
+        })
+
+        const resetLimitOf = Effect.fn("Verifications.resetLimit")(function* (
+          viewer: Viewer,
+          email: string,
+          offerId: string
+        ) {
+          yield* checkTarget(viewer, { offerId })
+          const addressHash = yield* addressHashOf(email, "/email")
+          let reset = 0
+          for (const record of yield* store.byAddress(addressHash)) {
+            if (record.offerId !== offerId || record.status !== "verified" || record.limitReset === true) continue
+            const after = yield* records
+              .modify(record.id, (current) => (current.limitReset === true ? undefined : resetLimit(current)))
+              .pipe(
+                Effect.catch((error) => unavailable(`The reset could not be stored (${error.message}). Try again.`))
+              )
+            if (after?.limitReset === true) reset++
+          }
+          return reset
+        })
+
+        yield* tokens
+          .rotateIfDue()
+          .pipe(Effect.catchCause((cause) => Effect.logError("signing key could not be made", { cause })))
+        yield* work.sweep
+        const interval = Duration.millis(periodMillis(snapshots.current().config.settings.verification.sweepInterval))
+        yield* Effect.forkScoped(Effect.forever(Effect.andThen(Effect.sleep(interval), work.sweep)))
+
+        return Verifications.of({
+          start,
+          get: (viewer, id) => Effect.map(visible(viewer, id, false), toView),
+          confirm,
+          confirmLink,
+          resend,
+          cancel: cancelOne,
+          lookup,
+          resetLimit: resetLimitOf,
+          jwks: () => tokens.jwks().pipe(Effect.orDie),
+          rotateSigningKey: () => tokens.rotateIfDue(true).pipe(Effect.orDie),
+          sweep: work.sweep
+        })
+      })
+    )
+}

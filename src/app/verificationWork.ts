@@ -1,0 +1,307 @@
+/**
+ * The `Verifications` service's work in the background:
+ * - **sending**: the send queue's `process` composes the message in the
+ *   verification's locale and hands it to the mail transport; a failure for
+ *   now keeps the verification pending and is retried with backoff (1 s,
+ *   2 s, 4 s, ... at most 5 minutes) until it expires, a refusal (5xx) gives
+ *   the message up. A message queued before a restart has lost its code
+ *   (codes are never stored): it gets a new one, stored as a hash first.
+ * - **notices**: each event a verification owes its webhook is POSTed with
+ *   the shared signed delivery (`webhooks/delivery.ts`) and marked delivered;
+ *   one not delivered is tried again at each sweep, up to `MAX_NOTICE_ATTEMPTS`.
+ * - **the sweep**, at start and every `verification.sweepInterval`:
+ *   verifications past their lifetime expire, queued messages not in the
+ *   queue are queued (after a restart, or when it was full), reminders fall
+ *   due, finished verifications past their retention are deleted, and the
+ *   signing key is rotated when due.
+ * Log lines name the verification, never the address or the code.
+ */
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import type { VerificationRecord } from "../domain/Verification.ts"
+import { periodMillis } from "../domain/VerificationPolicy.ts"
+import { expire, isDue, noticeAttempted, rekey, remind, sendFailed, sent } from "../domain/verificationLifecycle.ts"
+import type { UsageStatistics } from "../stats/UsageStatistics.ts"
+import { linkToken, newCode, newLinkSecret } from "../verification/codes.ts"
+import type { MailTransportService } from "../verification/MailTransport.ts"
+import { renderMessage } from "../verification/messages.ts"
+import { makeSendQueue, type Processed, type SendQueue, sendBackoffMs } from "../verification/SendQueue.ts"
+import type { VerificationKeys } from "../verification/secrets.ts"
+import type { VerificationStoreService } from "../verification/VerificationStore.ts"
+import { type DeliveryOptions, deliverCallback } from "../webhooks/delivery.ts"
+import type { Snapshot } from "./Snapshot.ts"
+import { policyOf } from "./verificationPolicy.ts"
+import type { Records } from "./verificationRecords.ts"
+import type { Tokens } from "./verificationTokens.ts"
+
+/** Notice deliveries (each of up to six attempts) before a notice is given up. */
+export const MAX_NOTICE_ATTEMPTS = 12
+
+/** A message to send: the verification, and its secret when this process made it. */
+export interface SendItem {
+  readonly id: string
+  readonly secret?: string | undefined
+}
+
+export interface WorkContext {
+  readonly store: VerificationStoreService
+  readonly records: Records
+  readonly snapshots: Snapshot["Service"]
+  readonly keys: VerificationKeys
+  readonly transport: MailTransportService
+  readonly usage: UsageStatistics["Service"]
+  readonly tokens: Tokens
+  readonly webhookSecret: string
+  /** The daemon's public address, links are `<base>/v/<token>`. */
+  readonly publicUrl: () => string
+  readonly webhookDelivery?: DeliveryOptions | undefined
+}
+
+export interface Work {
+  readonly queue: SendQueue<SendItem>
+  /** Queues the message of a verification (false when the queue is full). */
+  send(item: SendItem): boolean
+  /** The work of one sweep (the layer runs it at start and on an interval). */
+  readonly sweep: Effect.Effect<void>
+  /** Delivers the verification's owed notices in the background. */
+  notify(record: VerificationRecord): Effect.Effect<void>
+}
+
+const countEvent = (context: WorkContext, record: VerificationRecord, event: "expired" | "messagesSent") => {
+  if (record.offerId !== undefined) context.usage.recordVerification(record.offerId, event)
+}
+
+export const makeWork = (context: WorkContext): Effect.Effect<Work, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const { store, records, snapshots, keys, transport } = context
+    const scope = yield* Effect.scope
+    const queued = new Set<string>()
+    const delivering = new Set<string>()
+
+    const composeAndSend = Effect.fnUntraced(function* (record: VerificationRecord, secret: string, now: number) {
+      const address = keys.unseal(record.sealedAddress ?? "")
+      if (address === undefined) return { address: false as const }
+      const { config, engine } = snapshots.current()
+      const offer = record.offerId === undefined ? undefined : engine.offers.get(record.offerId)?.offer
+      const group = engine.targetGroups.get(record.targetGroupId)?.targetGroup
+      const parts = renderMessage(record.locale, record.method, config.templates, {
+        offer: offer?.name ?? group?.name ?? record.targetGroupId,
+        institution: record.institution?.name ?? record.domain,
+        minutes: String(Math.max(1, Math.ceil((record.expiresAt - now) / 60_000))),
+        code: record.method === "code" ? secret : undefined,
+        link: record.method === "link" ? `${context.publicUrl()}/v/${linkToken(record.id, secret)}` : undefined
+      })
+      return yield* transport
+        .send({ verificationId: record.id, from: config.settings.verification.mail.from, to: address, ...parts })
+        .pipe(
+          Effect.result,
+          Effect.map((outcome) => ({ address: true as const, outcome }))
+        )
+    })
+
+    const process = (item: SendItem): Effect.Effect<Processed<SendItem>> =>
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        let record = yield* store.get(item.id)
+        if (record === undefined || record.status !== "pending" || record.delivery.state !== "queued") return undefined
+        if (isDue(record, now)) return undefined
+        let secret = item.secret
+        if (secret === undefined) {
+          const policy = policyOf(snapshots.current(), record)
+          const fresh = record.method === "code" ? newCode(policy.codeLength) : newLinkSecret()
+          record = yield* records.modify(item.id, (current) =>
+            current.status === "pending" && current.delivery.state === "queued"
+              ? rekey(current, keys.secretHash(current.id, fresh))
+              : undefined
+          )
+          if (record === undefined || record.status !== "pending" || record.delivery.state !== "queued")
+            return undefined
+          secret = fresh
+        }
+        const attempt = yield* composeAndSend(record, secret, now)
+        if (!attempt.address) {
+          yield* records.modify(item.id, (current) => sendFailed(current, "the sealed address cannot be opened", true))
+          yield* Effect.logError(
+            "verification message given up: its address cannot be unsealed (was the verification secret changed?)",
+            {
+              verificationId: item.id
+            }
+          )
+          return undefined
+        }
+        if (attempt.outcome._tag === "Success") {
+          const after = yield* records.modify(item.id, (current) => sent(current, now))
+          if (after !== undefined) countEvent(context, after, "messagesSent")
+          yield* Effect.logInfo("verification message sent", {
+            verificationId: item.id,
+            transport: transport.description
+          })
+          return undefined
+        }
+        const failure = attempt.outcome.failure
+        const after = yield* records.modify(item.id, (current) =>
+          sendFailed(current, failure.detail, failure.permanent)
+        )
+        const attempts = after?.delivery.attempts ?? 1
+        const retryAfterMs = sendBackoffMs(attempts)
+        yield* Effect.logWarning(
+          failure.permanent ? "verification message refused; not retried" : "verification message not sent; retrying",
+          {
+            verificationId: item.id,
+            error: failure.detail,
+            attempt: attempts,
+            ...(failure.permanent ? {} : { retryInSeconds: retryAfterMs / 1000 })
+          }
+        )
+        return failure.permanent ? undefined : { retryAfterMs, item: { id: item.id, secret } }
+      }).pipe(
+        Effect.catchCause((cause) =>
+          Effect.as(
+            Effect.logError("verification message could not be processed", { verificationId: item.id, cause }),
+            {
+              retryAfterMs: sendBackoffMs(1)
+            }
+          )
+        ),
+        Effect.map((processed) => {
+          if (processed === undefined) queued.delete(item.id)
+          return processed
+        })
+      )
+
+    const queue = yield* makeSendQueue<SendItem>({
+      concurrency: snapshots.current().config.settings.verification.mail.concurrency,
+      maxQueued: snapshots.current().config.settings.verification.mail.maxQueued,
+      process
+    })
+    const send = (item: SendItem): boolean => {
+      if (!queue.offer(item)) return false
+      queued.add(item.id)
+      return true
+    }
+
+    const deliverNotices = (id: string): Effect.Effect<void> =>
+      Effect.gen(function* () {
+        for (;;) {
+          const record = yield* store.get(id)
+          if (record === undefined) return
+          const index = record.notices.findIndex((notice) => !notice.delivered && notice.attempts < MAX_NOTICE_ATTEMPTS)
+          if (index < 0) return
+          const notice = record.notices[index]!
+          const url = policyOf(snapshots.current(), record).webhookUrl
+          if (url === undefined) return
+          const payload = {
+            type: notice.event,
+            verificationId: record.id,
+            ...(record.offerId === undefined ? {} : { offerId: record.offerId }),
+            targetGroupId: record.targetGroupId,
+            status: record.status,
+            occurredAt: new Date(notice.at).toISOString(),
+            ...(record.validUntil === undefined ? {} : { validUntil: new Date(record.validUntil).toISOString() })
+          }
+          let delivered = false
+          yield* deliverCallback(url, payload, context.webhookSecret, {
+            // Webhooks go where job callbacks may go: public addresses, unless the operator allows more.
+            policy: snapshots.current().config.settings.jobs.callbacks,
+            ...context.webhookDelivery,
+            onAttempt: (attempt) => {
+              delivered = attempt.delivered
+              return records
+                .modify(id, (current) => noticeAttempted(current, index, delivered))
+                .pipe(
+                  Effect.catch(() => Effect.void),
+                  Effect.asVoid
+                )
+            }
+          }).pipe(
+            Effect.catchTag("CallbackDeliveryError", (error) =>
+              Effect.logWarning("verification notice not delivered", {
+                verificationId: id,
+                event: notice.event,
+                webhook: URL.parse(url)?.origin ?? "(not a URL)",
+                attempts: error.attempts
+              })
+            )
+          )
+          if (!delivered) return
+        }
+      }).pipe(
+        Effect.catchCause((cause) => Effect.logError("verification notice failed", { verificationId: id, cause }))
+      )
+
+    const notify = (record: VerificationRecord): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        if (delivering.has(record.id) || !record.notices.some((notice) => !notice.delivered)) return Effect.void
+        delivering.add(record.id)
+        return Effect.asVoid(
+          Effect.forkIn(
+            deliverNotices(record.id).pipe(Effect.ensuring(Effect.sync(() => delivering.delete(record.id)))),
+            scope
+          )
+        )
+      })
+
+    const keepUntil = (record: VerificationRecord): number => {
+      const snapshot = snapshots.current()
+      const finished = record.finishedAt ?? record.createdAt
+      let until = finished + periodMillis(snapshot.config.settings.verification.retention)
+      if (record.status === "verified") {
+        until = Math.max(until, record.validUntil ?? 0, finished + policyOf(snapshot, record).redemptionWindowMs)
+      }
+      return until
+    }
+
+    const sweepOne = (record: VerificationRecord, now: number) =>
+      Effect.gen(function* () {
+        const policy = policyOf(snapshots.current(), record)
+        if (isDue(record, now)) {
+          const after = yield* records.modify(record.id, (current) =>
+            isDue(current, now) ? expire(current, policy.webhookUrl !== undefined) : undefined
+          )
+          if (after?.status === "expired") {
+            countEvent(context, after, "expired")
+            yield* Effect.logInfo("verification expired", { verificationId: record.id })
+            yield* notify(after)
+          }
+          return
+        }
+        if (record.status === "pending" && record.delivery.state === "queued" && !queued.has(record.id))
+          send({ id: record.id })
+        if (
+          record.status === "verified" &&
+          policy.reminderBeforeMs !== undefined &&
+          policy.webhookUrl !== undefined &&
+          record.validUntil !== undefined &&
+          now >= record.validUntil - policy.reminderBeforeMs &&
+          now < record.validUntil &&
+          !record.notices.some((notice) => notice.event === "verification.reminder")
+        ) {
+          const after = yield* records.modify(record.id, (current) => remind(current, now))
+          if (after !== undefined) yield* notify(after)
+          return
+        }
+        if (record.status !== "pending" && now >= keepUntil(record)) {
+          yield* store.remove(record.id)
+          return
+        }
+        if (record.notices.some((notice) => !notice.delivered && notice.attempts < MAX_NOTICE_ATTEMPTS))
+          yield* notify(record)
+      })
+
+    const sweep = Effect.gen(function* () {
+      const now = yield* Clock.currentTimeMillis
+      for (const record of yield* store.list()) {
+        yield* sweepOne(record, now).pipe(
+          Effect.catchCause((cause) =>
+            Effect.logError("verification sweep failed for one verification", { verificationId: record.id, cause })
+          )
+        )
+      }
+      yield* context.tokens
+        .rotateIfDue()
+        .pipe(Effect.catchCause((cause) => Effect.logError("signing key rotation failed", { cause })))
+    })
+
+    return { queue, send, sweep, notify }
+  })

@@ -1,0 +1,148 @@
+/**
+ * How a verification record changes, as pure functions of the record and
+ * the time: the one place the lifecycle rules are written. A pending
+ * verification ends once — verified, failed, expired or cancelled — and
+ * ending it drops what only a pending one needs (the sealed address, and
+ * the secret's hash unless a link may be opened again), owes the event's
+ * webhook notice, and gives up a message not yet sent. Every change
+ * increments `version`, which the store checks.
+ */
+import type { FailureReason, Notice, VerificationEvent, VerificationRecord } from "./Verification.ts"
+
+const changed = (record: VerificationRecord, fields: Partial<VerificationRecord>): VerificationRecord => ({
+  ...record,
+  ...fields,
+  version: record.version + 1
+})
+
+const notice = (event: VerificationEvent, at: number): Notice => ({ event, at, delivered: false, attempts: 0 })
+
+const ended = (
+  record: VerificationRecord,
+  fields: Partial<VerificationRecord>,
+  event: VerificationEvent | undefined,
+  at: number
+): VerificationRecord => {
+  const { sealedAddress: _sealed, secretHash, ...rest } = record
+  // A verified link keeps its secret's hash, so opening the link again shows the same result.
+  const keepSecret = fields.status === "verified" && record.method === "link" && secretHash !== undefined
+  return changed(rest as VerificationRecord, {
+    ...fields,
+    ...(keepSecret ? { secretHash } : {}),
+    finishedAt: at,
+    delivery: record.delivery.state === "queued" ? { ...record.delivery, state: "abandoned" } : record.delivery,
+    notices: event === undefined ? record.notices : [...record.notices, notice(event, at)]
+  })
+}
+
+/** Whether a pending verification is past its lifetime at `now`. */
+export const isDue = (record: VerificationRecord, now: number): boolean =>
+  record.status === "pending" && now >= record.expiresAt
+
+/*
+ * `notify`: whether the verification has a webhook to tell (its offer's
+ * `webhookUrl` or the deployment's); without one no notice is owed.
+ */
+
+/** The expired verification (at its expiry instant). */
+export const expire = (record: VerificationRecord, notify: boolean): VerificationRecord =>
+  ended(record, { status: "expired" }, notify ? "verification.expired" : undefined, record.expiresAt)
+
+export const cancel = (record: VerificationRecord, now: number): VerificationRecord =>
+  ended(record, { status: "cancelled" }, undefined, now)
+
+export const fail = (
+  record: VerificationRecord,
+  reason: FailureReason,
+  now: number,
+  notify: boolean
+): VerificationRecord =>
+  ended(record, { status: "failed", failureReason: reason }, notify ? "verification.failed" : undefined, now)
+
+/** A wrong code: one attempt more, and the verification fails at the last one. */
+export const wrongCode = (record: VerificationRecord, now: number, notify: boolean): VerificationRecord => {
+  const next = { ...record, attempts: record.attempts + 1 }
+  return next.attempts >= record.maxAttempts
+    ? fail(next, "TOO_MANY_ATTEMPTS", now, notify)
+    : changed(record, { attempts: next.attempts })
+}
+
+/** The verified verification with its token, valid until `validUntil`. */
+export const verify = (
+  record: VerificationRecord,
+  token: string,
+  validUntil: number,
+  now: number,
+  counted: boolean,
+  notify: boolean
+): VerificationRecord =>
+  ended(
+    record,
+    { status: "verified", token, validUntil, attempts: counted ? record.attempts + 1 : record.attempts },
+    notify ? "verification.verified" : undefined,
+    now
+  )
+
+/** A new message: a new secret (only it is valid), a new lifetime, queued for sending. */
+export const renew = (
+  record: VerificationRecord,
+  secretHash: string,
+  now: number,
+  lifetimeMs: number,
+  resendAfterMs: number
+): VerificationRecord =>
+  changed(record, {
+    secretHash,
+    expiresAt: now + lifetimeMs,
+    resendAvailableAt: now + resendAfterMs,
+    delivery: { state: "queued", attempts: 0 }
+  })
+
+/** A new secret for the message about to be sent (the one made before was lost in a restart). */
+export const rekey = (record: VerificationRecord, secretHash: string): VerificationRecord =>
+  changed(record, { secretHash })
+
+/** The mail server took the message at `now`. */
+export const sent = (record: VerificationRecord, now: number): VerificationRecord =>
+  changed(record, {
+    sentAt: [...record.sentAt, now],
+    delivery: { state: "sent", attempts: record.delivery.attempts + 1 }
+  })
+
+/** A send attempt failed; a permanent failure gives the message up. */
+export const sendFailed = (record: VerificationRecord, error: string, permanent: boolean): VerificationRecord =>
+  changed(record, {
+    delivery: { state: permanent ? "abandoned" : "queued", attempts: record.delivery.attempts + 1, lastError: error }
+  })
+
+/** An operator reset the address's redemption limit: this verification no longer counts. */
+export const resetLimit = (record: VerificationRecord): VerificationRecord => changed(record, { limitReset: true })
+
+/** The reverification reminder is owed (once). */
+export const remind = (record: VerificationRecord, now: number): VerificationRecord =>
+  changed(record, { notices: [...record.notices, notice("verification.reminder", now)] })
+
+/** A notice's delivery attempt: `delivered` or one attempt more. */
+export const noticeAttempted = (record: VerificationRecord, index: number, delivered: boolean): VerificationRecord =>
+  changed(record, {
+    notices: record.notices.map((entry, i) =>
+      i === index ? { ...entry, delivered: entry.delivered || delivered, attempts: entry.attempts + 1 } : entry
+    )
+  })
+
+/** Whether the verification counts towards its address's redemption limit at `now`. */
+export const countsTowardsLimit = (record: VerificationRecord, offerId: string, since: number): boolean =>
+  record.offerId === offerId &&
+  record.status === "verified" &&
+  record.limitReset !== true &&
+  (record.finishedAt ?? 0) >= since
+
+/** Messages sent to the address since `since`, and those queued to be sent. */
+export const messagesSince = (records: ReadonlyArray<VerificationRecord>, since: number): Array<number> => {
+  const times: Array<number> = []
+  for (const record of records) {
+    for (const at of record.sentAt) if (at >= since) times.push(at)
+    if (record.status === "pending" && record.delivery.state === "queued") times.push(Number.POSITIVE_INFINITY)
+  }
+  return times.sort((a, b) => a - b)
+}

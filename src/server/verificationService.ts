@@ -1,0 +1,69 @@
+/**
+ * The daemon's `Verifications`: records in the data directory's journal,
+ * signing keys in `<data>/signing-keys.json`, messages over SMTP when
+ * `verification.mail.smtp` is set (password from
+ * `CAMPUSGATE_SMTP_PASSWORD`), else written to the outbox directory
+ * (`<data>/outbox` by default) with a log line per message; the
+ * verification secret and the webhook secret from the environment, else
+ * generated once into the data directory. Mail settings are read at start.
+ */
+import { readFileSync } from "node:fs"
+import { resolve } from "node:path"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { Snapshot } from "../app/Snapshot.ts"
+import type { Validation } from "../app/Validation.ts"
+import { Verifications } from "../app/Verifications.ts"
+import { directoriesOf } from "../config/loadConfig.ts"
+import { Log } from "../observability/Log.ts"
+import type { UsageStatistics } from "../stats/UsageStatistics.ts"
+import { MailTransport, smtpOptions } from "../verification/MailTransport.ts"
+import { SigningKeyStore } from "../verification/SigningKeyStore.ts"
+import { verificationSecretFor } from "../verification/secrets.ts"
+import { VerificationStore, type VerificationStoreError } from "../verification/VerificationStore.ts"
+import { webhookSecretFor } from "../webhooks/secret.ts"
+
+export const OUTBOX_DIR = "outbox"
+
+/** Where the outbox is for a config: `verification.mail.outboxDir` (relative to the config directory), else `<data>/outbox`. */
+export const outboxDirectory = (configDir: string, dataDir: string, outboxDir: string | undefined): string =>
+  outboxDir === undefined ? resolve(dataDir, OUTBOX_DIR) : resolve(configDir, outboxDir)
+
+/** `Verifications` for the daemon; `publicUrl` answers the address links start with. */
+export const verificationsLayer = (
+  publicUrl: () => string
+): Layer.Layer<Verifications, VerificationStoreError, Snapshot | Validation | UsageStatistics | Log> =>
+  Layer.unwrap(
+    Effect.gen(function* () {
+      const snapshot = yield* Snapshot
+      const log = yield* Log
+      const { settings, secrets } = snapshot.current().config
+      const { configDir, dataDir } = directoriesOf(snapshot.current().config)
+      const mail = settings.verification.mail
+      const transport =
+        mail.smtp === undefined
+          ? MailTransport.makeOutbox(outboxDirectory(configDir, dataDir, mail.outboxDir), (file) =>
+              log.write("info", "verification message written to the outbox (no SMTP server configured)", { file })
+            )
+          : MailTransport.makeSmtp(
+              smtpOptions(
+                mail.smtp,
+                secrets.smtpPassword,
+                mail.smtp.ca === undefined ? undefined : readFileSync(resolve(configDir, mail.smtp.ca), "utf8")
+              )
+            )
+      return Verifications.layer({
+        secret: verificationSecretFor(dataDir, secrets.verificationSecret),
+        webhookSecret: webhookSecretFor(dataDir, secrets.webhookSecret),
+        publicUrl
+      }).pipe(
+        Layer.provide(
+          Layer.mergeAll(
+            VerificationStore.layerFiles(dataDir),
+            SigningKeyStore.layerFiles(dataDir),
+            MailTransport.layer(transport)
+          )
+        )
+      )
+    })
+  )

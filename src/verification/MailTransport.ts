@@ -1,0 +1,175 @@
+/**
+ * How a verification message leaves: the port the send queue calls, with
+ * three adapters —
+ * - `smtp`: nodemailer over SMTP (STARTTLS required, implicit TLS, or
+ *   plain for loopback), with the user from `campusgate.yaml` and the
+ *   password from `CAMPUSGATE_SMTP_PASSWORD`;
+ * - `outbox`: each message as an `.eml` file in a directory (the embedded
+ *   default, so the first run needs no mail server), built by nodemailer
+ *   exactly as SMTP would send it, written atomically, one log line each;
+ * - `memory`: messages kept in a list (the library's tests, app tests).
+ * A failure says whether trying again can help (`permanent`: the server
+ * refused the message with a 5xx); its detail is the error class and SMTP
+ * reply code only — a server's reply text can quote the address.
+ */
+import { mkdir, open, rename } from "node:fs/promises"
+import { join } from "node:path"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import nodemailer from "nodemailer"
+import type { MailSettings } from "../config/Settings.ts"
+
+export interface OutgoingMail {
+  /** Names the message (outbox file names, logs); never an address. */
+  readonly verificationId: string
+  readonly from: string
+  readonly to: string
+  readonly subject: string
+  readonly text: string
+  readonly html: string
+}
+
+export class MailSendError extends Schema.TaggedError<MailSendError>()("MailSendError", {
+  /** The error class and SMTP reply code, e.g. `ECONNECTION` or `EENVELOPE 550`; never the server's text. */
+  detail: Schema.String,
+  /** Retrying cannot help (the server refused the message). */
+  permanent: Schema.Boolean
+}) {
+  override get message(): string {
+    return `The message was not sent: ${this.detail}`
+  }
+}
+
+export interface MailTransportService {
+  /** What messages go to, for the log: `smtp://host:port` or the outbox directory. */
+  readonly description: string
+  send(mail: OutgoingMail): Effect.Effect<void, MailSendError>
+}
+
+const failureOf = (error: unknown): MailSendError => {
+  const { code, responseCode } = error as { code?: unknown; responseCode?: unknown }
+  const reply = typeof responseCode === "number" ? responseCode : undefined
+  const name = typeof code === "string" ? code : error instanceof Error ? error.name : "Error"
+  return new MailSendError({
+    detail: reply === undefined ? name : `${name} ${reply}`,
+    permanent: reply !== undefined && reply >= 500 && reply < 600
+  })
+}
+
+export interface SmtpOptions {
+  readonly host: string
+  readonly port: number
+  readonly security: "starttls" | "tls" | "none"
+  readonly user?: string | undefined
+  readonly password?: string | undefined
+  /** Certificate authorities to trust besides the system's (PEM). */
+  readonly ca?: string | undefined
+  /** How long one attempt may take (default 30 s). */
+  readonly timeoutMs?: number | undefined
+}
+
+/** The SMTP options of the mail settings, with the password from the environment. */
+export const smtpOptions = (
+  smtp: NonNullable<MailSettings["smtp"]>,
+  password: string | undefined,
+  ca: string | undefined
+): SmtpOptions => ({ host: smtp.host, port: smtp.port, security: smtp.security, user: smtp.user, password, ca })
+
+export class MailTransport extends Context.Service<MailTransport, MailTransportService>()(
+  "campusgate/verification/MailTransport"
+) {
+  static readonly makeSmtp = (options: SmtpOptions): MailTransportService => {
+    const timeout = options.timeoutMs ?? 30_000
+    const transport = nodemailer.createTransport({
+      host: options.host,
+      port: options.port,
+      secure: options.security === "tls",
+      requireTLS: options.security === "starttls",
+      ignoreTLS: options.security === "none",
+      ...(options.user === undefined ? {} : { auth: { user: options.user, pass: options.password ?? "" } }),
+      ...(options.ca === undefined ? {} : { tls: { ca: options.ca } }),
+      connectionTimeout: timeout,
+      greetingTimeout: timeout,
+      socketTimeout: timeout
+    })
+    return {
+      description: `smtp://${options.host}:${options.port}`,
+      send: (mail) =>
+        Effect.tryPromise({
+          try: () =>
+            transport.sendMail({
+              from: mail.from,
+              to: mail.to,
+              subject: mail.subject,
+              text: mail.text,
+              html: mail.html
+            }),
+          catch: failureOf
+        }).pipe(Effect.asVoid)
+    }
+  }
+
+  /** Writes each message to `directory` as `<time>-<verification id>.eml`; `onWritten` is told the file. */
+  static readonly makeOutbox = (
+    directory: string,
+    onWritten: (file: string) => void = () => {}
+  ): MailTransportService => {
+    const builder = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: "unix" })
+    let sequence = 0
+    return {
+      description: directory,
+      send: (mail) =>
+        Effect.tryPromise({
+          try: async () => {
+            const built = await builder.sendMail({
+              from: mail.from,
+              to: mail.to,
+              subject: mail.subject,
+              text: mail.text,
+              html: mail.html
+            })
+            // Sorts by time, then by order within one millisecond.
+            const name = `${new Date().toISOString().replace(/[:.]/g, "-")}-${String(sequence++ % 1000).padStart(3, "0")}-${mail.verificationId}.eml`
+            const file = join(directory, name)
+            // Written off the event loop: a temporary file, flushed, renamed into place (readers never see half).
+            const temporary = join(directory, `.${name}.tmp`)
+            await mkdir(directory, { recursive: true })
+            const handle = await open(temporary, "wx", 0o600)
+            try {
+              await handle.writeFile(built.message as Buffer)
+              await handle.sync()
+            } finally {
+              await handle.close()
+            }
+            await rename(temporary, file)
+            onWritten(file)
+          },
+          catch: failureOf
+        })
+    }
+  }
+
+  /** Keeps messages in `sent`; `failWith` makes the next sends fail (tests of retries). */
+  static readonly makeMemory = (): MailTransportService & {
+    readonly sent: Array<OutgoingMail>
+    failWith: MailSendError | undefined
+  } => {
+    const memory = {
+      description: "memory",
+      sent: [] as Array<OutgoingMail>,
+      failWith: undefined as MailSendError | undefined,
+      send: (mail: OutgoingMail) =>
+        Effect.suspend(() => {
+          if (memory.failWith !== undefined) return Effect.fail(memory.failWith)
+          memory.sent.push(mail)
+          return Effect.void
+        })
+    }
+    return memory
+  }
+
+  static readonly layer = (service: MailTransportService): Layer.Layer<MailTransport> =>
+    Layer.succeed(MailTransport, service)
+}

@@ -1,0 +1,121 @@
+/**
+ * Where verification records live: the port the `Verifications` service
+ * uses. A record is inserted once, then replaced whole, each replacement
+ * naming the version it was read at (`version + 1`), so two changes to one
+ * verification cannot both win — what a shared store (Redis: a WATCHed key
+ * or a compare-and-set script) does across daemons. Records are found by id,
+ * by the keyed hash of their canonical address (lookups, redemption and
+ * message limits) and all at once (resuming sends at start, the sweeper).
+ *
+ * Adapters: `layerMemory` (the library without a data directory, tests) and
+ * `layerFiles(dataDir)` (`verificationJournal.ts`: an fsync'd append-only
+ * journal with group commit). One contract suite
+ * (`test/verification/VerificationStore.test.ts`) runs against both.
+ * Guarantee of a durable adapter: a change whose effect succeeded survives
+ * a crash; a change that failed changed nothing that a reader can see.
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import type { VerificationRecord } from "../domain/Verification.ts"
+import { RecordIndex } from "./recordIndex.ts"
+import { openJournal } from "./verificationJournal.ts"
+
+export class VerificationStoreError extends Schema.TaggedError<VerificationStoreError>()("VerificationStoreError", {
+  operation: Schema.Literals(["load", "insert", "replace", "remove"]),
+  cause: Schema.Defect()
+}) {
+  override get message(): string {
+    const code = (this.cause as NodeJS.ErrnoException | undefined)?.code
+    return `The verification store failed to ${this.operation}${code === undefined ? "" : ` (${code})`}`
+  }
+}
+
+export interface VerificationStoreService {
+  /** Stores a new record (version 0). */
+  insert(record: VerificationRecord): Effect.Effect<void, VerificationStoreError>
+  /**
+   * Replaces the stored record with `record` when the stored one is at
+   * `record.version - 1`; answers false (changing nothing) when it is not
+   * (another change came first) or is gone.
+   */
+  replace(record: VerificationRecord): Effect.Effect<boolean, VerificationStoreError>
+  get(id: string): Effect.Effect<VerificationRecord | undefined>
+  /** The records whose canonical address has this keyed hash. */
+  byAddress(addressHash: string): Effect.Effect<ReadonlyArray<VerificationRecord>>
+  /** Every record. */
+  list(): Effect.Effect<ReadonlyArray<VerificationRecord>>
+  /** Deletes a record (no error when it is gone). */
+  remove(id: string): Effect.Effect<void, VerificationStoreError>
+}
+
+export class VerificationStore extends Context.Service<VerificationStore, VerificationStoreService>()(
+  "campusgate/verification/VerificationStore"
+) {
+  /** Records in this process's memory: lost when it ends. */
+  static readonly layerMemory: Layer.Layer<VerificationStore> = Layer.sync(VerificationStore, () =>
+    storeOver(new RecordIndex(), () => Effect.void)
+  )
+
+  /** Records in `<dataDir>/verifications/journal.ndjson`, loaded at start, every change fsync'd before it counts. */
+  static readonly layerFiles = (dataDir: string): Layer.Layer<VerificationStore, VerificationStoreError> =>
+    Layer.effect(
+      VerificationStore,
+      Effect.gen(function* () {
+        const journal = yield* Effect.acquireRelease(
+          Effect.try({
+            try: () => openJournal(dataDir),
+            catch: (cause) => new VerificationStoreError({ operation: "load", cause })
+          }),
+          (journal) => Effect.promise(() => journal.close())
+        )
+        return storeOver(journal.index, (lines, operation) =>
+          Effect.tryPromise({
+            try: () => journal.append(lines),
+            catch: (cause) => new VerificationStoreError({ operation, cause })
+          })
+        )
+      })
+    )
+}
+
+/** A journal line: a record's new version, or the removal of one. */
+export type JournalLine = { readonly r: VerificationRecord } | { readonly d: string }
+
+/**
+ * The adapters' one logic over an index: a change is checked against the
+ * latest version (committed or being written), written by `persist`, and
+ * only then visible to readers; a failed write leaves the index as it was.
+ */
+const storeOver = (
+  index: RecordIndex,
+  persist: (
+    line: JournalLine,
+    operation: VerificationStoreError["operation"]
+  ) => Effect.Effect<void, VerificationStoreError>
+): VerificationStoreService => {
+  const write = (line: JournalLine, operation: VerificationStoreError["operation"], id: string) =>
+    Effect.suspend(() => {
+      const ticket = index.stage(id, "r" in line ? line.r : undefined)
+      return persist(line, operation).pipe(
+        Effect.onExit((exit) =>
+          Effect.sync(() => (exit._tag === "Success" ? index.commit(ticket) : index.drop(ticket)))
+        )
+      )
+    })
+  return {
+    insert: (record) => write({ r: record }, "insert", record.id),
+    replace: (record) =>
+      Effect.suspend(() => {
+        const latest = index.latest(record.id)
+        if (latest === undefined || latest.version !== record.version - 1) return Effect.succeed(false)
+        return Effect.as(write({ r: record }, "replace", record.id), true)
+      }),
+    get: (id) => Effect.sync(() => index.get(id)),
+    byAddress: (addressHash) => Effect.sync(() => index.byAddress(addressHash)),
+    list: () => Effect.sync(() => index.all()),
+    remove: (id) =>
+      Effect.suspend(() => (index.latest(id) === undefined ? Effect.void : write({ d: id }, "remove", id)))
+  }
+}

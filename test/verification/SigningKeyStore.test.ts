@@ -1,0 +1,43 @@
+import { mkdtempSync, statSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import { SIGNING_KEYS_FILE, SigningKeyStore } from "../../src/verification/SigningKeyStore.ts"
+import { activeKey, publishedKeys, rotate } from "../../src/verification/signing.ts"
+
+const DAY = 86_400_000
+
+const adapters = [
+  ["memory", () => SigningKeyStore.makeMemory()],
+  ["files", () => SigningKeyStore.makeFiles(mkdtempSync(join(tmpdir(), "campusgate-keys-")))]
+] as const
+
+describe.each(adapters)("SigningKeyStore contract (%s)", (_, make) => {
+  it.effect("starts empty; a rotation retires the signing key, which stays published until its tokens expire", () =>
+    Effect.gen(function* () {
+      const store = make()
+      expect(yield* store.list()).toEqual([])
+      const first = yield* store.update((keys) => rotate(keys, "EdDSA", 0, 365 * DAY))
+      expect(first).toHaveLength(1)
+      const second = yield* store.update((keys) => rotate(keys, "ES256", 10 * DAY, 365 * DAY))
+      expect(yield* store.list()).toEqual(second)
+      expect(activeKey(second)?.algorithm).toBe("ES256")
+      expect(publishedKeys(second, 11 * DAY).keys.map((key) => key.kid)).toEqual([second[1]!.kid, first[0]!.kid])
+      // Past the longest token's life the retired key is no longer published, and the next rotation drops it.
+      expect(publishedKeys(second, 376 * DAY).keys).toHaveLength(1)
+      expect(yield* store.update((keys) => rotate(keys, "EdDSA", 400 * DAY, 365 * DAY))).toHaveLength(2)
+    })
+  )
+})
+
+it.effect("the file adapter keeps private keys readable by their owner only", () =>
+  Effect.gen(function* () {
+    const dir = mkdtempSync(join(tmpdir(), "campusgate-keys-"))
+    yield* SigningKeyStore.makeFiles(dir).update((keys) => rotate(keys, "EdDSA", 0, DAY))
+    expect(statSync(join(dir, SIGNING_KEYS_FILE)).mode & 0o777).toBe(0o600)
+    // Another process's change (the CLI's rotation) is seen without a restart.
+    yield* SigningKeyStore.makeFiles(dir).update((keys) => rotate(keys, "EdDSA", 1, DAY))
+    expect(yield* SigningKeyStore.makeFiles(dir).list()).toHaveLength(2)
+  })
+)
