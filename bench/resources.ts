@@ -44,26 +44,29 @@ const probe = (async () => {
 
 const groups: Array<number> = []
 const offers: Array<number> = []
-for (let i = 0; i < N; i++) {
-  const id = `bench-group-${i}`
-  groups.push(
-    await post("/api/v1/target-groups", {
-      id,
-      name: `Bench group ${i}`,
-      criteria: {
-        institutions: { types: ["university"], countries: ["GB", "DE"] },
-        domains: { allow: [`x${i}.example`] }
-      }
-    })
-  )
-  offers.push(
-    await post("/api/v1/offers", { id: `bench-offer-${i}`, name: `Offer ${i}`, targetGroups: [id], status: "active" })
-  )
+try {
+  for (let i = 0; i < N; i++) {
+    const id = `bench-group-${i}`
+    groups.push(
+      await post("/api/v1/target-groups", {
+        id,
+        name: `Bench group ${i}`,
+        criteria: {
+          institutions: { types: ["university"], countries: ["GB", "DE"] },
+          domains: { allow: [`x${i}.example`] }
+        }
+      })
+    )
+    offers.push(
+      await post("/api/v1/offers", { id: `bench-offer-${i}`, name: `Offer ${i}`, targetGroups: [id], status: "active" })
+    )
+  }
+} finally {
+  creating = false
+  await probe
+  daemon.child.kill("SIGTERM")
+  await daemon.exited
 }
-creating = false
-await probe
-daemon.child.kill("SIGTERM")
-await daemon.exited
 
 const median = (values: ReadonlyArray<number>) => {
   const sorted = [...values].sort((a, b) => a - b)
