@@ -23,7 +23,8 @@ beforeAll(async () => {
   setSettings(dirs, [
     [["rateLimits", "bulk", "requests"], 1_000_000],
     [["rateLimits", "validate", "requests"], 1_000_000],
-    [["rateLimits", "default", "requests"], 1_000_000]
+    [["rateLimits", "default", "requests"], 1_000_000],
+    [["rateLimits", "verifications", "requests"], 1_000_000]
   ])
   key = makeKey(dirs, "acme", allScopes)
   daemon = await startDaemon(dirs)
@@ -43,7 +44,12 @@ const check = async (method: string, path: string, body?: string | Uint8Array, c
   const text = await response.text()
   const where = `${method} ${path} → ${response.status} ${text.slice(0, 300)}`
   expect(response.status, where).toBeLessThan(500)
-  if (response.status >= 400) {
+  if (response.status >= 400 && path.startsWith("/v/")) {
+    // The link page is for people who clicked a link in a message: a small HTML page (a path that is not a link,
+    // such as `/v/..` as a client resolves it, is the API's 404 problem).
+    expect(response.headers.get("content-type"), where).toMatch(/^(text\/html|application\/problem\+json)/)
+    expect(text.length, where).toBeLessThan(MAX_PROBLEM_BYTES)
+  } else if (response.status >= 400) {
     expect(response.headers.get("content-type"), where).toMatch(/^application\/problem\+json/)
     expect(text.length, where).toBeLessThan(MAX_PROBLEM_BYTES)
     const problem = JSON.parse(text) as { code?: unknown; requestId?: unknown }
@@ -93,6 +99,9 @@ const writingEndpoints: ReadonlyArray<readonly [string, string, Record<string, u
     }
   ],
   ["PATCH", "/api/v1/offers/acme-student-discount", { status: "paused" }],
+  ["POST", "/api/v1/verifications", { email: "jane@ox.ac.uk", offerId: "acme-student-discount", method: "code" }],
+  ["POST", "/api/v1/verifications/ver_unknown/confirm", { code: "123456" }],
+  ["POST", "/api/v1/verifications/reset-limit", { email: "jane@ox.ac.uk", offerId: "acme-student-discount" }],
   [
     "POST",
     "/api/v1/target-groups",
@@ -142,7 +151,12 @@ const parameterPaths: ReadonlyArray<readonly [string, (segment: string) => strin
   ["GET", (id) => `/api/v1/target-groups/${id}`],
   ["GET", (id) => `/api/v1/jobs/${id}`],
   ["GET", (id) => `/api/v1/jobs/${id}/results?limit=5&cursor=${id}`],
-  ["DELETE", (id) => `/api/v1/jobs/${id}`]
+  ["DELETE", (id) => `/api/v1/jobs/${id}`],
+  ["GET", (id) => `/api/v1/verifications/${id}`],
+  ["POST", (id) => `/api/v1/verifications/${id}/resend`],
+  ["DELETE", (id) => `/api/v1/verifications/${id}`],
+  ["GET", (id) => `/api/v1/verifications?email=${id}&offerId=${id}`],
+  ["GET", (id) => `/v/${id}`]
 ]
 
 describe("fuzzing every path parameter", () => {
