@@ -130,7 +130,11 @@ const dirs = prepareConfig(
     [["verification", "maxMessagesPerAddress"], 1_000_000_000]
   ]
 )
-const daemon = await startDaemon(dirs, join(root, "daemon.log"))
+const daemon = await startDaemon(
+  dirs,
+  join(root, "daemon.log"),
+  process.env.BENCH_CPU_PROF === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+)
 log(`node ${process.version}, ${availableParallelism()} CPUs; daemon at ${daemon.url}; working in ${root}`)
 try {
   const headers = { authorization: `Bearer ${dirs.key}`, "content-type": "application/json" }

@@ -118,6 +118,9 @@ export class MailTransport extends Context.Service<MailTransport, MailTransportS
   ): MailTransportService => {
     const builder = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: "unix" })
     let sequence = 0
+    // The directory is made once, and again only if it disappears.
+    let made: Promise<unknown> | undefined
+    const directoryMade = () => (made ??= mkdir(directory, { recursive: true }))
     return {
       description: directory,
       send: (mail) =>
@@ -135,8 +138,13 @@ export class MailTransport extends Context.Service<MailTransport, MailTransportS
             const file = join(directory, name)
             // Written off the event loop: a temporary file, flushed, renamed into place (readers never see half).
             const temporary = join(directory, `.${name}.tmp`)
-            await mkdir(directory, { recursive: true })
-            const handle = await open(temporary, "wx", 0o600)
+            await directoryMade()
+            const handle = await open(temporary, "wx", 0o600).catch(async (error: NodeJS.ErrnoException) => {
+              if (error.code !== "ENOENT") throw error
+              made = undefined
+              await directoryMade()
+              return open(temporary, "wx", 0o600)
+            })
             try {
               await handle.writeFile(built.message as Buffer)
               await handle.sync()

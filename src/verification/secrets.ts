@@ -19,7 +19,16 @@
  * statistics: that hash is not a cryptographic PRF and its values are never
  * stored; these are stored and must not be guessable offline.
  */
-import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto"
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHmac,
+  createSecretKey,
+  hkdfSync,
+  type KeyObject,
+  randomBytes,
+  timingSafeEqual
+} from "node:crypto"
 import { join } from "node:path"
 import { secretFile } from "../store/secretFile.ts"
 
@@ -39,8 +48,9 @@ export interface VerificationKeys {
   subject(scope: string, addressHash: string): string
 }
 
-const derive = (secret: string, label: string): Buffer =>
-  Buffer.from(hkdfSync("sha256", secret, "campusgate-verification", label, 32))
+/** A key derived once as a `KeyObject`: handing raw bytes to every HMAC or cipher made a key object each time (6% of a start's CPU). */
+const derive = (secret: string, label: string): KeyObject =>
+  createSecretKey(Buffer.from(hkdfSync("sha256", secret, "campusgate-verification", label, 32)))
 
 export const verificationKeys = (secret: string): VerificationKeys => {
   const addressKey = derive(secret, "address")
