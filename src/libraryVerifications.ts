@@ -9,7 +9,6 @@
  * rejects with its reason (`WrongCode`, `VerificationExpired`, ...).
  */
 import { randomBytes } from "node:crypto"
-import { readFileSync } from "node:fs"
 import { resolve } from "node:path"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -90,13 +89,7 @@ export const makeLibraryVerifications = (
       : options.outboxDir !== undefined
         ? MailTransport.makeOutbox(options.outboxDir)
         : onDisk && mail.smtp !== undefined
-          ? MailTransport.makeSmtp(
-              smtpOptions(
-                mail.smtp,
-                config.secrets.smtpPassword,
-                mail.smtp.ca === undefined ? undefined : readFileSync(resolve(config.configDir!, mail.smtp.ca), "utf8")
-              )
-            )
+          ? MailTransport.makeSmtp(smtpOptions(mail.smtp, config.secrets.smtpPassword, config.smtpCa))
           : onDisk
             ? MailTransport.makeOutbox(outboxDirectory(config.configDir!, config.dataDir!, mail.outboxDir))
             : sendThrough(() =>

@@ -63,6 +63,8 @@ export interface LoadedConfig {
   readonly datasets: ReadonlyArray<DatasetSpec>
   /** Overrides of the verification messages by locale (`templates/<locale>.yaml`). */
   readonly templates: ReadonlyMap<string, TemplateFile>
+  /** The certificate authorities (PEM) `verification.mail.smtp.ca` names, read with the config. */
+  readonly smtpCa: string | undefined
   /** Where each target group, offer and key was defined, by id. */
   readonly origins: {
     readonly targetGroups: ReadonlyMap<string, SourceFile>
@@ -313,6 +315,7 @@ const loadWith = (location: ConfigLocation, data: DataDocuments, cache: DecodeCa
 
   const datasets = readDatasets(configDir, settings.datasets, settingsFile, problems)
   const templates = loadMessageTemplates(configDir, problems)
+  const smtpCa = readSmtpCa(configDir, settings, settingsFile, problems)
   if (problems.length > 0) return { ok: false, problems }
   const origins = <A>(byId: Map<string, Decoded<A>>) => new Map([...byId].map(([id, item]) => [id, item.file]))
   return {
@@ -328,9 +331,29 @@ const loadWith = (location: ConfigLocation, data: DataDocuments, cache: DecodeCa
       apiKeys: apiKeys.map((item) => item.value),
       datasets,
       templates,
+      smtpCa,
       origins: { targetGroups: origins(groupsById), offers: origins(offersById), apiKeys: origins(keysById) }
     }
   }
+}
+
+/** The file `verification.mail.smtp.ca` names (relative to the config directory), or a problem when it cannot be read. */
+const readSmtpCa = (
+  configDir: string,
+  settings: Settings,
+  settingsFile: SourceFile | undefined,
+  problems: Array<ConfigurationProblem>
+): string | undefined => {
+  const ca = settings.verification.mail.smtp?.ca
+  if (ca === undefined) return undefined
+  const path = resolve(configDir, ca)
+  if (existsSync(path) && statSync(path).isFile()) return readFileSync(path, "utf8")
+  const at = ["verification", "mail", "smtp", "ca"]
+  const message = `"${ca}": no such file (paths are relative to the config directory)`
+  problems.push(
+    settingsFile === undefined ? { path: "verification.mail.smtp.ca", message } : problemAt(settingsFile, at, message)
+  )
+  return undefined
 }
 
 /** The settings an empty campusgate.yaml gives. */

@@ -40,6 +40,7 @@ export const configFromResources = (
       apiKeys: [],
       datasets,
       templates: new Map(),
+      smtpCa: undefined,
       origins: { targetGroups: new Map(), offers: new Map(), apiKeys: new Map() }
     }
   }

@@ -7,7 +7,6 @@
  * verification secret and the webhook secret from the environment, else
  * generated once into the data directory. Mail settings are read at start.
  */
-import { readFileSync } from "node:fs"
 import { resolve } from "node:path"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -45,13 +44,7 @@ export const verificationsLayer = (
           ? MailTransport.makeOutbox(outboxDirectory(configDir, dataDir, mail.outboxDir), (file) =>
               log.write("info", "verification message written to the outbox (no SMTP server configured)", { file })
             )
-          : MailTransport.makeSmtp(
-              smtpOptions(
-                mail.smtp,
-                secrets.smtpPassword,
-                mail.smtp.ca === undefined ? undefined : readFileSync(resolve(configDir, mail.smtp.ca), "utf8")
-              )
-            )
+          : MailTransport.makeSmtp(smtpOptions(mail.smtp, secrets.smtpPassword, snapshot.current().config.smtpCa))
       return Verifications.layer({
         secret: verificationSecretFor(dataDir, secrets.verificationSecret),
         webhookSecret: webhookSecretFor(dataDir, secrets.webhookSecret),

@@ -209,3 +209,20 @@ describe("decodeYaml's bounds", () => {
     })
   })
 })
+
+describe("the SMTP certificate authorities file", () => {
+  it("is read with the config, and a missing one is a problem of campusgate.yaml, not a failed start", () => {
+    const mail = (ca: string) =>
+      `${settingsYaml}verification:\n  mail:\n    from: a@acme.example\n    smtp:\n      host: 127.0.0.1\n      port: 2525\n      ca: ${ca}\n`
+    const missing = load({ ...validConfig, "campusgate.yaml": mail("nowhere.pem") })
+    expect(problems(missing)).toEqual([
+      'campusgate.yaml:11:11 verification.mail.smtp.ca: "nowhere.pem": no such file (paths are relative to the config directory)'
+    ])
+    const present = load({
+      ...validConfig,
+      "campusgate.yaml": mail("ca.pem"),
+      "ca.pem": "-----BEGIN CERTIFICATE-----\n"
+    })
+    expect(present.ok && present.config.smtpCa).toBe("-----BEGIN CERTIFICATE-----\n")
+  })
+})
