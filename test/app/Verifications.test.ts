@@ -1,3 +1,5 @@
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
 import { describe, expect, it } from "@effect/vitest"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -314,4 +316,63 @@ describe("Verifications", () => {
       ).toBe(2)
     }).pipe(Effect.provide(layer))
   })
+
+  it.effect("a verified address gets one reverification reminder notice, reminderBefore its end, and none before", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const received: Array<{ type: string }> = []
+        const receiver = createServer((request, response) => {
+          let body = ""
+          request.on("data", (chunk) => {
+            body += chunk
+          })
+          request.on("end", () => {
+            received.push(JSON.parse(body) as { type: string })
+            response.writeHead(204).end()
+          })
+        })
+        yield* Effect.acquireRelease(
+          Effect.promise(() => new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve))),
+          () => Effect.sync(() => receiver.close())
+        )
+        const webhookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`
+        const { layer, mail } = harness({
+          offers: [
+            {
+              id: "spring",
+              team: "acme",
+              name: "Spring sale",
+              status: "active",
+              targetGroups: ["uk"],
+              verification: { validFor: "1 hour", reminderBefore: "10 minutes", webhookUrl }
+            }
+          ],
+          webhookDelivery: { policy: { allowPrivateNetworks: true, allowHosts: [] }, attempts: 1 }
+        })
+        return yield* Effect.gen(function* () {
+          const verifications = yield* Verifications
+          const id = yield* startSpring(verifications)
+          yield* until(() => mail.sent.length === 1)
+          yield* verifications.confirm("acme", id, codeIn(mail.sent[0]!))
+          const notices = () => received.map((notice) => notice.type)
+          yield* Effect.promise(() => waitFor(() => notices().includes("verification.verified")))
+          // (The layer sweeps every 30 s on the test clock too; short periods keep those sweeps few.)
+          yield* TestClock.adjust("45 minutes")
+          yield* verifications.sweep
+          expect(notices()).not.toContain("verification.reminder")
+          yield* TestClock.adjust("6 minutes")
+          yield* verifications.sweep
+          yield* Effect.promise(() => waitFor(() => notices().includes("verification.reminder")))
+          yield* verifications.sweep
+          expect(notices().filter((type) => type === "verification.reminder")).toHaveLength(1)
+        }).pipe(Effect.provide(layer))
+      })
+    )
+  )
 })
+
+/** Waits (in real time: the webhook goes over a real connection) until `done` holds. */
+const waitFor = async (done: () => boolean) => {
+  for (let i = 0; i < 200 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 10))
+  if (!done()) throw new Error("the condition never held")
+}
