@@ -25,9 +25,12 @@ export interface InstitutionIndexOptions {
 const emptyData: InstitutionsData = {
   format: institutionsDataFormat,
   sources: [],
+  evidence: [],
   institutions: [],
   deny: [],
   abused: [],
+  roles: [],
+  nonInstitutions: [],
   suffixRules: []
 }
 

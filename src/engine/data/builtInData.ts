@@ -9,6 +9,9 @@ import { fileURLToPath } from "node:url"
 
 export const builtInDataDir: string = fileURLToPath(new URL("../../../dist/data/", import.meta.url))
 
+/** The source snapshots the built-in index was compiled from, for `campusgate data import` to recompile with. */
+export const builtInSourcesDir: string = `${builtInDataDir}sources/`
+
 export class BuiltInDataMissing extends Error {
   override readonly name = "BuiltInDataMissing"
 }

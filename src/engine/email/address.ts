@@ -8,6 +8,7 @@ import { resolveDomain } from "./idn.ts"
 import { parseIpLiteral } from "./ipLiteral.ts"
 import type { EmailParse, EmailSyntaxOptions } from "./parseEmail.ts"
 import { FAIL } from "./reasons.ts"
+import { isSpecialUseDomain } from "./specialUse.ts"
 
 /** RFC 5321 section 4.5.3.1.3 path limit (256) less the angle brackets. */
 export const MAX_ADDRESS_OCTETS = 254
@@ -55,6 +56,7 @@ export const completeAddress = (
     }
   }
   if (localOctets + 1 + domain.length > MAX_ADDRESS_OCTETS) return FAIL.addressTooLong
+  if (!isIpLiteral && options?.allowSpecialUseDomains !== true && isSpecialUseDomain(domain)) return FAIL.specialUse
   const address = sameLocal && sameDomain ? input : `${localPart}@${domain}`
   return { ok: true, email: { localPart, domain, unicodeDomain, isInternational, isIpLiteral, address } }
 }

@@ -1,7 +1,8 @@
 /**
  * The ASCII domain scanner: RFC 1123 LDH labels separated by single dots, at least one dot, a
- * top-level label that is not all digits, labels of at most 63 and a domain of at most 253
- * characters. Non-ASCII input is only detected here and handed on to `idn.ts`.
+ * top-level label that is not all digits and, unless it is an A-label (`xn--`), starts and ends
+ * with a letter (the form of every top-level domain: RFC 1123 section 2.1, RFC 3696 section 2),
+ * labels of at most 63 and a domain of at most 253 characters. Non-ASCII input is only detected here and handed on to `idn.ts`.
  */
 import {
   CHAR_AT,
@@ -41,6 +42,8 @@ const isALabelPrefix = (s: string, start: number, end: number): boolean =>
   s.charCodeAt(start + 2) === CHAR_HYPHEN &&
   (s.charCodeAt(start) | 0x20) === 0x78 &&
   (s.charCodeAt(start + 1) | 0x20) === 0x6e
+
+const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39
 
 /** True when the label `s[start, end)` is all ASCII digits. */
 const isNumericLabel = (s: string, start: number, end: number): boolean => {
@@ -88,6 +91,9 @@ export const scanAsciiDomain = (s: string, start: number, end: number): FormatFa
   if (isALabelPrefix(s, labelStart, end)) flags |= HAS_A_LABEL
   if (dots === 0) return FAIL.domainNeedsDot
   if (isNumericLabel(s, labelStart, end)) return FAIL.numericTld
+  if (!isALabelPrefix(s, labelStart, end) && (isDigit(s.charCodeAt(labelStart)) || isDigit(s.charCodeAt(end - 1)))) {
+    return FAIL.invalidTld
+  }
   if (end - start > MAX_DOMAIN_LENGTH) return FAIL.domainTooLong
   return flags
 }

@@ -7,6 +7,7 @@
  * first failure gives `reason` and `reasonCode`.
  */
 import type { Institution } from "../../domain/Institution.ts"
+import { nonInstitutionPhrase, nonInstitutionReason } from "../../domain/NonInstitution.ts"
 import type { ReasonCode } from "../../domain/ReasonCode.ts"
 import type {
   CustomListDetail,
@@ -16,14 +17,14 @@ import type {
   ValidationResult
 } from "../../domain/ValidationResult.ts"
 import { type ParsedEmail, parseEmail } from "../email/parseEmail.ts"
-import { isAlumniHost } from "../institutions/alumni.ts"
 import type { HostMatch } from "../institutions/InstitutionTable.ts"
 import { assessConfusable } from "../policy/confusable.ts"
 import type { CompiledTargetGroup } from "./compileTargetGroup.ts"
 import { resolveCustomRule } from "./customRule.ts"
 import type { EngineContext } from "./EngineContext.ts"
 import type { HostFacts } from "./HostDirectory.ts"
-import { type InstitutionVerdict, judgeListed, judgeSuffixRule } from "./judgeInstitution.ts"
+import { type RoleFact, roleFactOf } from "./hostRole.ts"
+import { domainWithRole, type InstitutionVerdict, judgeListed, judgeSuffixRule } from "./judgeInstitution.ts"
 import { suggestionFor } from "./suggestion.ts"
 
 // Shared by every result, hence frozen (as are verdicts and policy details): a caller may cache their JSON.
@@ -80,7 +81,7 @@ const result = (
   return out
 }
 
-/** A failed result because the host is a known non-student part of an institution (alumni service, stoplist). */
+/** A failed result because the host is a known non-student part of an institution (the stoplist). */
 const denied = (group: CompiledTargetGroup, email: string, details: Details, reason: string): ValidationResult =>
   result(group, email, details, undefined, "INSTITUTION_DENIED", reason)
 
@@ -190,21 +191,50 @@ export const evaluateTargetGroup = (
   const kind =
     group.institutions === null || (facts.matchKind === "suffix" && imitates !== null) ? "none" : facts.matchKind
   const matchedDomain = facts.matchedDomain!
-  if ((kind === "listed" || kind === "suffix") && isAlumniHost(host, matchedDomain)) {
+  let role: RoleFact | undefined
+  if (kind === "listed" || kind === "suffix") {
     const match = facts.match as Extract<HostMatch, { kind: "listed" | "suffix" }>
-    const institution = match.kind === "listed" ? match.entry.institution : null
+    role = roleFactOf(host, matchedDomain, match.kind === "listed" ? match.entry.role : "mixed")
+    const criteria = group.institutions!
+    if (!criteria.roles.has(role.role)) {
+      const institution = match.kind === "listed" ? match.entry.institution : null
+      details.domain = {
+        status: "failed",
+        domain: host,
+        matchedDomain,
+        rule: match.kind === "listed" ? "listed-domain" : "academic-suffix",
+        institution: match.kind === "listed" ? match.entry.summary : match.rule.summary,
+        role: role.role,
+        roleEvidence: role.evidence,
+        allowedRoles: criteria.allowedRoles ?? ["student", "staff"]
+      }
+      return result(
+        group,
+        input,
+        details,
+        undefined,
+        "ROLE_NOT_ALLOWED",
+        `${host} serves ${role.role === "mixed" ? "students and staff alike" : role.role === "staff" ? "staff" : role.role === "student" ? "students" : "alumni"} of ${describe(institution, matchedDomain)}; this target group accepts ${criteria.rolesText}.`
+      )
+    }
+  }
+  if (kind === "non-institution") {
+    const match = facts.match as Extract<HostMatch, { kind: "non-institution" }>
+    const organization = match.entry.organization
     details.domain = {
       status: "failed",
       domain: host,
       matchedDomain: match.matchedDomain,
-      rule: "alumni-subdomain",
-      institution: match.kind === "listed" ? match.entry.summary : match.rule.summary
+      rule: "non-institution",
+      organization
     }
-    return denied(
+    return result(
       group,
       input,
       details,
-      `${host} is an alumni service of ${describe(institution, match.matchedDomain)}, not a student address.`
+      undefined,
+      nonInstitutionReason[organization.kind],
+      `${match.matchedDomain} belongs to ${organization.name ?? "an organisation"}, ${nonInstitutionPhrase[organization.kind]}, not an educational institution.`
     )
   }
   if (kind === "deny") {
@@ -247,7 +277,7 @@ export const evaluateTargetGroup = (
   if (facts.abused) {
     details.emailPolicy = policyDetail(verdict.abusedRejected, flags | ABUSED, imitates)
   }
-  details.domain = verdict.domain
+  details.domain = domainWithRole(verdict, role!, group.institutions!.allowedRoles)
   details.organizationType = verdict.organizationType
   details.geography = verdict.geography
   return result(group, input, details, matchedDomain, verdict.reasonCode, verdict.reason)

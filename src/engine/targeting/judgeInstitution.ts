@@ -9,6 +9,7 @@ import type { ReasonCode } from "../../domain/ReasonCode.ts"
 import type { DomainDetail, GeographyDetail, OrganizationTypeDetail } from "../../domain/ValidationResult.ts"
 import type { ListedEntry, SuffixRule } from "../institutions/InstitutionTable.ts"
 import type { CompiledTargetGroup } from "./compileTargetGroup.ts"
+import type { RoleFact } from "./hostRole.ts"
 
 export interface InstitutionVerdict {
   readonly domain: DomainDetail
@@ -19,6 +20,24 @@ export interface InstitutionVerdict {
   /** Set when a filter rejected it; kept flat (no tuple) since the per-email path reads them. */
   readonly reasonCode: ReasonCode | undefined
   readonly reason: string | undefined
+  /** `domain` with the host's role added, one frozen object per role fact (see `domainWithRole`). */
+  readonly withRole: Map<RoleFact, DomainDetail>
+}
+
+/** The verdict's domain detail with the host's role, built once per role fact and shared. */
+export const domainWithRole = (
+  verdict: InstitutionVerdict,
+  role: RoleFact,
+  allowedRoles: ReadonlyArray<DomainDetail["role"] & string> | undefined
+): DomainDetail => {
+  let detail = verdict.withRole.get(role)
+  if (detail === undefined) {
+    const withRole: Mutable<DomainDetail> = { ...verdict.domain, role: role.role, roleEvidence: role.evidence }
+    if (allowedRoles !== undefined) withRole.allowedRoles = allowedRoles
+    detail = Object.freeze(withRole)
+    verdict.withRole.set(role, detail)
+  }
+  return detail
 }
 
 const maxRemembered = 50_000
@@ -52,7 +71,8 @@ const judge = (
     geography,
     abusedRejected,
     reasonCode: failure?.[0],
-    reason: failure?.[1]
+    reason: failure?.[1],
+    withRole: new Map()
   })
 
   if (rule !== undefined && !criteria.includeSuffixRules) {
