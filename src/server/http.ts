@@ -32,6 +32,7 @@ import {
 } from "../api/problems.ts"
 import { Snapshot } from "../app/Snapshot.ts"
 import { AuthorizationLive } from "./authorization.ts"
+import { InstitutionsHandlers } from "./handlers/institutions.ts"
 import { JobsHandlers } from "./handlers/jobs.ts"
 import { OffersHandlers } from "./handlers/offers.ts"
 import { TargetGroupsHandlers } from "./handlers/targetGroups.ts"
@@ -163,9 +164,13 @@ const Health = Layer.mergeAll(
 )
 
 // The middleware implementations are needed both by the handlers and by the routes built from them.
-const Handlers = Layer.mergeAll(ValidationHandlers, JobsHandlers, OffersHandlers, TargetGroupsHandlers).pipe(
-  Layer.provideMerge(Layer.mergeAll(AuthorizationLive, RequestErrorsLive, RequestIdsLive))
-)
+const Handlers = Layer.mergeAll(
+  ValidationHandlers,
+  JobsHandlers,
+  OffersHandlers,
+  TargetGroupsHandlers,
+  InstitutionsHandlers
+).pipe(Layer.provideMerge(Layer.mergeAll(AuthorizationLive, RequestErrorsLive, RequestIdsLive)))
 
 const ApiRoutes = HttpApiBuilder.layer(CampusgateApi).pipe(Layer.provide(Handlers))
 

@@ -40,6 +40,14 @@ describe("campusgate inspect", () => {
     expect(lines[3]).toMatchObject({ institution: null, flags: { denied: "alumni-subdomain" } })
   })
 
+  it("searches institutions with --search, one JSON object per line, best first", () => {
+    const lines = run(["inspect", "--search", "univ oxf", "--country", "gb", "--limit", "2"])
+    expect(lines).toHaveLength(2)
+    expect(lines[0]).toMatchObject({ name: "University of Oxford", country: "GB", type: "university" })
+    expect(lines[0].domains).toContain("ox.ac.uk")
+    for (const line of lines) expect(line.country).toBe("GB")
+  })
+
   it("takes inputs as arguments and flags policy facts", () => {
     const [disposable, typo, homograph] = run(["inspect", "x@mailinator.com", "mit.ed", "mіt.edu"])
     expect(disposable.flags).toMatchObject({ disposable: true, freeMail: true })

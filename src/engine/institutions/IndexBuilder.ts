@@ -104,6 +104,8 @@ export class IndexBuilder {
   /** Roles of the domains of the data this builder started from (`from`), so they are not worked out again. */
   private readonly knownRoles = new Map<string, RoleRow[1] | null>()
   readonly report: BuildReport = { droppedPublicSuffixes: [], droppedInvalid: [] }
+  /** Institutions by ROR id, built on the first join (after the registry's institutions are added). */
+  private byRor: Map<string, Draft> | undefined
 
   static from(data: InstitutionsData): IndexBuilder {
     const builder = new IndexBuilder()
@@ -179,6 +181,11 @@ export class IndexBuilder {
     return this.byDomain.has(domain)
   }
 
+  /** Whether `domain` is recorded as a non-institution. */
+  isNonInstitution(domain: string): boolean {
+    return this.nonInstitutions.has(domain)
+  }
+
   /** What the nearest listed domain strictly above `domain` is: an institution's, a non-institution's, or none. */
   listedAbove(domain: string): "institution" | "non-institution" | undefined {
     for (let dot = domain.indexOf("."); dot >= 0; dot = domain.indexOf(".", dot + 1)) {
@@ -218,12 +225,16 @@ export class IndexBuilder {
   addInstitution(input: InstitutionInput, source: DataSource, options: { readonly override?: boolean } = {}): void {
     const sourceIndex = this.source(source)
     const override = options.override === true
+    this.byRor = undefined
     const domains = input.domains.flatMap((raw) => this.acceptDomain(raw) ?? [])
     if (domains.length === 0) return
     const free = override ? domains : domains.filter((d) => !this.nonInstitutions.has(d))
-    const existing = free.map((d) => this.byDomain.get(d)).find((d) => d !== undefined)
+    const owners = [...new Set(free.flatMap((d) => this.byDomain.get(d) ?? []))]
+    const existing = owners[0]
     const stated = (rule: string): EvidenceRow => evidence(source.dataset, rule, "high")
     if (existing !== undefined && !override) {
+      // A dataset that names several listed domains as one institution joins them (unless the registry tells them apart).
+      for (const other of owners.slice(1)) if (other.ror === null || existing.ror === null) this.merge(existing, other)
       existing.sources.add(sourceIndex)
       if (existing.name === null && input.name) {
         existing.name = input.name
@@ -265,6 +276,36 @@ export class IndexBuilder {
     }
     this.drafts.push(draft)
     for (const domain of free) if (override || !this.byDomain.has(domain)) this.claim(draft, domain)
+  }
+
+  /**
+   * Joins the institution listing `domain` to the one the registry knows as
+   * `ror`, when both exist and differ; false when there is nothing to join.
+   */
+  joinRegistryInstitution(domain: string, ror: string): boolean {
+    const draft = this.byDomain.get(domain)
+    if (draft === undefined || draft.ror !== null) return false
+    if (this.byRor === undefined) {
+      this.byRor = new Map()
+      for (const d of this.drafts) if (d.ror !== null && !this.byRor.has(d.ror)) this.byRor.set(d.ror, d)
+    }
+    const target = this.byRor.get(ror)
+    if (target === undefined || target === draft || target.domains.length === 0) return false
+    this.merge(target, draft)
+    return true
+  }
+
+  /** Moves `other`'s domains, names and sources into `into`, filling what `into` lacks. */
+  private merge(into: Draft, other: Draft): void {
+    for (const domain of [...other.domains]) this.claim(into, domain)
+    for (const source of other.sources) into.sources.add(source)
+    if (other.name !== null && other.name !== into.name) into.names.add(other.name)
+    for (const name of other.names) if (name !== into.name) into.names.add(name)
+    if (into.country === null) [into.country, into.countryEvidence] = [other.country, other.countryEvidence]
+    if (into.region === null) [into.region, into.regionEvidence] = [other.region, other.regionEvidence]
+    if (into.type === null) [into.type, into.typeEvidence] = [other.type, other.typeEvidence]
+    into.rorTypes ??= other.rorTypes
+    into.ror ??= other.ror
   }
 
   private claim(draft: Draft, domain: string): void {

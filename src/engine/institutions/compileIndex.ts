@@ -18,7 +18,8 @@
  * organisations are left out: they are not academic and nothing would
  * otherwise match them. A listed domain with no country from a dataset
  * takes it from the one ROR organisation of the same name, if there is
- * exactly one.
+ * exactly one, and joins that organisation's institution when it is in the
+ * index (swot lists `mytum.de` and `tum.de` apart, under one name).
  */
 import { getPublicSuffix } from "tldts"
 import { countryFromTld } from "../../domain/Country.ts"
@@ -111,35 +112,51 @@ export const compileInstitutionIndex = (inputs: CompileInputs): CompiledIndex =>
     const region = record[5]
     return region === null ? null : (subdivisions.currentRegionCode(region) ?? null)
   }
+  // Each record with the domains it speaks for; records whose shortest domain is shortest first,
+  // so a parent's domain is listed before a unit's host below it is considered.
+  const domainsOf = new Map<RorRecordRow, Array<string>>()
+  for (const [domain, { record }] of best) {
+    const domains = domainsOf.get(record)
+    if (domains === undefined) domainsOf.set(record, [domain])
+    else domains.push(domain)
+  }
+  const labels = (domain: string) => domain.split(".").length
+  const records = [...domainsOf].sort(
+    ([a, x], [b, y]) => Math.min(...x.map(labels)) - Math.min(...y.map(labels)) || (a[0] < b[0] ? -1 : 1)
+  )
   let rorInstitutions = 0
   let rorNonInstitutions = 0
-  // Shorter domains first, so a parent's domain is listed before a unit's host below it is considered.
-  const byLength = [...best].sort(([a], [b]) => a.split(".").length - b.split(".").length || (a < b ? -1 : 1))
-  for (const [domain, { record }] of byLength) {
+  for (const [record, domains] of records) {
     if (record[3] !== "active") continue
-    const [, name, types, , country, , , , names, acronyms] = record
-    const academic = builder.isListed(domain) || builder.zoneOf(domain) !== undefined
-    const kind = nonInstitutionKind([name, ...names], types, builder.namesOf(domain))
-    if (kind !== undefined) {
-      if (academic) {
-        builder.addNonInstitution(domain, kind, name, country, rorSource, "ror")
-        rorNonInstitutions++
+    const [id, name, types, , country, , , , names, acronyms] = record
+    const institutionDomains: Array<string> = []
+    for (const domain of domains) {
+      const academic = builder.isListed(domain) || builder.zoneOf(domain) !== undefined
+      const kind = nonInstitutionKind([name, ...names], types, builder.namesOf(domain))
+      if (kind !== undefined) {
+        // The curated list says what kind it is when it names it.
+        if (academic && !builder.isNonInstitution(domain)) {
+          builder.addNonInstitution(domain, kind, name, country, rorSource, "ror")
+          rorNonInstitutions++
+        }
+        continue
       }
-      continue
+      const teaches = types.includes("education") || types.includes("facility")
+      if (!teaches && !academic) continue
+      // A unit's host below a listed institution is that institution's (`cs.ox.ac.uk`).
+      if (!builder.isListed(domain) && builder.listedAbove(domain) === "institution") continue
+      institutionDomains.push(domain)
     }
-    const teaches = types.includes("education") || types.includes("facility")
-    if (!teaches && !academic) continue
-    // A unit's host below a listed institution is that institution's (`cs.ox.ac.uk`).
-    if (!builder.isListed(domain) && builder.listedAbove(domain) === "institution") continue
+    if (institutionDomains.length === 0) continue
     builder.addInstitution(
       {
         name,
         names: [...names, ...acronyms],
         country,
         region: regionOf(record),
-        ror: record[0],
+        ror: id,
         rorTypes: types,
-        domains: [domain]
+        domains: institutionDomains
       },
       rorSource
     )
@@ -162,11 +179,13 @@ export const compileInstitutionIndex = (inputs: CompileInputs): CompiledIndex =>
     if (!builder.isListed(domain) || builder.hasCountry(domain)) continue
     const record = [name, ...names].map((n) => byName.get(nameKey(n ?? ""))).find((r) => r != null)
     if (record == null) continue
+    nameMatches++
+    // The registry's institution of that name is in the index: this domain is one more of its domains.
+    if (builder.joinRegistryInstitution(domain, record[0])) continue
     builder.addInstitution(
       { domains: [domain], country: record[4], countryEvidence: ["ror", "name-match", "medium"] },
       rorSource
     )
-    nameMatches++
   }
 
   for (const domain of swot.stoplist) builder.addDeny(domain, swotSource)
