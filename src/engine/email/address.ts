@@ -3,7 +3,7 @@
  * IP literal), the overall length limit, and the assembled `ParsedEmail`.
  */
 import { CHAR_OPEN_BRACKET } from "./charTable.ts"
-import { HAS_UPPER, scanAsciiDomain } from "./domain.ts"
+import { HAS_UPPER, MAYBE_SPECIAL_USE, scanAsciiDomain } from "./domain.ts"
 import { resolveDomain } from "./idn.ts"
 import { parseIpLiteral } from "./ipLiteral.ts"
 import type { EmailParse, EmailSyntaxOptions } from "./parseEmail.ts"
@@ -33,6 +33,7 @@ export const completeAddress = (
   let isInternational = false
   let isIpLiteral = false
   let sameDomain = false
+  let maybeSpecial = true
   if (input.charCodeAt(domainStart) === CHAR_OPEN_BRACKET) {
     if (options?.allowIpLiteral !== true) return FAIL.ipLiteralNotAllowed
     const literal = parseIpLiteral(input, domainStart, len)
@@ -40,8 +41,10 @@ export const completeAddress = (
     domain = unicodeDomain = literal
     isIpLiteral = true
   } else {
-    const flags = scanAsciiDomain(input, domainStart, len)
-    if (typeof flags !== "number") return flags
+    const scanned = scanAsciiDomain(input, domainStart, len)
+    if (typeof scanned !== "number") return scanned
+    const flags = scanned & ~MAYBE_SPECIAL_USE
+    maybeSpecial = (scanned & MAYBE_SPECIAL_USE) !== 0
     if (flags === 0) {
       domain = unicodeDomain = input.slice(domainStart)
       sameDomain = true
@@ -53,10 +56,13 @@ export const completeAddress = (
       domain = resolved.domain
       unicodeDomain = resolved.unicodeDomain
       isInternational = resolved.isInternational
+      maybeSpecial = true
     }
   }
   if (localOctets + 1 + domain.length > MAX_ADDRESS_OCTETS) return FAIL.addressTooLong
-  if (!isIpLiteral && options?.allowSpecialUseDomains !== true && isSpecialUseDomain(domain)) return FAIL.specialUse
+  if (maybeSpecial && !isIpLiteral && options?.allowSpecialUseDomains !== true && isSpecialUseDomain(domain)) {
+    return FAIL.specialUse
+  }
   const address = sameLocal && sameDomain ? input : `${localPart}@${domain}`
   return { ok: true, email: { localPart, domain, unicodeDomain, isInternational, isIpLiteral, address } }
 }

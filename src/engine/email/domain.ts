@@ -15,6 +15,7 @@ import {
   UPPER
 } from "./charTable.ts"
 import { FAIL, type FormatFailure } from "./reasons.ts"
+import { maybeSpecialUse } from "./specialUse.ts"
 
 /** Flags returned by `scanAsciiDomain` for an acceptable ASCII domain. */
 export const HAS_UPPER = 1
@@ -22,6 +23,8 @@ export const HAS_UPPER = 1
 export const HAS_A_LABEL = 2
 /** The scan stopped at a code unit from U+0080 up; nothing after it was checked. */
 export const NON_ASCII_DOMAIN = 4
+/** The domain may be a special-use name by its last labels' lengths and first letters (see `specialUse.ts`). */
+export const MAYBE_SPECIAL_USE = 8
 
 export const MAX_DOMAIN_LENGTH = 253
 export const MAX_LABEL_LENGTH = 63
@@ -55,14 +58,16 @@ const isNumericLabel = (s: string, start: number, end: number): boolean => {
 }
 
 /**
- * Scans `s[start, end)` as a domain. Returns a failure, or flags: `HAS_UPPER`, `HAS_A_LABEL`, or
- * `NON_ASCII_DOMAIN` (the caller must then use the internationalised path for the whole range).
+ * Scans `s[start, end)` as a domain. Returns a failure, or flags: `HAS_UPPER`, `HAS_A_LABEL`,
+ * `MAYBE_SPECIAL_USE`, or `NON_ASCII_DOMAIN` (the caller must then use the internationalised path
+ * for the whole range).
  */
 export const scanAsciiDomain = (s: string, start: number, end: number): FormatFailure | number => {
   if (start >= end) return FAIL.emptyDomain
   const table = CHAR_CLASS
   let flags = 0
   let labelStart = start
+  let previousStart = start
   let dots = 0
   for (let i = start; i < end; i++) {
     const c = s.charCodeAt(i)
@@ -74,6 +79,7 @@ export const scanAsciiDomain = (s: string, start: number, end: number): FormatFa
       if (i - labelStart > MAX_LABEL_LENGTH) return FAIL.labelTooLong
       if (isALabelPrefix(s, labelStart, i)) flags |= HAS_A_LABEL
       dots++
+      previousStart = labelStart
       labelStart = i + 1
     } else if ((kind & UPPER) !== 0) {
       flags |= HAS_UPPER
@@ -91,9 +97,9 @@ export const scanAsciiDomain = (s: string, start: number, end: number): FormatFa
   if (isALabelPrefix(s, labelStart, end)) flags |= HAS_A_LABEL
   if (dots === 0) return FAIL.domainNeedsDot
   if (isNumericLabel(s, labelStart, end)) return FAIL.numericTld
-  if (!isALabelPrefix(s, labelStart, end) && (isDigit(s.charCodeAt(labelStart)) || isDigit(s.charCodeAt(end - 1)))) {
+  if ((isDigit(s.charCodeAt(labelStart)) || isDigit(s.charCodeAt(end - 1))) && !isALabelPrefix(s, labelStart, end)) {
     return FAIL.invalidTld
   }
   if (end - start > MAX_DOMAIN_LENGTH) return FAIL.domainTooLong
-  return flags
+  return maybeSpecialUse(s, previousStart, labelStart, end) ? flags | MAYBE_SPECIAL_USE : flags
 }

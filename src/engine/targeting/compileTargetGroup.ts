@@ -7,6 +7,7 @@ import type { HostRole, InstitutionType } from "../../domain/Institution.ts"
 import type { EmailPolicy, TargetGroup } from "../../domain/TargetGroup.ts"
 import type { EmailSyntaxOptions } from "../email/parseEmail.ts"
 import { compileHostGlob, type HostGlob } from "./hostGlob.ts"
+import { allRoleFacts } from "./hostRole.ts"
 import type { InstitutionVerdict } from "./judgeInstitution.ts"
 
 export interface CompiledInstitutionCriteria {
@@ -16,6 +17,8 @@ export interface CompiledInstitutionCriteria {
   readonly includeSuffixRules: boolean
   /** The host roles accepted: `mixed` is in it whenever `student` or `staff` is. */
   readonly roles: ReadonlySet<HostRole>
+  /** Whether each role fact (by its index) is accepted: the per-email check is one array read. */
+  readonly acceptsRoleFact: ReadonlyArray<boolean>
   /** The roles the group names, for the details; undefined when it names none (students and staff). */
   readonly allowedRoles: ReadonlyArray<HostRole> | undefined
   readonly rolesText: string
@@ -48,11 +51,12 @@ export interface CompiledTargetGroup {
 /** Students and staff, and the hosts that serve both: what a group accepts unless it names roles. */
 const defaultRoles: ReadonlyArray<HostRole> = ["student", "staff"]
 
-const rolePhrases: Readonly<Record<HostRole, string>> = {
+/** Whom a role serves, as reasons say it. */
+export const rolePhrases: Readonly<Record<HostRole, string>> = {
   student: "students",
   staff: "staff",
   alumni: "alumni",
-  mixed: "hosts serving students and staff alike"
+  mixed: "students and staff alike"
 }
 
 const acceptedRoles = (roles: ReadonlyArray<HostRole>): ReadonlySet<HostRole> => {
@@ -90,6 +94,9 @@ export const compileTargetGroup = (targetGroup: TargetGroup): CompiledTargetGrou
             regions: setOrNull(institutions.regions),
             includeSuffixRules: institutions.includeSuffixRules,
             roles: acceptedRoles(institutions.roles?.length ? institutions.roles : defaultRoles),
+            acceptsRoleFact: allRoleFacts.map((fact) =>
+              acceptedRoles(institutions.roles?.length ? institutions.roles : defaultRoles).has(fact.role)
+            ),
             allowedRoles: institutions.roles?.length ? institutions.roles : undefined,
             rolesText: (institutions.roles?.length ? institutions.roles : defaultRoles)
               .map((role) => rolePhrases[role])

@@ -9,10 +9,16 @@ import { roleOf } from "../institutions/roles.ts"
 export interface RoleFact {
   readonly role: HostRole
   readonly evidence: Evidence
+  /** Its position among the role facts, for per-fact caches kept in arrays (`ROLE_FACTS` of them). */
+  readonly index: number
 }
 
+/** How many role facts there are. */
+export const ROLE_FACTS = 7
+
+let made = 0
 const fact = (role: HostRole, rule: string, confidence: Evidence["confidence"]): RoleFact =>
-  Object.freeze({ role, evidence: Object.freeze({ source: "campusgate", rule, confidence }) })
+  Object.freeze({ role, evidence: Object.freeze({ source: "campusgate", rule, confidence }), index: made++ })
 
 const byHostLabel = {
   student: fact("student", "role-label", "medium"),
@@ -26,6 +32,12 @@ const byListedDomain = {
   alumni: fact("alumni", "listed-domain-label", "high"),
   mixed: fact("mixed", "no-role-label", "low")
 } as const
+
+/** Every role fact, by index. */
+export const allRoleFacts: ReadonlyArray<RoleFact> = [
+  ...Object.values(byHostLabel),
+  ...Object.values(byListedDomain)
+].sort((a, b) => a.index - b.index)
 
 /**
  * The role of `host`, matched at `matchedDomain`: what the labels in front
