@@ -58,6 +58,12 @@ interface Draft {
   ror: string | null
   sources: Set<number>
   domains: Array<string>
+  /**
+   * The compiled row this draft was read from (`from`), while nothing but
+   * losing domains has changed it: `finish` then writes it back as it was,
+   * so merging a small user dataset into the built-in data stays cheap.
+   */
+  settled: InstitutionRow | null
 }
 
 export interface BuildReport {
@@ -74,6 +80,10 @@ export const normalizeDatasetDomain = (raw: string): string =>
     .toLowerCase()
     .replace(/^www\./, "")
     .replace(/\.$/, "")
+
+/** The shared empty sets of settled drafts (see `IndexBuilder.from`); never added to. */
+const noNames: Set<string> = new Set()
+const noSources: Set<number> = new Set()
 
 /** Facts derived by our own rules, not stated by a dataset. */
 export const RULES_SOURCE = "campusgate"
@@ -110,29 +120,29 @@ export class IndexBuilder {
   static from(data: InstitutionsData): IndexBuilder {
     const builder = new IndexBuilder()
     builder.sources.push(...data.sources)
-    const at = (i: number): EvidenceRow | null => (i < 0 ? null : data.evidence[i]!)
+    builder.baseEvidence = data.evidence
+    // Drafts read from compiled rows stay settled (their sets and evidence not made) until something changes them.
     for (const row of data.institutions) {
-      const [id, name, country, , region, type, sources, domains, names, ror, [nameEv, typeEv, countryEv, regionEv]] =
-        row
+      const [id, name, country, , region, type, , domains, , ror] = row
       const draft: Draft = {
         id,
         name,
-        nameEvidence: at(nameEv),
-        names: new Set(names),
+        nameEvidence: null,
+        names: noNames,
         country,
-        countryEvidence: at(countryEv),
+        countryEvidence: null,
         region,
-        regionEvidence: at(regionEv),
+        regionEvidence: null,
         type,
-        typeEvidence: at(typeEv),
+        typeEvidence: null,
         rorTypes: null,
         ror,
-        sources: new Set(sources),
-        domains: []
+        sources: noSources,
+        domains: [...domains],
+        settled: row
       }
       builder.drafts.push(draft)
       for (const domain of domains) {
-        draft.domains.push(domain)
         builder.byDomain.set(domain, draft)
         builder.knownRoles.set(domain, null)
       }
@@ -144,6 +154,24 @@ export class IndexBuilder {
     for (const rule of data.suffixRules) builder.zones.set(rule[0], rule)
     return builder
   }
+
+  /** Makes a settled draft's sets and evidence from its row, before anything changes it. */
+  private unsettle(draft: Draft): void {
+    const row = draft.settled
+    if (row === null) return
+    draft.settled = null
+    const at = (i: number): EvidenceRow | null => (i < 0 ? null : this.baseEvidence[i]!)
+    const [nameEv, typeEv, countryEv, regionEv] = row[10]
+    draft.names = new Set(row[8])
+    draft.sources = new Set(row[6])
+    draft.nameEvidence = at(nameEv)
+    draft.typeEvidence = at(typeEv)
+    draft.countryEvidence = at(countryEv)
+    draft.regionEvidence = at(regionEv)
+  }
+
+  /** The evidence table of the data this builder started from, which settled rows point into. */
+  private baseEvidence: ReadonlyArray<EvidenceRow> = []
 
   sourceAt(index: number): DataSource {
     return this.sources[index]!
@@ -208,6 +236,7 @@ export class IndexBuilder {
   /** The names an institution listing `domain` is known by (for matching other datasets' records to it). */
   namesOf(domain: string): ReadonlyArray<string> {
     const draft = this.byDomain.get(domain)
+    if (draft?.settled != null) return [...(draft.name === null ? [] : [draft.name]), ...draft.settled[8]]
     return draft === undefined ? [] : [...(draft.name === null ? [] : [draft.name]), ...draft.names]
   }
 
@@ -233,6 +262,7 @@ export class IndexBuilder {
     const existing = owners[0]
     const stated = (rule: string): EvidenceRow => evidence(source.dataset, rule, "high")
     if (existing !== undefined && !override) {
+      this.unsettle(existing)
       // A dataset that names several listed domains as one institution joins them (unless the registry tells them apart).
       for (const other of owners.slice(1)) if (other.ror === null || existing.ror === null) this.merge(existing, other)
       existing.sources.add(sourceIndex)
@@ -272,7 +302,8 @@ export class IndexBuilder {
       rorTypes: input.rorTypes ?? null,
       ror: input.ror ?? null,
       sources: new Set([sourceIndex]),
-      domains: []
+      domains: [],
+      settled: null
     }
     this.drafts.push(draft)
     for (const domain of free) if (override || !this.byDomain.has(domain)) this.claim(draft, domain)
@@ -297,6 +328,8 @@ export class IndexBuilder {
 
   /** Moves `other`'s domains, names and sources into `into`, filling what `into` lacks. */
   private merge(into: Draft, other: Draft): void {
+    this.unsettle(into)
+    this.unsettle(other)
     for (const domain of [...other.domains]) this.claim(into, domain)
     for (const source of other.sources) into.sources.add(source)
     if (other.name !== null && other.name !== into.name) into.names.add(other.name)
@@ -311,6 +344,7 @@ export class IndexBuilder {
   private claim(draft: Draft, domain: string): void {
     const owner = this.byDomain.get(domain)
     if (owner === draft) return
+    this.unsettle(draft)
     if (owner !== undefined) owner.domains = owner.domains.filter((d) => d !== domain)
     draft.domains.push(domain)
     this.byDomain.set(domain, draft)
@@ -418,8 +452,9 @@ export class IndexBuilder {
   }
 
   finish(): InstitutionsData {
-    const evidenceRows: Array<EvidenceRow> = []
-    const evidenceIndex = new Map<string, number>()
+    // Settled rows keep their evidence positions, so the table starts as the one they point into.
+    const evidenceRows: Array<EvidenceRow> = [...this.baseEvidence]
+    const evidenceIndex = new Map<string, number>(evidenceRows.map((row, i) => [row.join("\u0000"), i]))
     const ref = (row: EvidenceRow | null): number => {
       if (row === null) return -1
       const key = row.join("\u0000")
@@ -436,6 +471,21 @@ export class IndexBuilder {
     const ids = new Set<string>()
     for (const draft of this.drafts) {
       if (draft.domains.length === 0) continue
+      const settled = draft.settled
+      if (settled !== null && !ids.has(settled[0])) {
+        ids.add(settled[0])
+        institutions.push(
+          settled[7].length === draft.domains.length
+            ? settled
+            : ([...settled.slice(0, 7), draft.domains, ...settled.slice(8)] as unknown as InstitutionRow)
+        )
+        for (const domain of draft.domains) {
+          const role = this.knownRoles.get(domain)
+          if (role != null) roles.push([domain, role])
+        }
+        continue
+      }
+      this.unsettle(draft)
       if (draft.country === null) {
         const inferred = draft.domains.map((d) => this.inferCountry(d)).find((c) => c !== undefined)
         if (inferred !== undefined) [draft.country, draft.countryEvidence] = inferred

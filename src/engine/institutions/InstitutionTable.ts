@@ -79,18 +79,17 @@ export type HostMatch =
 
 const noMatch: HostMatch = { kind: "none" }
 
-const summarize = (institution: Institution, abused: boolean): InstitutionSummary =>
-  Object.freeze({
-    id: institution.id,
-    name: institution.name,
-    country: institution.country,
-    region: institution.region,
-    type: institution.type,
-    flags:
-      abused && !institution.flags.includes("abused") ? [...institution.flags, "abused" as const] : institution.flags,
-    sources: institution.sources,
-    evidence: institution.evidence
-  })
+const summarize = (institution: Institution, abused: boolean): InstitutionSummary => ({
+  id: institution.id,
+  name: institution.name,
+  country: institution.country,
+  region: institution.region,
+  type: institution.type,
+  flags:
+    abused && !institution.flags.includes("abused") ? [...institution.flags, "abused" as const] : institution.flags,
+  sources: institution.sources,
+  evidence: institution.evidence
+})
 
 export class InstitutionTable {
   readonly entries = new Map<string, HostEntry>()
@@ -123,7 +122,7 @@ export class InstitutionTable {
         sources: sourceIds.map((i) => data.sources[i]!),
         names,
         ror,
-        evidence: Object.freeze(factEvidence)
+        evidence: factEvidence
       }
       institutions.push(institution)
       const plain = summarize(institution, false)
