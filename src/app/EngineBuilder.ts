@@ -1,7 +1,8 @@
 /**
  * A loaded config → a compiled engine. The institution index with the
- * config's datasets and the email lists are the costly part (~150 ms), so
- * the engine context is kept and reused while the datasets stay the same;
+ * config's datasets and the email lists are the costly part (~200 ms), so
+ * the engine context is kept and reused while the datasets (and the data
+ * directory's imported index) stay the same;
  * a change that touches only target groups or offers recompiles just those.
  */
 import type { LoadedConfig } from "../config/loadConfig.ts"
