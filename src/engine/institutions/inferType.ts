@@ -7,7 +7,7 @@
 import type { InstitutionType } from "../../domain/Institution.ts"
 
 const university =
-  /(universi|vysoká škola|vysoké učení|universidad|universidade|université|università|universiteit|uniwersytet|üniversite|univerzit|egyetem|yliopisto|háskóli|politecnic|politécnic|polytechnique|institute of technology|technische hochschule|技术大学|大学|大學|대학교|đại học|มหาวิทยาลัย|университет|універс|جامعة|دانشگاه|אוניברסיט)/iu
+  /(universi|vishwavidyalay|विश्वविद्यालय|vysoká škola|vysoké učení|universidad|universidade|université|università|universiteit|uniwersytet|üniversite|univerzit|egyetem|yliopisto|háskóli|politecnic|politécnic|polytechnique|institute of technology|technische hochschule|技术大学|大学|大學|대학교|đại học|มหาวิทยาลัย|университет|універс|جامعة|دانشگاه|אוניברסיט)/iu
 
 /** Secondary and primary schools; the look-behinds keep `Hochschule`, `högskola` and `vysoká škola` out. */
 const school =
