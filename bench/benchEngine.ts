@@ -31,7 +31,8 @@ export const makeBenchEngine = (table: InstitutionTable): Engine =>
             rejectAbused: true,
             rejectConfusable: true,
             allowQuotedLocalPart: false,
-            allowIpLiteral: false
+            allowIpLiteral: false,
+            allowSpecialUseDomains: false
           }
         }
       }

@@ -23,6 +23,8 @@ export type { ConfigLocation, LoadedConfig } from "./config/loadConfig.ts"
 export { loadConfig } from "./config/loadConfig.ts"
 export * from "./domain/errors.ts"
 export * from "./domain/Institution.ts"
+export * from "./domain/InstitutionMatch.ts"
+export * from "./domain/NonInstitution.ts"
 export * from "./domain/Offer.ts"
 export { DailyUsage, emptyOfferUsage, OfferUsage, UniqueEmails } from "./domain/OfferUsage.ts"
 export * from "./domain/ReasonCode.ts"
@@ -37,6 +39,7 @@ export { canonicalAddress } from "./engine/email/canonical.ts"
 export { type EmailParse, type EmailSyntaxOptions, type ParsedEmail, parseEmail } from "./engine/email/parseEmail.ts"
 export { InstitutionIndex, type InstitutionIndexOptions } from "./engine/InstitutionIndex.ts"
 export type { InspectInstitution, InspectResult } from "./engine/inspect.ts"
+export type { InstitutionPage, InstitutionQuery } from "./engine/institutions/InstitutionSearch.ts"
 export type { HostMatch, InstitutionTable } from "./engine/institutions/InstitutionTable.ts"
 export { DatasetError, type DatasetFormat, type DatasetSpec } from "./engine/institutions/userDatasets.ts"
 export {
@@ -44,6 +47,7 @@ export {
   type CampusgateOptions,
   type ConfiguredCampusgate,
   createCampusgate,
+  type InstitutionSearchQuery,
   type OpenConfigOptions,
   openConfig,
   type ValidationTarget

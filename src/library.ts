@@ -30,6 +30,7 @@ import { Validation, ValidationCounters, ValidationError } from "./app/Validatio
 import type { Environment } from "./config/environment.ts"
 import { configFromResources } from "./config/resourcesConfig.ts"
 import { InvalidConfiguration } from "./domain/errors.ts"
+import type { InstitutionMatch } from "./domain/InstitutionMatch.ts"
 import type { OfferInput } from "./domain/Offer.ts"
 import type { OfferUsage } from "./domain/OfferUsage.ts"
 import type { TargetGroupInput } from "./domain/TargetGroup.ts"
@@ -37,6 +38,8 @@ import type { OfferValidationResult, ValidationResult } from "./domain/Validatio
 import { ALL_TEAMS } from "./domain/visibility.ts"
 import type { Engine } from "./engine/Engine.ts"
 import { type InspectResult, inspectInput } from "./engine/inspect.ts"
+import { institutionOf } from "./engine/institutionOf.ts"
+import { type InstitutionPage, InstitutionSearch } from "./engine/institutions/InstitutionSearch.ts"
 import type { DatasetSpec } from "./engine/institutions/userDatasets.ts"
 import {
   type LibraryVerificationOptions,
@@ -78,6 +81,17 @@ export interface OpenConfigOptions {
   readonly verification?: LibraryVerificationOptions | undefined
 }
 
+export interface InstitutionSearchQuery {
+  readonly q?: string | undefined
+  /** ISO 3166-1 alpha-2. */
+  readonly country?: string | undefined
+  readonly type?: "university" | "college" | "school" | "research" | "other" | undefined
+  /** Default 20. */
+  readonly limit?: number | undefined
+  /** Matches to skip (default 0). */
+  readonly offset?: number | undefined
+}
+
 export type ValidationTarget = { readonly targetGroupId: string } | { readonly offerId: string }
 
 /** What both entries answer. */
@@ -96,6 +110,15 @@ interface CampusgateCore {
   validateManyOffer(emails: ReadonlyArray<string>, offerId: string): Array<OfferValidationResult>
   /** What is known about an email or bare domain, independent of target groups. */
   inspect(emailOrDomain: string): InspectResult
+  /**
+   * Institutions by name, other name, acronym or domain label (accent- and
+   * case-insensitive, every word a prefix), filtered by country and type;
+   * without `q`, every institution passing the filters, by name. The first
+   * call builds the search index (a few hundred milliseconds).
+   */
+  searchInstitutions(query: InstitutionSearchQuery): InstitutionPage
+  /** The institution an email address or host belongs to and whom the host serves; undefined when none. */
+  institutionOf(emailOrDomain: string): InstitutionMatch | undefined
   /** An offer's usage statistics: every offer validation counted (empty for an offer never validated). */
   usage(offerId: string): Promise<OfferUsage>
   /** The snapshot in force: loaded config, engine and generation. */
@@ -181,6 +204,9 @@ const facadeOver = <Reload>(
     validateMany,
     validateManyOffer: (emails, offerId) => orThrow(validation.manyOffer(ALL_TEAMS, emails, offerId)),
     inspect: (input) => inspectInput(live.current().engine.context, input),
+    searchInstitutions: (query) =>
+      InstitutionSearch.of(live.current().engine.context.index).search({ ...query, limit: query.limit ?? 20 }),
+    institutionOf: (input) => institutionOf(live.current().engine.context, input),
     usage: (offerId) => runtime.runPromise(statistics.usage(offerId)),
     current: () => live.current(),
     status: () => live.status(),

@@ -9,7 +9,6 @@
  * rejects with its reason (`WrongCode`, `VerificationExpired`, ...).
  */
 import { randomBytes } from "node:crypto"
-import { resolve } from "node:path"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"

@@ -15,7 +15,7 @@ const source = { dataset: "fixture", version: "1" }
 
 export const fixtureBuilder = (): IndexBuilder => {
   const builder = new IndexBuilder()
-  builder.addSuffixRule("edu", "US", "other", source)
+  builder.addSuffixRule("edu", "US", "college", source)
   builder.addSuffixRule("ac.uk", "GB", "other", source)
   builder.addSuffixRule("edu.cn", "CN", "other", source)
   builder.addSuffixRule("k12.ca.us", "US", "school", source)
@@ -31,6 +31,10 @@ export const fixtureBuilder = (): IndexBuilder => {
   builder.addDeny("staff.mit.edu", source)
   builder.addAbused("mdx.ac", source)
   builder.addAbused("academia.umb.edu.co", source)
+  builder.addNonInstitution("net.ac.uk", "research-network", "A research network", "GB", source, "curated")
+  builder.addNonInstitution("council.ac.uk", "sector-body", "A council", "GB", source, "curated")
+  builder.addNonInstitution("ministry.edu.cn", "government", "A ministry", "CN", source, "curated")
+  builder.addNonInstitution("platform.edu", "platform", "A platform", "US", source, "curated")
   return builder
 }
 

@@ -6,6 +6,7 @@
 import * as HttpApi from "effect/http-api/HttpApi"
 import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
 import * as OpenApi from "effect/http-api/OpenApi"
+import { InstitutionsApi } from "./institutions.ts"
 import { JobsApi } from "./jobs.ts"
 import { OffersApi } from "./offers.ts"
 import { BadRequest } from "./problems.ts"
@@ -40,6 +41,7 @@ export class CampusgateApi extends HttpApi.make("campusgate")
   .add(JobsApi)
   .add(OffersApi)
   .add(TargetGroupsApi)
+  .add(InstitutionsApi)
   .add(StatusApi)
   .add(VerificationsApi)
   .middleware(RequestErrors)

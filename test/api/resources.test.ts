@@ -32,7 +32,7 @@ describe("what GET returns, POST accepts back", () => {
       name: "Students in the United Kingdom",
       criteria: {
         institutions: { countries: ["GB"] },
-        domains: { allow: ["partner.example"] },
+        domains: { allow: ["partner.samples"] },
         patterns: { deny: ["alumni.*.ac.uk"] },
         email: { rejectFreeMail: true }
       },

@@ -14,15 +14,15 @@ const configWith = (groups: ReadonlyArray<{ id: string; allow: string }>): Loade
 describe("EngineBuilder", () => {
   it("recompiles only the target groups that changed", () => {
     const builder = new EngineBuilder({ builtInInstitutions: false })
-    const groups = Array.from({ length: 50 }, (_, i) => ({ id: `g${i}`, allow: `g${i}.example` }))
+    const groups = Array.from({ length: 50 }, (_, i) => ({ id: `g${i}`, allow: `g${i}.samples` }))
     const first = builder.engineFor(configWith(groups))
     if (!("targetGroups" in first)) throw first
-    const changed = groups.map((group, i) => (i === 7 ? { ...group, allow: "other.example" } : group))
-    const second = builder.engineFor(configWith([...changed, { id: "new", allow: "new.example" }]))
+    const changed = groups.map((group, i) => (i === 7 ? { ...group, allow: "other.samples" } : group))
+    const second = builder.engineFor(configWith([...changed, { id: "new", allow: "new.samples" }]))
     if (!("targetGroups" in second)) throw second
     const recompiled = [...second.targetGroups].filter(([id, compiled]) => first.targetGroups.get(id) !== compiled)
     expect(recompiled.map(([id]) => id).sort()).toEqual(["g7", "new"])
-    expect(second.validate("jane@other.example", "g7").isValid).toBe(true)
-    expect(second.validate("jane@g7.example", "g7").isValid).toBe(false)
+    expect(second.validate("jane@other.samples", "g7").isValid).toBe(true)
+    expect(second.validate("jane@g7.samples", "g7").isValid).toBe(false)
   })
 })

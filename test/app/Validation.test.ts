@@ -12,8 +12,8 @@ import { UsageStatistics } from "../../src/stats/UsageStatistics.ts"
 const resources = {
   targetGroups: [
     { id: "uk", name: "UK students", criteria: { institutions: { countries: ["GB"] } } },
-    { id: "acme-only", team: "acme", name: "Acme's", criteria: { domains: { allow: ["acme.example"] } } },
-    { id: "globex-only", team: "globex", name: "Globex's", criteria: { domains: { allow: ["globex.example"] } } }
+    { id: "acme-only", team: "acme", name: "Acme's", criteria: { domains: { allow: ["acme.samples"] } } },
+    { id: "globex-only", team: "globex", name: "Globex's", criteria: { domains: { allow: ["globex.samples"] } } }
   ],
   offers: [
     { id: "acme-spring", team: "acme", name: "Spring", status: "active", targetGroups: ["uk", "acme-only"] },
@@ -46,22 +46,22 @@ describe("Validation", () => {
     return Effect.gen(function* () {
       const validation = yield* Validation
       expect(validation.targetGroup("acme", "jane@ox.ac.uk", "uk")).toMatchObject({ isValid: true })
-      expect(validation.targetGroup("acme", "jo@acme.example", "acme-only")).toMatchObject({ isValid: true })
+      expect(validation.targetGroup("acme", "jo@acme.samples", "acme-only")).toMatchObject({ isValid: true })
       const notFound = (tag: string) =>
         expect.objectContaining({ _tag: "ValidationError", reason: expect.objectContaining({ _tag: tag }) })
-      expect(validation.targetGroup("acme", "jo@globex.example", "globex-only")).toEqual(
+      expect(validation.targetGroup("acme", "jo@globex.samples", "globex-only")).toEqual(
         notFound("TargetGroupNotFound")
       )
-      expect(validation.targetGroup("acme", "jo@x.example", "no-such")).toEqual(notFound("TargetGroupNotFound"))
+      expect(validation.targetGroup("acme", "jo@x.samples", "no-such")).toEqual(notFound("TargetGroupNotFound"))
       expect(validation.offer("acme", "jane@ox.ac.uk", "acme-spring")).toMatchObject({ isValid: true })
       expect(validation.offer("acme", "jane@ox.ac.uk", "globex-fall")).toEqual(notFound("OfferNotFound"))
       expect(validation.manyOffer("globex", ["jane@ox.ac.uk"], "acme-spring")).toEqual(notFound("OfferNotFound"))
-      expect(validation.manyTargetGroup("globex", ["jo@acme.example"], "acme-only")).toEqual(
+      expect(validation.manyTargetGroup("globex", ["jo@acme.samples"], "acme-only")).toEqual(
         notFound("TargetGroupNotFound")
       )
       // The library and the CLI see every team.
-      expect(validation.offer(ALL_TEAMS, "jo@globex.example", "globex-fall")).toMatchObject({ isValid: true })
-      expect(() => validation.rows("acme", { offerId: "globex-fall" }, ["a@b.example"])).toThrow(OfferNotFound)
+      expect(validation.offer(ALL_TEAMS, "jo@globex.samples", "globex-fall")).toMatchObject({ isValid: true })
+      expect(() => validation.rows("acme", { offerId: "globex-fall" }, ["a@b.samples"])).toThrow(OfferNotFound)
     }).pipe(Effect.provide(layer))
   })
 
@@ -71,7 +71,7 @@ describe("Validation", () => {
       const validation = yield* Validation
       const usage = yield* UsageStatistics
       validation.offer("acme", "jane@ox.ac.uk", "acme-spring")
-      validation.manyOffer("acme", ["bob@mit.edu", "jo@acme.example"], "acme-spring")
+      validation.manyOffer("acme", ["bob@mit.edu", "jo@acme.samples"], "acme-spring")
       validation.batch("acme", [
         { offerId: "acme-spring", email: "ann@cam.ac.uk" },
         { offerId: "globex-fall", email: "ann@cam.ac.uk" }

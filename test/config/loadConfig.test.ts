@@ -145,7 +145,7 @@ describe("loadConfig", () => {
     const dirs = makeDirs({
       ...validConfig,
       "campusgate.yaml": `${settingsYaml}datasets:\n  - partners.csv\n  - missing.csv\n  - partners.txt\n`,
-      "partners.csv": "domain,name,country\npartner-college.example,Partner College,ZZ\n"
+      "partners.csv": "domain,name,country\npartner-college.samples,Partner College,ZZ\n"
     })
     const result = loadDirectory({ configDir: dirs.configDir, dataDir: dirs.dataDir, env: {} })
     expect(result.ok).toBe(false)

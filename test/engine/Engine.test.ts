@@ -44,7 +44,7 @@ describe("offers", () => {
   })
 
   it("explains a failure with the shared reason code when every group fails the same way", () => {
-    const result = engineWith(offer()).validateOffer("a@example.com", "student-discount")
+    const result = engineWith(offer()).validateOffer("a@samples.com", "student-discount")
     expect(result).toMatchObject({ isValid: false, reasonCode: "NOT_AN_INSTITUTION", matchedTargetGroups: [] })
     const mixed = engineWith(offer()).validateOffer("a@tum.de", "student-discount")
     expect(mixed.reasonCode).toBe("COUNTRY_NOT_ALLOWED")
@@ -67,7 +67,7 @@ describe("offers", () => {
   })
 
   it("validates many emails in input order", () => {
-    const results = engineWith(offer()).validateManyOffer(["a@mit.edu", "bad", "a@example.com"], "student-discount")
+    const results = engineWith(offer()).validateManyOffer(["a@mit.edu", "bad", "a@samples.com"], "student-discount")
     expect(results.map((r) => r.isValid)).toEqual([true, false, false])
     expect(results[1]!.reasonCode).toBe("INVALID_EMAIL_FORMAT")
   })

@@ -84,7 +84,7 @@ describe.each(storeAdapters)("JobStore contract (%s)", (_, store) => {
         status: "completed" as const,
         finishedAt: "2026-01-01T00:01:00.000Z",
         expiresAt: "2026-01-02T00:01:00.000Z",
-        callback: { url: "https://hooks.example/x", delivered: true, attempts: [] }
+        callback: { url: "https://hooks.samples/x", delivered: true, attempts: [] }
       }
       yield* jobs.write(finished)
       expect(yield* jobs.read(created.jobId)).toEqual(finished)

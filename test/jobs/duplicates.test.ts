@@ -30,7 +30,7 @@ describe("the hash of an accepted plain address", () => {
   it("equals the hash of the parsed address's canonical form", () => {
     const plain = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*$/
     const local = fc.stringMatching(/^[A-Za-z0-9.+_-]{1,12}$/)
-    const domain = fc.constantFrom("gmail.com", "GoogleMail.COM", "mit.edu", "Ox.AC.uk", "x-y.example", "localhost")
+    const domain = fc.constantFrom("gmail.com", "GoogleMail.COM", "mit.edu", "Ox.AC.uk", "x-y.samples", "localhost")
     fc.assert(
       fc.property(local, domain, (l, d) => {
         const email = `${l}@${d}`

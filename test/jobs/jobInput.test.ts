@@ -136,7 +136,7 @@ describe("readJobInput: JSON", () => {
       const body = JSON.stringify({
         emails: ["a@x.edu", { email: "b@x.edu" }, 7, null],
         offerId: "spring",
-        callbackUrl: "https://example.com/hook"
+        callbackUrl: "https://samples.com/hook"
       })
       const { input, items } = yield* read("json", `\uFEFF${body}`)
       expect(items).toEqual([
@@ -145,7 +145,7 @@ describe("readJobInput: JSON", () => {
         { bad: "7", reason: "expected a JSON string or an object with a string email" },
         { bad: "null", reason: "expected a JSON string or an object with a string email" }
       ])
-      expect(input.fields).toEqual({ offerId: "spring", callbackUrl: "https://example.com/hook" })
+      expect(input.fields).toEqual({ offerId: "spring", callbackUrl: "https://samples.com/hook" })
     })
   )
 

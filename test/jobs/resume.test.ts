@@ -110,7 +110,7 @@ describe("job resume", () => {
       })
     const firstRun = Effect.gen(function* () {
       const queue = yield* JobQueue
-      return (yield* queue.submit(yield* request(["a@mit.edu"], { callbackUrl: "https://hooks.example/x" }))).job
+      return (yield* queue.submit(yield* request(["a@mit.edu"], { callbackUrl: "https://hooks.samples/x" }))).job
     }).pipe(Effect.provide(queueLayer(dataDir, { concurrency: 0 })))
     const secondRun = (jobId: string) =>
       Effect.gen(function* () {

@@ -108,7 +108,7 @@ describe("event lines", () => {
     await once(receiver, "listening")
     try {
       const origin = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`
-      const callbackUrl = `${origin}/hooks?token=s3cret&to=hook.owner@example.com`
+      const callbackUrl = `${origin}/hooks?token=s3cret&to=hook.owner@samples.com`
       const submitted = await call(daemon, "POST", "/api/v1/validate/bulk-async", {
         key,
         body: { emails: ["jane@ox.ac.uk", "job.person@mit.edu"], targetGroupId: "uk-students", callbackUrl }

@@ -163,7 +163,7 @@ describe("GET /metrics", () => {
     expect(sample(before, "campusgate_config_stale")).toBe(0)
 
     const file = join(daemon.configDir, "target-groups", "metrics-probe.yaml")
-    writeFileSync(file, "id: metrics-probe\nname: Metrics probe\ncriteria:\n  domains:\n    allow: [example.edu]\n")
+    writeFileSync(file, "id: metrics-probe\nname: Metrics probe\ncriteria:\n  domains:\n    allow: [samples.edu]\n")
     const afterGood = await scrapeUntil(
       (text) => sample(text, "campusgate_config_reloads_total", { result: "applied" }) > applied
     )

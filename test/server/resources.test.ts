@@ -257,7 +257,7 @@ describe("target groups", () => {
   const group = (id: string, fields: Record<string, unknown> = {}) => ({
     id,
     name: `Group ${id}`,
-    criteria: { domains: { allow: ["api-college.example"] } },
+    criteria: { domains: { allow: ["api-college.samples"] } },
     ...fields
   })
   const createGroup = (body: unknown, key = acme) => call(daemon, "POST", "/api/v1/target-groups", { key, body })
@@ -269,7 +269,7 @@ describe("target groups", () => {
     expect(existsSync(join(daemon.dataDir, "target-groups", "api-group.yaml"))).toBe(true)
     const result = await call(daemon, "POST", "/api/v1/validate/target-group", {
       key: acme,
-      body: { email: "kim@api-college.example", targetGroupId: "api-group" }
+      body: { email: "kim@api-college.samples", targetGroupId: "api-group" }
     })
     expect(result).toMatchObject({ status: 200, body: { isValid: true } })
     // An offer can use it right away, and another team cannot see it.
@@ -388,7 +388,7 @@ describe("resources created through the API", () => {
   it("can be copied to another deployment as GET returns them, and survive its restart", async () => {
     await call(daemon, "POST", "/api/v1/target-groups", {
       key: acme,
-      body: { id: "api-copied-group", name: "Copied", criteria: { patterns: { allow: ["*.copied.example"] } } }
+      body: { id: "api-copied-group", name: "Copied", criteria: { patterns: { allow: ["*.copied.samples"] } } }
     })
     await createOffer(offer("api-copied", { targetGroups: ["api-copied-group", "universities"], status: "paused" }))
     const group = (await call(daemon, "GET", "/api/v1/target-groups/api-copied-group", { key: acme })).body
@@ -411,7 +411,7 @@ describe("resources created through the API", () => {
       ).toBe(200)
       const valid = await call(other, "POST", "/api/v1/validate/offer", {
         key,
-        body: { email: "pat@cs.copied.example", offerId: "api-copied" }
+        body: { email: "pat@cs.copied.samples", offerId: "api-copied" }
       })
       expect(valid).toMatchObject({ status: 200, body: { isValid: true, matchedTargetGroups: ["api-copied-group"] } })
     } finally {
@@ -432,7 +432,7 @@ describe("resources created through the API", () => {
       expect((await call(broken, "GET", "/api/v1/offers/api-not-applied", { key })).status).toBe(404)
       const group = await call(broken, "POST", "/api/v1/target-groups", {
         key,
-        body: { id: "api-not-applied", name: "Not applied", criteria: { domains: { allow: ["x.example"] } } }
+        body: { id: "api-not-applied", name: "Not applied", criteria: { domains: { allow: ["x.samples"] } } }
       })
       expect(group.status).toBe(500)
       expect(existsSync(join(dirs.dataDir, "target-groups", "api-not-applied.yaml"))).toBe(false)

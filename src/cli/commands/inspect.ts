@@ -2,8 +2,10 @@
  * `campusgate inspect`: reads emails or bare domains (arguments, or one per
  * line on standard input) and prints one JSON object per line with the
  * format verdict, the institution (name, country, region, type, matched
- * domain, rule, sources) and the policy flags. Output keeps input order and
- * field names are stable: held-out evaluations read them.
+ * domain, rule, evidence, role, sources) and the policy flags. Output keeps
+ * input order and field names are stable: held-out evaluations read them.
+ * `--search "tech univ munich"` prints the best-matching institutions
+ * instead, one per line.
  */
 import { once } from "node:events"
 import { existsSync, readFileSync } from "node:fs"
@@ -18,6 +20,7 @@ import { loadConfig } from "../../config/loadConfig.ts"
 import { formatProblem } from "../../domain/errors.ts"
 import { buildInstitutionTable } from "../../engine/InstitutionIndex.ts"
 import { inspectInput } from "../../engine/inspect.ts"
+import { InstitutionSearch } from "../../engine/institutions/InstitutionSearch.ts"
 import { type DatasetSpec, datasetFormatOf, UNKNOWN_DATASET_FORMAT } from "../../engine/institutions/userDatasets.ts"
 import { loadBuiltInEmailLists } from "../../engine/policy/EmailLists.ts"
 import { type EngineContext, makeEngineContext } from "../../engine/targeting/EngineContext.ts"
@@ -46,15 +49,19 @@ const writeLines = async (lines: AsyncIterable<string> | Iterable<string>, conte
 }
 
 /**
- * The datasets named in the config directory's campusgate.yaml, so `inspect`
- * sees what the daemon sees. No config directory at the default place means
- * none; a config that does not load is an error.
+ * The datasets named in the config directory's campusgate.yaml and its data
+ * directory (whose imported index, if any, replaces the built-in one), so
+ * `inspect` sees what the daemon sees. No config directory at the default
+ * place means none; a config that does not load is an error.
  */
-const configDatasets = (configDir: string, dataDir: string | undefined): ReadonlyArray<DatasetSpec> => {
-  if (configDir === defaultConfigDir && !existsSync(configDir)) return []
+const configSources = (
+  configDir: string,
+  dataDir: string | undefined
+): { readonly datasets: ReadonlyArray<DatasetSpec>; readonly dataDir: string | undefined } => {
+  if (configDir === defaultConfigDir && !existsSync(configDir)) return { datasets: [], dataDir }
   const loaded = loadConfig({ configDir, dataDir })
   if (!loaded.ok) throw new Error(loaded.problems.map(formatProblem).join("\n"))
-  return loaded.config.datasets
+  return { datasets: loaded.config.datasets, dataDir: loaded.config.dataDir }
 }
 
 export const inspectCommand = Command.make(
@@ -70,20 +77,41 @@ export const inspectCommand = Command.make(
       ),
       Flag.atLeast(0)
     ),
+    search: Flag.String("search").pipe(
+      Flag.withDescription('Search institutions by name, acronym or domain instead (e.g. "tech univ munich")'),
+      Flag.optional
+    ),
+    country: Flag.String("country").pipe(
+      Flag.withDescription("With --search: only institutions of this country (ISO 3166-1 alpha-2)"),
+      Flag.optional
+    ),
+    limit: Flag.Int("limit").pipe(Flag.withDescription("With --search: how many to print"), Flag.withDefault(10)),
     config: configDirFlag,
     data: dataDirFlag
   },
-  Effect.fn("inspect")(function* ({ inputs, datasets, config, data }) {
+  Effect.fn("inspect")(function* ({ inputs, datasets, config, data, search, country, limit }) {
     const context = yield* Effect.try({
-      try: (): EngineContext =>
-        makeEngineContext(
+      try: (): EngineContext => {
+        const sources = configSources(config, Option.getOrUndefined(data))
+        return makeEngineContext(
           buildInstitutionTable({
-            datasets: [...configDatasets(config, Option.getOrUndefined(data)), ...datasets.map(readDatasetFile)]
+            datasets: [...sources.datasets, ...datasets.map(readDatasetFile)],
+            dataDir: sources.dataDir
           }),
           loadBuiltInEmailLists()
-        ),
+        )
+      },
       catch: (error) => new CliError.UserError({ cause: error, userMessage: (error as Error).message })
     })
+    if (Option.isSome(search)) {
+      const page = InstitutionSearch.of(context.index).search({
+        q: search.value,
+        country: Option.getOrUndefined(country)?.toUpperCase(),
+        limit
+      })
+      for (const institution of page.institutions) process.stdout.write(`${JSON.stringify(institution)}\n`)
+      return
+    }
     const source =
       inputs.length > 0 ? inputs : createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY })
     yield* Effect.promise(() => writeLines(source, context))

@@ -19,15 +19,15 @@ import { createApiKey, revokeApiKey } from "../../app/Keys.ts"
 import { loadDirectory } from "../../app/sources.ts"
 import { rotateSigningKeys } from "../../app/verificationTokens.ts"
 import { displayPath, SETTINGS_FILE } from "../../config/layout.ts"
-import { dataDirFor, loadSettings, teamsOf } from "../../config/loadConfig.ts"
-import type { Settings } from "../../config/Settings.ts"
+import { teamsOf } from "../../config/loadConfig.ts"
 import { allScopes, Scope } from "../../domain/ApiKey.ts"
-import { type ConfigurationProblem, formatProblem } from "../../domain/errors.ts"
+import { formatProblem } from "../../domain/errors.ts"
 import { TeamId } from "../../domain/Identifiers.ts"
 import { type KeyDirectories, listApiKeys } from "../../keys/apiKeyFiles.ts"
 import { keyStatus, parseExpiry } from "../../keys/apiKeys.ts"
 import { SigningKeyStore } from "../../verification/SigningKeyStore.ts"
 import { activeKey } from "../../verification/signing.ts"
+import { dataDirectory, readSettings } from "../directories.ts"
 import { directoryFlags } from "../options.ts"
 
 const userError = (message: string, cause?: unknown) =>
@@ -36,24 +36,9 @@ const userError = (message: string, cause?: unknown) =>
 /** Runs `f`, turning what it throws into a `UserError` carrying the thrown error's message. */
 const attempt = <A>(f: () => A) => Effect.try({ try: f, catch: (error) => userError((error as Error).message, error) })
 
-/** campusgate.yaml's settings as the loader reads them (defaults when there is none); problems stop the command. */
-const readSettings = (configDir: string): Settings => {
-  const problems: Array<ConfigurationProblem> = []
-  const { settings } = loadSettings(resolve(configDir), process.env, problems)
-  if (problems.length > 0) {
-    throw new Error(`Invalid settings:\n${problems.map((p) => `  ${formatProblem(p)}`).join("\n")}`)
-  }
-  return settings
-}
-
 /** The key directories, resolved as `loadConfig` resolves them. */
 const directories = (config: string, data: Option.Option<string>) =>
-  attempt(
-    (): KeyDirectories => ({
-      configDir: config,
-      dataDir: dataDirFor(resolve(config), readSettings(config), Option.getOrUndefined(data))
-    })
-  )
+  attempt((): KeyDirectories => ({ configDir: config, dataDir: dataDirectory(config, data) }))
 
 /** The teams a key may name (`loadConfig` rejects keys of other teams). */
 const knownTeams = (config: string) => attempt(() => teamsOf(readSettings(config)))

@@ -1,13 +1,20 @@
 /**
- * Where the data compiled at build time lives (`npm run build` writes it to
- * `dist/data/`, see `scripts/build-data.ts`). The same relative path resolves
- * from `src/engine/data/` (tests, scripts run from source) and from
- * `dist/engine/data/` (the built package), so both find one copy.
+ * Where the compiled data lives: what `npm run build` writes to
+ * `dist/data/` (see `scripts/build-data.ts`), and the newer institution
+ * index an operator compiles into the data directory with
+ * `campusgate data import` (`<data>/institutions/index.json`), which is
+ * used instead of the built-in one when present. The same relative path
+ * resolves from `src/engine/data/` (tests, scripts run from source) and
+ * from `dist/engine/data/` (the built package), so both find one copy.
  */
-import { existsSync, readFileSync } from "node:fs"
+import { existsSync, readFileSync, statSync } from "node:fs"
+import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 
 export const builtInDataDir: string = fileURLToPath(new URL("../../../dist/data/", import.meta.url))
+
+/** The source snapshots the built-in index was compiled from, for `campusgate data import` to recompile with. */
+export const builtInSourcesDir: string = `${builtInDataDir}sources/`
 
 export class BuiltInDataMissing extends Error {
   override readonly name = "BuiltInDataMissing"
@@ -20,4 +27,22 @@ export const readBuiltInJson = (fileName: string): unknown => {
     throw new BuiltInDataMissing(`${path} is missing: run \`npm run build\` to compile the built-in datasets`)
   }
   return JSON.parse(readFileSync(path, "utf8"))
+}
+
+/** Where `campusgate data import` keeps the source snapshots and the index it compiled, in a data directory. */
+export const importedDataDir = (dataDir: string): string => join(dataDir, "institutions")
+
+export const importedIndexFile = (dataDir: string): string => join(importedDataDir(dataDir), "index.json")
+
+/** The imported index's modification time, or undefined when the data directory has none (a cache key). */
+export const importedIndexStamp = (dataDir: string | undefined): number | undefined => {
+  if (dataDir === undefined) return undefined
+  const file = importedIndexFile(dataDir)
+  return existsSync(file) ? statSync(file).mtimeMs : undefined
+}
+
+/** The imported index of a data directory, parsed, or undefined when there is none. */
+export const readImportedIndex = (dataDir: string): unknown => {
+  const file = importedIndexFile(dataDir)
+  return existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : undefined
 }

@@ -3,11 +3,12 @@
  * IP literal), the overall length limit, and the assembled `ParsedEmail`.
  */
 import { CHAR_OPEN_BRACKET } from "./charTable.ts"
-import { HAS_UPPER, scanAsciiDomain } from "./domain.ts"
+import { HAS_UPPER, MAYBE_SPECIAL_USE, scanAsciiDomain } from "./domain.ts"
 import { resolveDomain } from "./idn.ts"
 import { parseIpLiteral } from "./ipLiteral.ts"
 import type { EmailParse, EmailSyntaxOptions } from "./parseEmail.ts"
 import { FAIL } from "./reasons.ts"
+import { isSpecialUseDomain } from "./specialUse.ts"
 
 /** RFC 5321 section 4.5.3.1.3 path limit (256) less the angle brackets. */
 export const MAX_ADDRESS_OCTETS = 254
@@ -32,6 +33,7 @@ export const completeAddress = (
   let isInternational = false
   let isIpLiteral = false
   let sameDomain = false
+  let maybeSpecial = true
   if (input.charCodeAt(domainStart) === CHAR_OPEN_BRACKET) {
     if (options?.allowIpLiteral !== true) return FAIL.ipLiteralNotAllowed
     const literal = parseIpLiteral(input, domainStart, len)
@@ -39,8 +41,10 @@ export const completeAddress = (
     domain = unicodeDomain = literal
     isIpLiteral = true
   } else {
-    const flags = scanAsciiDomain(input, domainStart, len)
-    if (typeof flags !== "number") return flags
+    const scanned = scanAsciiDomain(input, domainStart, len)
+    if (typeof scanned !== "number") return scanned
+    const flags = scanned & ~MAYBE_SPECIAL_USE
+    maybeSpecial = (scanned & MAYBE_SPECIAL_USE) !== 0
     if (flags === 0) {
       domain = unicodeDomain = input.slice(domainStart)
       sameDomain = true
@@ -52,9 +56,13 @@ export const completeAddress = (
       domain = resolved.domain
       unicodeDomain = resolved.unicodeDomain
       isInternational = resolved.isInternational
+      maybeSpecial = true
     }
   }
   if (localOctets + 1 + domain.length > MAX_ADDRESS_OCTETS) return FAIL.addressTooLong
+  if (maybeSpecial && !isIpLiteral && options?.allowSpecialUseDomains !== true && isSpecialUseDomain(domain)) {
+    return FAIL.specialUse
+  }
   const address = sameLocal && sameDomain ? input : `${localPart}@${domain}`
   return { ok: true, email: { localPart, domain, unicodeDomain, isInternational, isIpLiteral, address } }
 }

@@ -1,7 +1,8 @@
 /**
  * The ASCII domain scanner: RFC 1123 LDH labels separated by single dots, at least one dot, a
- * top-level label that is not all digits, labels of at most 63 and a domain of at most 253
- * characters. Non-ASCII input is only detected here and handed on to `idn.ts`.
+ * top-level label that is not all digits and, unless it is an A-label (`xn--`), starts and ends
+ * with a letter (the form of every top-level domain: RFC 1123 section 2.1, RFC 3696 section 2),
+ * labels of at most 63 and a domain of at most 253 characters. Non-ASCII input is only detected here and handed on to `idn.ts`.
  */
 import {
   CHAR_AT,
@@ -14,6 +15,7 @@ import {
   UPPER
 } from "./charTable.ts"
 import { FAIL, type FormatFailure } from "./reasons.ts"
+import { maybeSpecialUse } from "./specialUse.ts"
 
 /** Flags returned by `scanAsciiDomain` for an acceptable ASCII domain. */
 export const HAS_UPPER = 1
@@ -21,6 +23,8 @@ export const HAS_UPPER = 1
 export const HAS_A_LABEL = 2
 /** The scan stopped at a code unit from U+0080 up; nothing after it was checked. */
 export const NON_ASCII_DOMAIN = 4
+/** The domain may be a special-use name by its last labels' lengths and first letters (see `specialUse.ts`). */
+export const MAYBE_SPECIAL_USE = 8
 
 export const MAX_DOMAIN_LENGTH = 253
 export const MAX_LABEL_LENGTH = 63
@@ -42,6 +46,8 @@ const isALabelPrefix = (s: string, start: number, end: number): boolean =>
   (s.charCodeAt(start) | 0x20) === 0x78 &&
   (s.charCodeAt(start + 1) | 0x20) === 0x6e
 
+const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39
+
 /** True when the label `s[start, end)` is all ASCII digits. */
 const isNumericLabel = (s: string, start: number, end: number): boolean => {
   for (let i = start; i < end; i++) {
@@ -52,14 +58,16 @@ const isNumericLabel = (s: string, start: number, end: number): boolean => {
 }
 
 /**
- * Scans `s[start, end)` as a domain. Returns a failure, or flags: `HAS_UPPER`, `HAS_A_LABEL`, or
- * `NON_ASCII_DOMAIN` (the caller must then use the internationalised path for the whole range).
+ * Scans `s[start, end)` as a domain. Returns a failure, or flags: `HAS_UPPER`, `HAS_A_LABEL`,
+ * `MAYBE_SPECIAL_USE`, or `NON_ASCII_DOMAIN` (the caller must then use the internationalised path
+ * for the whole range).
  */
 export const scanAsciiDomain = (s: string, start: number, end: number): FormatFailure | number => {
   if (start >= end) return FAIL.emptyDomain
   const table = CHAR_CLASS
   let flags = 0
   let labelStart = start
+  let previousStart = start
   let dots = 0
   for (let i = start; i < end; i++) {
     const c = s.charCodeAt(i)
@@ -71,6 +79,7 @@ export const scanAsciiDomain = (s: string, start: number, end: number): FormatFa
       if (i - labelStart > MAX_LABEL_LENGTH) return FAIL.labelTooLong
       if (isALabelPrefix(s, labelStart, i)) flags |= HAS_A_LABEL
       dots++
+      previousStart = labelStart
       labelStart = i + 1
     } else if ((kind & UPPER) !== 0) {
       flags |= HAS_UPPER
@@ -88,6 +97,9 @@ export const scanAsciiDomain = (s: string, start: number, end: number): FormatFa
   if (isALabelPrefix(s, labelStart, end)) flags |= HAS_A_LABEL
   if (dots === 0) return FAIL.domainNeedsDot
   if (isNumericLabel(s, labelStart, end)) return FAIL.numericTld
+  if ((isDigit(s.charCodeAt(labelStart)) || isDigit(s.charCodeAt(end - 1))) && !isALabelPrefix(s, labelStart, end)) {
+    return FAIL.invalidTld
+  }
   if (end - start > MAX_DOMAIN_LENGTH) return FAIL.domainTooLong
-  return flags
+  return maybeSpecialUse(s, previousStart, labelStart, end) ? flags | MAYBE_SPECIAL_USE : flags
 }

@@ -20,6 +20,7 @@ import { resolveDomain } from "./idn.ts"
 import { badLocalChar, finishUnicodeLocal, MAX_LOCAL_OCTETS, scanDotAtom } from "./localPart.ts"
 import { parseQuotedAddress } from "./quotedLocalPart.ts"
 import { type EmailFormatReason, FAIL, type FormatFailure } from "./reasons.ts"
+import { isSpecialUseDomain } from "./specialUse.ts"
 
 export { EMAIL_FORMAT_REASONS, type EmailFormatReason } from "./reasons.ts"
 
@@ -28,6 +29,8 @@ export interface EmailSyntaxOptions {
   readonly allowQuotedLocalPart?: boolean
   /** Accept an address literal domain such as `[192.0.2.1]` or `[IPv6:2001:db8::1]`. Default false. */
   readonly allowIpLiteral?: boolean
+  /** Accept special-use and reserved names (`example.com`, `.test`, `.local`, `.onion`; see `specialUse.ts`). Default false. */
+  readonly allowSpecialUseDomains?: boolean
 }
 
 export interface ParsedEmail {
@@ -128,5 +131,6 @@ export function parseDomain(input: string): DomainParse {
   if (edge !== undefined) return edge
   if (input.charCodeAt(0) === CHAR_OPEN_BRACKET) return FAIL.ipLiteralNotAllowed
   if (input.indexOf("@") >= 0) return FAIL.domainHasAt
-  return resolveDomain(input, 0, input.length)
+  const resolved = resolveDomain(input, 0, input.length)
+  return resolved.ok && isSpecialUseDomain(resolved.domain) ? FAIL.specialUse : resolved
 }

@@ -27,6 +27,8 @@ export const EMAIL_FORMAT_REASONS = [
   "INVALID_DOMAIN_LABEL",
   "DOMAIN_NEEDS_DOT",
   "NUMERIC_TLD",
+  "INVALID_TLD",
+  "SPECIAL_USE_DOMAIN",
   "INVALID_IDN",
   "COMMENTS_NOT_ALLOWED",
   "CONTROL_CHARACTER"
@@ -118,6 +120,14 @@ export const FAIL = {
   labelHyphen: failure("INVALID_DOMAIN_LABEL", "A part of the domain starts or ends with a hyphen."),
   domainNeedsDot: failure("DOMAIN_NEEDS_DOT", "The domain needs at least one dot, as in example.com."),
   numericTld: failure("NUMERIC_TLD", "The last part of the domain must not be a number."),
+  invalidTld: failure(
+    "INVALID_TLD",
+    "The last part of the domain is not a possible top-level domain: it must start and end with a letter."
+  ),
+  specialUse: failure(
+    "SPECIAL_USE_DOMAIN",
+    "The domain is reserved for testing, examples or local networks (such as example.com, .test, .local or .onion); no one has a mailbox there."
+  ),
 
   idnRejected: failure("INVALID_IDN", "The domain is not a valid internationalised domain name."),
   idnMalformed: failure("INVALID_IDN", "The domain contains malformed Unicode text."),

@@ -1,22 +1,32 @@
 /**
- * The institution table at run time: listed domains, stoplisted hosts and
- * academic suffix rules in hash maps, answering "which institution is this
- * host?" by walking the host from the longest suffix down
- * (`stu.cs.x.edu.cn` → `cs.x.edu.cn` → `x.edu.cn` → `edu.cn`). The first hit
- * is the most specific and wins, for allow and deny alike. Lookups allocate
- * nothing but the suffix strings; entries and their summaries are built once
- * at load.
+ * The institution table at run time: listed domains, non-institutions,
+ * stoplisted hosts and academic zones in one hash map, answering "which
+ * institution is this host?" by walking the host from the longest suffix
+ * down (`stu.cs.x.edu.cn` → `cs.x.edu.cn` → `x.edu.cn` → `edu.cn`). The
+ * first hit is the most specific and wins, for allow and deny alike.
+ * Lookups allocate nothing but the suffix strings; entries and their
+ * summaries (with the evidence for each fact) are built once at load.
  */
-import type { DataSource, Institution, InstitutionType } from "../../domain/Institution.ts"
+import type {
+  DataSource,
+  Evidence,
+  FactEvidence,
+  HostRole,
+  Institution,
+  InstitutionType
+} from "../../domain/Institution.ts"
+import type { NonInstitutionKind } from "../../domain/NonInstitution.ts"
 import type { InstitutionSummary } from "../../domain/ValidationResult.ts"
-import type { InstitutionsData } from "./InstitutionsData.ts"
+import type { EvidenceRow, InstitutionsData } from "./InstitutionsData.ts"
 
-/** A listed domain: the institution it belongs to, and whether it is on the abused list. */
+/** A listed domain: the institution it belongs to, whether it is on the abused list, and whom it serves. */
 export interface ListedEntry {
   readonly kind: "listed"
   readonly domain: string
   readonly institution: Institution
   readonly abused: boolean
+  /** What the domain's own labels say (`students.x.edu`), else `mixed`. */
+  readonly role: HostRole
   readonly summary: InstitutionSummary
 }
 
@@ -27,25 +37,43 @@ export interface DenyEntry {
   readonly source: DataSource
 }
 
-/** An academic suffix rule (`edu`, `ac.uk`, `edu.cn`, `k12.ca.us`): lower confidence than a listed domain. */
+/** An organisation that is not an educational institution: a network, sector body, government body or platform. */
+export interface NonInstitutionEntry {
+  readonly kind: "non-institution"
+  readonly domain: string
+  readonly organization: {
+    readonly kind: NonInstitutionKind
+    readonly name: string | null
+    readonly country: string | null
+    readonly source: DataSource
+    /** How it was recognised: `curated`, `ror`. */
+    readonly rule: string
+  }
+}
+
+/** An academic zone (`edu`, `ac.uk`, `edu.cn`, `k12.ca.us`) with its registry policy: lower confidence than a listed domain. */
 export interface SuffixRule {
   readonly kind: "suffix"
   readonly suffix: string
   readonly country: string | null
+  readonly region: string | null
   readonly type: InstitutionType
   readonly source: DataSource
+  readonly policy: string
+  readonly reference: string
   readonly summary: InstitutionSummary
 }
 
-export type IndexEntry = ListedEntry | DenyEntry
+export type IndexEntry = ListedEntry | DenyEntry | NonInstitutionEntry
 
-/** Listed domains, stoplisted hosts and suffix rules share one map: one probe per label of a host. */
+/** Listed domains, non-institutions, stoplisted hosts and zones share one map: one probe per label of a host. */
 type HostEntry = IndexEntry | SuffixRule
 
-/** What a host resolves to. `matchedDomain` is the listed domain, or the registrable domain under a suffix rule. */
+/** What a host resolves to. `matchedDomain` is the listed domain, or the registrable domain under a zone. */
 export type HostMatch =
   | { readonly kind: "listed"; readonly entry: ListedEntry; readonly matchedDomain: string }
   | { readonly kind: "deny"; readonly entry: DenyEntry; readonly matchedDomain: string }
+  | { readonly kind: "non-institution"; readonly entry: NonInstitutionEntry; readonly matchedDomain: string }
   | { readonly kind: "suffix"; readonly rule: SuffixRule; readonly matchedDomain: string }
   | { readonly kind: "none" }
 
@@ -57,8 +85,10 @@ const summarize = (institution: Institution, abused: boolean): InstitutionSummar
   country: institution.country,
   region: institution.region,
   type: institution.type,
-  flags: abused && !institution.flags.includes("abused") ? [...institution.flags, "abused"] : institution.flags,
-  sources: institution.sources
+  flags:
+    abused && !institution.flags.includes("abused") ? [...institution.flags, "abused" as const] : institution.flags,
+  sources: institution.sources,
+  evidence: institution.evidence
 })
 
 export class InstitutionTable {
@@ -68,9 +98,18 @@ export class InstitutionTable {
 
   private constructor(data: InstitutionsData) {
     this.sources = data.sources
+    const evidence: Array<Evidence> = data.evidence.map(([source, rule, confidence]: EvidenceRow) =>
+      Object.freeze({ source, rule, confidence })
+    )
     const abused = new Set(data.abused.map(([domain]) => domain))
+    const roles = new Map(data.roles)
     const institutions: Array<Institution> = []
-    for (const [id, name, country, countrySource, region, type, sourceIds, domains] of data.institutions) {
+    for (const row of data.institutions) {
+      const [id, name, country, countrySource, region, type, sourceIds, domains, names, ror, facts] = row
+      const factEvidence: { -readonly [K in keyof FactEvidence]: FactEvidence[K] } = { type: evidence[facts[1]]! }
+      if (facts[0] >= 0) factEvidence.name = evidence[facts[0]]!
+      if (facts[2] >= 0) factEvidence.country = evidence[facts[2]]!
+      if (facts[3] >= 0) factEvidence.region = evidence[facts[3]]!
       const institution: Institution = {
         id,
         name,
@@ -80,9 +119,13 @@ export class InstitutionTable {
         region,
         type,
         flags: domains.some((d) => abused.has(d)) ? ["abused"] : [],
-        sources: sourceIds.map((i) => data.sources[i]!)
+        sources: sourceIds.map((i) => data.sources[i]!),
+        names,
+        ror,
+        evidence: factEvidence
       }
       institutions.push(institution)
+      const plain = summarize(institution, false)
       for (const domain of domains) {
         const isAbused = abused.has(domain)
         this.entries.set(domain, {
@@ -90,22 +133,57 @@ export class InstitutionTable {
           domain,
           institution,
           abused: isAbused,
-          summary: summarize(institution, isAbused)
+          role: roles.get(domain) ?? "mixed",
+          summary: isAbused ? summarize(institution, true) : plain
         })
       }
     }
     this.institutions = institutions
+    for (const [domain, kind, name, country, source, rule] of data.nonInstitutions) {
+      if (!this.entries.has(domain)) {
+        this.entries.set(domain, {
+          kind: "non-institution",
+          domain,
+          organization: Object.freeze({ kind, name, country, source: data.sources[source]!, rule })
+        })
+      }
+    }
     for (const [domain, source] of data.deny) {
       if (!this.entries.has(domain)) this.entries.set(domain, { kind: "deny", domain, source: data.sources[source]! })
     }
-    for (const [suffix, country, type, source] of data.suffixRules) {
-      const rule: Omit<SuffixRule, "summary"> = { kind: "suffix", suffix, country, type, source: data.sources[source]! }
-      const compiled: SuffixRule = {
-        ...rule,
-        summary: { id: `suffix:${suffix}`, name: null, country, region: null, type, flags: [], sources: [rule.source] }
+    for (const [suffix, country, type, sourceId, region, typeKnown, policy, reference] of data.suffixRules) {
+      const source = data.sources[sourceId]!
+      const zoneEvidence = (confidence: Evidence["confidence"]): Evidence =>
+        Object.freeze({ source: "campusgate", rule: `zone-policy:${suffix}`, confidence })
+      const factEvidence: { -readonly [K in keyof FactEvidence]: FactEvidence[K] } = {
+        type: typeKnown
+          ? zoneEvidence("medium")
+          : Object.freeze({ source: "campusgate", rule: "unknown", confidence: "low" })
       }
-      // A listed domain never equals a public suffix, so a rule only fills an empty slot.
-      if (!this.entries.has(suffix)) this.entries.set(suffix, compiled)
+      if (country !== null) factEvidence.country = zoneEvidence(suffix === "edu" ? "low" : "medium")
+      if (region !== null) factEvidence.region = zoneEvidence("medium")
+      const rule: SuffixRule = {
+        kind: "suffix",
+        suffix,
+        country,
+        region,
+        type,
+        source,
+        policy,
+        reference,
+        summary: Object.freeze({
+          id: `suffix:${suffix}`,
+          name: null,
+          country,
+          region,
+          type,
+          flags: [],
+          sources: [source],
+          evidence: Object.freeze(factEvidence)
+        })
+      }
+      // A listed domain never equals a public suffix, so a zone only fills an empty slot.
+      if (!this.entries.has(suffix)) this.entries.set(suffix, rule)
     }
     // An abused subdomain of a listed institution (`academia.umb.edu.co`) resolves to that institution, flagged.
     for (const domain of abused) {
@@ -117,6 +195,7 @@ export class InstitutionTable {
           domain,
           institution: parent.entry.institution,
           abused: true,
+          role: parent.entry.role,
           summary: summarize(parent.entry.institution, true)
         })
       }
@@ -133,8 +212,8 @@ export class InstitutionTable {
 
   /**
    * Resolves an ASCII lower-case host. A bare public suffix never matches:
-   * listed domains exclude them at build time, and a suffix rule needs at
-   * least one label in front of it.
+   * listed domains exclude them at build time, and a zone needs at least
+   * one label in front of it.
    */
   lookup(host: string): HostMatch {
     let previous = -1
@@ -144,6 +223,7 @@ export class InstitutionTable {
       if (entry !== undefined) {
         if (entry.kind === "listed") return { kind: "listed", entry, matchedDomain: suffix }
         if (entry.kind === "deny") return { kind: "deny", entry, matchedDomain: suffix }
+        if (entry.kind === "non-institution") return { kind: "non-institution", entry, matchedDomain: suffix }
         if (previous >= 0) return { kind: "suffix", rule: entry, matchedDomain: host.slice(previous) }
       }
       previous = i

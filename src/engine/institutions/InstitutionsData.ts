@@ -1,12 +1,20 @@
 /**
  * The compiled, serialisable form of the institution index: what
- * `npm run build` writes to `dist/data/institutions.json` and what user
- * datasets are merged into. Rows are tuples to keep the file small and the
- * load fast; `sources` are referenced by position.
+ * `npm run build` writes to `dist/data/institutions.json` (and
+ * `campusgate data import` to the data directory), and what user datasets
+ * are merged into. Rows are tuples to keep the file small and the load
+ * fast; `sources` and `evidence` are referenced by position.
  */
-import type { CountrySource, DataSource, InstitutionType } from "../../domain/Institution.ts"
+import type { Confidence, CountrySource, DataSource, HostRole, InstitutionType } from "../../domain/Institution.ts"
+import type { NonInstitutionKind } from "../../domain/NonInstitution.ts"
 
-export const institutionsDataFormat = "campusgate-institutions/1"
+export const institutionsDataFormat = "campusgate-institutions/2"
+
+/** Where a fact came from: the dataset (or `campusgate` for a rule of ours), the rule, how sure. */
+export type EvidenceRow = readonly [source: string, rule: string, confidence: Confidence]
+
+/** Positions in `evidence` of the evidence for each fact; -1 when the fact is unknown. */
+export type FactEvidenceRow = readonly [name: number, type: number, country: number, region: number]
 
 export type InstitutionRow = readonly [
   id: string,
@@ -16,21 +24,55 @@ export type InstitutionRow = readonly [
   region: string | null,
   type: InstitutionType,
   sources: ReadonlyArray<number>,
-  domains: ReadonlyArray<string>
+  domains: ReadonlyArray<string>,
+  /** Other names, labels in other languages and acronyms (for search). */
+  names: ReadonlyArray<string>,
+  /** The ROR id (`05x2bcf33`) when ROR knows the institution. */
+  ror: string | null,
+  evidence: FactEvidenceRow
 ]
 
 /** A domain with the source that listed it (stoplist or abused list). */
 export type DomainRow = readonly [domain: string, source: number]
 
-export type SuffixRuleRow = readonly [suffix: string, country: string | null, type: InstitutionType, source: number]
+/** A listed domain whose own labels name who it serves (`students.x.edu`). */
+export type RoleRow = readonly [domain: string, role: Exclude<HostRole, "mixed">]
+
+/** An organisation that is not an educational institution (a network, sector body, government body, platform). */
+export type NonInstitutionRow = readonly [
+  domain: string,
+  kind: NonInstitutionKind,
+  name: string | null,
+  country: string | null,
+  source: number,
+  /** How it was recognised: `curated`, `ror-type`, `ror-name`. */
+  rule: string
+]
+
+export type SuffixRuleRow = readonly [
+  suffix: string,
+  country: string | null,
+  type: InstitutionType,
+  source: number,
+  region: string | null,
+  /** Whether the zone's policy fixes the type (else `type` is `other`, unknown). */
+  typeKnown: boolean,
+  /** Who may register under the zone. */
+  policy: string,
+  /** Where that policy is published. */
+  reference: string
+]
 
 export interface InstitutionsData {
   readonly format: typeof institutionsDataFormat
   readonly sources: ReadonlyArray<DataSource>
+  readonly evidence: ReadonlyArray<EvidenceRow>
   readonly institutions: ReadonlyArray<InstitutionRow>
   /** Hosts that are never institutions although a parent is (swot's stoplist: `alumni.x.edu`). */
   readonly deny: ReadonlyArray<DomainRow>
   /** Domains that resolve to their institution but are known to be abused (swot's abused list). */
   readonly abused: ReadonlyArray<DomainRow>
+  readonly roles: ReadonlyArray<RoleRow>
+  readonly nonInstitutions: ReadonlyArray<NonInstitutionRow>
   readonly suffixRules: ReadonlyArray<SuffixRuleRow>
 }

@@ -3,10 +3,11 @@
  * reads: hash sets for filters, one map for the custom domain lists, compiled
  * globs, and the shared "skipped" details for criterion types it does not use.
  */
-import type { InstitutionType } from "../../domain/Institution.ts"
+import type { HostRole, InstitutionType } from "../../domain/Institution.ts"
 import type { EmailPolicy, TargetGroup } from "../../domain/TargetGroup.ts"
 import type { EmailSyntaxOptions } from "../email/parseEmail.ts"
 import { compileHostGlob, type HostGlob } from "./hostGlob.ts"
+import { allRoleFacts } from "./hostRole.ts"
 import type { InstitutionVerdict } from "./judgeInstitution.ts"
 
 export interface CompiledInstitutionCriteria {
@@ -14,6 +15,13 @@ export interface CompiledInstitutionCriteria {
   readonly countries: ReadonlySet<string> | null
   readonly regions: ReadonlySet<string> | null
   readonly includeSuffixRules: boolean
+  /** The host roles accepted: `mixed` is in it whenever `student` or `staff` is. */
+  readonly roles: ReadonlySet<HostRole>
+  /** Whether each role fact (by its index) is accepted: the per-email check is one array read. */
+  readonly acceptsRoleFact: ReadonlyArray<boolean>
+  /** The roles the group names, for the details; undefined when it names none (students and staff). */
+  readonly allowedRoles: ReadonlyArray<HostRole> | undefined
+  readonly rolesText: string
   readonly allowedTypes: ReadonlyArray<InstitutionType> | undefined
   readonly allowedCountries: ReadonlyArray<string> | undefined
   readonly allowedRegions: ReadonlyArray<string> | undefined
@@ -40,6 +48,23 @@ export interface CompiledTargetGroup {
   readonly verdicts: Map<object, InstitutionVerdict>
 }
 
+/** Students and staff, and the hosts that serve both: what a group accepts unless it names roles. */
+const defaultRoles: ReadonlyArray<HostRole> = ["student", "staff"]
+
+/** Whom a role serves, as reasons say it. */
+export const rolePhrases: Readonly<Record<HostRole, string>> = {
+  student: "students",
+  staff: "staff",
+  alumni: "alumni",
+  mixed: "students and staff alike"
+}
+
+const acceptedRoles = (roles: ReadonlyArray<HostRole>): ReadonlySet<HostRole> => {
+  const accepted = new Set(roles)
+  if (accepted.has("student") || accepted.has("staff")) accepted.add("mixed")
+  return accepted
+}
+
 const setOrNull = <A>(values: ReadonlyArray<A> | undefined): ReadonlySet<A> | null =>
   values === undefined || values.length === 0 ? null : new Set(values)
 
@@ -56,7 +81,8 @@ export const compileTargetGroup = (targetGroup: TargetGroup): CompiledTargetGrou
     ref: Object.freeze({ id: targetGroup.id, name: targetGroup.name }),
     syntax: {
       allowQuotedLocalPart: criteria.email.allowQuotedLocalPart,
-      allowIpLiteral: criteria.email.allowIpLiteral
+      allowIpLiteral: criteria.email.allowIpLiteral,
+      allowSpecialUseDomains: criteria.email.allowSpecialUseDomains
     },
     policy: criteria.email,
     institutions:
@@ -67,6 +93,14 @@ export const compileTargetGroup = (targetGroup: TargetGroup): CompiledTargetGrou
             countries: setOrNull(institutions.countries),
             regions: setOrNull(institutions.regions),
             includeSuffixRules: institutions.includeSuffixRules,
+            roles: acceptedRoles(institutions.roles?.length ? institutions.roles : defaultRoles),
+            acceptsRoleFact: allRoleFacts.map((fact) =>
+              acceptedRoles(institutions.roles?.length ? institutions.roles : defaultRoles).has(fact.role)
+            ),
+            allowedRoles: institutions.roles?.length ? institutions.roles : undefined,
+            rolesText: (institutions.roles?.length ? institutions.roles : defaultRoles)
+              .map((role) => rolePhrases[role])
+              .join(" and "),
             allowedTypes: institutions.types?.length ? institutions.types : undefined,
             allowedCountries: institutions.countries?.length ? institutions.countries : undefined,
             allowedRegions: institutions.regions?.length ? institutions.regions : undefined,

@@ -7,6 +7,7 @@
  * first failure gives `reason` and `reasonCode`.
  */
 import type { Institution } from "../../domain/Institution.ts"
+import { nonInstitutionPhrase, nonInstitutionReason } from "../../domain/NonInstitution.ts"
 import type { ReasonCode } from "../../domain/ReasonCode.ts"
 import type {
   CustomListDetail,
@@ -16,14 +17,14 @@ import type {
   ValidationResult
 } from "../../domain/ValidationResult.ts"
 import { type ParsedEmail, parseEmail } from "../email/parseEmail.ts"
-import { isAlumniHost } from "../institutions/alumni.ts"
 import type { HostMatch } from "../institutions/InstitutionTable.ts"
 import { assessConfusable } from "../policy/confusable.ts"
-import type { CompiledTargetGroup } from "./compileTargetGroup.ts"
+import { type CompiledTargetGroup, rolePhrases } from "./compileTargetGroup.ts"
 import { resolveCustomRule } from "./customRule.ts"
 import type { EngineContext } from "./EngineContext.ts"
 import type { HostFacts } from "./HostDirectory.ts"
-import { type InstitutionVerdict, judgeListed, judgeSuffixRule } from "./judgeInstitution.ts"
+import { type RoleFact, roleFactOf } from "./hostRole.ts"
+import { domainWithRole, type InstitutionVerdict, judgeListed, judgeSuffixRule } from "./judgeInstitution.ts"
 import { suggestionFor } from "./suggestion.ts"
 
 // Shared by every result, hence frozen (as are verdicts and policy details): a caller may cache their JSON.
@@ -80,7 +81,7 @@ const result = (
   return out
 }
 
-/** A failed result because the host is a known non-student part of an institution (alumni service, stoplist). */
+/** A failed result because the host is a known non-student part of an institution (the stoplist). */
 const denied = (group: CompiledTargetGroup, email: string, details: Details, reason: string): ValidationResult =>
   result(group, email, details, undefined, "INSTITUTION_DENIED", reason)
 
@@ -127,6 +128,73 @@ const judgeHost = (group: CompiledTargetGroup, facts: HostFacts): InstitutionVer
 
 const describe = (institution: Institution | null, matchedDomain: string): string =>
   institution?.name ?? `the institution at ${matchedDomain}`
+
+type NonInstitutionMatch = Extract<HostMatch, { kind: "non-institution" }>
+type RoleMatch = Extract<HostMatch, { kind: "listed" | "suffix" }>
+
+/** The role of a host below its matched domain (`alumni.x.edu`). */
+const hostRoleOf = (host: string, match: RoleMatch): RoleFact =>
+  roleFactOf(host, match.matchedDomain, match.kind === "listed" ? match.entry.role : "mixed")
+
+// The refusals below are out of line: keeping `evaluateTargetGroup` small lets the engine inline
+// what every email runs (measured: bench/library.ts).
+
+/** A failed result because the host serves a role the group does not accept (alumni, by default). */
+const roleRefused = (
+  group: CompiledTargetGroup,
+  input: string,
+  details: Details,
+  host: string,
+  match: RoleMatch,
+  role: RoleFact
+): ValidationResult => {
+  const criteria = group.institutions!
+  const institution = match.kind === "listed" ? match.entry.institution : null
+  details.domain = {
+    status: "failed",
+    domain: host,
+    matchedDomain: match.matchedDomain,
+    rule: match.kind === "listed" ? "listed-domain" : "academic-suffix",
+    institution: match.kind === "listed" ? match.entry.summary : match.rule.summary,
+    role: role.role,
+    roleEvidence: role.evidence,
+    allowedRoles: criteria.allowedRoles ?? ["student", "staff"]
+  }
+  return result(
+    group,
+    input,
+    details,
+    undefined,
+    "ROLE_NOT_ALLOWED",
+    `${host} serves ${rolePhrases[role.role]} of ${describe(institution, match.matchedDomain)}; this target group accepts ${criteria.rolesText}.`
+  )
+}
+
+/** A failed result because the host belongs to an organisation that is not an institution. */
+const nonInstitutionRefused = (
+  group: CompiledTargetGroup,
+  input: string,
+  details: Details,
+  host: string,
+  match: NonInstitutionMatch
+): ValidationResult => {
+  const organization = match.entry.organization
+  details.domain = {
+    status: "failed",
+    domain: host,
+    matchedDomain: match.matchedDomain,
+    rule: "non-institution",
+    organization
+  }
+  return result(
+    group,
+    input,
+    details,
+    undefined,
+    nonInstitutionReason[organization.kind],
+    `${match.matchedDomain} belongs to ${organization.name ?? "an organisation"}, ${nonInstitutionPhrase[organization.kind]}, not an educational institution.`
+  )
+}
 
 export const evaluateTargetGroup = (
   group: CompiledTargetGroup,
@@ -190,22 +258,8 @@ export const evaluateTargetGroup = (
   const kind =
     group.institutions === null || (facts.matchKind === "suffix" && imitates !== null) ? "none" : facts.matchKind
   const matchedDomain = facts.matchedDomain!
-  if ((kind === "listed" || kind === "suffix") && isAlumniHost(host, matchedDomain)) {
-    const match = facts.match as Extract<HostMatch, { kind: "listed" | "suffix" }>
-    const institution = match.kind === "listed" ? match.entry.institution : null
-    details.domain = {
-      status: "failed",
-      domain: host,
-      matchedDomain: match.matchedDomain,
-      rule: "alumni-subdomain",
-      institution: match.kind === "listed" ? match.entry.summary : match.rule.summary
-    }
-    return denied(
-      group,
-      input,
-      details,
-      `${host} is an alumni service of ${describe(institution, match.matchedDomain)}, not a student address.`
-    )
+  if (kind === "non-institution") {
+    return nonInstitutionRefused(group, input, details, host, facts.match as NonInstitutionMatch)
   }
   if (kind === "deny") {
     const match = facts.match as Extract<HostMatch, { kind: "deny" }>
@@ -244,10 +298,15 @@ export const evaluateTargetGroup = (
   }
   // The match is the host's own facts.match: its verdict is remembered beside those facts.
   const verdict = context.hosts.memo(facts, group, judgeHost)
+  // Most hosts are their matched domain and serve its role, which the verdict holds.
+  const role = host.length === matchedDomain.length ? verdict.role : hostRoleOf(host, facts.match as RoleMatch)
+  if (role === verdict.role ? verdict.roleRefused : !group.institutions!.acceptsRoleFact[role.index]) {
+    return roleRefused(group, input, details, host, facts.match as RoleMatch, role)
+  }
   if (facts.abused) {
     details.emailPolicy = policyDetail(verdict.abusedRejected, flags | ABUSED, imitates)
   }
-  details.domain = verdict.domain
+  details.domain = role === verdict.role ? verdict.domain : domainWithRole(verdict, role)
   details.organizationType = verdict.organizationType
   details.geography = verdict.geography
   return result(group, input, details, matchedDomain, verdict.reasonCode, verdict.reason)

@@ -1,14 +1,17 @@
 /**
  * Judges a matched institution (a listed domain, or an academic suffix rule)
- * against a target group's institution filters and abuse policy. The verdict
- * for a listed domain depends only on the group and the entry, so it is built
- * once and shared (frozen) by every later result for that entry; a group
- * remembers at most `maxRemembered` of them.
+ * against a target group's institution filters, roles and abuse policy. The
+ * verdict for a listed domain depends only on the group and the entry, so it
+ * is built once and its details are shared (frozen) by every later result
+ * for that entry; a group remembers at most `maxRemembered` of them. The
+ * domain detail reports the role of a host equal to the matched domain; a
+ * host of another role (`staff.x.edu`) gets a detail of its own, made once.
  */
 import type { ReasonCode } from "../../domain/ReasonCode.ts"
 import type { DomainDetail, GeographyDetail, OrganizationTypeDetail } from "../../domain/ValidationResult.ts"
 import type { ListedEntry, SuffixRule } from "../institutions/InstitutionTable.ts"
 import type { CompiledTargetGroup } from "./compileTargetGroup.ts"
+import { ROLE_FACTS, type RoleFact, roleFactOf } from "./hostRole.ts"
 
 export interface InstitutionVerdict {
   readonly domain: DomainDetail
@@ -19,6 +22,40 @@ export interface InstitutionVerdict {
   /** Set when a filter rejected it; kept flat (no tuple) since the per-email path reads them. */
   readonly reasonCode: ReasonCode | undefined
   readonly reason: string | undefined
+  /** The role of a host equal to the matched domain, which `domain` reports. */
+  readonly role: RoleFact
+  /** The group does not accept `role`. */
+  readonly roleRefused: boolean
+  /** `domain` for hosts of another role (`staff.x.edu`), one frozen object per role fact, by its index; made on first need. */
+  withRole: Array<DomainDetail | undefined> | null
+}
+
+/**
+ * The verdict's domain detail for a host of `role`: `verdict.domain` for the
+ * matched domain's own role (almost every host), else built once per role
+ * fact and shared.
+ */
+export const domainWithRole = (verdict: InstitutionVerdict, role: RoleFact): DomainDetail => {
+  if (role === verdict.role) return verdict.domain
+  verdict.withRole ??= new Array<DomainDetail | undefined>(ROLE_FACTS).fill(undefined)
+  let detail = verdict.withRole[role.index]
+  if (detail === undefined) {
+    // A literal of the detail's own shape: copying the frozen detail by spread costs a microsecond, and the
+    // long tail of (institution, role) pairs makes that a per-email cost (measured: bench/library.ts).
+    const domain = verdict.domain
+    const detail_: Mutable<DomainDetail> = {
+      status: domain.status,
+      matchedDomain: domain.matchedDomain!,
+      rule: domain.rule!,
+      institution: domain.institution!,
+      role: role.role,
+      roleEvidence: role.evidence
+    }
+    if (domain.allowedRoles !== undefined) detail_.allowedRoles = domain.allowedRoles
+    detail = Object.freeze(detail_)
+    verdict.withRole[role.index] = detail
+  }
+  return detail
 }
 
 const maxRemembered = 50_000
@@ -34,12 +71,16 @@ const judge = (
   const criteria = group.institutions!
   const summary = listed?.summary ?? rule!.summary
   const name = listed?.institution.name ?? `the institution at ${matchedDomain}`
+  const role = roleFactOf(matchedDomain, matchedDomain, listed?.role ?? "mixed")
   const domain: Mutable<DomainDetail> = {
     status: "passed",
     matchedDomain,
     rule: listed !== undefined ? "listed-domain" : "academic-suffix",
-    institution: summary
+    institution: summary,
+    role: role.role,
+    roleEvidence: role.evidence
   }
+  if (criteria.allowedRoles !== undefined) domain.allowedRoles = criteria.allowedRoles
   const type = summary.type
   const organizationType: Mutable<OrganizationTypeDetail> = { status: "skipped", type }
   const country = summary.country
@@ -52,7 +93,10 @@ const judge = (
     geography,
     abusedRejected,
     reasonCode: failure?.[0],
-    reason: failure?.[1]
+    reason: failure?.[1],
+    role,
+    roleRefused: !criteria.acceptsRoleFact[role.index],
+    withRole: null
   })
 
   if (rule !== undefined && !criteria.includeSuffixRules) {
@@ -128,11 +172,12 @@ const placeFailure = (
   ]
 }
 
+/** Freezes what results share (the details); the verdict itself stays open for its `withRole` details, made on need. */
 const freeze = (verdict: InstitutionVerdict): InstitutionVerdict => {
   Object.freeze(verdict.domain)
   Object.freeze(verdict.organizationType)
   Object.freeze(verdict.geography)
-  return Object.freeze(verdict)
+  return verdict
 }
 
 export const judgeListed = (group: CompiledTargetGroup, entry: ListedEntry): InstitutionVerdict => {
@@ -145,7 +190,7 @@ export const judgeListed = (group: CompiledTargetGroup, entry: ListedEntry): Ins
   return verdict
 }
 
-/** Frozen too: the caller may share it between results (see `HostDirectory.memo`). */
+/** Its details are frozen too: the caller may share them between results (see `HostDirectory.memo`). */
 export const judgeSuffixRule = (
   group: CompiledTargetGroup,
   rule: SuffixRule,

@@ -26,26 +26,26 @@ const domainOf = (length: number): string => {
 
 describe("local part: at most 64 octets", () => {
   it("accepts 64 ASCII characters and rejects 65", () => {
-    expect(reasonOf(`${"a".repeat(64)}@example.com`)).toBe("OK")
-    expect(reasonOf(`${"a".repeat(65)}@example.com`)).toBe("LOCAL_PART_TOO_LONG")
+    expect(reasonOf(`${"a".repeat(64)}@samples.com`)).toBe("OK")
+    expect(reasonOf(`${"a".repeat(65)}@samples.com`)).toBe("LOCAL_PART_TOO_LONG")
   })
 
   it("counts UTF-8 octets, not characters", () => {
-    expect(reasonOf(`${"é".repeat(32)}@example.com`)).toBe("OK")
-    expect(reasonOf(`${"é".repeat(33)}@example.com`)).toBe("LOCAL_PART_TOO_LONG")
-    expect(reasonOf(`${"用".repeat(21)}a@example.com`)).toBe("OK")
-    expect(reasonOf(`${"用".repeat(22)}@example.com`)).toBe("LOCAL_PART_TOO_LONG")
-    expect(reasonOf(`${"😆".repeat(16)}@example.com`)).toBe("OK")
-    expect(reasonOf(`${"😆".repeat(17)}@example.com`)).toBe("LOCAL_PART_TOO_LONG")
+    expect(reasonOf(`${"é".repeat(32)}@samples.com`)).toBe("OK")
+    expect(reasonOf(`${"é".repeat(33)}@samples.com`)).toBe("LOCAL_PART_TOO_LONG")
+    expect(reasonOf(`${"用".repeat(21)}a@samples.com`)).toBe("OK")
+    expect(reasonOf(`${"用".repeat(22)}@samples.com`)).toBe("LOCAL_PART_TOO_LONG")
+    expect(reasonOf(`${"😆".repeat(16)}@samples.com`)).toBe("OK")
+    expect(reasonOf(`${"😆".repeat(17)}@samples.com`)).toBe("LOCAL_PART_TOO_LONG")
   })
 
   it("measures the NFC form", () => {
     // 32 × (e + U+0301 COMBINING ACUTE) is 96 octets as typed but 64 once composed to é.
     const decomposed = "e\u0301".repeat(32)
-    const result = parseEmail(`${decomposed}@example.com`)
+    const result = parseEmail(`${decomposed}@samples.com`)
     expect(result.ok).toBe(true)
     if (result.ok) expect(result.email.localPart).toBe("é".repeat(32))
-    expect(reasonOf(`${"e\u0301".repeat(33)}@example.com`)).toBe("LOCAL_PART_TOO_LONG")
+    expect(reasonOf(`${"e\u0301".repeat(33)}@samples.com`)).toBe("LOCAL_PART_TOO_LONG")
   })
 })
 
@@ -104,7 +104,7 @@ describe("address: at most 254 octets after IDNA and UTF-8", () => {
   })
 
   it("rejects absurdly long input before looking at it", () => {
-    expect(reasonOf(`${"a".repeat(2000)}@example.com`)).toBe("ADDRESS_TOO_LONG")
+    expect(reasonOf(`${"a".repeat(2000)}@samples.com`)).toBe("ADDRESS_TOO_LONG")
     expect(reasonOf(`a@${"b".repeat(5000)}.com`)).toBe("ADDRESS_TOO_LONG")
   })
 })

@@ -20,15 +20,15 @@ const reasonOf = (input: string, options?: EmailSyntaxOptions): EmailFormatReaso
 
 describe("parseEmail: plain addresses", () => {
   it.each([
-    "a@example.com",
-    "first.last@example.com",
-    "x@a.b.c.d.example.org",
-    "1234@example.com",
-    "user@123.example",
+    "a@samples.com",
+    "first.last@samples.com",
+    "x@a.b.c.d.samples.org",
+    "1234@samples.com",
+    "user@123.samples",
     "o'neil@example.ie",
-    "a+tag@example.com",
-    "!#$%&'*+-/=?^_`{|}~@example.com",
-    "xn--not-really@example.com",
+    "a+tag@samples.com",
+    "!#$%&'*+-/=?^_`{|}~@samples.com",
+    "xn--not-really@samples.com",
     "user@mason-dixon.com",
     "user@c--n.com",
     "user@x.y",
@@ -38,11 +38,11 @@ describe("parseEmail: plain addresses", () => {
   })
 
   it("returns the parts of a plain address without copying the input", () => {
-    const input = "Ada.Lovelace@example.com"
+    const input = "Ada.Lovelace@samples.com"
     expect(valid(input)).toEqual({
       localPart: "Ada.Lovelace",
-      domain: "example.com",
-      unicodeDomain: "example.com",
+      domain: "samples.com",
+      unicodeDomain: "samples.com",
       isInternational: false,
       isIpLiteral: false,
       address: input
@@ -50,11 +50,11 @@ describe("parseEmail: plain addresses", () => {
   })
 
   it("lower-cases the domain but keeps the local part as given", () => {
-    const email = valid("Ada.Lovelace@Example.COM")
+    const email = valid("Ada.Lovelace@Samples.COM")
     expect(email.localPart).toBe("Ada.Lovelace")
-    expect(email.domain).toBe("example.com")
-    expect(email.unicodeDomain).toBe("example.com")
-    expect(email.address).toBe("Ada.Lovelace@example.com")
+    expect(email.domain).toBe("samples.com")
+    expect(email.unicodeDomain).toBe("samples.com")
+    expect(email.address).toBe("Ada.Lovelace@samples.com")
   })
 })
 
@@ -66,12 +66,12 @@ describe("parseEmail: structure", () => {
     ["john.doe", "MISSING_AT"],
     ["john..doe", "MISSING_AT"],
     ["john doe", "MISSING_AT"],
-    ["@example.com", "MISSING_LOCAL_PART"],
+    ["@samples.com", "MISSING_LOCAL_PART"],
     ["@", "MISSING_LOCAL_PART"],
     ["john@", "MISSING_DOMAIN"],
-    ["a@b@example.com", "INVALID_LOCAL_PART"],
-    ["a@example.com@example.com", "INVALID_LOCAL_PART"],
-    ["a\\@b@example.com", "INVALID_LOCAL_PART"]
+    ["a@b@samples.com", "INVALID_LOCAL_PART"],
+    ["a@samples.com@samples.com", "INVALID_LOCAL_PART"],
+    ["a\\@b@samples.com", "INVALID_LOCAL_PART"]
   ])("%j → %s", (input, reason) => {
     expect(reasonOf(input)).toBe(reason)
   })
@@ -85,38 +85,38 @@ describe("parseEmail: structure", () => {
   })
 
   it("ignores an options object that is not one", () => {
-    expect(reasonOf("a@example.com", null as unknown as EmailSyntaxOptions)).toBe("OK")
-    expect(reasonOf('"a"@example.com', null as unknown as EmailSyntaxOptions)).toBe("QUOTED_LOCAL_PART_NOT_ALLOWED")
+    expect(reasonOf("a@samples.com", null as unknown as EmailSyntaxOptions)).toBe("OK")
+    expect(reasonOf('"a"@samples.com', null as unknown as EmailSyntaxOptions)).toBe("QUOTED_LOCAL_PART_NOT_ALLOWED")
   })
 })
 
 describe("parseEmail: white space is never trimmed", () => {
   it.each([
-    " a@example.com",
-    "a@example.com ",
-    "\ta@example.com",
-    "a@example.com\n",
-    "a@example.com\r\n",
-    "\r\n a@example.com",
-    "a@example.com\r\n ",
-    "\u00a0a@example.com",
-    "a@example.com\u3000",
-    "\ufeffa@example.com",
-    "a@example.com\u200b"
+    " a@samples.com",
+    "a@samples.com ",
+    "\ta@samples.com",
+    "a@samples.com\n",
+    "a@samples.com\r\n",
+    "\r\n a@samples.com",
+    "a@samples.com\r\n ",
+    "\u00a0a@samples.com",
+    "a@samples.com\u3000",
+    "\ufeffa@samples.com",
+    "a@samples.com\u200b"
   ])("%j → LEADING_OR_TRAILING_WHITESPACE", (input) => {
     expect(reasonOf(input)).toBe("LEADING_OR_TRAILING_WHITESPACE")
   })
 
   it.each<[string, EmailFormatReason]>([
-    ["john doe@example.com", "INVALID_LOCAL_PART"],
-    ["john . doe@example.com", "INVALID_LOCAL_PART"],
-    ["john @example.com", "INVALID_LOCAL_PART"],
-    ["john@ example.com", "INVALID_DOMAIN"],
+    ["john doe@samples.com", "INVALID_LOCAL_PART"],
+    ["john . doe@samples.com", "INVALID_LOCAL_PART"],
+    ["john @samples.com", "INVALID_LOCAL_PART"],
+    ["john@ samples.com", "INVALID_DOMAIN"],
     ["john@example. com", "INVALID_DOMAIN"],
-    ["john\r\n doe@example.com", "CONTROL_CHARACTER"],
+    ["john\r\n doe@samples.com", "CONTROL_CHARACTER"],
     ["john@example\r\n .com", "CONTROL_CHARACTER"],
-    ["john\tdoe@example.com", "CONTROL_CHARACTER"],
-    ["john\u00a0doe@example.com", "INVALID_LOCAL_PART"],
+    ["john\tdoe@samples.com", "CONTROL_CHARACTER"],
+    ["john\u00a0doe@samples.com", "INVALID_LOCAL_PART"],
     ["john@exa\u00a0mple.com", "INVALID_DOMAIN"]
   ])("inner white space or folding: %j → %s", (input, reason) => {
     expect(reasonOf(input)).toBe(reason)
@@ -125,12 +125,12 @@ describe("parseEmail: white space is never trimmed", () => {
 
 describe("parseEmail: dots", () => {
   it.each<[string, EmailFormatReason]>([
-    [".john@example.com", "DOT_PLACEMENT"],
-    ["john.@example.com", "DOT_PLACEMENT"],
-    ["jo..hn@example.com", "DOT_PLACEMENT"],
-    ["john@.example.com", "DOT_PLACEMENT"],
+    [".john@samples.com", "DOT_PLACEMENT"],
+    ["john.@samples.com", "DOT_PLACEMENT"],
+    ["jo..hn@samples.com", "DOT_PLACEMENT"],
+    ["john@.samples.com", "DOT_PLACEMENT"],
     ["john@example..com", "DOT_PLACEMENT"],
-    ["john@example.com.", "DOT_PLACEMENT"],
+    ["john@samples.com.", "DOT_PLACEMENT"],
     ["john@.", "DOT_PLACEMENT"],
     ["john@..", "DOT_PLACEMENT"]
   ])("%j → %s", (input, reason) => {
@@ -140,37 +140,37 @@ describe("parseEmail: dots", () => {
 
 describe("parseEmail: characters", () => {
   it.each<[string, EmailFormatReason]>([
-    ["a,b@example.com", "INVALID_LOCAL_PART"],
-    ["a:b@example.com", "INVALID_LOCAL_PART"],
-    ["a;b@example.com", "INVALID_LOCAL_PART"],
-    ["a<b>@example.com", "INVALID_LOCAL_PART"],
-    ["a[b]@example.com", "INVALID_LOCAL_PART"],
-    ['a"b"@example.com', "INVALID_LOCAL_PART"],
+    ["a,b@samples.com", "INVALID_LOCAL_PART"],
+    ["a:b@samples.com", "INVALID_LOCAL_PART"],
+    ["a;b@samples.com", "INVALID_LOCAL_PART"],
+    ["a<b>@samples.com", "INVALID_LOCAL_PART"],
+    ["a[b]@samples.com", "INVALID_LOCAL_PART"],
+    ['a"b"@samples.com', "INVALID_LOCAL_PART"],
     ["a@exam_ple.com", "INVALID_DOMAIN"],
     ["a@example+.com", "INVALID_DOMAIN"],
-    ["a@example.com/path", "INVALID_DOMAIN"],
-    ["a@example.com:8080", "INVALID_DOMAIN"],
-    ["a@example.com#", "INVALID_DOMAIN"],
+    ["a@samples.com/path", "INVALID_DOMAIN"],
+    ["a@samples.com:8080", "INVALID_DOMAIN"],
+    ["a@samples.com#", "INVALID_DOMAIN"],
     ["a@exa%6dple.com", "INVALID_DOMAIN"],
     ["a@<example>.com", "INVALID_DOMAIN"],
     ["a@a[1.2.3.4]", "INVALID_DOMAIN"],
-    ["a@-example.com", "INVALID_DOMAIN_LABEL"],
+    ["a@-samples.com", "INVALID_DOMAIN_LABEL"],
     ["a@example-.com", "INVALID_DOMAIN_LABEL"],
-    ["a@example.com-", "INVALID_DOMAIN_LABEL"],
+    ["a@samples.com-", "INVALID_DOMAIN_LABEL"],
     ["a@example.-com", "INVALID_DOMAIN_LABEL"]
   ])("%j → %s", (input, reason) => {
     expect(reasonOf(input)).toBe(reason)
   })
 
   it.each([
-    "\u0000a@example.com",
-    "a\u0000@example.com",
-    "a\u0007b@example.com",
-    "\u007f@example.com",
+    "\u0000a@samples.com",
+    "a\u0000@samples.com",
+    "a\u0007b@samples.com",
+    "\u007f@samples.com",
     "a@exa\u0007mple.com",
     "a@example\u007f.com",
-    "a\u0085b@example.com",
-    "a\u009fb@example.com",
+    "a\u0085b@samples.com",
+    "a\u009fb@samples.com",
     "a@exa\u0085mple.de"
   ])("%j → CONTROL_CHARACTER", (input) => {
     expect(reasonOf(input)).toBe("CONTROL_CHARACTER")
@@ -179,16 +179,16 @@ describe("parseEmail: characters", () => {
 
 describe("parseEmail: comments", () => {
   it.each([
-    "(comment)john@example.com",
-    "john(comment)@example.com",
-    "jo(comment)hn@example.com",
-    "john.(comment)doe@example.com",
-    "john@(comment)example.com",
-    "john@example.com(comment)",
+    "(comment)john@samples.com",
+    "john(comment)@samples.com",
+    "jo(comment)hn@samples.com",
+    "john.(comment)doe@samples.com",
+    "john@(comment)samples.com",
+    "john@samples.com(comment)",
     "john@example.(comment)com",
-    "((nested)comment)john@example.com",
-    "(unclosed john@example.com",
-    "john@example.com(\\"
+    "((nested)comment)john@samples.com",
+    "(unclosed john@samples.com",
+    "john@samples.com(\\"
   ])("%j → COMMENTS_NOT_ALLOWED", (input) => {
     expect(reasonOf(input)).toBe("COMMENTS_NOT_ALLOWED")
   })
@@ -206,20 +206,21 @@ describe("parseEmail: domain shape", () => {
     expect(reasonOf(input)).toBe(reason)
   })
 
-  it("accepts numeric labels other than the last and a top-level label mixing letters and digits", () => {
-    expect(valid("john@123.456.example").domain).toBe("123.456.example")
-    expect(valid("john@example.a1").domain).toBe("example.a1")
-    expect(valid("john@example.1a").domain).toBe("example.1a")
+  it("accepts numeric labels other than the last and a top-level label with inner digits, not at its ends", () => {
+    expect(valid("john@123.456.samples").domain).toBe("123.456.samples")
+    expect(valid("john@samples.m2a").domain).toBe("samples.m2a")
+    expect(reasonOf("john@samples.a1")).toBe("INVALID_TLD")
+    expect(reasonOf("john@samples.1a")).toBe("INVALID_TLD")
   })
 })
 
 describe("parseEmail: quoted local parts and IP literals are off by default", () => {
   it.each<[string, EmailFormatReason]>([
-    ['"john"@example.com', "QUOTED_LOCAL_PART_NOT_ALLOWED"],
-    ['"john doe"@example.com', "QUOTED_LOCAL_PART_NOT_ALLOWED"],
-    ['""@example.com', "QUOTED_LOCAL_PART_NOT_ALLOWED"],
-    ['"john@example.com', "INVALID_LOCAL_PART"],
-    ['"john".doe@example.com', "INVALID_LOCAL_PART"],
+    ['"john"@samples.com', "QUOTED_LOCAL_PART_NOT_ALLOWED"],
+    ['"john doe"@samples.com', "QUOTED_LOCAL_PART_NOT_ALLOWED"],
+    ['""@samples.com', "QUOTED_LOCAL_PART_NOT_ALLOWED"],
+    ['"john@samples.com', "INVALID_LOCAL_PART"],
+    ['"john".doe@samples.com', "INVALID_LOCAL_PART"],
     ["john@[192.0.2.1]", "IP_LITERAL_NOT_ALLOWED"],
     ["john@[IPv6:2001:db8::1]", "IP_LITERAL_NOT_ALLOWED"],
     ["john@[not a literal", "IP_LITERAL_NOT_ALLOWED"]

@@ -206,6 +206,10 @@ describe("accepted addresses satisfy the policy's invariants", () => {
 const ATEXT = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]"
 const DOT_ATOM = new RegExp(`^${ATEXT}+(?:\\.${ATEXT}+)*$`)
 const LDH_LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/
+/** A top-level label starts and ends with a letter (an A-label aside), and is no special-use name. */
+const TLD_FORM = /^[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z])?$/
+const SPECIAL_USE =
+  /(^|\.)(test|example|invalid|localhost|local|onion|arpa|alt|internal|corp|home|mail|lan|intranet|private|localdomain|example\.(com|net|org|edu))$/i
 const modelAccepts = (input: string): boolean | undefined => {
   const at = input.indexOf("@")
   if (at < 0 || input.indexOf("@", at + 1) >= 0) return false
@@ -220,7 +224,8 @@ const modelAccepts = (input: string): boolean | undefined => {
     domain.length <= 253 &&
     labels.length >= 2 &&
     labels.every((label) => LDH_LABEL.test(label)) &&
-    !/^[0-9]+$/.test(labels.at(-1) ?? "")
+    TLD_FORM.test(labels.at(-1) ?? "") &&
+    !SPECIAL_USE.test(domain)
   )
 }
 

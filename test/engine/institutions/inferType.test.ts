@@ -14,6 +14,7 @@ describe("inferInstitutionType", () => {
     ["Liceum Ogólnokształcące im. Stanisława Wyspiańskiego", "school"],
     ["Springfield High School", "school"],
     ["Vysoká škola ekonomická v Praze", "university"],
+    ["Gati Shakti Vishwavidyalaya", "university"],
     ["Max Planck Institute for Informatics", "research"],
     ["Acme Learning", "other"]
   ] as const)("%s is a %s", (name, type) => {

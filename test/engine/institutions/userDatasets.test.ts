@@ -93,9 +93,9 @@ describe("CSV datasets", () => {
   })
 
   it("rejects domains no institution can own instead of dropping them silently", () => {
-    const csv = "domain,name\npartner.example,Unknown TLD\nco.nz,Public suffix\n"
+    const csv = "domain,name\npartner.samples,Unknown TLD\nco.nz,Public suffix\n"
     expect(problemsOf({ name: "p.csv", format: "csv", content: csv })).toEqual([
-      { location: "2", field: "domain", message: '"partner.example" has no known top-level domain' },
+      { location: "2", field: "domain", message: '"partner.samples" has no known top-level domain' },
       { location: "3", field: "domain", message: '"co.nz" is a public suffix, which no institution owns' }
     ])
   })

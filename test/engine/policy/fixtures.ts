@@ -16,7 +16,7 @@ export const testEmailListsData = (
 ): EmailListsData => ({
   format: emailListsDataFormat,
   lists: {
-    disposable: list(overrides.disposable ?? ["mailinator.com", "0.pbot.tk", "throwaway.example"]),
+    disposable: list(overrides.disposable ?? ["mailinator.com", "0.pbot.tk", "throwaway.samples"]),
     disposableWildcard: list(overrides.disposableWildcard ?? ["33mail.com", "ddns.net", "my.id"]),
     freeMail: list(overrides.freeMail ?? ["gmail.com", "yahoo.co.uk", "mail.ru", "spb.ru", "yahoo.com"]),
     commonMailProviders: list(overrides.commonMailProviders ?? ["gmail.com", "yahoo.com"]),

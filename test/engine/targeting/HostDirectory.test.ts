@@ -52,7 +52,7 @@ const bases = [
   "33mail.com",
   "springfield-high.org",
   "district.k12.ca.us",
-  "example.com",
+  "samples.com",
   "edu",
   "ac.uk",
   "com"
@@ -100,7 +100,7 @@ describe("HostDirectory", () => {
     const directory = new HostDirectory(table, lists)
     expect(directory.facts("cs.mdx.ac")).toMatchObject({ matchKind: "listed", matchedDomain: "mdx.ac", abused: true })
     expect(directory.facts("mit.edu")).toMatchObject({ matchKind: "listed", matchedDomain: "mit.edu", abused: false })
-    expect(directory.facts("example.com")).toMatchObject({ matchKind: "none", matchedDomain: null, abused: false })
+    expect(directory.facts("samples.com")).toMatchObject({ matchKind: "none", matchedDomain: null, abused: false })
   })
 
   it("keeps a domain under a bare suffix rule as a key of its own, within its bound", () => {

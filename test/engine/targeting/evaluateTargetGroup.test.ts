@@ -56,9 +56,9 @@ describe("institutions criterion", () => {
   })
 
   it("rejects a domain that is no institution, with a plain reason", () => {
-    const result = check({ institutions: {} }, "jane@example.com")
+    const result = check({ institutions: {} }, "jane@samples.com")
     expect(result).toMatchObject({ isValid: false, reasonCode: "NOT_AN_INSTITUTION" })
-    expect(result.reason).toContain("example.com")
+    expect(result.reason).toContain("samples.com")
   })
 
   it("filters by country", () => {
@@ -101,12 +101,108 @@ describe("institutions criterion", () => {
     )
   })
 
-  it("rejects stoplisted and alumni hosts under an institution", () => {
+  it("rejects stoplisted hosts under an institution", () => {
     expect(check({ institutions: {} }, "a@staff.mit.edu").reasonCode).toBe("INSTITUTION_DENIED")
-    const alumni = check({ institutions: {} }, "a@alumni.mit.edu")
-    expect(alumni).toMatchObject({
-      reasonCode: "INSTITUTION_DENIED",
-      validationDetails: { domain: { rule: "alumni-subdomain" } }
+  })
+
+  it("rejects alumni hosts unless the group accepts alumni, and reports the host's role", () => {
+    for (const host of ["alumni.mit.edu", "alum.mit.edu", "alumnimail.mit.edu", "post.mit.edu", "exalumnos.ox.ac.uk"]) {
+      expect(check({ institutions: {} }, `a@${host}`)).toMatchObject({
+        reasonCode: "ROLE_NOT_ALLOWED",
+        validationDetails: { domain: { status: "failed", role: "alumni", allowedRoles: ["student", "staff"] } }
+      })
+    }
+    expect(check({ institutions: { roles: ["alumni"] } }, "a@alumni.mit.edu")).toMatchObject({
+      isValid: true,
+      validationDetails: { domain: { role: "alumni", roleEvidence: { rule: "role-label" } } }
+    })
+  })
+
+  it("takes alumnos, alumnes and alunos for current students, and post. as alumni only under .edu", () => {
+    for (const host of ["alumnos.ox.ac.uk", "alumnes.ox.ac.uk", "alunos.ox.ac.uk", "students.ox.ac.uk"]) {
+      expect(check({ institutions: { roles: ["student"] } }, `a@${host}`)).toMatchObject({
+        isValid: true,
+        validationDetails: { domain: { role: "student" } }
+      })
+    }
+    expect(check({ institutions: {} }, "a@post.ox.ac.uk")).toMatchObject({
+      isValid: true,
+      validationDetails: { domain: { role: "mixed" } }
+    })
+  })
+
+  it("filters by role: a mixed host passes students or staff, a staff host only staff", () => {
+    expect(check({ institutions: { roles: ["student"] } }, "a@mit.edu")).toMatchObject({
+      isValid: true,
+      validationDetails: { domain: { role: "mixed", allowedRoles: ["student"] } }
+    })
+    expect(check({ institutions: { roles: ["student"] } }, "a@faculty.mit.edu")).toMatchObject({
+      reasonCode: "ROLE_NOT_ALLOWED",
+      validationDetails: { domain: { role: "staff" } }
+    })
+    expect(check({ institutions: { roles: ["staff"] } }, "a@faculty.mit.edu").isValid).toBe(true)
+    expect(check({ institutions: { roles: ["alumni"] } }, "a@mit.edu").reasonCode).toBe("ROLE_NOT_ALLOWED")
+    // A listed domain's own labels name its role.
+    expect(check({ institutions: { roles: ["staff"] } }, "a@stu.y.edu.cn")).toMatchObject({
+      reasonCode: "ROLE_NOT_ALLOWED",
+      validationDetails: { domain: { role: "student", roleEvidence: { rule: "listed-domain-label" } } }
+    })
+  })
+
+  it("refuses organisations that are not institutions with a reason code per kind", () => {
+    const cases = [
+      ["net.ac.uk", "RESEARCH_NETWORK"],
+      ["council.ac.uk", "SECTOR_BODY"],
+      ["ministry.edu.cn", "GOVERNMENT_BODY"],
+      ["platform.edu", "PLATFORM"]
+    ] as const
+    for (const [domain, reasonCode] of cases) {
+      expect(check({ institutions: {} }, `a@mail.${domain}`)).toMatchObject({
+        isValid: false,
+        reasonCode,
+        validationDetails: {
+          domain: {
+            status: "failed",
+            rule: "non-institution",
+            matchedDomain: domain,
+            organization: { rule: "curated" }
+          }
+        }
+      })
+    }
+    // A target group's own allow entry still speaks for it.
+    expect(check({ institutions: {}, domains: { allow: ["net.ac.uk"] } }, "a@net.ac.uk").isValid).toBe(true)
+  })
+
+  it("carries the evidence of every fact, suffix-only matches included", () => {
+    expect(check({ institutions: {} }, "a@mit.edu").validationDetails.domain.institution?.evidence).toEqual({
+      name: { source: "fixture", rule: "dataset-name", confidence: "high" },
+      type: { source: "fixture", rule: "name", confidence: "medium" },
+      country: { source: "fixture", rule: "dataset-country", confidence: "high" }
+    })
+    const suffixOnly = check({ institutions: { types: ["university", "college"] } }, "a@newcollege.edu")
+    expect(suffixOnly).toMatchObject({
+      isValid: true,
+      validationDetails: {
+        domain: {
+          rule: "academic-suffix",
+          institution: {
+            type: "college",
+            country: "US",
+            evidence: {
+              type: { source: "campusgate", rule: "zone-policy:edu" },
+              country: { source: "campusgate", rule: "zone-policy:edu", confidence: "low" }
+            }
+          }
+        },
+        organizationType: { status: "passed", type: "college" }
+      }
+    })
+    // A zone that mixes schools and universities leaves the type unknown.
+    expect(check({ institutions: {} }, "a@new.ac.uk").validationDetails.domain.institution?.evidence.type).toEqual({
+      source: "campusgate",
+      rule: "unknown",
+      confidence: "low"
     })
   })
 
