@@ -24,7 +24,7 @@
 import type { HostMatch, InstitutionTable, SuffixRule } from "../institutions/InstitutionTable.ts"
 import type { EmailLists } from "../policy/EmailLists.ts"
 
-/** Facts kept in the map, with room for one value a caller derives from them (see `HostDirectory.memo`). */
+/** Facts kept in the map, with room for values callers derive from them (see `HostDirectory.memo`). */
 class StoredFacts {
   readonly match: HostMatch
   /** `match.kind`, `match.matchedDomain` and whether the match is an abused listed domain, read without following `match`. */
@@ -35,6 +35,8 @@ class StoredFacts {
   readonly freeMail: boolean
   memoOwner: object | null = null
   memo: unknown = null
+  /** Further owners and their values, in pairs, oldest first: an offer's groups take turns on the same facts. */
+  memoMore: Array<unknown> | null = null
 
   constructor(match: HostMatch, disposable: boolean, freeMail: boolean) {
     this.match = match
@@ -55,6 +57,9 @@ export type HostFacts = Pick<
 const noMatch: HostMatch = { kind: "none" }
 const nothing = new StoredFacts(noMatch, false, false)
 const nothingButDisposable = new StoredFacts(noMatch, true, false)
+
+/** How many owners' values the facts of one host keep (`HostDirectory.memo`): an offer's groups, a few at once. */
+const MEMO_OWNERS = 4
 
 /** By default at most this many domains under bare suffix rules become keys (each ~0.3 KB with its facts and verdicts). */
 const defaultMaxLearnedKeys = 50_000
@@ -164,17 +169,30 @@ export class HostDirectory {
   /**
    * A value derived from `facts` by `owner` (say, a target group's verdict
    * on the matched institution), remembered beside the facts for the last
-   * owner that asked, so a repeated question costs no lookup of its own.
+   * `MEMO_OWNERS` owners that asked (the first for good, the others in
+   * turn), so a repeated question costs no lookup of its own — an offer's
+   * groups included.
    * `derive` must depend on nothing else; for facts not kept in the map it
    * just runs.
    */
   memo<O extends object, A>(facts: HostFacts, owner: O, derive: (owner: O, facts: HostFacts) => A): A {
     if (!(facts instanceof StoredFacts)) return derive(owner, facts)
-    if (facts.memoOwner !== owner) {
-      facts.memo = derive(owner, facts)
-      facts.memoOwner = owner
+    if (facts.memoOwner === owner) return facts.memo as A
+    const more = facts.memoMore
+    if (more !== null) {
+      for (let i = 0; i < more.length; i += 2) if (more[i] === owner) return more[i + 1] as A
     }
-    return facts.memo as A
+    const value = derive(owner, facts)
+    if (facts.memoOwner === null) {
+      facts.memoOwner = owner
+      facts.memo = value
+    } else if (more === null) {
+      facts.memoMore = [owner, value]
+    } else {
+      if (more.length >= 2 * (MEMO_OWNERS - 1)) more.splice(0, 2)
+      more.push(owner, value)
+    }
+    return value
   }
 
   /** Asks the sources about `key` (the data's own string) and remembers the answer. */

@@ -68,6 +68,26 @@ const acceptedRoles = (roles: ReadonlyArray<HostRole>): ReadonlySet<HostRole> =>
 const setOrNull = <A>(values: ReadonlyArray<A> | undefined): ReadonlySet<A> | null =>
   values === undefined || values.length === 0 ? null : new Set(values)
 
+/**
+ * The syntax options, one shared object per combination: groups that parse
+ * alike have the same object, so an offer parses an email once for all of
+ * them (`evaluateOffer.ts`).
+ */
+const syntaxTable = new Map<number, EmailSyntaxOptions>()
+const syntaxOptions = (
+  allowQuotedLocalPart: boolean,
+  allowIpLiteral: boolean,
+  allowSpecialUseDomains: boolean
+): EmailSyntaxOptions => {
+  const key = (allowQuotedLocalPart ? 1 : 0) | (allowIpLiteral ? 2 : 0) | (allowSpecialUseDomains ? 4 : 0)
+  let options = syntaxTable.get(key)
+  if (options === undefined) {
+    options = Object.freeze({ allowQuotedLocalPart, allowIpLiteral, allowSpecialUseDomains })
+    syntaxTable.set(key, options)
+  }
+  return options
+}
+
 export const compileTargetGroup = (targetGroup: TargetGroup): CompiledTargetGroup => {
   const { criteria } = targetGroup
   const institutions = criteria.institutions
@@ -79,11 +99,11 @@ export const compileTargetGroup = (targetGroup: TargetGroup): CompiledTargetGrou
   return {
     targetGroup,
     ref: Object.freeze({ id: targetGroup.id, name: targetGroup.name }),
-    syntax: {
-      allowQuotedLocalPart: criteria.email.allowQuotedLocalPart,
-      allowIpLiteral: criteria.email.allowIpLiteral,
-      allowSpecialUseDomains: criteria.email.allowSpecialUseDomains
-    },
+    syntax: syntaxOptions(
+      criteria.email.allowQuotedLocalPart,
+      criteria.email.allowIpLiteral,
+      criteria.email.allowSpecialUseDomains
+    ),
     policy: criteria.email,
     institutions:
       institutions === undefined

@@ -196,37 +196,63 @@ const nonInstitutionRefused = (
   )
 }
 
+/** A failed result because the input is not a valid email address. */
+export const formatRefused = (
+  group: CompiledTargetGroup,
+  input: string,
+  parsed: Extract<ReturnType<typeof parseEmail>, { ok: false }>
+): ValidationResult => {
+  const details = emptyDetails()
+  details.format = { status: "failed", code: parsed.reason, message: parsed.message }
+  return result(
+    group,
+    input,
+    details,
+    undefined,
+    "INVALID_EMAIL_FORMAT",
+    `The email address is not valid: ${parsed.message}`
+  )
+}
+
+/** Whether an internationalised domain looks like another (null for a plain ASCII one: never). */
+export const lookalikeOf = (email: ParsedEmail): ReturnType<typeof assessConfusable> | null =>
+  email.isInternational ? assessConfusable(email.domain, email.unicodeDomain) : null
+
 export const evaluateTargetGroup = (
   group: CompiledTargetGroup,
   context: EngineContext,
   input: string
 ): ValidationResult => {
-  const details = emptyDetails()
   const parsed = parseEmail(input, group.syntax)
-  if (!parsed.ok) {
-    details.format = { status: "failed", code: parsed.reason, message: parsed.message }
-    return result(
-      group,
-      input,
-      details,
-      undefined,
-      "INVALID_EMAIL_FORMAT",
-      `The email address is not valid: ${parsed.message}`
-    )
-  }
+  if (!parsed.ok) return formatRefused(group, input, parsed)
   const email = parsed.email
+  return judgeEmail(group, context, input, email, context.hosts.facts(email.domain), lookalikeOf(email))
+}
+
+/**
+ * One parsed email against one group, given what does not depend on the
+ * group — the host's facts and the look-alike check — so an offer finds
+ * them once for all its groups (`evaluateOffer.ts`).
+ */
+export const judgeEmail = (
+  group: CompiledTargetGroup,
+  context: EngineContext,
+  input: string,
+  email: ParsedEmail,
+  facts: HostFacts,
+  lookalike: ReturnType<typeof assessConfusable> | null
+): ValidationResult => {
+  const details = emptyDetails()
   const host = email.domain
   details.format = { status: "passed", normalized: email.address }
 
-  const facts = context.hosts.facts(host)
   let flags = (facts.disposable ? DISPOSABLE : 0) | (facts.freeMail ? FREE_MAIL : 0)
   // Checked only when the group rejects role accounts: it is the costliest flag (measured: bench/library.ts).
   if (group.policy.rejectRoleAccounts && context.lists.isRoleAccount(email.localPart)) flags |= ROLE_ACCOUNT
   let imitates: string | null = null
-  if (email.isInternational) {
-    const assessment = assessConfusable(host, email.unicodeDomain)
-    imitates = assessment.imitates
-    if (assessment.mixedScript || imitates !== null) flags |= CONFUSABLE
+  if (lookalike !== null) {
+    imitates = lookalike.imitates
+    if (lookalike.mixedScript || imitates !== null) flags |= CONFUSABLE
   }
   const policyFailed = policyFailure(group, email, facts, flags, imitates)
   details.emailPolicy = policyDetail(policyFailed !== undefined, flags, imitates)

@@ -114,20 +114,29 @@ describe("HostDirectory", () => {
     expect(directory.size).toBe(keys + 1)
   })
 
-  it("remembers one derived value per facts for the last owner that asked", () => {
+  it("remembers a derived value per facts for the last few owners that asked (an offer's groups take turns)", () => {
     const directory = new HostDirectory(table, lists)
     const facts = directory.facts("mit.edu")
-    const first = {}
-    const second = {}
+    const owners = [{}, {}, {}, {}, {}]
     let runs = 0
     const derive = (owner: object) => ({ owner, run: ++runs })
-    const value = directory.memo(facts, first, derive)
-    expect(directory.memo(directory.facts("mit.edu"), first, derive)).toBe(value)
-    expect(directory.memo(facts, second, derive)).toEqual({ owner: second, run: 2 })
-    expect(directory.memo(facts, first, derive)).toEqual({ owner: first, run: 3 })
+    const value = directory.memo(facts, owners[0]!, derive)
+    expect(directory.memo(directory.facts("mit.edu"), owners[0]!, derive)).toBe(value)
+    // Three groups of an offer in turn: each derives once, then every turn is remembered.
+    for (let round = 0; round < 3; round++) for (const owner of owners.slice(0, 3)) directory.memo(facts, owner, derive)
+    expect(runs).toBe(3)
+    // A fifth owner pushes out the oldest of the turn-takers, never the first.
+    directory.memo(facts, owners[3]!, derive)
+    directory.memo(facts, owners[4]!, derive)
+    expect(runs).toBe(5)
+    directory.memo(facts, owners[0]!, derive)
+    expect(runs).toBe(5)
+    directory.memo(facts, owners[1]!, derive)
+    expect(runs).toBe(6)
+    const first = owners[0]!
     // Facts that are not the directory's own are derived every time.
     const loose = { ...facts }
-    expect(directory.memo(loose, first, derive)).toEqual({ owner: first, run: 4 })
-    expect(directory.memo(loose, first, derive)).toEqual({ owner: first, run: 5 })
+    expect(directory.memo(loose, first, derive)).toEqual({ owner: first, run: 7 })
+    expect(directory.memo(loose, first, derive)).toEqual({ owner: first, run: 8 })
   })
 })
