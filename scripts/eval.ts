@@ -9,7 +9,8 @@
  * Goals (DESIGN.md): recall >= 97%, country >= 97%, false positives <= 0.5%.
  * Prints the misses, then one final JSON line with the figures.
  */
-import { readFileSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
+import { fileURLToPath } from "node:url"
 import { buildInstitutionTable } from "../src/engine/InstitutionIndex.ts"
 import { inspectInput } from "../src/engine/inspect.ts"
 import { loadBuiltInEmailLists } from "../src/engine/policy/EmailLists.ts"
@@ -17,6 +18,12 @@ import { makeEngineContext } from "../src/engine/targeting/EngineContext.ts"
 import { evaluateEmailSuites } from "./eval-email.ts"
 
 const evalDir = new URL("../../shared/eval/", import.meta.url)
+if (!existsSync(evalDir)) {
+  console.error(
+    `npm run eval: no evaluation samples at ${fileURLToPath(evalDir)} (they are kept beside the repository, not in it)`
+  )
+  process.exit(1)
+}
 const verbose = process.argv.includes("--verbose")
 
 interface University {

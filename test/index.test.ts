@@ -83,10 +83,12 @@ describe("createCampusgate (built-in data)", () => {
   })
 
   it("words a mistyped key or status as the config files do, with what was meant", async () => {
-    const error = await createCampusgate({
+    // As a JavaScript caller, whom no type checker warns, would pass them.
+    const options = {
       targetGroups: [{ id: "a", name: "A", criteria: { email: { rejectRoleAcounts: true } } }],
       offers: [{ id: "o", team: "acme", name: "O", targetGroups: ["a"], status: "activ" }]
-    }).catch((e: unknown) => e)
+    } as unknown as Parameters<typeof createCampusgate>[0]
+    const error = await createCampusgate(options).catch((e: unknown) => e)
     expect((error as InvalidConfiguration).problems).toEqual([
       {
         path: "targetGroups[0].criteria.email.rejectRoleAcounts",
