@@ -137,6 +137,18 @@ describe("loadConfig", () => {
     expect(problems(bad)).toEqual(['environment CAMPUSGATE_PORT: expected a whole number 0-65535, got "eighty"'])
   })
 
+  it("listens on the platform's PORT when CAMPUSGATE_PORT is not set", () => {
+    const port = (env: Record<string, string>) => {
+      const result = load(validConfig, {}, env)
+      return result.ok ? result.config.settings.server.port : problems(result)
+    }
+    expect(port({ PORT: "3000" })).toBe(3000)
+    expect(port({ PORT: "3000", CAMPUSGATE_PORT: "" })).toBe(3000)
+    expect(port({ PORT: "3000", CAMPUSGATE_PORT: "9090" })).toBe(9090)
+    expect(port({})).toBe(8080)
+    expect(port({ PORT: "http" })).toEqual(['environment PORT: expected a whole number 0-65535, got "http"'])
+  })
+
   it("resolves dataDir from campusgate.yaml against the config directory when no flag or variable names one", () => {
     const dirs = makeDirs({ ...validConfig, "campusgate.yaml": `${settingsYaml}dataDir: ../state\n` })
     const result = loadDirectory({ configDir: dirs.configDir, env: {} })
