@@ -58,7 +58,9 @@ describe("the route template of a request", () => {
   })
 
   it("is always one of a fixed set", () => {
-    expect(ROUTE_TEMPLATES.size).toBe(new Set(apiEndpoints.map((endpoint) => endpoint.path)).size + OTHER_ROUTES.length + 1)
+    expect(ROUTE_TEMPLATES.size).toBe(
+      new Set(apiEndpoints.map((endpoint) => endpoint.path)).size + OTHER_ROUTES.length + 1
+    )
     for (const [method, path] of [
       ["GET", `/api/v1/offers/${address}`],
       ["GET", "/x"],
