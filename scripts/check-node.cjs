@@ -6,7 +6,11 @@
  *
  * It must itself run on any old Node, so it is CommonJS written in the
  * JavaScript of Node 0.10: no arrow functions, no `let`, no template strings.
- * The rule is `engines.node` of package.json, read here, never restated.
+ * The rule is `engines.node` of package.json, read here, never restated
+ * (`devEngines.runtime` repeats it so that npm 10.8 and later refuse before
+ * installing anything; a test keeps the two equal). npm runs a project's own
+ * preinstall after installing its dependencies, so this line is the last an
+ * older npm prints, not the first.
  */
 var path = require("path")
 

@@ -29,6 +29,8 @@ describe("the preinstall Node.js check", () => {
   })
 
   it("runs as the package's preinstall script and passes on this Node.js", () => {
+    // npm stops before installing anything where it reads devEngines; the preinstall covers the npm that does not.
+    expect(packageJson.devEngines.runtime).toEqual({ name: "node", version: range, onFail: "error" })
     expect(packageJson.scripts.preinstall).toBe("node scripts/check-node.cjs")
     expect(packageJson.files).toContain("scripts/check-node.cjs")
     const run = spawnSync(process.execPath, [script], { encoding: "utf8" })
