@@ -16,9 +16,10 @@
  * <= 0.2%, email syntax agreement >= 98%.
  * Prints the misses, then one final JSON line with the figures.
  */
-import { readFileSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
 import { readSwotCheckout } from "../src/cli/data/readSources.ts"
 import { buildInstitutionTable } from "../src/engine/InstitutionIndex.ts"
 import { inspectInput } from "../src/engine/inspect.ts"
@@ -27,6 +28,12 @@ import { makeEngineContext } from "../src/engine/targeting/EngineContext.ts"
 import { evaluateEmailSuites } from "./eval-email.ts"
 
 const evalDir = new URL("../../shared/eval/", import.meta.url)
+if (!existsSync(evalDir)) {
+  console.error(
+    `npm run eval: no evaluation samples at ${fileURLToPath(evalDir)} (they are kept beside the repository, not in it)`
+  )
+  process.exit(1)
+}
 const verbose = process.argv.includes("--verbose")
 
 interface University {

@@ -81,6 +81,25 @@ describe("createCampusgate (built-in data)", () => {
       message: '"UK" is not an ISO 3166-1 alpha-2 code (did you mean "GB"?)'
     })
   })
+
+  it("words a mistyped key or status as the config files do, with what was meant", async () => {
+    // As a JavaScript caller, whom no type checker warns, would pass them.
+    const options = {
+      targetGroups: [{ id: "a", name: "A", criteria: { email: { rejectRoleAcounts: true } } }],
+      offers: [{ id: "o", team: "acme", name: "O", targetGroups: ["a"], status: "activ" }]
+    } as unknown as Parameters<typeof createCampusgate>[0]
+    const error = await createCampusgate(options).catch((e: unknown) => e)
+    expect((error as InvalidConfiguration).problems).toEqual([
+      {
+        path: "targetGroups[0].criteria.email.rejectRoleAcounts",
+        message: 'unknown key "rejectRoleAcounts" (did you mean "rejectRoleAccounts"?)'
+      },
+      {
+        path: "offers[0].status",
+        message: 'expected one of "draft", "active", "paused", "archived", got "activ" (did you mean "active"?)'
+      }
+    ])
+  })
 })
 
 describe("examples", () => {

@@ -9,6 +9,7 @@
  * | `CAMPUSGATE_DATA`            | `dataDir` (CLI flag `--data` wins) |
  * | `CAMPUSGATE_HOST`            | `server.host`            |
  * | `CAMPUSGATE_PORT`            | `server.port`            |
+ * | `PORT`                       | `server.port` when `CAMPUSGATE_PORT` is not set (what platforms set) |
  * | `CAMPUSGATE_MAX_BODY_BYTES`  | `server.maxBodyBytes`    |
  * | `CAMPUSGATE_LOG_LEVEL`       | `logging.level`          |
  * | `CAMPUSGATE_WEBHOOK_SECRET`  | secret for signing job webhooks |
@@ -54,7 +55,9 @@ export const applyEnvironment = (
   env: Environment,
   problems: Array<ConfigurationProblem>
 ): Settings => {
-  const port = integer(env, "CAMPUSGATE_PORT", 0, 65535, problems)
+  // Platforms (Heroku, Cloud Run, Render, ...) say where to listen in PORT; the specific name wins.
+  const portName = env.CAMPUSGATE_PORT === undefined || env.CAMPUSGATE_PORT === "" ? "PORT" : "CAMPUSGATE_PORT"
+  const port = integer(env, portName, 0, 65535, problems)
   const maxBodyBytes = integer(env, "CAMPUSGATE_MAX_BODY_BYTES", 1, 2 ** 40, problems)
   const host = env.CAMPUSGATE_HOST
   const level = env.CAMPUSGATE_LOG_LEVEL

@@ -5,7 +5,9 @@
  * decoded with its schema, then cross-references are checked: ids unique
  * across both directories, teams declared, an offer's target groups present
  * and visible to its team. All problems are collected (never just the
- * first), each with its file, line, column and field.
+ * first), each with its file, line, column and field, grouped by file: a
+ * campusgate.yaml with a mistake still declares its teams, and a file that
+ * fails to decode still has its references checked (`references.ts`).
  *
  * Synchronous and cheap (a few small files): `check` and the hot-reload
  * watcher call it on every change.
@@ -17,7 +19,6 @@ import type { ConfigurationProblem } from "../domain/errors.ts"
 import type { TemplateFile } from "../domain/MessageTemplate.ts"
 import { Offer } from "../domain/Offer.ts"
 import { TargetGroup } from "../domain/TargetGroup.ts"
-import { targetGroupVisible } from "../domain/visibility.ts"
 import {
   DatasetError,
   type DatasetSpec,
@@ -28,8 +29,18 @@ import {
 import { applyEnvironment, type Environment, type Secrets, secretsFrom } from "./environment.ts"
 import { displayPath, isResourceFile, OFFERS_DIR, SETTINGS_FILE, TARGET_GROUPS_DIR } from "./layout.ts"
 import { loadMessageTemplates } from "./messageTemplates.ts"
+import {
+  checkTargetGroups,
+  checkTeams,
+  problemAt,
+  type References,
+  rawReferences,
+  type SourceFile
+} from "./references.ts"
 import { Settings } from "./Settings.ts"
-import { type DecodeCache, decodeYaml, positionOf, rawStringField, type YamlDecoded } from "./yamlDecode.ts"
+import { type DecodeCache, decodeYaml, rawDocument, rawStringField, type YamlDecoded } from "./yamlDecode.ts"
+
+export type { SourceFile } from "./references.ts"
 
 /** The team every deployment has, so a first run needs no `teams` section. */
 export const DEFAULT_TEAM = "default"
@@ -40,14 +51,6 @@ export interface ConfigLocation {
   readonly dataDir?: string | undefined
   /** Default `process.env`. */
   readonly env?: Environment | undefined
-}
-
-/** A file a resource was read from. */
-export interface SourceFile {
-  readonly store: "config" | "data"
-  /** Absolute path. */
-  readonly path: string
-  readonly text: string
 }
 
 export interface LoadedConfig {
@@ -110,15 +113,6 @@ const resourceFiles = (root: string, store: SourceFile["store"], directory: stri
     })
 }
 
-const problemAt = (file: SourceFile, path: ReadonlyArray<PropertyKey>, message: string): ConfigurationProblem => ({
-  file: displayPath(file.path),
-  ...positionOf(file.text, path),
-  path: path
-    .map((key, i) => (typeof key === "number" ? `[${key}]` : i === 0 ? String(key) : `.${String(key)}`))
-    .join(""),
-  message
-})
-
 interface Decoded<A> {
   readonly value: A
   readonly file: SourceFile
@@ -126,27 +120,42 @@ interface Decoded<A> {
   readonly at: ReadonlyArray<PropertyKey>
 }
 
-/**
- * Decodes each file with `schema`, collecting problems. The ids of files
- * that fail are noted in `broken`, so references to them are not reported
- * a second time as dangling.
- */
+/** The files of one kind, decoded, and what those that failed still refer to. */
+interface DecodedFiles<A> {
+  readonly decoded: Array<Decoded<A>>
+  /** The ids of the files that failed, so references to them are not reported a second time as dangling. */
+  readonly brokenIds: Set<string>
+  readonly brokenReferences: Array<References>
+}
+
+/** Decodes each file with `schema`, collecting problems. */
 const decodeFiles = <A>(
   files: ReadonlyArray<SourceFile>,
   decode: (file: SourceFile) => YamlDecoded<A>,
-  problems: Array<ConfigurationProblem>,
-  broken: Set<string>
-): Array<Decoded<A>> =>
-  files.flatMap((file) => {
+  problems: Array<ConfigurationProblem>
+): DecodedFiles<A> => {
+  const result: DecodedFiles<A> = { decoded: [], brokenIds: new Set(), brokenReferences: [] }
+  for (const file of files) {
     const decoded = decode(file)
-    if (!decoded.ok) {
-      problems.push(...decoded.problems)
-      const id = rawStringField(file.text, "id")
-      if (id !== undefined) broken.add(id)
-      return []
+    if (decoded.ok) {
+      result.decoded.push({ value: decoded.value, file, at: [] })
+      continue
     }
-    return [{ value: decoded.value, file, at: [] }]
-  })
+    problems.push(...decoded.problems)
+    const id = rawStringField(file.text, "id")
+    if (id !== undefined) result.brokenIds.add(id)
+    result.brokenReferences.push(rawReferences(file, [], rawDocument(file.text), decoded.problems))
+  }
+  return result
+}
+
+/** What a decoded target group, offer or API key refers to. */
+const referencesOf = (item: Decoded<{ readonly team?: string; readonly targetGroups?: ReadonlyArray<string> }>) => ({
+  file: item.file,
+  at: item.at,
+  team: item.value.team,
+  targetGroups: item.value.targetGroups ?? []
+})
 
 /** Reports every id defined twice (the later definition, pointing at the first). */
 const uniqueIds = <A extends { readonly id: string }>(
@@ -238,7 +247,7 @@ const loadWith = (location: ConfigLocation, data: DataDocuments, cache: DecodeCa
     }
   }
 
-  const { settings, file: settingsFile } = loadSettings(configDir, env, problems)
+  const { settings, file: settingsFile, readable } = loadSettings(configDir, env, problems)
   const dataDir = dataDirFor(configDir, settings, location.dataDir ?? (env.CAMPUSGATE_DATA || undefined))
   const teams = teamsOf(settings)
   settings.teams.forEach((team, i) => {
@@ -253,70 +262,59 @@ const loadWith = (location: ConfigLocation, data: DataDocuments, cache: DecodeCa
     ...resourceFiles(configDir, "config", directory),
     ...stored(directory === TARGET_GROUPS_DIR ? data.targetGroups : data.offers)
   ]
-  const brokenGroups = new Set<string>()
   const targetGroups = decodeFiles<TargetGroup>(
     yamlFiles(TARGET_GROUPS_DIR),
     (file) => decode(TargetGroup, displayPath(file.path), file.text),
-    problems,
-    brokenGroups
+    problems
   )
   const offers = decodeFiles<Offer>(
     yamlFiles(OFFERS_DIR),
     (file) => decode(Offer, displayPath(file.path), file.text),
-    problems,
-    new Set()
+    problems
   )
-  const apiKeys = data.apiKeys.flatMap((document): Array<Decoded<ApiKeyRecord>> => {
+  const apiKeys: Array<Decoded<ApiKeyRecord>> = []
+  const brokenKeys: Array<References> = []
+  for (const document of data.apiKeys) {
     const file: SourceFile = { store: document.store, path: document.location, text: document.text }
     const decoded = decode(ApiKeysFile, displayPath(file.path), file.text, { empty: { keys: [] } })
-    if (!decoded.ok) {
-      problems.push(...decoded.problems)
-      return []
+    if (decoded.ok) {
+      apiKeys.push(...decoded.value.keys.map((value, i) => ({ value, file, at: ["keys", i] })))
+      continue
     }
-    return decoded.value.keys.map((value, i) => ({ value, file, at: ["keys", i] }))
-  })
+    problems.push(...decoded.problems)
+    const keys = (rawDocument(file.text) as { keys?: unknown } | null)?.keys
+    if (Array.isArray(keys))
+      brokenKeys.push(...keys.map((key, i) => rawReferences(file, ["keys", i], key, decoded.problems)))
+  }
 
-  const groupsById = uniqueIds("target group", targetGroups, problems)
-  const offersById = uniqueIds("offer", offers, problems)
+  const groupsById = uniqueIds("target group", targetGroups.decoded, problems)
+  const offersById = uniqueIds("offer", offers.decoded, problems)
   const keysById = uniqueIds("API key", apiKeys, problems)
 
-  const knownTeam = (team: string | undefined, item: Decoded<{ readonly id: string }>) => {
-    if (team === undefined || teams.has(team)) return
-    problems.push(
-      problemAt(
-        item.file,
-        [...item.at, "team"],
-        `unknown team "${team}": declare it under teams in ${SETTINGS_FILE} (known: ${[...teams].join(", ")})`
-      )
-    )
+  const references = {
+    // Teams cannot be checked against a campusgate.yaml that cannot be read: every file would be reported.
+    teams: readable ? teams : undefined,
+    targetGroups: groupsById,
+    brokenTargetGroups: targetGroups.brokenIds
   }
-  for (const item of targetGroups) knownTeam(item.value.team, item)
-  for (const item of apiKeys) knownTeam(item.value.team, item)
-  for (const item of offers) {
-    knownTeam(item.value.team, item)
-    item.value.targetGroups.forEach((groupId, i) => {
-      const group = groupsById.get(groupId)
-      const at = [...item.at, "targetGroups", i]
-      if (group === undefined) {
-        if (brokenGroups.has(groupId)) return
-        const known = [...groupsById.keys()].join(", ") || "none"
-        problems.push(problemAt(item.file, at, `no target group "${groupId}" (known: ${known})`))
-      } else if (!targetGroupVisible(group.value, item.value.team)) {
-        problems.push(
-          problemAt(
-            item.file,
-            at,
-            `target group "${groupId}" belongs to team "${group.value.team}", not to this offer's team "${item.value.team}"`
-          )
-        )
-      }
-    })
-  }
+  const offerReferences = [...offers.decoded.map(referencesOf), ...offers.brokenReferences]
+  checkTeams(
+    references,
+    [
+      ...targetGroups.decoded.map(referencesOf),
+      ...targetGroups.brokenReferences,
+      ...apiKeys.map(referencesOf),
+      ...brokenKeys,
+      ...offerReferences
+    ],
+    problems
+  )
+  checkTargetGroups(references, offerReferences, problems)
 
   const datasets = readDatasets(configDir, settings.datasets, settingsFile, problems)
   const templates = loadMessageTemplates(configDir, problems)
   const smtpCa = readSmtpCa(configDir, settings, settingsFile, problems)
-  if (problems.length > 0) return { ok: false, problems }
+  if (problems.length > 0) return { ok: false, problems: byFile(problems) }
   const origins = <A>(byId: Map<string, Decoded<A>>) => new Map([...byId].map(([id, item]) => [id, item.file]))
   return {
     ok: true,
@@ -326,8 +324,8 @@ const loadWith = (location: ConfigLocation, data: DataDocuments, cache: DecodeCa
       settings,
       secrets: secretsFrom(env),
       teams,
-      targetGroups: targetGroups.map((item) => item.value),
-      offers: offers.map((item) => item.value),
+      targetGroups: targetGroups.decoded.map((item) => item.value),
+      offers: offers.decoded.map((item) => item.value),
       apiKeys: apiKeys.map((item) => item.value),
       datasets,
       templates,
@@ -356,6 +354,26 @@ const readSmtpCa = (
   return undefined
 }
 
+/**
+ * Problems grouped by file, in the order the files were read, and by line
+ * within a file: a file's decoding and reference problems found in
+ * separate passes read as one list.
+ */
+const byFile = (problems: ReadonlyArray<ConfigurationProblem>): Array<ConfigurationProblem> => {
+  const files = [...new Set(problems.map((problem) => problem.file))]
+  const rank = (problem: ConfigurationProblem) => files.indexOf(problem.file)
+  return problems
+    .map((problem, i) => ({ problem, i }))
+    .sort(
+      (a, b) =>
+        rank(a.problem) - rank(b.problem) ||
+        (a.problem.line ?? 0) - (b.problem.line ?? 0) ||
+        (a.problem.column ?? 0) - (b.problem.column ?? 0) ||
+        a.i - b.i
+    )
+    .map(({ problem }) => problem)
+}
+
 /** The settings an empty campusgate.yaml gives. */
 export const defaultSettings = (): Settings => {
   const decoded = decodeYaml(Settings, SETTINGS_FILE, "{}")
@@ -365,22 +383,29 @@ export const defaultSettings = (): Settings => {
 
 /**
  * `campusgate.yaml` of a config directory (all defaults when there is none),
- * with the environment's overrides; problems are added to `problems` and
- * the defaults stand in for a file that does not decode.
+ * with the environment's overrides; problems are added to `problems`. For a
+ * file that does not decode, what still decodes without its failing parts
+ * stands in (`partialDecode.ts`), else the defaults, and `readable` is
+ * false: its teams are not known.
  */
 export const loadSettings = (
   configDir: string,
   env: Environment,
   problems: Array<ConfigurationProblem>
-): { readonly settings: Settings; readonly file: SourceFile | undefined } => {
+): { readonly settings: Settings; readonly file: SourceFile | undefined; readonly readable: boolean } => {
   const path = join(configDir, SETTINGS_FILE)
   const file: SourceFile | undefined = existsSync(path)
     ? { store: "config", path, text: readFileSync(path, "utf8") }
     : undefined
-  const decoded = file === undefined ? undefined : decodeYaml(Settings, displayPath(path), file.text, { empty: {} })
+  const decoded =
+    file === undefined ? undefined : decodeYaml(Settings, displayPath(path), file.text, { empty: {}, partial: true })
   if (decoded !== undefined && !decoded.ok) problems.push(...decoded.problems)
-  const settings = decoded?.ok === true ? decoded.value : defaultSettings()
-  return { settings: applyEnvironment(settings, env, problems), file }
+  const settings = decoded === undefined ? defaultSettings() : decoded.ok ? decoded.value : decoded.partial
+  return {
+    settings: applyEnvironment(settings ?? defaultSettings(), env, problems),
+    file,
+    readable: settings !== undefined
+  }
 }
 
 /** The data directory a location resolves to (settings that do not decode count as defaults here). */

@@ -10,6 +10,7 @@ import type { ConfigurationProblem } from "../domain/errors.ts"
 import type { DatasetSpec } from "../engine/institutions/userDatasets.ts"
 import { secretsFrom } from "./environment.ts"
 import { type ConfigLoad, DEFAULT_TEAM, defaultSettings } from "./loadConfig.ts"
+import { valueProblems } from "./schemaProblems.ts"
 
 /** Target groups and offers as plain data, e.g. parsed from YAML or JSON; decoded and checked on load. */
 export interface InMemoryResources {
@@ -22,8 +23,8 @@ export const configFromResources = (
   datasets: ReadonlyArray<DatasetSpec> = []
 ): ConfigLoad => {
   const problems: Array<ConfigurationProblem> = []
-  const targetGroups = decodeTargetGroups(resources.targetGroups, problems)
-  const offers = decodeOffers(resources.offers ?? [], problems)
+  const targetGroups = decodeTargetGroups(resources.targetGroups, problems, valueProblems)
+  const offers = decodeOffers(resources.offers ?? [], problems, valueProblems)
   if (problems.length > 0) return { ok: false, problems }
   const teams = new Set<string>([DEFAULT_TEAM])
   for (const item of [...targetGroups, ...offers]) if (item.team !== undefined) teams.add(item.team)

@@ -12,20 +12,27 @@
  * took 5 s for a 500 KB file of 20,000 keys.
  */
 import * as Schema from "effect/Schema"
-import * as SchemaIssue from "effect/SchemaIssue"
-import { isMap, isScalar, isSeq, LineCounter, type Node, parseAllDocuments } from "yaml"
+import { isAlias, isMap, isScalar, isSeq, LineCounter, type Node, parseAllDocuments, visit, type YAMLError } from "yaml"
 import type { ConfigurationProblem } from "../domain/errors.ts"
+import { decodeWhatDecodes } from "./partialDecode.ts"
+import { type Found, fieldIssues } from "./schemaProblems.ts"
+import { explainSyntaxError, plainValueError } from "./yamlSyntax.ts"
 
 export type YamlDecoded<A> =
   | { readonly ok: true; readonly value: A }
-  | { readonly ok: false; readonly problems: ReadonlyArray<ConfigurationProblem> }
+  | {
+      readonly ok: false
+      readonly problems: ReadonlyArray<ConfigurationProblem>
+      /** With `partial`: what still decodes once the failing parts are left out (`partialDecode.ts`). */
+      readonly partial?: A
+    }
 
 export interface YamlDecodeOptions {
   /** What an empty file stands for; absent: an empty file is a problem. */
   readonly empty?: unknown
+  /** On a schema failure, also decode what remains without the failing parts. */
+  readonly partial?: boolean
 }
-
-const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
 
 /** The largest YAML file read, in bytes (UTF-8). */
 export const MAX_YAML_BYTES = 1024 * 1024
@@ -80,12 +87,9 @@ const pathText = (path: ReadonlyArray<PropertyKey>): string =>
     ""
   )
 
-interface Located {
+interface Located extends Found {
+  /** Where the value is, or the nearest ancestor's when `exact` is false. */
   readonly offset: number
-  /** The node was found all the way down the path (otherwise `offset` is the nearest ancestor's). */
-  readonly exact: boolean
-  /** The scalar found there, for "got ..." in messages. */
-  readonly scalar?: unknown
 }
 
 /** The offset of the value at `path` (or of its key when `atKey`), or of the deepest ancestor found. */
@@ -116,15 +120,20 @@ const locate = (root: Node | null, path: ReadonlyArray<PropertyKey>, atKey: bool
   return isScalar(node) ? { offset, exact: true, scalar: node.value } : { offset, exact: true }
 }
 
-/** Plainer words for the schema library's generic messages. */
-const explain = (message: string, path: ReadonlyArray<PropertyKey>, found: Located): string => {
-  const field = path.at(-1)
-  if (message === "Expected no excess property") return `unknown key "${String(field)}"`
-  if (message === "Missing key" || (!found.exact && /^Expected/.test(message))) {
-    return `missing required key "${String(field)}"`
-  }
-  if ("scalar" in found && /^Expected [a-z]+$/.test(message)) return `${message}, got ${JSON.stringify(found.scalar)}`
-  return message
+/** Where the alias a value-building error names is (the parser's message ends with its name), else the first alias. */
+const aliasOffset = (root: unknown, message: string): number => {
+  let offset: number | undefined
+  visit(root as Node, {
+    Alias: (_, node) => {
+      if (!isAlias(node)) return
+      offset ??= node.range?.[0]
+      if (message.endsWith(`: ${node.source}`) || message.endsWith(`: *${node.source}`)) {
+        offset = node.range?.[0]
+        return visit.BREAK
+      }
+    }
+  })
+  return offset ?? 0
 }
 
 /**
@@ -147,6 +156,45 @@ export const rawStringField = (text: string, key: string): string | undefined =>
   if (!isMap(contents)) return undefined
   const value = contents.get(key)
   return typeof value === "string" ? value : undefined
+}
+
+/**
+ * The plain values of a YAML document, read without a schema, to learn
+ * what a file that failed to decode still refers to; undefined when its
+ * syntax is broken (what the parser made of it cannot be trusted) or it is
+ * too large. Bounded like `decodeYaml`.
+ */
+export const rawDocument = (text: string): unknown => {
+  if (Buffer.byteLength(text) > MAX_YAML_BYTES) return undefined
+  const documents = parseAllDocuments(text, { uniqueKeys: false })
+  const document = Array.isArray(documents) ? documents[0] : undefined
+  if (document === undefined || document.errors.length > 0) return undefined
+  try {
+    return document.toJS({ maxAliasCount: 100 })
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The first syntax error of a file, in plain words. Only the first: once
+ * the parser has lost its way, its later errors are mostly echoes of it
+ * (a missing colon gave seven), so they are counted, not listed.
+ */
+const syntaxProblem = (
+  file: string,
+  text: string,
+  lineCounter: LineCounter,
+  errors: ReadonlyArray<YAMLError>
+): ConfigurationProblem => {
+  const { message, offset } = explainSyntaxError(errors[0]!, text)
+  const { line, col } = lineCounter.linePos(offset)
+  const more = errors.length - 1
+  const rest =
+    more === 0
+      ? ""
+      : ` (fix this first: the parser reports ${more} more error${more === 1 ? "" : "s"} after it, which may follow from it)`
+  return { file, line, column: col, path: "", message: `${message}${rest}` }
 }
 
 /** Decodes the YAML `text` of `file` (the name problems should show) with `schema`. */
@@ -180,11 +228,7 @@ export const decodeYaml = <S extends Schema.ConstraintDecoder<unknown>>(
   if (syntax.length > 0) {
     return {
       ok: false,
-      problems: syntax.map((error) => {
-        const position = error.linePos?.[0]
-        const message = error.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "")
-        return { file, line: position?.line ?? 1, column: position?.col ?? 1, path: "", message }
-      })
+      problems: [syntaxProblem(file, text, lineCounter, syntax)]
     }
   }
   const duplicates = duplicateKeys((document?.contents ?? null) as Node | null)
@@ -209,7 +253,12 @@ export const decodeYaml = <S extends Schema.ConstraintDecoder<unknown>>(
     try {
       input = document.toJS({ maxAliasCount: 100 })
     } catch (error) {
-      return { ok: false, problems: [at(0, "", (error as Error).message)] }
+      return {
+        ok: false,
+        problems: [
+          at(aliasOffset(document.contents, (error as Error).message), "", plainValueError((error as Error).message))
+        ]
+      }
     }
     if (exceedsValues(input, MAX_YAML_VALUES)) {
       return {
@@ -223,13 +272,12 @@ export const decodeYaml = <S extends Schema.ConstraintDecoder<unknown>>(
   const failure = exit.cause.reasons.find((reason) => reason._tag === "Fail")
   if (failure === undefined) return { ok: false, problems: [at(0, "", "could not be decoded")] }
   const root = (document?.contents ?? null) as Node | null
-  const problems = formatter((failure.error as Schema.SchemaError).issue).issues.map((issue) => {
-    const path = (issue.path ?? []) as ReadonlyArray<PropertyKey>
-    const atKey = issue.message === "Expected no excess property"
-    const found = locate(root, path, atKey)
-    return at(found.offset, pathText(path), explain(issue.message, path, found))
-  })
-  return { ok: false, problems }
+  const issue = (failure.error as Schema.SchemaError).issue
+  const problems = fieldIssues(issue, (path, atKey) => locate(root, path, atKey)).map(({ path, found, message }) =>
+    at(found.offset, pathText(path), message)
+  )
+  const partial = options.partial === true ? decodeWhatDecodes(schema, input, issue) : undefined
+  return partial === undefined ? { ok: false, problems } : { ok: false, problems, partial }
 }
 
 /**

@@ -17,8 +17,11 @@ const pathText = (prefix: string, path: ReadonlyArray<PropertyKey> | undefined):
     prefix
   )
 
-/** Turns a schema failure into problems with `prefix.field[0].sub` paths. */
-export const issueProblems = (prefix: string, error: Schema.SchemaError): Array<ConfigurationProblem> =>
+/** How a schema failure becomes problems; config loading words them for people (`config/schemaProblems.ts`). */
+export type IssueProblems = (prefix: string, error: Schema.SchemaError, input: unknown) => Array<ConfigurationProblem>
+
+/** Turns a schema failure into problems with `prefix.field[0].sub` paths, in the schema library's words. */
+export const issueProblems: IssueProblems = (prefix, error) =>
   formatter(error.issue).issues.map((issue) => ({
     path: pathText(prefix, issue.path as ReadonlyArray<PropertyKey> | undefined),
     message: issue.message
@@ -31,19 +34,26 @@ const decodeAll = <A>(
   inputs: ReadonlyArray<unknown>,
   prefix: string,
   decode: (input: unknown) => import("effect/Exit").Exit<A, Schema.SchemaError>,
-  problems: Array<ConfigurationProblem>
+  problems: Array<ConfigurationProblem>,
+  explain: IssueProblems
 ): Array<A> =>
   inputs.flatMap((input, i) => {
     const exit = decode(input)
     if (exit._tag === "Success") return [exit.value]
     const failure = exit.cause.reasons.find((reason) => reason._tag === "Fail")
-    if (failure !== undefined) problems.push(...issueProblems(`${prefix}[${i}]`, failure.error))
+    if (failure !== undefined) problems.push(...explain(`${prefix}[${i}]`, failure.error, input))
     else problems.push({ path: `${prefix}[${i}]`, message: "could not be decoded" })
     return []
   })
 
-export const decodeTargetGroups = (inputs: ReadonlyArray<unknown>, problems: Array<ConfigurationProblem>) =>
-  decodeAll(inputs, "targetGroups", decodeTargetGroup, problems)
+export const decodeTargetGroups = (
+  inputs: ReadonlyArray<unknown>,
+  problems: Array<ConfigurationProblem>,
+  explain: IssueProblems = issueProblems
+) => decodeAll(inputs, "targetGroups", decodeTargetGroup, problems, explain)
 
-export const decodeOffers = (inputs: ReadonlyArray<unknown>, problems: Array<ConfigurationProblem>) =>
-  decodeAll(inputs, "offers", decodeOffer, problems)
+export const decodeOffers = (
+  inputs: ReadonlyArray<unknown>,
+  problems: Array<ConfigurationProblem>,
+  explain: IssueProblems = issueProblems
+) => decodeAll(inputs, "offers", decodeOffer, problems, explain)

@@ -88,7 +88,7 @@ export const loadApiKeysFile = (file: string): YamlDecoded<ReadonlyArray<ApiKeyR
   }
   const shown = displayPath(file)
   const decoded = decodeYaml(ApiKeysFile, shown, text, { empty: { keys: [] } })
-  if (!decoded.ok) return decoded
+  if (!decoded.ok) return { ok: false, problems: decoded.problems }
   const seen = new Set<string>()
   const problems: Array<ConfigurationProblem> = []
   decoded.value.keys.forEach((record, i) => {

@@ -10,7 +10,7 @@ import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServer from "effect/http/HttpServer"
 import * as Layer from "effect/Layer"
 import type * as RateLimiter from "effect/persistence/RateLimiter"
-import { Keys } from "../app/Keys.ts"
+import { type BootstrapResult, Keys } from "../app/Keys.ts"
 import { Resources } from "../app/Resources.ts"
 import { LiveSnapshot, Snapshot } from "../app/Snapshot.ts"
 import { directorySource } from "../app/sources.ts"
@@ -67,23 +67,30 @@ export const serverLayer = (options: ServeOptions) =>
       const loader = yield* Effect.acquireRelease(Effect.sync(makeThreadConfigLoader), (loader) =>
         Effect.promise(() => loader.close())
       )
+      const source = directorySource(location, { resources: resourceStore, keys: keyStore, loader })
+      // A first start with no API key anywhere gets its bootstrap key before the first snapshot, which
+      // then holds it: no reload for it, and its file is written before the watcher starts.
+      const keys = Keys.make(keyStore)
+      let bootstrap: BootstrapResult = { created: false }
+      if ((yield* keyStore.list).length === 0) {
+        const first = yield* source.load
+        if (first.ok)
+          bootstrap = yield* keys.ensureBootstrap(first.config.settings.teams[0]?.id ?? (DEFAULT_TEAM as TeamId))
+      }
       let current: LiveSnapshot | undefined
-      const live: LiveSnapshot = yield* LiveSnapshot.make(
-        directorySource(location, { resources: resourceStore, keys: keyStore, loader }),
-        {
-          watch: true,
-          onReload: (outcome) => {
-            if (outcome.ok) {
-              if (current !== undefined) log.configure(current.current().config.settings.logging)
-              log.write("info", "config reloaded", { generation: outcome.generation })
-            } else {
-              log.write("warn", "config change rejected; the last good config keeps serving", {
-                problems: outcome.problems.map(formatProblem)
-              })
-            }
+      const live: LiveSnapshot = yield* LiveSnapshot.make(source, {
+        watch: true,
+        onReload: (outcome) => {
+          if (outcome.ok) {
+            if (current !== undefined) log.configure(current.current().config.settings.logging)
+            log.write("info", "config reloaded", { generation: outcome.generation })
+          } else {
+            log.write("warn", "config change rejected; the last good config keeps serving", {
+              problems: outcome.problems.map(formatProblem)
+            })
           }
         }
-      )
+      })
       current = live
       // Listening only once every change is seen.
       yield* Effect.promise(() => live.watching)
@@ -99,9 +106,6 @@ export const serverLayer = (options: ServeOptions) =>
         node: process.version
       })
       yield* Effect.addFinalizer(() => Effect.sync(() => log.write("info", "stopped")))
-      const bootstrap = yield* Keys.make(keyStore).ensureBootstrap(
-        config.settings.teams[0]?.id ?? (DEFAULT_TEAM as TeamId)
-      )
       if (bootstrap.created) {
         log.writeSecret("created the first API key; it is shown only this once", {
           key: bootstrap.key,
@@ -110,7 +114,6 @@ export const serverLayer = (options: ServeOptions) =>
           scopes: bootstrap.scopes,
           storedIn: bootstrap.file
         })
-        yield* live.reload()
       }
       const server = config.settings.server
       const port = options.port ?? server.port

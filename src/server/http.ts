@@ -53,6 +53,7 @@ import {
   DOCS_PATH,
   findRoute,
   HEALTH_PATH,
+  LIVE_PATH,
   methodsAt,
   OPENAPI_PATH,
   READY_PATH,
@@ -193,7 +194,9 @@ const Outermost = HttpRouter.middleware(
 )
 
 const Health = Layer.mergeAll(
+  // Live: the process answers. Nothing else is asked, so a stuck dependency never gets the process restarted.
   HttpRouter.add("GET", HEALTH_PATH, HttpServerResponse.jsonUnsafe({ status: "ok" })),
+  HttpRouter.add("GET", LIVE_PATH, HttpServerResponse.jsonUnsafe({ status: "ok" })),
   HttpRouter.add(
     "GET",
     READY_PATH,

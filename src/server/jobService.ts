@@ -6,7 +6,7 @@
  * and announced to their `callbackUrl` when they finish, signed with the
  * webhook secret (`CAMPUSGATE_WEBHOOK_SECRET`, else one generated once and
  * kept in the data directory). Jobs ended and the queue's occupancy are in
- * the metrics; every failed callback attempt is logged, with the callback's
+ * the metrics, as are callback attempts; every failed one is logged, with the callback's
  * origin only (its path or query may carry the receiver's token). The
  * queue's size settings are read at start.
  */
@@ -25,7 +25,7 @@ import * as JobStoreFiles from "../jobs/JobStoreFiles.ts"
 import type { JobUsage } from "../jobs/jobUsage.ts"
 import type { OutboundPolicy } from "../net/outbound.ts"
 import { UsageStatistics } from "../stats/UsageStatistics.ts"
-import { type DeliveryAttempt, deliverCallback, webhookSecretFor } from "../webhooks/delivery.ts"
+import { type DeliveryAttempt, type DeliveryObserver, deliverCallback, webhookSecretFor } from "../webhooks/delivery.ts"
 import { Metrics } from "./metrics.ts"
 
 /**
@@ -59,7 +59,7 @@ const originOf = (url: string): string => {
 
 /** Delivers a finished job's callback, recording every attempt on the job as it happens. */
 const announce =
-  (secret: string, policy: () => OutboundPolicy) =>
+  (secret: string, policy: () => OutboundPolicy, observe: DeliveryObserver) =>
   (job: Job, record: (callback: JobCallback) => Effect.Effect<void>): Effect.Effect<void> => {
     const callback = job.callback
     if (callback === undefined || callback.delivered) return Effect.void
@@ -73,6 +73,7 @@ const announce =
     }
     return deliverCallback(callback.url, payload, secret, {
       policy: policy(),
+      observe,
       onAttempt: (attempt) => {
         attempts.push(attempt)
         const recorded = record({ url: callback.url, delivered: attempt.delivered, attempts: [...attempts] })
@@ -114,7 +115,7 @@ export const jobsLayer: Layer.Layer<JobQueue | JobStore, never, Snapshot | Metri
         retentionHours: settings.jobs.retentionHours,
         evaluate: evaluator(validation),
         usage: jobUsage(yield* UsageStatistics),
-        onFinished: announce(secret, () => config.current().config.settings.jobs.callbacks),
+        onFinished: announce(secret, () => config.current().config.settings.jobs.callbacks, metrics.callbacks("job")),
         onEnded: (job) => metrics.jobEnded(job.status)
       }).pipe(
         Layer.tap((services) =>

@@ -14,7 +14,13 @@
  *   the job queue when scraped;
  * - `campusgate_config_reloads_total{result="applied|rejected"}` and the
  *   gauge `campusgate_config_stale` (1 while a rejected change leaves an
- *   older config serving), read from the live config when scraped.
+ *   older config serving), read from the live config when scraped;
+ * - `campusgate_callback_attempts_total{kind="job|verification",result="delivered|failed"}`,
+ *   every delivery attempt of a job callback or verification webhook, and
+ *   `campusgate_callbacks_undelivered_total{kind}`, notices given up after
+ *   their last attempt (`webhooks/delivery.ts`);
+ * - the process and runtime metrics and `campusgate_build_info{version}`
+ *   (`runtimeMetrics.ts`).
  *
  * Recording is on the hot path, so each label set's series is resolved once
  * and cached; an update is then a map lookup and an increment.
@@ -29,7 +35,9 @@ import * as PrometheusMetrics from "effect/observability/PrometheusMetrics"
 import type { ReloadStatus } from "../app/Snapshot.ts"
 import { Snapshot } from "../app/Snapshot.ts"
 import type { Validated, ValidationError } from "../app/Validation.ts"
+import type { DeliveryObserver } from "../webhooks/delivery.ts"
 import { METRICS_PATH } from "./routes.ts"
+import { observeRuntime } from "./runtimeMetrics.ts"
 
 /** Seconds: from half a millisecond (a single validation) to 10 s (a large bulk request). */
 const DURATION_BOUNDARIES = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
@@ -42,6 +50,11 @@ const STALE = "campusgate_config_stale"
 const JOBS = "campusgate_jobs_total"
 const JOBS_WAITING = "campusgate_jobs_waiting"
 const JOBS_RUNNING = "campusgate_jobs_running"
+const CALLBACK_ATTEMPTS = "campusgate_callback_attempts_total"
+const CALLBACKS_UNDELIVERED = "campusgate_callbacks_undelivered_total"
+
+/** Who sends a signed notice: a finished job's callback, or a verification's webhook. */
+export type CallbackKind = "job" | "verification"
 
 interface RequestSeries {
   readonly count: Metric.Counter<number>
@@ -61,6 +74,10 @@ export class Metrics extends Context.Service<
     jobEnded(status: string): void
     /** Where the job gauges read from when scraped (the job queue, once it exists). */
     observeJobs(occupancy: () => { readonly waiting: number; readonly running: number }): void
+    /** Counts the delivery attempts of one kind of notice (`DeliveryOptions.observe`). */
+    callbacks(kind: CallbackKind): DeliveryObserver
+    /** Adds the process and runtime metrics; returns what stops observing GC pauses and the event loop. */
+    observeRuntime(): () => void
     /** Every metric in the Prometheus text exposition format. */
     render(): string
   }
@@ -156,7 +173,32 @@ export class Metrics extends Context.Service<
     jobGauge(JOBS_WAITING, "Jobs waiting for a worker", () => occupancy().waiting)
     jobGauge(JOBS_RUNNING, "Jobs being processed", () => occupancy().running)
 
+    const callbackCounter = (name: string, description: string, attributes: Record<string, string>) =>
+      Metric.counter(name, { description, attributes, incremental: true })
+    const callbackObservers = new Map<CallbackKind, DeliveryObserver>()
+    const callbacks = (kind: CallbackKind): DeliveryObserver => {
+      let observer = callbackObservers.get(kind)
+      if (observer === undefined) {
+        const attempts = "Delivery attempts of job callbacks and verification webhooks, by outcome"
+        const delivered = callbackCounter(CALLBACK_ATTEMPTS, attempts, { kind, result: "delivered" })
+        const failed = callbackCounter(CALLBACK_ATTEMPTS, attempts, { kind, result: "failed" })
+        const undelivered = callbackCounter(
+          CALLBACKS_UNDELIVERED,
+          "Job callbacks and verification webhooks given up after their last attempt",
+          { kind }
+        )
+        observer = {
+          attempted: (ok) => (ok ? delivered : failed).updateUnsafe(1, context),
+          gaveUp: () => undelivered.updateUnsafe(1, context)
+        }
+        callbackObservers.set(kind, observer)
+      }
+      return observer
+    }
+
     return {
+      callbacks,
+      observeRuntime: () => observeRuntime(context),
       jobEnded: (status) => jobCounter(status).updateUnsafe(1, context),
       observeJobs: (read) => {
         occupancy = read
@@ -174,9 +216,15 @@ export class Metrics extends Context.Service<
     }
   }
 
+  /** The daemon's metrics, with the runtime's, observed while the layer lives. */
   static readonly layer: Layer.Layer<Metrics, never, Snapshot> = Layer.effect(
     Metrics,
-    Effect.map(Effect.service(Snapshot), (config) => Metrics.make(() => config.status()))
+    Effect.gen(function* () {
+      const config = yield* Snapshot
+      const metrics = Metrics.make(() => config.status())
+      yield* Effect.acquireRelease(Effect.sync(metrics.observeRuntime), (stop) => Effect.sync(stop))
+      return metrics
+    })
   )
 }
 

@@ -27,6 +27,8 @@ export const METRICS_PATH = "/metrics"
 export const OPENAPI_PATH = "/openapi.json"
 export const DOCS_PATH = "/docs"
 export const HEALTH_PATH = "/healthz"
+/** Liveness under the name Kubernetes' own endpoints use; the same answer as `/healthz`. */
+export const LIVE_PATH = "/livez"
 export const READY_PATH = "/readyz"
 /** The public keys of eligibility tokens. */
 export const JWKS_PATH = "/.well-known/jwks.json"
@@ -38,6 +40,7 @@ export const OTHER_ROUTES = [
   OPENAPI_PATH,
   DOCS_PATH,
   HEALTH_PATH,
+  LIVE_PATH,
   READY_PATH,
   METRICS_PATH,
   JWKS_PATH,

@@ -21,6 +21,7 @@ import { SigningKeyStore } from "../verification/SigningKeyStore.ts"
 import { verificationSecretFor } from "../verification/secrets.ts"
 import { VerificationStore, type VerificationStoreError } from "../verification/VerificationStore.ts"
 import { webhookSecretFor } from "../webhooks/secret.ts"
+import { Metrics } from "./metrics.ts"
 
 export const OUTBOX_DIR = "outbox"
 
@@ -31,7 +32,7 @@ export const outboxDirectory = (configDir: string, dataDir: string, outboxDir: s
 /** `Verifications` for the daemon; `publicUrl` answers the address links start with. */
 export const verificationsLayer = (
   publicUrl: () => string
-): Layer.Layer<Verifications, VerificationStoreError, Snapshot | Validation | UsageStatistics | Log> =>
+): Layer.Layer<Verifications, VerificationStoreError, Snapshot | Validation | UsageStatistics | Log | Metrics> =>
   Layer.unwrap(
     Effect.gen(function* () {
       const snapshot = yield* Snapshot
@@ -48,6 +49,7 @@ export const verificationsLayer = (
       return Verifications.layer({
         secret: verificationSecretFor(dataDir, secrets.verificationSecret),
         webhookSecret: webhookSecretFor(dataDir, secrets.webhookSecret),
+        webhookDelivery: { observe: (yield* Metrics).callbacks("verification") },
         publicUrl
       }).pipe(
         Layer.provide(

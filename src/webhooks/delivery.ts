@@ -5,7 +5,8 @@
  * `Campusgate-Signature` (`signature.ts`). Each attempt has a timeout; a
  * notice not delivered is retried with exponential backoff (1 s, 2 s, 4 s,
  * ... six attempts by default), and every attempt is reported through
- * `onAttempt` as delivered or a reason class, so the record can show them.
+ * `onAttempt` as delivered or a reason class, so the record can show them,
+ * and to `observe` (the daemon's metrics) with the notice given up.
  * The request itself is `net/outbound.ts`'s: only to public addresses
  * unless the operator allows more, pinned to the addresses checked,
  * redirects only within the same origin.
@@ -38,6 +39,12 @@ export class CallbackDeliveryError extends Schema.TaggedError<CallbackDeliveryEr
   }
 }
 
+/** Told of every attempt's outcome and of a notice given up after its last attempt (the daemon counts them). */
+export interface DeliveryObserver {
+  attempted(delivered: boolean): void
+  gaveUp(): void
+}
+
 export interface DeliveryOptions {
   /** Attempts in all, the first included (default 6). */
   readonly attempts?: number
@@ -50,6 +57,7 @@ export interface DeliveryOptions {
   /** The host-name resolver (default: the system's). */
   readonly resolve?: Resolver
   readonly onAttempt?: (attempt: DeliveryAttempt) => Effect.Effect<void>
+  readonly observe?: DeliveryObserver | undefined
 }
 
 /** Delivers `payload` to `url`, signed with `secret`, retrying as the module header says. */
@@ -76,6 +84,7 @@ export const deliverCallback = Effect.fn("deliverCallback")(function* (
     const report: DeliveryAttempt = outcome.delivered
       ? { at, delivered: true }
       : { at, delivered: false, reason: outcome.reason }
+    options.observe?.attempted(report.delivered)
     if (options.onAttempt !== undefined) yield* options.onAttempt(report)
     if (report.delivered) return
     return yield* new CallbackDeliveryError({ attempts: made, lastReason: report.reason ?? "unknown" })
@@ -83,5 +92,5 @@ export const deliverCallback = Effect.fn("deliverCallback")(function* (
   return yield* Effect.retry(attempt, {
     schedule: Schedule.exponential(options.backoff ?? Duration.seconds(1)),
     times: attempts - 1
-  })
+  }).pipe(Effect.tapError(() => Effect.sync(() => options.observe?.gaveUp())))
 })

@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
-import { makeDirs, ukGroupYaml, validConfig } from "../config/configFiles.ts"
+import { makeDirs, settingsYaml, ukGroupYaml, validConfig } from "../config/configFiles.ts"
 
 const main = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url))
 const check = (args: Array<string>, cwd?: string) => {
@@ -58,6 +58,37 @@ describe("campusgate check", () => {
       ok: false,
       problems: [{ file: "config/offers/spring.yaml", line: 5, path: "targetGroups[0]" }]
     })
+  })
+
+  it("reports every problem of every file at once, with suggestions, in each format", () => {
+    const { root } = makeDirs({
+      ...validConfig,
+      "campusgate.yaml": `${settingsYaml}logging:\n  logEmail: true\n`,
+      "target-groups/bad.yaml": 'id: bad\nname: "unclosed\n',
+      "offers/spring.yaml": "id: spring\nteam: acme\nname: S\nstatus: activ\ntargetGroups: [ukk]\n"
+    })
+    const human = check(["config", "--data", "data"], root)
+    expect(human.code).toBe(1)
+    expect(human.out.split("\n")).toEqual([
+      'config/campusgate.yaml:6:3 logging.logEmail: unknown key "logEmail" (did you mean "logEmails"?)',
+      'config/target-groups/bad.yaml:2:7 (file): the double-quoted value that starts here is not closed: add the closing "',
+      'config/offers/spring.yaml:4:9 status: expected one of "draft", "active", "paused", "archived", got "activ" (did you mean "active"?)',
+      'config/offers/spring.yaml:5:16 targetGroups[0]: no target group "ukk" (did you mean "uk"?)',
+      "failed: 4 problems in config"
+    ])
+    const json = JSON.parse(check(["config", "--data", "data", "--format", "json"], root).out)
+    expect(json.ok).toBe(false)
+    expect(json.problems.map((problem: { file: string; line: number }) => `${problem.file}:${problem.line}`)).toEqual([
+      "config/campusgate.yaml:6",
+      "config/target-groups/bad.yaml:2",
+      "config/offers/spring.yaml:4",
+      "config/offers/spring.yaml:5"
+    ])
+    const github = check(["config", "--data", "data", "--format", "github"], root)
+    expect(github.out.split("\n")).toHaveLength(4)
+    expect(github.out).toContain(
+      '::error file=config/offers/spring.yaml,line=4,col=9,title=campusgate check::status: expected one of "draft", "active", "paused", "archived", got "activ" (did you mean "active"?)'
+    )
   })
 
   it("rejects a bad flag with a clear message", () => {

@@ -5,7 +5,9 @@
  * group's examples are what the real engine, with the built-in data,
  * answers.
  */
-import { readdirSync, readFileSync } from "node:fs"
+import { spawnSync } from "node:child_process"
+import { cpSync, mkdtempSync, readdirSync, readFileSync, symlinkSync } from "node:fs"
+import { tmpdir } from "node:os"
 import { dirname, extname, join, relative, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import type { Schema } from "effect"
@@ -176,5 +178,29 @@ describe("examples/gitops", () => {
     expect(workflow).toContain("actions/setup-node")
     expect(workflow).toMatch(/node-version: 24/)
     expect(workflow).toContain("npx campusgate check --config . --format github")
+  })
+
+  it("installs campusgate from this repository, as its README says, and checks itself with it", () => {
+    // The example where it lies relative to a package root (file:../..), in a directory of its own.
+    const root = mkdtempSync(join(tmpdir(), "campusgate-gitops-"))
+    for (const entry of ["package.json", "dist", "node_modules", "scripts"])
+      symlinkSync(join(repo, entry), join(root, entry))
+    const copy = join(root, "examples", "gitops")
+    cpSync(dir, copy, {
+      recursive: true,
+      filter: (path) => !/node_modules|package-lock\.json/.test(relative(dir, path))
+    })
+    const run = (command: string, args: Array<string>) =>
+      spawnSync(command, args, { cwd: copy, encoding: "utf8", env: { ...process.env, CAMPUSGATE_CONFIG: "" } })
+    const install = run("npm", ["install", "--no-audit", "--no-fund", "--ignore-scripts", "--offline"])
+    expect(install.status, install.stderr).toBe(0)
+    const check = run(process.execPath, [
+      join(copy, "node_modules", "campusgate", "dist", "cli", "bin.js"),
+      "check",
+      "--config",
+      "."
+    ])
+    expect(check.stdout).toMatch(/^ok: 2 target groups, 1 offer/)
+    expect(readFileSync(join(dir, ".gitignore"), "utf8")).toMatch(/^node_modules\/$/m)
   })
 })

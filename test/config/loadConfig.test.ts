@@ -52,7 +52,7 @@ describe("loadConfig", () => {
   it("rejects unknown keys, so a typo never passes silently", () => {
     const result = load({ ...validConfig, "target-groups/uk.yaml": ukGroupYaml.replace("countries", "countires") })
     expect(problems(result)).toEqual([
-      'target-groups/uk.yaml:5:5 criteria.institutions.countires: unknown key "countires"'
+      'target-groups/uk.yaml:5:5 criteria.institutions.countires: unknown key "countires" (did you mean "countries"?)'
     ])
   })
 
@@ -108,7 +108,9 @@ describe("loadConfig", () => {
 
   it("does not report references to a target group whose own file failed", () => {
     const result = load({ ...validConfig, "target-groups/uk.yaml": `${ukGroupYaml}colour: blue\n` })
-    expect(problems(result)).toEqual(['target-groups/uk.yaml:9:1 colour: unknown key "colour"'])
+    expect(problems(result)).toEqual([
+      'target-groups/uk.yaml:9:1 colour: unknown key "colour" (allowed here: id, name, description, team, criteria, examples)'
+    ])
   })
 
   it("loads API-created resources from the data directory, ignoring files left by an interrupted write", () => {
@@ -133,6 +135,18 @@ describe("loadConfig", () => {
     expect(ok.ok && ok.config.settings.logging.level).toBe("debug")
     const bad = load(validConfig, {}, { CAMPUSGATE_PORT: "eighty" })
     expect(problems(bad)).toEqual(['environment CAMPUSGATE_PORT: expected a whole number 0-65535, got "eighty"'])
+  })
+
+  it("listens on the platform's PORT when CAMPUSGATE_PORT is not set", () => {
+    const port = (env: Record<string, string>) => {
+      const result = load(validConfig, {}, env)
+      return result.ok ? result.config.settings.server.port : problems(result)
+    }
+    expect(port({ PORT: "3000" })).toBe(3000)
+    expect(port({ PORT: "3000", CAMPUSGATE_PORT: "" })).toBe(3000)
+    expect(port({ PORT: "3000", CAMPUSGATE_PORT: "9090" })).toBe(9090)
+    expect(port({})).toBe(8080)
+    expect(port({ PORT: "http" })).toEqual(['environment PORT: expected a whole number 0-65535, got "http"'])
   })
 
   it("resolves dataDir from campusgate.yaml against the config directory when no flag or variable names one", () => {
@@ -168,6 +182,79 @@ describe("loadConfig", () => {
     writeFileSync(join(dirs.configDir, "api-keys.yaml"), "")
     const result = loadDirectory({ configDir: dirs.configDir, dataDir: dirs.dataDir, env: {} })
     expect(result.ok && result.config.settings.rateLimits.bulk).toEqual({ requests: 10, windowSeconds: 60 })
+  })
+})
+
+describe("loadConfig reports every problem at once", () => {
+  it("keeps the teams of a campusgate.yaml with a bad key, so files naming them are not reported", () => {
+    const result = load({
+      ...validConfig,
+      "campusgate.yaml": `${settingsYaml}logging:\n  logEmail: true\nlimits:\n  bulkMaxEmails: lots\n`,
+      "target-groups/globex.yaml": "id: globex-only\nname: G\nteam: globex\ncriteria: {}\n"
+    })
+    expect(problems(result)).toEqual([
+      'campusgate.yaml:6:3 logging.logEmail: unknown key "logEmail" (did you mean "logEmails"?)',
+      'campusgate.yaml:8:18 limits.bulkMaxEmails: Expected number, got "lots"'
+    ])
+  })
+
+  it("keeps a team whose entry has a bad key, and still checks the teams named", () => {
+    const result = load({
+      ...validConfig,
+      "campusgate.yaml": "teams:\n  - id: acme\n    nmae: Acme\n",
+      "target-groups/initech.yaml": "id: initech\nname: I\nteam: acmee\ncriteria: {}\n"
+    })
+    expect(problems(result)).toEqual([
+      'campusgate.yaml:3:5 teams[0].nmae: unknown key "nmae" (did you mean "name"?)',
+      'target-groups/initech.yaml:3:7 team: unknown team "acmee" (did you mean "acme"?): declare it under teams in campusgate.yaml (known: default, acme)'
+    ])
+  })
+
+  it("checks no team while campusgate.yaml cannot be read at all", () => {
+    const result = load({ ...validConfig, "campusgate.yaml": "teams;\n  - id: acme\n" })
+    expect(problems(result)).toHaveLength(1)
+    expect(problems(result)[0]).toMatch(/^campusgate\.yaml:1:1 \(file\): /)
+  })
+
+  it("still checks the references of a file that fails to decode, and suggests the closest names", () => {
+    const result = load({
+      ...validConfig,
+      "offers/spring.yaml": "id: spring\nteam: acmee\nname: S\nstatus: activ\ntargetGroups: [uk, ukk, 7]\n"
+    })
+    expect(problems(result)).toEqual([
+      'offers/spring.yaml:2:7 team: unknown team "acmee" (did you mean "acme"?): declare it under teams in campusgate.yaml (known: default, acme, globex)',
+      'offers/spring.yaml:4:9 status: expected one of "draft", "active", "paused", "archived", got "activ" (did you mean "active"?)',
+      'offers/spring.yaml:5:20 targetGroups[1]: no target group "ukk" (did you mean "uk"?)',
+      "offers/spring.yaml:5:25 targetGroups[2]: Expected string, got 7"
+    ])
+  })
+
+  it("suggests the key meant in a nested criterion, and lists the allowed keys when none is close", () => {
+    const result = load({
+      ...validConfig,
+      "target-groups/uk.yaml": ukGroupYaml.replace(
+        "criteria:\n",
+        "criteria:\n  email:\n    rejectRoleAcounts: true\n  colour: blue\n"
+      )
+    })
+    expect(problems(result)).toEqual([
+      'target-groups/uk.yaml:5:5 criteria.email.rejectRoleAcounts: unknown key "rejectRoleAcounts" (did you mean "rejectRoleAccounts"?)',
+      'target-groups/uk.yaml:6:3 criteria.colour: unknown key "colour" (allowed here: institutions, domains, patterns, email)'
+    ])
+  })
+
+  it("checks the teams of API keys in a file that fails to decode", () => {
+    const result = load({
+      ...validConfig,
+      "api-keys.yaml":
+        "keys:\n  - id: key_a\n    team: acmee\n    scopes: [validate:offers]\n    hash: x\n    createdAt: soon\n"
+    })
+    const found = problems(result)
+    expect(
+      found.some((line) =>
+        /api-keys\.yaml:3:11 keys\[0\]\.team: unknown team "acmee" \(did you mean "acme"\?\)/.test(line)
+      )
+    ).toBe(true)
   })
 })
 

@@ -243,6 +243,7 @@ describe("request ids, logs and docs", () => {
     )
     expect((await fetch(`${daemon.url}/docs`)).status).toBe(200)
     expect(await call(daemon, "GET", "/healthz")).toMatchObject({ status: 200, body: { status: "ok" } })
+    expect(await call(daemon, "GET", "/livez")).toMatchObject({ status: 200, body: { status: "ok" } })
     expect(await call(daemon, "GET", "/readyz")).toMatchObject({ status: 200, body: { config: { stale: false } } })
   })
 })

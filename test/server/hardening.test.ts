@@ -279,7 +279,11 @@ describe("config files that would stall the daemon", () => {
       await eventually(async () => {
         const status = (await call(daemon, "GET", "/api/v1/status", { key: acme })).body.config
         reported = status.reloads.rejected > before
-        if (reported) expect(status.problems[0]).toMatchObject({ path: "extra", message: 'unknown key "extra"' })
+        if (reported)
+          expect(status.problems[0]).toMatchObject({
+            path: "extra",
+            message: expect.stringMatching(/^unknown key "extra"/)
+          })
         return reported
       }, 15_000)
     } finally {

@@ -69,6 +69,21 @@ describe("the daemon's hot reload", () => {
     expect((await configStatus()).problems).toEqual([])
   })
 
+  it("reports a bad campusgate.yaml by its own problem, with a suggestion, in the log and on the status endpoint", async () => {
+    const file = join(dirs.configDir, "campusgate.yaml")
+    const original = readFileSync(file, "utf8")
+    const from = daemon.lines.length
+    replaceAtomically(file, original.replace("logEmails: false", "logEmail: false"))
+    await eventually(async () => (await readiness()).stale === true)
+    // Not one "unknown team" per file: the teams declared beside the typo still count.
+    const message = 'unknown key "logEmail" (did you mean "logEmails"?)'
+    expect((await configStatus()).problems).toEqual([expect.objectContaining({ path: "logging.logEmail", message })])
+    const rejected = daemon.lines.slice(from).find((line) => String(line.msg).startsWith("config change rejected"))
+    expect(rejected?.problems).toEqual([expect.stringMatching(/campusgate\.yaml:\d+:3 logging\.logEmail: unknown key/)])
+    replaceAtomically(file, original)
+    await eventually(async () => (await readiness()).stale === false)
+  })
+
   it("refuses each key revoked while it runs, two in a row, and accepts a key created after them", async () => {
     const team = "acme" as TeamId
     const first = createApiKey({ ...dirs, team, scopes: ["offers:read"] })

@@ -13,6 +13,12 @@ describe("daemon lifecycle", () => {
         body: { email: "jane@ox.ac.uk", targetGroupId: "uk-students" }
       })
       expect(result.status).toBe(200)
+      // The key is in the first snapshot: no reload for it, then or once the watcher has had time to see its file.
+      await new Promise((resolve) => setTimeout(resolve, 600))
+      const status = await call(daemon, "GET", "/api/v1/status", { key: String(created!.key) })
+      expect(status.body.config).toMatchObject({ generation: 1 })
+      expect(daemon.lines.map((line) => line.msg)).not.toContain("config reloaded")
+      expect(daemon.lines.find((line) => line.msg === "starting")).toMatchObject({ generation: 1 })
     } finally {
       expect(await daemon.stop()).toBe(0)
     }

@@ -1,9 +1,13 @@
 import { randomUUID } from "node:crypto"
+import { once } from "node:events"
 import { rmSync, writeFileSync } from "node:fs"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { allScopes } from "../../src/domain/ApiKey.ts"
-import { call, copyConfig, type Daemon, makeKey, startDaemon, waitForJob } from "./daemon.ts"
+import { VERSION } from "../../src/version.ts"
+import { call, copyConfig, type Daemon, makeKey, setSettings, startDaemon, waitForJob } from "./daemon.ts"
 
 let daemon: Daemon
 let key: string
@@ -11,6 +15,8 @@ let key: string
 beforeAll(async () => {
   const dirs = copyConfig()
   key = makeKey(dirs, "acme", allScopes)
+  // The callback receiver below listens on loopback, which callbacks reach only when allowed.
+  setSettings(dirs, [[["jobs", "callbacks", "allowPrivateNetworks"], true]])
   daemon = await startDaemon(dirs)
 }, 30_000)
 
@@ -181,5 +187,53 @@ describe("GET /metrics", () => {
     const fixed = await scrapeUntil((text) => sample(text, "campusgate_config_stale") === 0)
     expect(sample(fixed, "campusgate_config_stale")).toBe(0)
     expect(sample(fixed, "campusgate_config_reloads_total", { result: "applied" })).toBe(applied + 2)
+  })
+
+  it("shows the process and the runtime: CPU, memory, heap, event-loop delay, GC pauses, versions", async () => {
+    // Some garbage, so the daemon has collected at least once before the scrape.
+    await call(daemon, "POST", "/api/v1/validate/bulk", {
+      key,
+      body: { emails: Array.from({ length: 1000 }, (_, i) => `gc${i}@ox.ac.uk`), targetGroupId: "uk-students" }
+    })
+    const text = await scrape()
+    expect(text).toContain("# TYPE process_cpu_seconds_total counter")
+    expect(sample(text, "process_cpu_seconds_total")).toBeGreaterThan(0)
+    expect(sample(text, "process_cpu_user_seconds_total")).toBeGreaterThan(0)
+    expect(sample(text, "process_resident_memory_bytes")).toBeGreaterThan(20 * 1024 * 1024)
+    expect(sample(text, "process_start_time_seconds")).toBeGreaterThan(Date.now() / 1000 - 600)
+    expect(sample(text, "process_start_time_seconds")).toBeLessThanOrEqual(Date.now() / 1000)
+    expect(sample(text, "process_open_fds")).toBeGreaterThan(3)
+    const heapUsed = sample(text, "nodejs_heap_size_used_bytes")
+    expect(heapUsed).toBeGreaterThan(0)
+    expect(sample(text, "nodejs_heap_size_total_bytes")).toBeGreaterThanOrEqual(heapUsed)
+    expect(text).toMatch(/^nodejs_eventloop_lag_p99_seconds [0-9.e-]+$/m)
+    expect(sample(text, "nodejs_eventloop_lag_max_seconds")).toBeGreaterThanOrEqual(
+      sample(text, "nodejs_eventloop_lag_min_seconds")
+    )
+    expect(text).toContain("# TYPE nodejs_gc_duration_seconds histogram")
+    expect(text).toMatch(/^nodejs_gc_duration_seconds_count\{kind="(minor|major|incremental|weakcb)"\} [1-9]/m)
+    expect(text).toMatch(/^nodejs_version_info\{version="v\d+\.\d+\.\d+",major="\d+",minor="\d+",patch="\d+"\} 1$/m)
+    expect(sample(text, "campusgate_build_info", { version: VERSION })).toBe(1)
+  })
+
+  it("counts every callback delivery attempt that failed", async () => {
+    const receiver = createServer((_, response) => response.writeHead(503).end())
+    receiver.listen(0, "127.0.0.1")
+    await once(receiver, "listening")
+    try {
+      const failed = { kind: "job", result: "failed" }
+      const before = sample(await scrape(), "campusgate_callback_attempts_total", failed)
+      const callbackUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`
+      const accepted = await call(daemon, "POST", "/api/v1/validate/bulk-async", {
+        key,
+        body: { emails: ["jane@ox.ac.uk"], targetGroupId: "uk-students", callbackUrl }
+      })
+      expect(accepted.status).toBe(202)
+      const text = await scrapeUntil((text) => sample(text, "campusgate_callback_attempts_total", failed) > before)
+      expect(sample(text, "campusgate_callback_attempts_total", failed)).toBe(before + 1)
+      expect(sample(text, "campusgate_callback_attempts_total", { kind: "job", result: "delivered" })).toBe(0)
+    } finally {
+      receiver.close()
+    }
   })
 })

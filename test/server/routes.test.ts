@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest"
 import { apiEndpoints } from "../../src/api/Api.ts"
 import { generateApiKey } from "../../src/keys/apiKeys.ts"
-import { ROUTE_TEMPLATES, routeTemplate, UNMATCHED_ROUTE } from "../../src/server/routes.ts"
+import { OTHER_ROUTES, ROUTE_TEMPLATES, routeTemplate, UNMATCHED_ROUTE } from "../../src/server/routes.ts"
 
 const { key } = generateApiKey()
 const address = "jane.doe@ox.ac.uk"
@@ -31,7 +31,7 @@ describe("the route template of a request", () => {
   })
 
   it("is the fixed path of the routes beside the API", () => {
-    for (const path of ["/healthz", "/readyz", "/metrics", "/docs", "/openapi.json"]) {
+    for (const path of ["/healthz", "/livez", "/readyz", "/metrics", "/docs", "/openapi.json"]) {
       expect(routeTemplate("GET", path)).toBe(path)
     }
   })
@@ -58,7 +58,9 @@ describe("the route template of a request", () => {
   })
 
   it("is always one of a fixed set", () => {
-    expect(ROUTE_TEMPLATES.size).toBe(new Set(apiEndpoints.map((endpoint) => endpoint.path)).size + 7 + 1)
+    expect(ROUTE_TEMPLATES.size).toBe(
+      new Set(apiEndpoints.map((endpoint) => endpoint.path)).size + OTHER_ROUTES.length + 1
+    )
     for (const [method, path] of [
       ["GET", `/api/v1/offers/${address}`],
       ["GET", "/x"],

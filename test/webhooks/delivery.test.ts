@@ -118,11 +118,16 @@ describe("deliverCallback", () => {
     Effect.gen(function* () {
       const attempts = yield* Queue.unbounded<DeliveryAttempt>()
       const port = yield* Effect.scoped(Effect.map(receiver(statuses(200)), ({ url }) => new URL(url).port))
+      const observed: Array<string> = []
       const fiber = yield* deliverCallback(`http://127.0.0.1:${port}/hook`, payload, "s", {
         policy: loopbackAllowed,
         attempts: 3,
         backoff: "2 seconds",
-        onAttempt: (attempt) => Queue.offer(attempts, attempt)
+        onAttempt: (attempt) => Queue.offer(attempts, attempt),
+        observe: {
+          attempted: (delivered) => observed.push(delivered ? "delivered" : "failed"),
+          gaveUp: () => observed.push("given up")
+        }
       }).pipe(Effect.forkChild)
       const first = yield* Queue.take(attempts)
       expect(first).toMatchObject({ delivered: false, reason: "connect" })
@@ -132,6 +137,7 @@ describe("deliverCallback", () => {
       expect((yield* Queue.take(attempts)).at).toBe("1970-01-01T00:00:06.000Z")
       const error = yield* Effect.flip(Fiber.join(fiber))
       expect(error).toMatchObject({ _tag: "CallbackDeliveryError", attempts: 3, lastReason: "connect" })
+      expect(observed).toEqual(["failed", "failed", "failed", "given up"])
     })
   )
 

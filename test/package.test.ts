@@ -1,0 +1,73 @@
+/**
+ * What `npm pack` ships: the compiled code with its types and source maps
+ * (each carrying its sources, since src/ is not shipped), the compiled
+ * institution data and JSON Schemas, the preinstall check, the licence
+ * files; no TypeScript sources, tests or config. Every runtime dependency
+ * is one the code imports.
+ */
+import { execFileSync } from "node:child_process"
+import { existsSync, readdirSync, readFileSync } from "node:fs"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { describe, expect, it } from "vitest"
+
+const repo = fileURLToPath(new URL("../", import.meta.url))
+const packageJson = JSON.parse(readFileSync(join(repo, "package.json"), "utf8"))
+
+const packed = (): Array<string> => {
+  const output = execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], {
+    cwd: repo,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "ignore"]
+  })
+  return (JSON.parse(output)[0].files as Array<{ path: string }>).map((file) => file.path)
+}
+
+const sourceFiles = (dir: string): Array<string> =>
+  readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .filter((name) => name.endsWith(".ts"))
+    .map((name) => join(dir, name))
+
+describe("the npm package", () => {
+  const files = packed()
+
+  it("ships the code, its types, the compiled data, the schemas, the preinstall check and the licence", () => {
+    for (const file of [
+      "package.json",
+      "README.md",
+      "LICENSE",
+      "scripts/check-node.cjs",
+      "dist/index.js",
+      "dist/index.d.ts",
+      "dist/cli/bin.js",
+      "dist/api/client.js",
+      "dist/data/institutions.json",
+      "dist/data/email-lists.json",
+      "dist/schemas/target-group.schema.json"
+    ]) {
+      expect(files).toContain(file)
+    }
+    if (existsSync(join(repo, "NOTICE"))) expect(files).toContain("NOTICE")
+    expect(files.filter((file) => file.endsWith(".ts") && !file.endsWith(".d.ts"))).toEqual([])
+    expect(files.filter((file) => /^(src|test|config|bench|examples)\//.test(file))).toEqual([])
+  })
+
+  it("carries each source map's sources, since the TypeScript files are not shipped", () => {
+    const maps = files.filter((file) => file.endsWith(".js.map"))
+    expect(maps.length).toBeGreaterThan(50)
+    for (const map of maps) {
+      const { sources, sourcesContent } = JSON.parse(readFileSync(join(repo, map), "utf8"))
+      expect(sourcesContent, map).toHaveLength(sources.length)
+      expect(sourcesContent.every((content: unknown) => typeof content === "string" && content.length > 0)).toBe(true)
+    }
+  })
+
+  it("depends only on packages the code imports", () => {
+    const code = sourceFiles(join(repo, "src"))
+      .map((file) => readFileSync(file, "utf8"))
+      .join("\n")
+    for (const dependency of Object.keys(packageJson.dependencies)) {
+      expect(code, dependency).toMatch(new RegExp(`from "${dependency.replace("/", "\\/")}(/[^"]*)?"`))
+    }
+  })
+})
