@@ -1,0 +1,80 @@
+/**
+ * The Redis connection every Redis adapter shares: Effect's `Redis` service
+ * (`effect/persistence/Redis`) over `@effect/platform-node`'s `NodeRedis`
+ * (the `redis` package), plus the key prefix of the deployment.
+ *
+ * What the daemon promises when Redis goes away is set here:
+ * - a command fails at once while the connection is down (no offline
+ *   queue) and after `COMMAND_TIMEOUT_MS` when the server stalls, so a
+ *   request that needs shared state answers 503 instead of hanging;
+ * - once connected, the client reconnects for ever with capped backoff (no
+ *   restart needed; the first connection must succeed, so a daemon with a
+ *   wrong URL stops at start with the reason);
+ * - pub/sub subscribers reconnect and re-subscribe on their own.
+ */
+import * as NodeRedis from "@effect/platform-node/NodeRedis"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Redis from "effect/persistence/Redis"
+
+export { Redis, RedisError } from "effect/persistence/Redis"
+
+/** The longest a command may take before it fails (the store then counts as down). */
+export const COMMAND_TIMEOUT_MS = 2000
+/** The longest wait between two reconnection attempts. */
+const MAX_RECONNECT_DELAY_MS = 1000
+
+/** The prefix of every key this deployment writes (`store.keyPrefix`). */
+export const RedisKeyPrefix = Context.Reference<string>("campusgate/store/RedisKeyPrefix", {
+  defaultValue: () => "campusgate:"
+})
+
+export interface RedisOptions {
+  readonly url: string
+  readonly keyPrefix: string
+}
+
+/** `Redis` (and `NodeRedis`) over one client, and the key prefix; building it connects, or fails. */
+export const redisLayer = (options: RedisOptions): Layer.Layer<Redis.Redis | NodeRedis.NodeRedis, Redis.RedisError> => {
+  // Until the first connection succeeds a failure is final (a wrong URL stops the start); after it, retry for ever.
+  let connected = false
+  return NodeRedis.layer({
+    url: options.url,
+    disableOfflineQueue: true,
+    commandOptions: { timeout: COMMAND_TIMEOUT_MS },
+    socket: {
+      connectTimeout: COMMAND_TIMEOUT_MS,
+      reconnectStrategy: (retries: number, cause: Error) =>
+        connected ? Math.min(50 * 2 ** retries, MAX_RECONNECT_DELAY_MS) + Math.floor(Math.random() * 100) : cause
+    },
+    // Reserved connections (blocking reads) are few: one per job worker at most.
+    maxConnections: 4
+  }).pipe(
+    Layer.tap(() =>
+      Effect.sync(() => {
+        connected = true
+      })
+    )
+  )
+}
+
+/** The connection and the prefix, as the adapters need them. */
+export const redisStoreLayer = (
+  options: RedisOptions
+): Layer.Layer<Redis.Redis | NodeRedis.NodeRedis, Redis.RedisError> =>
+  Layer.merge(redisLayer(options), Layer.succeed(RedisKeyPrefix, options.keyPrefix))
+
+/** The key `name` under the deployment's prefix. */
+export const redisKey = (prefix: string, ...parts: ReadonlyArray<string>): string => `${prefix}${parts.join(":")}`
+
+/** Pairs of a flat `HGETALL` reply as a map. */
+export const hashEntries = (reply: unknown): Map<string, string> => {
+  const entries = new Map<string, string>()
+  if (Array.isArray(reply)) {
+    for (let i = 0; i + 1 < reply.length; i += 2) entries.set(String(reply[i]), String(reply[i + 1]))
+  } else if (reply !== null && typeof reply === "object") {
+    for (const [field, value] of Object.entries(reply as Record<string, unknown>)) entries.set(field, String(value))
+  }
+  return entries
+}
