@@ -78,3 +78,13 @@ export const hashEntries = (reply: unknown): Map<string, string> => {
   }
   return entries
 }
+
+/** Whether a defect is (or was caused by) a Redis command that failed: the shared store is down, not a bug. */
+export const isStoreDown = (defect: unknown): boolean => {
+  let current: unknown = defect
+  for (let depth = 0; depth < 4 && current !== null && typeof current === "object"; depth++) {
+    if ((current as { readonly _tag?: unknown })._tag === "RedisError") return true
+    current = (current as { readonly cause?: unknown }).cause
+  }
+  return false
+}
