@@ -10,13 +10,22 @@ import { VERSION } from "../version.ts"
 import { checkCommand } from "./commands/check.ts"
 import { inspectCommand } from "./commands/inspect.ts"
 import { keysCommand } from "./commands/keys.ts"
+import { migrateCommand } from "./commands/migrate.ts"
 import { outboxCommand } from "./commands/outbox.ts"
 import { schemaCommand } from "./commands/schema.ts"
 import { serveCommand } from "./commands/serve.ts"
 
 const campusgate = Command.make("campusgate").pipe(
   Command.withDescription("Decide whether an email address belongs to the students and educators an offer is for"),
-  Command.withSubcommands([serveCommand, checkCommand, inspectCommand, keysCommand, outboxCommand, schemaCommand])
+  Command.withSubcommands([
+    serveCommand,
+    checkCommand,
+    inspectCommand,
+    keysCommand,
+    outboxCommand,
+    schemaCommand,
+    migrateCommand
+  ])
 )
 
 // SIGTERM is how a supervisor asks for a clean stop: once in-flight work has drained, that is success (exit 0).

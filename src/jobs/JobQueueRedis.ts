@@ -491,3 +491,32 @@ export const layerRedis = (options: RedisJobQueueOptions): Layer.Layer<JobQueue 
       return Context.make(JobQueue, queue).pipe(Context.add(JobStore, store))
     })
   )
+
+/**
+ * Puts jobs of another store (a data directory being migrated) into the
+ * shared queue as they are: finished ones expire when they would have (a
+ * callback not yet delivered is tried again), queued and running ones wait
+ * (running ones first, resumed at their checkpoint). Their files stay where
+ * they are: the data directory the daemons share.
+ */
+export const importJobs = (jobs: ReadonlyArray<Job>): Effect.Effect<void, Redis.RedisError, Redis.Redis> =>
+  Effect.gen(function* () {
+    const redis = yield* Redis.Redis
+    const prefix = yield* RedisKeyPrefix
+    const key = (name: string) => redisKey(prefix, "jobs", name)
+    for (const job of jobs) {
+      yield* redis.send("HSET", key("records"), job.jobId, encodeJob(job))
+      if (job.idempotency !== undefined) {
+        yield* redis.send("HSET", key("idempotency"), idempotencyField(job.team, job.idempotency.key), job.jobId)
+      }
+      if (isFinished(job.status)) {
+        yield* redis.send("ZADD", key("expiring"), String(Date.parse(job.expiresAt ?? job.createdAt)), job.jobId)
+        if (job.callback !== undefined && !job.callback.delivered) {
+          yield* redis.send("ZADD", key("callbacks"), "0", job.jobId)
+        }
+      } else {
+        const score = job.status === "running" ? 0 : Date.parse(job.createdAt)
+        yield* redis.send("ZADD", key("waiting"), String(score), job.jobId)
+      }
+    }
+  })
