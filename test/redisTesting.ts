@@ -5,6 +5,7 @@
  * loudly; with `CAMPUSGATE_REQUIRE_REDIS=1` (CI) they fail instead.
  */
 import { randomBytes } from "node:crypto"
+import { appendFileSync } from "node:fs"
 import { createConnection } from "node:net"
 import { describe } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -32,6 +33,13 @@ export const redisAvailable = await redisAnswers(testRedisUrl)
 
 const required = process.env.CAMPUSGATE_REQUIRE_REDIS === "1"
 
+/** Says loudly that `suite` did not run, here and in the run's summary (`redisSummary.ts`). */
+export const skippedForWantOfRedis = (suite: string, why: string): void => {
+  console.warn(`\n!!! SKIPPED "${suite}": ${why}\n`)
+  const file = process.env.CAMPUSGATE_SKIPPED_SUITES_FILE
+  if (file !== undefined) appendFileSync(file, `${suite}\n`)
+}
+
 /** A suite of tests, as a contract is declared in. */
 export type Suite = (name: string, body: () => void) => void
 
@@ -52,9 +60,7 @@ export const describeRedis: Suite = (name, body) => {
     })
     return
   }
-  console.warn(
-    `\n!!! SKIPPED "${name}": no Redis server answers at ${testRedisUrl} (set CAMPUSGATE_TEST_REDIS_URL or start redis-server)\n`
-  )
+  skippedForWantOfRedis(name, `no Redis server answers at ${testRedisUrl}`)
   describe.skip(name, body)
 }
 
@@ -62,7 +68,7 @@ export const describeRedis: Suite = (name, body) => {
 export const whenRedis = <A>(suite: string, entries: ReadonlyArray<A>): ReadonlyArray<A> => {
   if (redisAvailable) return entries
   if (required) throw new Error(`Redis is required (CAMPUSGATE_REQUIRE_REDIS=1) but does not answer at ${testRedisUrl}`)
-  console.warn(`\n!!! SKIPPED "${suite}" against Redis: no Redis server answers at ${testRedisUrl}\n`)
+  skippedForWantOfRedis(`${suite} (redis)`, `no Redis server answers at ${testRedisUrl}`)
   return []
 }
 

@@ -17,14 +17,13 @@ import { Keys } from "../../src/app/Keys.ts"
 import type { TeamId } from "../../src/domain/Identifiers.ts"
 import { makeRedisApiKeyStore } from "../../src/keys/apiKeyRedis.ts"
 import { redisStoreLayer } from "../../src/store/redis.ts"
+import { skippedForWantOfRedis } from "../redisTesting.ts"
 import { call, copyConfig, type Daemon, freePort, makeKey, setSettings, startDaemon, waitForLine } from "./daemon.ts"
 
 const redisInstalled = spawnSync("redis-server", ["--version"]).status === 0
 const required = process.env.CAMPUSGATE_REQUIRE_REDIS === "1"
 if (!redisInstalled && !required) {
-  console.warn(
-    "\n!!! SKIPPED test/server/scaleOut.test.ts: redis-server is not installed (apt-get install redis-server)\n"
-  )
+  skippedForWantOfRedis("three daemons on one Redis", "redis-server is not installed (apt-get install redis-server)")
 }
 const suite = redisInstalled || required ? describe : describe.skip
 
