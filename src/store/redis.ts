@@ -5,7 +5,8 @@
  *
  * What the daemon promises when Redis goes away is set here:
  * - a command fails at once while the connection is down (no offline
- *   queue) and after `COMMAND_TIMEOUT_MS` when the server stalls, so a
+ *   queue) and after `COMMAND_TIMEOUT_MS` when the server stalls (every
+ *   command of the `Redis` and `NodeRedis` services is bounded), so a
  *   request that needs shared state answers 503 instead of hanging;
  * - once connected, the client reconnects for ever with capped backoff (no
  *   restart needed; the first connection must succeed, so a daemon with a
@@ -16,7 +17,7 @@ import * as NodeRedis from "@effect/platform-node/NodeRedis"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type * as Redis from "effect/persistence/Redis"
+import * as Redis from "effect/persistence/Redis"
 
 export { Redis, RedisError } from "effect/persistence/Redis"
 
@@ -35,20 +36,27 @@ export interface RedisOptions {
   readonly keyPrefix: string
 }
 
-/** `Redis` (and `NodeRedis`) over one client, and the key prefix; building it connects, or fails. */
+/** A command that Redis has not answered within `COMMAND_TIMEOUT_MS` fails: a stalled server counts as down. */
+const bounded = <A>(effect: Effect.Effect<A, Redis.RedisError>): Effect.Effect<A, Redis.RedisError> =>
+  Effect.timeoutOrElse(effect, {
+    duration: COMMAND_TIMEOUT_MS,
+    orElse: () =>
+      Effect.fail(new Redis.RedisError({ cause: new Error(`Redis did not answer within ${COMMAND_TIMEOUT_MS} ms`) }))
+  })
+
+/** `Redis` (and `NodeRedis`) over one client; building it connects, or fails. */
 export const redisLayer = (options: RedisOptions): Layer.Layer<Redis.Redis | NodeRedis.NodeRedis, Redis.RedisError> => {
   // Until the first connection succeeds a failure is final (a wrong URL stops the start); after it, retry for ever.
   let connected = false
-  return NodeRedis.layer({
+  const client = NodeRedis.layer({
     url: options.url,
     disableOfflineQueue: true,
-    commandOptions: { timeout: COMMAND_TIMEOUT_MS },
     socket: {
       connectTimeout: COMMAND_TIMEOUT_MS,
       reconnectStrategy: (retries: number, cause: Error) =>
         connected ? Math.min(50 * 2 ** retries, MAX_RECONNECT_DELAY_MS) + Math.floor(Math.random() * 100) : cause
     },
-    // Reserved connections (blocking reads) are few: one per job worker at most.
+    // Reserved connections (blocking reads) are few: none are used today.
     maxConnections: 4
   }).pipe(
     Layer.tap(() =>
@@ -57,6 +65,25 @@ export const redisLayer = (options: RedisOptions): Layer.Layer<Redis.Redis | Nod
       })
     )
   )
+  // The same services, every command bounded in time.
+  const bounds = Layer.effectContext(
+    Effect.gen(function* () {
+      const redis = yield* Redis.Redis
+      const node = yield* NodeRedis.NodeRedis
+      return Context.make(
+        Redis.Redis,
+        Redis.Redis.of({
+          ...redis,
+          send: (command, ...args) => bounded(redis.send(command, ...args)),
+          eval:
+            (script) =>
+            (...params) =>
+              bounded(redis.eval(script)(...params))
+        })
+      ).pipe(Context.add(NodeRedis.NodeRedis, NodeRedis.NodeRedis.of({ ...node, use: (f) => bounded(node.use(f)) })))
+    })
+  )
+  return bounds.pipe(Layer.provide(client))
 }
 
 /** The connection and the prefix, as the adapters need them. */
