@@ -9,7 +9,6 @@
  * stay there (git). It refuses a key prefix that already holds data, so it
  * cannot count statistics twice; run it with the daemons stopped.
  */
-import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import * as Effect from "effect/Effect"
 import * as Redis from "effect/persistence/Redis"
@@ -26,6 +25,7 @@ import { readUsageFiles, statsDirectory } from "../stats/usageFiles.ts"
 import { makeRedisUsageStore } from "../stats/usageRedis.ts"
 import { RedisKeyPrefix } from "../store/redis.ts"
 import { secretKey } from "../store/redisSecret.ts"
+import { readSecret } from "../store/secretFile.ts"
 import { SigningKeyStore } from "../verification/SigningKeyStore.ts"
 import { VERIFICATION_SECRET_FILE } from "../verification/secrets.ts"
 import { VerificationStore } from "../verification/VerificationStore.ts"
@@ -41,15 +41,6 @@ export interface Migrated {
   readonly signingKeys: number
   readonly secrets: number
   readonly jobs: number
-}
-
-const readIfPresent = (path: string): string | undefined => {
-  try {
-    return readFileSync(path, "utf8").trim() || undefined
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined
-    throw error
-  }
 }
 
 /** Copies `dataDir` (and the keys `configDir`'s data location holds) into the Redis connection in force. */
@@ -108,7 +99,7 @@ export const migrateToRedis = (configDir: string, dataDir: string) =>
       ["verification-secret", join(dataDir, VERIFICATION_SECRET_FILE)],
       ["stats-hash-key", join(statsDirectory(dataDir), HASH_KEY_FILE)]
     ] as const) {
-      const value = readIfPresent(path)
+      const value = readSecret(path)
       if (value === undefined) continue
       yield* redis.send("SET", secretKey(prefix, name), value, "NX")
       secrets++

@@ -54,6 +54,18 @@ export interface SubmitJob {
   readonly idempotency?: JobIdempotency | undefined
 }
 
+/** The record of a new job for `request`, submitted at `submittedAt` (epoch ms), with a fresh id. */
+export const newJobFor = (request: SubmitJob, submittedAt: number): Job =>
+  newJob({
+    jobId: `job_${randomBytes(16).toString("hex")}` as JobId,
+    team: request.team,
+    target: request.target,
+    total: request.total,
+    createdAt: new Date(submittedAt).toISOString(),
+    callbackUrl: request.callbackUrl,
+    idempotency: request.idempotency
+  })
+
 export interface Submitted {
   readonly job: Job
   /** False when an earlier request with the same Idempotency-Key and body created it. */
@@ -162,15 +174,7 @@ export class JobQueue extends Context.Service<
               yield* store.discard(request.input)
               return yield* jobsError(new QueueFull({ maxQueued: options.maxQueued }))
             }
-            const job = newJob({
-              jobId: `job_${randomBytes(16).toString("hex")}` as JobId,
-              team: request.team,
-              target: request.target,
-              total: request.total,
-              createdAt: new Date(submittedAt).toISOString(),
-              callbackUrl: request.callbackUrl,
-              idempotency: request.idempotency
-            })
+            const job = newJobFor(request, submittedAt)
             yield* store.create(job, request.input)
             index.add(yield* jobEntry(job))
             yield* Queue.offer(ids, job.jobId)

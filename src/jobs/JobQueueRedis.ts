@@ -40,9 +40,9 @@ import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
 import { RedisKeyPrefix, redisKey } from "../store/redis.ts"
 import { IdempotencyConflict, JobNotFinished, JobNotFound, jobsError, QueueFull } from "./errors.ts"
-import { isFinished, type Job, type JobCallback, type JobId, newJob } from "./Job.ts"
+import { isFinished, type Job, type JobCallback, type JobId } from "./Job.ts"
 import type { JobEntry } from "./JobIndex.ts"
-import { JobQueue, type JobQueueOptions, type SubmitJob } from "./JobQueue.ts"
+import { JobQueue, type JobQueueOptions, newJobFor, type SubmitJob } from "./JobQueue.ts"
 import { JobStore, JobStoreError } from "./JobStore.ts"
 import { encodeJob, makeRedisJobStore } from "./JobStoreRedis.ts"
 import {
@@ -161,6 +161,22 @@ export const layerRedis = (options: RedisJobQueueOptions): Layer.Layer<JobQueue 
         return job
       })
 
+      /** Writes `record` as the job's end while `token` holds it ('' : whoever took it off the waiting set). */
+      const finishWith = (jobId: string, token: string, record: string, expiresAt: number, callbackDue: string) =>
+        scripts.finish(
+          keys.records,
+          keys.leases,
+          keys.running,
+          keys.expiring,
+          keys.cancel,
+          keys.callbacks,
+          jobId,
+          token,
+          record,
+          expiresAt,
+          callbackDue
+        )
+
       const callbackAt = (job: Job, at: number) =>
         job.callback === undefined || job.callback.delivered ? "" : String(at + CALLBACK_CLAIM_MS)
 
@@ -196,15 +212,7 @@ export const layerRedis = (options: RedisJobQueueOptions): Layer.Layer<JobQueue 
       const submit = Effect.fn("JobQueue.submit")(function* (request: SubmitJob) {
         const submittedAt = yield* now
         const field = request.idempotency === undefined ? "" : idempotencyField(request.team, request.idempotency.key)
-        const job = newJob({
-          jobId: `job_${randomBytes(16).toString("hex")}` as JobId,
-          team: request.team,
-          target: request.target,
-          total: request.total,
-          createdAt: new Date(submittedAt).toISOString(),
-          callbackUrl: request.callbackUrl,
-          idempotency: request.idempotency
-        })
+        const job = newJobFor(request, submittedAt)
         // The input is moved into place before the record exists: a job with a record has its whole input.
         yield* Effect.try({
           try: () => files.adopt(job.jobId, request.input),
@@ -262,21 +270,7 @@ export const layerRedis = (options: RedisJobQueueOptions): Layer.Layer<JobQueue 
           let validUntil = claimedAt + LEASE_MS - LEASE_MS / 5
           const job = yield* store.read(jobId)
           if (job === undefined || isFinished(job.status)) {
-            yield* scripts
-              .finish(
-                keys.records,
-                keys.leases,
-                keys.running,
-                keys.expiring,
-                keys.cancel,
-                keys.callbacks,
-                jobId,
-                token,
-                job === undefined ? "" : encodeJob(job),
-                0,
-                ""
-              )
-              .pipe(Effect.ignore)
+            yield* finishWith(jobId, token, job === undefined ? "" : encodeJob(job), 0, "").pipe(Effect.ignore)
             return
           }
           if (job.status === "running") {
@@ -347,24 +341,16 @@ export const layerRedis = (options: RedisJobQueueOptions): Layer.Layer<JobQueue 
           }
           const finishedAt = yield* now
           const final = finalRecord(exit.value, finishedAt, options.retentionHours)
-          const written = yield* scripts
-            .finish(
-              keys.records,
-              keys.leases,
-              keys.running,
-              keys.expiring,
-              keys.cancel,
-              keys.callbacks,
-              jobId,
-              token,
-              encodeJob(final),
-              Date.parse(final.expiresAt!),
-              callbackAt(final, finishedAt)
-            )
-            .pipe(
-              Effect.retry({ schedule: Schedule.spaced("200 millis"), while: () => Date.now() < validUntil }),
-              Effect.catch(() => Effect.succeed(0))
-            )
+          const written = yield* finishWith(
+            jobId,
+            token,
+            encodeJob(final),
+            Date.parse(final.expiresAt!),
+            callbackAt(final, finishedAt)
+          ).pipe(
+            Effect.retry({ schedule: Schedule.spaced("200 millis"), while: () => Date.now() < validUntil }),
+            Effect.catch(() => Effect.succeed(0))
+          )
           if (written !== 1) {
             yield* Effect.logWarning("job claim lost before its end was stored; another daemon finishes it", { jobId })
             return
