@@ -55,14 +55,18 @@ export interface DaemonProcess {
 export const exitOf = (child: ChildProcess) =>
   new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
 
-/** Starts the daemon on a free loopback port and waits until it listens; `nodeArgs` go before the script. */
+/** Starts the daemon on a free loopback port and waits until it listens; `nodeArgs` go before the script, `serveArgs` after `serve`'s. */
 export const startDaemon = async (
   dirs: { readonly configDir: string; readonly dataDir: string },
   logFile: string,
-  nodeArgs: ReadonlyArray<string> = []
+  nodeArgs: ReadonlyArray<string> = [],
+  serveArgs: ReadonlyArray<string> = []
 ): Promise<DaemonProcess> => {
   const out = openSync(logFile, "w")
-  const args = ["serve", "--config", dirs.configDir, "--data", dirs.dataDir, "--port", "0", "--host", "127.0.0.1"]
+  const args = [
+    ...["serve", "--config", dirs.configDir, "--data", dirs.dataDir, "--port", "0", "--host", "127.0.0.1"],
+    ...serveArgs
+  ]
   const bin = here("../dist/cli/bin.js")
   if (!existsSync(bin)) throw new Error(`${bin} is missing: run npm run build first`)
   const child = spawn(process.execPath, [...nodeArgs, bin, ...args], {

@@ -143,11 +143,30 @@ export class Keys extends Context.Service<Keys, KeysService>()("campusgate/app/K
       ensureBootstrap: (team, now) =>
         Effect.gen(function* () {
           if ((yield* store.list).length > 0) return { created: false } as const
-          const created = yield* create(
-            { team, scopes: allScopes, name: "bootstrap", ...(now === undefined ? {} : { now }) },
-            false
-          )
-          return { created: true, ...created } as const
+          const options = { team, scopes: allScopes, name: "bootstrap", ...(now === undefined ? {} : { now }) }
+          const { addFirst } = store
+          if (addFirst === undefined) return { created: true, ...(yield* create(options, false)) } as const
+          // A shared store: of several daemons starting together, one makes the key.
+          const at = options.now ?? Date.now()
+          const generated = generateApiKey()
+          const record = yield* Effect.try({
+            try: () => makeRecord(options, at, generated.id, generated.key),
+            catch: (error) => error as InvalidApiKeyRequest
+          })
+          if (!(yield* addFirst(record))) return { created: false } as const
+          const listed = (yield* store.list).find((entry) => entry.record.id === record.id)
+          return {
+            created: true,
+            id: record.id,
+            key: generated.key,
+            team: record.team,
+            scopes: record.scopes,
+            name: "bootstrap",
+            createdAt: record.createdAt,
+            expiresAt: null,
+            location: "data",
+            file: listed?.file ?? "redis"
+          } as const
         })
     }
   }

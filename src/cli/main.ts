@@ -11,6 +11,7 @@ import { checkCommand } from "./commands/check.ts"
 import { dataCommand } from "./commands/data.ts"
 import { inspectCommand } from "./commands/inspect.ts"
 import { keysCommand } from "./commands/keys.ts"
+import { migrateCommand } from "./commands/migrate.ts"
 import { outboxCommand } from "./commands/outbox.ts"
 import { schemaCommand } from "./commands/schema.ts"
 import { serveCommand } from "./commands/serve.ts"
@@ -24,7 +25,8 @@ const campusgate = Command.make("campusgate").pipe(
     keysCommand,
     outboxCommand,
     schemaCommand,
-    dataCommand
+    dataCommand,
+    migrateCommand
   ])
 )
 

@@ -95,6 +95,33 @@ export const VerificationSettings = Schema.Struct({
 })
 export type VerificationSettings = typeof VerificationSettings.Type
 
+/** A Redis URL: `redis://` or `rediss://` (TLS), with the password in the URL when there is one. */
+const RedisUrl = Schema.String.pipe(
+  Schema.check(
+    Schema.makeFilter((text: string) => {
+      const url = URL.parse(text)
+      return url !== null && (url.protocol === "redis:" || url.protocol === "rediss:")
+        ? true
+        : "a redis:// or rediss:// URL"
+    })
+  )
+)
+
+/**
+ * Where shared state lives: `files` (the data directory, one daemon: the
+ * embedded default) or `redis` (several daemons, or `serve --workers`, share
+ * one Redis server; job inputs and results stay in the data directory,
+ * which they then share as a volume).
+ */
+export const StoreSettings = Schema.Struct({
+  kind: withDefault(Schema.Literals(["files", "redis"]), "files"),
+  /** The Redis server (`kind: redis`); CAMPUSGATE_REDIS_URL wins. */
+  url: Schema.optionalKey(RedisUrl),
+  /** Every key this deployment writes starts with it, so deployments can share a server. */
+  keyPrefix: withDefault(Schema.String, "campusgate:")
+})
+export type StoreSettings = typeof StoreSettings.Type
+
 export const Settings = Schema.Struct({
   server: withDefault(
     Schema.Struct({
@@ -119,6 +146,7 @@ export const Settings = Schema.Struct({
    */
   dataDir: Schema.optionalKey(Schema.String),
   /** Known teams: every target group, offer and key must name one of them. */
+  store: withDefault(StoreSettings, {}),
   teams: withDefault(Schema.Array(Team), []),
   /** Institution datasets merged on top of the built-in index (Hipo JSON, CSV or YAML). */
   datasets: withDefault(Schema.Array(Schema.String), []),
@@ -142,7 +170,13 @@ export const Settings = Schema.Struct({
       /** Everything else (reads and writes of offers, target groups, jobs). */
       default: withDefault(RateLimit, { requests: 1200, windowSeconds: 60 }),
       /** Starting, confirming, resending and cancelling verifications. */
-      verifications: withDefault(RateLimit, { requests: 600, windowSeconds: 60 })
+      verifications: withDefault(RateLimit, { requests: 600, windowSeconds: 60 }),
+      /**
+       * When the shared store (Redis) cannot be reached: `open` counts in each
+       * daemon's memory meanwhile (a key may get up to one budget per daemon),
+       * `closed` answers 503 until it is back.
+       */
+      whenStoreDown: withDefault(Schema.Literals(["open", "closed"]), "open")
     }),
     {}
   ),

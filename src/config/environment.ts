@@ -12,6 +12,7 @@
  * | `PORT`                       | `server.port` when `CAMPUSGATE_PORT` is not set (what platforms set) |
  * | `CAMPUSGATE_MAX_BODY_BYTES`  | `server.maxBodyBytes`    |
  * | `CAMPUSGATE_LOG_LEVEL`       | `logging.level`          |
+ * | `CAMPUSGATE_REDIS_URL`       | `store.url`, and selects `store.kind: redis` |
  * | `CAMPUSGATE_WEBHOOK_SECRET`  | secret for signing job webhooks |
  * | `CAMPUSGATE_STATS_SECRET`    | key for hashing emails counted as unique in usage statistics |
  * | `CAMPUSGATE_VERIFICATION_SECRET` | key for the hashes and sealed addresses of verifications |
@@ -72,8 +73,31 @@ export const applyEnvironment = (
       })
     }
   }
+  const redisUrl = env.CAMPUSGATE_REDIS_URL
+  if (redisUrl !== undefined && redisUrl !== "") {
+    const url = URL.parse(redisUrl)
+    if (url === null || (url.protocol !== "redis:" && url.protocol !== "rediss:")) {
+      problems.push({
+        file: "environment",
+        path: "CAMPUSGATE_REDIS_URL",
+        message: "expected a redis:// or rediss:// URL"
+      })
+    }
+  }
+  const store =
+    redisUrl !== undefined && redisUrl !== ""
+      ? { ...settings.store, kind: "redis" as const, url: redisUrl }
+      : settings.store
+  if (store.kind === "redis" && store.url === undefined) {
+    problems.push({
+      file: "environment",
+      path: "store.url",
+      message: "store.kind is redis: set store.url in campusgate.yaml or CAMPUSGATE_REDIS_URL"
+    })
+  }
   return {
     ...settings,
+    store,
     server: {
       ...settings.server,
       ...(host !== undefined && host !== "" ? { host } : {}),

@@ -12,8 +12,8 @@
  * waiting. A repeated (team, Idempotency-Key) returns the first job when
  * the body hash matches and fails with reason `IdempotencyConflict`
  * otherwise. Another team's job is `JobNotFound`. Finished jobs expire `retentionHours` after they finish; a
- * sweeper on Effect's `Clock` deletes them. A Redis-backed queue for
- * scale-out can replace this layer behind the same service.
+ * sweeper on Effect's `Clock` deletes them. `layerRedis` is the same service
+ * for several daemons sharing one Redis (`JobQueueRedis.ts`).
  */
 import { randomBytes } from "node:crypto"
 import * as Context from "effect/Context"
@@ -21,6 +21,7 @@ import * as Deferred from "effect/Deferred"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type * as Redis from "effect/persistence/Redis"
 import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
 import * as Semaphore from "effect/Semaphore"
@@ -36,6 +37,7 @@ import {
   newJob
 } from "./Job.ts"
 import { type JobEntry, JobIndex } from "./JobIndex.ts"
+import { type RedisJobQueueOptions, layerRedis as redisQueue } from "./JobQueueRedis.ts"
 import type { Evaluate } from "./JobRunner.ts"
 import { JobStore, type JobStoreError, type StagedUpload } from "./JobStore.ts"
 import { forgetJobUsage, type JobUsage } from "./jobUsage.ts"
@@ -51,6 +53,18 @@ export interface SubmitJob {
   readonly callbackUrl?: string | undefined
   readonly idempotency?: JobIdempotency | undefined
 }
+
+/** The record of a new job for `request`, submitted at `submittedAt` (epoch ms), with a fresh id. */
+export const newJobFor = (request: SubmitJob, submittedAt: number): Job =>
+  newJob({
+    jobId: `job_${randomBytes(16).toString("hex")}` as JobId,
+    team: request.team,
+    target: request.target,
+    total: request.total,
+    createdAt: new Date(submittedAt).toISOString(),
+    callbackUrl: request.callbackUrl,
+    idempotency: request.idempotency
+  })
 
 export interface Submitted {
   readonly job: Job
@@ -98,6 +112,10 @@ export class JobQueue extends Context.Service<
     occupancy(): { readonly waiting: number; readonly running: number }
   }
 >()("campusgate/jobs/JobQueue") {
+  /** The queue and its store shared by every daemon on one Redis (`JobQueueRedis.ts`). */
+  static readonly layerRedis = (options: RedisJobQueueOptions): Layer.Layer<JobQueue | JobStore, never, Redis.Redis> =>
+    Layer.unwrap(Effect.sync(() => redisQueue(options)))
+
   static readonly layer = (options: JobQueueOptions): Layer.Layer<JobQueue, never, JobStore> =>
     Layer.effect(
       JobQueue,
@@ -156,15 +174,7 @@ export class JobQueue extends Context.Service<
               yield* store.discard(request.input)
               return yield* jobsError(new QueueFull({ maxQueued: options.maxQueued }))
             }
-            const job = newJob({
-              jobId: `job_${randomBytes(16).toString("hex")}` as JobId,
-              team: request.team,
-              target: request.target,
-              total: request.total,
-              createdAt: new Date(submittedAt).toISOString(),
-              callbackUrl: request.callbackUrl,
-              idempotency: request.idempotency
-            })
+            const job = newJobFor(request, submittedAt)
             yield* store.create(job, request.input)
             index.add(yield* jobEntry(job))
             yield* Queue.offer(ids, job.jobId)

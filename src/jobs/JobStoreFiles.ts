@@ -86,10 +86,72 @@ interface StagedFile extends StagedUpload {
   readonly path: string
 }
 
+/**
+ * The byte half of the store over `<dataDir>/jobs/`: staged uploads, a
+ * job's directory with its input and results, and its removal. The file
+ * adapter keeps the record beside them (`job.json`); the Redis adapter
+ * keeps it in Redis and shares this half on a volume every daemon mounts.
+ */
+export const jobFiles = (dataDir: string) => {
+  const root = jobsDirectory(dataDir)
+  const directoryOf = (jobId: string) => join(root, jobId)
+  const closeQuietly = (bytes: JobBytes) => {
+    try {
+      bytes.close()
+    } catch {
+      // Already closed, or the descriptor is gone: nothing is left to release.
+    }
+  }
+  return {
+    root,
+    /** A fresh hidden upload file under `jobs/` (the same file system, so it is moved in by `rename`). */
+    stage: (): StagedUpload => {
+      mkdirSync(root, { recursive: true })
+      const path = join(root, `.upload-${randomBytes(8).toString("hex")}.tmp`)
+      return { id: path, path, bytes: new FileBytes(openSync(path, "wx+", 0o644)) } as StagedFile
+    },
+    discard: (upload: StagedUpload): void => {
+      closeQuietly(upload.bytes)
+      rmSync((upload as StagedFile).path, { force: true })
+    },
+    /** Makes the staged upload `jobs/<jobId>/input.ndjson`, durably; on failure the upload is removed. */
+    adopt: (jobId: string, upload: StagedUpload): void => {
+      const staged = upload as StagedFile
+      try {
+        staged.bytes.sync()
+        closeQuietly(staged.bytes)
+        mkdirSync(directoryOf(jobId), { recursive: true })
+        renameSync(staged.path, join(directoryOf(jobId), fileNames.input))
+        fsyncPath(directoryOf(jobId))
+      } catch (error) {
+        rmSync(staged.path, { force: true })
+        throw error
+      }
+    },
+    open: (jobId: string, file: JobFile): JobBytes => {
+      const path = join(directoryOf(jobId), fileNames[file])
+      const flags = file === "input" ? constants.O_RDONLY : constants.O_RDWR | constants.O_CREAT
+      return new FileBytes(openSync(path, flags, 0o644))
+    },
+    /** Renames the job's directory to a hidden name, flushes that, then deletes it: never half-deleted and alive. */
+    remove: (jobId: string): void => {
+      const hidden = join(root, `.${jobId}.${randomBytes(4).toString("hex")}.deleted`)
+      try {
+        renameSync(directoryOf(jobId), hidden)
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") return
+        throw error
+      }
+      fsyncPath(root)
+      rmSync(hidden, { recursive: true, force: true })
+    }
+  }
+}
+
 export const layer = (dataDir: string): Layer.Layer<JobStore> =>
   Layer.sync(JobStore, () => {
-    const root = jobsDirectory(dataDir)
-    const directoryOf = (jobId: string) => join(root, jobId)
+    const files = jobFiles(dataDir)
+    const { root } = files
     const recordOf = (jobId: string) => join(root, jobId, RECORD_FILE)
     const encode = Schema.encodeSync(Schema.fromJsonString(Job))
     const decode = Schema.decodeUnknownSync(Schema.fromJsonString(Job))
@@ -103,52 +165,16 @@ export const layer = (dataDir: string): Layer.Layer<JobStore> =>
       }
       return decode(text)
     }
-    const removeDirectory = (jobId: string) => {
-      const hidden = join(root, `.${jobId}.${randomBytes(4).toString("hex")}.deleted`)
-      try {
-        renameSync(directoryOf(jobId), hidden)
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === "ENOENT") return
-        throw error
-      }
-      fsyncPath(root)
-      rmSync(hidden, { recursive: true, force: true })
-    }
-    const closeQuietly = (bytes: JobBytes) => {
-      try {
-        bytes.close()
-      } catch {
-        // Already closed, or the descriptor is gone: nothing is left to release.
-      }
-    }
     return JobStore.of({
-      stage: () =>
-        attempt("stage", undefined, (): StagedFile => {
-          mkdirSync(root, { recursive: true })
-          const path = join(root, `.upload-${randomBytes(8).toString("hex")}.tmp`)
-          return { id: path, path, bytes: new FileBytes(openSync(path, "wx+", 0o644)) }
-        }),
-      discard: (upload) =>
-        Effect.sync(() => {
-          closeQuietly(upload.bytes)
-          rmSync((upload as StagedFile).path, { force: true })
-        }).pipe(Effect.ignore),
+      stage: () => attempt("stage", undefined, files.stage),
+      discard: (upload) => Effect.sync(() => files.discard(upload)).pipe(Effect.ignore),
       create: (job, upload) =>
         attempt("create", job.jobId, () => {
-          const staged = upload as StagedFile
-          staged.bytes.sync()
-          closeQuietly(staged.bytes)
-          mkdirSync(directoryOf(job.jobId), { recursive: true })
-          renameSync(staged.path, join(directoryOf(job.jobId), fileNames.input))
+          files.adopt(job.jobId, upload)
           writeFileAtomic(recordOf(job.jobId), encode(job))
           fsyncPath(root)
-        }).pipe(Effect.tapError(() => Effect.sync(() => rmSync((upload as StagedFile).path, { force: true })))),
-      open: (jobId, file) =>
-        attempt("open", jobId, () => {
-          const path = join(directoryOf(jobId), fileNames[file])
-          const flags = file === "input" ? constants.O_RDONLY : constants.O_RDWR | constants.O_CREAT
-          return new FileBytes(openSync(path, flags, 0o644))
         }),
+      open: (jobId, file) => attempt("open", jobId, () => files.open(jobId, file)),
       read: (jobId) => attempt("read", jobId, () => readRecord(jobId)),
       write: (job) => attempt("write", job.jobId, () => writeFileAtomic(recordOf(job.jobId), encode(job))),
       list: () =>
@@ -175,11 +201,11 @@ export const layer = (dataDir: string): Layer.Layer<JobStore> =>
               })
               continue
             }
-            if (job === undefined) yield* attempt("remove", name, () => removeDirectory(name))
+            if (job === undefined) yield* attempt("remove", name, () => files.remove(name))
             else jobs.push(job)
           }
           return jobs
         }),
-      remove: (jobId) => attempt("remove", jobId, () => removeDirectory(jobId))
+      remove: (jobId) => attempt("remove", jobId, () => files.remove(jobId))
     })
   })

@@ -71,7 +71,7 @@ const notify = (context: QueueContext, job: Job): Effect.Effect<void> => {
 }
 
 /** The line of a job's end: failed at warn (with the reason), completed or cancelled at info. */
-const logEnd = (job: Job): Effect.Effect<void> => {
+export const logEnd = (job: Job): Effect.Effect<void> => {
   const fields = {
     jobId: job.jobId,
     status: job.status,
@@ -87,22 +87,35 @@ const logEnd = (job: Job): Effect.Effect<void> => {
     : Effect.logInfo("job finished", fields)
 }
 
+/** The record a job ends with, finished at `finishedAt` (epoch ms) and kept `retentionHours`. */
+export const finalRecord = (end: JobEnd, finishedAt: number, retentionHours: number): Job => {
+  const { job } = end
+  const processed = job.checkpoint.processed
+  return {
+    ...job,
+    status: end.status,
+    progress: end.status === "completed" ? { total: processed, processed, percent: 100 } : job.progress,
+    finishedAt: new Date(finishedAt).toISOString(),
+    expiresAt: new Date(finishedAt + retentionHours * HOUR_MS).toISOString(),
+    ...(end.error === undefined ? {} : { error: end.error })
+  }
+}
+
+/** The fields of the "job started" line. */
+export const startedFields = (job: Job) => ({
+  jobId: job.jobId,
+  team: job.team,
+  ...job.target,
+  total: job.progress.total,
+  processed: job.checkpoint.processed
+})
+
 /** Writes the job's final record, settles its entry and fires the callback hook. Call under the lock. */
 export const finishJob = (context: QueueContext, entry: JobEntry, end: JobEnd): Effect.Effect<Job> =>
   Effect.uninterruptible(
     Effect.gen(function* () {
-      const finishedAt = yield* now
-      const expiresAt = finishedAt + context.options.retentionHours * HOUR_MS
-      const { job } = end
-      const processed = job.checkpoint.processed
-      const final: Job = {
-        ...job,
-        status: end.status,
-        progress: end.status === "completed" ? { total: processed, processed, percent: 100 } : job.progress,
-        finishedAt: new Date(finishedAt).toISOString(),
-        expiresAt: new Date(expiresAt).toISOString(),
-        ...(end.error === undefined ? {} : { error: end.error })
-      }
+      const final = finalRecord(end, yield* now, context.options.retentionHours)
+      const expiresAt = Date.parse(final.expiresAt!)
       yield* Effect.orDie(context.store.write(final))
       // Not stored now (the store is down): the record keeps it, and the next start stores it.
       yield* storeCheckpointUsage(context.options.usage, final)
@@ -139,13 +152,7 @@ const runOne = (context: QueueContext, jobId: JobId): Effect.Effect<void> =>
     const started = yield* start(context, jobId)
     if (started === undefined) return
     const { entry, running } = started
-    yield* Effect.logInfo("job started", {
-      jobId,
-      team: running.team,
-      ...running.target,
-      total: running.progress.total,
-      processed: running.checkpoint.processed
-    })
+    yield* Effect.logInfo("job started", startedFields(running))
     const chunkItems = context.options.chunkItems ?? DEFAULT_CHUNK_ITEMS
     const end = yield* processJob(context.store, running, entry, context.options.evaluate, {
       chunkItems,

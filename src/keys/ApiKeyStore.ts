@@ -1,7 +1,8 @@
 /**
  * Where API-key records are kept: a port with a file adapter (the
  * `api-keys.yaml` of the config directory, kept in git, and of the data
- * directory; `apiKeyFiles.ts`) and a memory adapter. Records hold hashes
+ * directory; `apiKeyFiles.ts`), a Redis adapter (`apiKeyRedis.ts`: the
+ * config directory's file and keys held in Redis) and a memory adapter. Records hold hashes
  * only. The store hands the config loader its documents, so keys are decoded
  * with the config directory's files and reach the snapshot's key index the
  * same way whatever the store; writes are atomic, and concurrent writers
@@ -10,6 +11,7 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type * as Redis from "effect/persistence/Redis"
 import * as Schema from "effect/Schema"
 import { stringify } from "yaml"
 import type { ApiKeyId, ApiKeyRecord } from "../domain/ApiKey.ts"
@@ -27,6 +29,7 @@ import {
   readKeyDocuments,
   revokeApiKeyRecord
 } from "./apiKeyFiles.ts"
+import { makeRedisApiKeyStore } from "./apiKeyRedis.ts"
 
 /** The store could not be read or written (a failing disk, permissions). */
 export class ApiKeyStoreUnavailable extends Schema.TaggedError<ApiKeyStoreUnavailable>()("ApiKeyStoreUnavailable", {
@@ -70,6 +73,12 @@ export interface ApiKeyStoreService {
   ): Effect.Effect<{ readonly location: KeyLocation; readonly file: string }, ApiKeysError>
   /** Marks the key `id` revoked wherever it is held. */
   revoke(id: string, revokedAt: string): Effect.Effect<RevokedApiKey, ApiKeysError>
+  /**
+   * Stores `record` in the data location only when no key is stored at all,
+   * atomically (a store shared by daemons starting together); answers
+   * whether it did. Absent: the store has one writer, and `list` then `add` does.
+   */
+  readonly addFirst?: ((record: ApiKeyRecord) => Effect.Effect<boolean, ApiKeysError>) | undefined
 }
 
 const reasons = [InvalidApiKeysFile, ApiKeyNotFound, ApiKeyAlreadyRevoked, ApiKeysFileNotWritable] as const
@@ -98,6 +107,16 @@ export class ApiKeyStore extends Context.Service<ApiKeyStore, ApiKeyStoreService
 
   static readonly layerFiles = (directories: KeyDirectories): Layer.Layer<ApiKeyStore> =>
     Layer.succeed(ApiKeyStore, ApiKeyStore.makeFiles(directories))
+
+  /** The config directory's `api-keys.yaml` (git) with keys and revocations held in Redis (`apiKeyRedis.ts`). */
+  static readonly layerRedis = (
+    configDir: string,
+    isWritable?: (directory: string) => boolean
+  ): Layer.Layer<ApiKeyStore, never, Redis.Redis> =>
+    Layer.effect(
+      ApiKeyStore,
+      Effect.suspend(() => makeRedisApiKeyStore(configDir, isWritable))
+    )
 
   /** Records in this process's memory, one list per location: lost when it ends. */
   static readonly layerMemory: Layer.Layer<ApiKeyStore> = Layer.sync(ApiKeyStore, () => {

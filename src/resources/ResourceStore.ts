@@ -1,7 +1,7 @@
 /**
  * Where target groups and offers created through the API are kept: a port
  * with a file adapter (the data directory, the embedded default) and a
- * memory adapter. The store keeps each resource as its YAML document, the
+ * memory adapter, and a Redis adapter for daemons that share state. The store keeps each resource as its YAML document, the
  * format of the config directory, so a resource can be promoted into git by
  * moving it and every store is decoded by the one config loader (with
  * file, line and column in its problems). A write replaces one document
@@ -12,9 +12,11 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type * as Redis from "effect/persistence/Redis"
 import * as Schema from "effect/Schema"
 import type { ResourceDocument, ResourceKind } from "./ResourceDocument.ts"
 import { listResourceFiles, readResourceFile, removeResourceFile, writeResourceFile } from "./resourceFiles.ts"
+import { makeRedisResourceStore } from "./resourceRedis.ts"
 
 export type { ResourceDocument, ResourceKind } from "./ResourceDocument.ts"
 
@@ -62,6 +64,12 @@ export class ResourceStore extends Context.Service<
         })
     })
   })
+
+  /** One hash per kind on the shared Redis server (`resourceRedis.ts`); a change makes every daemon reload. */
+  static readonly layerRedis: Layer.Layer<ResourceStore, never, Redis.Redis> = Layer.effect(
+    ResourceStore,
+    Effect.suspend(() => Effect.map(makeRedisResourceStore, ResourceStore.of))
+  )
 
   /** One YAML file per resource under the data directory (`target-groups/<id>.yaml`, `offers/<id>.yaml`). */
   static readonly layerFiles = (dataDir: string): Layer.Layer<ResourceStore> =>

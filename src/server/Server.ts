@@ -1,10 +1,3 @@
-/**
- * The daemon: loads and watches the configuration, makes sure there is an
- * API key to start with, and serves the HTTP application on Node until
- * SIGTERM/SIGINT, then stops accepting, lets in-flight requests finish
- * (bounded by `server.shutdownTimeoutSeconds`) and exits.
- */
-import { resolve } from "node:path"
 import * as Effect from "effect/Effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServer from "effect/http/HttpServer"
@@ -15,14 +8,13 @@ import { Resources } from "../app/Resources.ts"
 import { LiveSnapshot, Snapshot } from "../app/Snapshot.ts"
 import { directorySource } from "../app/sources.ts"
 import { Validation, ValidationCounters } from "../app/Validation.ts"
-import type { Environment } from "../config/environment.ts"
+import { type Environment, secretsFrom } from "../config/environment.ts"
 import { DEFAULT_TEAM, directoriesOf, resolveDataDir } from "../config/loadConfig.ts"
 import { makeThreadConfigLoader } from "../config/loadConfigThread.ts"
 import { formatProblem } from "../domain/errors.ts"
 import type { TeamId } from "../domain/Identifiers.ts"
-import { ApiKeyStore } from "../keys/ApiKeyStore.ts"
 import { Log, type LogOutput } from "../observability/Log.ts"
-import { makeFileResourceStore, ResourceStore } from "../resources/ResourceStore.ts"
+import { ResourceStore } from "../resources/ResourceStore.ts"
 import { UsageStatistics } from "../stats/UsageStatistics.ts"
 import { ensureDirectory } from "../store/atomicWrite.ts"
 import { FastPath } from "./fastPath.ts"
@@ -32,6 +24,7 @@ import { Metrics } from "./metrics.ts"
 import * as NodeServer from "./NodeServer.ts"
 import { RequestLogger } from "./RequestLogger.ts"
 import { rateLimiterLayer } from "./rateLimit.ts"
+import { openStores } from "./stores.ts"
 import { verificationsLayer } from "./verificationService.ts"
 
 export interface ServeOptions {
@@ -61,8 +54,12 @@ export const serverLayer = (options: ServeOptions) =>
       const dataDirectory = resolveDataDir(location)
       // The data directory exists from the start, so it is watched from the start.
       ensureDirectory(dataDirectory)
-      const resourceStore = makeFileResourceStore(dataDirectory)
-      const keyStore = ApiKeyStore.makeFiles({ configDir: resolve(options.configDir), dataDir: dataDirectory })
+      // The Redis client's own warnings (a lost connection, each reconnection attempt) go to the daemon's log.
+      const stores = yield* openStores(location, secretsFrom(options.env ?? process.env)).pipe(
+        Effect.provide(Log.layerOf(log))
+      )
+      const resourceStore = stores.resources
+      const keyStore = stores.keys
       // Every load after this process starts runs on a worker thread: a large or hostile file never stalls requests.
       const loader = yield* Effect.acquireRelease(Effect.sync(makeThreadConfigLoader), (loader) =>
         Effect.promise(() => loader.close())
@@ -95,12 +92,15 @@ export const serverLayer = (options: ServeOptions) =>
       // Listening only once every change is seen.
       yield* Effect.promise(() => live.watching)
       yield* Effect.addFinalizer(() => Effect.sync(() => live.close()))
+      // Changes other daemons made to the shared stores (none with files: the watcher sees them).
+      yield* stores.watch(Effect.asVoid(live.reload()))
       const { config } = live.current()
       const { configDir, dataDir } = directoriesOf(config)
       log.configure(config.settings.logging)
       log.write("info", "starting", {
         configDir,
         dataDir,
+        store: stores.kind,
         generation: live.current().generation,
         pid: process.pid,
         node: process.version
@@ -137,18 +137,22 @@ export const serverLayer = (options: ServeOptions) =>
       // One instance of each, shared by the Effect HTTP app and the fast path.
       const { statistics } = config.settings
       const usage = statistics.enabled
-        ? UsageStatistics.layerFile({
-            dataDir,
-            flushIntervalMs: statistics.flushIntervalMs,
-            secret: config.secrets.statsSecret
-          })
+        ? Layer.unwrap(
+            Effect.map(stores.statsKey, (key) =>
+              UsageStatistics.layer({ flushIntervalMs: statistics.flushIntervalMs, key }).pipe(
+                Layer.provide(stores.usage)
+              )
+            )
+          )
         : UsageStatistics.layerOff
       const validation = Validation.layer.pipe(Layer.provide(Layer.effect(ValidationCounters, Effect.service(Metrics))))
-      const services = Layer.mergeAll(jobsLayer, verificationsLayer(publicUrl)).pipe(
+      const services = Layer.mergeAll(jobsLayer(stores), verificationsLayer(stores, publicUrl)).pipe(
         Layer.provideMerge(Resources.layer),
         Layer.provideMerge(validation),
         Layer.provideMerge(Layer.succeed(ResourceStore, resourceStore)),
-        Layer.provideMerge(Layer.mergeAll(Metrics.layer, rateLimiterLayer(options.rateLimiterStore), usage)),
+        Layer.provideMerge(
+          Layer.mergeAll(Metrics.layer, rateLimiterLayer(options.rateLimiterStore ?? stores.rateLimits), usage)
+        ),
         Layer.provideMerge(Snapshot.layer(live)),
         Layer.provideMerge(options.requestLogger ?? RequestLogger.layer),
         Layer.provideMerge(Log.layerOf(log))

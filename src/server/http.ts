@@ -30,10 +30,12 @@ import {
   NotFound,
   PayloadTooLarge,
   type Problem,
+  ServiceUnavailable,
   UnsupportedMediaType,
   withRequestId
 } from "../api/problems.ts"
 import { Snapshot } from "../app/Snapshot.ts"
+import { isStoreDown } from "../store/redis.ts"
 import { AuthorizationLive } from "./authorization.ts"
 import { InstitutionsHandlers } from "./handlers/institutions.ts"
 import { JobsHandlers } from "./handlers/jobs.ts"
@@ -61,6 +63,9 @@ import {
   routeTemplate
 } from "./routes.ts"
 import { VerificationRoutes } from "./verificationRoutes.ts"
+
+/** How long a client should wait when the shared store (Redis) cannot be reached. */
+const STORE_DOWN_RETRY_SECONDS = 5
 
 /** The problem already names the request: the renderer alone, not `answerWith` (which reads the request). */
 const respond = (problem: Problem) => Effect.succeed(problemResponse(problem))
@@ -186,6 +191,19 @@ const Outermost = HttpRouter.middleware(
           )
         : httpEffect
       return yield* checked.pipe(
+        // A request that needed the shared store while it is down: 503, to retry shortly, not a 500.
+        Effect.catchDefect((defect) =>
+          isStoreDown(defect)
+            ? respond(
+                new ServiceUnavailable({
+                  code: "SERVICE_ERROR",
+                  detail: "The shared store cannot be reached right now; retry shortly.",
+                  retryAfterSeconds: STORE_DOWN_RETRY_SECONDS,
+                  requestId
+                })
+              )
+            : Effect.die(defect)
+        ),
         Effect.provideService(HttpServerRequest.HttpServerRequest, request),
         Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(settings.server.maxBodyBytes))
       )

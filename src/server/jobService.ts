@@ -1,11 +1,12 @@
 /**
- * The daemon's job queue: jobs stored in the data directory, validated with
+ * The daemon's job queue: jobs in the store the daemon runs on (`stores.ts`:
+ * the data directory, or Redis with files on a shared volume), validated with
  * the config snapshot in force when each chunk runs (a reload between chunks
  * applies to the rest), counted in the metrics and, for offers, in the
  * usage statistics exactly once, with the job's checkpoints,
  * and announced to their `callbackUrl` when they finish, signed with the
  * webhook secret (`CAMPUSGATE_WEBHOOK_SECRET`, else one generated once and
- * kept in the data directory). Jobs ended and the queue's occupancy are in
+ * kept in the store). Jobs ended and the queue's occupancy are in
  * the metrics, as are callback attempts; every failed one is logged, with the callback's
  * origin only (its path or query may carry the receiver's token). The
  * queue's size settings are read at start.
@@ -15,18 +16,17 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Snapshot } from "../app/Snapshot.ts"
 import { Validation } from "../app/Validation.ts"
-import { directoriesOf } from "../config/loadConfig.ts"
 import { ALL_TEAMS } from "../domain/visibility.ts"
 import type { Job, JobCallback } from "../jobs/Job.ts"
 import { JobQueue } from "../jobs/JobQueue.ts"
 import type { Evaluate } from "../jobs/JobRunner.ts"
 import type { JobStore } from "../jobs/JobStore.ts"
-import * as JobStoreFiles from "../jobs/JobStoreFiles.ts"
 import type { JobUsage } from "../jobs/jobUsage.ts"
 import type { OutboundPolicy } from "../net/outbound.ts"
 import { UsageStatistics } from "../stats/UsageStatistics.ts"
-import { type DeliveryAttempt, type DeliveryObserver, deliverCallback, webhookSecretFor } from "../webhooks/delivery.ts"
+import { type DeliveryAttempt, type DeliveryObserver, deliverCallback } from "../webhooks/delivery.ts"
 import { Metrics } from "./metrics.ts"
+import type { Stores } from "./stores.ts"
 
 /**
  * Validates a chunk of a job with the snapshot in force; throws (failing the
@@ -99,29 +99,31 @@ const announce =
     )
   }
 
-/** `JobStore` and `JobQueue` for the daemon; needs `Snapshot`, `Metrics`, `Validation` and `UsageStatistics`. */
-export const jobsLayer: Layer.Layer<JobQueue | JobStore, never, Snapshot | Metrics | Validation | UsageStatistics> =
+/** `JobStore` and `JobQueue` for the daemon on `stores`; needs `Snapshot`, `Metrics`, `Validation` and `UsageStatistics`. */
+export const jobsLayer = (
+  stores: Pick<Stores, "jobs" | "webhookSecret">
+): Layer.Layer<JobQueue | JobStore, never, Snapshot | Metrics | Validation | UsageStatistics> =>
   Layer.unwrap(
     Effect.gen(function* () {
       const config = yield* Snapshot
       const metrics = yield* Metrics
       const validation = yield* Validation
-      const { settings, secrets } = config.current().config
-      const { dataDir } = directoriesOf(config.current().config)
-      const secret = webhookSecretFor(dataDir, secrets.webhookSecret)
-      return JobQueue.layer({
-        concurrency: settings.jobs.concurrency,
-        maxQueued: settings.jobs.maxQueued,
-        retentionHours: settings.jobs.retentionHours,
-        evaluate: evaluator(validation),
-        usage: jobUsage(yield* UsageStatistics),
-        onFinished: announce(secret, () => config.current().config.settings.jobs.callbacks, metrics.callbacks("job")),
-        onEnded: (job) => metrics.jobEnded(job.status)
-      }).pipe(
-        Layer.tap((services) =>
-          Effect.sync(() => metrics.observeJobs(() => Context.get(services, JobQueue).occupancy()))
-        ),
-        Layer.provideMerge(JobStoreFiles.layer(dataDir))
-      )
+      const { settings } = config.current().config
+      const secret = stores.webhookSecret
+      return stores
+        .jobs({
+          concurrency: settings.jobs.concurrency,
+          maxQueued: settings.jobs.maxQueued,
+          retentionHours: settings.jobs.retentionHours,
+          evaluate: evaluator(validation),
+          usage: jobUsage(yield* UsageStatistics),
+          onFinished: announce(secret, () => config.current().config.settings.jobs.callbacks, metrics.callbacks("job")),
+          onEnded: (job) => metrics.jobEnded(job.status)
+        })
+        .pipe(
+          Layer.tap((services) =>
+            Effect.sync(() => metrics.observeJobs(() => Context.get(services, JobQueue).occupancy()))
+          )
+        )
     })
   )

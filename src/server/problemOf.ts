@@ -71,7 +71,7 @@ export const jobsProblem = (error: JobsError): NotFound | Conflict | ServiceUnav
 export const jobStoreProblem = (error: JobStoreError): ServiceUnavailable =>
   new ServiceUnavailable({
     code: "SERVICE_ERROR",
-    detail: `The data directory cannot take jobs now (${error.message}); nothing was changed or accepted. Try again later.`,
+    detail: `The job store cannot take jobs now (${error.message}); nothing was changed or accepted. Try again later.`,
     retryAfterSeconds: STORE_RETRY_SECONDS
   })
 

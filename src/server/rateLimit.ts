@@ -3,7 +3,10 @@
  * `default`; see `api/rateLimits.ts`), counted by Effect's `RateLimiter`
  * (fixed window) over a `RateLimiterStore` layer: in memory for one
  * process, Redis (`RateLimiter.layerStoreRedis`) when replicas must share
- * budgets. Limits are read from the config snapshot of each request, so a
+ * budgets. When a shared store cannot be reached, `rateLimits.whenStoreDown`
+ * decides: `open` (the default) counts in this process meanwhile, so single
+ * validations keep answering and a key gets at most one budget per daemon;
+ * `closed` answers 503 with `Retry-After`. Limits are read from the config snapshot of each request, so a
  * reload changes them at once.
  *
  * Every answer to a request that got this far carries the IETF header fields
@@ -23,17 +26,24 @@ import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Layer from "effect/Layer"
 import * as RateLimiter from "effect/persistence/RateLimiter"
+import type * as Redis from "effect/persistence/Redis"
 import { ServiceUnavailable, TooManyRequests } from "../api/problems.ts"
 import { type RateLimitBucketName, rateLimitBucketOf } from "../api/rateLimits.ts"
 import { Snapshot } from "../app/Snapshot.ts"
 import type { RateLimit } from "../config/Settings.ts"
-import { rateLimiterLayerMemory, SyncRateLimitCounters } from "./rateLimitMemory.ts"
+import { RedisKeyPrefix } from "../store/redis.ts"
+import { FixedWindowCounters, rateLimiterLayerMemory, SyncRateLimitCounters } from "./rateLimitMemory.ts"
 
 /** The limiter over a store; the default store is process-local memory (which the fast path reads synchronously). */
 export const rateLimiterLayer = (
   store?: Layer.Layer<RateLimiter.RateLimiterStore>
 ): Layer.Layer<RateLimiter.RateLimiter> =>
   store === undefined ? rateLimiterLayerMemory : RateLimiter.layer.pipe(Layer.provide(store))
+
+/** Effect's Redis store, its keys under the deployment's prefix (`<prefix>ratelimit:<bucket>:<key id>`). */
+export const rateLimiterStoreRedis: Layer.Layer<RateLimiter.RateLimiterStore, never, Redis.Redis> = Layer.unwrap(
+  Effect.map(Effect.service(RedisKeyPrefix), (prefix) => RateLimiter.layerStoreRedis({ prefix: `${prefix}ratelimit:` }))
+)
 
 /** How long a client should wait when the limiter store cannot be reached. */
 const STORE_DOWN_RETRY_SECONDS = 5
@@ -117,6 +127,27 @@ export const makeRateLimitDecider: Effect.Effect<RateLimitDecider, never, RateLi
     const limiter = yield* RateLimiter.RateLimiter
     const config = yield* Snapshot
     const counters = yield* SyncRateLimitCounters
+    // `RateLimiter.consume` (fixed window, one token, failing when exceeded), over counters in this process.
+    const decideIn = (
+      local: FixedWindowCounters,
+      keyId: string,
+      bucket: RateLimitBucketName,
+      now: number
+    ): RateLimitDecision => {
+      const policy = config.current().config.settings.rateLimits[bucket]
+      const { window, refillRateMillis } = windowOf(policy)
+      const limit = policy.requests
+      if (1 > limit) return exceeded(bucket, policy, window)
+      const count = local.take(`${bucket}:${keyId}`, 1, refillRateMillis, limit, now)
+      const resetAfter = Duration.millis(local.ttl)
+      return count > limit ? exceeded(bucket, policy, resetAfter) : allowed(bucket, policy, limit - count, resetAfter)
+    }
+    // While a shared store is down and limits fail open, each process counts on its own.
+    const meanwhile = counters ?? new FixedWindowCounters()
+    const whenDown = (keyId: string, bucket: RateLimitBucketName): RateLimitDecision =>
+      config.current().config.settings.rateLimits.whenStoreDown === "open"
+        ? decideIn(meanwhile, keyId, bucket, Date.now())
+        : storeDown()
     const decide = (keyId: string, bucket: RateLimitBucketName): Effect.Effect<RateLimitDecision> => {
       const policy = config.current().config.settings.rateLimits[bucket]
       return limiter
@@ -133,25 +164,15 @@ export const makeRateLimitDecider: Effect.Effect<RateLimitDecider, never, RateLi
             onFailure: (error): RateLimitDecision =>
               error.reason._tag === "RateLimitExceeded"
                 ? exceeded(bucket, policy, error.reason.retryAfter)
-                : storeDown()
+                : whenDown(keyId, bucket)
           })
         )
     }
-    // `RateLimiter.consume` (fixed window, one token, failing when exceeded), over the same counters.
     const decideNow =
       counters === undefined
         ? undefined
-        : (keyId: string, bucket: RateLimitBucketName, now: number): RateLimitDecision => {
-            const policy = config.current().config.settings.rateLimits[bucket]
-            const { window, refillRateMillis } = windowOf(policy)
-            const limit = policy.requests
-            if (1 > limit) return exceeded(bucket, policy, window)
-            const count = counters.take(`${bucket}:${keyId}`, 1, refillRateMillis, limit, now)
-            const resetAfter = Duration.millis(counters.ttl)
-            return count > limit
-              ? exceeded(bucket, policy, resetAfter)
-              : allowed(bucket, policy, limit - count, resetAfter)
-          }
+        : (keyId: string, bucket: RateLimitBucketName, now: number): RateLimitDecision =>
+            decideIn(counters, keyId, bucket, now)
     return { decide, decideNow }
   })
 

@@ -1,6 +1,7 @@
 /**
- * The daemon's `Verifications`: records in the data directory's journal,
- * signing keys in `<data>/signing-keys.json`, messages over SMTP when
+ * The daemon's `Verifications`: records and signing keys in the store the
+ * daemon runs on (`stores.ts`: the data directory's journal and
+ * `signing-keys.json`, or Redis), messages over SMTP when
  * `verification.mail.smtp` is set (password from
  * `CAMPUSGATE_SMTP_PASSWORD`), else written to the outbox directory
  * (`<data>/outbox` by default) with a log line per message; the
@@ -17,11 +18,9 @@ import { directoriesOf } from "../config/loadConfig.ts"
 import { Log } from "../observability/Log.ts"
 import type { UsageStatistics } from "../stats/UsageStatistics.ts"
 import { MailTransport, smtpOptions } from "../verification/MailTransport.ts"
-import { SigningKeyStore } from "../verification/SigningKeyStore.ts"
-import { verificationSecretFor } from "../verification/secrets.ts"
-import { VerificationStore, type VerificationStoreError } from "../verification/VerificationStore.ts"
-import { webhookSecretFor } from "../webhooks/secret.ts"
+import type { VerificationStoreError } from "../verification/VerificationStore.ts"
 import { Metrics } from "./metrics.ts"
+import type { Stores } from "./stores.ts"
 
 export const OUTBOX_DIR = "outbox"
 
@@ -31,6 +30,7 @@ export const outboxDirectory = (configDir: string, dataDir: string, outboxDir: s
 
 /** `Verifications` for the daemon; `publicUrl` answers the address links start with. */
 export const verificationsLayer = (
+  stores: Pick<Stores, "verifications" | "signingKeys" | "verificationSecret" | "webhookSecret">,
   publicUrl: () => string
 ): Layer.Layer<Verifications, VerificationStoreError, Snapshot | Validation | UsageStatistics | Log | Metrics> =>
   Layer.unwrap(
@@ -47,18 +47,10 @@ export const verificationsLayer = (
             )
           : MailTransport.makeSmtp(smtpOptions(mail.smtp, secrets.smtpPassword, snapshot.current().config.smtpCa))
       return Verifications.layer({
-        secret: verificationSecretFor(dataDir, secrets.verificationSecret),
-        webhookSecret: webhookSecretFor(dataDir, secrets.webhookSecret),
+        secret: stores.verificationSecret,
+        webhookSecret: stores.webhookSecret,
         webhookDelivery: { observe: (yield* Metrics).callbacks("verification") },
         publicUrl
-      }).pipe(
-        Layer.provide(
-          Layer.mergeAll(
-            VerificationStore.layerFiles(dataDir),
-            SigningKeyStore.layerFiles(dataDir),
-            MailTransport.layer(transport)
-          )
-        )
-      )
+      }).pipe(Layer.provide(Layer.mergeAll(stores.verifications, stores.signingKeys, MailTransport.layer(transport))))
     })
   )

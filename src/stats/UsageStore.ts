@@ -1,7 +1,7 @@
 /**
  * Where usage statistics persist: a port with a file adapter (the default,
- * `<dataDir>/stats/`) and a memory adapter (tests, or a library without a
- * data directory). Its write is adding a delta to an offer's counters —
+ * `<dataDir>/stats/`), a memory adapter (tests, or a library without a
+ * data directory) and a Redis adapter shared by several daemons. Its write is adding a delta to an offer's counters —
  * what a Redis adapter would do with HINCRBY for the counters and a
  * register merge for the unique count, so several replicas can share one
  * store — either as is (`apply`, the recorder's flushes) or once per step of
@@ -10,12 +10,15 @@
  * a crash is not counted twice). Both are atomic per offer: after a failure
  * nothing of that delta is stored and the caller may apply it again.
  */
+
+import type * as NodeRedis from "@effect/platform-node/NodeRedis"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { addUsage, copyUsage, emptyUsageState, type UsageState } from "./UsageState.ts"
 import { readUsageFiles, type StoredUsage, writeUsageFile } from "./usageFiles.ts"
+import { makeRedisUsageStore } from "./usageRedis.ts"
 
 export class UsageStoreError extends Schema.TaggedError<UsageStoreError>()("UsageStoreError", {
   operation: Schema.Literals(["load", "apply", "get", "forget"]),
@@ -50,6 +53,12 @@ export class UsageStore extends Context.Service<
   /** Counters in memory only: lost when the process ends. */
   static readonly layerMemory: Layer.Layer<UsageStore> = Layer.sync(UsageStore, () =>
     storeOver(new Map(), () => undefined)
+  )
+
+  /** Counters, a native HyperLogLog and the steps applied once, per offer, on the shared Redis server (`usageRedis.ts`). */
+  static readonly layerRedis: Layer.Layer<UsageStore, never, NodeRedis.NodeRedis> = Layer.effect(
+    UsageStore,
+    Effect.suspend(() => Effect.map(makeRedisUsageStore, UsageStore.of))
   )
 
   /**

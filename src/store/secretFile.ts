@@ -11,7 +11,8 @@ import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, rmSy
 import { basename, dirname, join } from "node:path"
 import { fsyncPath } from "./atomicWrite.ts"
 
-const readSecret = (path: string): string | undefined => {
+/** The secret stored at `path`; undefined when there is none. */
+export const readSecret = (path: string): string | undefined => {
   try {
     return readFileSync(path, "utf8").trim() || undefined
   } catch (error) {

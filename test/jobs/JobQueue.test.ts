@@ -9,7 +9,7 @@ import { JobStore, type JobStoreError } from "../../src/jobs/JobStore.ts"
 import type { JobUsage } from "../../src/jobs/jobUsage.ts"
 import { UsageStatistics } from "../../src/stats/UsageStatistics.ts"
 import { captureLog } from "../observability/logCapture.ts"
-import { evaluate, queueLayer, request, resultLines, storeAdapters } from "./jobTesting.ts"
+import { evaluate, queueAdapters, request, resultLines } from "./jobTesting.ts"
 
 const items = [
   "ada@mit.edu",
@@ -37,7 +37,7 @@ const until = (team: string, jobId: string, check: (processed: number, status: s
     }
   })
 
-describe.each(storeAdapters)("JobQueue over the %s store", (_, store) => {
+describe.each(queueAdapters)("JobQueue over the %s store", (_, queueOver) => {
   it.effect("runs a job queued → running → completed, with counts and results in input order", () => {
     return Effect.gen(function* () {
       const queue = yield* JobQueue
@@ -65,7 +65,7 @@ describe.each(storeAdapters)("JobQueue over the %s store", (_, store) => {
         reason: "Not a string."
       })
       expect(rows.map((row) => row.isValid)).toEqual([true, false, true, false, true, false, true, true])
-    }).pipe(Effect.provide(queueLayer(store())))
+    }).pipe(Effect.provide(queueOver()))
   })
 
   it.effect("fails a job whose target is gone, with the reason", () => {
@@ -75,7 +75,7 @@ describe.each(storeAdapters)("JobQueue over the %s store", (_, store) => {
       const done = yield* queue.awaitFinished("acme", job.jobId)
       expect(done).toMatchObject({ status: "failed", error: 'There is no target group "removed".' })
       expect(done.progress.processed).toBe(0)
-    }).pipe(Effect.provide(queueLayer(store())))
+    }).pipe(Effect.provide(queueOver()))
   })
 
   it.effect("fails mid-job when evaluation throws, keeping results that match its counts", () => {
@@ -91,7 +91,7 @@ describe.each(storeAdapters)("JobQueue over the %s store", (_, store) => {
       expect(done).toMatchObject({ status: "failed", error: "The target group was removed." })
       expect(done.progress.processed).toBe(24)
       expect(yield* resultLines(job.jobId)).toHaveLength(24)
-    }).pipe(Effect.provide(queueLayer(store(), { evaluate: failing, chunkItems: 8 })))
+    }).pipe(Effect.provide(queueOver({ evaluate: failing, chunkItems: 8 })))
   })
 
   it.effect("logs a job started and finished, and a failed one with its reason, never an address", () => {
@@ -118,7 +118,7 @@ describe.each(storeAdapters)("JobQueue over the %s store", (_, store) => {
       })
       expect(lines[3]).toMatchObject({ status: "failed", error: 'There is no target group "removed".' })
       expect(log.chunks.join("")).not.toContain("@")
-    }).pipe(Effect.provide(queueLayer(store()).pipe(Layer.provide(log.layer))))
+    }).pipe(Effect.provide(queueOver().pipe(Layer.provide(log.layer))))
   })
 
   it.effect("validates against an offer", () => {
@@ -130,7 +130,7 @@ describe.each(storeAdapters)("JobQueue over the %s store", (_, store) => {
       expect((yield* resultLines(job.jobId))[0]).toMatchObject({
         matchedTargetGroups: ["edu"]
       })
-    }).pipe(Effect.provide(queueLayer(store())))
+    }).pipe(Effect.provide(queueOver()))
   })
 
   it.live("counts an offer job in the usage statistics once per checkpoint, even when storing fails for a while", () =>
@@ -152,7 +152,7 @@ describe.each(storeAdapters)("JobQueue over the %s store", (_, store) => {
         const queue = yield* JobQueue
         const { job } = yield* queue.submit(yield* request(emails, { target: { offerId: "deal" as never } }))
         return yield* queue.awaitFinished("acme", job.jobId)
-      }).pipe(Effect.provide(queueLayer(store(), { usage, chunkItems: 4 })))
+      }).pipe(Effect.provide(queueOver({ usage, chunkItems: 4 })))
       expect(done.status).toBe("completed")
       const counted = yield* statistics.usage("deal")
       expect(counted).toMatchObject({ validations: 30, eligible: done.counts.valid, ineligible: done.counts.invalid })
@@ -166,16 +166,17 @@ describe.each(storeAdapters)("JobQueue over the %s store", (_, store) => {
       const first = (yield* queue.submit(yield* request(many))).job
       const second = (yield* queue.submit(yield* request(many))).job
       yield* until("acme", first.jobId, (processed) => processed > 0)
+      // The second waits while the one worker runs the first.
+      const queued = yield* queue.cancel("acme", second.jobId)
+      expect(queued).toMatchObject({ status: "cancelled", startedAt: null, progress: { processed: 0 } })
+      expect((yield* queue.awaitFinished("acme", second.jobId)).status).toBe("cancelled")
       const cancelled = yield* queue.cancel("acme", first.jobId)
       expect(cancelled.status).toBe("cancelled")
       expect(cancelled.progress.processed).toBeGreaterThan(0)
       expect(cancelled.progress.processed).toBeLessThan(2000)
       expect(yield* resultLines(first.jobId)).toHaveLength(cancelled.progress.processed)
-      const queued = yield* queue.cancel("acme", second.jobId)
-      expect(queued).toMatchObject({ status: "cancelled", startedAt: null, progress: { processed: 0 } })
-      expect((yield* queue.awaitFinished("acme", second.jobId)).status).toBe("cancelled")
       expect((yield* queue.cancel("acme", first.jobId)).status).toBe("cancelled")
-    }).pipe(Effect.provide(queueLayer(store(), { chunkItems: 10 })))
+    }).pipe(Effect.provide(queueOver({ chunkItems: 10 })))
   })
 
   it.effect("refuses new jobs while maxQueued jobs wait, and removes an unused upload", () => {
@@ -189,7 +190,7 @@ describe.each(storeAdapters)("JobQueue over the %s store", (_, store) => {
       const full = yield* Effect.flip(queue.submit(third))
       expect(full).toMatchObject({ _tag: "JobsError", reason: { _tag: "QueueFull", maxQueued: 1 } })
       expect(() => third.input.bytes.size()).toThrow()
-    }).pipe(Effect.provide(queueLayer(store(), { maxQueued: 1 })))
+    }).pipe(Effect.provide(queueOver({ maxQueued: 1 })))
   })
 
   it.effect("answers a repeated Idempotency-Key with the first job, and a different body with a conflict", () => {
@@ -209,7 +210,7 @@ describe.each(storeAdapters)("JobQueue over the %s store", (_, store) => {
       yield* TestClock.adjust("25 hours")
       const afterExpiry = yield* queue.submit(yield* request(items, { idempotency: { key: "k-1", bodyHash: "bbb" } }))
       expect(afterExpiry.created).toBe(true)
-    }).pipe(Effect.provide(queueLayer(store())))
+    }).pipe(Effect.provide(queueOver()))
   })
 
   it.effect("keeps teams apart: another team's job is not found", () => {
@@ -225,7 +226,7 @@ describe.each(storeAdapters)("JobQueue over the %s store", (_, store) => {
       expect(reasonOf(yield* Effect.flip(queue.get("acme", job.jobId)))).toBe("JobNotFound")
       expect(yield* (yield* JobStore).read(job.jobId)).toBeUndefined()
       expect((yield* Effect.flip((yield* JobStore).open(job.jobId, "input")))._tag).toBe("JobStoreError")
-    }).pipe(Effect.provide(queueLayer(store())))
+    }).pipe(Effect.provide(queueOver()))
   })
 
   it.effect("refuses to delete a job that has not finished", () => {
@@ -234,7 +235,7 @@ describe.each(storeAdapters)("JobQueue over the %s store", (_, store) => {
       const { job } = yield* queue.submit(yield* request(items))
       const refused = yield* Effect.flip(queue.delete("acme", job.jobId))
       expect(refused).toMatchObject({ reason: { _tag: "JobNotFinished", status: "queued" } })
-    }).pipe(Effect.provide(queueLayer(store())))
+    }).pipe(Effect.provide(queueOver()))
   })
 
   it.effect("deletes finished jobs once their retention has passed", () => {
@@ -247,6 +248,6 @@ describe.each(storeAdapters)("JobQueue over the %s store", (_, store) => {
       yield* TestClock.adjust("2 hours")
       expect(reasonOf(yield* Effect.flip(queue.get("acme", job.jobId)))).toBe("JobNotFound")
       expect(yield* (yield* JobStore).read(job.jobId)).toBeUndefined()
-    }).pipe(Effect.provide(queueLayer(store(), { sweepInterval: "1 hour" })))
+    }).pipe(Effect.provide(queueOver({ sweepInterval: "1 hour" })))
   })
 })

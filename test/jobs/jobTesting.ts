@@ -18,14 +18,19 @@ import type { Evaluate } from "../../src/jobs/JobRunner.ts"
 import { type JobBytes, JobStore, type JobStoreError } from "../../src/jobs/JobStore.ts"
 import * as JobStoreFiles from "../../src/jobs/JobStoreFiles.ts"
 import * as JobStoreMemory from "../../src/jobs/JobStoreMemory.ts"
+import * as JobStoreRedis from "../../src/jobs/JobStoreRedis.ts"
 import { fixtureContext } from "../fixtures.ts"
+import { testRedisLayer, whenRedis } from "../redisTesting.ts"
 
 export const makeDataDir = (): string => mkdtempSync(join(tmpdir(), "campusgate-jobs-"))
 
 /** Every adapter of the job store, fresh for each call: suites run once per adapter. */
 export const storeAdapters: ReadonlyArray<readonly [string, () => Layer.Layer<JobStore>]> = [
   ["files", () => JobStoreFiles.layer(makeDataDir())],
-  ["memory", () => JobStoreMemory.layer]
+  ["memory", () => JobStoreMemory.layer],
+  ...whenRedis("JobStore contract", [
+    ["redis", () => JobStoreRedis.layer(makeDataDir()).pipe(Layer.provide(testRedisLayer()))] as const
+  ])
 ]
 
 /** `text` as job bytes in memory. */
@@ -125,3 +130,27 @@ export const crashInput = (): Array<InputItem> =>
   Array.from({ length: 200_000 }, (_, i) =>
     i % 997 === 0 ? { bad: `item ${i}`, reason: "Not a string." } : `User${i % 150_000}@school${i % 40}.edu`
   )
+
+/** Every kind of queue, fresh for each call: the queue over each store adapter, and the queue shared through Redis. */
+export const queueAdapters: ReadonlyArray<
+  readonly [string, (options?: Partial<JobQueueOptions>) => Layer.Layer<JobQueue | JobStore>]
+> = [
+  ...storeAdapters.map(
+    ([name, store]) => [name, (options?: Partial<JobQueueOptions>) => queueLayer(store(), options)] as const
+  ),
+  ...whenRedis("JobQueue contract", [
+    [
+      "redis (shared queue)",
+      (options: Partial<JobQueueOptions> = {}) =>
+        JobQueue.layerRedis({
+          concurrency: 1,
+          maxQueued: 10,
+          retentionHours: 24,
+          evaluate,
+          chunkItems: 4,
+          dataDir: makeDataDir(),
+          ...options
+        }).pipe(Layer.provide(testRedisLayer()))
+    ] as const
+  ])
+]

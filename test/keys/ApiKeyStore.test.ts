@@ -1,14 +1,15 @@
 import { mkdirSync, mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { describe, expect, it } from "@effect/vitest"
+import { expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import type * as Layer from "effect/Layer"
+import * as Layer from "effect/Layer"
 import { parse } from "yaml"
 import type { ApiKeyId, ApiKeyRecord } from "../../src/domain/ApiKey.ts"
 import type { TeamId } from "../../src/domain/Identifiers.ts"
 import { ApiKeyStore } from "../../src/keys/ApiKeyStore.ts"
 import { hashApiKey } from "../../src/keys/apiKeys.ts"
+import { describeRedis, everywhere, type Suite, testRedisLayer } from "../redisTesting.ts"
 
 const record = (id: string): ApiKeyRecord => ({
   id: id as ApiKeyId,
@@ -22,8 +23,8 @@ const reasonOf = <A, R>(effect: Effect.Effect<A, { readonly reason: { readonly _
   Effect.map(Effect.flip(effect), (error) => error.reason._tag)
 
 /** The contract every adapter keeps. */
-const contract = (name: string, makeLayer: () => Layer.Layer<ApiKeyStore>) =>
-  describe(`ApiKeyStore contract: ${name}`, () => {
+const contract = (name: string, makeLayer: () => Layer.Layer<ApiKeyStore>, suite: Suite = everywhere) =>
+  suite(`ApiKeyStore contract: ${name}`, () => {
     it.effect("holds nothing at first", () =>
       Effect.gen(function* () {
         const store = yield* ApiKeyStore
@@ -75,4 +76,48 @@ contract("files", () => {
   const configDir = join(root, "config")
   mkdirSync(configDir)
   return ApiKeyStore.layerFiles({ configDir, dataDir: join(root, "data") })
+})
+contract(
+  "redis",
+  () => {
+    const configDir = mkdtempSync(join(tmpdir(), "campusgate-keys-"))
+    return ApiKeyStore.layerRedis(configDir).pipe(Layer.provide(testRedisLayer()))
+  },
+  describeRedis
+)
+
+describeRedis("ApiKeyStore.layerRedis", () => {
+  it.effect("a key of the config directory revoked through Redis is revoked in the document every daemon loads", () =>
+    Effect.gen(function* () {
+      const store = yield* ApiKeyStore
+      yield* store.add(record("key_configgg"), true)
+      yield* store.revoke("key_configgg", "2026-11-02T00:00:00.000Z")
+      const [document] = yield* store.documents
+      expect(document?.store).toBe("config")
+      expect((parse(document!.text) as { keys: Array<ApiKeyRecord> }).keys[0]?.revokedAt).toBe(
+        "2026-11-02T00:00:00.000Z"
+      )
+      expect(yield* reasonOf(store.revoke("key_configgg", "2026-11-03T00:00:00.000Z"))).toBe("ApiKeyAlreadyRevoked")
+    }).pipe(
+      Effect.provide(
+        ApiKeyStore.layerRedis(mkdtempSync(join(tmpdir(), "campusgate-keys-"))).pipe(Layer.provide(testRedisLayer()))
+      )
+    )
+  )
+
+  it.effect("of several daemons starting on an empty store, one stores the first key", () =>
+    Effect.gen(function* () {
+      const store = yield* ApiKeyStore
+      const outcomes = yield* Effect.all(
+        ["key_firstaaa", "key_firstbbb", "key_firstccc"].map((id) => store.addFirst!(record(id))),
+        { concurrency: "unbounded" }
+      )
+      expect(outcomes.filter(Boolean)).toHaveLength(1)
+      expect(yield* store.list).toHaveLength(1)
+    }).pipe(
+      Effect.provide(
+        ApiKeyStore.layerRedis(mkdtempSync(join(tmpdir(), "campusgate-keys-"))).pipe(Layer.provide(testRedisLayer()))
+      )
+    )
+  )
 })

@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import type * as Layer from "effect/Layer"
+import * as Layer from "effect/Layer"
 import { sourceOf } from "../../src/app/Resources.ts"
 import { LiveSnapshot } from "../../src/app/Snapshot.ts"
 import { directorySource, loadDirectory } from "../../src/app/sources.ts"
@@ -15,12 +15,13 @@ import { makeFileResourceStore, ResourceStore } from "../../src/resources/Resour
 import { resourcePath } from "../../src/resources/resourceFiles.ts"
 import { offerDocument, targetGroupDocument } from "../../src/resources/resourceYaml.ts"
 import { makeDirs, validConfig } from "../config/configFiles.ts"
+import { describeRedis, everywhere, type Suite, testRedisLayer } from "../redisTesting.ts"
 
 const tempDir = () => mkdtempSync(join(tmpdir(), "campusgate-resources-"))
 
 /** The contract every adapter keeps. */
-const contract = (name: string, makeLayer: () => Layer.Layer<ResourceStore>) =>
-  describe(`ResourceStore contract: ${name}`, () => {
+const contract = (name: string, makeLayer: () => Layer.Layer<ResourceStore>, suite: Suite = everywhere) =>
+  suite(`ResourceStore contract: ${name}`, () => {
     it.effect("holds nothing at first", () =>
       Effect.gen(function* () {
         const store = yield* ResourceStore
@@ -63,6 +64,7 @@ const contract = (name: string, makeLayer: () => Layer.Layer<ResourceStore>) =>
 
 contract("memory", () => ResourceStore.layerMemory)
 contract("files", () => ResourceStore.layerFiles(tempDir()))
+contract("redis", () => ResourceStore.layerRedis.pipe(Layer.provide(testRedisLayer())), describeRedis)
 
 describe("the file store", () => {
   it("fails with ResourceStoreError, changing nothing, when the data directory cannot be written", () => {

@@ -1,28 +1,46 @@
 /**
  * The rate-limit counters' contract, run against every store the daemon can
  * count in: Effect's memory store, and the daemon's own memory store whose
- * counters the fast path also reads synchronously (`rateLimitMemory.ts`). A
- * Redis store (`RateLimiter.layerStoreRedis`) is the next adapter to run it
- * against. There is deliberately no file adapter: a fixed window lives for
+ * counters the fast path also reads synchronously (`rateLimitMemory.ts`),
+ * and Effect's Redis store (`RateLimiter.layerStoreRedis`) on a real server. There is deliberately no file adapter: a fixed window lives for
  * seconds, one process keeps it in memory, and several share it in Redis.
+ * Redis counts windows on its own clock, so its run lets a short window
+ * pass in real time where the memory stores use `TestClock`.
  */
-import { describe, expect, it } from "@effect/vitest"
+import { expect, it } from "@effect/vitest"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as RateLimiter from "effect/persistence/RateLimiter"
 import * as TestClock from "effect/testing/TestClock"
+import { rateLimiterStoreRedis } from "../../src/server/rateLimit.ts"
 import { rateLimiterLayerMemory } from "../../src/server/rateLimitMemory.ts"
+import { describeRedis, everywhere, type Suite, testRedisLayer } from "../redisTesting.ts"
 
-const consume = (key: string, limit = 3) =>
+const consume = (key: string, limit = 3, window: Duration.Input = "60 seconds") =>
   Effect.flatMap(Effect.service(RateLimiter.RateLimiter), (limiter) =>
-    limiter.consume({ key, limit, window: "60 seconds", algorithm: "fixed-window", onExceeded: "fail" })
+    limiter.consume({ key, limit, window, algorithm: "fixed-window", onExceeded: "fail" })
   )
 
-const refusal = (key: string, limit = 3) => Effect.map(Effect.flip(consume(key, limit)), (error) => error.reason)
+const refusal = (key: string, limit = 3, window: Duration.Input = "60 seconds") =>
+  Effect.map(Effect.flip(consume(key, limit, window)), (error) => error.reason)
 
-const contract = (name: string, layer: () => Layer.Layer<RateLimiter.RateLimiter>) =>
-  describe(`rate-limit counters: ${name}`, () => {
+/** How a store lets a window pass: the test clock, or (a store on its own clock) real time over a short window. */
+interface Passing {
+  readonly window: Duration.Input
+  readonly pass: Effect.Effect<void>
+  readonly run: typeof it.effect
+}
+
+const testClock: Passing = { window: "60 seconds", pass: TestClock.adjust("61 seconds"), run: it.effect }
+
+const contract = (
+  name: string,
+  layer: () => Layer.Layer<RateLimiter.RateLimiter>,
+  passing: Passing = testClock,
+  suite: Suite = everywhere
+) =>
+  suite(`rate-limit counters: ${name}`, () => {
     it.effect("counts down the window's budget, then refuses with the time until a token is back", () =>
       Effect.gen(function* () {
         expect((yield* consume("a")).remaining).toBe(2)
@@ -45,15 +63,21 @@ const contract = (name: string, layer: () => Layer.Layer<RateLimiter.RateLimiter
       }).pipe(Effect.provide(layer()))
     )
 
-    it.effect("gives the budget back as the window passes", () =>
+    passing.run("gives the budget back as the window passes", () =>
       Effect.gen(function* () {
-        for (let i = 0; i < 3; i++) yield* consume("a")
-        expect((yield* refusal("a"))._tag).toBe("RateLimitExceeded")
-        yield* TestClock.adjust("61 seconds")
-        expect((yield* consume("a")).remaining).toBe(2)
+        for (let i = 0; i < 3; i++) yield* consume("a", 3, passing.window)
+        expect((yield* refusal("a", 3, passing.window))._tag).toBe("RateLimitExceeded")
+        yield* passing.pass
+        expect((yield* consume("a", 3, passing.window)).remaining).toBe(2)
       }).pipe(Effect.provide(layer()))
     )
   })
 
 contract("Effect's memory store", () => RateLimiter.layer.pipe(Layer.provide(RateLimiter.layerStoreMemory)))
 contract("the daemon's memory store (read synchronously by the fast path)", () => rateLimiterLayerMemory)
+contract(
+  "Effect's Redis store (shared by daemons)",
+  () => RateLimiter.layer.pipe(Layer.provide(rateLimiterStoreRedis), Layer.provide(testRedisLayer())),
+  { window: "1 second", pass: Effect.sleep("1100 millis"), run: it.live },
+  describeRedis
+)

@@ -4,11 +4,14 @@ import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import type * as Layer from "effect/Layer"
+import * as Layer from "effect/Layer"
+import { estimate } from "../../src/stats/HyperLogLog.ts"
 import { hashKeyFor, hashKeyFromSecret } from "../../src/stats/hashKey.ts"
 import { UsageRecorder } from "../../src/stats/UsageRecorder.ts"
 import { toOfferUsage, type UsageState } from "../../src/stats/UsageState.ts"
 import { UsageStore, type UsageStoreError } from "../../src/stats/UsageStore.ts"
+import { Redis } from "../../src/store/redis.ts"
+import { currentPrefix, describeRedis, everywhere, type Suite, testRedisLayer } from "../redisTesting.ts"
 import { DAY, eligible, ineligible, MAY_1 } from "./fixtures.ts"
 
 const delta = (emails: ReadonlyArray<string>, at: number, valid = true): UsageState => {
@@ -21,8 +24,8 @@ const delta = (emails: ReadonlyArray<string>, at: number, valid = true): UsageSt
 const tempDir = () => mkdtempSync(join(tmpdir(), "campusgate-stats-"))
 
 /** The contract every adapter keeps. */
-const contract = (name: string, makeLayer: () => Layer.Layer<UsageStore, UsageStoreError>) =>
-  describe(`UsageStore contract: ${name}`, () => {
+const contract = (name: string, makeLayer: () => Layer.Layer<UsageStore, UsageStoreError>, suite: Suite = everywhere) =>
+  suite(`UsageStore contract: ${name}`, () => {
     it.effect("knows nothing of an offer never stored", () =>
       Effect.gen(function* () {
         const store = yield* UsageStore
@@ -90,6 +93,29 @@ const contract = (name: string, makeLayer: () => Layer.Layer<UsageStore, UsageSt
 
 contract("memory", () => UsageStore.layerMemory)
 contract("file", () => UsageStore.layerFile(tempDir()))
+contract("redis", () => UsageStore.layerRedis.pipe(Layer.provide(testRedisLayer())), describeRedis)
+
+describeRedis("UsageStore.layerRedis", () => {
+  it.effect("keeps unique emails in a native HyperLogLog: the registers read back merged, PFCOUNT agrees", () =>
+    Effect.gen(function* () {
+      const store = yield* UsageStore
+      const emails = Array.from({ length: 20_000 }, (_, i) => `user${i}@x.edu`)
+      const first = delta(emails.slice(0, 12_000), MAY_1)
+      const second = delta(emails.slice(8_000), MAY_1 + DAY)
+      yield* store.apply("o", first)
+      yield* store.apply("o", second)
+      const memory = yield* UsageStore.use((local) =>
+        Effect.andThen(Effect.all([local.apply("o", first), local.apply("o", second)]), local.get("o"))
+      ).pipe(Effect.provide(UsageStore.layerMemory))
+      const stored = yield* store.get("o")
+      expect(stored?.registers).toEqual(memory?.registers)
+      expect(toOfferUsage(stored)).toEqual(toOfferUsage(memory))
+      const redis = yield* Redis
+      const counted = Number(yield* redis.send("PFCOUNT", `${yield* currentPrefix}usage:o:hll`))
+      expect(Math.abs(counted - estimate(stored!.registers)) / 20_000).toBeLessThan(0.02)
+    }).pipe(Effect.provide(UsageStore.layerRedis.pipe(Layer.provideMerge(testRedisLayer()))))
+  )
+})
 
 describe("UsageStore.layerFile", () => {
   it.effect("keeps counts across a restart, one file per offer, ignoring temporary and other files", () =>

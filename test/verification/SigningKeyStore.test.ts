@@ -3,20 +3,25 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { SIGNING_KEYS_FILE, SigningKeyStore } from "../../src/verification/SigningKeyStore.ts"
 import { activeKey, publishedKeys, rotate } from "../../src/verification/signing.ts"
+import { testRedisLayer, whenRedis } from "../redisTesting.ts"
 
 const DAY = 86_400_000
 
-const adapters = [
-  ["memory", () => SigningKeyStore.makeMemory()],
-  ["files", () => SigningKeyStore.makeFiles(mkdtempSync(join(tmpdir(), "campusgate-keys-")))]
-] as const
+const adapters: ReadonlyArray<readonly [string, () => Layer.Layer<SigningKeyStore>]> = [
+  ["memory", () => SigningKeyStore.layerMemory],
+  ["files", () => SigningKeyStore.layerFiles(mkdtempSync(join(tmpdir(), "campusgate-keys-")))],
+  ...whenRedis("SigningKeyStore contract", [
+    ["redis", () => SigningKeyStore.layerRedis.pipe(Layer.provide(testRedisLayer()))] as const
+  ])
+]
 
-describe.each(adapters)("SigningKeyStore contract (%s)", (_, make) => {
+describe.each(adapters)("SigningKeyStore contract (%s)", (_, layer) => {
   it.effect("starts empty; a rotation retires the signing key, which stays published until its tokens expire", () =>
     Effect.gen(function* () {
-      const store = make()
+      const store = yield* SigningKeyStore
       expect(yield* store.list()).toEqual([])
       const first = yield* store.update((keys) => rotate(keys, "EdDSA", 0, 365 * DAY))
       expect(first).toHaveLength(1)
@@ -27,7 +32,18 @@ describe.each(adapters)("SigningKeyStore contract (%s)", (_, make) => {
       // Past the longest token's life the retired key is no longer published, and the next rotation drops it.
       expect(publishedKeys(second, 376 * DAY).keys).toHaveLength(1)
       expect(yield* store.update((keys) => rotate(keys, "EdDSA", 400 * DAY, 365 * DAY))).toHaveLength(2)
-    })
+    }).pipe(Effect.provide(layer()))
+  )
+
+  it.effect("changes made at once from several places are all kept", () =>
+    Effect.gen(function* () {
+      const store = yield* SigningKeyStore
+      yield* Effect.all(
+        Array.from({ length: 5 }, (_, i) => store.update((keys) => rotate(keys, "EdDSA", i * DAY, 365 * DAY))),
+        { concurrency: "unbounded" }
+      )
+      expect(yield* store.list()).toHaveLength(5)
+    }).pipe(Effect.provide(layer()))
   )
 })
 

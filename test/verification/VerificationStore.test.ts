@@ -3,9 +3,10 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import type * as Layer from "effect/Layer"
+import * as Layer from "effect/Layer"
 import type { VerificationId, VerificationRecord } from "../../src/domain/Verification.ts"
 import { VerificationStore } from "../../src/verification/VerificationStore.ts"
+import { testRedisLayer, whenRedis } from "../redisTesting.ts"
 
 const record = (n: number, addressHash = "a".repeat(64)): VerificationRecord => ({
   id: `ver_${String(n).padStart(26, "0")}` as VerificationId,
@@ -35,7 +36,10 @@ const dataDir = () => mkdtempSync(join(tmpdir(), "campusgate-verifications-"))
 
 const adapters: ReadonlyArray<readonly [string, () => Layer.Layer<VerificationStore, unknown>]> = [
   ["memory", () => VerificationStore.layerMemory],
-  ["files", () => VerificationStore.layerFiles(dataDir())]
+  ["files", () => VerificationStore.layerFiles(dataDir())],
+  ...whenRedis("VerificationStore contract", [
+    ["redis", () => VerificationStore.layerRedis.pipe(Layer.provide(testRedisLayer()))] as const
+  ])
 ]
 
 describe.each(adapters)("VerificationStore contract (%s)", (_, layer) => {

@@ -2,7 +2,8 @@
  * `campusgate keys create|list|revoke`: API keys for the daemon. `create`
  * prints the new key once (only its hash is stored); `list` never prints
  * hashes unless asked for JSON; `revoke` marks a key revoked in whichever
- * `api-keys.yaml` holds it. `keys rotate-signing` retires the key that signs
+ * `api-keys.yaml` holds it (or in Redis, when the deployment's store is
+ * Redis: every daemon refuses it within a second). `keys rotate-signing` retires the key that signs
  * eligibility tokens (it stays published until its tokens expire) and makes
  * a new one; a running daemon signs with it from its next token on.
  */
@@ -15,7 +16,7 @@ import * as Flag from "effect/cli/Flag"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { createApiKey, revokeApiKey } from "../../app/Keys.ts"
+import { type InvalidApiKeyRequest, Keys, type KeysService } from "../../app/Keys.ts"
 import { loadDirectory } from "../../app/sources.ts"
 import { rotateSigningKeys } from "../../app/verificationTokens.ts"
 import { displayPath, SETTINGS_FILE } from "../../config/layout.ts"
@@ -23,12 +24,13 @@ import { teamsOf } from "../../config/loadConfig.ts"
 import { allScopes, Scope } from "../../domain/ApiKey.ts"
 import { formatProblem } from "../../domain/errors.ts"
 import { TeamId } from "../../domain/Identifiers.ts"
-import { type KeyDirectories, listApiKeys } from "../../keys/apiKeyFiles.ts"
+import { ApiKeysError } from "../../keys/ApiKeyStore.ts"
+import type { KeyDirectories } from "../../keys/apiKeyFiles.ts"
 import { keyStatus, parseExpiry } from "../../keys/apiKeys.ts"
-import { SigningKeyStore } from "../../verification/SigningKeyStore.ts"
 import { activeKey } from "../../verification/signing.ts"
 import { dataDirectory, readSettings } from "../directories.ts"
 import { directoryFlags } from "../options.ts"
+import { keyStoreFor, signingKeyStoreFor } from "../stores.ts"
 
 const userError = (message: string, cause?: unknown) =>
   new CliError.UserError({ cause: cause ?? new Error(message), userMessage: message })
@@ -39,6 +41,21 @@ const attempt = <A>(f: () => A) => Effect.try({ try: f, catch: (error) => userEr
 /** The key directories, resolved as `loadConfig` resolves them. */
 const directories = (config: string, data: Option.Option<string>) =>
   attempt((): KeyDirectories => ({ configDir: config, dataDir: dataDirectory(config, data) }))
+
+/**
+ * Runs `use` over the deployment's key store (the files, or Redis when
+ * campusgate.yaml says so), turning a failure's reason into a `UserError`.
+ */
+const withKeys = <A>(
+  dirs: KeyDirectories,
+  use: (keys: KeysService) => Effect.Effect<A, ApiKeysError | InvalidApiKeyRequest>
+) =>
+  Effect.scoped(Effect.flatMap(keyStoreFor(dirs), (store) => use(Keys.make(store)))).pipe(
+    Effect.mapError((error) => {
+      const reason = error instanceof ApiKeysError ? error.reason : error
+      return userError((reason as Error).message, reason)
+    })
+  )
 
 /** The teams a key may name (`loadConfig` rejects keys of other teams). */
 const knownTeams = (config: string) => attempt(() => teamsOf(readSettings(config)))
@@ -97,9 +114,8 @@ const create = Command.make(
         )
       : undefined
     const dirs = yield* directories(config, data)
-    const created = yield* attempt(() =>
-      createApiKey({
-        ...dirs,
+    const created = yield* withKeys(dirs, (keys) =>
+      keys.create({
         team,
         scopes: validScopes,
         now,
@@ -154,7 +170,7 @@ const list = Command.make(
   },
   Effect.fn("keys.list")(function* ({ config, data, json }) {
     const dirs = yield* directories(config, data)
-    const keys = yield* attempt(() => listApiKeys(dirs))
+    const keys = yield* withKeys(dirs, (keys) => keys.list)
     const now = Date.now()
     if (json) {
       const records = keys.map(({ record, file }) => ({
@@ -201,7 +217,7 @@ const revoke = Command.make(
   },
   Effect.fn("keys.revoke")(function* ({ config, data, id }) {
     const dirs = yield* directories(config, data)
-    const revoked = yield* attempt(() => revokeApiKey({ ...dirs, id }))
+    const revoked = yield* withKeys(dirs, (keys) => keys.revoke(id))
     yield* Console.log(`Revoked ${revoked.id} at ${revoked.revokedAt} (${revoked.files.map(displayPath).join(", ")}).`)
   })
 ).pipe(Command.withDescription("Revoke an API key: the daemon rejects it from then on"))
@@ -214,9 +230,11 @@ const rotateSigning = Command.make(
     if (!loaded.ok)
       return yield* userError(`The configuration is not valid:\n${loaded.problems.map(formatProblem).join("\n")}`)
     const dataDir = loaded.config.dataDir!
-    const keys = yield* rotateSigningKeys(SigningKeyStore.makeFiles(dataDir), loaded.config, Date.now(), true).pipe(
-      Effect.mapError((error) => userError(error.message, error))
-    )
+    const keys = yield* Effect.scoped(
+      Effect.flatMap(signingKeyStoreFor(config, dataDir), (store) =>
+        rotateSigningKeys(store, loaded.config, Date.now(), true)
+      )
+    ).pipe(Effect.mapError((error) => userError((error as Error).message, error)))
     const signing = activeKey(keys)!
     yield* Console.log(
       JSON.stringify({

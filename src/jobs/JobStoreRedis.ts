@@ -1,0 +1,135 @@
+/**
+ * The job store's Redis adapter: records in Redis (`<prefix>jobs:records`,
+ * job id → record as JSON), so every daemon reads the same state, and each
+ * job's input and results as files under `<dataDir>/jobs/` (`jobFiles`),
+ * on a volume every daemon mounts. The bytes stay files because the runner
+ * reads and writes them synchronously in large blocks and resumes at byte
+ * offsets; in Redis a 1M-email job's input and results would cost
+ * hundreds of megabytes of memory (`npm run bench:scale` measures it).
+ *
+ * `create` moves the upload into place before the record exists, so a job
+ * that has a record has its whole input. A directory whose record never
+ * came (a crash in between) and uploads left behind are removed by
+ * `sweepFiles` once old enough that no daemon can still be using them.
+ */
+import { readdirSync, rmSync, statSync } from "node:fs"
+import { join } from "node:path"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redis from "effect/persistence/Redis"
+import * as Schema from "effect/Schema"
+import { hashEntries, RedisKeyPrefix, redisKey } from "../store/redis.ts"
+import { isJobId, Job, type JobId } from "./Job.ts"
+import { JobStore, JobStoreError } from "./JobStore.ts"
+import { jobFiles } from "./JobStoreFiles.ts"
+
+const encode = Schema.encodeSync(Schema.fromJsonString(Job))
+export const decodeJob = Schema.decodeUnknownSync(Schema.fromJsonString(Job))
+export const encodeJob = encode
+
+/** Files older than this with no record (or uploads never finished) are left behind by a crash. */
+const ORPHAN_AGE_MS = 60 * 60 * 1000
+
+const fileStep = <A>(operation: JobStoreError["operation"], jobId: string | undefined, run: () => A) =>
+  Effect.try({
+    try: run,
+    catch: (cause) => new JobStoreError({ operation, ...(jobId === undefined ? {} : { jobId }), cause })
+  })
+
+/** The store over the Redis connection in force, and the file operations the Redis queue needs besides. */
+export const makeRedisJobStore = (dataDir: string) =>
+  Effect.gen(function* () {
+    const redis = yield* Redis.Redis
+    const prefix = yield* RedisKeyPrefix
+    const records = redisKey(prefix, "jobs", "records")
+    const files = jobFiles(dataDir)
+    const redisStep =
+      (operation: JobStoreError["operation"], jobId?: string) =>
+      <A>(effect: Effect.Effect<A, Redis.RedisError>) =>
+        Effect.mapError(
+          effect,
+          (error) => new JobStoreError({ operation, ...(jobId === undefined ? {} : { jobId }), cause: error.cause })
+        )
+    const read = (jobId: JobId) =>
+      redis.send<string | null>("HGET", records, jobId).pipe(
+        redisStep("read", jobId),
+        Effect.flatMap((text) =>
+          text === null ? Effect.succeed(undefined) : fileStep("read", jobId, () => decodeJob(text))
+        )
+      )
+    /** Removes job directories without a record and uploads, once older than any request could be. */
+    const sweepFiles = Effect.gen(function* () {
+      const names = yield* fileStep("list", undefined, () => {
+        try {
+          return readdirSync(files.root)
+        } catch {
+          return []
+        }
+      })
+      const now = Date.now()
+      const old = (name: string) => {
+        try {
+          return now - statSync(join(files.root, name)).mtimeMs > ORPHAN_AGE_MS
+        } catch {
+          return false
+        }
+      }
+      for (const name of names) {
+        if (name.startsWith(".")) {
+          if (old(name))
+            yield* fileStep("remove", undefined, () => rmSync(join(files.root, name), { recursive: true, force: true }))
+          continue
+        }
+        if (!isJobId(name) || !old(name)) continue
+        const exists = yield* redis.send<number>("HEXISTS", records, name).pipe(redisStep("list", name))
+        if (exists === 0) yield* fileStep("remove", name, () => files.remove(name))
+      }
+    })
+    const store = JobStore.of({
+      stage: () => fileStep("stage", undefined, files.stage),
+      discard: (upload) => Effect.sync(() => files.discard(upload)).pipe(Effect.ignore),
+      create: (job, upload) =>
+        Effect.andThen(
+          fileStep("create", job.jobId, () => files.adopt(job.jobId, upload)),
+          redis.send("HSET", records, job.jobId, encode(job)).pipe(redisStep("create", job.jobId))
+        ),
+      open: (jobId, file) => fileStep("open", jobId, () => files.open(jobId, file)),
+      read,
+      write: (job) =>
+        Effect.asVoid(redis.send("HSET", records, job.jobId, encode(job)).pipe(redisStep("write", job.jobId))),
+      list: () =>
+        redis.send("HGETALL", records).pipe(
+          redisStep("list"),
+          Effect.flatMap((reply) =>
+            Effect.forEach([...hashEntries(reply)], ([jobId, text]) =>
+              Effect.try(() => decodeJob(text)).pipe(
+                Effect.map((job): ReadonlyArray<Job> => [job]),
+                Effect.catch((error) =>
+                  Effect.as(
+                    Effect.logWarning("a job record cannot be read; the job is left alone", {
+                      jobId,
+                      error: String(error)
+                    }),
+                    []
+                  )
+                )
+              )
+            )
+          ),
+          Effect.map((jobs) => jobs.flat())
+        ),
+      remove: (jobId) =>
+        Effect.andThen(
+          redis.send("HDEL", records, jobId).pipe(redisStep("remove", jobId)),
+          fileStep("remove", jobId, () => files.remove(jobId))
+        )
+    })
+    return { store, files, records, sweepFiles }
+  })
+
+/** The store alone (records in Redis, bytes under `dataDir`). */
+export const layer = (dataDir: string): Layer.Layer<JobStore, never, Redis.Redis> =>
+  Layer.effect(
+    JobStore,
+    Effect.map(makeRedisJobStore(dataDir), ({ store }) => store)
+  )

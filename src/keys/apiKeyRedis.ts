@@ -1,0 +1,188 @@
+/**
+ * The API-key store's Redis adapter. Keys defined in the config directory
+ * stay in its `api-keys.yaml` (kept in git, deployed to every daemon); keys
+ * the daemon or `campusgate keys` make are held in Redis
+ * (`<prefix>api-keys`, id → record as JSON, hashes only), as are
+ * revocations: a config-directory key revoked through the store is
+ * recorded in `<prefix>api-keys:revoked` and applied to that file's
+ * document when it is handed to the config loader, so every daemon refuses
+ * it without waiting for a deployment. Every change bumps the configuration
+ * version in the same script (`store/redisConfigVersion.ts`), so every
+ * daemon reloads its key index within a second.
+ */
+import { resolve } from "node:path"
+import * as Effect from "effect/Effect"
+import * as Redis from "effect/persistence/Redis"
+import { parseDocument, YAMLMap, YAMLSeq } from "yaml"
+import type { ApiKeyId, ApiKeyRecord } from "../domain/ApiKey.ts"
+import { hashEntries, RedisKeyPrefix, redisKey } from "../store/redis.ts"
+import { announceLua, configVersionKeys } from "../store/redisConfigVersion.ts"
+import { type ApiKeyStoreService, ApiKeyStoreUnavailable, ApiKeysError, type KeyDocument } from "./ApiKeyStore.ts"
+import {
+  ApiKeyAlreadyRevoked,
+  ApiKeyNotFound,
+  addApiKeyRecord,
+  type KeyDirectories,
+  type ListedApiKey,
+  loadApiKeysFile,
+  readKeyDocuments,
+  serializeApiKeys
+} from "./apiKeyFiles.ts"
+
+/** KEYS: records, revoked, version; ARGV: channel, operation, id, value. */
+const change = Redis.script(
+  (
+    ...args: [records: string, revoked: string, version: string, channel: string, op: string, id: string, value: string]
+  ) => args,
+  {
+    numberOfKeys: 3,
+    lua: `
+local op, id, value = ARGV[2], ARGV[3], ARGV[4]
+if op == 'add' then
+  if redis.call('HSETNX', KEYS[1], id, value) == 0 then return 0 end
+elseif op == 'add-first' then
+  if redis.call('HLEN', KEYS[1]) > 0 then return 0 end
+  redis.call('HSET', KEYS[1], id, value)
+elseif op == 'revoke-config' then
+  if redis.call('HSETNX', KEYS[2], id, value) == 0 then return 0 end
+else
+  redis.call('HSET', KEYS[1], id, value)
+end
+${announceLua.replaceAll("KEYS[1]", "KEYS[3]")}
+return 1`
+  }
+).withReturnType<number>()
+
+/** The config file's document with `revoked` applied to the keys it holds that are not revoked there. */
+const withRevocations = (text: string, revoked: ReadonlyMap<string, string>): string => {
+  if (revoked.size === 0) return text
+  const document = parseDocument(text)
+  const keys = document.get("keys")
+  if (!(keys instanceof YAMLSeq)) return text
+  let changed = false
+  for (const item of keys.items) {
+    if (!(item instanceof YAMLMap)) continue
+    const at = revoked.get(String(item.get("id")))
+    if (at !== undefined && !item.has("revokedAt")) {
+      item.set("revokedAt", at)
+      changed = true
+    }
+  }
+  return changed ? document.toString() : text
+}
+
+const unavailable = (error: { readonly cause: unknown }) =>
+  new ApiKeysError({ reason: new ApiKeyStoreUnavailable({ cause: error.cause }) })
+
+const reason = (error: unknown): ApiKeysError =>
+  error instanceof ApiKeysError
+    ? error
+    : error instanceof ApiKeyNotFound || error instanceof ApiKeyAlreadyRevoked
+      ? new ApiKeysError({ reason: error })
+      : new ApiKeysError({ reason: new ApiKeyStoreUnavailable({ cause: error }) })
+
+/** The adapter over `configDir`'s key file and the Redis connection in force. */
+export const makeRedisApiKeyStore = (
+  configDir: string,
+  isWritable?: (directory: string) => boolean
+): Effect.Effect<ApiKeyStoreService, never, Redis.Redis> =>
+  Effect.gen(function* () {
+    const redis = yield* Redis.Redis
+    const prefix = yield* RedisKeyPrefix
+    const recordsKey = redisKey(prefix, "api-keys")
+    const revokedKey = redisKey(prefix, "api-keys", "revoked")
+    const { version, channel } = configVersionKeys(prefix)
+    const location = `redis:${recordsKey}`
+    // The config directory alone (`dataDir` the same directory: one file).
+    const configOnly: KeyDirectories = { configDir: resolve(configDir), dataDir: resolve(configDir) }
+    const run = redis.eval(change)
+    const send = (op: string, id: string, value: string) =>
+      run(recordsKey, revokedKey, version, channel, op, id, value).pipe(Effect.mapError(unavailable))
+
+    const configRecords = Effect.try({
+      try: () => {
+        const loaded = loadApiKeysFile(resolve(configDir, "api-keys.yaml"))
+        return loaded.ok ? loaded.value : []
+      },
+      catch: reason
+    })
+    const stored = Effect.map(redis.send("HGETALL", recordsKey).pipe(Effect.mapError(unavailable)), (reply) =>
+      [...hashEntries(reply).values()]
+        .map((json) => JSON.parse(json) as ApiKeyRecord)
+        .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id))
+    )
+    const revocations = Effect.map(redis.send("HGETALL", revokedKey).pipe(Effect.mapError(unavailable)), (reply) =>
+      hashEntries(reply)
+    )
+
+    const documents: Effect.Effect<ReadonlyArray<KeyDocument>, ApiKeysError> = Effect.gen(function* () {
+      const files = yield* Effect.try({ try: () => readKeyDocuments(configOnly), catch: reason })
+      const revoked = yield* revocations
+      const records = yield* stored
+      return [
+        ...files.map((file) => ({ ...file, text: withRevocations(file.text, revoked) })),
+        ...(records.length === 0 ? [] : [{ store: "data" as const, location, text: serializeApiKeys(records) }])
+      ]
+    })
+
+    const list: Effect.Effect<ReadonlyArray<ListedApiKey>, ApiKeysError> = Effect.gen(function* () {
+      const revoked = yield* revocations
+      const config = (yield* configRecords).map(
+        (record): ListedApiKey => ({
+          record:
+            record.revokedAt === undefined && revoked.has(record.id)
+              ? { ...record, revokedAt: revoked.get(record.id)! }
+              : record,
+          location: "config",
+          file: resolve(configDir, "api-keys.yaml")
+        })
+      )
+      const data = (yield* stored).map((record): ListedApiKey => ({ record, location: "data", file: location }))
+      return [...config, ...data]
+    })
+
+    const addToRedis = (record: ApiKeyRecord, op: "add" | "add-first") =>
+      Effect.map(send(op, record.id, JSON.stringify(record)), (added) => added === 1)
+
+    return {
+      documents,
+      list,
+      add: (record, preferConfig) =>
+        Effect.gen(function* () {
+          if (preferConfig && (isWritable ?? (() => true))(resolve(configDir))) {
+            const written = yield* Effect.result(
+              Effect.try({ try: () => addApiKeyRecord(configOnly, record, true, isWritable), catch: reason })
+            )
+            if (written._tag === "Success") return written.success
+          }
+          if (!(yield* addToRedis(record, "add"))) {
+            return yield* Effect.die(new Error(`an API key ${record.id} is already stored`))
+          }
+          return { location: "data" as const, file: location }
+        }),
+      addFirst: (record) =>
+        Effect.gen(function* () {
+          if ((yield* configRecords).length > 0) return false
+          return yield* addToRedis(record, "add-first")
+        }),
+      revoke: (id, revokedAt) =>
+        Effect.gen(function* () {
+          const inConfig = (yield* configRecords).find((record) => record.id === id)
+          const held = (yield* stored).find((record) => record.id === id)
+          if (inConfig === undefined && held === undefined) return yield* reason(new ApiKeyNotFound({ id }))
+          const files: Array<string> = []
+          if (held !== undefined && held.revokedAt === undefined) {
+            yield* send("revoke", id, JSON.stringify({ ...held, revokedAt }))
+            files.push(location)
+          }
+          if (inConfig !== undefined && inConfig.revokedAt === undefined) {
+            if ((yield* send("revoke-config", id, revokedAt)) === 1) files.push(`${location}:revoked`)
+          }
+          if (files.length === 0) {
+            const at = held?.revokedAt ?? inConfig?.revokedAt ?? (yield* revocations).get(id) ?? ""
+            return yield* reason(new ApiKeyAlreadyRevoked({ id, revokedAt: at }))
+          }
+          return { id: id as ApiKeyId, revokedAt, files }
+        })
+    }
+  })

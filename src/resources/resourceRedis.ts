@@ -1,0 +1,69 @@
+/**
+ * The resource store's Redis adapter: one hash per kind
+ * (`<prefix>resources:<kind>`, id → YAML document), so every daemon sharing
+ * the server reads the same documents. A write or removal bumps the
+ * configuration version and announces it in the same script
+ * (`store/redisConfigVersion.ts`), so the other daemons reload within a
+ * second. A failure is a `ResourceStoreError` (503) and changed nothing.
+ */
+import * as Effect from "effect/Effect"
+import * as Redis from "effect/persistence/Redis"
+import { hashEntries, RedisKeyPrefix, redisKey } from "../store/redis.ts"
+import { announceLua, configVersionKeys } from "../store/redisConfigVersion.ts"
+import type { ResourceDocument, ResourceKind } from "./ResourceDocument.ts"
+import { ResourceStoreError } from "./ResourceStore.ts"
+
+const change = Redis.script(
+  (hash: string, version: string, channel: string, operation: "write" | "remove", id: string, text: string) => [
+    hash,
+    version,
+    channel,
+    operation,
+    id,
+    text
+  ],
+  {
+    numberOfKeys: 2,
+    lua: `
+local hash, id = KEYS[1], ARGV[3]
+if ARGV[2] == 'write' then redis.call('HSET', hash, id, ARGV[4])
+elseif redis.call('HDEL', hash, id) == 0 then return 0 end
+${announceLua.replaceAll("KEYS[1]", "KEYS[2]")}
+return 1`
+  }
+)
+
+/** The adapter's service over the connection in force. */
+export const makeRedisResourceStore = Effect.gen(function* () {
+  const redis = yield* Redis.Redis
+  const prefix = yield* RedisKeyPrefix
+  const { version, channel } = configVersionKeys(prefix)
+  const hashOf = (kind: ResourceKind) => redisKey(prefix, "resources", kind)
+  const documentOf = (kind: ResourceKind, id: string, text: string): ResourceDocument => ({
+    kind,
+    id,
+    location: `redis:${hashOf(kind)}/${id}`,
+    text
+  })
+  const run = redis.eval(change)
+  const fail = (operation: ResourceStoreError["operation"], id?: string) => (error: Redis.RedisError) =>
+    new ResourceStoreError({ operation, ...(id === undefined ? {} : { id }), cause: error.cause })
+  return {
+    list: (kind: ResourceKind) =>
+      redis.send("HGETALL", hashOf(kind)).pipe(
+        Effect.map((reply) =>
+          [...hashEntries(reply)].sort(([a], [b]) => (a < b ? -1 : 1)).map(([id, text]) => documentOf(kind, id, text))
+        ),
+        Effect.mapError(fail("list"))
+      ),
+    read: (kind: ResourceKind, id: string) =>
+      redis.send<string | null>("HGET", hashOf(kind), id).pipe(
+        Effect.map((text) => (text === null ? undefined : documentOf(kind, id, text))),
+        Effect.mapError(fail("read", id))
+      ),
+    write: (kind: ResourceKind, id: string, text: string) =>
+      Effect.asVoid(run(hashOf(kind), version, channel, "write", id, text)).pipe(Effect.mapError(fail("write", id))),
+    remove: (kind: ResourceKind, id: string) =>
+      Effect.asVoid(run(hashOf(kind), version, channel, "remove", id, "")).pipe(Effect.mapError(fail("remove", id)))
+  }
+})

@@ -1,0 +1,126 @@
+/**
+ * Which stores the daemon runs on, from `store` in campusgate.yaml (read
+ * before the configuration is loaded, since the configuration is loaded
+ * from them): the data directory's files (one daemon, the embedded
+ * default) or one Redis server shared by every daemon and worker. Every
+ * other module asks this one for its store; nothing else chooses.
+ *
+ * With Redis, besides every store's Redis adapter: the secrets (webhook,
+ * verification, unique-email key) are generated once into Redis unless
+ * the environment sets them, and `watch` reloads the configuration when
+ * another daemon changed resources or keys (`store/redisConfigVersion.ts`).
+ */
+import { resolve } from "node:path"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as RateLimiter from "effect/persistence/RateLimiter"
+import type * as Redis from "effect/persistence/Redis"
+import type * as Scope from "effect/Scope"
+import type { Secrets } from "../config/environment.ts"
+import { type ConfigLocation, loadSettings, resolveDataDir } from "../config/loadConfig.ts"
+import type { StoreSettings } from "../config/Settings.ts"
+import type { HashKey } from "../engine/email/canonicalHash.ts"
+import { JobQueue, type JobQueueOptions } from "../jobs/JobQueue.ts"
+import type { JobStore } from "../jobs/JobStore.ts"
+import * as JobStoreFiles from "../jobs/JobStoreFiles.ts"
+import { ApiKeyStore, type ApiKeyStoreService } from "../keys/ApiKeyStore.ts"
+import { makeRedisApiKeyStore } from "../keys/apiKeyRedis.ts"
+import { makeFileResourceStore, ResourceStore } from "../resources/ResourceStore.ts"
+import { makeRedisResourceStore } from "../resources/resourceRedis.ts"
+import { hashKeyFor, hashKeyFromSecret } from "../stats/hashKey.ts"
+import { UsageStore, UsageStoreError } from "../stats/UsageStore.ts"
+import { redisStoreLayer } from "../store/redis.ts"
+import { watchConfigVersion } from "../store/redisConfigVersion.ts"
+import { redisSecret } from "../store/redisSecret.ts"
+import { SigningKeyStore } from "../verification/SigningKeyStore.ts"
+import { verificationSecretFor } from "../verification/secrets.ts"
+import { VerificationStore, type VerificationStoreError } from "../verification/VerificationStore.ts"
+import { webhookSecretFor } from "../webhooks/secret.ts"
+import { rateLimiterStoreRedis } from "./rateLimit.ts"
+
+export interface Stores {
+  readonly kind: StoreSettings["kind"]
+  readonly resources: ResourceStore["Service"]
+  readonly keys: ApiKeyStoreService
+  readonly usage: Layer.Layer<UsageStore, UsageStoreError>
+  /** The key of the unique-email hash (made on first use: statistics may be off). */
+  readonly statsKey: Effect.Effect<HashKey, UsageStoreError | Redis.RedisError>
+  /** Where rate-limit counters live; undefined: this process's memory. */
+  readonly rateLimits: Layer.Layer<RateLimiter.RateLimiterStore> | undefined
+  readonly jobs: (options: JobQueueOptions) => Layer.Layer<JobQueue | JobStore>
+  readonly verifications: Layer.Layer<VerificationStore, VerificationStoreError>
+  readonly signingKeys: Layer.Layer<SigningKeyStore>
+  readonly webhookSecret: string
+  readonly verificationSecret: string
+  /** Runs `reload` whenever another daemon changed what feeds the configuration (nothing with files). */
+  readonly watch: (reload: Effect.Effect<void>) => Effect.Effect<void, never, Scope.Scope>
+}
+
+/** The `store` settings of a config directory (with CAMPUSGATE_REDIS_URL), before the configuration is loaded. */
+export const storeSettingsOf = (location: ConfigLocation): StoreSettings =>
+  loadSettings(resolve(location.configDir), location.env ?? process.env, []).settings.store
+
+/** The data directory's files: one daemon. */
+const fileStores = (configDir: string, dataDir: string, secrets: Secrets): Effect.Effect<Stores, UsageStoreError> =>
+  Effect.gen(function* () {
+    const statsKey = Effect.try({
+      try: () => hashKeyFor(dataDir, secrets.statsSecret),
+      catch: (cause) => new UsageStoreError({ operation: "load", cause })
+    })
+    return yield* Effect.succeed<Stores>({
+      kind: "files",
+      resources: makeFileResourceStore(dataDir),
+      keys: ApiKeyStore.makeFiles({ configDir, dataDir }),
+      usage: UsageStore.layerFile(dataDir),
+      statsKey,
+      rateLimits: undefined,
+      jobs: (options) => JobQueue.layer(options).pipe(Layer.provideMerge(JobStoreFiles.layer(dataDir))),
+      verifications: VerificationStore.layerFiles(dataDir),
+      signingKeys: SigningKeyStore.layerFiles(dataDir),
+      webhookSecret: webhookSecretFor(dataDir, secrets.webhookSecret),
+      verificationSecret: verificationSecretFor(dataDir, secrets.verificationSecret),
+      watch: () => Effect.void
+    })
+  })
+
+/** One Redis server shared by every daemon; job inputs and results stay in `dataDir`, which they share. */
+const redisStores = (
+  configDir: string,
+  dataDir: string,
+  secrets: Secrets,
+  settings: StoreSettings
+): Effect.Effect<Stores, Redis.RedisError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const context = yield* Layer.build(redisStoreLayer({ url: settings.url!, keyPrefix: settings.keyPrefix }))
+    const shared = Layer.succeedContext(context)
+    const within = <A, E>(effect: Effect.Effect<A, E, Redis.Redis>) => Effect.provide(effect, context)
+    const secret = (configured: string | undefined, name: string) =>
+      configured !== undefined && configured !== "" ? Effect.succeed(configured) : within(redisSecret(name))
+    return {
+      kind: "redis",
+      resources: ResourceStore.of(yield* within(makeRedisResourceStore)),
+      keys: yield* within(makeRedisApiKeyStore(configDir)),
+      usage: UsageStore.layerRedis.pipe(Layer.provide(shared)),
+      statsKey: Effect.map(secret(secrets.statsSecret, "stats-hash-key"), hashKeyFromSecret),
+      rateLimits: rateLimiterStoreRedis.pipe(Layer.provide(shared)),
+      jobs: (options) => JobQueue.layerRedis({ ...options, dataDir }).pipe(Layer.provide(shared)),
+      verifications: VerificationStore.layerRedis.pipe(Layer.provide(shared)),
+      signingKeys: SigningKeyStore.layerRedis.pipe(Layer.provide(shared)),
+      webhookSecret: yield* secret(secrets.webhookSecret, "webhook-secret"),
+      verificationSecret: yield* secret(secrets.verificationSecret, "verification-secret"),
+      watch: (reload) => Effect.provide(watchConfigVersion(reload), context)
+    } satisfies Stores
+  })
+
+/** The stores `location`'s settings name, open for the scope. */
+export const openStores = (
+  location: ConfigLocation,
+  secrets: Secrets
+): Effect.Effect<Stores, Redis.RedisError | UsageStoreError, Scope.Scope> => {
+  const settings = storeSettingsOf(location)
+  const configDir = resolve(location.configDir)
+  const dataDir = resolveDataDir(location)
+  return settings.kind === "redis" && settings.url !== undefined
+    ? redisStores(configDir, dataDir, secrets, settings)
+    : fileStores(configDir, dataDir, secrets)
+}

@@ -1,0 +1,117 @@
+/**
+ * The Redis connection every Redis adapter shares: Effect's `Redis` service
+ * (`effect/persistence/Redis`) over `@effect/platform-node`'s `NodeRedis`
+ * (the `redis` package), plus the key prefix of the deployment.
+ *
+ * What the daemon promises when Redis goes away is set here:
+ * - a command fails at once while the connection is down (no offline
+ *   queue) and after `COMMAND_TIMEOUT_MS` when the server stalls (every
+ *   command of the `Redis` and `NodeRedis` services is bounded), so a
+ *   request that needs shared state answers 503 instead of hanging;
+ * - once connected, the client reconnects for ever with capped backoff (no
+ *   restart needed; the first connection must succeed, so a daemon with a
+ *   wrong URL stops at start with the reason);
+ * - pub/sub subscribers reconnect and re-subscribe on their own.
+ */
+import * as NodeRedis from "@effect/platform-node/NodeRedis"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redis from "effect/persistence/Redis"
+
+export { Redis, RedisError } from "effect/persistence/Redis"
+
+/** The longest a command may take before it fails (the store then counts as down). */
+export const COMMAND_TIMEOUT_MS = 2000
+/** The longest wait between two reconnection attempts. */
+const MAX_RECONNECT_DELAY_MS = 1000
+
+/** The prefix of every key this deployment writes (`store.keyPrefix`). */
+export const RedisKeyPrefix = Context.Reference<string>("campusgate/store/RedisKeyPrefix", {
+  defaultValue: () => "campusgate:"
+})
+
+export interface RedisOptions {
+  readonly url: string
+  readonly keyPrefix: string
+}
+
+/** A command that Redis has not answered within `COMMAND_TIMEOUT_MS` fails: a stalled server counts as down. */
+const bounded = <A>(effect: Effect.Effect<A, Redis.RedisError>): Effect.Effect<A, Redis.RedisError> =>
+  Effect.timeoutOrElse(effect, {
+    duration: COMMAND_TIMEOUT_MS,
+    orElse: () =>
+      Effect.fail(new Redis.RedisError({ cause: new Error(`Redis did not answer within ${COMMAND_TIMEOUT_MS} ms`) }))
+  })
+
+/** `Redis` (and `NodeRedis`) over one client; building it connects, or fails. */
+export const redisLayer = (options: RedisOptions): Layer.Layer<Redis.Redis | NodeRedis.NodeRedis, Redis.RedisError> => {
+  // Until the first connection succeeds a failure is final (a wrong URL stops the start); after it, retry for ever.
+  let connected = false
+  const client = NodeRedis.layer({
+    url: options.url,
+    disableOfflineQueue: true,
+    socket: {
+      connectTimeout: COMMAND_TIMEOUT_MS,
+      reconnectStrategy: (retries: number, cause: Error) =>
+        connected ? Math.min(50 * 2 ** retries, MAX_RECONNECT_DELAY_MS) + Math.floor(Math.random() * 100) : cause
+    },
+    // Reserved connections (blocking reads) are few: none are used today.
+    maxConnections: 4
+  }).pipe(
+    Layer.tap(() =>
+      Effect.sync(() => {
+        connected = true
+      })
+    )
+  )
+  // The same services, every command bounded in time.
+  const bounds = Layer.effectContext(
+    Effect.gen(function* () {
+      const redis = yield* Redis.Redis
+      const node = yield* NodeRedis.NodeRedis
+      return Context.make(
+        Redis.Redis,
+        Redis.Redis.of({
+          ...redis,
+          send: (command, ...args) => bounded(redis.send(command, ...args)),
+          eval:
+            (script) =>
+            (...params) =>
+              bounded(redis.eval(script)(...params))
+        })
+      ).pipe(Context.add(NodeRedis.NodeRedis, NodeRedis.NodeRedis.of({ ...node, use: (f) => bounded(node.use(f)) })))
+    })
+  )
+  return bounds.pipe(Layer.provide(client))
+}
+
+/** The connection and the prefix, as the adapters need them. */
+export const redisStoreLayer = (
+  options: RedisOptions
+): Layer.Layer<Redis.Redis | NodeRedis.NodeRedis, Redis.RedisError> =>
+  Layer.merge(redisLayer(options), Layer.succeed(RedisKeyPrefix, options.keyPrefix))
+
+/** The key `name` under the deployment's prefix. */
+export const redisKey = (prefix: string, ...parts: ReadonlyArray<string>): string => `${prefix}${parts.join(":")}`
+
+/** Pairs of a flat `HGETALL` reply as a map. */
+export const hashEntries = (reply: unknown): Map<string, string> => {
+  const entries = new Map<string, string>()
+  if (Array.isArray(reply)) {
+    for (let i = 0; i + 1 < reply.length; i += 2) entries.set(String(reply[i]), String(reply[i + 1]))
+  } else if (reply !== null && typeof reply === "object") {
+    for (const [field, value] of Object.entries(reply as Record<string, unknown>)) entries.set(field, String(value))
+  }
+  return entries
+}
+
+/** Whether a defect is (or was caused by) a Redis command that failed: the shared store is down, not a bug. */
+export const isStoreDown = (defect: unknown): boolean => {
+  let current: unknown = defect
+  for (let depth = 0; depth < 4 && current !== null && typeof current === "object"; depth++) {
+    if ((current as { readonly _tag?: unknown })._tag === "RedisError") return true
+    current = (current as { readonly cause?: unknown }).cause
+  }
+  return false
+}

@@ -1,0 +1,113 @@
+import { mkdirSync, mkdtempSync, readFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { migrateToRedis } from "../../src/app/migrateToRedis.ts"
+import type { ApiKeyId } from "../../src/domain/ApiKey.ts"
+import { type JobId, newJob } from "../../src/jobs/Job.ts"
+import { JobStore } from "../../src/jobs/JobStore.ts"
+import * as JobStoreFiles from "../../src/jobs/JobStoreFiles.ts"
+import { ApiKeyStore } from "../../src/keys/ApiKeyStore.ts"
+import { hashApiKey } from "../../src/keys/apiKeys.ts"
+import { ResourceStore } from "../../src/resources/ResourceStore.ts"
+import { hashKeyFor } from "../../src/stats/hashKey.ts"
+import { UsageRecorder } from "../../src/stats/UsageRecorder.ts"
+import { toOfferUsage } from "../../src/stats/UsageState.ts"
+import { UsageStore } from "../../src/stats/UsageStore.ts"
+import { Redis } from "../../src/store/redis.ts"
+import { secretKey } from "../../src/store/redisSecret.ts"
+import { SigningKeyStore } from "../../src/verification/SigningKeyStore.ts"
+import { rotate } from "../../src/verification/signing.ts"
+import { webhookSecretFor } from "../../src/webhooks/secret.ts"
+import { staged } from "../jobs/jobTesting.ts"
+import { currentPrefix, describeRedis, testRedisLayer } from "../redisTesting.ts"
+import { eligible, MAY_1 } from "../stats/fixtures.ts"
+
+describeRedis("campusgate migrate --from files --to redis", () => {
+  it.effect("moves resources, data keys, statistics, signing keys, secrets and jobs, and refuses to run twice", () => {
+    const root = mkdtempSync(join(tmpdir(), "campusgate-migrate-"))
+    const configDir = join(root, "config")
+    const dataDir = join(root, "data")
+    mkdirSync(configDir)
+    mkdirSync(dataDir)
+    return Effect.gen(function* () {
+      // A data directory as one daemon on files leaves it.
+      yield* ResourceStore.use((store) => store.write("offer", "spring", "id: spring\n")).pipe(
+        Effect.provide(ResourceStore.layerFiles(dataDir))
+      )
+      const key = {
+        id: "key_migrateaa" as ApiKeyId,
+        team: "acme" as never,
+        scopes: ["offers:read" as const],
+        hash: hashApiKey("cgk_x"),
+        createdAt: "2026-11-01T00:00:00.000Z"
+      }
+      yield* ApiKeyStore.makeFiles({ configDir, dataDir }).add(key, false)
+      const recorder = new UsageRecorder(hashKeyFor(dataDir, undefined))
+      recorder.record("spring", "ada@ox.ac.uk", eligible("ada@ox.ac.uk", "uk"), MAY_1)
+      const usage = recorder.take().get("spring")!
+      yield* UsageStore.use((store) =>
+        Effect.andThen(store.apply("spring", usage), store.applyOnce("spring", "job_1", 7, usage))
+      ).pipe(Effect.provide(UsageStore.layerFile(dataDir)))
+      yield* SigningKeyStore.makeFiles(dataDir).update((keys) => rotate(keys, "EdDSA", 0, 86_400_000))
+      const webhookSecret = webhookSecretFor(dataDir, undefined)
+      const jobs = yield* Effect.gen(function* () {
+        const store = yield* JobStore
+        const queued = newJob({
+          jobId: `job_${"1".padStart(32, "0")}` as JobId,
+          team: "acme" as never,
+          target: { targetGroupId: "edu" as never },
+          total: 1,
+          createdAt: "2026-11-01T00:00:00.000Z"
+        })
+        const finished = {
+          ...queued,
+          jobId: `job_${"2".padStart(32, "0")}` as JobId,
+          status: "completed" as const,
+          finishedAt: "2026-11-01T00:01:00.000Z",
+          expiresAt: "2099-01-01T00:00:00.000Z"
+        }
+        yield* store.create(queued, yield* staged('"a@x.edu"\n'))
+        yield* store.create(finished, yield* staged('"b@x.edu"\n'))
+        return [queued, finished]
+      }).pipe(Effect.provide(JobStoreFiles.layer(dataDir)))
+
+      const moved = yield* migrateToRedis(configDir, dataDir)
+      expect(moved).toMatchObject({ offers: 1, apiKeys: 1, offersWithStatistics: 1, signingKeys: 1, jobs: 2 })
+
+      const redis = yield* Redis
+      const prefix = yield* currentPrefix
+      expect(
+        yield* ResourceStore.use((store) => store.read("offer", "spring")).pipe(
+          Effect.provide(ResourceStore.layerRedis)
+        )
+      ).toMatchObject({ text: "id: spring\n" })
+      const keys = yield* ApiKeyStore.use((store) => store.list).pipe(Effect.provide(ApiKeyStore.layerRedis(configDir)))
+      expect(keys.map((listed) => listed.record.id)).toEqual([key.id])
+      const counted = yield* UsageStore.use((store) => store.get("spring")).pipe(Effect.provide(UsageStore.layerRedis))
+      expect(toOfferUsage(counted).validations).toBe(2)
+      // The job step already counted stays counted once.
+      yield* UsageStore.use((store) => store.applyOnce("spring", "job_1", 7, usage)).pipe(
+        Effect.provide(UsageStore.layerRedis)
+      )
+      expect(
+        toOfferUsage(yield* UsageStore.use((store) => store.get("spring")).pipe(Effect.provide(UsageStore.layerRedis)))
+          .validations
+      ).toBe(2)
+      expect(
+        yield* SigningKeyStore.use((store) => store.list()).pipe(Effect.provide(SigningKeyStore.layerRedis))
+      ).toHaveLength(1)
+      expect(yield* redis.send("GET", secretKey(prefix, "webhook-secret"))).toBe(webhookSecret)
+      expect(yield* redis.send("GET", secretKey(prefix, "stats-hash-key"))).toBe(
+        readFileSync(join(dataDir, "stats", "hash-key"), "utf8").trim()
+      )
+      expect(yield* redis.send("ZRANGE", `${prefix}jobs:waiting`, "0", "-1")).toEqual([jobs[0]!.jobId])
+      expect(yield* redis.send("ZRANGE", `${prefix}jobs:expiring`, "0", "-1")).toEqual([jobs[1]!.jobId])
+
+      const again = yield* Effect.flip(migrateToRedis(configDir, dataDir))
+      expect(String(again)).toContain("already holds data")
+    }).pipe(Effect.provide(Layer.mergeAll(testRedisLayer())))
+  })
+})
