@@ -352,7 +352,8 @@ export class Verifications extends Context.Service<Verifications, VerificationsS
             maxAttempts: policy.maxAttempts,
             sentAt: [],
             resendAvailableAt: now + policy.resendAfterMs,
-            delivery: { state: "queued", attempts: 0 },
+            // Claimed by this process, which sends it now: another daemon's sweep leaves it alone.
+            delivery: { state: "queued", attempts: 0, claim: work.claimFor(now) },
             notices: []
           }
           yield* store
@@ -497,7 +498,14 @@ export class Verifications extends Context.Service<Verifications, VerificationsS
                 return yield* unavailable("Too many messages are waiting to be sent. Try again later.")
               }
               const secret = record.method === "code" ? newCode(policy.codeLength) : newLinkSecret()
-              const next = renew(record, keys.secretHash(id, secret), now, policy.lifetimeMs, policy.resendAfterMs)
+              const next = renew(
+                record,
+                keys.secretHash(id, secret),
+                now,
+                policy.lifetimeMs,
+                policy.resendAfterMs,
+                work.claimFor(now)
+              )
               const stored = yield* settle(next)
               work.send({ id, secret })
               return toView(stored)

@@ -16,12 +16,22 @@
  *   signing key is rotated when due.
  * Log lines name the verification, never the address or the code.
  */
+import { randomUUID } from "node:crypto"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type { VerificationRecord } from "../domain/Verification.ts"
 import { periodMillis } from "../domain/VerificationPolicy.ts"
-import { expire, isDue, noticeAttempted, rekey, remind, sendFailed, sent } from "../domain/verificationLifecycle.ts"
+import {
+  claimDelivery,
+  claimedByOther,
+  expire,
+  isDue,
+  noticeAttempted,
+  remind,
+  sendFailed,
+  sent
+} from "../domain/verificationLifecycle.ts"
 import type { UsageStatistics } from "../stats/UsageStatistics.ts"
 import { linkToken, newCode, newLinkSecret } from "../verification/codes.ts"
 import type { MailTransportService } from "../verification/MailTransport.ts"
@@ -58,8 +68,17 @@ export interface WorkContext {
   readonly webhookDelivery?: DeliveryOptions | undefined
 }
 
+/**
+ * How long a process holds a message's delivery while it sends it: longer
+ * than one SMTP attempt may take (30 s), so another daemon takes over only
+ * from a process that died.
+ */
+const CLAIM_MS = 120_000
+
 export interface Work {
   readonly queue: SendQueue<SendItem>
+  /** The claim on a message's delivery this process takes at `now` (daemons sharing a store send each message once). */
+  claimFor(now: number): { readonly by: string; readonly until: number }
   /** Queues the message of a verification (false when the queue is full). */
   send(item: SendItem): boolean
   /** The work of one sweep (the layer runs it at start and on an interval). */
@@ -78,6 +97,14 @@ export const makeWork = (context: WorkContext): Effect.Effect<Work, never, Scope
     const scope = yield* Effect.scope
     const queued = new Set<string>()
     const delivering = new Set<string>()
+    /** This process, as the holder of delivery claims. */
+    const self = randomUUID()
+    const claimFor = (now: number) => ({ by: self, until: now + CLAIM_MS })
+    /** A claim time that has lapsed for a claim of another process: with a store no one else uses, every such claim. */
+    const othersLapsedBy = (now: number) => (store.shared ? now : Number.POSITIVE_INFINITY)
+    /** Whether `record`'s current code or link is `secret`: a message for an older one is stale. */
+    const current = (record: VerificationRecord, secret: string) =>
+      record.secretHash === keys.secretHash(record.id, secret)
 
     const composeAndSend = Effect.fnUntraced(function* (record: VerificationRecord, secret: string, now: number) {
       const address = keys.unseal(record.sealedAddress ?? "")
@@ -107,18 +134,26 @@ export const makeWork = (context: WorkContext): Effect.Effect<Work, never, Scope
         if (record === undefined || record.status !== "pending" || record.delivery.state !== "queued") return undefined
         if (isDue(record, now)) return undefined
         let secret = item.secret
-        if (secret === undefined) {
-          const policy = policyOf(snapshots.current(), record)
-          const fresh = record.method === "code" ? newCode(policy.codeLength) : newLinkSecret()
-          record = yield* records.modify(item.id, (current) =>
-            current.status === "pending" && current.delivery.state === "queued"
-              ? rekey(current, keys.secretHash(current.id, fresh))
-              : undefined
-          )
-          if (record === undefined || record.status !== "pending" || record.delivery.state !== "queued")
-            return undefined
-          secret = fresh
-        }
+        // Taken (or renewed) before sending: a message another live daemon holds is its to send.
+        const fresh =
+          secret === undefined
+            ? record.method === "code"
+              ? newCode(policyOf(snapshots.current(), record).codeLength)
+              : newLinkSecret()
+            : undefined
+        record = yield* records.modify(item.id, (latest) =>
+          latest.status === "pending"
+            ? claimDelivery(
+                latest,
+                self,
+                now + CLAIM_MS,
+                othersLapsedBy(now),
+                fresh === undefined ? undefined : keys.secretHash(latest.id, fresh)
+              )
+            : undefined
+        )
+        if (record === undefined || record.delivery.claim?.by !== self) return undefined
+        secret ??= fresh!
         const attempt = yield* composeAndSend(record, secret, now)
         if (!attempt.address) {
           yield* records.modify(item.id, (current) => sendFailed(current, "the sealed address cannot be opened", true))
@@ -131,7 +166,10 @@ export const makeWork = (context: WorkContext): Effect.Effect<Work, never, Scope
           return undefined
         }
         if (attempt.outcome._tag === "Success") {
-          const after = yield* records.modify(item.id, (current) => sent(current, now))
+          // A resend may have replaced the code meanwhile: then its own message is still to go.
+          const after = yield* records.modify(item.id, (latest) =>
+            current(latest, secret) ? sent(latest, now) : undefined
+          )
           if (after !== undefined) countEvent(context, after, "messagesSent")
           yield* Effect.logInfo("verification message sent", {
             verificationId: item.id,
@@ -140,11 +178,13 @@ export const makeWork = (context: WorkContext): Effect.Effect<Work, never, Scope
           return undefined
         }
         const failure = attempt.outcome.failure
-        const after = yield* records.modify(item.id, (current) =>
-          sendFailed(current, failure.detail, failure.permanent)
+        const retryAfterMs = sendBackoffMs(record.delivery.attempts + 1)
+        // Held through the backoff by this process, which retries it.
+        const retryClaim = failure.permanent ? undefined : { by: self, until: now + retryAfterMs + CLAIM_MS }
+        const after = yield* records.modify(item.id, (latest) =>
+          current(latest, secret) ? sendFailed(latest, failure.detail, failure.permanent, retryClaim) : undefined
         )
         const attempts = after?.delivery.attempts ?? 1
-        const retryAfterMs = sendBackoffMs(attempts)
         yield* Effect.logWarning(
           failure.permanent ? "verification message refused; not retried" : "verification message not sent; retrying",
           {
@@ -266,7 +306,12 @@ export const makeWork = (context: WorkContext): Effect.Effect<Work, never, Scope
           }
           return
         }
-        if (record.status === "pending" && record.delivery.state === "queued" && !queued.has(record.id))
+        if (
+          record.status === "pending" &&
+          record.delivery.state === "queued" &&
+          !queued.has(record.id) &&
+          !claimedByOther(record, self, othersLapsedBy(now))
+        )
           send({ id: record.id })
         if (
           record.status === "verified" &&
@@ -303,5 +348,5 @@ export const makeWork = (context: WorkContext): Effect.Effect<Work, never, Scope
         .pipe(Effect.catchCause((cause) => Effect.logError("signing key rotation failed", { cause })))
     })
 
-    return { queue, send, sweep, notify }
+    return { queue, claimFor, send, sweep, notify }
   })

@@ -58,7 +58,13 @@ export const Delivery = Schema.Struct({
   /** Send attempts of the current message. */
   attempts: Count,
   /** Why the last attempt failed (the mail server's answer class, never an address). */
-  lastError: Schema.optionalKey(Schema.String)
+  lastError: Schema.optionalKey(Schema.String),
+  /**
+   * The process sending (or about to retry) the queued message, and until
+   * when: daemons sharing a store send each message once; a claim that
+   * lapses (its process died) is taken over.
+   */
+  claim: Schema.optionalKey(Schema.Struct({ by: Schema.String, until: Schema.Number }))
 })
 export type Delivery = typeof Delivery.Type
 

@@ -7,7 +7,7 @@
  * webhook notice, and gives up a message not yet sent. Every change
  * increments `version`, which the store checks.
  */
-import type { FailureReason, Notice, VerificationEvent, VerificationRecord } from "./Verification.ts"
+import type { Delivery, FailureReason, Notice, VerificationEvent, VerificationRecord } from "./Verification.ts"
 
 const changed = (record: VerificationRecord, fields: Partial<VerificationRecord>): VerificationRecord => ({
   ...record,
@@ -89,18 +89,42 @@ export const renew = (
   secretHash: string,
   now: number,
   lifetimeMs: number,
-  resendAfterMs: number
+  resendAfterMs: number,
+  claim: Delivery["claim"]
 ): VerificationRecord =>
   changed(record, {
     secretHash,
     expiresAt: now + lifetimeMs,
     resendAvailableAt: now + resendAfterMs,
-    delivery: { state: "queued", attempts: 0 }
+    delivery: claim === undefined ? { state: "queued", attempts: 0 } : { state: "queued", attempts: 0, claim }
   })
 
 /** A new secret for the message about to be sent (the one made before was lost in a restart). */
 export const rekey = (record: VerificationRecord, secretHash: string): VerificationRecord =>
   changed(record, { secretHash })
+
+/** Whether another process holds the message's delivery at `now`. */
+export const claimedByOther = (record: VerificationRecord, by: string, now: number): boolean =>
+  record.delivery.claim !== undefined && record.delivery.claim.by !== by && record.delivery.claim.until > now
+
+/**
+ * `by` takes (or renews) the delivery of a queued message until `until`,
+ * with a new code or link (`secretHash`) when it makes one; undefined when
+ * another holds it.
+ */
+export const claimDelivery = (
+  record: VerificationRecord,
+  by: string,
+  until: number,
+  now: number,
+  secretHash?: string
+): VerificationRecord | undefined =>
+  record.delivery.state !== "queued" || claimedByOther(record, by, now)
+    ? undefined
+    : changed(record, {
+        delivery: { ...record.delivery, claim: { by, until } },
+        ...(secretHash === undefined ? {} : { secretHash })
+      })
 
 /** The mail server took the message at `now`. */
 export const sent = (record: VerificationRecord, now: number): VerificationRecord =>
@@ -110,9 +134,20 @@ export const sent = (record: VerificationRecord, now: number): VerificationRecor
   })
 
 /** A send attempt failed; a permanent failure gives the message up. */
-export const sendFailed = (record: VerificationRecord, error: string, permanent: boolean): VerificationRecord =>
+export const sendFailed = (
+  record: VerificationRecord,
+  error: string,
+  permanent: boolean,
+  /** Who retries it, until when (through the backoff): another process leaves it alone meanwhile. */
+  retryClaim?: Delivery["claim"]
+): VerificationRecord =>
   changed(record, {
-    delivery: { state: permanent ? "abandoned" : "queued", attempts: record.delivery.attempts + 1, lastError: error }
+    delivery: {
+      state: permanent ? "abandoned" : "queued",
+      attempts: record.delivery.attempts + 1,
+      lastError: error,
+      ...(permanent || retryClaim === undefined ? {} : { claim: retryClaim })
+    }
   })
 
 /** An operator reset the address's redemption limit: this verification no longer counts. */

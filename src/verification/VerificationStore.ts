@@ -35,6 +35,13 @@ export class VerificationStoreError extends Schema.TaggedError<VerificationStore
 }
 
 export interface VerificationStoreService {
+  /**
+   * Whether other processes share the store (Redis): then a message another
+   * process has claimed is left to it until the claim lapses. In a store one
+   * process owns (files, memory) a claim that is not this process's is a
+   * dead process's, taken over at once.
+   */
+  readonly shared: boolean
   /** Stores a new record (version 0). */
   insert(record: VerificationRecord): Effect.Effect<void, VerificationStoreError>
   /**
@@ -113,6 +120,7 @@ const storeOver = (
       )
     })
   return {
+    shared: false,
     insert: (record) => write({ r: record }, "insert", record.id),
     replace: (record) =>
       Effect.suspend(() => {

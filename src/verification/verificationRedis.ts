@@ -73,6 +73,7 @@ export const makeRedisVerificationStore: Effect.Effect<VerificationStoreService,
     const decoded = (texts: ReadonlyArray<string | null>) =>
       texts.flatMap((text) => (text === null ? [] : [decode(text)]))
     return {
+      shared: true,
       insert: (record) =>
         Effect.asVoid(run(records, addressKey(record.addressHash), "insert", record.id, encode(record), "")).pipe(
           Effect.mapError(failed("insert"))
