@@ -79,6 +79,12 @@ export class Gone extends HttpApiError.Problem<Gone>()(
   { ...common, code: Schema.Literal("VERIFICATION_EXPIRED") }
 ) {}
 
+export class PreconditionFailed extends HttpApiError.Problem<PreconditionFailed>()(
+  "PreconditionFailed",
+  { type: `${typeBase}precondition-failed`, status: 412, title: "Precondition Failed" },
+  { ...common, code: Schema.Literal("PRECONDITION_FAILED") }
+) {}
+
 export class PayloadTooLarge extends HttpApiError.Problem<PayloadTooLarge>()(
   "PayloadTooLarge",
   { type: `${typeBase}payload-too-large`, status: 413, title: "Payload Too Large" },
@@ -122,6 +128,7 @@ const problemClasses = {
   MethodNotAllowed,
   Conflict,
   Gone,
+  PreconditionFailed,
   PayloadTooLarge,
   UnsupportedMediaType,
   TooManyRequests,
@@ -153,6 +160,7 @@ export type Problem =
   | MethodNotAllowed
   | Conflict
   | Gone
+  | PreconditionFailed
   | PayloadTooLarge
   | UnsupportedMediaType
   | TooManyRequests

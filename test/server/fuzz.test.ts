@@ -27,6 +27,24 @@ beforeAll(async () => {
   ])
   key = makeKey(dirs, "acme", allScopes)
   daemon = await startDaemon(dirs)
+  // Resources made through the API, so their patches are merged and checked rather than refused as config-defined.
+  const create = (path: string, body: unknown) =>
+    fetch(`${daemon.url}${path}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify(body)
+    })
+  await create("/api/v1/target-groups", {
+    id: "fuzz-patched",
+    name: "Patched",
+    criteria: { domains: { allow: ["p.example"] } }
+  })
+  await create("/api/v1/offers", {
+    id: "fuzz-patched",
+    name: "Patched",
+    targetGroups: ["universities"],
+    status: "draft"
+  })
 }, 30_000)
 
 afterAll(async () => {
@@ -93,6 +111,12 @@ const writingEndpoints: ReadonlyArray<readonly [string, string, Record<string, u
     }
   ],
   ["PATCH", "/api/v1/offers/acme-student-discount", { status: "paused" }],
+  ["PATCH", "/api/v1/offers/fuzz-patched", { name: "Renamed", endsAt: null, verification: { maxAttempts: 3 } }],
+  [
+    "PATCH",
+    "/api/v1/target-groups/fuzz-patched",
+    { description: null, criteria: { email: { rejectFreeMail: true }, patterns: { allow: ["*.p.example"] } } }
+  ],
   [
     "POST",
     "/api/v1/target-groups",
@@ -139,7 +163,10 @@ const parameterPaths: ReadonlyArray<readonly [string, (segment: string) => strin
   ["GET", (id) => `/api/v1/offers/${id}`],
   ["GET", (id) => `/api/v1/offers/${id}/status`],
   ["PATCH", (id) => `/api/v1/offers/${id}`],
+  ["DELETE", (id) => `/api/v1/offers/${id}`],
   ["GET", (id) => `/api/v1/target-groups/${id}`],
+  ["PATCH", (id) => `/api/v1/target-groups/${id}`],
+  ["DELETE", (id) => `/api/v1/target-groups/${id}`],
   ["GET", (id) => `/api/v1/jobs/${id}`],
   ["GET", (id) => `/api/v1/jobs/${id}/results?limit=5&cursor=${id}`],
   ["DELETE", (id) => `/api/v1/jobs/${id}`]
@@ -150,7 +177,7 @@ describe("fuzzing every path parameter", () => {
     it(`${method} ${pathOf("{id}")}`, async () => {
       await fc.assert(
         fc.asyncProperty(segments, (segment) =>
-          check(method, pathOf(segment), method === "PATCH" ? JSON.stringify({ status: "paused" }) : undefined)
+          check(method, pathOf(segment), method === "PATCH" ? JSON.stringify({ name: "Renamed" }) : undefined)
         ),
         { numRuns: RUNS }
       )
