@@ -137,7 +137,13 @@ export class JobsApi extends HttpApiGroup.make("jobs")
       ),
     HttpApiEndpoint.get("get", "/jobs/:jobId", { params: JobParams, success: JobView, error: readErrors })
       .annotate(RequiredScope, readScopes)
-      .annotateMerge(OpenApi.annotations({ summary: "A job's state, progress and counts" })),
+      .annotateMerge(
+        OpenApi.annotations({
+          summary: "A job's state, progress and counts",
+          description:
+            "`status` (`queued`, `running`, `completed`, `failed`, `cancelled`), `progress {total, processed, percent}`, `counts {valid, invalid, duplicates, badInput}`, the times and, with a callback, its delivery attempts. Poll it until the job has finished; only the team that created a job sees it."
+        })
+      ),
     HttpApiEndpoint.get("results", "/jobs/:jobId/results", {
       params: JobParams,
       query: ResultsQuery,
@@ -161,7 +167,9 @@ export class JobsApi extends HttpApiGroup.make("jobs")
       .annotate(RequiredScope, "validate:bulk")
       .annotateMerge(
         OpenApi.annotations({
-          summary: "Cancel a queued or running job, or delete a finished one with its results"
+          summary: "Cancel a queued or running job, or delete a finished one with its results",
+          description:
+            "A queued or running job is cancelled (`deleted: false`): it stops within milliseconds and keeps the results so far until it expires. A finished job is deleted with its input and results (`deleted: true`)."
         })
       )
   )

@@ -202,7 +202,7 @@ export class OffersApi extends HttpApiGroup.make("offers")
     HttpApiEndpoint.post("create", "/offers", {
       payload: CreateOfferRequest,
       success: Created(OfferResource.pipe(Schema.annotateEncoded({ examples: [createdExample] }))),
-      error: writeErrors
+      error: [BadRequest, Conflict, TooManyRequests, InternalError, ServiceUnavailable]
     })
       .annotate(RequiredScope, "offers:write")
       .annotateMerge(

@@ -18,11 +18,9 @@ import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
-import * as HttpApiScalar from "effect/http-api/HttpApiScalar"
 import * as Layer from "effect/Layer"
 import * as Result from "effect/Result"
 import { CampusgateApi, canonicalUrl } from "../api/Api.ts"
-import { openApiDocument } from "../api/openApiDocument.ts"
 import {
   BadRequest,
   InternalError,
@@ -35,6 +33,7 @@ import {
 } from "../api/problems.ts"
 import { Snapshot } from "../app/Snapshot.ts"
 import { AuthorizationLive } from "./authorization.ts"
+import { DocsRoutes } from "./docs.ts"
 import { JobsHandlers } from "./handlers/jobs.ts"
 import { OffersHandlers } from "./handlers/offers.ts"
 import { StatusHandlers } from "./handlers/status.ts"
@@ -48,16 +47,7 @@ import { malformedJson, RequestErrorsLive } from "./requestErrors.ts"
 import { bodyLimitOf, brokenPercentEncoding, declaredTooLarge, isUtf8Body, readsJsonBody } from "./requestGuards.ts"
 import { REQUEST_ID_HEADER, requestIdFor, requestKeyIds } from "./requestId.ts"
 import { RequestIdsLive } from "./requestIds.ts"
-import {
-  DOCS_PATH,
-  findRoute,
-  HEALTH_PATH,
-  methodsAt,
-  OPENAPI_PATH,
-  READY_PATH,
-  routedPath,
-  routeTemplate
-} from "./routes.ts"
+import { findRoute, HEALTH_PATH, methodsAt, READY_PATH, routedPath, routeTemplate } from "./routes.ts"
 import { VerificationRoutes } from "./verificationRoutes.ts"
 
 /** The problem already names the request: the renderer alone, not `answerWith` (which reads the request). */
@@ -220,26 +210,9 @@ const Handlers = Layer.mergeAll(
 
 const ApiRoutes = HttpApiBuilder.layer(CampusgateApi).pipe(Layer.provide(Handlers))
 
-/** The OpenAPI document, with the bounds the config in force sets. */
-const OpenApiRoute = HttpRouter.add(
-  "GET",
-  OPENAPI_PATH,
-  Effect.map(Effect.service(Snapshot), (snapshot) =>
-    HttpServerResponse.jsonUnsafe(openApiDocument(snapshot.current().config.settings.limits.bulkMaxEmails))
-  )
-)
-
 /**
  * Every route and the outermost middleware. Needs `Snapshot`,
  * `RequestLogger`, `Metrics`, a `RateLimiter`, the job queue and store, and
  * `Verifications`.
  */
-export const HttpApp = Layer.mergeAll(
-  ApiRoutes,
-  OpenApiRoute,
-  HttpApiScalar.layer(CampusgateApi, { path: DOCS_PATH }),
-  Health,
-  MetricsRoute,
-  VerificationRoutes,
-  Outermost
-)
+export const HttpApp = Layer.mergeAll(ApiRoutes, DocsRoutes, Health, MetricsRoute, VerificationRoutes, Outermost)

@@ -106,7 +106,12 @@ export const OffersHandlers = HttpApiBuilder.group(
               etag: entityTag(versionOf("offer", resource))
             }
           })
-        }).pipe(Effect.catchTag("ResourcesError", answerResourcesError))
+        }).pipe(
+          // Creating names no existing resource, so the not-found and stale reasons cannot occur here.
+          Effect.catchTag("ResourcesError", (error) =>
+            Effect.catchTags(answerResourcesError(error), { NotFound: Effect.die, PreconditionFailed: Effect.die })
+          )
+        )
       )
       .handle("list", ({ query }) =>
         Effect.gen(function* () {
