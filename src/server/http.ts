@@ -94,14 +94,17 @@ const normalize = (
           requestId
         })
       )
-    case 415:
+    case 415: {
+      const accepted = [...(findRoute(request.method, path)?.endpoint?.payload.keys() ?? ["application/json"])]
+      const sent = request.headers["content-type"]
       return respond(
         new UnsupportedMediaType({
           code: "UNSUPPORTED_MEDIA_TYPE",
-          detail: "Send the request body as application/json.",
+          detail: `This endpoint takes ${accepted.join(", ")}; the request was sent as ${sent === undefined || sent === "" ? "no Content-Type" : sent}.`,
           requestId
         })
       )
+    }
     default:
       if (response.status >= 500) {
         return respond(new InternalError({ code: "SERVICE_ERROR", detail: "An unexpected error occurred.", requestId }))

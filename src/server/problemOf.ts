@@ -53,9 +53,15 @@ export const resourcesProblem = (
   }
 }
 
-export const jobsProblem = (error: JobsError): NotFound | Conflict | ServiceUnavailable => {
+export const jobsProblem = (error: JobsError): BadRequest | NotFound | Conflict | ServiceUnavailable => {
   const reason = error.reason
   switch (reason._tag) {
+    case "InvalidJobCursor":
+      return new BadRequest({
+        code: "VALIDATION_ERROR",
+        detail: reason.message,
+        errors: [{ field: "/query/cursor", code: "INVALID_CURSOR", message: reason.message }]
+      })
     case "JobNotFound":
       return new NotFound({ code: "NOT_FOUND", detail: reason.message })
     case "IdempotencyConflict":
@@ -98,7 +104,9 @@ export const answerResourcesError = (error: ResourcesError) =>
   })
 
 /** A handler's answer to the job queue's `JobsError`. */
-export const answerJobsError = (error: JobsError): Effect.Effect<HttpServerResponse, NotFound | Conflict> =>
+export const answerJobsError = (
+  error: JobsError
+): Effect.Effect<HttpServerResponse, BadRequest | NotFound | Conflict> =>
   Effect.suspend(() => answerProblem(jobsProblem(error)))
 
 /** A handler's answer to a job store that is down: logged, and 503 with `Retry-After`. */

@@ -48,7 +48,17 @@ const qualityOf = (accepted: ReadonlyArray<readonly [string, number]>, coding: s
   accepted.find(([name]) => name === coding)?.[1] ?? accepted.find(([name]) => name === "*")?.[1]
 
 /** The representation to send: `br`, else `gzip`, else the identity, among those the client accepts and the asset has. */
-export const chooseCoding = (acceptEncoding: string | undefined, asset: StaticAsset): ContentCoding => {
+export const chooseCoding = (acceptEncoding: string | undefined, asset: StaticAsset): ContentCoding =>
+  negotiateCoding(
+    acceptEncoding,
+    (["br", "gzip"] as const).filter((coding) => asset.bodies[coding] !== undefined)
+  )
+
+/** The first of `available` (in the server's order of preference) the client accepts, else the identity. */
+export const negotiateCoding = (
+  acceptEncoding: string | undefined,
+  available: ReadonlyArray<"br" | "gzip">
+): ContentCoding => {
   const accepted = (acceptEncoding ?? "")
     .split(",")
     .map((part) => {
@@ -57,9 +67,9 @@ export const chooseCoding = (acceptEncoding: string | undefined, asset: StaticAs
       return [name.trim(), q === undefined ? 1 : Number(q.slice(2)) || 0] as const
     })
     .filter(([name]) => name !== "")
-  for (const coding of ["br", "gzip"] as const) {
+  for (const coding of available) {
     const q = qualityOf(accepted, coding)
-    if (asset.bodies[coding] !== undefined && q !== undefined && q > 0) return coding
+    if (q !== undefined && q > 0) return coding
   }
   return "identity"
 }

@@ -83,7 +83,7 @@ export const evaluate: Evaluate = (target, emails, tally) => {
 }
 
 export const inputText = (items: ReadonlyArray<InputItem>): string =>
-  items.map((item) => (typeof item === "string" ? emailLine(item) : badInputLine(item.bad, item.reason))).join("\n") +
+  items.map((item) => (typeof item === "string" ? emailLine(item) : JSON.stringify(item))).join("\n") +
   (items.length > 0 ? "\n" : "")
 
 /** A job request for team acme against the target group `edu`, its input staged in the store. */

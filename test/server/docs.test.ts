@@ -83,7 +83,7 @@ describe("the docs over HTTP", () => {
   it("serves the OpenAPI document compressed with an ETag", async () => {
     const document = await get("/openapi.json", { "accept-encoding": "gzip" })
     expect(document.headers.get("content-encoding")).toBe("gzip")
-    const spec = await document.json()
+    const spec = (await document.json()) as { components: { securitySchemes: { bearer: { scheme: string } } } }
     expect(spec.components.securitySchemes.bearer.scheme).toBe("bearer")
     const again = await get("/openapi.json", {
       "accept-encoding": "gzip",

@@ -22,6 +22,7 @@ beforeAll(async () => {
   const dirs = copyConfig()
   setSettings(dirs, [
     [["rateLimits", "bulk", "requests"], 1_000_000],
+    [["rateLimits", "jobs", "requests"], 1_000_000],
     [["rateLimits", "validate", "requests"], 1_000_000],
     [["rateLimits", "default", "requests"], 1_000_000]
   ])
@@ -139,7 +140,7 @@ describe("fuzzing every endpoint that takes a body", () => {
   }
 
   it("POST /api/v1/validate/bulk-async as NDJSON and CSV", async () => {
-    const target = "?targetGroupId=uk-students"
+    const target = "?targetGroupId=uk-students&delimiter=semicolon"
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom("application/x-ndjson", "text/csv"),
@@ -167,6 +168,7 @@ const parameterPaths: ReadonlyArray<readonly [string, (segment: string) => strin
   ["GET", (id) => `/api/v1/target-groups/${id}`],
   ["PATCH", (id) => `/api/v1/target-groups/${id}`],
   ["DELETE", (id) => `/api/v1/target-groups/${id}`],
+  ["GET", (id) => `/api/v1/jobs?limit=5&status=completed&cursor=${id}`],
   ["GET", (id) => `/api/v1/jobs/${id}`],
   ["GET", (id) => `/api/v1/jobs/${id}/results?limit=5&cursor=${id}`],
   ["DELETE", (id) => `/api/v1/jobs/${id}`]
