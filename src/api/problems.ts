@@ -136,6 +136,23 @@ const problemClasses = {
   ServiceUnavailable
 } as const
 
+const problemDecoders = Object.values(problemClasses).map((Class) =>
+  Schema.decodeUnknownOption(Class as unknown as Schema.Codec<Problem, unknown>)
+)
+
+/**
+ * The problem a problem-details body describes (its `type` tells the
+ * class), as its class: how clients see problems an endpoint does not
+ * declare. Undefined when the body is not one of ours or not of `status`.
+ */
+export const problemFromBody = (status: number, body: unknown): Problem | undefined => {
+  for (const decode of problemDecoders) {
+    const problem = decode(body)
+    if (problem._tag === "Some" && problem.value.status === status) return problem.value
+  }
+  return undefined
+}
+
 /** Whether a failure is one of the API's problems. */
 export const isProblem = (error: unknown): error is Problem =>
   typeof error === "object" &&
