@@ -162,7 +162,7 @@ const csvReader = (items: InputItems, delimiter: CsvDelimiter | undefined): Body
   const stop = () => failure !== undefined || items.overLimit
   let records: CsvReader | undefined
   /** The delimiter in use, to show a bad row's cells as they were sent. */
-  const separator = ","
+  let separator = ","
   /** Text before the header row's end, kept until the delimiter is known. */
   let head = ""
   const push = (text: string, last: boolean) => {
@@ -170,11 +170,9 @@ const csvReader = (items: InputItems, delimiter: CsvDelimiter | undefined): Body
       head += text
       const newline = head.indexOf("\n")
       if (newline === -1 && !last) return
-      records = new CsvReader(
-        onRecord,
-        stop,
-        delimiter ?? detectDelimiter(newline === -1 ? head : head.slice(0, newline))
-      )
+      const used = delimiter ?? detectDelimiter(newline === -1 ? head : head.slice(0, newline))
+      separator = String.fromCharCode(CSV_DELIMITERS[used])
+      records = new CsvReader(onRecord, stop, used)
       text = head
       head = ""
     }

@@ -124,6 +124,8 @@ describe("readJobInput: CSV", () => {
 
   it.effect("reads ; and tab delimited files, detected from the header row or named", () =>
     Effect.gen(function* () {
+      const badRow = yield* read("csv", "id;email\n7;\n")
+      expect(badRow.items).toEqual([{ bad: "7;", reason: "the email cell is empty", columns: ["7"] }])
       const semicolons = yield* read(
         "csv",
         "\uFEFFcustomerId;email;note\r\nc-1;jane@ox.ac.uk;a, b\r\nc-2;bob@mit.edu;\r\n"
