@@ -19,21 +19,17 @@
  * snapshot is reloaded again: nothing is half-applied. Changes run one at a
  * time, so check, write and reload never interleave.
  */
-import { createHash } from "node:crypto"
 import { relative } from "node:path"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
-import * as Schema from "effect/Schema"
 import * as Semaphore from "effect/Semaphore"
 import { type FieldError, formatProblem } from "../domain/errors.ts"
-import { fieldErrorsOf } from "../domain/fieldErrors.ts"
 import type { TeamId } from "../domain/Identifiers.ts"
-import { applyMergePatch, isJsonObject, type JsonObject } from "../domain/mergePatch.ts"
-import { Offer, type OfferStatus } from "../domain/Offer.ts"
+import type { JsonObject } from "../domain/mergePatch.ts"
+import type { Offer, OfferStatus } from "../domain/Offer.ts"
 import { refusedTransition } from "../domain/offerLifecycle.ts"
-import { TargetGroup } from "../domain/TargetGroup.ts"
+import type { TargetGroup } from "../domain/TargetGroup.ts"
 import { type ResourceKind, ResourceStore, type ResourceStoreError } from "../resources/ResourceStore.ts"
 import { offerDocument, targetGroupDocument } from "../resources/resourceYaml.ts"
 import {
@@ -45,6 +41,7 @@ import {
   ResourcesError,
   StaleVersion
 } from "./ResourcesError.ts"
+import { patchedOffer, patchedTargetGroup, versionOf } from "./resourceChanges.ts"
 import { type ConfigSnapshot, Snapshot } from "./Snapshot.ts"
 import { visibleOffer, visibleTargetGroup } from "./visibility.ts"
 
@@ -67,11 +64,7 @@ export interface Applied<A> {
  */
 export type ExpectedVersion = "*" | ReadonlyArray<string>
 
-/** Fields a client may send back from a read that the server sets itself; a patch's values for them are ignored. */
-const SERVER_SET: Record<ResourceKind, ReadonlyArray<string>> = {
-  targetGroup: ["source"],
-  offer: ["source", "effectiveStatus"]
-}
+export { versionOf } from "./resourceChanges.ts"
 
 const what: Record<ResourceKind, "target group" | "offer"> = { targetGroup: "target group", offer: "offer" }
 
@@ -81,22 +74,6 @@ const origins = (snapshot: ConfigSnapshot, kind: ResourceKind) =>
 /** Where a resource of the snapshot is defined. */
 export const sourceOf = (snapshot: ConfigSnapshot, kind: ResourceKind, id: string): ResourceSource =>
   origins(snapshot, kind).get(id)?.store === "config" ? "config" : "api"
-
-const encodeTargetGroup = Schema.encodeSync(TargetGroup)
-const encodeOffer = Schema.encodeSync(Offer)
-const decodeOptions = { onExcessProperty: "error", errors: "all" } as const
-const decodeTargetGroup = Schema.decodeUnknownExit(TargetGroup, decodeOptions)
-const decodeOffer = Schema.decodeUnknownExit(Offer, decodeOptions)
-
-/**
- * A resource's version: a hash of its document as the API writes it, so it
- * changes exactly when what a read answers (other than the server-set
- * fields) changes. Stable across restarts and daemons.
- */
-export const versionOf = (kind: ResourceKind, resource: TargetGroup | Offer): string => {
-  const encoded = kind === "targetGroup" ? encodeTargetGroup(resource as TargetGroup) : encodeOffer(resource as Offer)
-  return createHash("sha256").update(JSON.stringify(encoded)).digest("base64url").slice(0, 22)
-}
 
 /**
  * A stored resource as the snapshot serving it loaded it (defaults filled in
@@ -265,38 +242,6 @@ export class Resources extends Context.Service<Resources, ResourcesService>()("c
         return { snapshot, resource }
       })
 
-      /** The patch applied to `current`'s document: the resource it describes, or the field errors. */
-      const patched = <A>(
-        kind: ResourceKind,
-        team: string,
-        current: A,
-        patch: JsonObject,
-        decode: (input: unknown) => Exit.Exit<A, Schema.SchemaError>,
-        encode: (resource: A) => unknown
-      ): A | InvalidResource => {
-        const ignored = Object.fromEntries(SERVER_SET[kind].map((field) => [field, null]))
-        const document = applyMergePatch(encode(current), { ...patch, ...ignored })
-        const errors: Array<FieldError> = []
-        const id = (current as { readonly id: string }).id
-        if (isJsonObject(document)) {
-          if (document.id !== id) {
-            errors.push({ field: "/id", code: "IMMUTABLE", message: `the id cannot change; it is "${id}"` })
-          }
-          if (document.team !== team) {
-            errors.push({ field: "/team", code: "IMMUTABLE", message: `the team cannot change; it is "${team}"` })
-          }
-        }
-        const decoded = decode(document)
-        if (Exit.isFailure(decoded)) {
-          const failure = decoded.cause.reasons.find((reason) => reason._tag === "Fail")
-          if (failure !== undefined) errors.push(...fieldErrorsOf(failure.error))
-        }
-        if (errors.length > 0 || Exit.isFailure(decoded)) {
-          return new InvalidResource({ detail: `The changed ${what[kind]} is not valid.`, errors })
-        }
-        return decoded.value
-      }
-
       /** Field errors for target groups an offer of `team` names but cannot use. */
       const unusableTargetGroups = (team: string, groupIds: ReadonlyArray<string>): Array<FieldError> => {
         const { engine } = snapshots.current()
@@ -346,7 +291,7 @@ export class Resources extends Context.Service<Resources, ResourcesService>()("c
         expected?: ExpectedVersion
       ) {
         const { snapshot, resource } = yield* changeable<TargetGroup>(team, "targetGroup", id, expected, "change")
-        const next = patched("targetGroup", team, resource, patch, decodeTargetGroup, encodeTargetGroup)
+        const next = patchedTargetGroup(team, resource, patch)
         if (next instanceof InvalidResource) return yield* fail(next)
         if (versionOf("targetGroup", next) === versionOf("targetGroup", resource)) return { snapshot, resource }
         return loadedGroup(yield* store_("targetGroup", id, targetGroupDocument(next)), next)
@@ -359,7 +304,7 @@ export class Resources extends Context.Service<Resources, ResourcesService>()("c
         expected?: ExpectedVersion
       ) {
         const { snapshot, resource } = yield* changeable<Offer>(team, "offer", id, expected, "change")
-        const next = patched("offer", team, resource, patch, decodeOffer, encodeOffer)
+        const next = patchedOffer(team, resource, patch)
         if (next instanceof InvalidResource) return yield* fail(next)
         const unusable = unusableTargetGroups(team, next.targetGroups)
         if (unusable.length > 0) {
