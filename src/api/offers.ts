@@ -18,15 +18,6 @@ import { EffectiveOfferStatus, Instant, Offer, OfferStatus } from "../domain/Off
 import { OfferUsage } from "../domain/OfferUsage.ts"
 import { OfferValidationResult } from "../domain/ValidationResult.ts"
 import { Authorization, RequiredScope } from "./Authorization.ts"
-import {
-  BadRequest,
-  Conflict,
-  InternalError,
-  NotFound,
-  PreconditionFailed,
-  ServiceUnavailable,
-  TooManyRequests
-} from "./problems.ts"
 import { RateLimitBucket } from "./rateLimits.ts"
 import {
   Created,
@@ -36,6 +27,9 @@ import {
   PageQuery,
   patchPayload,
   ResourceSource,
+  resourceCreateErrors,
+  resourceReadErrors,
+  resourceWriteErrors,
   Versioned
 } from "./resources.ts"
 import { BULK_MAX_EMAILS } from "./validation.ts"
@@ -186,23 +180,15 @@ export const BulkProcessResponse = Schema.Struct({
 export type BulkProcessResponse = typeof BulkProcessResponse.Type
 
 const IdParam = { id: Schema.String }
-const readErrors = [BadRequest, NotFound, TooManyRequests, ServiceUnavailable] as const
-const writeErrors = [
-  BadRequest,
-  NotFound,
-  Conflict,
-  PreconditionFailed,
-  TooManyRequests,
-  InternalError,
-  ServiceUnavailable
-] as const
+const readErrors = resourceReadErrors
+const writeErrors = resourceWriteErrors
 
 export class OffersApi extends HttpApiGroup.make("offers")
   .add(
     HttpApiEndpoint.post("create", "/offers", {
       payload: CreateOfferRequest,
       success: Created(OfferResource.pipe(Schema.annotateEncoded({ examples: [createdExample] }))),
-      error: [BadRequest, Conflict, TooManyRequests, InternalError, ServiceUnavailable]
+      error: resourceCreateErrors
     })
       .annotate(RequiredScope, "offers:write")
       .annotateMerge(

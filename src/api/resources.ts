@@ -9,6 +9,15 @@
  */
 import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
 import * as Schema from "effect/Schema"
+import {
+  BadRequest,
+  Conflict,
+  InternalError,
+  NotFound,
+  PreconditionFailed,
+  ServiceUnavailable,
+  TooManyRequests
+} from "./problems.ts"
 
 /** Where a resource is defined: the config directory (read-only here) or the data directory (made through the API). */
 export const ResourceSource = Schema.Literals(["config", "api"])
@@ -84,3 +93,18 @@ export const patchPayload = <S extends Schema.Top>(patch: S) =>
 
 /** A nested object of a merge patch: its members are merged into the resource's (null removes one). */
 export const NestedPatch = Schema.Record(Schema.String, Schema.Unknown)
+
+/** The problems a read of a resource or a list answers. */
+export const resourceReadErrors = [BadRequest, NotFound, TooManyRequests, ServiceUnavailable] as const
+/** The problems a create answers: a new resource names nothing that could be missing or stale. */
+export const resourceCreateErrors = [BadRequest, Conflict, TooManyRequests, InternalError, ServiceUnavailable] as const
+/** The problems a change or a deletion answers. */
+export const resourceWriteErrors = [
+  BadRequest,
+  NotFound,
+  Conflict,
+  PreconditionFailed,
+  TooManyRequests,
+  InternalError,
+  ServiceUnavailable
+] as const

@@ -16,15 +16,6 @@ import { TargetGroupId, TeamId } from "../domain/Identifiers.ts"
 import { TargetGroup } from "../domain/TargetGroup.ts"
 import { Authorization, RequiredScope } from "./Authorization.ts"
 import {
-  BadRequest,
-  Conflict,
-  InternalError,
-  NotFound,
-  PreconditionFailed,
-  ServiceUnavailable,
-  TooManyRequests
-} from "./problems.ts"
-import {
   Created,
   IfMatchHeaders,
   NestedPatch,
@@ -32,6 +23,9 @@ import {
   PageQuery,
   patchPayload,
   ResourceSource,
+  resourceCreateErrors,
+  resourceReadErrors,
+  resourceWriteErrors,
   Versioned
 } from "./resources.ts"
 
@@ -114,16 +108,8 @@ export const UpdateTargetGroupRequest = Schema.Struct({
 )
 export type UpdateTargetGroupRequest = typeof UpdateTargetGroupRequest.Type
 
-const readErrors = [BadRequest, NotFound, TooManyRequests, ServiceUnavailable] as const
-const writeErrors = [
-  BadRequest,
-  NotFound,
-  Conflict,
-  PreconditionFailed,
-  TooManyRequests,
-  InternalError,
-  ServiceUnavailable
-] as const
+const readErrors = resourceReadErrors
+const writeErrors = resourceWriteErrors
 const IdParam = { id: Schema.String }
 
 export class TargetGroupsApi extends HttpApiGroup.make("targetGroups")
@@ -131,7 +117,7 @@ export class TargetGroupsApi extends HttpApiGroup.make("targetGroups")
     HttpApiEndpoint.post("create", "/target-groups", {
       payload: CreateTargetGroupRequest,
       success: Created(TargetGroupResource.pipe(Schema.annotateEncoded({ examples: [createdExample] }))),
-      error: [BadRequest, Conflict, TooManyRequests, InternalError, ServiceUnavailable]
+      error: resourceCreateErrors
     })
       .annotate(RequiredScope, "target-groups:write")
       .annotateMerge(
