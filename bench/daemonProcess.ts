@@ -37,7 +37,7 @@ export const prepareConfig = (
   cpSync(here("../config"), configDir, { recursive: true })
   const settingsFile = join(configDir, "campusgate.yaml")
   const document = parseDocument(readFileSync(settingsFile, "utf8"))
-  for (const bucket of ["bulk", "validate", "default"]) {
+  for (const bucket of ["bulk", "jobs", "validate", "default"]) {
     document.setIn(["rateLimits", bucket, "requests"], 1_000_000_000)
   }
   for (const [path, value] of settings) document.setIn(path, value)

@@ -10,7 +10,9 @@
  *   DESIGN.md: <= 5 s, <= 400 MB); the same against an offer, which checks
  *   every one of its target groups (two in the shipped config) and counts
  *   usage statistics;
- * - the results downloaded as NDJSON and as CSV (rows/s, MB/s);
+ * - the results downloaded as NDJSON and as CSV (rows/s, MB/s), uncompressed
+ *   (`Accept-Encoding: identity`: the daemon's own rate), and NDJSON with
+ *   brotli and gzip (bytes on the wire, decompressed as a client would);
  * - validation throughput of jobs with statistics recording on vs off, from
  *   the jobs' own startedAt/finishedAt, rounds alternating between the two
  *   daemons (goal: on is at most 10% slower).
@@ -18,8 +20,10 @@
  * Progress goes to standard error; the final line on standard output is JSON.
  */
 import { mkdtempSync, rmSync } from "node:fs"
+import { get as httpGet, type IncomingMessage } from "node:http"
 import { availableParallelism, tmpdir } from "node:os"
 import { join } from "node:path"
+import { createBrotliDecompress, createGunzip } from "node:zlib"
 import { buildInstitutionTable } from "../src/engine/InstitutionIndex.ts"
 import { type DaemonProcess, peakRssMb, prepareConfig, startDaemon } from "./daemonProcess.ts"
 import { generateEmails } from "./generateEmails.ts"
@@ -64,17 +68,42 @@ const submit = async (daemon: DaemonProcess, key: string, body: Buffer, target =
   }
 }
 
-const download = async (daemon: DaemonProcess, key: string, jobId: string, accept: string) => {
+const download = async (
+  daemon: DaemonProcess,
+  key: string,
+  jobId: string,
+  accept: string,
+  encoding: "identity" | "br" | "gzip" = "identity"
+) => {
   const started = performance.now()
-  const response = await fetch(`${daemon.url}/api/v1/jobs/${jobId}/results`, {
-    headers: { authorization: `Bearer ${key}`, accept }
+  const response = await new Promise<IncomingMessage>((resolve, reject) =>
+    httpGet(
+      `${daemon.url}/api/v1/jobs/${jobId}/results`,
+      { headers: { authorization: `Bearer ${key}`, accept, "accept-encoding": encoding } },
+      resolve
+    ).on("error", reject)
+  )
+  if (response.statusCode !== 200) throw new Error(`results answered ${response.statusCode}`)
+  if ((response.headers["content-encoding"] ?? "identity") !== encoding) {
+    // A daemon that does not compress (an older build, run for comparison): no figure.
+    response.resume()
+    return null
+  }
+  let wireBytes = 0
+  response.on("data", (chunk: Buffer) => {
+    wireBytes += chunk.length
   })
-  if (response.status !== 200) throw new Error(`results answered ${response.status}: ${await response.text()}`)
+  const decoded =
+    encoding === "br"
+      ? response.pipe(createBrotliDecompress())
+      : encoding === "gzip"
+        ? response.pipe(createGunzip())
+        : response
   let bytes = 0
   let lines = 0
-  for await (const chunk of response.body!) {
+  for await (const chunk of decoded as AsyncIterable<Buffer>) {
     bytes += chunk.length
-    for (const byte of chunk) if (byte === 10) lines++
+    for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) lines++
   }
   const seconds = (performance.now() - started) / 1000
   const rows = accept === "text/csv" ? lines - 1 : lines
@@ -82,7 +111,8 @@ const download = async (daemon: DaemonProcess, key: string, jobId: string, accep
   return {
     seconds: round2(seconds),
     rowsPerSecond: Math.round(rows / seconds),
-    mbPerSecond: round2(bytes / 1e6 / seconds)
+    mbPerSecond: round2(bytes / 1e6 / seconds),
+    ...(encoding === "identity" ? {} : { wireMb: round2(wireBytes / 1e6) })
   }
 }
 
@@ -110,8 +140,10 @@ try {
   )
   const ndjson = await download(daemonOn, on.key, first.job.jobId, "application/x-ndjson")
   const csv = await download(daemonOn, on.key, first.job.jobId, "text/csv")
+  const ndjsonBrotli = await download(daemonOn, on.key, first.job.jobId, "application/x-ndjson", "br")
+  const ndjsonGzip = await download(daemonOn, on.key, first.job.jobId, "application/x-ndjson", "gzip")
   log(
-    `download: NDJSON ${ndjson.rowsPerSecond.toLocaleString()} rows/s, CSV ${csv.rowsPerSecond.toLocaleString()} rows/s`
+    `download: NDJSON ${ndjson?.rowsPerSecond.toLocaleString()} rows/s, CSV ${csv?.rowsPerSecond.toLocaleString()} rows/s; brotli ${ndjsonBrotli?.wireMb ?? "-"} MB on the wire, gzip ${ndjsonGzip?.wireMb ?? "-"} MB`
   )
 
   const statsOn: Array<number> = [offerJob.processingSeconds]
@@ -140,7 +172,7 @@ try {
       offerEndToEndSeconds: round2(offerJob.endToEndSeconds),
       peakRssMb: rssMb,
       peakRssMbAfterAllRounds: peakRss,
-      download: { ndjson, csv },
+      download: { ndjson, csv, ndjsonBrotli, ndjsonGzip },
       processing: {
         statsOnEmailsPerSecond: Math.round(onRate),
         statsOffEmailsPerSecond: Math.round(offRate),

@@ -24,7 +24,7 @@ import {
   UnsupportedMediaType
 } from "./problems.ts"
 import { RateLimitBucket } from "./rateLimits.ts"
-import { pageQueryFields } from "./resources.ts"
+import { PageQuery, pageQueryFields } from "./resources.ts"
 
 /**
  * The media types a batch may be sent as. The first is what the typed
@@ -44,7 +44,9 @@ export const BulkAsyncQuery = Schema.Struct({
   targetGroupId: Schema.optionalKey(Id),
   offerId: Schema.optionalKey(Id),
   /** POSTed a signed summary when the job finishes (no email addresses). */
-  callbackUrl: Schema.optionalKey(CallbackUrl)
+  callbackUrl: Schema.optionalKey(CallbackUrl),
+  /** For CSV: the field delimiter; detected from the header row (`,`, `;` or tab) when absent. */
+  delimiter: Schema.optionalKey(Schema.Literals(["comma", "semicolon", "tab"]))
 })
 
 export const BulkAsyncHeaders = Schema.Struct({
@@ -83,11 +85,19 @@ const describeBatchForms = (operation: Record<string, unknown>): Record<string, 
   const json = Schema.toJsonSchemaDocument(BulkAsyncJsonBody).schema
   content["application/json"] = { schema: json }
   content["application/x-ndjson"] = {
-    schema: { type: "string", description: "One JSON string, or an object with an `email` string, per line." },
+    schema: {
+      type: "string",
+      description:
+        "One JSON string, or an object with an `email` string, per line; an object's other fields come back with each result."
+    },
     example: '"jane@ox.ac.uk"\n{"email":"kim@partner-college.org","customerId":"c-42"}\n'
   }
   content["text/csv"] = {
-    schema: { type: "string", description: "RFC 4180 CSV with a header row that has an `email` column." },
+    schema: {
+      type: "string",
+      description:
+        "RFC 4180 CSV with a header row that has an `email` column; fields separated by `,`, `;` or tab (detected from the header row, or `delimiter`); a BOM is dropped. The other columns come back with each result."
+    },
     example: "customerId,email\r\nc-41,jane@ox.ac.uk\r\nc-42,kim@partner-college.org\r\n"
   }
   return operation
@@ -103,6 +113,18 @@ export const ResultsQuery = Schema.Struct(pageQueryFields(RESULTS_LIMIT_MAX))
 export const ResultsPage = Schema.Struct({
   data: Schema.Array(ResultRow),
   /** Pass it as `cursor` for the next page; null on the last page (of a finished job). */
+  nextCursor: Schema.NullOr(Schema.String)
+})
+
+export const ListJobsQuery = {
+  ...PageQuery,
+  /** Only jobs in this state. */
+  status: Schema.optionalKey(JobStatus)
+}
+
+export const JobsPage = Schema.Struct({
+  data: Schema.Array(JobView),
+  /** Pass it as `cursor` for the next page; null on the last page. */
   nextCursor: Schema.NullOr(Schema.String)
 })
 
@@ -126,18 +148,33 @@ export class JobsApi extends HttpApiGroup.make("jobs")
       error: [...readErrors, Conflict, PayloadTooLarge, UnsupportedMediaType]
     })
       .annotate(RequiredScope, "validate:bulk")
-      .annotate(RateLimitBucket, "bulk")
+      .annotate(RateLimitBucket, "jobs")
       .annotateMerge(
         OpenApi.annotations({
           summary: "Start validating a large batch of emails as a job",
           description:
-            'Send `application/json` (`{emails, targetGroupId | offerId, callbackUrl?}`), or stream `application/x-ndjson` (one JSON string or `{"email": ...}` per line) or `text/csv` (a header row with an `email` column) with `targetGroupId` or `offerId` (and `callbackUrl`) in the query. Answers 202 with the job\'s `Location`; the batch is stored before the answer. `Idempotency-Key` makes a retry safe. 503 with `Retry-After` when the job queue is full.',
+            "Send `application/json` (`{emails, targetGroupId | offerId, callbackUrl?}`), or stream `application/x-ndjson` (one JSON string or `{\"email\": ...}` per line) or `text/csv` (a header row with an `email` column; `,`, `;` or tab, detected or named by `delimiter`) with `targetGroupId` or `offerId` (and `callbackUrl`) in the query. Other columns (CSV cells, NDJSON fields; at most 100) come back with every result. Answers 202 with the job's `Location`; the batch is stored before the answer. `Idempotency-Key` makes a retry safe. Submissions draw on the key's `jobs` rate limit, apart from synchronous bulk calls. 503 with `Retry-After` when the job queue is full.",
           transform: describeBatchForms
+        })
+      ),
+    HttpApiEndpoint.get("list", "/jobs", { query: ListJobsQuery, success: JobsPage, error: readErrors })
+      .annotate(RequiredScope, readScopes)
+      .annotateMerge(
+        OpenApi.annotations({
+          summary: "List the caller's team's jobs, newest first",
+          description:
+            "Every job of the key's team that has not expired, newest first, `limit` at a time (default 50, at most 100); pass `nextCursor` as `cursor` for the next page. `status` keeps only jobs in that state (e.g. `running`, or `failed` to find what needs attention)."
         })
       ),
     HttpApiEndpoint.get("get", "/jobs/:jobId", { params: JobParams, success: JobView, error: readErrors })
       .annotate(RequiredScope, readScopes)
-      .annotateMerge(OpenApi.annotations({ summary: "A job's state, progress and counts" })),
+      .annotateMerge(
+        OpenApi.annotations({
+          summary: "A job's state, progress and counts",
+          description:
+            "`status` (`queued`, `running`, `completed`, `failed`, `cancelled`), `progress {total, processed, percent}`, `counts {valid, invalid, duplicates, badInput}`, the times and, with a callback, its delivery attempts. Poll it until the job has finished; only the team that created a job sees it."
+        })
+      ),
     HttpApiEndpoint.get("results", "/jobs/:jobId/results", {
       params: JobParams,
       query: ResultsQuery,
@@ -150,7 +187,7 @@ export class JobsApi extends HttpApiGroup.make("jobs")
         OpenApi.annotations({
           summary: "A job's results, in input order",
           description:
-            "Pages of result rows (the input email as given plus its verdict) with `Accept: application/json`; `Accept: application/x-ndjson` or `text/csv` streams every result at once."
+            "Pages of result rows (the input email as given plus its verdict) with `Accept: application/json`; `Accept: application/x-ndjson` or `text/csv` streams every result at once, compressed when `Accept-Encoding` allows (br, gzip). A row repeating an earlier address names it (`duplicateOf`, 1-based) and carries the input's other columns (`columns` by name; in CSV after the verdict columns, in the job's `inputColumns` order). 409 while the job runs."
         })
       ),
     HttpApiEndpoint.delete("delete", "/jobs/:jobId", {
@@ -161,7 +198,9 @@ export class JobsApi extends HttpApiGroup.make("jobs")
       .annotate(RequiredScope, "validate:bulk")
       .annotateMerge(
         OpenApi.annotations({
-          summary: "Cancel a queued or running job, or delete a finished one with its results"
+          summary: "Cancel a queued or running job, or delete a finished one with its results",
+          description:
+            "A queued or running job is cancelled (`deleted: false`): it stops within milliseconds and keeps the results so far until it expires. A finished job is deleted with its input and results (`deleted: true`)."
         })
       )
   )

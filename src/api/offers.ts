@@ -1,9 +1,11 @@
 /**
- * The offer endpoints: create, list, read, read the status, change the
- * status, and validate many (offer, email) pairs at once. An offer is
- * written as in the config YAML; what `GET` returns, `POST` accepts back
- * (the server-set `effectiveStatus` and `source` are ignored), so an offer
- * can be copied between deployments and into git. Another team's offer is
+ * The offer endpoints: create, list, read, read the status, change (a JSON
+ * merge patch, the status included), delete, and validate many (offer,
+ * email) pairs at once. An offer is written as in the config YAML; what
+ * `GET` returns, `POST` accepts back (the server-set `effectiveStatus` and
+ * `source` are ignored), so an offer can be copied between deployments and
+ * into git. Reads carry an `ETag`, writes may send `If-Match`. Offers in
+ * the config directory are read-only here (409). Another team's offer is
  * 404, never 403.
  */
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
@@ -11,14 +13,25 @@ import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
 import * as OpenApi from "effect/http-api/OpenApi"
 import * as Schema from "effect/Schema"
-import { TeamId } from "../domain/Identifiers.ts"
+import { OfferId, TargetGroupId, TeamId } from "../domain/Identifiers.ts"
 import { EffectiveOfferStatus, Instant, Offer, OfferStatus } from "../domain/Offer.ts"
 import { OfferUsage } from "../domain/OfferUsage.ts"
 import { OfferValidationResult } from "../domain/ValidationResult.ts"
 import { Authorization, RequiredScope } from "./Authorization.ts"
-import { BadRequest, Conflict, InternalError, NotFound, ServiceUnavailable, TooManyRequests } from "./problems.ts"
 import { RateLimitBucket } from "./rateLimits.ts"
-import { Page, PageQuery, ResourceSource } from "./resources.ts"
+import {
+  Created,
+  IfMatchHeaders,
+  NestedPatch,
+  Page,
+  PageQuery,
+  patchPayload,
+  ResourceSource,
+  resourceCreateErrors,
+  resourceReadErrors,
+  resourceWriteErrors,
+  Versioned
+} from "./resources.ts"
 import { BULK_MAX_EMAILS } from "./validation.ts"
 
 /** An offer as the API answers it: the YAML fields plus the server-set status at this moment and its source. */
@@ -67,9 +80,34 @@ export const CreateOfferRequest = Schema.Struct({
 )
 export type CreateOfferRequest = typeof CreateOfferRequest.Type
 
-export const UpdateOfferRequest = Schema.Struct({ status: OfferStatus }).pipe(
-  Schema.annotateEncoded({ examples: [{ status: "active" }, { status: "paused" }, { status: "archived" }] })
+/**
+ * A change to an offer as a JSON merge patch (RFC 7396): the fields given
+ * replace the offer's, `null` removes an optional one, `verification` is
+ * merged member by member. The result is checked as a new offer would be;
+ * `id` and `team` cannot change, and the server-set fields are ignored.
+ */
+export const UpdateOfferRequest = Schema.Struct({
+  id: Schema.optionalKey(OfferId),
+  team: Schema.optionalKey(TeamId),
+  name: Schema.optionalKey(Schema.String),
+  description: Schema.optionalKey(Schema.NullOr(Schema.String)),
+  targetGroups: Schema.optionalKey(Schema.Array(TargetGroupId)),
+  status: Schema.optionalKey(OfferStatus),
+  startsAt: Schema.optionalKey(Schema.NullOr(Schema.String)),
+  endsAt: Schema.optionalKey(Schema.NullOr(Schema.String)),
+  verification: Schema.optionalKey(Schema.NullOr(NestedPatch)),
+  effectiveStatus: Schema.optionalKey(Schema.Unknown),
+  source: Schema.optionalKey(Schema.Unknown)
+}).pipe(
+  Schema.annotateEncoded({
+    examples: [
+      { status: "active" },
+      { status: "paused" },
+      { name: "Spring sale for UK students", targetGroups: ["uk-students"], endsAt: null }
+    ]
+  })
 )
+export type UpdateOfferRequest = typeof UpdateOfferRequest.Type
 
 /** An offer as answered: `acme-spring-sale` as created, and once published (`scheduled` until its window opens). */
 const createdExample: typeof OfferResource.Encoded = {
@@ -142,22 +180,22 @@ export const BulkProcessResponse = Schema.Struct({
 export type BulkProcessResponse = typeof BulkProcessResponse.Type
 
 const IdParam = { id: Schema.String }
-const readErrors = [BadRequest, NotFound, TooManyRequests, ServiceUnavailable] as const
-const writeErrors = [BadRequest, NotFound, Conflict, TooManyRequests, InternalError, ServiceUnavailable] as const
+const readErrors = resourceReadErrors
+const writeErrors = resourceWriteErrors
 
 export class OffersApi extends HttpApiGroup.make("offers")
   .add(
     HttpApiEndpoint.post("create", "/offers", {
       payload: CreateOfferRequest,
-      success: OfferResource.pipe(Schema.annotateEncoded({ examples: [createdExample] }), HttpApiSchema.status(201)),
-      error: writeErrors
+      success: Created(OfferResource.pipe(Schema.annotateEncoded({ examples: [createdExample] }))),
+      error: resourceCreateErrors
     })
       .annotate(RequiredScope, "offers:write")
       .annotateMerge(
         OpenApi.annotations({
           summary: "Create an offer of the caller's team",
           description:
-            "The body is an offer as in the config YAML (what GET returns is accepted back). It is stored in the data directory and serves at once. An id that exists already is 409."
+            "The body is an offer as in the config YAML (what GET returns is accepted back). It is stored in the data directory and serves at once: 201 with `Location` and `ETag`. An id that exists already is 409, as is one more offer than `limits.resourcesPerTeam` allows."
         })
       ),
     HttpApiEndpoint.get("list", "/offers", {
@@ -166,33 +204,66 @@ export class OffersApi extends HttpApiGroup.make("offers")
       error: readErrors
     })
       .annotate(RequiredScope, "offers:read")
-      .annotateMerge(OpenApi.annotations({ summary: "List the caller's team's offers, ordered by id" })),
+      .annotateMerge(
+        OpenApi.annotations({
+          summary: "List the caller's team's offers, ordered by id",
+          description:
+            "Offers from the config directory and those made through the API (`source`), `limit` at a time (default 50, at most 100); pass `nextCursor` as `cursor` for the next page. `status` keeps only offers with that effective status."
+        })
+      ),
     HttpApiEndpoint.get("get", "/offers/:id", {
       params: IdParam,
-      success: OfferResource,
+      success: Versioned(OfferResource),
       error: readErrors
     })
       .annotate(RequiredScope, "offers:read")
-      .annotateMerge(OpenApi.annotations({ summary: "Read an offer" })),
+      .annotateMerge(
+        OpenApi.annotations({
+          summary: "Read an offer",
+          description:
+            "The offer as in the config YAML, with its effective status now and where it is defined. `ETag` is its version, for `If-Match` on a change."
+        })
+      ),
     HttpApiEndpoint.get("status", "/offers/:id/status", {
       params: IdParam,
       success: OfferStatusResponse,
       error: readErrors
     })
       .annotate(RequiredScope, "offers:read")
-      .annotateMerge(OpenApi.annotations({ summary: "The current status of an offer, why, and its usage statistics" })),
+      .annotateMerge(
+        OpenApi.annotations({
+          summary: "The current status of an offer, why, and its usage statistics",
+          description:
+            "The effective status (`scheduled` and `expired` come from the window) with a plain-English reason, the window, and usage: validations, eligible and ineligible by reason, unique people (estimated, no address stored), by day."
+        })
+      ),
     HttpApiEndpoint.patch("update", "/offers/:id", {
       params: IdParam,
-      payload: UpdateOfferRequest,
-      success: OfferResource.pipe(Schema.annotateEncoded({ examples: [publishedExample] })),
+      headers: IfMatchHeaders,
+      payload: patchPayload(UpdateOfferRequest),
+      success: Versioned(OfferResource.pipe(Schema.annotateEncoded({ examples: [publishedExample] }))),
       error: writeErrors
     })
       .annotate(RequiredScope, "offers:write")
       .annotateMerge(
         OpenApi.annotations({
-          summary: "Change an offer's status",
+          summary: "Change an offer (JSON merge patch)",
           description:
-            "Publish (draft → active), pause (active → paused), resume (paused → active) or archive (any → archived; final). Offers defined in the config directory are changed in git, not here (409)."
+            "The body is a JSON merge patch (RFC 7396; `application/merge-patch+json` or `application/json`): the fields given replace the offer's, `null` removes an optional one. The changed offer is checked as a new one would be; `id` and `team` cannot change. A status change follows the lifecycle: publish (draft → active), pause (active → paused), resume (paused → active) or archive (any → archived; final); another move is 409. With `If-Match`, a change to an offer that has changed since is 412. Offers defined in the config directory are changed in git, not here (409)."
+        })
+      ),
+    HttpApiEndpoint.delete("delete", "/offers/:id", {
+      params: IdParam,
+      headers: IfMatchHeaders,
+      success: HttpApiSchema.NoContent,
+      error: writeErrors
+    })
+      .annotate(RequiredScope, "offers:write")
+      .annotateMerge(
+        OpenApi.annotations({
+          summary: "Delete an offer",
+          description:
+            "Removes an offer made through the API: 204, and validations against it answer 404 from then on (its usage statistics are kept). With `If-Match`, deleting an offer that has changed since is 412. Offers defined in the config directory are removed in git, not here (409)."
         })
       ),
     HttpApiEndpoint.post("bulkProcess", "/offers/bulk-process", {

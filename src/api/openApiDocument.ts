@@ -1,17 +1,71 @@
 /**
- * The OpenAPI document a server serves: the one generated from the contract,
+ * The OpenAPI document a server serves: the one generated from the
+ * contract, completed where the generator leaves gaps tools trip over, and
  * with the bulk endpoints' bound set to what the server is configured to
  * accept (`limits.bulkMaxEmails`), as `maxItems` and in their summaries.
- * Built once per bound.
+ * Built once per bound. What it completes:
+ * - the bearer scheme is written `bearer`: RFC 9110 schemes are
+ *   case-insensitive, but generators (Scalar's snippets among them) know
+ *   only the lower-case name and fall back to Basic otherwise;
+ * - a `servers` entry: the daemon that serves the document (a relative URL,
+ *   so the docs page and tools send requests where they read it);
+ * - `limit` is an integer (query values are strings on the wire, so the
+ *   generator writes a numeric string);
+ * - the problems the server answers for any endpoint: 500, and for one that
+ *   takes a body 413 (over the size limit) and 415 (another media type).
  */
 import * as OpenApi from "effect/http-api/OpenApi"
 import { API_PREFIX, CampusgateApi } from "./Api.ts"
+import { RESULTS_LIMIT_DEFAULT, RESULTS_LIMIT_MAX } from "./jobs.ts"
 import { bulkProcessSummary } from "./offers.ts"
+import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from "./resources.ts"
 import { bulkSummary } from "./validation.ts"
 
 type JsonObject = Record<string, unknown>
+type Operation = OpenApi.OpenAPISpecOperation
 
 const documents = new Map<number, OpenApi.OpenAPISpec>()
+
+const operationsOf = (document: OpenApi.OpenAPISpec): Array<readonly [string, Operation]> =>
+  Object.entries(document.paths).flatMap(([path, item]) =>
+    Object.entries(item)
+      .filter(([method]) => method !== "parameters")
+      .map(([, operation]) => [path, operation as Operation] as const)
+  )
+
+/** The problem responses every endpoint, or every endpoint with a body, may answer, taken from one that declares them. */
+const completeProblems = (document: OpenApi.OpenAPISpec): void => {
+  const operations = operationsOf(document)
+  const responsesOf = (operation: Operation) => operation.responses as Record<string, unknown>
+  const declared = (status: string) =>
+    operations.map(([, operation]) => responsesOf(operation)[status]).find((response) => response !== undefined)
+  const everywhere = ["500"]
+  const withBody = ["413", "415"]
+  for (const [, operation] of operations) {
+    const statuses = operation.requestBody === undefined ? everywhere : [...everywhere, ...withBody]
+    for (const status of statuses) {
+      const response = declared(status)
+      if (responsesOf(operation)[status] === undefined && response !== undefined)
+        responsesOf(operation)[status] = response
+    }
+  }
+}
+
+/** `limit` as the integer it is, with its bounds and default. */
+const integerLimits = (document: OpenApi.OpenAPISpec): void => {
+  for (const [path, operation] of operationsOf(document)) {
+    const results = path.endsWith("/results")
+    for (const parameter of (operation.parameters ?? []) as unknown as Array<JsonObject>) {
+      if (parameter.name !== "limit" || parameter.in !== "query") continue
+      parameter.schema = {
+        type: "integer",
+        minimum: 1,
+        maximum: results ? RESULTS_LIMIT_MAX : PAGE_LIMIT_MAX,
+        default: results ? RESULTS_LIMIT_DEFAULT : PAGE_LIMIT_DEFAULT
+      }
+    }
+  }
+}
 
 export const openApiDocument = (bulkMaxEmails: number): OpenApi.OpenAPISpec => {
   let document = documents.get(bulkMaxEmails)
@@ -26,6 +80,15 @@ export const openApiDocument = (bulkMaxEmails: number): OpenApi.OpenAPISpec => {
   }
   bound("/validate/bulk", bulkSummary(bulkMaxEmails), "emails")
   bound("/offers/bulk-process", bulkProcessSummary(bulkMaxEmails), "requests")
+  for (const scheme of Object.values(document.components.securitySchemes)) {
+    const http = scheme as unknown as JsonObject
+    if (http.type === "http") {
+      http.scheme = String(http.scheme).toLowerCase()
+    }
+  }
+  ;(document as unknown as JsonObject).servers = [{ url: "/", description: "This daemon" }]
+  integerLimits(document)
+  completeProblems(document)
   documents.set(bulkMaxEmails, document)
   return document
 }

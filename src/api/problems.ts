@@ -79,6 +79,12 @@ export class Gone extends HttpApiError.Problem<Gone>()(
   { ...common, code: Schema.Literal("VERIFICATION_EXPIRED") }
 ) {}
 
+export class PreconditionFailed extends HttpApiError.Problem<PreconditionFailed>()(
+  "PreconditionFailed",
+  { type: `${typeBase}precondition-failed`, status: 412, title: "Precondition Failed" },
+  { ...common, code: Schema.Literal("PRECONDITION_FAILED") }
+) {}
+
 export class PayloadTooLarge extends HttpApiError.Problem<PayloadTooLarge>()(
   "PayloadTooLarge",
   { type: `${typeBase}payload-too-large`, status: 413, title: "Payload Too Large" },
@@ -122,12 +128,30 @@ const problemClasses = {
   MethodNotAllowed,
   Conflict,
   Gone,
+  PreconditionFailed,
   PayloadTooLarge,
   UnsupportedMediaType,
   TooManyRequests,
   InternalError,
   ServiceUnavailable
 } as const
+
+const problemDecoders = Object.values(problemClasses).map((Class) =>
+  Schema.decodeUnknownOption(Class as unknown as Schema.Codec<Problem, unknown>)
+)
+
+/**
+ * The problem a problem-details body describes (its `type` tells the
+ * class), as its class: how clients see problems an endpoint does not
+ * declare. Undefined when the body is not one of ours or not of `status`.
+ */
+export const problemFromBody = (status: number, body: unknown): Problem | undefined => {
+  for (const decode of problemDecoders) {
+    const problem = decode(body)
+    if (problem._tag === "Some" && problem.value.status === status) return problem.value
+  }
+  return undefined
+}
 
 /** Whether a failure is one of the API's problems. */
 export const isProblem = (error: unknown): error is Problem =>
@@ -153,6 +177,7 @@ export type Problem =
   | MethodNotAllowed
   | Conflict
   | Gone
+  | PreconditionFailed
   | PayloadTooLarge
   | UnsupportedMediaType
   | TooManyRequests

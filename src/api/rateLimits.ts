@@ -8,11 +8,13 @@
 import * as Context from "effect/Context"
 
 /**
- * `bulk`: bulk and bulk-async validation, batch offer processing; `validate`:
- * single validations; `verifications`: starting, confirming, resending and
- * cancelling verifications.
+ * `bulk`: bulk validation, batch offer processing; `jobs`: job submissions
+ * (bulk-async) — two budgets, so submitting large jobs never uses up the
+ * synchronous bulk calls of the same key, nor the other way round;
+ * `validate`: single validations; `verifications`: starting, confirming,
+ * resending and cancelling verifications.
  */
-export type RateLimitBucketName = "bulk" | "validate" | "verifications" | "default"
+export type RateLimitBucketName = "bulk" | "jobs" | "validate" | "verifications" | "default"
 
 /** The rate-limit bucket an endpoint draws on (an endpoint annotation). */
 export class RateLimitBucket extends Context.Service<RateLimitBucket, RateLimitBucketName>()(

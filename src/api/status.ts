@@ -41,7 +41,9 @@ export class StatusApi extends HttpApiGroup.make("status")
       .annotate(RequiredScope, "status:read")
       .annotateMerge(
         OpenApi.annotations({
-          summary: "The daemon's version, uptime and the configuration in force, with a rejected change's problems"
+          summary: "The daemon's version, uptime and the configuration in force, with a rejected change's problems",
+          description:
+            "For operators: the version, the uptime, the generation of the configuration serving and when it loaded, and, when a change was rejected and an older configuration keeps serving, that change's problems with file, line and column (`/readyz` names no file)."
         })
       )
   )

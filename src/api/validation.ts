@@ -149,7 +149,13 @@ export class ValidationApi extends HttpApiGroup.make("validation")
     })
       .annotate(RequiredScope, "validate:target-groups")
       .annotate(RateLimitBucket, "validate")
-      .annotateMerge(OpenApi.annotations({ summary: "Validate one email against a target group" })),
+      .annotateMerge(
+        OpenApi.annotations({
+          summary: "Validate one email against a target group",
+          description:
+            "Answers 200 whether or not the email qualifies: `isValid`, the matched domain and institution, a plain-English `reason` with a stable `reasonCode`, and `validationDetails` with one entry per criterion. A malformed email is a 400 `INVALID_EMAIL_FORMAT`; a target group the key's team cannot see is 404."
+        })
+      ),
     HttpApiEndpoint.post("offer", "/validate/offer", {
       payload: ValidateOfferRequest,
       success: OfferValidationResponse,
@@ -157,7 +163,13 @@ export class ValidationApi extends HttpApiGroup.make("validation")
     })
       .annotate(RequiredScope, "validate:offers")
       .annotate(RateLimitBucket, "validate")
-      .annotateMerge(OpenApi.annotations({ summary: "Check whether an email is eligible for an offer" })),
+      .annotateMerge(
+        OpenApi.annotations({
+          summary: "Check whether an email is eligible for an offer",
+          description:
+            "Eligible when any of the offer's target groups matches; the answer lists the matched groups and each group's result. An offer that is not active answers `isValid: false` with `OFFER_NOT_ACTIVE` (200), and the validation counts in the offer's usage statistics."
+        })
+      ),
     HttpApiEndpoint.post("bulk", "/validate/bulk", {
       payload: BulkRequest,
       success: BulkResponse,

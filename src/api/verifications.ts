@@ -144,7 +144,13 @@ export class VerificationsApi extends HttpApiGroup.make("verifications")
       error: common
     })
       .annotate(RequiredScope, "verifications:read")
-      .annotateMerge(OpenApi.annotations({ summary: "A verification's status, times, attempts, messages and token" })),
+      .annotateMerge(
+        OpenApi.annotations({
+          summary: "A verification's status, times, attempts, messages and token",
+          description:
+            "`pending`, `verified`, `failed`, `expired` or `cancelled`, with its times, the attempts made and left, the messages sent and, once verified, the signed eligibility token. The address is masked; another team's verification is 404."
+        })
+      ),
     HttpApiEndpoint.post("confirm", "/verifications/:id/confirm", {
       params: IdParam,
       payload: ConfirmRequest,
@@ -182,7 +188,11 @@ export class VerificationsApi extends HttpApiGroup.make("verifications")
       .annotate(RequiredScope, "verifications:write")
       .annotate(RateLimitBucket, "verifications")
       .annotateMerge(
-        OpenApi.annotations({ summary: "Cancel a pending verification (its code or link stops working)" })
+        OpenApi.annotations({
+          summary: "Cancel a pending verification (its code or link stops working)",
+          description:
+            "The verification becomes `cancelled` and its code or link no longer confirms it. A verification that has already finished is 409 `VERIFICATION_NOT_PENDING`."
+        })
       ),
     HttpApiEndpoint.post("resetLimit", "/verifications/reset-limit", {
       payload: ResetLimitRequest,

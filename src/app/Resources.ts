@@ -1,8 +1,16 @@
 /**
  * Target groups and offers managed through the API: created for the
- * caller's team, and offers moved through their lifecycle. Resources
- * defined in the config directory are read-only here (they change in git);
- * the team rule decides what a caller may name.
+ * caller's team, changed with a JSON merge patch (RFC 7396) and deleted;
+ * an offer's status moves through its lifecycle. Resources defined in the
+ * config directory are read-only here (they change in git); the team rule
+ * decides what a caller may name. A target group that offers still use
+ * cannot be deleted (the offers are named).
+ *
+ * Every resource has a version (`versionOf`, a hash of its document): a
+ * change or deletion may name the version it was based on, and is refused
+ * (`StaleVersion`) when the resource has changed since, so two operators
+ * cannot silently overwrite each other. Naming it is optional: a change
+ * that names none applies to whatever is current.
  *
  * A change is checked against everything the config loader checks, then
  * stored (`ResourceStore`) and the snapshot reloaded before the answer, so
@@ -18,6 +26,7 @@ import * as Layer from "effect/Layer"
 import * as Semaphore from "effect/Semaphore"
 import { type FieldError, formatProblem } from "../domain/errors.ts"
 import type { TeamId } from "../domain/Identifiers.ts"
+import type { JsonObject } from "../domain/mergePatch.ts"
 import type { Offer, OfferStatus } from "../domain/Offer.ts"
 import { refusedTransition } from "../domain/offerLifecycle.ts"
 import type { TargetGroup } from "../domain/TargetGroup.ts"
@@ -29,8 +38,10 @@ import {
   ResourceConflict,
   ResourceNotFound,
   ResourceStoreUnavailable,
-  ResourcesError
+  ResourcesError,
+  StaleVersion
 } from "./ResourcesError.ts"
+import { patchedOffer, patchedTargetGroup, versionOf } from "./resourceChanges.ts"
 import { type ConfigSnapshot, Snapshot } from "./Snapshot.ts"
 import { visibleOffer, visibleTargetGroup } from "./visibility.ts"
 
@@ -47,6 +58,14 @@ export interface Applied<A> {
   readonly resource: A
 }
 
+/**
+ * The version a change is based on: the versions the caller read (any one
+ * will do), or `"*"` for "whatever exists". Absent: no condition.
+ */
+export type ExpectedVersion = "*" | ReadonlyArray<string>
+
+export { versionOf } from "./resourceChanges.ts"
+
 const what: Record<ResourceKind, "target group" | "offer"> = { targetGroup: "target group", offer: "offer" }
 
 const origins = (snapshot: ConfigSnapshot, kind: ResourceKind) =>
@@ -55,6 +74,20 @@ const origins = (snapshot: ConfigSnapshot, kind: ResourceKind) =>
 /** Where a resource of the snapshot is defined. */
 export const sourceOf = (snapshot: ConfigSnapshot, kind: ResourceKind, id: string): ResourceSource =>
   origins(snapshot, kind).get(id)?.store === "config" ? "config" : "api"
+
+/**
+ * A stored resource as the snapshot serving it loaded it (defaults filled in
+ * as the loader fills them), so its answer and its version are those a read
+ * gives from now on.
+ */
+const loadedGroup = (snapshot: ConfigSnapshot, stored: TargetGroup): Applied<TargetGroup> => ({
+  snapshot,
+  resource: snapshot.engine.targetGroups.get(stored.id)?.targetGroup ?? stored
+})
+const loadedOffer = (snapshot: ConfigSnapshot, stored: Offer): Applied<Offer> => ({
+  snapshot,
+  resource: snapshot.engine.offers.get(stored.id)?.offer ?? stored
+})
 
 const fail = (reason: ResourcesError["reason"]) => Effect.fail(new ResourcesError({ reason }))
 
@@ -74,8 +107,29 @@ const wrongTeam = (kind: ResourceKind, team: string): FieldError => ({
 export interface ResourcesService {
   createTargetGroup(team: string, input: NewTargetGroup): Effect.Effect<Applied<TargetGroup>, ResourcesError>
   createOffer(team: string, input: NewOffer): Effect.Effect<Applied<Offer>, ResourcesError>
+  /**
+   * Applies a JSON merge patch to the team's API-created target group: the
+   * result is checked as a new one would be (its id and team cannot change).
+   */
+  updateTargetGroup(
+    team: string,
+    id: string,
+    patch: JsonObject,
+    expected?: ExpectedVersion
+  ): Effect.Effect<Applied<TargetGroup>, ResourcesError>
+  /** Applies a JSON merge patch to the team's API-created offer; a status change follows the offer's lifecycle. */
+  updateOffer(
+    team: string,
+    id: string,
+    patch: JsonObject,
+    expected?: ExpectedVersion
+  ): Effect.Effect<Applied<Offer>, ResourcesError>
   /** Moves the team's API-created offer to `status` (the same status again changes nothing). */
   setOfferStatus(team: string, id: string, status: OfferStatus): Effect.Effect<Applied<Offer>, ResourcesError>
+  /** Deletes the team's API-created target group; refused while offers use it. */
+  deleteTargetGroup(team: string, id: string, expected?: ExpectedVersion): Effect.Effect<ConfigSnapshot, ResourcesError>
+  /** Deletes the team's API-created offer (its usage statistics are kept). */
+  deleteOffer(team: string, id: string, expected?: ExpectedVersion): Effect.Effect<ConfigSnapshot, ResourcesError>
 }
 
 export class Resources extends Context.Service<Resources, ResourcesService>()("campusgate/app/Resources") {
@@ -131,10 +185,11 @@ export class Resources extends Context.Service<Resources, ResourcesService>()("c
             )
       }
 
-      /** Stores `text` under `id` and reloads; on a rejected reload puts the previous document back. */
-      const store_ = Effect.fnUntraced(function* (kind: ResourceKind, id: string, text: string) {
+      /** Stores `text` under `id` (or removes it: undefined) and reloads; on a rejected reload puts the previous document back. */
+      const store_ = Effect.fnUntraced(function* (kind: ResourceKind, id: string, text: string | undefined) {
         const before = yield* store.read(kind, id).pipe(Effect.catch(storeUnavailable))
-        yield* store.write(kind, id, text).pipe(Effect.catch(storeUnavailable))
+        const change = text === undefined ? store.remove(kind, id) : store.write(kind, id, text)
+        yield* change.pipe(Effect.catch(storeUnavailable))
         const outcome = yield* snapshots.reload()
         if (outcome.ok) return snapshots.current()
         const restore = before === undefined ? store.remove(kind, id) : store.write(kind, id, before.text)
@@ -142,6 +197,66 @@ export class Resources extends Context.Service<Resources, ResourcesService>()("c
         yield* snapshots.reload()
         return yield* fail(new ChangeNotApplied({ problems: outcome.problems.map(formatProblem) }))
       })
+
+      /**
+       * The team's API-created resource `id` as it is now, ready to change: not found when the team cannot
+       * see it, a conflict when it is defined in the config directory, stale when it is not the version
+       * the caller based the change on.
+       */
+      const changeable = Effect.fnUntraced(function* <A extends TargetGroup | Offer>(
+        team: string,
+        kind: ResourceKind,
+        id: string,
+        expected: ExpectedVersion | undefined,
+        action: string
+      ) {
+        const snapshot = snapshots.current()
+        const resource = (
+          kind === "targetGroup"
+            ? visibleTargetGroup(snapshot.engine, team, id)?.targetGroup
+            : visibleOffer(snapshot.engine, team, id)?.offer
+        ) as A | undefined
+        if (resource === undefined) return yield* fail(new ResourceNotFound({ kind: what[kind], id }))
+        const origin = origins(snapshot, kind).get(id)
+        if (origin?.store === "config") {
+          const configDir = snapshot.config.configDir ?? ""
+          const file = relative(configDir, origin.path).split("\\").join("/")
+          return yield* fail(
+            new ResourceConflict({
+              detail: `The ${what[kind]} "${id}" is defined in the config directory (${file}), which the API does not change: ${action} it in that file in git.`
+            })
+          )
+        }
+        if (resource.team !== team) {
+          // A shared target group is visible to every team but belongs to none: only git changes it.
+          return yield* fail(
+            new ResourceConflict({ detail: `The ${what[kind]} "${id}" is shared; only its owner can ${action} it.` })
+          )
+        }
+        if (expected !== undefined && expected !== "*") {
+          const current = versionOf(kind, resource)
+          if (!expected.includes(current)) {
+            return yield* fail(new StaleVersion({ kind: what[kind], id, current }))
+          }
+        }
+        return { snapshot, resource }
+      })
+
+      /** Field errors for target groups an offer of `team` names but cannot use. */
+      const unusableTargetGroups = (team: string, groupIds: ReadonlyArray<string>): Array<FieldError> => {
+        const { engine } = snapshots.current()
+        return groupIds.flatMap((groupId, i) =>
+          visibleTargetGroup(engine, team, groupId) === undefined
+            ? [
+                {
+                  field: `/targetGroups/${i}`,
+                  code: "UNKNOWN_TARGET_GROUP",
+                  message: `there is no target group "${groupId}" that team "${team}" can use (its own or a shared one)`
+                }
+              ]
+            : []
+        )
+      }
 
       const createTargetGroup = Effect.fn("Resources.createTargetGroup")(function* (
         team: string,
@@ -155,62 +270,92 @@ export class Resources extends Context.Service<Resources, ResourcesService>()("c
         yield* checkIdFree(team, "targetGroup", input.id)
         yield* checkRoom(team)
         const group: TargetGroup = { ...input, team: team as TeamId }
-        const snapshot = yield* store_("targetGroup", group.id, targetGroupDocument(group))
-        return { snapshot, resource: group }
+        return loadedGroup(yield* store_("targetGroup", group.id, targetGroupDocument(group)), group)
       })
 
       const createOffer = Effect.fn("Resources.createOffer")(function* (team: string, input: NewOffer) {
-        const { engine } = snapshots.current()
         const errors: Array<FieldError> = []
         if (input.team !== undefined && input.team !== team) errors.push(wrongTeam("offer", team))
-        input.targetGroups.forEach((groupId, i) => {
-          if (visibleTargetGroup(engine, team, groupId) === undefined) {
-            errors.push({
-              field: `/targetGroups/${i}`,
-              code: "UNKNOWN_TARGET_GROUP",
-              message: `there is no target group "${groupId}" that team "${team}" can use (its own or a shared one)`
-            })
-          }
-        })
+        errors.push(...unusableTargetGroups(team, input.targetGroups))
         if (errors.length > 0) return yield* fail(new InvalidResource({ detail: "The offer is not valid.", errors }))
         yield* checkIdFree(team, "offer", input.id)
         yield* checkRoom(team)
         const offer: Offer = { ...input, team: team as TeamId }
-        const snapshot = yield* store_("offer", offer.id, offerDocument(offer))
-        return { snapshot, resource: offer }
+        return loadedOffer(yield* store_("offer", offer.id, offerDocument(offer)), offer)
       })
 
-      const setOfferStatus = Effect.fn("Resources.setOfferStatus")(function* (
+      const updateTargetGroup = Effect.fn("Resources.updateTargetGroup")(function* (
         team: string,
         id: string,
-        status: OfferStatus
+        patch: JsonObject,
+        expected?: ExpectedVersion
       ) {
-        const snapshot = snapshots.current()
-        const offer = visibleOffer(snapshot.engine, team, id)?.offer
-        if (offer === undefined) return yield* fail(new ResourceNotFound({ kind: "offer", id }))
-        const origin = snapshot.config.origins.offers.get(id)
-        if (origin?.store === "config") {
-          const configDir = snapshot.config.configDir ?? ""
-          const file = relative(configDir, origin.path).split("\\").join("/")
+        const { snapshot, resource } = yield* changeable<TargetGroup>(team, "targetGroup", id, expected, "change")
+        const next = patchedTargetGroup(team, resource, patch)
+        if (next instanceof InvalidResource) return yield* fail(next)
+        if (versionOf("targetGroup", next) === versionOf("targetGroup", resource)) return { snapshot, resource }
+        return loadedGroup(yield* store_("targetGroup", id, targetGroupDocument(next)), next)
+      })
+
+      const updateOffer = Effect.fn("Resources.updateOffer")(function* (
+        team: string,
+        id: string,
+        patch: JsonObject,
+        expected?: ExpectedVersion
+      ) {
+        const { snapshot, resource } = yield* changeable<Offer>(team, "offer", id, expected, "change")
+        const next = patchedOffer(team, resource, patch)
+        if (next instanceof InvalidResource) return yield* fail(next)
+        const unusable = unusableTargetGroups(team, next.targetGroups)
+        if (unusable.length > 0) {
+          return yield* fail(new InvalidResource({ detail: "The changed offer is not valid.", errors: unusable }))
+        }
+        const refused = refusedTransition(resource.status, next.status)
+        if (refused !== undefined) {
+          return yield* fail(
+            new ResourceConflict({ detail: `The offer "${id}" cannot become ${next.status}: ${refused}.` })
+          )
+        }
+        if (versionOf("offer", next) === versionOf("offer", resource)) return { snapshot, resource }
+        return loadedOffer(yield* store_("offer", id, offerDocument(next)), next)
+      })
+
+      const deleteTargetGroup = Effect.fn("Resources.deleteTargetGroup")(function* (
+        team: string,
+        id: string,
+        expected?: ExpectedVersion
+      ) {
+        const { snapshot } = yield* changeable<TargetGroup>(team, "targetGroup", id, expected, "delete")
+        const users = snapshot.config.offers.filter((offer) => offer.targetGroups.includes(id as never))
+        if (users.length > 0) {
+          const names = users.map((offer) => `"${offer.id}"`).join(", ")
           return yield* fail(
             new ResourceConflict({
-              detail: `The offer "${id}" is defined in the config directory (${file}), which the API does not change: change its status in that file in git.`
+              detail: `The target group "${id}" is used by ${users.length === 1 ? "the offer" : "the offers"} ${names}; remove it from ${users.length === 1 ? "that offer" : "those offers"} (or delete ${users.length === 1 ? "it" : "them"}) first.`
             })
           )
         }
-        const refused = refusedTransition(offer.status, status)
-        if (refused !== undefined) {
-          return yield* fail(new ResourceConflict({ detail: `The offer "${id}" cannot become ${status}: ${refused}.` }))
-        }
-        if (offer.status === status) return { snapshot, resource: offer }
-        const next: Offer = { ...offer, status }
-        return { snapshot: yield* store_("offer", id, offerDocument(next)), resource: next }
+        return yield* store_("targetGroup", id, undefined)
+      })
+
+      const deleteOffer = Effect.fn("Resources.deleteOffer")(function* (
+        team: string,
+        id: string,
+        expected?: ExpectedVersion
+      ) {
+        yield* changeable<Offer>(team, "offer", id, expected, "delete")
+        return yield* store_("offer", id, undefined)
       })
 
       return Resources.of({
         createTargetGroup: (team, input) => oneAtATime.withPermit(createTargetGroup(team, input)),
         createOffer: (team, input) => oneAtATime.withPermit(createOffer(team, input)),
-        setOfferStatus: (team, id, status) => oneAtATime.withPermit(setOfferStatus(team, id, status))
+        updateTargetGroup: (team, id, patch, expected) =>
+          oneAtATime.withPermit(updateTargetGroup(team, id, patch, expected)),
+        updateOffer: (team, id, patch, expected) => oneAtATime.withPermit(updateOffer(team, id, patch, expected)),
+        setOfferStatus: (team, id, status) => oneAtATime.withPermit(updateOffer(team, id, { status })),
+        deleteTargetGroup: (team, id, expected) => oneAtATime.withPermit(deleteTargetGroup(team, id, expected)),
+        deleteOffer: (team, id, expected) => oneAtATime.withPermit(deleteOffer(team, id, expected))
       })
     })
   )

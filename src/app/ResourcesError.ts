@@ -36,6 +36,20 @@ export class ResourceConflict extends Schema.TaggedError<ResourceConflict>()(
   }
 }
 
+/**
+ * The caller named the version it read (`If-Match`) and the resource has
+ * changed since: someone else wrote it first. Nothing was changed.
+ */
+export class StaleVersion extends Schema.TaggedError<StaleVersion>()(
+  "StaleVersion",
+  { kind: Schema.Literals(["target group", "offer"]), id: Schema.String, current: Schema.String },
+  { httpApiStatus: 412 }
+) {
+  override get message(): string {
+    return `The ${this.kind} "${this.id}" has changed since it was read (its version is now ${this.current}); read it again and apply the change to what it is now.`
+  }
+}
+
 /** The stored change did not load (another broken file, a failing disk); it was rolled back. */
 export class ChangeNotApplied extends Schema.TaggedError<ChangeNotApplied>()(
   "ChangeNotApplied",
@@ -59,6 +73,7 @@ export class ResourcesError extends Schema.TaggedError<ResourcesError>()("Resour
     InvalidResource,
     ResourceNotFound,
     ResourceConflict,
+    StaleVersion,
     ChangeNotApplied,
     ResourceStoreUnavailable
   ])

@@ -163,8 +163,10 @@ export const Settings = Schema.Struct({
   ),
   rateLimits: withDefault(
     Schema.Struct({
-      /** Bulk and bulk-async validation, batch offer processing (the spec: 10 per minute). */
+      /** Bulk validation and batch offer processing (the spec: 10 per minute). */
       bulk: withDefault(RateLimit, { requests: 10, windowSeconds: 60 }),
+      /** Job submissions (bulk-async): a budget of their own, so a running import never blocks synchronous bulk calls. */
+      jobs: withDefault(RateLimit, { requests: 10, windowSeconds: 60 }),
       /** Single validations. */
       validate: withDefault(RateLimit, { requests: 6000, windowSeconds: 60 }),
       /** Everything else (reads and writes of offers, target groups, jobs). */

@@ -227,7 +227,8 @@ const settingsAdditions: Additions = [
     describe("Job uploads one API key may send at the same time; more are answered 429 with Retry-After.")
   ],
   ["rateLimits", describe("Requests per window and per API key, by kind of request.")],
-  ...rateLimitAdditions("bulk", "Bulk and bulk-async validation, batch offer processing."),
+  ...rateLimitAdditions("bulk", "Bulk validation and batch offer processing."),
+  ...rateLimitAdditions("jobs", "Job submissions (bulk-async), a budget apart from bulk."),
   ...rateLimitAdditions("validate", "Single validations."),
   ...rateLimitAdditions("default", "Everything else (reads and writes of offers, target groups, jobs)."),
   ["jobs", describe("Asynchronous bulk jobs.")],

@@ -103,6 +103,8 @@ export const jobViewFields = {
   expiresAt: Schema.NullOr(Schema.String),
   /** Why a failed job failed, in plain English. */
   error: Schema.optionalKey(Schema.String),
+  /** The input's columns besides the email, in input order: each result row carries them (`columns`). */
+  inputColumns: Schema.optionalKey(Schema.Array(Schema.String)),
   callback: Schema.optionalKey(JobCallback)
 }
 

@@ -6,6 +6,11 @@
  * repeat from email to email; a caller who needs them asks for full results
  * (`details: true` on `validate/bulk`) or validates that email alone.
  *
+ * In a job's results a row also says which earlier row it repeats
+ * (`duplicateOf`, the 1-based row number of the first with the same
+ * canonical address) and carries the input's other columns (`columns`, by
+ * name, in input order), so a result can be joined back to what was sent.
+ *
  * `rowText` writes the same JSON as `JSON.stringify(row)`, fast: batches of
  * a million rows are written to disk and to the wire.
  */
@@ -29,7 +34,11 @@ export const ResultRow = Schema.Struct({
   matchedDomain: Schema.optionalKey(Schema.String),
   institution: Schema.optionalKey(RowInstitution),
   reasonCode: Schema.optionalKey(ReasonCode),
-  reason: Schema.optionalKey(Schema.String)
+  reason: Schema.optionalKey(Schema.String),
+  /** In a job: the 1-based row number of the earlier row with the same canonical address. */
+  duplicateOf: Schema.optionalKey(Schema.Int),
+  /** In a job: the input's other columns (CSV cells, or an NDJSON object's other fields), by name. */
+  columns: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
 })
 export type ResultRow = typeof ResultRow.Type
 
@@ -43,7 +52,8 @@ export const ROW_CSV_COLUMNS = [
   "institutionId",
   "institutionName",
   "country",
-  "matchedTargetGroups"
+  "matchedTargetGroups",
+  "duplicateOf"
 ] as const
 
 const institutions = new WeakMap<object, RowInstitution>()
@@ -109,7 +119,10 @@ export const rowText = (row: ResultRow): string => {
     }
     text += `,"institution":${institution}`
   }
-  return `${text}${optional("reasonCode", row.reasonCode)}${optional("reason", row.reason)}}`
+  text += `${optional("reasonCode", row.reasonCode)}${optional("reason", row.reason)}`
+  if (row.duplicateOf !== undefined) text += `,"duplicateOf":${row.duplicateOf}`
+  if (row.columns !== undefined) text += `,"columns":${JSON.stringify(row.columns)}`
+  return `${text}}`
 }
 
 const csvField = (value: string): string =>
@@ -118,8 +131,12 @@ const csvField = (value: string): string =>
 /** A guard against spreadsheet formula injection: a field that starts like a formula is prefixed with `'`. */
 const safeCell = (value: string): string => (/^[=+\-@\t\r]/.test(value) ? `'${value}` : value)
 
-/** One CSV line (RFC 4180, no line break) in `ROW_CSV_COLUMNS` order. */
-export const rowCsv = (row: ResultRow): string =>
+/** An input cell as CSV text: a string as it is, a missing value empty, anything else as JSON. */
+const cellText = (value: unknown): string =>
+  typeof value === "string" ? value : value === undefined || value === null ? "" : JSON.stringify(value)
+
+/** One CSV line (RFC 4180, no line break) in `ROW_CSV_COLUMNS` order, then the input's `inputColumns`. */
+export const rowCsv = (row: ResultRow, inputColumns: ReadonlyArray<string> = []): string =>
   [
     row.email,
     String(row.isValid),
@@ -129,7 +146,9 @@ export const rowCsv = (row: ResultRow): string =>
     row.institution?.id ?? "",
     row.institution?.name ?? "",
     row.institution?.country ?? "",
-    (row.matchedTargetGroups ?? []).join(" ")
+    (row.matchedTargetGroups ?? []).join(" "),
+    row.duplicateOf === undefined ? "" : String(row.duplicateOf),
+    ...inputColumns.map((name) => cellText(row.columns?.[name]))
   ]
     .map((value) => csvField(safeCell(value)))
     .join(",")

@@ -76,6 +76,7 @@ export const newJob = (fields: {
   readonly createdAt: string
   readonly callbackUrl?: string | undefined
   readonly idempotency?: JobIdempotency | undefined
+  readonly inputColumns?: ReadonlyArray<string> | undefined
 }): Job => ({
   jobId: fields.jobId,
   team: fields.team,
@@ -91,5 +92,8 @@ export const newJob = (fields: {
     ? {}
     : { callback: { url: fields.callbackUrl, delivered: false, attempts: [] } }),
   ...(fields.idempotency === undefined ? {} : { idempotency: fields.idempotency }),
+  ...(fields.inputColumns === undefined || fields.inputColumns.length === 0
+    ? {}
+    : { inputColumns: fields.inputColumns }),
   checkpoint: { processed: 0, inputBytes: 0, resultsBytes: 0 }
 })

@@ -12,6 +12,8 @@ export interface JobEntry {
   readonly jobId: JobId
   readonly team: string
   readonly target: JobTarget
+  /** Milliseconds since the epoch. */
+  readonly createdAt: number
   status: JobStatus
   /** Milliseconds since the epoch, once finished. */
   expiresAt: number | undefined
@@ -26,6 +28,27 @@ export interface JobEntry {
 }
 
 const idempotencyKey = (team: string, key: string): string => `${team}\n${key}`
+
+/** Where a job stands in a list: its creation time and id. */
+export interface JobPosition {
+  readonly createdAt: number
+  readonly jobId: string
+}
+
+/** Newest first; jobs created in the same millisecond by id. */
+const newestFirst = (a: JobPosition, b: JobPosition): number =>
+  b.createdAt - a.createdAt || (a.jobId < b.jobId ? -1 : a.jobId > b.jobId ? 1 : 0)
+
+/** The page of `items` (already filtered) after `after`, newest first: every queue lists jobs this way. */
+export const pageOf = <A extends JobPosition>(
+  items: ReadonlyArray<A>,
+  after: JobPosition | undefined,
+  limit: number
+): { readonly entries: ReadonlyArray<A>; readonly more: boolean } => {
+  const matching = after === undefined ? [...items] : items.filter((item) => newestFirst(item, after) > 0)
+  matching.sort(newestFirst)
+  return { entries: matching.slice(0, limit), more: matching.length > limit }
+}
 
 export class JobIndex {
   private readonly entries = new Map<string, JobEntry>()
@@ -58,6 +81,29 @@ export class JobIndex {
     if (entry === undefined || entry.team !== team) return undefined
     if (entry.expiresAt !== undefined && entry.expiresAt <= now) return undefined
     return entry
+  }
+
+  /**
+   * The team's jobs not expired at `now`, newest first (ties by id), with
+   * `status` if given, after the job `after` names (the last of a page).
+   */
+  list(
+    team: string,
+    now: number,
+    options: {
+      readonly status?: JobStatus | undefined
+      readonly after?: JobPosition | undefined
+      readonly limit: number
+    }
+  ): { readonly entries: ReadonlyArray<JobEntry>; readonly more: boolean } {
+    const { status } = options
+    const matching: Array<JobEntry> = []
+    for (const entry of this.entries.values()) {
+      if (entry.team !== team || (entry.expiresAt !== undefined && entry.expiresAt <= now)) continue
+      if (status !== undefined && entry.status !== status) continue
+      matching.push(entry)
+    }
+    return pageOf(matching, options.after, options.limit)
   }
 
   get(jobId: string): JobEntry | undefined {

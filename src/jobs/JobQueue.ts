@@ -26,22 +26,48 @@ import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
 import * as Semaphore from "effect/Semaphore"
 import type { TeamId } from "../domain/Identifiers.ts"
-import { IdempotencyConflict, JobNotFinished, JobNotFound, type JobsError, jobsError, QueueFull } from "./errors.ts"
+import {
+  IdempotencyConflict,
+  InvalidJobCursor,
+  JobNotFinished,
+  JobNotFound,
+  type JobsError,
+  jobsError,
+  QueueFull
+} from "./errors.ts"
 import {
   isFinished,
   type Job,
   type JobCallback,
   type JobId,
   type JobIdempotency,
+  type JobStatus,
   type JobTarget,
   newJob
 } from "./Job.ts"
-import { type JobEntry, JobIndex } from "./JobIndex.ts"
+import { type JobEntry, JobIndex, type JobPosition } from "./JobIndex.ts"
 import { type RedisJobQueueOptions, layerRedis as redisQueue } from "./JobQueueRedis.ts"
 import type { Evaluate } from "./JobRunner.ts"
 import { JobStore, type JobStoreError, type StagedUpload } from "./JobStore.ts"
 import { forgetJobUsage, type JobUsage } from "./jobUsage.ts"
 import { finishJob, jobEntry, type QueueContext, recordCallback, startWorkers } from "./jobWorkers.ts"
+
+/** A page of jobs and where the next page starts (undefined on the last). */
+export interface JobList {
+  readonly jobs: ReadonlyArray<Job>
+  readonly next: string | undefined
+}
+
+/** A list position as an opaque cursor: base64url of `<createdAt>.<jobId>`. */
+export const encodeJobCursor = (position: JobPosition): string =>
+  Buffer.from(`${position.createdAt}.${position.jobId}`, "utf8").toString("base64url")
+
+export const decodeJobCursor = (cursor: string): JobPosition | undefined => {
+  const match = /^(\d{1,15})\.(job_[0-9a-f]{32})$/.exec(Buffer.from(cursor, "base64url").toString("utf8"))
+  if (match === null) return undefined
+  const position = { createdAt: Number(match[1]), jobId: match[2]! }
+  return encodeJobCursor(position) === cursor ? position : undefined
+}
 
 export interface SubmitJob {
   readonly team: TeamId
@@ -52,6 +78,8 @@ export interface SubmitJob {
   readonly input: StagedUpload
   readonly callbackUrl?: string | undefined
   readonly idempotency?: JobIdempotency | undefined
+  /** The input's columns besides the email, which results carry. */
+  readonly inputColumns?: ReadonlyArray<string> | undefined
 }
 
 /** The record of a new job for `request`, submitted at `submittedAt` (epoch ms), with a fresh id. */
@@ -63,7 +91,8 @@ export const newJobFor = (request: SubmitJob, submittedAt: number): Job =>
     total: request.total,
     createdAt: new Date(submittedAt).toISOString(),
     callbackUrl: request.callbackUrl,
-    idempotency: request.idempotency
+    idempotency: request.idempotency,
+    inputColumns: request.inputColumns
   })
 
 export interface Submitted {
@@ -100,6 +129,15 @@ export class JobQueue extends Context.Service<
   {
     submit(request: SubmitJob): Effect.Effect<Submitted, JobsError | JobStoreError>
     get(team: string, jobId: string): Effect.Effect<Job, JobsError | JobStoreError>
+    /**
+     * A page of the team's jobs, newest first, optionally with one status;
+     * `after` is the `next` of the previous page. An `after` that is not one
+     * this queue gave is `InvalidJobCursor`.
+     */
+    list(
+      team: string,
+      options: { readonly status?: JobStatus | undefined; readonly after?: string | undefined; readonly limit: number }
+    ): Effect.Effect<JobList, JobsError | JobStoreError>
     /** Cancels a queued or running job and answers its final record; a finished job is answered as it is. */
     cancel(team: string, jobId: string): Effect.Effect<Job, JobsError | JobStoreError>
     /** Deletes a finished job and its results. */
@@ -226,6 +264,19 @@ export class JobQueue extends Context.Service<
           submit,
           get: Effect.fn("JobQueue.get")(function* (team: string, jobId: string) {
             return yield* readJob(yield* lookup(team, jobId))
+          }),
+          list: Effect.fn("JobQueue.list")(function* (team, { status, after, limit }) {
+            const position = after === undefined ? undefined : decodeJobCursor(after)
+            if (after !== undefined && position === undefined) return yield* jobsError(new InvalidJobCursor({}))
+            const page = index.list(team, yield* now, { status, after: position, limit })
+            const jobs: Array<Job> = []
+            for (const entry of page.entries) {
+              // A job deleted between the index and the read is left out.
+              const job = yield* store.read(entry.jobId)
+              if (job !== undefined) jobs.push(job)
+            }
+            const last = page.entries[page.entries.length - 1]
+            return { jobs, next: page.more && last !== undefined ? encodeJobCursor(last) : undefined }
           }),
           cancel,
           delete: remove,

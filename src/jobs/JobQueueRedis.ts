@@ -39,10 +39,17 @@ import * as Redis from "effect/persistence/Redis"
 import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
 import { RedisKeyPrefix, redisKey } from "../store/redis.ts"
-import { IdempotencyConflict, JobNotFinished, JobNotFound, jobsError, QueueFull } from "./errors.ts"
+import { IdempotencyConflict, InvalidJobCursor, JobNotFinished, JobNotFound, jobsError, QueueFull } from "./errors.ts"
 import { isFinished, type Job, type JobCallback, type JobId } from "./Job.ts"
-import type { JobEntry } from "./JobIndex.ts"
-import { JobQueue, type JobQueueOptions, newJobFor, type SubmitJob } from "./JobQueue.ts"
+import { type JobEntry, pageOf } from "./JobIndex.ts"
+import {
+  decodeJobCursor,
+  encodeJobCursor,
+  JobQueue,
+  type JobQueueOptions,
+  newJobFor,
+  type SubmitJob
+} from "./JobQueue.ts"
 import { JobStore, JobStoreError } from "./JobStore.ts"
 import { encodeJob, makeRedisJobStore } from "./JobStoreRedis.ts"
 import {
@@ -461,6 +468,27 @@ export const layerRedis = (options: RedisJobQueueOptions): Layer.Layer<JobQueue 
         submit,
         get: Effect.fn("JobQueue.get")(function* (team: string, jobId: string) {
           return yield* lookup(team, jobId)
+        }),
+        // Read from every record: the records are as many as retention keeps (a per-team index would serve
+        // very large deployments better).
+        list: Effect.fn("JobQueue.list")(function* (team, { status, after, limit }) {
+          const position = after === undefined ? undefined : decodeJobCursor(after)
+          if (after !== undefined && position === undefined) return yield* jobsError(new InvalidJobCursor({}))
+          const at = yield* now
+          const positioned = (yield* store.list())
+            .filter(
+              (job) =>
+                job.team === team &&
+                (job.expiresAt === null || Date.parse(job.expiresAt) > at) &&
+                (status === undefined || job.status === status)
+            )
+            .map((job) => ({ job, jobId: job.jobId, createdAt: Date.parse(job.createdAt) }))
+          const page = pageOf(positioned, position, limit)
+          const last = page.entries[page.entries.length - 1]
+          return {
+            jobs: page.entries.map((entry) => entry.job),
+            next: page.more && last !== undefined ? encodeJobCursor(last) : undefined
+          }
         }),
         cancel,
         delete: Effect.fn("JobQueue.delete")(function* (team: string, jobId: string) {

@@ -13,7 +13,7 @@
 import type { UsageTally } from "../domain/OfferUsage.ts"
 import { type ResultRow, rowText } from "../domain/ResultRow.ts"
 import { DuplicateSet } from "./duplicates.ts"
-import { type BadInput, InputReader } from "./inputLines.ts"
+import { type BadInput, emailOf, type InputItem, InputReader } from "./inputLines.ts"
 import { type Job, type JobTarget, percentOf } from "./Job.ts"
 import type { JobBytes } from "./JobStore.ts"
 import { OUTPUT_BYTES, ResultsWriter } from "./resultsWriter.ts"
@@ -47,6 +47,15 @@ const badInputRow = (item: BadInput): ResultRow => ({
   reasonCode: "INVALID_EMAIL_FORMAT",
   reason: item.reason
 })
+
+/** An item's columns by name (`names`: the job's input columns); undefined when it has none. */
+const namedColumns = (item: InputItem, names: ReadonlyArray<string>): Record<string, unknown> | undefined => {
+  const values = typeof item === "string" ? undefined : item.columns
+  if (values === undefined) return undefined
+  const named: Record<string, unknown> = {}
+  for (let i = 0; i < names.length; i++) named[names[i]!] = values[i] ?? null
+  return named
+}
 
 interface Tally {
   valid: number
@@ -113,8 +122,13 @@ export class JobRunner {
     const duplicates = new DuplicateSet()
     if (inputBytes > 0) {
       const done = new InputReader(files.input, { offset: 0, end: inputBytes, blockBytes })
+      let row = 0
       for (let chunk = done.next(BATCH_ITEMS); chunk !== undefined; chunk = done.next(BATCH_ITEMS)) {
-        for (const item of chunk.items) if (typeof item === "string") duplicates.isRepeat(item)
+        for (const item of chunk.items) {
+          row++
+          const email = emailOf(item)
+          if (email !== undefined) duplicates.firstRow(email, row)
+        }
       }
     }
     const { results } = files
@@ -153,7 +167,10 @@ export class JobRunner {
     const { items } = chunk
     const emails: Array<string> = []
     const tally: Tally = { valid: 0, duplicates: 0, badInput: 0 }
-    for (const item of items) if (typeof item === "string") emails.push(item)
+    for (const item of items) {
+      const email = emailOf(item)
+      if (email !== undefined) emails.push(email)
+    }
     let rows: ReadonlyArray<ResultRow>
     try {
       rows = emails.length === 0 ? [] : this.evaluate(this.committed.target, emails, this.tally)
@@ -166,15 +183,26 @@ export class JobRunner {
     const pending = this.pending
     const position = this.committed.checkpoint.resultsBytes + pending.resultsBytes
     const output = new ResultsWriter(this.results, this.output, position)
+    const firstRow = this.committed.checkpoint.processed + pending.items + 1
+    const names = this.committed.inputColumns ?? []
     for (let i = 0, next = 0; i < items.length; i++) {
       const item = items[i]!
+      const email = emailOf(item)
       let row: ResultRow
-      if (typeof item === "string") {
+      if (email !== undefined) {
         row = rows[next++]!
-        if (this.duplicates.isRepeat(item, row.reasonCode !== "INVALID_EMAIL_FORMAT")) tally.duplicates++
+        const earlier = this.duplicates.firstRow(email, firstRow + i, row.reasonCode !== "INVALID_EMAIL_FORMAT")
+        if (earlier !== undefined) {
+          tally.duplicates++
+          row = { ...row, duplicateOf: earlier }
+        }
       } else {
-        row = badInputRow(item)
+        row = badInputRow(item as BadInput)
         tally.badInput++
+      }
+      if (typeof item !== "string") {
+        const columns = namedColumns(item, names)
+        if (columns !== undefined) row = { ...row, columns }
       }
       if (row.isValid) tally.valid++
       output.line(rowText(row))

@@ -1,5 +1,6 @@
 /**
- * A streaming CSV reader after RFC 4180: fields separated by `,`, records by
+ * A streaming CSV reader after RFC 4180: fields separated by `,` (or the
+ * delimiter given: `;` and tab are common in spreadsheet exports), records by
  * `\n` or `\r\n`; a field in double quotes may hold commas, line breaks and
  * quotes doubled (`""`). Text arrives in chunks cut anywhere (inside a quoted
  * field, between `\r` and `\n`): the reader keeps its state between chunks.
@@ -12,6 +13,31 @@
 
 const QUOTE = 34
 const COMMA = 44
+const SEMICOLON = 59
+const TAB = 9
+
+/** The delimiters a CSV body may use, by the name the API takes. */
+export const CSV_DELIMITERS = { comma: COMMA, semicolon: SEMICOLON, tab: TAB } as const
+export type CsvDelimiter = keyof typeof CSV_DELIMITERS
+
+/**
+ * The delimiter a header line uses: the one of `,`, `;` and tab that occurs
+ * most often outside quotes (a comma on a tie, or when there is none).
+ */
+export const detectDelimiter = (headerLine: string): CsvDelimiter => {
+  const counts = { comma: 0, semicolon: 0, tab: 0 }
+  let quoted = false
+  for (let i = 0; i < headerLine.length; i++) {
+    const code = headerLine.charCodeAt(i)
+    if (code === QUOTE) quoted = !quoted
+    else if (!quoted && code === COMMA) counts.comma++
+    else if (!quoted && code === SEMICOLON) counts.semicolon++
+    else if (!quoted && code === TAB) counts.tab++
+  }
+  if (counts.semicolon > counts.comma && counts.semicolon >= counts.tab) return "semicolon"
+  if (counts.tab > counts.comma && counts.tab > counts.semicolon) return "tab"
+  return "comma"
+}
 const LF = 10
 const CR = 13
 
@@ -35,10 +61,16 @@ export class CsvReader {
    */
   private readonly onRecord: (fields: Array<string>, unterminated: boolean) => void
   private readonly stop: () => boolean
+  private readonly delimiter: number
 
-  constructor(onRecord: (fields: Array<string>, unterminated: boolean) => void, stop: () => boolean) {
+  constructor(
+    onRecord: (fields: Array<string>, unterminated: boolean) => void,
+    stop: () => boolean,
+    delimiter: CsvDelimiter = "comma"
+  ) {
     this.onRecord = onRecord
     this.stop = stop
+    this.delimiter = CSV_DELIMITERS[delimiter]
   }
 
   push(text: string): void {
@@ -63,7 +95,7 @@ export class CsvReader {
         }
         this.state = State.Unquoted
       }
-      if (code === COMMA) {
+      if (code === this.delimiter) {
         this.record.push(this.field + text.slice(start, i))
         this.field = ""
         this.state = State.FieldStart

@@ -1,9 +1,10 @@
 /**
  * Duplicate detection within a job: an email is a duplicate when its
  * canonical address (`canonicalAddress`: case, `+tag` and Gmail dots folded)
- * was seen earlier in the same job. Addresses are kept as 53-bit hashes
- * (`canonicalHash.ts`, the hash usage statistics use too), not as strings,
- * so a million addresses cost 16-32 MB rather than hundreds. Two different
+ * was seen earlier in the same job, and the result names that earlier row.
+ * Addresses are kept as 53-bit hashes (`canonicalHash.ts`, the hash usage
+ * statistics use too) with the row they first came in, not as strings, so a
+ * million addresses cost 24-48 MB rather than hundreds. Two different
  * addresses share a hash with
  * probability about n²/2⁵⁴ (1 in 18,000 for a million-email job); the cost of
  * such a collision is one miscounted duplicate, never a wrong verdict.
@@ -44,60 +45,67 @@ export const canonicalHash = (email: string, accepted = false): number | undefin
 }
 
 /**
- * A set of 53-bit hashes in one open-addressing table (linear probing, at
- * most half full, doubled as it fills). Unlike a `Set<number>`, adding
- * allocates nothing per entry (a 53-bit number is a heap object in V8):
- * 8-byte slots, at most 32 bytes an address, and no garbage for the
- * collector to trace while a job runs.
+ * A map from 53-bit hashes to row numbers in one open-addressing table
+ * (linear probing, at most half full, doubled as it fills). Unlike a
+ * `Map<number, number>`, adding allocates nothing per entry (a 53-bit
+ * number is a heap object in V8): 12-byte slots, at most 48 bytes an
+ * address, and no garbage for the collector to trace while a job runs.
  */
-export class HashSet53 {
-  private slots = new Float64Array(1024)
+export class HashMap53 {
+  private keys = new Float64Array(1024)
+  private values = new Uint32Array(1024)
   private count = 0
 
   get size(): number {
     return this.count
   }
 
-  /** Adds the hash; false when it was already present. */
-  add(hash: number): boolean {
+  /** Adds `hash` → `value` unless the hash is present; answers the value it already had, else undefined. */
+  addIfAbsent(hash: number, value: number): number | undefined {
     const stored = hash + 1 // 0 marks an empty slot
-    const mask = this.slots.length - 1
+    const mask = this.keys.length - 1
     for (let i = (hash >>> 0) & mask; ; i = (i + 1) & mask) {
-      const slot = this.slots[i]!
-      if (slot === stored) return false
+      const slot = this.keys[i]!
+      if (slot === stored) return this.values[i]
       if (slot === 0) {
-        this.slots[i] = stored
-        if (++this.count * 2 > this.slots.length) this.grow()
-        return true
+        this.keys[i] = stored
+        this.values[i] = value
+        if (++this.count * 2 > this.keys.length) this.grow()
+        return undefined
       }
     }
   }
 
   private grow(): void {
-    const old = this.slots
-    this.slots = new Float64Array(old.length * 2)
-    const mask = this.slots.length - 1
-    for (const stored of old) {
+    const oldKeys = this.keys
+    const oldValues = this.values
+    this.keys = new Float64Array(oldKeys.length * 2)
+    this.values = new Uint32Array(oldKeys.length * 2)
+    const mask = this.keys.length - 1
+    for (let j = 0; j < oldKeys.length; j++) {
+      const stored = oldKeys[j]!
       if (stored === 0) continue
       let i = ((stored - 1) >>> 0) & mask
-      while (this.slots[i] !== 0) i = (i + 1) & mask
-      this.slots[i] = stored
+      while (this.keys[i] !== 0) i = (i + 1) & mask
+      this.keys[i] = stored
+      this.values[i] = oldValues[j]!
     }
   }
 }
 
 export class DuplicateSet {
-  private readonly seen = new HashSet53()
+  private readonly seen = new HashMap53()
 
   /**
-   * Records the email; true when its canonical address was seen before.
+   * Records the email of row `row` (1-based); answers the row where its
+   * canonical address came first when it was seen before, else undefined.
    * `accepted`: the engine found its format valid, so a plain ASCII address
    * need not be parsed again (measured: the second parse was about 6% of a
    * job's time, `--cpu-prof` of `npm run bench:jobs`).
    */
-  isRepeat(email: string, accepted = false): boolean {
+  firstRow(email: string, row: number, accepted = false): number | undefined {
     const hash = canonicalHash(email, accepted)
-    return hash !== undefined && !this.seen.add(hash)
+    return hash === undefined ? undefined : this.seen.addIfAbsent(hash, row)
   }
 
   get size(): number {

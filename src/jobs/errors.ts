@@ -51,8 +51,19 @@ export class JobNotFinished extends Schema.TaggedError<JobNotFinished>()(
   }
 }
 
+/** A list cursor that this queue did not give (tampered with, or from elsewhere). */
+export class InvalidJobCursor extends Schema.TaggedError<InvalidJobCursor>()(
+  "InvalidJobCursor",
+  {},
+  { httpApiStatus: 400 }
+) {
+  override get message(): string {
+    return "The cursor is not valid: pass the nextCursor of a previous page as it was given."
+  }
+}
+
 export class JobsError extends Schema.TaggedError<JobsError>()("JobsError", {
-  reason: Schema.Union([JobNotFound, QueueFull, IdempotencyConflict, JobNotFinished])
+  reason: Schema.Union([JobNotFound, QueueFull, IdempotencyConflict, JobNotFinished, InvalidJobCursor])
 }) {
   override get message(): string {
     return this.reason.message

@@ -3,6 +3,11 @@
  * string (the email exactly as given) or `{"bad": <raw text, at most 1000
  * characters>, "reason": <why>}` for an item that cannot be read as an email.
  * An unreadable item is a row of its own, never a whole-request failure.
+ * An item with other columns (CSV cells besides the email, an NDJSON
+ * object's other fields) is `{"email": ..., "columns": [...]}` (or a bad
+ * item with `"columns"`): the values in the order of `columns`, the input's
+ * column names in first-seen order, which results carry by name. At most
+ * `MAX_INPUT_COLUMNS` names; more fail the upload (`columnsOverLimit`).
  *
  * Plain synchronous code, no Effect per item: a million NDJSON lines are read
  * and written in well under a second (`bench/jobIo.ts`).
@@ -12,12 +17,19 @@
 export const MAX_EMAIL_LENGTH = 1024
 /** At most this much of a bad item's raw text is kept. */
 export const MAX_BAD_TEXT = 1000
+/** An input may have at most this many columns besides the email. */
+export const MAX_INPUT_COLUMNS = 100
 
 /** The pending `input.ndjson` output and the counts so far. */
 export class InputItems {
   total = 0
   badInput = 0
   readonly maxEmails: number
+  /** The input's column names besides the email, in first-seen order. */
+  readonly columns: Array<string> = []
+  /** More than `MAX_INPUT_COLUMNS` names were seen: the caller stops reading. */
+  columnsOverLimit = false
+  private readonly columnIndexes = new Map<string, number>()
   private parts: Array<Uint8Array> = []
   private text = ""
   private size = 0
@@ -50,15 +62,37 @@ export class InputItems {
     this.size += lines.length
   }
 
-  email(email: string): void {
-    if (email.length > MAX_EMAIL_LENGTH) this.bad(email, `longer than ${MAX_EMAIL_LENGTH} characters`)
-    else this.emailJson(JSON.stringify(email))
+  /** The position of column `name`, added when new; undefined once there are too many. */
+  columnIndex(name: string): number | undefined {
+    let index = this.columnIndexes.get(name)
+    if (index === undefined) {
+      if (this.columns.length >= MAX_INPUT_COLUMNS) {
+        this.columnsOverLimit = true
+        return undefined
+      }
+      index = this.columns.length
+      this.columns.push(name)
+      this.columnIndexes.set(name, index)
+    }
+    return index
   }
 
-  bad(raw: string, reason: string): void {
+  /** Adds an email; `columns`: its other columns' values by position (none: a plain line). */
+  email(email: string, columns?: ReadonlyArray<unknown>): void {
+    if (email.length > MAX_EMAIL_LENGTH) this.bad(email, `longer than ${MAX_EMAIL_LENGTH} characters`, columns)
+    else if (columns === undefined || columns.length === 0) this.emailJson(JSON.stringify(email))
+    else {
+      this.total++
+      this.text += `${JSON.stringify({ email, columns })}\n`
+    }
+  }
+
+  bad(raw: string, reason: string, columns?: ReadonlyArray<unknown>): void {
     this.total++
     this.badInput++
-    this.text += `${JSON.stringify({ bad: clip(raw), reason })}\n`
+    const line =
+      columns === undefined || columns.length === 0 ? { bad: clip(raw), reason } : { bad: clip(raw), reason, columns }
+    this.text += `${JSON.stringify(line)}\n`
   }
 
   /** The pending output, which is then dropped. */
@@ -88,13 +122,30 @@ const clip = (raw: string): string => {
 
 const notEmailShape = "expected a JSON string or an object with a string email"
 
-/** A JSON value as an item: a string, or an object with a string `email`; `raw` is its text for a bad item. */
+/** An object's fields besides `email` as column values by position (missing ones null); none: undefined. */
+const objectColumns = (items: InputItems, object: Record<string, unknown>): Array<unknown> | undefined => {
+  let values: Array<unknown> | undefined
+  for (const key in object) {
+    if (key === "email") continue
+    const index = items.columnIndex(key)
+    if (index === undefined) return values
+    values ??= []
+    while (values.length < index) values.push(null)
+    values[index] = object[key]
+  }
+  return values
+}
+
+/** A JSON value as an item: a string, or an object with a string `email` (its other fields are columns); `raw` is its text for a bad item. */
 export const addValue = (items: InputItems, value: unknown, raw: () => string): void => {
-  const email =
-    typeof value === "object" && value !== null && !Array.isArray(value)
-      ? (value as { readonly email?: unknown }).email
-      : value
-  if (typeof email === "string") items.email(email)
+  if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+    const object = value as Record<string, unknown>
+    const columns = objectColumns(items, object)
+    if (typeof object.email === "string") items.email(object.email, columns)
+    else items.bad(raw(), notEmailShape, columns)
+    return
+  }
+  if (typeof value === "string") items.email(value)
   else items.bad(raw(), notEmailShape)
 }
 

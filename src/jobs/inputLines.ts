@@ -1,7 +1,9 @@
 /**
  * A job's input: one line per input item, in input order — a JSON string
- * (the email exactly as given) or `{"bad": "<raw text, at most 1000 chars>",
- * "reason": "<why it is not an email>"}`. Read in chunks from a byte
+ * (the email exactly as given), `{"email": ..., "columns": [...]}` (an email
+ * with the input's other columns, by position: `inputItems.ts`) or
+ * `{"bad": "<raw text, at most 1000 chars>", "reason": "<why it is not an
+ * email>"}` (with `columns` when it had some). Read in chunks from a byte
  * offset, so a job resumes exactly where its checkpoint says. A chunk ends
  * on a line boundary and reports the bytes it consumed; a line that is
  * neither a JSON string nor a `{bad, reason}` object is read as bad input
@@ -21,9 +23,20 @@ export const MAX_BAD_INPUT_CHARS = 1000
 export interface BadInput {
   readonly bad: string
   readonly reason: string
+  readonly columns?: ReadonlyArray<unknown> | undefined
 }
 
-export type InputItem = string | BadInput
+/** An email with the input's other columns, by position. */
+export interface EmailWithColumns {
+  readonly email: string
+  readonly columns: ReadonlyArray<unknown>
+}
+
+export type InputItem = string | EmailWithColumns | BadInput
+
+/** The email of an item that is one; undefined for bad input. */
+export const emailOf = (item: InputItem): string | undefined =>
+  typeof item === "string" ? item : "email" in item ? item.email : undefined
 
 /** The line of an email, as given. */
 export const emailLine = (email: string): string => JSON.stringify(email)
@@ -54,8 +67,15 @@ export const decodeInputLine = (line: string): InputItem => {
   }
   if (typeof value === "string") return value
   if (typeof value === "object" && value !== null) {
-    const { bad, reason } = value as { bad?: unknown; reason?: unknown }
-    if (typeof bad === "string" && typeof reason === "string") return { bad, reason }
+    const { bad, reason, email, columns } = value as {
+      bad?: unknown
+      reason?: unknown
+      email?: unknown
+      columns?: unknown
+    }
+    const cells = Array.isArray(columns) ? columns : undefined
+    if (typeof email === "string" && cells !== undefined) return { email, columns: cells }
+    if (typeof bad === "string" && typeof reason === "string") return { bad, reason, columns: cells }
   }
   return unreadable(line)
 }

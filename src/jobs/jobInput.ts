@@ -5,7 +5,8 @@
  * - `ndjson`: one item per line, a JSON string or an object with a string
  *   `email`;
  * - `csv` (RFC 4180): a header row with an `email` column (any case), one
- *   item per row, other columns ignored;
+ *   item per row, the other columns kept for the results; fields separated
+ *   by `,`, `;` or tab (`delimiter`, else detected from the header row);
  * - `json`: `{ emails, targetGroupId | offerId, callbackUrl? }`, scanned as
  *   it arrives (`jsonDocumentReader.ts`).
  * All three are read and written incrementally, in constant memory.
@@ -28,8 +29,8 @@
 import { createHash } from "node:crypto"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import { CsvReader } from "./csv.ts"
-import { InputItems } from "./inputItems.ts"
+import { CSV_DELIMITERS, type CsvDelimiter, CsvReader, detectDelimiter } from "./csv.ts"
+import { InputItems, MAX_INPUT_COLUMNS } from "./inputItems.ts"
 import { type JobBytes, JobStoreError } from "./JobStore.ts"
 import type { JobInputFields } from "./jobDocument.ts"
 import {
@@ -38,6 +39,7 @@ import {
   JobInputError,
   missingEmailColumn,
   noEmails,
+  tooManyColumns,
   tooManyEmails
 } from "./jobInputError.ts"
 import { JsonDocumentReader } from "./jsonDocumentReader.ts"
@@ -53,6 +55,8 @@ export interface JobInputOptions {
   readonly maxEmails: number
   /** A body longer than this many bytes fails the upload. */
   readonly maxBytes: number
+  /** For CSV: the field delimiter; detected from the header row when absent. */
+  readonly delimiter?: CsvDelimiter | undefined
 }
 
 export interface JobInput {
@@ -65,6 +69,8 @@ export interface JobInput {
   readonly inputBytes: number
   /** For a JSON body, the document's other fields; empty for NDJSON and CSV (query parameters carry them). */
   readonly fields: JobInputFields
+  /** The input's columns besides the email, in order (CSV header cells, NDJSON object fields). */
+  readonly columns: ReadonlyArray<string>
 }
 
 interface BodyReader {
@@ -106,31 +112,80 @@ const ndjsonReader = (items: InputItems): BodyReader => {
   }
 }
 
-const csvReader = (items: InputItems): BodyReader => {
+/**
+ * CSV: the header row names the columns (one is `email`, any case); every
+ * other column, and any cell past the header's, is kept by name for the
+ * results (a repeated or empty header name gets its position added).
+ */
+const csvReader = (items: InputItems, delimiter: CsvDelimiter | undefined): BodyReader => {
   let emailColumn = -1
   let failure: JobInputError | undefined
-  const records = new CsvReader(
-    (fields, unterminated) => {
+  /** Column index (in `items.columns`) of each CSV field; the email field's is -1. */
+  let indexes: Array<number> = []
+  const indexOf = (name: string): number => {
+    const index = items.columnIndex(name)
+    if (index === undefined) failure = tooManyColumns(MAX_INPUT_COLUMNS)
+    return index ?? -1
+  }
+  const onRecord = (fields: Array<string>, unterminated: boolean) => {
+    if (emailColumn === -1) {
+      emailColumn = fields.findIndex((name) => name.trim().toLowerCase() === "email")
       if (emailColumn === -1) {
-        emailColumn = fields.findIndex((name) => name.trim().toLowerCase() === "email")
-        if (emailColumn === -1) failure = missingEmailColumn(fields)
+        failure = missingEmailColumn(fields)
         return
       }
-      const email = fields[emailColumn]
-      if (unterminated) items.bad(fields.join(","), "a quoted field is not closed")
-      else if (email === undefined) items.bad(fields.join(","), "the row has no email cell")
-      else if (email.trim() === "") items.bad(fields.join(","), "the email cell is empty")
-      else items.email(email)
-    },
-    () => failure !== undefined || items.overLimit
-  )
+      const seen = new Set<string>()
+      indexes = fields.map((name, i) => {
+        if (i === emailColumn) return -1
+        const unique = name === "" || seen.has(name) ? `${name || "column"} ${i + 1}` : name
+        seen.add(unique)
+        return indexOf(unique)
+      })
+      return
+    }
+    for (let i = indexes.length; i < fields.length; i++) indexes.push(indexOf(`column ${i + 1}`))
+    let columns: Array<unknown> | undefined
+    for (let i = 0; i < fields.length; i++) {
+      const index = indexes[i]!
+      if (index < 0) continue
+      columns ??= []
+      while (columns.length < index) columns.push(null)
+      columns[index] = fields[i]
+    }
+    const email = fields[emailColumn]
+    const raw = () => fields.join(separator)
+    if (unterminated) items.bad(raw(), "a quoted field is not closed", columns)
+    else if (email === undefined) items.bad(raw(), "the row has no email cell", columns)
+    else if (email.trim() === "") items.bad(raw(), "the email cell is empty", columns)
+    else items.email(email, columns)
+  }
+  const stop = () => failure !== undefined || items.overLimit
+  let records: CsvReader | undefined
+  /** The delimiter in use, to show a bad row's cells as they were sent. */
+  let separator = ","
+  /** Text before the header row's end, kept until the delimiter is known. */
+  let head = ""
+  const push = (text: string, last: boolean) => {
+    if (records === undefined) {
+      head += text
+      const newline = head.indexOf("\n")
+      if (newline === -1 && !last) return
+      const used = delimiter ?? detectDelimiter(newline === -1 ? head : head.slice(0, newline))
+      separator = String.fromCharCode(CSV_DELIMITERS[used])
+      records = new CsvReader(onRecord, stop, used)
+      text = head
+      head = ""
+    }
+    records.push(text)
+  }
   return textReader(
     (text) => {
-      records.push(text)
+      push(text, false)
       return failure
     },
     () => {
-      records.end()
+      push("", true)
+      records?.end()
       return failure ?? {}
     }
   )
@@ -144,7 +199,8 @@ const jsonReader = (items: InputItems): BodyReader => {
   )
 }
 
-const readers = { ndjson: ndjsonReader, csv: csvReader, json: jsonReader } as const
+const readerFor = (format: JobInputFormat, items: InputItems, options: JobInputOptions): BodyReader =>
+  format === "csv" ? csvReader(items, options.delimiter) : format === "ndjson" ? ndjsonReader(items) : jsonReader(items)
 
 /** Pending output is written once it reaches this many characters. */
 const FLUSH_AT = 1 << 20
@@ -159,7 +215,7 @@ export const readJobInput = Effect.fn("readJobInput")(function* <E, R>(
   options: JobInputOptions
 ): Effect.fn.Return<JobInput, JobInputError | JobStoreError | E, R> {
   const items = new InputItems(options.maxEmails)
-  const reader = readers[options.format](items)
+  const reader = readerFor(options.format, items, options)
   const limitField = options.format === "json" ? "/emails" : "/body"
   const hash = createHash("sha256")
   let inputBytes = 0
@@ -175,7 +231,11 @@ export const readJobInput = Effect.fn("readJobInput")(function* <E, R>(
     inputBytes += chunk.length
     if (inputBytes > options.maxBytes) return bodyTooLarge(options.maxBytes)
     hash.update(chunk)
-    return reader.push(chunk) ?? (items.overLimit ? tooManyEmails(limitField, options.maxEmails) : undefined)
+    return (
+      reader.push(chunk) ??
+      (items.overLimit ? tooManyEmails(limitField, options.maxEmails) : undefined) ??
+      (items.columnsOverLimit ? tooManyColumns(MAX_INPUT_COLUMNS) : undefined)
+    )
   }
 
   yield* Stream.runForEachArray(body, (chunks) =>
@@ -190,6 +250,7 @@ export const readJobInput = Effect.fn("readJobInput")(function* <E, R>(
   const fields = reader.end()
   if (fields instanceof JobInputError) return yield* fields
   if (items.overLimit) return yield* tooManyEmails(limitField, options.maxEmails)
+  if (items.columnsOverLimit) return yield* tooManyColumns(MAX_INPUT_COLUMNS)
   if (items.total === 0) return yield* noEmails(limitField)
   yield* write()
   yield* io(() => options.output.sync())
@@ -198,6 +259,7 @@ export const readJobInput = Effect.fn("readJobInput")(function* <E, R>(
     badInput: items.badInput,
     bodyHash: hash.digest("hex"),
     inputBytes,
-    fields
+    fields,
+    columns: items.columns
   }
 })

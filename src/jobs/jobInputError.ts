@@ -18,7 +18,8 @@ export const JobInputErrorReason = Schema.Literals([
   "MissingEmailColumn",
   "TooManyEmails",
   "BodyTooLarge",
-  "NoEmails"
+  "NoEmails",
+  "TooManyColumns"
 ])
 export type JobInputErrorReason = typeof JobInputErrorReason.Type
 
@@ -83,3 +84,12 @@ export const bodyTooLarge = (maxBytes: number): JobInputError =>
     detail: `The body is larger than ${maxBytes} bytes.`,
     errors: []
   })
+
+export const tooManyColumns = (maxColumns: number): JobInputError =>
+  invalid(
+    "TooManyColumns",
+    "/body",
+    "TOO_MANY_COLUMNS",
+    `at most ${maxColumns} columns besides the email`,
+    `The input has more than ${maxColumns} columns besides the email; results carry every column, so send fewer.`
+  )

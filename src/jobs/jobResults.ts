@@ -6,7 +6,8 @@
  *   what the page needs, never from the start. A tampered cursor is a typed
  *   `InvalidCursor` error. Only whole lines (ending in `\n`) are rows.
  * - `streamResults`: every row in order as a byte stream, NDJSON as stored or
- *   CSV (RFC 4180: the `ROW_CSV_COLUMNS` header, then `rowCsv` lines, CRLF).
+ *   CSV (RFC 4180: the `ROW_CSV_COLUMNS` header and the input's other
+ *   columns, then `rowCsv` lines, CRLF).
  *   The file is read a chunk at a time as the consumer pulls, so memory stays
  *   constant whatever the row count. `bench/jobIo.ts` measures both formats.
  */
@@ -116,10 +117,17 @@ const fileChunks = <R>(
     })
   )
 
-const csvHeader = Buffer.from(`${ROW_CSV_COLUMNS.join(",")}\r\n`)
+/** The CSV header: the verdict columns, then the input's other columns. */
+const csvHeader = (inputColumns: ReadonlyArray<string>) =>
+  Buffer.from(
+    `${[...ROW_CSV_COLUMNS, ...inputColumns].map((name) => (/[",\r\n]/.test(name) ? `"${name.replaceAll('"', '""')}"` : name)).join(",")}\r\n`
+  )
 
 /** Turns NDJSON rows, in chunks cut anywhere, into CSV lines. */
-const toCsv = <R>(rows: Stream.Stream<Uint8Array, JobResultsError, R>): Stream.Stream<Uint8Array, JobResultsError, R> =>
+const toCsv = <R>(
+  rows: Stream.Stream<Uint8Array, JobResultsError, R>,
+  inputColumns: ReadonlyArray<string>
+): Stream.Stream<Uint8Array, JobResultsError, R> =>
   rows.pipe(
     Stream.mapAccum(
       (): Buffer => Buffer.alloc(0),
@@ -134,17 +142,20 @@ const toCsv = <R>(rows: Stream.Stream<Uint8Array, JobResultsError, R>): Stream.S
         let csv = ""
         let lineStart = 0
         for (let newline = text.indexOf("\n"); newline !== -1; newline = text.indexOf("\n", lineStart)) {
-          if (newline > lineStart) csv += `${rowCsv(JSON.parse(text.slice(lineStart, newline)) as ResultRow)}\r\n`
+          if (newline > lineStart)
+            csv += `${rowCsv(JSON.parse(text.slice(lineStart, newline)) as ResultRow, inputColumns)}\r\n`
           lineStart = newline + 1
         }
         return [bytes.subarray(end), [Buffer.from(csv)]] as const
       }
     ),
-    (csv) => Stream.concat(Stream.make(csvHeader), csv)
+    (csv) => Stream.concat(Stream.make(csvHeader(inputColumns)), csv)
   )
 
-/** Every row of the results `open` gives, in order, as stored (`ndjson`) or as CSV. */
+/** Every row of the results `open` gives, in order, as stored (`ndjson`) or as CSV with the job's `inputColumns`. */
 export const streamResults = <R>(
   open: Effect.Effect<JobBytes, JobStoreError, R>,
-  format: "ndjson" | "csv"
-): Stream.Stream<Uint8Array, JobResultsError, R> => (format === "ndjson" ? fileChunks(open) : toCsv(fileChunks(open)))
+  format: "ndjson" | "csv",
+  inputColumns: ReadonlyArray<string> = []
+): Stream.Stream<Uint8Array, JobResultsError, R> =>
+  format === "ndjson" ? fileChunks(open) : toCsv(fileChunks(open), inputColumns)

@@ -41,6 +41,7 @@ export const jobEntry = (job: Job): Effect.Effect<JobEntry> =>
     jobId: job.jobId,
     team: job.team,
     target: job.target,
+    createdAt: Date.parse(job.createdAt),
     status: job.status,
     expiresAt: job.expiresAt === null ? undefined : Date.parse(job.expiresAt),
     idempotency: job.idempotency,

@@ -18,11 +18,9 @@ import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
-import * as HttpApiScalar from "effect/http-api/HttpApiScalar"
 import * as Layer from "effect/Layer"
 import * as Result from "effect/Result"
 import { CampusgateApi, canonicalUrl } from "../api/Api.ts"
-import { openApiDocument } from "../api/openApiDocument.ts"
 import {
   BadRequest,
   InternalError,
@@ -37,6 +35,7 @@ import {
 import { Snapshot } from "../app/Snapshot.ts"
 import { isStoreDown } from "../store/redis.ts"
 import { AuthorizationLive } from "./authorization.ts"
+import { DocsRoutes } from "./docs.ts"
 import { InstitutionsHandlers } from "./handlers/institutions.ts"
 import { JobsHandlers } from "./handlers/jobs.ts"
 import { OffersHandlers } from "./handlers/offers.ts"
@@ -111,14 +110,17 @@ const normalize = (
           requestId
         })
       )
-    case 415:
+    case 415: {
+      const accepted = [...(findRoute(request.method, path)?.endpoint?.payload.keys() ?? ["application/json"])]
+      const sent = request.headers["content-type"]
       return respond(
         new UnsupportedMediaType({
           code: "UNSUPPORTED_MEDIA_TYPE",
-          detail: "Send the request body as application/json.",
+          detail: `This endpoint takes ${accepted.join(", ")}; the request was sent as ${sent === undefined || sent === "" ? "no Content-Type" : sent}.`,
           requestId
         })
       )
+    }
     default:
       if (response.status >= 500) {
         return respond(new InternalError({ code: "SERVICE_ERROR", detail: "An unexpected error occurred.", requestId }))
@@ -243,26 +245,9 @@ const Handlers = Layer.mergeAll(
 
 const ApiRoutes = HttpApiBuilder.layer(CampusgateApi).pipe(Layer.provide(Handlers))
 
-/** The OpenAPI document, with the bounds the config in force sets. */
-const OpenApiRoute = HttpRouter.add(
-  "GET",
-  OPENAPI_PATH,
-  Effect.map(Effect.service(Snapshot), (snapshot) =>
-    HttpServerResponse.jsonUnsafe(openApiDocument(snapshot.current().config.settings.limits.bulkMaxEmails))
-  )
-)
-
 /**
  * Every route and the outermost middleware. Needs `Snapshot`,
  * `RequestLogger`, `Metrics`, a `RateLimiter`, the job queue and store, and
  * `Verifications`.
  */
-export const HttpApp = Layer.mergeAll(
-  ApiRoutes,
-  OpenApiRoute,
-  HttpApiScalar.layer(CampusgateApi, { path: DOCS_PATH }),
-  Health,
-  MetricsRoute,
-  VerificationRoutes,
-  Outermost
-)
+export const HttpApp = Layer.mergeAll(ApiRoutes, DocsRoutes, Health, MetricsRoute, VerificationRoutes, Outermost)

@@ -11,6 +11,7 @@ import {
   Gone,
   InternalError,
   NotFound,
+  PreconditionFailed,
   ServiceUnavailable,
   TooManyRequests
 } from "../api/problems.ts"
@@ -27,7 +28,7 @@ const QUEUE_FULL_RETRY_SECONDS = 5
 
 export const resourcesProblem = (
   error: ResourcesError
-): BadRequest | NotFound | Conflict | InternalError | ServiceUnavailable => {
+): BadRequest | NotFound | Conflict | PreconditionFailed | InternalError | ServiceUnavailable => {
   const reason = error.reason
   switch (reason._tag) {
     case "InvalidResource":
@@ -36,6 +37,8 @@ export const resourcesProblem = (
       return new NotFound({ code: "NOT_FOUND", detail: reason.message })
     case "ResourceConflict":
       return new Conflict({ code: "CONFLICT", detail: reason.detail })
+    case "StaleVersion":
+      return new PreconditionFailed({ code: "PRECONDITION_FAILED", detail: reason.message })
     case "ChangeNotApplied":
       return new InternalError({
         code: "SERVICE_ERROR",
@@ -50,9 +53,15 @@ export const resourcesProblem = (
   }
 }
 
-export const jobsProblem = (error: JobsError): NotFound | Conflict | ServiceUnavailable => {
+export const jobsProblem = (error: JobsError): BadRequest | NotFound | Conflict | ServiceUnavailable => {
   const reason = error.reason
   switch (reason._tag) {
+    case "InvalidJobCursor":
+      return new BadRequest({
+        code: "VALIDATION_ERROR",
+        detail: reason.message,
+        errors: [{ field: "/query/cursor", code: "INVALID_CURSOR", message: reason.message }]
+      })
     case "JobNotFound":
       return new NotFound({ code: "NOT_FOUND", detail: reason.message })
     case "IdempotencyConflict":
@@ -80,7 +89,9 @@ export const jobStoreProblem = (error: JobStoreError): ServiceUnavailable =>
  * or, for a 503, the response itself with its `Retry-After` (an endpoint's
  * declared errors cannot set headers).
  */
-const answerProblem = <P extends BadRequest | NotFound | Conflict | InternalError | ServiceUnavailable>(
+const answerProblem = <
+  P extends BadRequest | NotFound | Conflict | PreconditionFailed | InternalError | ServiceUnavailable
+>(
   problem: P
 ): Effect.Effect<HttpServerResponse, Exclude<P, ServiceUnavailable>> =>
   problem instanceof ServiceUnavailable ? answerWith(problem) : Effect.fail(problem as Exclude<P, ServiceUnavailable>)
@@ -93,7 +104,9 @@ export const answerResourcesError = (error: ResourcesError) =>
   })
 
 /** A handler's answer to the job queue's `JobsError`. */
-export const answerJobsError = (error: JobsError): Effect.Effect<HttpServerResponse, NotFound | Conflict> =>
+export const answerJobsError = (
+  error: JobsError
+): Effect.Effect<HttpServerResponse, BadRequest | NotFound | Conflict> =>
   Effect.suspend(() => answerProblem(jobsProblem(error)))
 
 /** A handler's answer to a job store that is down: logged, and 503 with `Retry-After`. */

@@ -23,9 +23,9 @@ import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import * as SchemaIssue from "effect/SchemaIssue"
 import { CampusgateApi, RequestErrors } from "../api/Api.ts"
 import { BadRequest, type FieldError } from "../api/problems.ts"
+import { fieldErrorsOf } from "../domain/fieldErrors.ts"
 
 /** An answer lists at most this many field errors (and says how many there were). */
 export const FIELD_ERRORS_LISTED = 20
@@ -34,24 +34,6 @@ export const LIST_ALL_BELOW_BYTES = 64 * 1024
 
 /** How the contract decodes request bodies: unknown fields are problems; the first problem ends decoding. */
 export const payloadParseOptions = Context.getOrUndefined(CampusgateApi.annotations, HttpApi.PayloadParseOptions)
-
-const formatter = SchemaIssue.makeFormatterStandardSchemaV1()
-
-const codeOf = (message: string): string => {
-  if (message === "Missing key") return "REQUIRED"
-  if (message === "Expected no excess property") return "UNKNOWN_FIELD"
-  if (/^Expected (string|number|boolean|array|object|[A-Z])/i.test(message)) return "INVALID_TYPE"
-  return "INVALID_VALUE"
-}
-
-const plain = (message: string): string => {
-  if (message === "Missing key") return "this field is required"
-  if (message === "Expected no excess property") return "unknown field"
-  return message
-}
-
-const pointer = (path: ReadonlyArray<PropertyKey>): string =>
-  path.map((key) => `/${String(key).replaceAll("~", "~0").replaceAll("/", "~1")}`).join("")
 
 export const malformedJson = (): BadRequest =>
   new BadRequest({ code: "MALFORMED_JSON", detail: "The request body is not valid JSON." })
@@ -71,16 +53,11 @@ export const requestProblem = (
   cause: Schema.SchemaError,
   options: { readonly listedAll?: boolean } = {}
 ): BadRequest => {
-  const issues = formatter(cause.issue).issues
-  if (issues.length === 1 && (issues[0]!.path ?? []).length === 0 && /JSON/.test(issues[0]!.message)) {
+  const issues = fieldErrorsOf(cause, kind === "Payload" || kind === "Body" ? "" : `/${kind.toLowerCase()}`)
+  if (issues.length === 1 && issues[0]!.field === "/" && /JSON/.test(issues[0]!.message)) {
     return malformedJson()
   }
-  const where = kind === "Payload" || kind === "Body" ? "" : `/${kind.toLowerCase()}`
-  const errors: Array<FieldError> = issues.slice(0, FIELD_ERRORS_LISTED).map((issue) => ({
-    field: `${where}${pointer((issue.path ?? []) as ReadonlyArray<PropertyKey>)}` || "/",
-    code: codeOf(issue.message),
-    message: plain(issue.message)
-  }))
+  const errors: Array<FieldError> = issues.slice(0, FIELD_ERRORS_LISTED)
   const detail =
     options.listedAll === false
       ? "The request is not valid; the body is too large to list every problem, so the first is listed."

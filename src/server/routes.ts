@@ -26,6 +26,10 @@ export const UNMATCHED_ROUTE = "unmatched"
 export const METRICS_PATH = "/metrics"
 export const OPENAPI_PATH = "/openapi.json"
 export const DOCS_PATH = "/docs"
+/** The docs page's script (Scalar), served by this daemon. */
+export const DOCS_SCRIPT_PATH = "/docs/scalar.js"
+/** Redirects to the docs. */
+export const ROOT_PATH = "/"
 export const HEALTH_PATH = "/healthz"
 /** Liveness under the name Kubernetes' own endpoints use; the same answer as `/healthz`. */
 export const LIVE_PATH = "/livez"
@@ -37,8 +41,10 @@ export const LINK_PATH = "/v/:token"
 
 /** Routes served beside the API, all GET. */
 export const OTHER_ROUTES = [
+  ROOT_PATH,
   OPENAPI_PATH,
   DOCS_PATH,
+  DOCS_SCRIPT_PATH,
   HEALTH_PATH,
   LIVE_PATH,
   READY_PATH,

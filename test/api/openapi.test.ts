@@ -7,13 +7,17 @@
  */
 import { readdirSync } from "node:fs"
 import { Validator } from "@seriousme/openapi-schema-validator"
-import * as OpenApi from "effect/http-api/OpenApi"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
+import type * as OpenApi from "effect/http-api/OpenApi"
 import * as Schema from "effect/Schema"
 import { describe, expect, it } from "vitest"
 import { CampusgateApi } from "../../src/api/Api.ts"
 import { BulkAsyncJsonBody } from "../../src/api/jobs.ts"
+import { openApiDocument } from "../../src/api/openApiDocument.ts"
+import { BULK_MAX_EMAILS } from "../../src/api/validation.ts"
 
-const spec = OpenApi.fromApi(CampusgateApi)
+// The document the daemon serves: generated from the contract and completed (api/openApiDocument.ts).
+const spec = openApiDocument(BULK_MAX_EMAILS)
 
 // How the server reads bodies: every problem, and unknown fields are problems.
 const strict = { errors: "all", onExcessProperty: "error" } as const
@@ -67,12 +71,13 @@ describe("the OpenAPI document", () => {
     expect(result.valid).toBe(false)
   })
 
-  it("has every endpoint of the contract under its path and method, with a summary", () => {
+  it("has every endpoint of the contract under its path and method, with a summary and a description", () => {
     expect(endpoints.length).toBeGreaterThan(0)
     for (const endpoint of endpoints) {
       const operation = operationOf(endpoint)
       expect(operation, endpoint.name).toBeDefined()
       expect(operation!.summary, endpoint.name).toMatch(/\S/)
+      expect(operation!.description?.length ?? 0, endpoint.name).toBeGreaterThan(40)
     }
     const documented = Object.values(spec.paths).flatMap((item) =>
       Object.keys(item).filter((key) => key !== "parameters")
@@ -80,20 +85,18 @@ describe("the OpenAPI document", () => {
     expect(documented).toHaveLength(endpoints.length)
   })
 
-  it("lists the bearer security scheme, and every endpoint requires it", () => {
-    expect(spec.components.securitySchemes.bearer).toMatchObject({
-      type: "http",
-      scheme: expect.stringMatching(/^bearer$/i)
-    })
+  it("lists the bearer security scheme in lower case (tools know no other spelling), and every endpoint requires it", () => {
+    expect(spec.components.securitySchemes.bearer).toMatchObject({ type: "http", scheme: "bearer" })
     for (const endpoint of endpoints) expect(operationOf(endpoint)!.security, endpoint.name).toEqual([{ bearer: [] }])
   })
 
   it("lists the problem responses: RFC 9457 problem details for every error status", () => {
     for (const endpoint of endpoints) {
       const responses = operationOf(endpoint)!.responses
-      // Every endpoint: a bad request, the key's problems, its rate limit, the limiter being down.
-      for (const status of [400, 401, 403, 429, 503])
-        expect(Object.keys(responses), endpoint.name).toContain(String(status))
+      // Every endpoint: a bad request, the key's problems, its rate limit, the limiter being down, the unexpected;
+      // one with a body also a body too large and another media type.
+      const statuses = [400, 401, 403, 429, 500, 503, ...(endpoint.payloads.length > 0 ? [413, 415] : [])]
+      for (const status of statuses) expect(Object.keys(responses), endpoint.name).toContain(String(status))
       for (const [status, response] of Object.entries(responses)) {
         if (Number(status) < 400) continue
         const problem = resolve(response.content?.["application/problem+json"]?.schema)
@@ -102,9 +105,26 @@ describe("the OpenAPI document", () => {
     }
   })
 
+  it("names this daemon as its server, so snippets and tools send requests where the document was read", () => {
+    expect((spec as unknown as { servers: unknown }).servers).toEqual([{ url: "/", description: "This daemon" }])
+  })
+
+  it("declares every limit as an integer with its bounds", () => {
+    const limits = endpoints.flatMap((endpoint) =>
+      ((operationOf(endpoint)!.parameters ?? []) as unknown as ReadonlyArray<{ name: string; schema: unknown }>)
+        .filter((parameter) => parameter.name === "limit")
+        .map((parameter) => [endpoint.name, parameter.schema] as const)
+    )
+    expect(limits.length).toBeGreaterThanOrEqual(3)
+    for (const [name, schema] of limits) {
+      expect(schema, name).toMatchObject({ type: "integer", minimum: 1, maximum: expect.any(Number) })
+    }
+  })
+
   it("has request examples for every endpoint with a body, each accepted by the endpoint's payload schema", () => {
     expect(withPayload.map((endpoint) => endpoint.name).sort()).toEqual([
       "PATCH /api/v1/offers/:id",
+      "PATCH /api/v1/target-groups/:id",
       "POST /api/v1/offers",
       "POST /api/v1/offers/bulk-process",
       "POST /api/v1/target-groups",
@@ -139,7 +159,7 @@ describe("the OpenAPI document", () => {
           // An endpoint with several answers (a started verification, or the failed validation result) documents each.
           const accepted = endpoint.successes.filter((success) => {
             try {
-              decodeWith(success, example)
+              decodeWith(HttpApiSchema.isWithHeaders(success) ? success.schema : success, example)
               return true
             } catch {
               return false

@@ -3,7 +3,7 @@ import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { Resources } from "../../src/app/Resources.ts"
+import { Resources, versionOf } from "../../src/app/Resources.ts"
 import { LiveSnapshot, Snapshot } from "../../src/app/Snapshot.ts"
 import { directorySource } from "../../src/app/sources.ts"
 import { InvalidConfiguration } from "../../src/domain/errors.ts"
@@ -104,6 +104,58 @@ describe("Resources", () => {
       }).pipe(Effect.provide(layer))
     }
   )
+
+  it.effect("changes by merge patch and deletes, against the version read; a group in use stays", () => {
+    const { layer } = setup()
+    return Effect.gen(function* () {
+      const resources = yield* Resources
+      const snapshots = yield* Snapshot
+      const store = yield* ResourceStore
+      const created = yield* resources.createTargetGroup("acme", group("staff"))
+      const read = versionOf("targetGroup", created.resource)
+      const changed = yield* resources.updateTargetGroup(
+        "acme",
+        "staff",
+        { criteria: { email: { rejectFreeMail: true } } },
+        [read]
+      )
+      expect(changed.resource.criteria).toMatchObject({
+        domains: { allow: ["staff.example"] },
+        email: { rejectFreeMail: true }
+      })
+      expect(snapshots.current().engine.targetGroups.get("staff")?.targetGroup.criteria.email.rejectFreeMail).toBe(true)
+      // The version read before the change is stale now; nothing is written.
+      expect(yield* reasonOf(resources.updateTargetGroup("acme", "staff", { name: "Lost" }, [read]))).toMatchObject({
+        _tag: "StaleVersion",
+        current: versionOf("targetGroup", changed.resource)
+      })
+      expect(yield* reasonOf(resources.deleteTargetGroup("acme", "staff", [read]))).toMatchObject({
+        _tag: "StaleVersion"
+      })
+      yield* resources.createOffer("acme", {
+        id: "staff-deal" as never,
+        name: "Staff",
+        status: "active",
+        targetGroups: ["staff" as never]
+      })
+      expect(yield* reasonOf(resources.deleteTargetGroup("acme", "staff"))).toMatchObject({
+        _tag: "ResourceConflict",
+        detail: expect.stringContaining('"staff-deal"')
+      })
+      expect((yield* resources.updateOffer("acme", "staff-deal", { status: "paused" })).resource.status).toBe("paused")
+      yield* resources.deleteOffer("acme", "staff-deal")
+      yield* resources.deleteTargetGroup("acme", "staff", "*")
+      expect(yield* store.read("targetGroup", "staff")).toBeUndefined()
+      expect(snapshots.current().engine.targetGroups.has("staff")).toBe(false)
+      expect(snapshots.current().engine.offers.has("staff-deal")).toBe(false)
+      // Config-defined resources change in git.
+      expect(yield* reasonOf(resources.deleteTargetGroup("acme", "uk"))).toMatchObject({ _tag: "ResourceConflict" })
+      expect(yield* reasonOf(resources.updateOffer("acme", "spring", { name: "x" }))).toMatchObject({
+        _tag: "ResourceConflict",
+        detail: expect.stringContaining("git")
+      })
+    }).pipe(Effect.provide(layer))
+  })
 
   it.effect("rolls a change back when the reload rejects the result, leaving store and snapshot as they were", () => {
     const { layer, dirs } = setup()

@@ -57,8 +57,15 @@ describe("result rows", () => {
     const row = toResultRow('q"@x.edu', engine.validate('q"@x.edu', "all"))
     expect(rowCsv(row).startsWith('"q""@x.edu",false,INVALID_EMAIL_FORMAT,')).toBe(true)
     expect(rowCsv({ email: "=HYPERLINK(1)@x.edu", isValid: false, reason: "a, b" })).toBe(
-      '\'=HYPERLINK(1)@x.edu,false,,"a, b",,,,,'
+      '\'=HYPERLINK(1)@x.edu,false,,"a, b",,,,,,'
     )
+    // A job's row: the row it repeats, then the input's other columns by name, in the order given.
+    expect(
+      rowCsv(
+        { email: "a@x.edu", isValid: true, duplicateOf: 3, columns: { customerId: "c-42", score: 7, gone: null } },
+        ["customerId", "missing", "score", "gone"]
+      )
+    ).toBe("a@x.edu,true,,,,,,,,3,c-42,,7,")
     const offer = toOfferResultRow("Jane@MIT.EDU", engine.validateOffer("Jane@MIT.EDU", "o"))
     expect(rowCsv(offer).split(",")).toHaveLength(ROW_CSV_COLUMNS.length)
   })

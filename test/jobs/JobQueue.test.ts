@@ -68,6 +68,31 @@ describe.each(queueAdapters)("JobQueue over the %s store", (_, queueOver) => {
     }).pipe(Effect.provide(queueOver()))
   })
 
+  it.effect(
+    "lists a team's jobs newest first, a page at a time, with a status filter, and refuses a made-up cursor",
+    () => {
+      return Effect.gen(function* () {
+        const queue = yield* JobQueue
+        const first = (yield* queue.submit(yield* request(items))).job
+        yield* TestClock.adjust("1 second")
+        const second = (yield* queue.submit(yield* request(items))).job
+        yield* queue.submit(yield* request(items, { team: "globex" as never }))
+        yield* queue.awaitFinished("acme", first.jobId)
+        yield* queue.awaitFinished("acme", second.jobId)
+        const page = yield* queue.list("acme", { limit: 1 })
+        expect(page.jobs.map((job) => job.jobId)).toEqual([second.jobId])
+        const next = yield* queue.list("acme", { limit: 1, after: page.next })
+        expect(next.jobs.map((job) => job.jobId)).toEqual([first.jobId])
+        expect(next.next).toBeUndefined()
+        expect((yield* queue.list("acme", { limit: 10, status: "completed" })).jobs).toHaveLength(2)
+        expect((yield* queue.list("acme", { limit: 10, status: "failed" })).jobs).toHaveLength(0)
+        expect(reasonOf(yield* Effect.flip(queue.list("acme", { limit: 1, after: "made-up" })))).toBe(
+          "InvalidJobCursor"
+        )
+      }).pipe(Effect.provide(queueOver()))
+    }
+  )
+
   it.effect("fails a job whose target is gone, with the reason", () => {
     return Effect.gen(function* () {
       const queue = yield* JobQueue

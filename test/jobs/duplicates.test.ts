@@ -4,12 +4,19 @@ import { parseEmail } from "../../src/engine/email/parseEmail.ts"
 import { canonicalHash, DuplicateSet } from "../../src/jobs/duplicates.ts"
 
 describe("duplicates", () => {
-  it("are the same canonical address seen earlier in the job", () => {
+  it("are the same canonical address seen earlier in the job, and name the row it came first", () => {
     const set = new DuplicateSet()
     const seen = ["John@gmail.com", "j.o.h.n+offers@googlemail.com", "john@mit.edu", "JOHN@MIT.EDU", "not an email"]
-    expect(seen.map((email) => set.isRepeat(email))).toEqual([false, true, false, true, false])
-    expect(set.isRepeat("not an email")).toBe(false)
+    expect(seen.map((email, i) => set.firstRow(email, i + 1))).toEqual([undefined, 1, undefined, 3, undefined])
+    expect(set.firstRow("not an email", 6)).toBeUndefined()
+    expect(set.firstRow("john+again@gmail.com", 7)).toBe(1)
     expect(set.size).toBe(2)
+  })
+
+  it("keep every first row through the table's growth", () => {
+    const set = new DuplicateSet()
+    for (let i = 1; i <= 5000; i++) expect(set.firstRow(`user${i}@samples.edu`, i)).toBeUndefined()
+    for (let i = 1; i <= 5000; i++) expect(set.firstRow(`USER${i}@samples.edu`, 5000 + i)).toBe(i)
   })
 
   it("are tracked as distinct 53-bit integers", () => {
@@ -52,6 +59,8 @@ describe("the hash of an accepted plain address", () => {
     ]
     const fast = new DuplicateSet()
     const slow = new DuplicateSet()
-    expect(emails.map((email) => fast.isRepeat(email, true))).toEqual(emails.map((email) => slow.isRepeat(email)))
+    expect(emails.map((email, i) => fast.firstRow(email, i + 1, true))).toEqual(
+      emails.map((email, i) => slow.firstRow(email, i + 1))
+    )
   })
 })

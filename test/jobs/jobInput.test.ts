@@ -29,15 +29,19 @@ describe("readJobInput: NDJSON", () => {
       const { input, items } = yield* read("ndjson", body)
       expect(items).toEqual([
         "Jane@Ox.ac.uk",
-        "bob@mit.edu",
+        { email: "bob@mit.edu", columns: ["Bob"] },
         "a@b.edu",
         { bad: "42", reason: "expected a JSON string or an object with a string email" },
-        { bad: '{"mail":"x@y.z"}', reason: "expected a JSON string or an object with a string email" },
+        {
+          bad: '{"mail":"x@y.z"}',
+          reason: "expected a JSON string or an object with a string email",
+          columns: [null, "x@y.z"]
+        },
         { bad: "{not json", reason: "not valid JSON" },
         "spaced@x.edu",
         "ü@tum.de"
       ])
-      expect(input).toMatchObject({ total: 8, badInput: 3, fields: {} })
+      expect(input).toMatchObject({ total: 8, badInput: 3, fields: {}, columns: ["name", "mail"] })
       expect(input.inputBytes).toBe(encoder.encode(body).length)
       expect(input.bodyHash).toBe(createHash("sha256").update(body).digest("hex"))
     })
@@ -92,7 +96,7 @@ describe("readJobInput: NDJSON", () => {
 })
 
 describe("readJobInput: CSV", () => {
-  it.effect("reads the email column (any case) and ignores the others; RFC 4180 quoting", () =>
+  it.effect("reads the email column (any case) and keeps the others as columns; RFC 4180 quoting", () =>
     Effect.gen(function* () {
       const body = [
         "name,E-Mail-ignored,EMAIL,note",
@@ -107,14 +111,55 @@ describe("readJobInput: CSV", () => {
       ].join("\r\n")
       const { input, items } = yield* read("csv", `\uFEFF${body}`)
       expect(items).toEqual([
-        "jane@ox.ac.uk",
-        "bob@mit.edu",
-        'k"q@x.edu',
-        { bad: "short,row", reason: "the row has no email cell" },
-        { bad: "Lee,x,,", reason: "the email cell is empty" },
-        { bad: "Ann,x,ann@x.edu", reason: "a quoted field is not closed" }
+        { email: "jane@ox.ac.uk", columns: ["Jane", "x", "likes, commas"] },
+        { email: "bob@mit.edu", columns: ['Bob "B"', "x", "multi\r\nline"] },
+        { email: 'k"q@x.edu', columns: ["Kim", "x"] },
+        { bad: "short,row", reason: "the row has no email cell", columns: ["short", "row"] },
+        { bad: "Lee,x,,", reason: "the email cell is empty", columns: ["Lee", "x", ""] },
+        { bad: "Ann,x,ann@x.edu", reason: "a quoted field is not closed", columns: ["Ann", "x"] }
       ])
-      expect(input).toMatchObject({ total: 6, badInput: 3 })
+      expect(input).toMatchObject({ total: 6, badInput: 3, columns: ["name", "E-Mail-ignored", "note"] })
+    })
+  )
+
+  it.effect("reads ; and tab delimited files, detected from the header row or named", () =>
+    Effect.gen(function* () {
+      const badRow = yield* read("csv", "id;email\n7;\n")
+      expect(badRow.items).toEqual([{ bad: "7;", reason: "the email cell is empty", columns: ["7"] }])
+      const semicolons = yield* read(
+        "csv",
+        "\uFEFFcustomerId;email;note\r\nc-1;jane@ox.ac.uk;a, b\r\nc-2;bob@mit.edu;\r\n"
+      )
+      expect(semicolons.items).toEqual([
+        { email: "jane@ox.ac.uk", columns: ["c-1", "a, b"] },
+        { email: "bob@mit.edu", columns: ["c-2", ""] }
+      ])
+      const tabs = yield* read("csv", "email\tcustomerId\njane@ox.ac.uk\tc-1\n")
+      expect(tabs.items).toEqual([{ email: "jane@ox.ac.uk", columns: ["c-1"] }])
+      // A header with more commas than semicolons reads as commas, unless the delimiter is named.
+      const named = yield* read("csv", "email;name, with comma, and more\njane@ox.ac.uk;Jane\n", {
+        delimiter: "semicolon"
+      })
+      expect(named.items).toEqual([{ email: "jane@ox.ac.uk", columns: ["Jane"] }])
+      expect(named.input.columns).toEqual(["name, with comma, and more"])
+    })
+  )
+
+  it.effect("names repeated and empty header cells by position, and cells past the header", () =>
+    Effect.gen(function* () {
+      const { input, items } = yield* read("csv", "id,email,id,\n1,a@x.edu,2,3,4\n")
+      expect(input.columns).toEqual(["id", "id 3", "column 4", "column 5"])
+      expect(items).toEqual([{ email: "a@x.edu", columns: ["1", "2", "3", "4"] }])
+    })
+  )
+
+  it.effect("refuses more than 100 columns besides the email", () =>
+    Effect.gen(function* () {
+      const header = ["email", ...Array.from({ length: 101 }, (_, i) => `c${i}`)].join(",")
+      expect(yield* failure(read("csv", `${header}\na@x.edu\n`))).toMatchObject({
+        reason: "TooManyColumns",
+        errors: [{ code: "TOO_MANY_COLUMNS" }]
+      })
     })
   )
 

@@ -51,7 +51,9 @@ describe("readJobInput across chunk boundaries", () => {
               : [...new Set(cutSeeds.map((seed) => seed % (body.length + 1)))].sort((a, b) => a - b)
             const { whole, cut } = await run(format, body, cutAt(body, cuts))
             const expected =
-              format === "csv" ? emails.map((email) => (email.trim() === "" ? expect.anything() : email)) : emails
+              format === "csv"
+                ? emails.map((email, i) => (email.trim() === "" ? expect.anything() : { email, columns: [String(i)] }))
+                : emails
             expect(whole.items).toEqual(expected)
             expect(cut.items).toEqual(whole.items)
             expect(cut.input.bodyHash).toBe(whole.input.bodyHash)
@@ -78,15 +80,37 @@ describe("readJobInput across chunk boundaries", () => {
           const document = { extra: { nested: [1, { emails: "not these" }] }, emails, targetGroupId }
           const body = encoder.encode(JSON.stringify(document, null, spacing))
           const cuts = [...new Set(cutSeeds.map((seed) => seed % (body.length + 1)))].sort((a, b) => a - b)
-          const expected = emails.map((value) => {
-            const email = typeof value === "object" && value !== null && !Array.isArray(value) ? value.email : value
-            return typeof email === "string"
-              ? email
-              : {
+          // An object's fields besides email are columns, named in first-seen order.
+          const names: Array<string> = []
+          const columnsOf = (object: Record<string, unknown>) => {
+            let values: Array<unknown> | undefined
+            for (const key of Object.keys(object)) {
+              if (key === "email") continue
+              if (!names.includes(key)) names.push(key)
+              values ??= []
+              while (values.length < names.indexOf(key)) values.push(null)
+              values[names.indexOf(key)] = object[key]
+            }
+            return values
+          }
+          const expected = JSON.parse(
+            JSON.stringify(
+              emails.map((value) => {
+                const object =
+                  typeof value === "object" && value !== null && !Array.isArray(value)
+                    ? (value as Record<string, unknown>)
+                    : undefined
+                const columns = object === undefined ? undefined : columnsOf(object)
+                const email = object === undefined ? value : object.email
+                if (typeof email === "string") return columns === undefined ? email : { email, columns }
+                return {
                   bad: JSON.stringify(value).slice(0, 1000),
-                  reason: "expected a JSON string or an object with a string email"
+                  reason: "expected a JSON string or an object with a string email",
+                  ...(columns === undefined ? {} : { columns })
                 }
-          })
+              })
+            )
+          )
           const whole = await Effect.runPromise(read("json", body, { maxEmails: 100 }))
           const cut = await Effect.runPromise(read("json", cutAt(body, cuts), { maxEmails: 100 }))
           expect(whole.items).toEqual(expected)

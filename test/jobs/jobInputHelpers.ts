@@ -1,6 +1,7 @@
 /** Shared helpers of the job-input tests: run `readJobInput` on bytes cut into given chunks and read the output back. */
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
+import type { CsvDelimiter } from "../../src/jobs/csv.ts"
 import type { JobBytes } from "../../src/jobs/JobStore.ts"
 import { MemoryBytes } from "../../src/jobs/JobStoreMemory.ts"
 import { type JobInputFormat, readJobInput } from "../../src/jobs/jobInput.ts"
@@ -26,7 +27,7 @@ export const bytesOf = (body: string | Uint8Array): Uint8Array =>
 export const read = (
   format: JobInputFormat,
   body: string | Uint8Array | ReadonlyArray<Uint8Array>,
-  limits: { readonly maxEmails?: number; readonly maxBytes?: number } = {}
+  limits: { readonly maxEmails?: number; readonly maxBytes?: number; readonly delimiter?: CsvDelimiter } = {}
 ) => {
   const output = new MemoryBytes()
   const chunks = Array.isArray(body) ? body : [bytesOf(body as string | Uint8Array)]
@@ -34,7 +35,8 @@ export const read = (
     format,
     output,
     maxEmails: limits.maxEmails ?? 1000,
-    maxBytes: limits.maxBytes ?? 1 << 20
+    maxBytes: limits.maxBytes ?? 1 << 20,
+    delimiter: limits.delimiter
   }).pipe(
     // A store that cannot be written is not what these tests are about.
     Effect.catchTag("JobStoreError", Effect.die),
@@ -43,7 +45,7 @@ export const read = (
 }
 
 /** The items of a job input: emails as strings, bad items as objects. */
-export const lines = (output: JobBytes): Array<string | { bad: string; reason: string }> =>
+export const lines = (output: JobBytes): Array<string | { bad: string; reason: string } | { email: string }> =>
   bytesText(output)
     .split("\n")
     .filter((line) => line !== "")

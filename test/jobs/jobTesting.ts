@@ -12,7 +12,7 @@ import { InvalidConfiguration } from "../../src/domain/errors.ts"
 import { toOfferResultRow, toResultRow } from "../../src/domain/ResultRow.ts"
 import { makeEngine } from "../../src/engine/makeEngine.ts"
 import type { InputItem } from "../../src/jobs/inputLines.ts"
-import { badInputLine, emailLine } from "../../src/jobs/inputLines.ts"
+import { emailLine } from "../../src/jobs/inputLines.ts"
 import { JobQueue, type JobQueueOptions, type SubmitJob } from "../../src/jobs/JobQueue.ts"
 import type { Evaluate } from "../../src/jobs/JobRunner.ts"
 import { type JobBytes, JobStore, type JobStoreError } from "../../src/jobs/JobStore.ts"
@@ -88,7 +88,7 @@ export const evaluate: Evaluate = (target, emails, tally) => {
 }
 
 export const inputText = (items: ReadonlyArray<InputItem>): string =>
-  items.map((item) => (typeof item === "string" ? emailLine(item) : badInputLine(item.bad, item.reason))).join("\n") +
+  items.map((item) => (typeof item === "string" ? emailLine(item) : JSON.stringify(item))).join("\n") +
   (items.length > 0 ? "\n" : "")
 
 /** A job request for team acme against the target group `edu`, its input staged in the store. */

@@ -64,7 +64,7 @@ const resumeAndCheck = (dataDir: string, jobId: string, input: ReadonlyArray<Inp
     let mismatches = 0
     for (let i = 0; i < input.length; i++) {
       const item = input[i]!
-      if (rows[i]!.email !== (typeof item === "string" ? item : item.bad)) mismatches++
+      if (rows[i]!.email !== (typeof item === "string" ? item : "bad" in item ? item.bad : item.email)) mismatches++
     }
     expect(mismatches).toBe(0)
     const emails = input.filter((item): item is string => typeof item === "string")

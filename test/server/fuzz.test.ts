@@ -22,12 +22,31 @@ beforeAll(async () => {
   const dirs = copyConfig()
   setSettings(dirs, [
     [["rateLimits", "bulk", "requests"], 1_000_000],
+    [["rateLimits", "jobs", "requests"], 1_000_000],
     [["rateLimits", "validate", "requests"], 1_000_000],
     [["rateLimits", "default", "requests"], 1_000_000],
     [["rateLimits", "verifications", "requests"], 1_000_000]
   ])
   key = makeKey(dirs, "acme", allScopes)
   daemon = await startDaemon(dirs)
+  // Resources made through the API, so their patches are merged and checked rather than refused as config-defined.
+  const create = (path: string, body: unknown) =>
+    fetch(`${daemon.url}${path}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify(body)
+    })
+  await create("/api/v1/target-groups", {
+    id: "fuzz-patched",
+    name: "Patched",
+    criteria: { domains: { allow: ["p.example"] } }
+  })
+  await create("/api/v1/offers", {
+    id: "fuzz-patched",
+    name: "Patched",
+    targetGroups: ["universities"],
+    status: "draft"
+  })
 }, 30_000)
 
 afterAll(async () => {
@@ -102,6 +121,12 @@ const writingEndpoints: ReadonlyArray<readonly [string, string, Record<string, u
   ["POST", "/api/v1/verifications", { email: "jane@ox.ac.uk", offerId: "acme-student-discount", method: "code" }],
   ["POST", "/api/v1/verifications/ver_unknown/confirm", { code: "123456" }],
   ["POST", "/api/v1/verifications/reset-limit", { email: "jane@ox.ac.uk", offerId: "acme-student-discount" }],
+  ["PATCH", "/api/v1/offers/fuzz-patched", { name: "Renamed", endsAt: null, verification: { maxAttempts: 3 } }],
+  [
+    "PATCH",
+    "/api/v1/target-groups/fuzz-patched",
+    { description: null, criteria: { email: { rejectFreeMail: true }, patterns: { allow: ["*.p.example"] } } }
+  ],
   [
     "POST",
     "/api/v1/target-groups",
@@ -124,7 +149,7 @@ describe("fuzzing every endpoint that takes a body", () => {
   }
 
   it("POST /api/v1/validate/bulk-async as NDJSON and CSV", async () => {
-    const target = "?targetGroupId=uk-students"
+    const target = "?targetGroupId=uk-students&delimiter=semicolon"
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom("application/x-ndjson", "text/csv"),
@@ -148,7 +173,11 @@ const parameterPaths: ReadonlyArray<readonly [string, (segment: string) => strin
   ["GET", (id) => `/api/v1/offers/${id}`],
   ["GET", (id) => `/api/v1/offers/${id}/status`],
   ["PATCH", (id) => `/api/v1/offers/${id}`],
+  ["DELETE", (id) => `/api/v1/offers/${id}`],
   ["GET", (id) => `/api/v1/target-groups/${id}`],
+  ["PATCH", (id) => `/api/v1/target-groups/${id}`],
+  ["DELETE", (id) => `/api/v1/target-groups/${id}`],
+  ["GET", (id) => `/api/v1/jobs?limit=5&status=completed&cursor=${id}`],
   ["GET", (id) => `/api/v1/jobs/${id}`],
   ["GET", (id) => `/api/v1/jobs/${id}/results?limit=5&cursor=${id}`],
   ["DELETE", (id) => `/api/v1/jobs/${id}`],
@@ -164,7 +193,7 @@ describe("fuzzing every path parameter", () => {
     it(`${method} ${pathOf("{id}")}`, async () => {
       await fc.assert(
         fc.asyncProperty(segments, (segment) =>
-          check(method, pathOf(segment), method === "PATCH" ? JSON.stringify({ status: "paused" }) : undefined)
+          check(method, pathOf(segment), method === "PATCH" ? JSON.stringify({ name: "Renamed" }) : undefined)
         ),
         { numRuns: RUNS }
       )

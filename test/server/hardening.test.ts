@@ -23,7 +23,8 @@ beforeAll(async () => {
   const dirs = copyConfig()
   setSettings(dirs, [
     [["server", "bodyTimeoutSeconds"], 1],
-    [["rateLimits", "bulk", "requests"], 1000]
+    [["rateLimits", "bulk", "requests"], 1000],
+    [["rateLimits", "jobs", "requests"], 1000]
   ])
   acme = makeKey(dirs, "acme", allScopes)
   globex = makeKey(dirs, "globex", allScopes)

@@ -26,6 +26,7 @@ describe("asynchronous bulk jobs", () => {
     setSettings(dirs, [
       [["limits", "jobMaxEmails"], 5000],
       [["rateLimits", "bulk", "requests"], 1000],
+      [["rateLimits", "jobs", "requests"], 1000],
       // The callback receiver of these tests listens on loopback, which callbacks reach only when allowed.
       [["jobs", "callbacks", "allowHosts"], ["127.0.0.1"]]
     ])
@@ -114,6 +115,114 @@ describe("asynchronous bulk jobs", () => {
     expect(csvLines.slice(1).map((line) => line.split(",")[0])).toEqual(["jane@ox.ac.uk", "kim@cam.ac.uk"])
   })
 
+  it("keeps every input column in the results, after the verdict, and names the row a duplicate repeats", async () => {
+    const csv =
+      "\uFEFFcustomerId;Email;plan\r\nc-41;jane@ox.ac.uk;gold\r\nc-42;kim@cam.ac.uk;\r\nc-43;Jane+x@OX.ac.uk;silver\r\nc-44;;none\r\n"
+    const submitted = await call(daemon, "POST", "/api/v1/validate/bulk-async?targetGroupId=uk-students", {
+      key: acme,
+      rawBody: csv,
+      headers: { "content-type": "text/csv" }
+    })
+    expect(submitted.status).toBe(202)
+    const job = await waitForJob(daemon, acme, submitted.body.jobId)
+    expect(job).toMatchObject({
+      inputColumns: ["customerId", "plan"],
+      counts: { valid: 3, invalid: 1, duplicates: 1, badInput: 1 }
+    })
+    const results = `/api/v1/jobs/${job.jobId}/results`
+    const page = await call(daemon, "GET", results, { key: acme })
+    expect(page.body.data).toEqual([
+      expect.objectContaining({ email: "jane@ox.ac.uk", isValid: true, columns: { customerId: "c-41", plan: "gold" } }),
+      expect.objectContaining({ email: "kim@cam.ac.uk", columns: { customerId: "c-42", plan: "" } }),
+      expect.objectContaining({
+        email: "Jane+x@OX.ac.uk",
+        duplicateOf: 1,
+        columns: { customerId: "c-43", plan: "silver" }
+      }),
+      expect.objectContaining({
+        isValid: false,
+        reasonCode: "INVALID_EMAIL_FORMAT",
+        columns: { customerId: "c-44", plan: "none" }
+      })
+    ])
+    const csvText = await (
+      await fetch(`${daemon.url}${results}`, { headers: { authorization: `Bearer ${acme}`, accept: "text/csv" } })
+    ).text()
+    const [header, ...lines] = csvText.trim().split("\r\n")
+    expect(header).toBe(
+      "email,isValid,reasonCode,reason,matchedDomain,institutionId,institutionName,country,matchedTargetGroups,duplicateOf,customerId,plan"
+    )
+    expect(lines[2]!.startsWith("Jane+x@OX.ac.uk,true,")).toBe(true)
+    expect(lines[2]!.endsWith(",1,c-43,silver")).toBe(true)
+    // NDJSON objects: the other fields, in first-seen order.
+    const fromNdjson = await call(daemon, "POST", "/api/v1/validate/bulk-async?targetGroupId=uk-students", {
+      key: acme,
+      rawBody: ndjson(['{"email":"jane@ox.ac.uk","customerId":"c-1"}', '{"tier":2,"email":"kim@cam.ac.uk"}']),
+      headers: { "content-type": "application/x-ndjson" }
+    })
+    const ndjsonJob = await waitForJob(daemon, acme, fromNdjson.body.jobId)
+    expect(ndjsonJob.inputColumns).toEqual(["customerId", "tier"])
+    const rows = (await call(daemon, "GET", `/api/v1/jobs/${ndjsonJob.jobId}/results`, { key: acme })).body.data
+    expect(rows.map((row: { columns: unknown }) => row.columns)).toEqual([
+      { customerId: "c-1", tier: null },
+      { customerId: null, tier: 2 }
+    ])
+  })
+
+  it("compresses downloads when the client accepts it", async () => {
+    const submitted = await call(daemon, "POST", "/api/v1/validate/bulk-async", {
+      key: acme,
+      body: { emails: Array.from({ length: 500 }, (_, i) => `s${i}@ox.ac.uk`), targetGroupId: "uk-students" }
+    })
+    const job = await waitForJob(daemon, acme, submitted.body.jobId)
+    const download = (accept: string, encoding: string) =>
+      fetch(`${daemon.url}/api/v1/jobs/${job.jobId}/results`, {
+        headers: { authorization: `Bearer ${acme}`, accept, "accept-encoding": encoding }
+      })
+    const plain = await download("application/x-ndjson", "identity")
+    expect(plain.headers.get("content-encoding")).toBeNull()
+    const plainText = await plain.text()
+    for (const [accept, encoding] of [
+      ["application/x-ndjson", "gzip"],
+      ["application/x-ndjson", "br, gzip"],
+      ["text/csv", "gzip"]
+    ] as const) {
+      const compressed = await download(accept, encoding)
+      expect(compressed.headers.get("content-encoding")).toBe(encoding.split(",")[0])
+      expect(compressed.headers.get("vary")).toBe("accept-encoding")
+      // fetch decodes what it is sent.
+      const text = await compressed.text()
+      if (accept === "application/x-ndjson") expect(text).toBe(plainText)
+      else expect(text.split("\r\n")).toHaveLength(502)
+    }
+  })
+
+  it("lists the team's jobs newest first, paged, filtered by status", async () => {
+    const submitted: Array<string> = []
+    for (let i = 0; i < 3; i++) {
+      const accepted = await call(daemon, "POST", "/api/v1/validate/bulk-async", {
+        key: globex,
+        body: { emails: [`list${i}@ox.ac.uk`], targetGroupId: "uk-students" }
+      })
+      submitted.push(accepted.body.jobId)
+      await waitForJob(daemon, globex, accepted.body.jobId)
+    }
+    const first = await call(daemon, "GET", "/api/v1/jobs?limit=2", { key: globex })
+    expect(first.status).toBe(200)
+    const second = await call(daemon, "GET", `/api/v1/jobs?limit=2&cursor=${first.body.nextCursor}`, { key: globex })
+    const listed = [...first.body.data, ...second.body.data].map((job: { jobId: string }) => job.jobId)
+    expect(listed.slice(0, 3)).toEqual([...submitted].reverse())
+    expect(first.body.data[0]).toMatchObject({ status: "completed", links: { self: `/api/v1/jobs/${submitted[2]}` } })
+    // Another team sees none of them; a status filter keeps only that status.
+    const acmeJobs = (await call(daemon, "GET", "/api/v1/jobs?limit=100", { key: acme })).body.data
+    expect(acmeJobs.map((job: { jobId: string }) => job.jobId)).not.toContain(submitted[0])
+    expect((await call(daemon, "GET", "/api/v1/jobs?status=running", { key: globex })).body.data).toEqual([])
+    const bad = await call(daemon, "GET", "/api/v1/jobs?cursor=bm9wZQ", { key: globex })
+    expect(bad).toMatchObject({ status: 400, body: { errors: [{ field: "/query/cursor" }] } })
+    const badStatus = await call(daemon, "GET", "/api/v1/jobs?status=done", { key: globex })
+    expect(badStatus.status).toBe(400)
+  })
+
   it("answers the same job for a repeated Idempotency-Key, and 409 for the same key with another body", async () => {
     const headers = { "idempotency-key": "order-2026-11-21" }
     const body = { emails: ["jane@ox.ac.uk"], targetGroupId: "uk-students" }
@@ -185,6 +294,9 @@ describe("asynchronous bulk jobs", () => {
     expect(unknownGroup).toMatchObject({ status: 404, body: { code: "NOT_FOUND" } })
     const xml = await submit({ rawBody: "<emails/>", headers: { "content-type": "application/xml" } })
     expect(xml).toMatchObject({ status: 415, body: { code: "UNSUPPORTED_MEDIA_TYPE" } })
+    expect(xml.body.detail).toBe(
+      "This endpoint takes application/x-ndjson, text/csv, application/json; the request was sent as application/xml."
+    )
     // No refused upload is left behind in the data directory.
     const leftovers = readdirSync(join(daemon.dataDir, "jobs")).filter((name) => name.startsWith(".upload-"))
     expect(leftovers).toEqual([])
@@ -256,7 +368,8 @@ describe("asynchronous bulk jobs", () => {
     const dirs = copyConfig()
     setSettings(dirs, [
       [["limits", "jobUploadsPerKey"], 1],
-      [["rateLimits", "bulk", "requests"], 1000]
+      [["rateLimits", "bulk", "requests"], 1000],
+      [["rateLimits", "jobs", "requests"], 1000]
     ])
     const key = makeKey(dirs, "acme", ["validate:bulk", "jobs:read"])
     const other = makeKey(dirs, "acme", ["validate:bulk", "jobs:read"])

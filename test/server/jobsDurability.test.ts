@@ -26,7 +26,8 @@ describe("jobs under pressure", () => {
     setSettings(dirs, [
       [["jobs", "concurrency"], 1],
       [["jobs", "maxQueued"], 1],
-      [["rateLimits", "bulk", "requests"], 1000]
+      [["rateLimits", "bulk", "requests"], 1000],
+      [["rateLimits", "jobs", "requests"], 1000]
     ])
     const key = makeKey(dirs, "acme", ["validate:bulk", "jobs:read"])
     const daemon = await startDaemon(dirs)
@@ -126,7 +127,11 @@ describe("jobs under pressure", () => {
 
   it("answers 503 with Retry-After, accepting nothing, when the data directory cannot take a batch", async () => {
     const dirs = copyConfig()
-    setSettings(dirs, [[["rateLimits", "bulk", "requests"], 1000]])
+    setSettings(dirs, [
+      [["rateLimits", "bulk", "requests"], 1000],
+      [["rateLimits", "jobs", "requests"], 1000],
+      [["rateLimits", "jobs", "requests"], 1000]
+    ])
     const key = makeKey(dirs, "acme", ["validate:bulk", "jobs:read"])
     const daemon = await startDaemon(dirs)
     const jobs = join(dirs.dataDir, "jobs")

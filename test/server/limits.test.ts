@@ -15,7 +15,8 @@ beforeAll(async () => {
   key = makeKey(dirs, "acme", allScopes)
   setSettings(dirs, [
     [["limits", "bulkMaxEmails"], 3],
-    [["rateLimits", "bulk"], { requests: 1000, windowSeconds: 60 }]
+    [["rateLimits", "bulk"], { requests: 1000, windowSeconds: 60 }],
+    [["rateLimits", "jobs"], { requests: 1000, windowSeconds: 60 }]
   ])
   daemon = await startDaemon(dirs)
 }, 30_000)

@@ -58,6 +58,7 @@ const limitsFrom = (next: (below: number) => number): Limits => ({
   // 7 per second gives a refill rate that is not a whole number of milliseconds.
   validate: next(2) === 0 ? { requests: 7, windowSeconds: 1 } : { requests: 1 + next(4), windowSeconds: 1 + next(3) },
   bulk: { requests: 1 + next(3), windowSeconds: 1 + next(2) },
+  jobs: { requests: 1 + next(3), windowSeconds: 1 + next(2) },
   default: { requests: 1_000_000_000, windowSeconds: 60 },
   verifications: { requests: 1_000_000_000, windowSeconds: 60 }
 })

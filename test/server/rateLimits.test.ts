@@ -8,7 +8,7 @@ import { allScopes } from "../../src/domain/ApiKey.ts"
 import { call, copyConfig, type Daemon, makeKey, startDaemon } from "./daemon.ts"
 
 let daemon: Daemon
-const keyNames = ["bulk", "otherBulk", "validate", "mixed", "headers", "reload"] as const
+const keyNames = ["bulk", "otherBulk", "validate", "mixed", "headers", "reload", "jobs"] as const
 const keys = {} as Record<(typeof keyNames)[number], string>
 
 /** The shipped config with single validations lowered from 6000 to 5 per minute; bulk keeps the spec's 10. */
@@ -71,6 +71,23 @@ describe("rate limits per API key", () => {
     expect(refused.headers.get("ratelimit")).toBe(`"bulk";r=0;t=${retryAfter}`)
     // Still refused: a refusal does not count, nor does it reset the window.
     expect((await bulk(keys.bulk)).status).toBe(429)
+  })
+
+  it("gives job submissions a budget apart from synchronous bulk calls", async () => {
+    for (let i = 0; i < 10; i++) expect((await bulk(keys.jobs)).status).toBe(200)
+    expect((await bulk(keys.jobs)).status).toBe(429)
+    const submit = () =>
+      call(daemon, "POST", "/api/v1/validate/bulk-async", {
+        key: keys.jobs,
+        body: { emails: ["jane@ox.ac.uk"], targetGroupId: "uk-students" }
+      })
+    const accepted = await submit()
+    expect(accepted.status).toBe(202)
+    expect(accepted.headers.get("ratelimit-policy")).toBe('"jobs";q=10;w=60')
+    for (let i = 1; i < 10; i++) expect((await submit()).status).toBe(202)
+    const refused = await submit()
+    expect(refused).toMatchObject({ status: 429, body: { code: "RATE_LIMIT_EXCEEDED" } })
+    expect(refused.headers.get("ratelimit")).toMatch(/^"jobs";r=0;t=\d+$/)
   })
 
   it("gives each key its own budget", async () => {
@@ -139,11 +156,13 @@ describe("rate limits per API key", () => {
 describe("rate-limit buckets of the contract", () => {
   const endpoints = apiEndpoints
 
-  it("puts every bulk endpoint in the bulk bucket and single validations in the validate bucket", () => {
+  it("puts synchronous bulk endpoints in the bulk bucket, job submissions in jobs, single validations in validate", () => {
     const bulkEndpoints = endpoints.filter((endpoint) => endpoint.path.includes("bulk"))
     expect(bulkEndpoints.length).toBeGreaterThan(0)
-    for (const endpoint of bulkEndpoints)
-      expect([endpoint.path, rateLimitBucketOf(endpoint.annotations)]).toEqual([endpoint.path, "bulk"])
+    for (const endpoint of bulkEndpoints) {
+      const bucket = endpoint.path.endsWith("/bulk-async") ? "jobs" : "bulk"
+      expect([endpoint.path, rateLimitBucketOf(endpoint.annotations)]).toEqual([endpoint.path, bucket])
+    }
     for (const path of ["/validate/target-group", "/validate/offer"]) {
       const endpoint = endpoints.find((candidate) => candidate.path.endsWith(path))
       expect(rateLimitBucketOf(endpoint!.annotations)).toBe("validate")

@@ -246,10 +246,119 @@ describe("PATCH /offers/{id}", () => {
     expect(await patchOffer("api-acme-only", "paused", acmeReadOnly)).toMatchObject({ status: 403 })
     const bad = await call(daemon, "PATCH", "/api/v1/offers/api-acme-only", {
       key: acme,
-      body: { status: "expired", name: "x" }
+      body: { status: "expired", nmae: "x" }
     })
     expect(bad.status).toBe(400)
-    expect(bad.body.errors.map((error: { field: string }) => error.field).sort()).toEqual(["/name", "/status"])
+    expect(bad.body.errors.map((error: { field: string }) => error.field).sort()).toEqual(["/nmae", "/status"])
+  })
+})
+
+describe("changing and deleting offers", () => {
+  const patch = (id: string, body: unknown, headers: Record<string, string> = {}, key = acme) =>
+    call(daemon, "PATCH", `/api/v1/offers/${id}`, { key, body, headers })
+
+  it("answers 201 with Location and ETag; GET gives the same ETag", async () => {
+    const created = await createOffer(offer("api-located"))
+    expect(created.status).toBe(201)
+    expect(created.headers.get("location")).toBe("/api/v1/offers/api-located")
+    const etag = created.headers.get("etag")
+    expect(etag).toMatch(/^"[\w-]+"$/)
+    const read = await call(daemon, "GET", created.headers.get("location")!, { key: acme })
+    expect(read.headers.get("etag")).toBe(etag)
+  })
+
+  it("changes any field with JSON merge patch semantics: given fields replace, null removes, the rest stays", async () => {
+    await createOffer(
+      offer("api-merge", { description: "before", startsAt: "2026-01-01T00:00:00Z", endsAt: "2099-01-01T00:00:00Z" })
+    )
+    const changed = await patch("api-merge", {
+      name: "Renamed",
+      description: null,
+      targetGroups: ["uk-students"],
+      endsAt: null,
+      effectiveStatus: "ignored",
+      source: "ignored"
+    })
+    expect(changed.status).toBe(200)
+    expect(changed.body).toEqual({
+      id: "api-merge",
+      team: "acme",
+      name: "Renamed",
+      targetGroups: ["uk-students"],
+      status: "active",
+      startsAt: "2026-01-01T00:00:00Z",
+      effectiveStatus: "active",
+      source: "api"
+    })
+    // It serves at once: uk-students only now.
+    expect((await validateOffer("jane@mit.edu", "api-merge")).body.isValid).toBe(false)
+    expect((await validateOffer("jane@ox.ac.uk", "api-merge")).body.isValid).toBe(true)
+    // application/merge-patch+json is the patch's own media type.
+    const typed = await call(daemon, "PATCH", "/api/v1/offers/api-merge", {
+      key: acme,
+      rawBody: JSON.stringify({ description: "after" }),
+      headers: { "content-type": "application/merge-patch+json" }
+    })
+    expect(typed).toMatchObject({ status: 200, body: { description: "after", name: "Renamed" } })
+  })
+
+  it("checks the changed offer as a new one: id and team stay, target groups must be usable, the window ordered", async () => {
+    await createOffer(offer("api-checked"))
+    const moved = await patch("api-checked", { id: "api-other", team: "globex" })
+    expect(moved.status).toBe(400)
+    expect(moved.body.errors).toEqual([
+      expect.objectContaining({ field: "/id", code: "IMMUTABLE" }),
+      expect.objectContaining({ field: "/team", code: "IMMUTABLE" })
+    ])
+    const unusable = await patch("api-checked", { targetGroups: ["globex-campus"] })
+    expect(unusable.body.errors).toEqual([
+      expect.objectContaining({ field: "/targetGroups/0", code: "UNKNOWN_TARGET_GROUP" })
+    ])
+    const window = await patch("api-checked", { startsAt: "2027-01-01T00:00:00Z", endsAt: "2026-01-01T00:00:00Z" })
+    expect(window.status).toBe(400)
+    const required = await patch("api-checked", { name: null })
+    expect(required.body.errors).toEqual([expect.objectContaining({ field: "/name" })])
+    expect((await call(daemon, "GET", "/api/v1/offers/api-checked", { key: acme })).body.name).toBe("Offer api-checked")
+  })
+
+  it("refuses a stale write with 412 PRECONDITION_FAILED when If-Match names an older version", async () => {
+    const created = await createOffer(offer("api-versioned"))
+    const first = created.headers.get("etag")!
+    const changed = await patch("api-versioned", { name: "First change" }, { "if-match": first })
+    expect(changed.status).toBe(200)
+    const second = changed.headers.get("etag")!
+    expect(second).not.toBe(first)
+    // A second operator still holding the first version loses, and is told to read again.
+    const stale = await patch("api-versioned", { name: "Lost change" }, { "if-match": first })
+    expect(stale).toMatchObject({ status: 412, body: { code: "PRECONDITION_FAILED", status: 412 } })
+    expect(stale.body.detail).toMatch(/read it again/)
+    expect((await call(daemon, "GET", "/api/v1/offers/api-versioned", { key: acme })).body.name).toBe("First change")
+    // A list of tags, or *, matches; a weak tag never does (If-Match compares strongly).
+    expect((await patch("api-versioned", { name: "Third" }, { "if-match": `"x", ${second}` })).status).toBe(200)
+    expect((await patch("api-versioned", { name: "Any" }, { "if-match": "*" })).status).toBe(200)
+    const current = (await call(daemon, "GET", "/api/v1/offers/api-versioned", { key: acme })).headers.get("etag")!
+    expect((await patch("api-versioned", { name: "Weak" }, { "if-match": `W/${current}` })).status).toBe(412)
+    const deleteStale = await call(daemon, "DELETE", "/api/v1/offers/api-versioned", {
+      key: acme,
+      headers: { "if-match": first }
+    })
+    expect(deleteStale.status).toBe(412)
+  })
+
+  it("deletes an API-created offer (204); validations then answer 404; config offers stay (409)", async () => {
+    await createOffer(offer("api-deleted"))
+    const deleted = await call(daemon, "DELETE", "/api/v1/offers/api-deleted", { key: acme })
+    expect(deleted.status).toBe(204)
+    expect(existsSync(join(daemon.dataDir, "offers", "api-deleted.yaml"))).toBe(false)
+    expect((await call(daemon, "GET", "/api/v1/offers/api-deleted", { key: acme })).status).toBe(404)
+    expect((await validateOffer("jane@mit.edu", "api-deleted")).status).toBe(404)
+    expect((await call(daemon, "DELETE", "/api/v1/offers/api-deleted", { key: acme })).status).toBe(404)
+    const config = await call(daemon, "DELETE", "/api/v1/offers/acme-student-discount", { key: acme })
+    expect(config).toMatchObject({ status: 409, body: { code: "CONFLICT" } })
+    expect(config.body.detail).toMatch(/config directory \(offers\/acme-student-discount\.yaml\).*git/)
+    await createOffer(offer("api-not-theirs"))
+    expect((await call(daemon, "DELETE", "/api/v1/offers/api-not-theirs", { key: globex })).status).toBe(404)
+    expect((await call(daemon, "DELETE", "/api/v1/offers/api-not-theirs", { key: acmeReadOnly })).status).toBe(403)
   })
 })
 
@@ -307,6 +416,68 @@ describe("target groups", () => {
       key: globex
     })
     expect(second.body).toMatchObject({ data: [{ id: "universities" }], nextCursor: null })
+  })
+
+  it("changes an API-created group with merge patch semantics: criteria merged member by member", async () => {
+    const created = await createGroup(group("api-patched", { description: "before" }))
+    expect(created.headers.get("location")).toBe("/api/v1/target-groups/api-patched")
+    const changed = await call(daemon, "PATCH", "/api/v1/target-groups/api-patched", {
+      key: acme,
+      body: {
+        description: null,
+        criteria: { patterns: { allow: ["*.patched.samples"] }, email: { rejectFreeMail: true } }
+      },
+      headers: { "if-match": created.headers.get("etag")! }
+    })
+    expect(changed.status).toBe(200)
+    expect(changed.body.description).toBeUndefined()
+    expect(changed.body.criteria).toMatchObject({
+      domains: { allow: ["api-college.samples"] },
+      patterns: { allow: ["*.patched.samples"] },
+      email: { rejectFreeMail: true, rejectDisposable: true }
+    })
+    expect(changed.headers.get("etag")).not.toBe(created.headers.get("etag"))
+    const valid = await call(daemon, "POST", "/api/v1/validate/target-group", {
+      key: acme,
+      body: { email: "kim@cs.patched.samples", targetGroupId: "api-patched" }
+    })
+    expect(valid.body.isValid).toBe(true)
+    const bad = await call(daemon, "PATCH", "/api/v1/target-groups/api-patched", {
+      key: acme,
+      body: { criteria: { domains: { allow: ["Not A Domain"] }, emial: {} } }
+    })
+    expect(bad.status).toBe(400)
+    expect(bad.body.errors.map((error: { field: string }) => error.field).sort()).toEqual([
+      "/criteria/domains/allow/0",
+      "/criteria/emial"
+    ])
+    // Config-defined and shared groups are changed in git; another team's is not found.
+    const config = await call(daemon, "PATCH", "/api/v1/target-groups/acme-bavaria", { key: acme, body: { name: "x" } })
+    expect(config).toMatchObject({ status: 409, body: { code: "CONFLICT" } })
+    expect(config.body.detail).toMatch(/target-groups\/acme-bavaria\.yaml.*git/)
+    expect(
+      (await call(daemon, "PATCH", "/api/v1/target-groups/uk-students", { key: acme, body: { name: "x" } })).status
+    ).toBe(409)
+    expect(
+      (await call(daemon, "PATCH", "/api/v1/target-groups/api-patched", { key: globex, body: { name: "x" } })).status
+    ).toBe(404)
+  })
+
+  it("deletes an API-created group; while offers use it, 409 names them", async () => {
+    await createGroup(group("api-in-use"))
+    await createOffer(offer("api-user-one", { targetGroups: ["api-in-use"] }))
+    await createOffer(offer("api-user-two", { targetGroups: ["universities", "api-in-use"] }))
+    const inUse = await call(daemon, "DELETE", "/api/v1/target-groups/api-in-use", { key: acme })
+    expect(inUse).toMatchObject({ status: 409, body: { code: "CONFLICT" } })
+    expect(inUse.body.detail).toMatch(/"api-user-one", "api-user-two"/)
+    await call(daemon, "DELETE", "/api/v1/offers/api-user-one", { key: acme })
+    await call(daemon, "PATCH", "/api/v1/offers/api-user-two", { key: acme, body: { targetGroups: ["universities"] } })
+    const deleted = await call(daemon, "DELETE", "/api/v1/target-groups/api-in-use", { key: acme })
+    expect(deleted.status).toBe(204)
+    expect(existsSync(join(daemon.dataDir, "target-groups", "api-in-use.yaml"))).toBe(false)
+    expect((await call(daemon, "GET", "/api/v1/target-groups/api-in-use", { key: acme })).status).toBe(404)
+    const config = await call(daemon, "DELETE", "/api/v1/target-groups/uk-students", { key: acme })
+    expect(config.status).toBe(409)
   })
 
   it("reads one: its own and shared ones, not another team's", async () => {

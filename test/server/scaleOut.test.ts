@@ -299,8 +299,12 @@ suite("three daemons on one Redis", () => {
     expect(refusedWhileDown).toBeGreaterThan(0)
     // Single validations kept answering throughout (rate limits fail open, by default).
     expect(validationFailures).toBe(0)
+    // Every acknowledged group is there, on a daemon that did not create most of them (once propagated: <= 1 s).
     for (const id of acknowledged.groups) {
-      expect((await call(daemons[1]!, "GET", `/api/v1/target-groups/${id}`, { key })).status).toBe(200)
+      await within(
+        async () => (await call(daemons[1]!, "GET", `/api/v1/target-groups/${id}`, { key })).status === 200,
+        2000
+      )
     }
     await within(async () => {
       const { body } = await call(daemons[0]!, "GET", `/api/v1/offers/${offerId}/status`, { key })

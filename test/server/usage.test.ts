@@ -14,7 +14,11 @@ const offerId = "acme-student-discount"
 describe("offer usage statistics", () => {
   it("counts single, bulk, batch and job validations, and keeps them across a restart", async () => {
     const dirs = copyConfig()
-    setSettings(dirs, [[["rateLimits", "bulk", "requests"], 1000]])
+    setSettings(dirs, [
+      [["rateLimits", "bulk", "requests"], 1000],
+      [["rateLimits", "jobs", "requests"], 1000],
+      [["rateLimits", "jobs", "requests"], 1000]
+    ])
     const key = makeKey(dirs, "acme", ["validate:offers", "validate:bulk", "offers:read", "jobs:read"])
     const daemon = await startDaemon(dirs)
     let verdicts: Array<boolean> = []

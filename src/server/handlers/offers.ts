@@ -1,18 +1,20 @@
 /**
- * Handlers of the offer endpoints. Reads answer from the snapshot in force;
- * changes go through `Resources` (stored, and serving before the answer). A
- * caller sees only its team's offers: another team's offer is 404, in a
- * batch a per-item NOT_FOUND. Offers defined in the config directory are
- * read-only here (409): they change in git.
+ * Handlers of the offer endpoints. Reads answer from the snapshot in force,
+ * with the offer's version as `ETag`; changes go through `Resources`
+ * (stored, and serving before the answer), with `If-Match` as the version
+ * they are based on. A caller sees only its team's offers: another team's
+ * offer is 404, in a batch a per-item NOT_FOUND. Offers defined in the
+ * config directory are read-only here (409): they change in git.
  */
 import * as Effect from "effect/Effect"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
 import * as Result from "effect/Result"
-import { CampusgateApi } from "../../api/Api.ts"
+import { API_PREFIX, CampusgateApi } from "../../api/Api.ts"
 import { Caller } from "../../api/Authorization.ts"
 import type { BulkProcessRequest, BulkProcessResponse, OfferResource } from "../../api/offers.ts"
 import { type BadRequest, ServiceUnavailable } from "../../api/problems.ts"
-import { Resources, sourceOf } from "../../app/Resources.ts"
+import { Resources, sourceOf, versionOf } from "../../app/Resources.ts"
 import { type ConfigSnapshot, Snapshot } from "../../app/Snapshot.ts"
 import { Validation, ValidationError } from "../../app/Validation.ts"
 import { visibleOffer, visibleOffers } from "../../app/visibility.ts"
@@ -22,13 +24,20 @@ import { UsageStatistics } from "../../stats/UsageStatistics.ts"
 import { answerResourcesError } from "../problemOf.ts"
 import { answerWith } from "../problemResponse.ts"
 import { currentRequestId } from "../requestId.ts"
-import { byId, invalid, notFound, paginate } from "./shared.ts"
+import { byId, entityTag, expectedVersion, invalid, notFound, paginate } from "./shared.ts"
 
 const toResource = (snapshot: ConfigSnapshot, offer: Offer): OfferResource => ({
   ...offer,
   effectiveStatus: effectiveStatus(offer, snapshot.engine.now()),
   source: sourceOf(snapshot, "offer", offer.id)
 })
+
+/** The offer as answered, with its version. */
+const versioned = (snapshot: ConfigSnapshot, offer: Offer) =>
+  HttpApiSchema.withHeaders({
+    body: toResource(snapshot, offer),
+    headers: { etag: entityTag(versionOf("offer", offer)) }
+  })
 
 const bulkProcess = (
   validation: Validation["Service"],
@@ -89,9 +98,20 @@ export const OffersHandlers = HttpApiBuilder.group(
         Effect.gen(function* () {
           const caller = yield* Caller
           const { effectiveStatus: _effective, source: _source, ...fields } = payload
-          const applied = yield* resources.createOffer(caller.team, fields)
-          return toResource(applied.snapshot, applied.resource)
-        }).pipe(Effect.catchTag("ResourcesError", answerResourcesError))
+          const { snapshot, resource } = yield* resources.createOffer(caller.team, fields)
+          return HttpApiSchema.withHeaders({
+            body: toResource(snapshot, resource),
+            headers: {
+              location: `${API_PREFIX}/offers/${resource.id}`,
+              etag: entityTag(versionOf("offer", resource))
+            }
+          })
+        }).pipe(
+          // Creating names no existing resource, so the not-found and stale reasons cannot occur here.
+          Effect.catchTag("ResourcesError", (error) =>
+            Effect.catchTags(answerResourcesError(error), { NotFound: Effect.die, PreconditionFailed: Effect.die })
+          )
+        )
       )
       .handle("list", ({ query }) =>
         Effect.gen(function* () {
@@ -106,7 +126,7 @@ export const OffersHandlers = HttpApiBuilder.group(
         })
       )
       .handle("get", ({ params }) =>
-        Effect.map(callersOffer(params.id), ({ snapshot, offer }) => toResource(snapshot, offer))
+        Effect.map(callersOffer(params.id), ({ snapshot, offer }) => versioned(snapshot, offer))
       )
       .handle("status", ({ params }) =>
         Effect.gen(function* () {
@@ -131,11 +151,18 @@ export const OffersHandlers = HttpApiBuilder.group(
           }
         })
       )
-      .handle("update", ({ params, payload }) =>
+      .handle("update", ({ params, headers, payload }) =>
         Effect.gen(function* () {
           const caller = yield* Caller
-          const applied = yield* resources.setOfferStatus(caller.team, params.id, payload.status)
-          return toResource(applied.snapshot, applied.resource)
+          const expected = expectedVersion(headers["if-match"])
+          const { snapshot, resource } = yield* resources.updateOffer(caller.team, params.id, payload, expected)
+          return versioned(snapshot, resource)
+        }).pipe(Effect.catchTag("ResourcesError", answerResourcesError))
+      )
+      .handle("delete", ({ params, headers }) =>
+        Effect.gen(function* () {
+          const caller = yield* Caller
+          yield* resources.deleteOffer(caller.team, params.id, expectedVersion(headers["if-match"]))
         }).pipe(Effect.catchTag("ResourcesError", answerResourcesError))
       )
       .handle("bulkProcess", ({ payload }) =>

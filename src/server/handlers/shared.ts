@@ -1,9 +1,25 @@
 /**
- * What the offer and target-group handlers share: the problems they answer
- * and cursor pagination over items ordered by id.
+ * What the offer and target-group handlers share: the problems they answer,
+ * versions as entity tags (`ETag`, `If-Match`) and cursor pagination over
+ * items ordered by id.
  */
 import { BadRequest, type FieldError, NotFound } from "../../api/problems.ts"
 import { PAGE_LIMIT_DEFAULT } from "../../api/resources.ts"
+import type { ExpectedVersion } from "../../app/Resources.ts"
+
+/** A resource version as a strong entity tag (RFC 9110, 8.8.3). */
+export const entityTag = (version: string): string => `"${version}"`
+
+/**
+ * The versions an `If-Match` header names (RFC 9110, 13.1.1): `*`, or a
+ * list of entity tags. A weak tag never matches (If-Match compares
+ * strongly), so it names no version. Absent: no condition.
+ */
+export const expectedVersion = (ifMatch: string | undefined): ExpectedVersion | undefined => {
+  if (ifMatch === undefined) return undefined
+  if (ifMatch.trim() === "*") return "*"
+  return [...ifMatch.matchAll(/(W\/)?"([^"]*)"/g)].flatMap((match) => (match[1] === undefined ? [match[2]!] : []))
+}
 
 export const notFound = (what: string, id: string) =>
   new NotFound({ code: "NOT_FOUND", detail: `There is no ${what} "${id}".` })

@@ -2,24 +2,34 @@
  * Handlers of the target-group endpoints. A caller sees its team's groups
  * and the shared ones; another team's group is 404. A group created through
  * the API belongs to the caller's team, is written to the data directory
- * and can be validated against as soon as the answer arrives.
+ * and can be validated against as soon as the answer arrives; it can be
+ * changed (a merge patch) and deleted through `Resources`. Reads carry the
+ * group's version as `ETag`; writes take `If-Match`.
  */
 import * as Effect from "effect/Effect"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
-import { CampusgateApi } from "../../api/Api.ts"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
+import { API_PREFIX, CampusgateApi } from "../../api/Api.ts"
 import { Caller } from "../../api/Authorization.ts"
 import type { TargetGroupResource } from "../../api/targetGroups.ts"
-import { Resources, sourceOf } from "../../app/Resources.ts"
+import { Resources, sourceOf, versionOf } from "../../app/Resources.ts"
 import { type ConfigSnapshot, Snapshot } from "../../app/Snapshot.ts"
 import { visibleTargetGroup, visibleTargetGroups } from "../../app/visibility.ts"
 import type { TargetGroup } from "../../domain/TargetGroup.ts"
 import { answerResourcesError } from "../problemOf.ts"
-import { byId, notFound, paginate } from "./shared.ts"
+import { byId, entityTag, expectedVersion, notFound, paginate } from "./shared.ts"
 
 const toResource = (snapshot: ConfigSnapshot, group: TargetGroup): TargetGroupResource => ({
   ...group,
   source: sourceOf(snapshot, "targetGroup", group.id)
 })
+
+/** The group as answered, with its version. */
+const versioned = (snapshot: ConfigSnapshot, group: TargetGroup) =>
+  HttpApiSchema.withHeaders({
+    body: toResource(snapshot, group),
+    headers: { etag: entityTag(versionOf("targetGroup", group)) }
+  })
 
 export const TargetGroupsHandlers = HttpApiBuilder.group(
   CampusgateApi,
@@ -32,12 +42,18 @@ export const TargetGroupsHandlers = HttpApiBuilder.group(
         Effect.gen(function* () {
           const caller = yield* Caller
           const { source: _source, ...fields } = payload
-          const applied = yield* resources.createTargetGroup(caller.team, fields)
-          return toResource(applied.snapshot, applied.resource)
+          const { snapshot, resource } = yield* resources.createTargetGroup(caller.team, fields)
+          return HttpApiSchema.withHeaders({
+            body: toResource(snapshot, resource),
+            headers: {
+              location: `${API_PREFIX}/target-groups/${resource.id}`,
+              etag: entityTag(versionOf("targetGroup", resource))
+            }
+          })
         }).pipe(
-          // Creating names no existing resource, so the not-found reason cannot occur here.
+          // Creating names no existing resource, so the not-found and stale reasons cannot occur here.
           Effect.catchTag("ResourcesError", (error) =>
-            Effect.catchTag(answerResourcesError(error), "NotFound", Effect.die)
+            Effect.catchTags(answerResourcesError(error), { NotFound: Effect.die, PreconditionFailed: Effect.die })
           )
         )
       )
@@ -60,8 +76,22 @@ export const TargetGroupsHandlers = HttpApiBuilder.group(
           if (group === undefined) {
             return yield* notFound("target group", params.id)
           }
-          return toResource(snapshot, group)
+          return versioned(snapshot, group)
         })
+      )
+      .handle("update", ({ params, headers, payload }) =>
+        Effect.gen(function* () {
+          const caller = yield* Caller
+          const expected = expectedVersion(headers["if-match"])
+          const { snapshot, resource } = yield* resources.updateTargetGroup(caller.team, params.id, payload, expected)
+          return versioned(snapshot, resource)
+        }).pipe(Effect.catchTag("ResourcesError", answerResourcesError))
+      )
+      .handle("delete", ({ params, headers }) =>
+        Effect.gen(function* () {
+          const caller = yield* Caller
+          yield* resources.deleteTargetGroup(caller.team, params.id, expectedVersion(headers["if-match"]))
+        }).pipe(Effect.catchTag("ResourcesError", answerResourcesError))
       )
   })
 )

@@ -1,0 +1,394 @@
+/**
+ * The Promise client (`createCampusgateClient` in `campusgate/client`): the
+ * typed client for any TypeScript or JavaScript app, no Effect needed. It
+ * calls the daemon through the same contract as the Effect client
+ * (`client.ts`), so requests and answers have the contract's types and are
+ * decoded at run time; every problem the daemon answers rejects as the
+ * contract's problem class (`NotFound`, `BadRequest`, `Conflict`, ... with
+ * `code`, `detail`, `requestId`), whether or not the endpoint declares it;
+ * a network failure or an answer that is not the contract's rejects as
+ * `CampusgateClientError`.
+ *
+ * Beyond one method per endpoint: `all(...)` iterates every item of a paged
+ * list (`for await`), `jobs.results(id)` every result row of a job, and
+ * `jobs.waitForJob(id)` polls with backoff until a job has finished,
+ * reporting progress. Reads of a resource answer its `etag`; writes take it
+ * back as `ifMatch`, so a change to a resource someone else changed since
+ * is refused (`PreconditionFailed`).
+ */
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as HttpClientError from "effect/http/HttpClientError"
+import * as HttpClientResponse from "effect/http/HttpClientResponse"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+import { fieldErrorsOf } from "../domain/fieldErrors.ts"
+import { API_PREFIX } from "./Api.ts"
+import { type CampusgateClient, type CampusgateClientOptions, makeCampusgateClient } from "./client.ts"
+import { JobAccepted } from "./jobs.ts"
+import { CreateOfferRequest, UpdateOfferRequest } from "./offers.ts"
+import { BadRequest, isProblem, type Problem, problemFromBody } from "./problems.ts"
+import { CreateTargetGroupRequest, UpdateTargetGroupRequest } from "./targetGroups.ts"
+import { BulkRequest, ValidateOfferRequest, ValidateTargetGroupRequest } from "./validation.ts"
+import { ResetLimitRequest, StartVerificationRequest } from "./verifications.ts"
+
+/** A failure that is not one of the daemon's problems: the daemon unreachable, or an answer outside the contract. */
+export class CampusgateClientError extends Error {
+  override readonly name = "CampusgateClientError"
+}
+
+type Client = CampusgateClient
+/**
+ * What an endpoint of the Effect client succeeds with, as JSON: its types
+ * also cover answers this client never asks for (the raw response of a
+ * streamed download, `[value, response]` with `withResponse`).
+ */
+type Out<F> = F extends (...args: Array<never>) => Effect.Effect<infer A, infer _E, infer _R>
+  ? Exclude<A, HttpClientResponse.HttpClientResponse | ReadonlyArray<unknown>>
+  : never
+/** The request an endpoint of the Effect client takes. */
+type In<F> = F extends (request: infer R, ...rest: Array<never>) => unknown ? R : never
+type Query<F> = In<F> extends { readonly query?: infer Q } ? Q : never
+type WithHeadersBody<A> = A extends { readonly body: infer B } ? B : A
+
+/** A resource with its version (`ETag`), to send back as `ifMatch`. */
+export interface Versioned<A> {
+  readonly resource: A
+  readonly etag: string
+}
+
+/** A write's precondition: the `etag` of the version it is based on (optional; `*` for any). */
+export interface WriteOptions {
+  readonly ifMatch?: string | undefined
+}
+
+export interface WaitForJobOptions {
+  /** Called after every poll with the job as it is. */
+  readonly onProgress?: ((job: JobView) => void) | undefined
+  /** The first wait between polls (default 250 ms); each next one is 1.5 times longer, up to `maxDelayMs`. */
+  readonly initialDelayMs?: number | undefined
+  /** The longest wait between polls (default 5000 ms). */
+  readonly maxDelayMs?: number | undefined
+  /** Stops waiting (rejects with the signal's reason). */
+  readonly signal?: AbortSignal | undefined
+}
+
+export type JobView = Out<Client["jobs"]["get"]>
+/** A page of a job's results (the endpoint also streams NDJSON and CSV, which this client does not ask for). */
+export type ResultsPage = Out<Client["jobs"]["results"]>
+export type ResultRow = ResultsPage["data"][number]
+export type OfferResource = WithHeadersBody<Out<Client["offers"]["get"]>>
+export type TargetGroupResource = WithHeadersBody<Out<Client["targetGroups"]["get"]>>
+
+/** A streamed job body: NDJSON lines or CSV text, as a string, bytes, or chunks as they are produced. */
+export type JobBody = string | Uint8Array | AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>
+
+export interface StreamedJob {
+  readonly format: "ndjson" | "csv"
+  readonly body: JobBody
+  readonly targetGroupId?: string | undefined
+  readonly offerId?: string | undefined
+  readonly callbackUrl?: string | undefined
+  /** CSV only: detected from the header row when absent. */
+  readonly delimiter?: "comma" | "semicolon" | "tab" | undefined
+  readonly idempotencyKey?: string | undefined
+}
+
+const wait = (ms: number, signal: AbortSignal | undefined) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason)
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", abort)
+      resolve()
+    }, ms)
+    const abort = () => {
+      clearTimeout(timer)
+      reject(signal!.reason)
+    }
+    signal?.addEventListener("abort", abort, { once: true })
+  })
+
+/** A problem from an answer the endpoint does not declare (e.g. 413 or 500), read from its body. */
+const undeclaredProblem = async (error: HttpClientError.HttpClientError): Promise<Problem | undefined> => {
+  const response = error.response
+  if (response === undefined || response.status < 400) return undefined
+  const body = await Effect.runPromise(Effect.option(response.json))
+  return body._tag === "Some" ? problemFromBody(response.status, body.value) : undefined
+}
+
+/** The rejection for a failed call: the daemon's problem, else a `CampusgateClientError`. */
+const rejection = async (cause: Cause.Cause<unknown>): Promise<Error> => {
+  const failure = Cause.squash(cause)
+  if (isProblem(failure)) return failure
+  if (HttpClientError.isHttpClientError(failure)) {
+    const problem = await undeclaredProblem(failure)
+    if (problem !== undefined) return problem
+  }
+  return new CampusgateClientError(failure instanceof Error ? failure.message : String(failure), { cause: failure })
+}
+
+type Json<A> = Exclude<A, HttpClientResponse.HttpClientResponse | ReadonlyArray<unknown>>
+
+const run = async <A>(effect: Effect.Effect<A, unknown>): Promise<Json<A>> => {
+  const exit = await Effect.runPromiseExit(effect)
+  if (Exit.isFailure(exit)) throw await rejection(exit.cause)
+  const value = exit.value
+  if (typeof value === "object" && value !== null && HttpClientResponse.TypeId in value) {
+    throw new CampusgateClientError("The daemon answered in another format than JSON.")
+  }
+  return value as Json<A>
+}
+
+/**
+ * A request body as plain JSON values (the schema's encoded side: ids are
+ * plain strings, defaults may be left out), checked and decoded here as
+ * the daemon would: a body that is not valid rejects with the same
+ * `BadRequest` (`VALIDATION_ERROR`, field errors) before anything is sent.
+ */
+const checked = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S, input: S["Encoded"]) =>
+  Schema.decodeUnknownEffect(schema)(input, { errors: "all", onExcessProperty: "error" }).pipe(
+    Effect.mapError(
+      (error) =>
+        new BadRequest({
+          code: "VALIDATION_ERROR",
+          detail: "The request is not valid (checked before it was sent).",
+          errors: fieldErrorsOf(error)
+        })
+    )
+  ) as Effect.Effect<S["Type"], BadRequest>
+
+const versioned = <A>(answer: { readonly body: A; readonly headers: { readonly etag: string } }): Versioned<A> => ({
+  resource: answer.body,
+  etag: answer.headers.etag
+})
+
+/** Every item of a paged list, fetching the next page only when the last one is used up. */
+async function* pages<A, Q extends { readonly cursor?: string | undefined }>(
+  fetchPage: (query: Q) => Promise<{ readonly data: ReadonlyArray<A>; readonly nextCursor: string | null }>,
+  query: Q
+): AsyncGenerator<A> {
+  let cursor: string | undefined = query.cursor
+  for (;;) {
+    const page = await fetchPage(cursor === undefined ? query : { ...query, cursor })
+    yield* page.data
+    if (page.nextCursor === null) return
+    cursor = page.nextCursor
+  }
+}
+
+const bytesOf = (chunk: string | Uint8Array): Uint8Array =>
+  typeof chunk === "string" ? new TextEncoder().encode(chunk) : chunk
+
+/** A job body as a web stream `fetch` can send while it is produced. */
+const bodyStream = (body: JobBody): ReadableStream<Uint8Array> | Uint8Array => {
+  if (typeof body === "string" || body instanceof Uint8Array) return bytesOf(body)
+  const iterator =
+    Symbol.asyncIterator in body
+      ? body[Symbol.asyncIterator]()
+      : (body as Iterable<string | Uint8Array>)[Symbol.iterator]()
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await iterator.next()
+      if (next.done === true) controller.close()
+      else controller.enqueue(bytesOf(next.value))
+    },
+    async cancel() {
+      await iterator.return?.()
+    }
+  })
+}
+
+/** Makes a Promise client for one daemon and API key. */
+export const createCampusgateClient = (options: CampusgateClientOptions) => {
+  let made: Promise<Client> | undefined
+  const client = () => {
+    made ??= Effect.runPromise(makeCampusgateClient(options))
+    return made
+  }
+  const call = async <A>(use: (client: Client) => Effect.Effect<A, unknown>): Promise<A> => run(use(await client()))
+  const apiKey = typeof options.apiKey === "string" ? options.apiKey : Redacted.value(options.apiKey)
+  const url = (path: string) => new URL(`${API_PREFIX}${path}`, options.baseUrl)
+  const decodeAccepted = Schema.decodeUnknownSync(JobAccepted)
+  const ifMatch = (write: WriteOptions | undefined) =>
+    write?.ifMatch === undefined ? {} : { "if-match": write.ifMatch }
+
+  type ListOffers = NonNullable<Query<Client["offers"]["list"]>>
+  type ListGroups = NonNullable<Query<Client["targetGroups"]["list"]>>
+  type ListJobs = NonNullable<Query<Client["jobs"]["list"]>>
+
+  const offersList = (query: ListOffers = {}) => call((c) => c.offers.list({ query }))
+  const groupsList = (query: ListGroups = {}) => call((c) => c.targetGroups.list({ query }))
+  const jobsList = (query: ListJobs = {}) => call((c) => c.jobs.list({ query }))
+  const jobsGet = (jobId: string) => call((c) => c.jobs.get({ params: { jobId } }))
+  const resultsPage = async (
+    jobId: string,
+    query: { readonly limit?: number; readonly cursor?: string } = {}
+  ): Promise<ResultsPage> => call((c) => c.jobs.results({ params: { jobId }, query }))
+
+  return {
+    validation: {
+      targetGroup: (request: typeof ValidateTargetGroupRequest.Encoded) =>
+        call((c) =>
+          Effect.flatMap(checked(ValidateTargetGroupRequest, request), (payload) =>
+            c.validation.targetGroup({ payload })
+          )
+        ),
+      offer: (request: typeof ValidateOfferRequest.Encoded) =>
+        call((c) =>
+          Effect.flatMap(checked(ValidateOfferRequest, request), (payload) => c.validation.offer({ payload }))
+        ),
+      bulk: (request: typeof BulkRequest.Encoded) =>
+        call((c) => Effect.flatMap(checked(BulkRequest, request), (payload) => c.validation.bulk({ payload })))
+    },
+    offers: {
+      list: offersList,
+      /** Every offer of the list, page after page. */
+      all: (query: Omit<ListOffers, "cursor"> = {}) => pages(offersList, query as ListOffers),
+      get: async (id: string) => versioned(await call((c) => c.offers.get({ params: { id } }))),
+      status: (id: string) => call((c) => c.offers.status({ params: { id } })),
+      create: async (offer: typeof CreateOfferRequest.Encoded) =>
+        versioned(
+          await call((c) =>
+            Effect.flatMap(checked(CreateOfferRequest, offer), (payload) => c.offers.create({ payload }))
+          )
+        ),
+      /** Changes the offer with a JSON merge patch: the fields given replace its own, `null` removes one. */
+      update: async (id: string, patch: typeof UpdateOfferRequest.Encoded, write?: WriteOptions) =>
+        versioned(
+          await call((c) =>
+            Effect.flatMap(checked(UpdateOfferRequest, patch), (payload) =>
+              c.offers.update({ params: { id }, headers: ifMatch(write), payload })
+            )
+          )
+        ),
+      delete: (id: string, write?: WriteOptions) =>
+        call((c) => c.offers.delete({ params: { id }, headers: ifMatch(write) })).then(() => undefined),
+      bulkProcess: (request: {
+        readonly requests: ReadonlyArray<{ readonly offerId: string; readonly email: string }>
+      }) => call((c) => c.offers.bulkProcess({ payload: request }))
+    },
+    targetGroups: {
+      list: groupsList,
+      /** Every target group of the list, page after page. */
+      all: (query: Omit<ListGroups, "cursor"> = {}) => pages(groupsList, query as ListGroups),
+      get: async (id: string) => versioned(await call((c) => c.targetGroups.get({ params: { id } }))),
+      create: async (group: typeof CreateTargetGroupRequest.Encoded) =>
+        versioned(
+          await call((c) =>
+            Effect.flatMap(checked(CreateTargetGroupRequest, group), (payload) => c.targetGroups.create({ payload }))
+          )
+        ),
+      /** Changes the group with a JSON merge patch: objects such as `criteria` are merged member by member. */
+      update: async (id: string, patch: typeof UpdateTargetGroupRequest.Encoded, write?: WriteOptions) =>
+        versioned(
+          await call((c) =>
+            Effect.flatMap(checked(UpdateTargetGroupRequest, patch), (payload) =>
+              c.targetGroups.update({ params: { id }, headers: ifMatch(write), payload })
+            )
+          )
+        ),
+      delete: (id: string, write?: WriteOptions) =>
+        call((c) => c.targetGroups.delete({ params: { id }, headers: ifMatch(write) })).then(() => undefined)
+    },
+    jobs: {
+      /** Submits a batch as one JSON document (`{emails, targetGroupId | offerId, callbackUrl?}`). */
+      submit: (
+        batch: {
+          readonly emails: ReadonlyArray<string>
+          readonly targetGroupId?: string
+          readonly offerId?: string
+          readonly callbackUrl?: string
+        },
+        submitOptions: { readonly idempotencyKey?: string } = {}
+      ) => submitBody(JSON.stringify(batch), "application/json", new URLSearchParams(), submitOptions.idempotencyKey),
+      /** Streams a batch as NDJSON or CSV while it is produced (an async iterable of lines works), in constant memory. */
+      submitStream: (job: StreamedJob) => {
+        const query = new URLSearchParams()
+        for (const key of ["targetGroupId", "offerId", "callbackUrl", "delimiter"] as const) {
+          const value = job[key]
+          if (value !== undefined) query.set(key, value)
+        }
+        return submitBody(
+          bodyStream(job.body),
+          job.format === "csv" ? "text/csv" : "application/x-ndjson",
+          query,
+          job.idempotencyKey
+        )
+      },
+      get: jobsGet,
+      list: jobsList,
+      /** Every job of the team, newest first, page after page. */
+      all: (query: Omit<ListJobs, "cursor"> = {}) => pages(jobsList, query as ListJobs),
+      /** Cancels a queued or running job, or deletes a finished one. */
+      delete: (jobId: string) => call((c) => c.jobs.delete({ params: { jobId } })),
+      resultsPage,
+      /** Every result row of a finished job, in input order, a page (`pageSize`, default 1000) at a time. */
+      results: (jobId: string, resultsOptions: { readonly pageSize?: number } = {}) =>
+        pages(
+          (query: { cursor?: string }) => resultsPage(jobId, { ...query, limit: resultsOptions.pageSize ?? 1000 }),
+          {}
+        ),
+      /** Polls the job, with backoff, until it has finished; answers its final state. */
+      waitForJob: async (jobId: string, waitOptions: WaitForJobOptions = {}): Promise<JobView> => {
+        let delay = waitOptions.initialDelayMs ?? 250
+        for (;;) {
+          const job = await jobsGet(jobId)
+          waitOptions.onProgress?.(job)
+          if (job.status !== "queued" && job.status !== "running") return job
+          await wait(delay, waitOptions.signal)
+          delay = Math.min(delay * 1.5, waitOptions.maxDelayMs ?? 5000)
+        }
+      }
+    },
+    verifications: {
+      start: (request: typeof StartVerificationRequest.Encoded) =>
+        call((c) =>
+          Effect.flatMap(checked(StartVerificationRequest, request), (payload) => c.verifications.start({ payload }))
+        ),
+      confirm: (id: string, code: string) =>
+        call((c) => c.verifications.confirm({ params: { id }, payload: { code } })),
+      get: (id: string) => call((c) => c.verifications.get({ params: { id } })),
+      resend: (id: string) => call((c) => c.verifications.resend({ params: { id } })),
+      cancel: (id: string) => call((c) => c.verifications.cancel({ params: { id } })),
+      lookup: (query: Query<Client["verifications"]["lookup"]>) => call((c) => c.verifications.lookup({ query })),
+      resetLimit: (request: typeof ResetLimitRequest.Encoded) =>
+        call((c) =>
+          Effect.flatMap(checked(ResetLimitRequest, request), (payload) => c.verifications.resetLimit({ payload }))
+        )
+    },
+    status: () => call((c) => c.status.get())
+  }
+
+  /** A job submission with `fetch` itself, so a body can stream (the Effect client sends NDJSON only). */
+  async function submitBody(
+    body: string | Uint8Array | ReadableStream<Uint8Array>,
+    contentType: string,
+    query: URLSearchParams,
+    idempotencyKey: string | undefined
+  ) {
+    const target = url("/validate/bulk-async")
+    target.search = query.toString()
+    let response: Response
+    try {
+      response = await fetch(target, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${apiKey}`,
+          "content-type": contentType,
+          ...(idempotencyKey === undefined ? {} : { "idempotency-key": idempotencyKey })
+        },
+        body,
+        ...(body instanceof ReadableStream ? { duplex: "half" } : {})
+      } as RequestInit)
+    } catch (error) {
+      throw new CampusgateClientError(`The daemon could not be reached: ${(error as Error).message}`, { cause: error })
+    }
+    const answer: unknown = await response.json().catch(() => undefined)
+    if (response.status === 202) return decodeAccepted(answer)
+    throw problemFromBody(response.status, answer) ?? new CampusgateClientError(`Unexpected answer ${response.status}`)
+  }
+}
+
+/** The Promise client: one method per endpoint, grouped as the contract groups them. */
+export type CampusgatePromiseClient = ReturnType<typeof createCampusgateClient>

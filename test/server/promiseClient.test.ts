@@ -1,0 +1,154 @@
+/**
+ * The Promise client (`createCampusgateClient`) against the real daemon:
+ * the contract's types and problem classes without Effect, lists without an
+ * options object and iterated page after page, versions on resources, a
+ * streamed job followed with `waitForJob`, and examples/promise-client.ts
+ * run with the built package.
+ */
+import { execFile } from "node:child_process"
+import { fileURLToPath } from "node:url"
+import { promisify } from "node:util"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { NotFound, PayloadTooLarge, PreconditionFailed } from "../../src/api/problems.ts"
+import { CampusgateClientError, createCampusgateClient } from "../../src/api/promiseClient.ts"
+import { allScopes } from "../../src/domain/ApiKey.ts"
+import { copyConfig, type Daemon, freePort, makeKey, setSettings, startDaemon } from "./daemon.ts"
+
+let daemon: Daemon
+let key: string
+let client: ReturnType<typeof createCampusgateClient>
+
+beforeAll(async () => {
+  const dirs = copyConfig()
+  setSettings(dirs, [
+    [["server", "maxBodyBytes"], 4096],
+    [["rateLimits", "jobs", "requests"], 1000]
+  ])
+  key = makeKey(dirs, "acme", allScopes)
+  daemon = await startDaemon(dirs)
+  client = createCampusgateClient({ baseUrl: daemon.url, apiKey: key })
+}, 30_000)
+
+afterAll(async () => {
+  await daemon?.stop()
+})
+
+describe("the Promise client", () => {
+  it("validates and rejects with the contract's problem classes", async () => {
+    const result = await client.validation.targetGroup({ email: "jane@ox.ac.uk", targetGroupId: "uk-students" })
+    expect(result).toMatchObject({ isValid: true, matchedDomain: "ox.ac.uk" })
+    const missing = await client.validation
+      .targetGroup({ email: "jane@ox.ac.uk", targetGroupId: "no-such-group" })
+      .catch((error: unknown) => error)
+    expect(missing).toBeInstanceOf(NotFound)
+    expect(missing).toMatchObject({ code: "NOT_FOUND", status: 404, requestId: expect.any(String) })
+    // A problem the endpoint does not declare (a body over server.maxBodyBytes) is still its class.
+    const emails = Array.from({ length: 200 }, (_, i) => `student${i}@ox.ac.uk`)
+    const tooLarge = await client.validation.bulk({ emails, targetGroupId: "uk-students" }).catch((e: unknown) => e)
+    expect(tooLarge).toBeInstanceOf(PayloadTooLarge)
+    expect(tooLarge).toMatchObject({ code: "PAYLOAD_TOO_LARGE" })
+  })
+
+  it("rejects with CampusgateClientError when the daemon cannot be reached", async () => {
+    const nowhere = createCampusgateClient({ baseUrl: `http://127.0.0.1:${await freePort()}`, apiKey: key })
+    await expect(nowhere.offers.list()).rejects.toBeInstanceOf(CampusgateClientError)
+  })
+
+  it("lists without an options object, and iterates every page", async () => {
+    const page = await client.offers.list()
+    expect(page.data.length).toBeGreaterThan(0)
+    for (let i = 0; i < 4; i++) {
+      await client.offers.create({
+        id: `paged-${i}`,
+        name: `Paged ${i}`,
+        targetGroups: ["universities"],
+        status: "draft"
+      })
+    }
+    const ids: Array<string> = []
+    for await (const offer of client.offers.all({ limit: 2 })) ids.push(offer.id)
+    expect(ids).toEqual(expect.arrayContaining(["paged-0", "paged-1", "paged-2", "paged-3", "acme-student-discount"]))
+    expect(new Set(ids).size).toBe(ids.length)
+    expect((await client.targetGroups.list()).data.map((group) => group.id)).toContain("uk-students")
+  })
+
+  it("reads and writes resources with their versions; a stale write is PreconditionFailed", async () => {
+    const created = await client.targetGroups.create({
+      id: "client-group",
+      name: "Client group",
+      criteria: { domains: { allow: ["client.example"] } } as never
+    })
+    expect(created.etag).toMatch(/^"/)
+    const changed = await client.targetGroups.update(
+      "client-group",
+      { criteria: { email: { rejectFreeMail: true } } },
+      { ifMatch: created.etag }
+    )
+    expect(changed.resource.criteria.email.rejectFreeMail).toBe(true)
+    const stale = await client.targetGroups
+      .update("client-group", { name: "Lost" }, { ifMatch: created.etag })
+      .catch((error: unknown) => error)
+    expect(stale).toBeInstanceOf(PreconditionFailed)
+    expect((await client.targetGroups.get("client-group")).etag).toBe(changed.etag)
+    await client.targetGroups.delete("client-group", { ifMatch: changed.etag })
+    await expect(client.targetGroups.get("client-group")).rejects.toBeInstanceOf(NotFound)
+  })
+
+  it("streams a job from an async iterable, waits for it with progress, and iterates its results", async () => {
+    async function* lines() {
+      for (let i = 0; i < 2500; i++) yield `${JSON.stringify({ email: `s${i % 2000}@ox.ac.uk`, row: i })}\n`
+    }
+    const accepted = await client.jobs.submitStream({ format: "ndjson", body: lines(), targetGroupId: "uk-students" })
+    expect(accepted.status).toBe("queued")
+    const seen: Array<string> = []
+    const job = await client.jobs.waitForJob(accepted.jobId, {
+      initialDelayMs: 10,
+      onProgress: (current) => seen.push(current.status)
+    })
+    expect(job).toMatchObject({ status: "completed", counts: { valid: 2500, duplicates: 500 }, inputColumns: ["row"] })
+    expect(seen.at(-1)).toBe("completed")
+    let count = 0
+    let duplicates = 0
+    for await (const row of client.jobs.results(job.jobId, { pageSize: 700 })) {
+      expect(row.columns).toEqual({ row: count })
+      if (row.duplicateOf !== undefined) {
+        duplicates++
+        expect(row.duplicateOf).toBe(count - 2000 + 1)
+      }
+      count++
+    }
+    expect(count).toBe(2500)
+    expect(duplicates).toBe(500)
+    const listed: Array<string> = []
+    for await (const each of client.jobs.all({ status: "completed" })) listed.push(each.jobId)
+    expect(listed).toContain(job.jobId)
+  })
+
+  it("stops waiting when the signal aborts", async () => {
+    const accepted = await client.jobs.submit({ emails: ["jane@ox.ac.uk"], targetGroupId: "uk-students" })
+    const controller = new AbortController()
+    controller.abort(new Error("stop"))
+    await expect(client.jobs.waitForJob(accepted.jobId, { signal: controller.signal })).rejects.toThrow()
+  })
+})
+
+describe("examples/promise-client.ts", () => {
+  it("runs against the daemon with the built package", async () => {
+    const example = fileURLToPath(new URL("../../examples/promise-client.ts", import.meta.url))
+    const { stdout } = await promisify(execFile)(process.execPath, [example], {
+      env: { ...process.env, CAMPUSGATE_URL: daemon.url, CAMPUSGATE_API_KEY: key }
+    })
+    const lines = stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line))
+    expect(lines[0]).toEqual({ step: "validate", isValid: true, reasonCode: null })
+    expect(lines[1]).toMatchObject({ step: "job", status: "completed", counts: { duplicates: 1 } })
+    expect(lines.filter((line) => line.step === "row")).toEqual([
+      { step: "row", customerId: "c-41", isValid: true, duplicateOf: null },
+      { step: "row", customerId: "c-42", isValid: false, duplicateOf: null },
+      { step: "row", customerId: "c-43", isValid: true, duplicateOf: 1 }
+    ])
+    expect(lines.at(-1)).toMatchObject({ step: "offers", count: expect.any(Number) })
+  }, 30_000)
+})
