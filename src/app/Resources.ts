@@ -188,8 +188,18 @@ export class Resources extends Context.Service<Resources, ResourcesService>()("c
       /** Stores `text` under `id` (or removes it: undefined) and reloads; on a rejected reload puts the previous document back. */
       const store_ = Effect.fnUntraced(function* (kind: ResourceKind, id: string, text: string | undefined) {
         const before = yield* store.read(kind, id).pipe(Effect.catch(storeUnavailable))
-        const change = text === undefined ? store.remove(kind, id) : store.write(kind, id, text)
-        yield* change.pipe(Effect.catch(storeUnavailable))
+        if (text === undefined) yield* store.remove(kind, id).pipe(Effect.catch(storeUnavailable))
+        else {
+          // Over the document read just now only: a daemon sharing the store that wrote it meanwhile came first.
+          const written = yield* store.write(kind, id, text, before?.text ?? null).pipe(Effect.catch(storeUnavailable))
+          if (!written) {
+            return yield* fail(
+              new ResourceConflict({
+                detail: `The ${what[kind]} "${id}" was changed by another request at the same time; read it again and retry.`
+              })
+            )
+          }
+        }
         const outcome = yield* snapshots.reload()
         if (outcome.ok) return snapshots.current()
         const restore = before === undefined ? store.remove(kind, id) : store.write(kind, id, before.text)

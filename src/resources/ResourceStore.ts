@@ -38,8 +38,19 @@ export class ResourceStore extends Context.Service<
     list(kind: ResourceKind): Effect.Effect<ReadonlyArray<ResourceDocument>, ResourceStoreError>
     /** The document stored under `id`, whether or not it decodes; undefined when there is none. */
     read(kind: ResourceKind, id: string): Effect.Effect<ResourceDocument | undefined, ResourceStoreError>
-    /** Creates or replaces the document under `id`, atomically and durably. */
-    write(kind: ResourceKind, id: string, text: string): Effect.Effect<void, ResourceStoreError>
+    /**
+     * Creates or replaces the document under `id`, atomically and durably.
+     * With `expected`, only when the stored document is that text (`null`:
+     * none is stored): answers false, changing nothing, when another writer
+     * came first — how two daemons sharing a store cannot both create one
+     * id, or both change one version.
+     */
+    write(
+      kind: ResourceKind,
+      id: string,
+      text: string,
+      expected?: string | null
+    ): Effect.Effect<boolean, ResourceStoreError>
     /** Removes the document under `id` (nothing when there is none). */
     remove(kind: ResourceKind, id: string): Effect.Effect<void, ResourceStoreError>
   }
@@ -54,9 +65,11 @@ export class ResourceStore extends Context.Service<
           [...documents.values()].filter((document) => document.kind === kind).sort((a, b) => (a.id < b.id ? -1 : 1))
         ),
       read: (kind, id) => Effect.sync(() => documents.get(keyOf(kind, id))),
-      write: (kind, id, text) =>
+      write: (kind, id, text, expected) =>
         Effect.sync(() => {
+          if (expected !== undefined && (documents.get(keyOf(kind, id))?.text ?? null) !== expected) return false
           documents.set(keyOf(kind, id), { kind, id, location: `memory:${keyOf(kind, id)}`, text })
+          return true
         }),
       remove: (kind, id) =>
         Effect.sync(() => {
@@ -89,9 +102,15 @@ export const makeFileResourceStore = (dataDir: string): ResourceStore["Service"]
         try: () => readResourceFile(dataDir, kind, id),
         catch: (cause) => new ResourceStoreError({ operation: "read", id, cause })
       }),
-    write: (kind, id, text) =>
+    // One process owns a data directory (and `Resources` makes one change at a time), so the comparison and
+    // the write cannot be interleaved by another writer.
+    write: (kind, id, text, expected) =>
       Effect.try({
-        try: () => writeResourceFile(dataDir, kind, id, text),
+        try: () => {
+          if (expected !== undefined && (readResourceFile(dataDir, kind, id)?.text ?? null) !== expected) return false
+          writeResourceFile(dataDir, kind, id, text)
+          return true
+        },
         catch: (cause) => new ResourceStoreError({ operation: "write", id, cause })
       }),
     remove: (kind, id) =>

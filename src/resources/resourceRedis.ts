@@ -13,20 +13,34 @@ import { announceLua, configVersionKeys } from "../store/redisConfigVersion.ts"
 import type { ResourceDocument, ResourceKind } from "./ResourceDocument.ts"
 import { ResourceStoreError } from "./ResourceStore.ts"
 
+/**
+ * A write (unconditional, or only over the expected text: `expect` is
+ * "any", "none" or "text") or a removal, and the announcement, in one
+ * script: the comparison and the write cannot be interleaved by another
+ * daemon. Answers 1 when it changed something.
+ */
 const change = Redis.script(
-  (hash: string, version: string, channel: string, operation: "write" | "remove", id: string, text: string) => [
-    hash,
-    version,
-    channel,
-    operation,
-    id,
-    text
-  ],
+  (
+    hash: string,
+    version: string,
+    channel: string,
+    operation: "write" | "remove",
+    id: string,
+    text: string,
+    expect: "any" | "none" | "text",
+    expected: string
+  ) => [hash, version, channel, operation, id, text, expect, expected],
   {
     numberOfKeys: 2,
     lua: `
 local hash, id = KEYS[1], ARGV[3]
-if ARGV[2] == 'write' then redis.call('HSET', hash, id, ARGV[4])
+if ARGV[2] == 'write' then
+  if ARGV[5] ~= 'any' then
+    local current = redis.call('HGET', hash, id)
+    if ARGV[5] == 'none' and current ~= false then return 0 end
+    if ARGV[5] == 'text' and current ~= ARGV[6] then return 0 end
+  end
+  redis.call('HSET', hash, id, ARGV[4])
 elseif redis.call('HDEL', hash, id) == 0 then return 0 end
 ${announceLua.replaceAll("KEYS[1]", "KEYS[2]")}
 return 1`
@@ -61,9 +75,23 @@ export const makeRedisResourceStore = Effect.gen(function* () {
         Effect.map((text) => (text === null ? undefined : documentOf(kind, id, text))),
         Effect.mapError(fail("read", id))
       ),
-    write: (kind: ResourceKind, id: string, text: string) =>
-      Effect.asVoid(run(hashOf(kind), version, channel, "write", id, text)).pipe(Effect.mapError(fail("write", id))),
+    write: (kind: ResourceKind, id: string, text: string, expected?: string | null) =>
+      run(
+        hashOf(kind),
+        version,
+        channel,
+        "write",
+        id,
+        text,
+        expected === undefined ? "any" : expected === null ? "none" : "text",
+        expected ?? ""
+      ).pipe(
+        Effect.map((changed) => Number(changed) === 1),
+        Effect.mapError(fail("write", id))
+      ),
     remove: (kind: ResourceKind, id: string) =>
-      Effect.asVoid(run(hashOf(kind), version, channel, "remove", id, "")).pipe(Effect.mapError(fail("remove", id)))
+      Effect.asVoid(run(hashOf(kind), version, channel, "remove", id, "", "any", "")).pipe(
+        Effect.mapError(fail("remove", id))
+      )
   }
 })

@@ -60,6 +60,19 @@ const contract = (name: string, makeLayer: () => Layer.Layer<ResourceStore>, sui
         expect(yield* store.list("offer")).toEqual([])
       }).pipe(Effect.provide(makeLayer()))
     )
+
+    it.effect("writes over an expected document only: none for a new id, the text read for a change", () =>
+      Effect.gen(function* () {
+        const store = yield* ResourceStore
+        expect(yield* store.write("offer", "spring", "version: 1\n", null)).toBe(true)
+        // A second creator of the same id, or a change based on an older text, loses and changes nothing.
+        expect(yield* store.write("offer", "spring", "version: other\n", null)).toBe(false)
+        expect(yield* store.write("offer", "spring", "version: 2\n", "version: 0\n")).toBe(false)
+        expect((yield* store.read("offer", "spring"))?.text).toBe("version: 1\n")
+        expect(yield* store.write("offer", "spring", "version: 2\n", "version: 1\n")).toBe(true)
+        expect((yield* store.read("offer", "spring"))?.text).toBe("version: 2\n")
+      }).pipe(Effect.provide(makeLayer()))
+    )
   })
 
 contract("memory", () => ResourceStore.layerMemory)
