@@ -24,7 +24,16 @@ import { UsageStatistics } from "../../stats/UsageStatistics.ts"
 import { answerResourcesError } from "../problemOf.ts"
 import { answerWith } from "../problemResponse.ts"
 import { currentRequestId } from "../requestId.ts"
-import { byId, entityTag, expectedVersion, invalid, notFound, paginate } from "./shared.ts"
+import {
+  answerCreateError,
+  byId,
+  createdAnswer,
+  entityTag,
+  expectedVersion,
+  invalid,
+  notFound,
+  paginate
+} from "./shared.ts"
 
 const toResource = (snapshot: ConfigSnapshot, offer: Offer): OfferResource => ({
   ...offer,
@@ -99,19 +108,9 @@ export const OffersHandlers = HttpApiBuilder.group(
           const caller = yield* Caller
           const { effectiveStatus: _effective, source: _source, ...fields } = payload
           const { snapshot, resource } = yield* resources.createOffer(caller.team, fields)
-          return HttpApiSchema.withHeaders({
-            body: toResource(snapshot, resource),
-            headers: {
-              location: `${API_PREFIX}/offers/${resource.id}`,
-              etag: entityTag(versionOf("offer", resource))
-            }
-          })
-        }).pipe(
-          // Creating names no existing resource, so the not-found and stale reasons cannot occur here.
-          Effect.catchTag("ResourcesError", (error) =>
-            Effect.catchTags(answerResourcesError(error), { NotFound: Effect.die, PreconditionFailed: Effect.die })
-          )
-        )
+          const location = `${API_PREFIX}/offers/${resource.id}`
+          return createdAnswer(location, toResource(snapshot, resource), versionOf("offer", resource))
+        }).pipe(Effect.catchTag("ResourcesError", answerCreateError))
       )
       .handle("list", ({ query }) =>
         Effect.gen(function* () {

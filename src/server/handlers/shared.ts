@@ -1,11 +1,15 @@
 /**
  * What the offer and target-group handlers share: the problems they answer,
- * versions as entity tags (`ETag`, `If-Match`) and cursor pagination over
+ * the answer to a create, versions as entity tags (`ETag`, `If-Match`) and cursor pagination over
  * items ordered by id.
  */
+import * as Effect from "effect/Effect"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
 import { BadRequest, type FieldError, NotFound } from "../../api/problems.ts"
 import { PAGE_LIMIT_DEFAULT } from "../../api/resources.ts"
 import type { ExpectedVersion } from "../../app/Resources.ts"
+import type { ResourcesError } from "../../app/ResourcesError.ts"
+import { answerResourcesError } from "../problemOf.ts"
 
 /** A resource version as a strong entity tag (RFC 9110, 8.8.3). */
 export const entityTag = (version: string): string => `"${version}"`
@@ -20,6 +24,14 @@ export const expectedVersion = (ifMatch: string | undefined): ExpectedVersion | 
   if (ifMatch.trim() === "*") return "*"
   return [...ifMatch.matchAll(/(W\/)?"([^"]*)"/g)].flatMap((match) => (match[1] === undefined ? [match[2]!] : []))
 }
+
+/** The answer to a create: the new resource, where it lives (`Location`) and its version (`ETag`). */
+export const createdAnswer = <A>(location: string, body: A, version: string) =>
+  HttpApiSchema.withHeaders({ body, headers: { location, etag: entityTag(version) } })
+
+/** A create's failure answered; a create names no existing resource, so not-found and stale cannot occur. */
+export const answerCreateError = (error: ResourcesError) =>
+  Effect.catchTags(answerResourcesError(error), { NotFound: Effect.die, PreconditionFailed: Effect.die })
 
 export const notFound = (what: string, id: string) =>
   new NotFound({ code: "NOT_FOUND", detail: `There is no ${what} "${id}".` })

@@ -17,7 +17,7 @@ import { type ConfigSnapshot, Snapshot } from "../../app/Snapshot.ts"
 import { visibleTargetGroup, visibleTargetGroups } from "../../app/visibility.ts"
 import type { TargetGroup } from "../../domain/TargetGroup.ts"
 import { answerResourcesError } from "../problemOf.ts"
-import { byId, entityTag, expectedVersion, notFound, paginate } from "./shared.ts"
+import { answerCreateError, byId, createdAnswer, entityTag, expectedVersion, notFound, paginate } from "./shared.ts"
 
 const toResource = (snapshot: ConfigSnapshot, group: TargetGroup): TargetGroupResource => ({
   ...group,
@@ -43,19 +43,9 @@ export const TargetGroupsHandlers = HttpApiBuilder.group(
           const caller = yield* Caller
           const { source: _source, ...fields } = payload
           const { snapshot, resource } = yield* resources.createTargetGroup(caller.team, fields)
-          return HttpApiSchema.withHeaders({
-            body: toResource(snapshot, resource),
-            headers: {
-              location: `${API_PREFIX}/target-groups/${resource.id}`,
-              etag: entityTag(versionOf("targetGroup", resource))
-            }
-          })
-        }).pipe(
-          // Creating names no existing resource, so the not-found and stale reasons cannot occur here.
-          Effect.catchTag("ResourcesError", (error) =>
-            Effect.catchTags(answerResourcesError(error), { NotFound: Effect.die, PreconditionFailed: Effect.die })
-          )
-        )
+          const location = `${API_PREFIX}/target-groups/${resource.id}`
+          return createdAnswer(location, toResource(snapshot, resource), versionOf("targetGroup", resource))
+        }).pipe(Effect.catchTag("ResourcesError", answerCreateError))
       )
       .handle("list", ({ query }) =>
         Effect.gen(function* () {
