@@ -2,8 +2,9 @@
  * The fast path: single-email validation answered at the `node:http` level,
  * as the first handler of the one HTTP server (`NodeServer.ts`). A request
  * the route table (`routes.ts`) routes to one of the two single-validation
- * endpoints, with a JSON body of a declared length and a valid key that may
- * call the endpoint, is taken here, before the Effect HTTP stack, whose
+ * endpoints, with a JSON body of a declared length and a valid key (a bearer
+ * key or the console's session, `credentials.ts`) that may call the
+ * endpoint, is taken here, before the Effect HTTP stack, whose
  * per-request cost (body stream, fiber runtime, router, middleware, response
  * encoding) kept the daemon at about a tenth of a bare server's requests per
  * second (bench/http.ts). Every other request goes, unread, to the Effect app.
@@ -34,6 +35,8 @@ import { type RateLimitBucketName, rateLimitBucketOf } from "../api/rateLimits.t
 import { Snapshot } from "../app/Snapshot.ts"
 import { Validation } from "../app/Validation.ts"
 import type { ApiKeyRecord, Scope } from "../domain/ApiKey.ts"
+import { ConsoleSessions } from "./consoleSession.ts"
+import { authenticate } from "./credentials.ts"
 import { type SinglePayload, validateSingle } from "./handlers/validation.ts"
 import { Metrics } from "./metrics.ts"
 import { problemResponse } from "./problemResponse.ts"
@@ -159,6 +162,7 @@ export class FastPath extends Context.Service<
       const metrics = yield* Metrics
       const validation = yield* Validation
       const logger = yield* RequestLogger
+      const sessions = yield* ConsoleSessions
       const { decide, decideNow } = yield* makeRateLimitDecider
 
       /** The fast endpoint and the key's record when the request is one the fast path takes. */
@@ -170,13 +174,13 @@ export class FastPath extends Context.Service<
         if (endpoint === undefined) return undefined
         if (header(request, "content-type")?.startsWith("application/json") !== true) return undefined
         const length = Number(header(request, "content-length"))
-        const { config, keys } = snapshot.current()
+        const current = snapshot.current()
+        const { config } = current
         if (!Number.isInteger(length) || length < 0 || length > config.settings.server.maxBodyBytes) return undefined
-        const authorization = header(request, "authorization")
-        if (authorization === undefined || !authorization.startsWith("Bearer ")) return undefined
-        const verdict = keys.verify(authorization.slice(7).trim(), Date.now())
-        return verdict.ok && keyMayCall(verdict.record.scopes, endpoint.accepted)
-          ? { endpoint, record: verdict.record }
+        // A bearer key or the console's session cookie; any refusal is the Effect app's to answer.
+        const authenticated = authenticate({ method, headers: request.headers }, current, sessions, Date.now())
+        return authenticated.ok && keyMayCall(authenticated.record.scopes, endpoint.accepted)
+          ? { endpoint, record: authenticated.record }
           : undefined
       }
 
