@@ -36,10 +36,16 @@ export const UniqueEmails = Schema.Struct({
 })
 export type UniqueEmails = typeof UniqueEmails.Type
 
-/** Proof of ownership for the offer: verifications started, messages sent, and how they ended. */
+/**
+ * Proof of ownership for the offer: verifications started, messages sent,
+ * and how they ended. `started` → `sent` → `verified` is the funnel: each
+ * verification counts once at each step it reached.
+ */
 export const VerificationUsage = Schema.Struct({
   /** Verifications started (eligible addresses only: an ineligible one is sent nothing). */
   started: Count,
+  /** Verifications whose first message reached the mail server (absent in statistics stored before it was counted: 0). */
+  sent: Count.pipe(Schema.withDecodingDefaultKey(Effect.succeed(0))),
   /** Messages handed to the mail server (first messages and resends). */
   messagesSent: Count,
   verified: Count,
@@ -53,6 +59,7 @@ export type VerificationUsage = typeof VerificationUsage.Type
 
 export const emptyVerificationUsage: VerificationUsage = {
   started: 0,
+  sent: 0,
   messagesSent: 0,
   verified: 0,
   failed: 0,

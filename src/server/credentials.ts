@@ -68,7 +68,9 @@ const ofVerdict = (verdict: KeyVerification, session: SessionClaims | undefined)
 
 /** The credential of an `Authorization` field of the bearer scheme (any case), else "" (RFC 9110 11.6.2). */
 const bearerCredential = (authorization: string): string =>
-  authorization.length > 7 && authorization.slice(0, 7).toLowerCase() === "bearer " ? authorization.slice(7).trim() : ""
+  authorization.startsWith("Bearer ") || authorization.slice(0, 7).toLowerCase() === "bearer "
+    ? authorization.slice(7).trim()
+    : ""
 
 /** Whether the browser reached the daemon over TLS: only a proxy in front can say (the daemon speaks HTTP). */
 export const cameOverTls = (request: CredentialRequest): boolean =>
