@@ -109,6 +109,24 @@ export const emptyOfferUsage: OfferUsage = {
   verifications: emptyVerificationUsage
 }
 
+const DAY_MS = 86_400_000
+
+/**
+ * The last `days` UTC days up to the day of `now`, oldest first, each one
+ * present (zeros where nothing was validated): the series a chart of the
+ * last 7, 30 or 90 days draws without filling gaps itself.
+ */
+export const lastDays = (daily: ReadonlyArray<DailyUsage>, days: number, now: number): Array<DailyUsage> => {
+  const byDate = new Map(daily.map((day) => [day.date, day]))
+  const today = Math.floor(now / DAY_MS)
+  const series: Array<DailyUsage> = []
+  for (let day = today - days + 1; day <= today; day++) {
+    const date = new Date(day * DAY_MS).toISOString().slice(0, 10)
+    series.push(byDate.get(date) ?? { date, validations: 0, eligible: 0, ineligible: 0 })
+  }
+  return series
+}
+
 /**
  * Usage counted and not yet stored, as a job's checkpoint carries it: the
  * public counters and the unique-email registers (base64; null before the
