@@ -10,6 +10,7 @@ import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
 import * as Schema from "effect/Schema"
+import { Explanation } from "../domain/Explanation.ts"
 import { ResultRow } from "../domain/ResultRow.ts"
 import { OfferValidationResult, ValidationResult } from "../domain/ValidationResult.ts"
 import { Authorization, RequiredScope } from "./Authorization.ts"
@@ -33,11 +34,17 @@ const Email = Schema.String.pipe(Schema.check(Schema.isMaxLength(1024)))
 
 // The OpenAPI examples (request bodies, one answer) use the shipped example config in config/.
 
-export const ValidateTargetGroupRequest = Schema.Struct({ email: Email, targetGroupId: Id }).pipe(
+export const ValidateTargetGroupRequest = Schema.Struct({
+  email: Email,
+  targetGroupId: Id,
+  /** `true`: the answer adds `explanation`, each criterion's outcome in a sentence and the institution found. */
+  explain: Schema.optionalKey(Schema.Boolean)
+}).pipe(
   Schema.annotateEncoded({
     examples: [
       { email: "jane@ox.ac.uk", targetGroupId: "uk-students" },
-      { email: "admin@ox.ac.uk", targetGroupId: "uk-students" }
+      { email: "admin@ox.ac.uk", targetGroupId: "uk-students" },
+      { email: "jane@tum.de", targetGroupId: "uk-students", explain: true }
     ]
   })
 )
@@ -68,6 +75,12 @@ export type BulkRequest = typeof BulkRequest.Type
 
 /** A result as the API answers it: with the request's id, so it explains itself without the logs. */
 export const ValidationResponse = Schema.Struct({ ...ValidationResult.fields, requestId: Schema.String })
+
+/** `validate/target-group`'s answer: the result, and its explanation when the request asked with `explain: true`. */
+export const ExplainedValidationResponse = Schema.Struct({
+  ...ValidationResponse.fields,
+  explanation: Schema.optionalKey(Explanation)
+})
 export const OfferValidationResponse = Schema.Struct({ ...OfferValidationResult.fields, requestId: Schema.String })
 
 /** What `validate/target-group` answers for `jane@ox.ac.uk` and `uk-students` with the shipped config. */
@@ -144,7 +157,7 @@ export class ValidationApi extends HttpApiGroup.make("validation")
   .add(
     HttpApiEndpoint.post("targetGroup", "/validate/target-group", {
       payload: ValidateTargetGroupRequest,
-      success: ValidationResponse.pipe(Schema.annotateEncoded({ examples: [validationResponseExample] })),
+      success: ExplainedValidationResponse.pipe(Schema.annotateEncoded({ examples: [validationResponseExample] })),
       error: errors
     })
       .annotate(RequiredScope, "validate:target-groups")
@@ -153,7 +166,7 @@ export class ValidationApi extends HttpApiGroup.make("validation")
         OpenApi.annotations({
           summary: "Validate one email against a target group",
           description:
-            "Answers 200 whether or not the email qualifies: `isValid`, the matched domain and institution, a plain-English `reason` with a stable `reasonCode`, and `validationDetails` with one entry per criterion. A malformed email is a 400 `INVALID_EMAIL_FORMAT`; a target group the key's team cannot see is 404."
+            "Answers 200 whether or not the email qualifies: `isValid`, the matched domain and institution, a plain-English `reason` with a stable `reasonCode`, and `validationDetails` with one entry per criterion. With `explain: true` the answer adds `explanation`: per criterion (`format`, `domain`, `geography`, `organisationType`, `customList`, `emailPolicy`) its `outcome` (`pass`, `fail`, `not-applicable`) and a sentence, and the institution (or other organisation) the host belongs to whatever the group asks; without it the answer is as before. A malformed email is a 400 `INVALID_EMAIL_FORMAT`; a target group the key's team cannot see is 404."
         })
       ),
     HttpApiEndpoint.post("offer", "/validate/offer", {

@@ -18,6 +18,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
+import type { Explanation } from "../domain/Explanation.ts"
 import { OfferNotFound, TargetGroupNotFound } from "../domain/errors.ts"
 import type { UsageTally } from "../domain/OfferUsage.ts"
 import { type ResultRow, toOfferResultRow, toResultRow } from "../domain/ResultRow.ts"
@@ -25,6 +26,7 @@ import type { OfferValidationResult, ValidationResult } from "../domain/Validati
 import type { Viewer } from "../domain/visibility.ts"
 import { evaluateOffer } from "../engine/targeting/evaluateOffer.ts"
 import { evaluateTargetGroup } from "../engine/targeting/evaluateTargetGroup.ts"
+import { explainResult } from "../engine/targeting/explainResult.ts"
 import { UsageStatistics } from "../stats/UsageStatistics.ts"
 import { Snapshot } from "./Snapshot.ts"
 import { visibleOffer, visibleTargetGroup } from "./visibility.ts"
@@ -76,6 +78,12 @@ export interface OfferRequest {
 export interface ValidationService {
   /** One email against a target group the viewer sees. */
   targetGroup(viewer: Viewer, email: string, targetGroupId: string): ValidationResult | ValidationError
+  /** `targetGroup`, with the result explained criterion by criterion (the console's "try an email"). */
+  explainTargetGroup(
+    viewer: Viewer,
+    email: string,
+    targetGroupId: string
+  ): { readonly result: ValidationResult; readonly explanation: Explanation } | ValidationError
   /** One email against an offer the viewer sees (eligible when any of its target groups matches). */
   offer(viewer: Viewer, email: string, offerId: string): OfferValidationResult | ValidationError
   /** Many emails against one target group, results in input order. */
@@ -142,6 +150,15 @@ export class Validation extends Context.Service<Validation, ValidationService>()
         const result = evaluateTargetGroup(group, engine.context, email)
         counters.validated(result)
         return result
+      },
+      explainTargetGroup: (viewer, email, targetGroupId) => {
+        // One snapshot for the result and its explanation.
+        const { engine } = snapshot.current()
+        const group = visibleTargetGroup(engine, viewer, targetGroupId)
+        if (group === undefined) return targetGroupNotFound(targetGroupId)
+        const result = evaluateTargetGroup(group, engine.context, email)
+        counters.validated(result)
+        return { result, explanation: explainResult(group, engine.context, result) }
       },
       offer: (viewer, email, offerId) => {
         const { engine } = snapshot.current()

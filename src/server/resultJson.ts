@@ -13,6 +13,7 @@
  * of a bulk request's time (measured: bench/http.ts).
  */
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import type { Explanation } from "../domain/Explanation.ts"
 import type { OfferValidationResult, ValidationDetails, ValidationResult } from "../domain/ValidationResult.ts"
 
 const fragments = new WeakMap<object, string>()
@@ -33,9 +34,9 @@ const detailsText = (details: ValidationDetails): string =>
 const optional = (key: string, value: string | undefined): string =>
   value === undefined ? "" : `,"${key}":${JSON.stringify(value)}`
 
-/** The JSON of one validation result, the keys in the order the engine builds them. */
-export const resultText = (result: ValidationResult, requestId?: string): string =>
-  `{"isValid":${result.isValid},"email":${JSON.stringify(result.email)},"targetGroup":${shared(result.targetGroup)},"validationDetails":${detailsText(result.validationDetails)}${optional("matchedDomain", result.matchedDomain)}${optional("reasonCode", result.reasonCode)}${optional("reason", result.reason)}${optional("requestId", requestId)}}`
+/** The JSON of one validation result, the keys in the order the engine builds them; an explanation, when asked for, last but the request id. */
+export const resultText = (result: ValidationResult, requestId?: string, explanation?: Explanation): string =>
+  `{"isValid":${result.isValid},"email":${JSON.stringify(result.email)},"targetGroup":${shared(result.targetGroup)},"validationDetails":${detailsText(result.validationDetails)}${optional("matchedDomain", result.matchedDomain)}${optional("reasonCode", result.reasonCode)}${optional("reason", result.reason)}${explanation === undefined ? "" : `,"explanation":${JSON.stringify(explanation)}`}${optional("requestId", requestId)}}`
 
 /** `[result, ...]` */
 export const resultsText = (results: ReadonlyArray<ValidationResult>): string => {

@@ -38,6 +38,48 @@ describe("validation endpoints", () => {
     expect(no.body).toMatchObject({ isValid: false, reasonCode: "COUNTRY_NOT_ALLOWED", reason: expect.any(String) })
   })
 
+  it("explains the result per criterion with explain: true, the answer otherwise unchanged", async () => {
+    const plain = await validateGroup("bob@mit.edu", "uk-students")
+    const explained = await call(daemon, "POST", "/api/v1/validate/target-group", {
+      key: acme,
+      body: { email: "bob@mit.edu", targetGroupId: "uk-students", explain: true }
+    })
+    expect(explained.status).toBe(200)
+    const { explanation, requestId, ...result } = explained.body
+    const { requestId: _, ...plainResult } = plain.body
+    expect(result).toEqual(plainResult)
+    expect(requestId).toBe(explained.headers.get("x-request-id"))
+    expect(explanation.criteria.map((entry: { criterion: string }) => entry.criterion)).toEqual([
+      "format",
+      "domain",
+      "geography",
+      "organisationType",
+      "customList",
+      "emailPolicy"
+    ])
+    expect(explanation.criteria.find((entry: { criterion: string }) => entry.criterion === "geography")).toEqual({
+      criterion: "geography",
+      outcome: "fail",
+      detail: plain.body.reason
+    })
+    expect(explanation.institution).toMatchObject({
+      name: "Massachusetts Institute of Technology",
+      country: "US",
+      matchedDomain: "mit.edu"
+    })
+    // explain: false is the plain answer; the offer endpoint takes no explain.
+    const unexplained = await call(daemon, "POST", "/api/v1/validate/target-group", {
+      key: acme,
+      body: { email: "bob@mit.edu", targetGroupId: "uk-students", explain: false }
+    })
+    expect(unexplained.body.explanation).toBeUndefined()
+    const offer = await call(daemon, "POST", "/api/v1/validate/offer", {
+      key: acme,
+      body: { email: "bob@mit.edu", offerId: "acme-student-discount", explain: true }
+    })
+    expect(offer).toMatchObject({ status: 400, body: { code: "VALIDATION_ERROR" } })
+  })
+
   it("answers INVALID_EMAIL_FORMAT as a 400 with the field error", async () => {
     const bad = await validateGroup("jane.ox.ac.uk", "uk-students")
     expect(bad.status).toBe(400)

@@ -65,6 +65,11 @@ const send = (path: string, body: string, whole: boolean): Promise<Answer> =>
 const cases: ReadonlyArray<readonly [string, string, string]> = [
   ["an eligible email", "/api/v1/validate/target-group", '{"email":"jane@ox.ac.uk","targetGroupId":"uk-students"}'],
   ["an ineligible email", "/api/v1/validate/target-group", '{"email":"bob@mit.edu","targetGroupId":"uk-students"}'],
+  [
+    "an explained result",
+    "/api/v1/validate/target-group",
+    '{"email":"bob@mit.edu","targetGroupId":"uk-students","explain":true}'
+  ],
   ["an offer", "/api/v1/validate/offer", '{"email":"jane@ox.ac.uk","offerId":"acme-student-discount"}'],
   ["a malformed email", "/api/v1/validate/target-group", '{"email":"jane@@ox","targetGroupId":"uk-students"}'],
   ["an unknown field", "/api/v1/validate/target-group", '{"email":"a@b.edu","targetGroupId":"x","extra":1}'],

@@ -77,7 +77,7 @@ const checkBulk = (payload: BulkRequest, bound: number): BadRequest | undefined 
 
 /** The body of a single validation request. */
 export type SinglePayload =
-  | { readonly email: string; readonly targetGroupId: string }
+  | { readonly email: string; readonly targetGroupId: string; readonly explain?: boolean }
   | { readonly email: string; readonly offerId: string }
 
 /** A target the caller cannot see, as the 404 it answers. */
@@ -97,6 +97,12 @@ export const validateSingle = (
   payload: SinglePayload,
   requestId: string
 ): { readonly text: string } | BadRequest | NotFound => {
+  if ("targetGroupId" in payload && payload.explain === true) {
+    const explained = validation.explainTargetGroup(team, payload.email, payload.targetGroupId)
+    if (explained instanceof ValidationError) return targetNotFound(explained)
+    const { result, explanation } = explained
+    return formatProblem(result) ?? { text: resultText(result, requestId, explanation) }
+  }
   if ("targetGroupId" in payload) {
     const result = validation.targetGroup(team, payload.email, payload.targetGroupId)
     if (result instanceof ValidationError) return targetNotFound(result)
