@@ -108,7 +108,11 @@ export type JobAccepted = typeof JobAccepted.Type
 
 export const JobParams = Schema.Struct({ jobId: Id })
 
-export const ResultsQuery = Schema.Struct(pageQueryFields(RESULTS_LIMIT_MAX))
+export const ResultsQuery = Schema.Struct({
+  ...pageQueryFields(RESULTS_LIMIT_MAX),
+  /** `csv` or `ndjson`: every result as a download (a link needs no `Accept`); wins over `Accept`. */
+  format: Schema.optionalKey(Schema.Literals(["json", "ndjson", "csv"]))
+})
 
 export const ResultsPage = Schema.Struct({
   data: Schema.Array(ResultRow),
@@ -187,7 +191,7 @@ export class JobsApi extends HttpApiGroup.make("jobs")
         OpenApi.annotations({
           summary: "A job's results, in input order",
           description:
-            "Pages of result rows (the input email as given plus its verdict) with `Accept: application/json`; `Accept: application/x-ndjson` or `text/csv` streams every result at once, compressed when `Accept-Encoding` allows (br, gzip). A row repeating an earlier address names it (`duplicateOf`, 1-based) and carries the input's other columns (`columns` by name; in CSV after the verdict columns, in the job's `inputColumns` order). 409 while the job runs."
+            "Pages of result rows (the input email as given plus its verdict) with `Accept: application/json`; `Accept: application/x-ndjson` or `text/csv` streams every result at once, compressed when `Accept-Encoding` allows (br, gzip). `format=csv` or `format=ndjson` in the query does the same whatever `Accept` says, as a download (`Content-Disposition: attachment`), so a plain link fetches the file. A row repeating an earlier address names it (`duplicateOf`, 1-based) and carries the input's other columns (`columns` by name; in CSV after the verdict columns, in the job's `inputColumns` order). 409 while the job runs."
         })
       ),
     HttpApiEndpoint.delete("delete", "/jobs/:jobId", {

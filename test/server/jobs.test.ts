@@ -154,6 +154,26 @@ describe("asynchronous bulk jobs", () => {
     )
     expect(lines[2]!.startsWith("Jane+x@OX.ac.uk,true,")).toBe(true)
     expect(lines[2]!.endsWith(",1,c-43,silver")).toBe(true)
+    // ?format= gives the same file to a plain link (no Accept), as a download named after the job.
+    for (const [format, type] of [
+      ["csv", "text/csv; charset=utf-8"],
+      ["ndjson", "application/x-ndjson"]
+    ] as const) {
+      const download = await fetch(`${daemon.url}${results}?format=${format}`, {
+        headers: { authorization: `Bearer ${acme}`, accept: "text/html,*/*" }
+      })
+      expect(download.headers.get("content-type")).toBe(type)
+      expect(download.headers.get("content-disposition")).toBe(`attachment; filename="${job.jobId}-results.${format}"`)
+      const text = await download.text()
+      if (format === "csv") expect(text).toBe(csvText)
+      else
+        expect(
+          text
+            .trim()
+            .split("\n")
+            .map((line) => JSON.parse(line).email)
+        ).toEqual(page.body.data.map((row: { email: string }) => row.email))
+    }
     // NDJSON objects: the other fields, in first-seen order.
     const fromNdjson = await call(daemon, "POST", "/api/v1/validate/bulk-async?targetGroupId=uk-students", {
       key: acme,

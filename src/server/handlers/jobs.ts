@@ -287,16 +287,21 @@ export const JobsHandlers = HttpApiBuilder.group(
             })
           }
           const open = store.open(job.jobId, "results")
-          const format = downloadFormat(request.headers.accept)
+          const format = query.format ?? downloadFormat(request.headers.accept)
           if (format !== "json") {
             const coding = negotiateCoding(request.headers["accept-encoding"], ["br", "gzip"])
             const rows = streamResults(open, format, job.inputColumns ?? [])
+            // Asked for by the query: a file to save, named after the job.
+            const download =
+              query.format === undefined
+                ? {}
+                : { "content-disposition": `attachment; filename="${job.jobId}-results.${format}"` }
             return HttpServerResponse.stream(coding === "identity" ? rows : compressed(rows, coding), {
               contentType: format === "csv" ? "text/csv; charset=utf-8" : "application/x-ndjson",
               headers:
                 coding === "identity"
-                  ? { vary: "accept-encoding" }
-                  : { vary: "accept-encoding", "content-encoding": coding }
+                  ? { vary: "accept-encoding", ...download }
+                  : { vary: "accept-encoding", "content-encoding": coding, ...download }
             })
           }
           return yield* Effect.acquireUseRelease(
