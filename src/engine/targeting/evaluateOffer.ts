@@ -3,8 +3,9 @@
  * matches. The email is parsed and its host looked up once, then each group
  * judges those facts (`judgeEmail`): an offer of three groups costs little
  * more than one (measured: `npm run bench:offers`). The answer is the one
- * each group's own `evaluateTargetGroup` would give, combined by
- * `offerVerdict` (property-tested: test/engine/targeting/evaluateOffer.test.ts).
+ * each group's own `evaluateTargetGroup` would give, combined
+ * (property-tested against that composition, bench/perGroupOffer.ts:
+ * test/engine/targeting/evaluateOffer.test.ts).
  * A non-active offer (draft, scheduled, paused, expired, archived) gives a
  * failed result with `OFFER_NOT_ACTIVE`, not an error.
  */
@@ -57,7 +58,7 @@ export const evaluateOffer = (
 }
 
 /** The answer for an offer that is not active at the moment asked. */
-export const notActive = (offer: Offer, status: EffectiveOfferStatus, input: string): OfferValidationResult => ({
+const notActive = (offer: Offer, status: EffectiveOfferStatus, input: string): OfferValidationResult => ({
   isValid: false,
   email: input,
   offer: { id: offer.id, name: offer.name, status },
@@ -72,18 +73,25 @@ export const notActive = (offer: Offer, status: EffectiveOfferStatus, input: str
  * eligible when any matched; otherwise the reason all groups share, or each
  * group's reason.
  */
-export const offerVerdict = (offer: Offer, input: string, results: Array<ValidationResult>): OfferValidationResult => {
+const offerVerdict = (offer: Offer, input: string, results: Array<ValidationResult>): OfferValidationResult => {
   const ref = { id: offer.id, name: offer.name, status: "active" as const }
-  const matched: Array<string> = []
-  for (const result of results) if (result.isValid) matched.push(result.targetGroup.id)
-  if (matched.length > 0) return { isValid: true, email: input, offer: ref, matchedTargetGroups: matched, results }
+  let matched: Array<string> | null = null
+  for (let i = 0; i < results.length; i++) {
+    const result = results[i]!
+    if (result.isValid) (matched ??= []).push(result.targetGroup.id)
+  }
+  if (matched !== null) return { isValid: true, email: input, offer: ref, matchedTargetGroups: matched, results }
   const first = results[0]!
-  const sameReason = results.every((r) => r.reasonCode === first.reasonCode)
+  let sameReason = true
+  for (let i = 1; i < results.length && sameReason; i++) sameReason = results[i]!.reasonCode === first.reasonCode
   const reasonCode: ReasonCode =
     sameReason && first.reasonCode !== undefined ? first.reasonCode : "NO_TARGET_GROUP_MATCHED"
-  const reason =
-    results.length === 1 || sameReason
-      ? (first.reason ?? "No target group matched.")
-      : `No target group of the offer matched: ${results.map((r) => `${r.targetGroup.id}: ${r.reason}`).join(" ")}`
+  let reason: string
+  if (results.length === 1 || sameReason) reason = first.reason ?? "No target group matched."
+  else {
+    // Concatenated, not joined: the parts stay shared until the answer is written (measured: npm run bench:offers).
+    reason = "No target group of the offer matched:"
+    for (let i = 0; i < results.length; i++) reason += ` ${results[i]!.targetGroup.id}: ${results[i]!.reason}`
+  }
   return { isValid: false, email: input, offer: ref, matchedTargetGroups: [], results, reasonCode, reason }
 }
