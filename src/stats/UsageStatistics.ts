@@ -29,13 +29,7 @@ import type { OfferValidationResult } from "../domain/ValidationResult.ts"
 import type { HashKey } from "../engine/email/canonicalHash.ts"
 import { hashKeyFor, hashKeyFromSecret, randomHashKey } from "./hashKey.ts"
 import { UsageRecorder, usageTally } from "./UsageRecorder.ts"
-import {
-  addUsage,
-  emptyUsageState,
-  fromUsageDelta,
-  toOfferUsage,
-  type VerificationCountEvent
-} from "./UsageState.ts"
+import { addUsage, emptyUsageState, fromUsageDelta, toOfferUsage, type VerificationCountEvent } from "./UsageState.ts"
 import { UsageStore, UsageStoreError } from "./UsageStore.ts"
 
 /** The default of `statistics.flushIntervalMs` in campusgate.yaml. */
