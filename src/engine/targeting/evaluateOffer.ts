@@ -33,7 +33,7 @@ export const evaluateOffer = (
   const status = effectiveStatus(offer, now)
   if (status !== "active") return notActive(offer, status, input)
   const groups = compiled.groups
-  const results = new Array<ValidationResult>(groups.length)
+  const results: Array<ValidationResult> = []
   // The email is parsed, and its host looked up, once for the groups that parse alike (almost always all:
   // groups share one syntax-options object per combination, see `compileTargetGroup.ts`).
   let syntax: CompiledTargetGroup["syntax"] | undefined
@@ -50,9 +50,11 @@ export const evaluateOffer = (
         lookalike = lookalikeOf(parsed.email)
       }
     }
-    results[i] = parsed!.ok
-      ? judgeEmail(group, context, input, parsed!.email, facts!, lookalike)
-      : formatRefused(group, input, parsed!)
+    results.push(
+      parsed!.ok
+        ? judgeEmail(group, context, input, parsed!.email, facts!, lookalike)
+        : formatRefused(group, input, parsed!)
+    )
   }
   return offerVerdict(offer, input, results)
 }
