@@ -17,6 +17,7 @@
  * | `CAMPUSGATE_STATS_SECRET`    | key for hashing emails counted as unique in usage statistics |
  * | `CAMPUSGATE_VERIFICATION_SECRET` | key for the hashes and sealed addresses of verifications |
  * | `CAMPUSGATE_SMTP_PASSWORD`   | the password of `verification.mail.smtp.user` |
+ * | `CAMPUSGATE_CONSOLE_DIR`     | where the console's built files are (default: the package's `dist/console/`) |
  */
 import type { ConfigurationProblem } from "../domain/errors.ts"
 import type { Settings } from "./Settings.ts"

@@ -19,8 +19,8 @@ import { Validation } from "../app/Validation.ts"
 import { ALL_TEAMS } from "../domain/visibility.ts"
 import type { Job, JobCallback } from "../jobs/Job.ts"
 import { JobQueue } from "../jobs/JobQueue.ts"
-import type { Evaluate } from "../jobs/JobRunner.ts"
 import type { JobStore } from "../jobs/JobStore.ts"
+import { type Evaluate, evaluateHere } from "../jobs/jobBatches.ts"
 import type { JobUsage } from "../jobs/jobUsage.ts"
 import type { OutboundPolicy } from "../net/outbound.ts"
 import { UsageStatistics } from "../stats/UsageStatistics.ts"
@@ -115,7 +115,7 @@ export const jobsLayer = (
           concurrency: settings.jobs.concurrency,
           maxQueued: settings.jobs.maxQueued,
           retentionHours: settings.jobs.retentionHours,
-          evaluate: evaluator(validation),
+          evaluator: evaluateHere(evaluator(validation)),
           usage: jobUsage(yield* UsageStatistics),
           onFinished: announce(secret, () => config.current().config.settings.jobs.callbacks, metrics.callbacks("job")),
           onEnded: (job) => metrics.jobEnded(job.status)

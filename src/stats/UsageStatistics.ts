@@ -136,7 +136,8 @@ export class UsageStatistics extends Context.Service<
                 const taken = counts.take().get(offerId)
                 return taken === undefined ? undefined : toUsageDelta(taken)
               },
-              restore: (delta) => counts.restore(offerId, fromUsageDelta(delta))
+              restore: (delta) => counts.restore(offerId, fromUsageDelta(delta)),
+              add: (delta) => counts.restore(offerId, fromUsageDelta(delta))
             }
           },
           applyOnce: (offerId, source, step, delta) =>
@@ -186,7 +187,12 @@ export class UsageStatistics extends Context.Service<
       recordVerification: () => undefined,
       usage: () => Effect.succeed(toOfferUsage(undefined)),
       flush: Effect.void,
-      tally: () => ({ recordMany: () => undefined, take: () => undefined, restore: () => undefined }),
+      tally: () => ({
+        recordMany: () => undefined,
+        take: () => undefined,
+        restore: () => undefined,
+        add: () => undefined
+      }),
       applyOnce: () => Effect.void,
       forget: () => Effect.void
     })
