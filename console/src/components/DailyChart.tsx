@@ -11,9 +11,16 @@
 import { useEffect, useRef, useState } from "preact/hooks"
 import type uPlot from "uplot"
 import { chartSeries, type DayCounts, utcDate } from "../data/days.ts"
+import { formatCount } from "../data/format.ts"
 import { useDarkScheme } from "../hooks.ts"
 
 const HEIGHT = 260
+
+const WHOLE_STEPS = [1, 2, 5]
+  .flatMap((step) => [1, 10, 100, 1e3, 1e4, 1e5, 1e6].map((scale) => step * scale))
+  .sort((a, b) => a - b)
+
+const shortDate = new Intl.DateTimeFormat("en", { month: "short", day: "numeric", timeZone: "UTC" })
 
 const cssVar = (element: Element, name: string): string => getComputedStyle(element).getPropertyValue(name).trim()
 
@@ -42,7 +49,11 @@ const optionsOf = (element: HTMLElement, width: number, UPlot: typeof uPlot): uP
       { label: "Eligible", stroke: cssVar(element, "--series-eligible"), width: 2 },
       { label: "Ineligible", stroke: cssVar(element, "--series-ineligible"), width: 2, dash: [6, 4] }
     ],
-    axes: [axis("Day (UTC)"), { ...axis("Validations"), values: (_u, ticks) => ticks.map((tick) => String(tick)) }]
+    axes: [
+      { ...axis("Day (UTC)"), values: (_u, ticks) => ticks.map((tick) => shortDate.format(tick * 1000)) },
+      // Counts are whole: ticks at whole steps only.
+      { ...axis("Validations"), incrs: WHOLE_STEPS, values: (_u, ticks) => ticks.map((tick) => formatCount(tick)) }
+    ]
   }
 }
 
@@ -71,7 +82,11 @@ export const DailyChart = (props: { readonly days: ReadonlyArray<DayCounts>; rea
       ({ default: UPlot }) => {
         if (cancelled) return
         const options = optionsOf(element, element.clientWidth || 600, UPlot)
-        options.hooks = { setCursor: [(plot) => plot.cursor.idx != null && setCursor(plot.cursor.idx)] }
+        options.hooks = {
+          // The legend starts on the newest day rather than empty.
+          ready: [(plot) => plot.setLegend({ idx: plot.data[0].length - 1 })],
+          setCursor: [(plot) => plot.cursor.idx != null && setCursor(plot.cursor.idx)]
+        }
         const plot = new UPlot(options, data, element)
         chart.current = plot
         observer = new ResizeObserver(() => plot.setSize({ width: element.clientWidth || 600, height: HEIGHT }))
