@@ -13,12 +13,12 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { basename, relative } from "node:path"
 import { fileURLToPath } from "node:url"
 import { build } from "esbuild"
+import { CONSOLE_ASSETS_DIR, CONSOLE_INDEX, defaultConsoleDir } from "../src/server/consoleAssets.ts"
+import { CONSOLE_PATH } from "../src/server/routes.ts"
 
 const root = fileURLToPath(new URL("../", import.meta.url))
-export const consoleDistDir: string = fileURLToPath(new URL("../dist/console/", import.meta.url))
-const assetsDir = `${consoleDistDir}assets/`
-/** Where the daemon serves `dist/console/assets/` (the console contract). */
-export const ASSETS_URL = "/console/assets/"
+/** Where the daemon serves the assets directory from. */
+export const ASSETS_URL = `${CONSOLE_PATH}/${CONSOLE_ASSETS_DIR}`
 
 export interface ConsoleBuild {
   readonly indexHtml: string
@@ -28,9 +28,12 @@ export interface ConsoleBuild {
   readonly ms: number
 }
 
-export const buildConsole = async (): Promise<ConsoleBuild> => {
+/** Builds into `outDir` (default `dist/console/`; a test builds into a directory of its own, `CAMPUSGATE_CONSOLE_DIR`). */
+export const buildConsole = async (outDir: string = defaultConsoleDir): Promise<ConsoleBuild> => {
   const started = performance.now()
-  rmSync(consoleDistDir, { recursive: true, force: true })
+  const directory = outDir.endsWith("/") ? outDir : `${outDir}/`
+  const assetsDir = directory + CONSOLE_ASSETS_DIR
+  rmSync(directory, { recursive: true, force: true })
   mkdirSync(assetsDir, { recursive: true })
   const result = await build({
     absWorkingDir: root,
@@ -62,7 +65,7 @@ export const buildConsole = async (): Promise<ConsoleBuild> => {
   const html = template
     .replace("<!-- styles -->", styles.map((path) => `<link rel="stylesheet" href="${url(path)}" />`).join("\n    "))
     .replace("<!-- scripts -->", `<script type="module" src="${url(entryPath)}"></script>`)
-  const indexHtml = `${consoleDistDir}index.html`
+  const indexHtml = directory + CONSOLE_INDEX
   writeFileSync(indexHtml, html)
   return {
     indexHtml,
@@ -78,5 +81,5 @@ export const buildConsole = async (): Promise<ConsoleBuild> => {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const built = await buildConsole()
-  console.log(JSON.stringify({ built: relative(root, consoleDistDir), files: built.files, ms: built.ms }))
+  console.log(JSON.stringify({ built: relative(root, defaultConsoleDir), files: built.files, ms: built.ms }))
 }

@@ -9,16 +9,17 @@
  */
 import { readFileSync } from "node:fs"
 import { gzipSync } from "node:zlib"
-import { ASSETS_URL, buildConsole, consoleDistDir } from "./build-console.ts"
+import { CONSOLE_ASSETS_DIR, CONSOLE_INDEX, defaultConsoleDir } from "../src/server/consoleAssets.ts"
+import { ASSETS_URL, buildConsole } from "./build-console.ts"
 
 const BUDGET_BYTES = 150 * 1024
 
 if (!process.argv.includes("--no-build")) await buildConsole()
 
 const gzipped = (bytes: Uint8Array) => gzipSync(bytes, { level: 9 }).length
-const fileOf = (url: string) => `${consoleDistDir}assets/${url.slice(ASSETS_URL.length)}`
+const fileOf = (url: string) => defaultConsoleDir + CONSOLE_ASSETS_DIR + url.slice(ASSETS_URL.length)
 
-const html = readFileSync(`${consoleDistDir}index.html`)
+const html = readFileSync(defaultConsoleDir + CONSOLE_INDEX)
 const named = [...html.toString().matchAll(/(?:src|href)="(\/console\/assets\/[^"]+)"/g)].map((match) => match[1]!)
 
 /** Static imports of an esbuild ESM chunk: `import"./x.js"`, `import{a}from"./x.js"`, `export{a}from"./x.js"`. */
@@ -29,7 +30,7 @@ const dynamicImports = (code: string): Array<string> =>
 
 const firstScreen = new Map<string, { bytes: number; gzip: number }>()
 const later = new Set<string>()
-firstScreen.set("index.html", { bytes: html.length, gzip: gzipped(html) })
+firstScreen.set(CONSOLE_INDEX, { bytes: html.length, gzip: gzipped(html) })
 const queue = [...named]
 while (queue.length > 0) {
   const url = queue.shift()!
