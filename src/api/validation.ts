@@ -28,9 +28,14 @@ export const BULK_MAX_EMAILS = 1000
 export const bulkSummary = (bound: number): string =>
   `Validate up to ${bound} emails against a target group or an offer`
 
-const Id = Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(64)))
+/** The longest target-group or offer id a validation request may name. */
+export const ID_MAX_LENGTH = 64
+/** The longest email a validation request may send. */
+export const EMAIL_MAX_LENGTH = 1024
+
+const Id = Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(ID_MAX_LENGTH)))
 /** A raw email as sent: checked by the engine, which explains what is wrong with it. */
-const Email = Schema.String.pipe(Schema.check(Schema.isMaxLength(1024)))
+const Email = Schema.String.pipe(Schema.check(Schema.isMaxLength(EMAIL_MAX_LENGTH)))
 
 // The OpenAPI examples (request bodies, one answer) use the shipped example config in config/.
 

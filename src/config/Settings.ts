@@ -16,6 +16,9 @@ const withDefault = <S extends Schema.Top>(schema: S, value: S["Encoded"]) =>
   schema.pipe(Schema.withDecodingDefaultKey(Effect.succeed(value as never)))
 
 const PositiveInt = Schema.Int.pipe(Schema.check(Schema.isGreaterThan(0, { message: "a whole number above 0" })))
+const NonNegativeInt = Schema.Int.pipe(
+  Schema.check(Schema.isGreaterThanOrEqualTo(0, { message: "a whole number, 0 or above" }))
+)
 const Port = Schema.Int.pipe(
   Schema.check(
     Schema.isBetween({ minimum: 0, maximum: 65535 }, { message: "a port number, 0-65535 (0 picks a free port)" })
@@ -190,6 +193,11 @@ export const Settings = Schema.Struct({
       concurrency: withDefault(PositiveInt, 2),
       /** Jobs waiting beyond this answer 503. */
       maxQueued: withDefault(PositiveInt, 100),
+      /**
+       * Threads that evaluate jobs beside the one answering requests (each holds its own copy of the
+       * engine). Absent: one per available core; 0: jobs are evaluated on the request thread.
+       */
+      workerThreads: Schema.optionalKey(NonNegativeInt),
       /** How long finished jobs and their results are kept. */
       retentionHours: withDefault(PositiveInt, 24 * 7),
       /**

@@ -146,4 +146,6 @@ export interface UsageTally {
   take(): UsageDelta | undefined
   /** Gives back counts that could not be stored, to go with the next take. */
   restore(delta: UsageDelta): void
+  /** Adds counts made elsewhere with the same unique-email key (a worker thread's batch). */
+  add(delta: UsageDelta): void
 }

@@ -106,8 +106,12 @@ const institutionTexts = new WeakMap<RowInstitution, string>()
 const optional = (key: string, value: string | undefined): string =>
   value === undefined ? "" : `,"${key}":${JSON.stringify(value)}`
 
-/** `JSON.stringify(row)`, with each institution's JSON written once. */
-export const rowText = (row: ResultRow): string => {
+/**
+ * `rowText` up to where `duplicateOf` goes (no closing brace): a job's rows
+ * are encoded on worker threads before the job knows which repeat an earlier
+ * row, and `duplicateOf` is put in between when the rows are appended.
+ */
+export const rowTextBeforeDuplicate = (row: ResultRow): string => {
   let text = `{"email":${JSON.stringify(row.email)},"isValid":${row.isValid}`
   if (row.matchedTargetGroups !== undefined) text += `,"matchedTargetGroups":${JSON.stringify(row.matchedTargetGroups)}`
   text += optional("matchedDomain", row.matchedDomain)
@@ -119,11 +123,21 @@ export const rowText = (row: ResultRow): string => {
     }
     text += `,"institution":${institution}`
   }
-  text += `${optional("reasonCode", row.reasonCode)}${optional("reason", row.reason)}`
-  if (row.duplicateOf !== undefined) text += `,"duplicateOf":${row.duplicateOf}`
-  if (row.columns !== undefined) text += `,"columns":${JSON.stringify(row.columns)}`
-  return `${text}}`
+  return `${text}${optional("reasonCode", row.reasonCode)}${optional("reason", row.reason)}`
 }
+
+/** The `duplicateOf` member of `rowText`, with its leading comma. */
+export const duplicateOfText = (row: number): string => `,"duplicateOf":${row}`
+
+/** `rowText` after `duplicateOf`: the input's columns and the closing brace. */
+export const rowTextAfterDuplicate = (row: ResultRow): string =>
+  row.columns === undefined ? "}" : `,"columns":${JSON.stringify(row.columns)}}`
+
+/** `JSON.stringify(row)`, with each institution's JSON written once. */
+export const rowText = (row: ResultRow): string =>
+  rowTextBeforeDuplicate(row) +
+  (row.duplicateOf === undefined ? "" : duplicateOfText(row.duplicateOf)) +
+  rowTextAfterDuplicate(row)
 
 const csvField = (value: string): string =>
   /[",\r\n]/.test(value) || value.startsWith(" ") || value.endsWith(" ") ? `"${value.replaceAll('"', '""')}"` : value

@@ -49,15 +49,10 @@ export const resultsText = (results: ReadonlyArray<ValidationResult>): string =>
 export const jsonTextResponse = (text: string): HttpServerResponse.HttpServerResponse =>
   HttpServerResponse.text(text, { contentType: "application/json" })
 
+/** A 200 `application/json` response whose body is the given JSON bytes (`jsonBytes.ts`). */
+export const jsonBytesResponse = (bytes: Uint8Array): HttpServerResponse.HttpServerResponse =>
+  HttpServerResponse.uint8Array(bytes, { contentType: "application/json" })
+
 /** The JSON of one offer validation result, the keys in the order the engine builds them. */
 export const offerResultText = (result: OfferValidationResult, requestId?: string): string =>
   `{"isValid":${result.isValid},"email":${JSON.stringify(result.email)},"offer":${JSON.stringify(result.offer)},"matchedTargetGroups":${JSON.stringify(result.matchedTargetGroups)},"results":${resultsText(result.results)}${optional("reasonCode", result.reasonCode)}${optional("reason", result.reason)}${optional("requestId", requestId)}}`
-
-/** `[offer result, ...]` */
-export const offerResultsText = (results: ReadonlyArray<OfferValidationResult>): string => {
-  let text = "["
-  for (let i = 0; i < results.length; i++) {
-    text += i === 0 ? offerResultText(results[i]!) : `,${offerResultText(results[i]!)}`
-  }
-  return `${text}]`
-}

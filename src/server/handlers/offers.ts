@@ -12,7 +12,7 @@ import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
 import * as Result from "effect/Result"
 import { API_PREFIX, CampusgateApi } from "../../api/Api.ts"
 import { Caller } from "../../api/Authorization.ts"
-import type { BulkProcessRequest, BulkProcessResponse, OfferResource } from "../../api/offers.ts"
+import type { BulkProcessRequest, OfferResource } from "../../api/offers.ts"
 import { type BadRequest, ServiceUnavailable } from "../../api/problems.ts"
 import { Resources, sourceOf, versionOf } from "../../app/Resources.ts"
 import { type ConfigSnapshot, Snapshot } from "../../app/Snapshot.ts"
@@ -22,9 +22,11 @@ import { effectiveStatus, type Offer } from "../../domain/Offer.ts"
 import { lastDays } from "../../domain/OfferUsage.ts"
 import { offerStatusAt } from "../../domain/offerLifecycle.ts"
 import { UsageStatistics } from "../../stats/UsageStatistics.ts"
+import { JsonBytes } from "../jsonBytes.ts"
 import { answerResourcesError } from "../problemOf.ts"
 import { answerWith } from "../problemResponse.ts"
 import { currentRequestId } from "../requestId.ts"
+import { jsonBytesResponse, offerResultText } from "../resultJson.ts"
 import {
   answerCreateError,
   byId,
@@ -49,41 +51,58 @@ const versioned = (snapshot: ConfigSnapshot, offer: Offer) =>
     headers: { etag: entityTag(versionOf("offer", offer)) }
   })
 
-const bulkProcess = (
+/** About how many bytes an offer result of a batch takes (an estimate; the answer grows past it). */
+const BATCH_RESULT_BYTES = 3072
+
+/**
+ * (offer, email) pairs, each answered on its own: the batch answer's JSON
+ * bytes (an offer result per request in input order, or a per-item
+ * NOT_FOUND for an offer the team cannot see; `summary`, `requestId`), or
+ * the problem of a batch over `bound`. The one implementation behind
+ * `POST /offers/bulk-process`, whether the fast path (`fastPath.ts`) or the
+ * full pipeline serves it; the text is what the contract's
+ * `BulkProcessResponse` encodes (test/server/handlers/bulkAnswers.test.ts).
+ */
+export const processBatch = (
   validation: Validation["Service"],
-  bound: number,
   team: string,
   payload: BulkProcessRequest,
+  bound: number,
   requestId: string
-): Result.Result<BulkProcessResponse, BadRequest> => {
-  const total = payload.requests.length
+): Buffer | BadRequest => {
+  const { requests } = payload
+  const total = requests.length
   if (total > bound) {
-    return Result.fail(
-      invalid("The batch is too large.", [
-        {
-          field: "/requests",
-          code: "TOO_MANY",
-          message: `at most ${bound} requests per batch (got ${total}); use POST /api/v1/validate/bulk-async for larger batches`
-        }
-      ])
-    )
+    return invalid("The batch is too large.", [
+      {
+        field: "/requests",
+        code: "TOO_MANY",
+        message: `at most ${bound} requests per batch (got ${total}); use POST /api/v1/validate/bulk-async for larger batches`
+      }
+    ])
   }
   let eligible = 0
   let errors = 0
-  const results = validation.batch(team, payload.requests).map((result, i): BulkProcessResponse["results"][number] => {
+  const out = new JsonBytes(256 + total * BATCH_RESULT_BYTES)
+  out.write(`{"results":[`)
+  const results = validation.batch(team, requests)
+  for (let i = 0; i < total; i++) {
+    const result = results[i]!
+    let text: string
     if (result instanceof ValidationError) {
       errors++
-      const { offerId, email } = payload.requests[i]!
-      return { offerId, email, error: { code: "NOT_FOUND", message: `There is no offer "${offerId}".` } }
+      const { offerId, email } = requests[i]!
+      const error = { code: "NOT_FOUND", message: `There is no offer "${offerId}".` }
+      text = JSON.stringify({ offerId, email, error })
+    } else {
+      if (result.isValid) eligible++
+      text = offerResultText(result)
     }
-    if (result.isValid) eligible++
-    return result
-  })
-  return Result.succeed({
-    results,
-    summary: { total, eligible, ineligible: total - eligible - errors, errors },
-    requestId
-  })
+    out.write(i === 0 ? text : `,${text}`)
+  }
+  const summary = { total, eligible, ineligible: total - eligible - errors, errors }
+  out.write(`],"summary":${JSON.stringify(summary)},"requestId":${JSON.stringify(requestId)}}`)
+  return out.bytes()
 }
 
 export const OffersHandlers = HttpApiBuilder.group(
@@ -173,7 +192,8 @@ export const OffersHandlers = HttpApiBuilder.group(
           const requestId = yield* currentRequestId
           const caller = yield* Caller
           const bound = server.current().config.settings.limits.bulkMaxEmails
-          return yield* Effect.fromResult(bulkProcess(validation, bound, caller.team, payload, requestId))
+          const answer = processBatch(validation, caller.team, payload, bound, requestId)
+          return answer instanceof Uint8Array ? jsonBytesResponse(answer) : yield* answer
         })
       )
   })

@@ -11,10 +11,11 @@ import { BadRequest, type FieldError, type NotFound } from "../../api/problems.t
 import type { BulkRequest } from "../../api/validation.ts"
 import { Snapshot } from "../../app/Snapshot.ts"
 import { Validation, ValidationError } from "../../app/Validation.ts"
-import { type ResultRow, rowText, toOfferResultRow, toResultRow } from "../../domain/ResultRow.ts"
+import { rowText, toOfferResultRow, toResultRow } from "../../domain/ResultRow.ts"
 import type { OfferValidationResult, ValidationResult } from "../../domain/ValidationResult.ts"
+import { JsonBytes } from "../jsonBytes.ts"
 import { currentRequestId } from "../requestId.ts"
-import { jsonTextResponse, offerResultsText, offerResultText, resultsText, resultText } from "../resultJson.ts"
+import { jsonBytesResponse, jsonTextResponse, offerResultText, resultText } from "../resultJson.ts"
 import { invalid, notFound } from "./shared.ts"
 
 /** A single email whose format is invalid is a 400, with the parser's sub-reason as the field error. */
@@ -31,15 +32,15 @@ export const formatProblem = (result: ValidationResult): BadRequest | undefined 
   })
 }
 
-/** `[row, ...]` of results in input order, each row naming its email as given. */
-const rowsText = <R>(
-  emails: ReadonlyArray<string>,
-  results: ReadonlyArray<R>,
-  toRow: (email: string, result: R) => ResultRow
-): string => {
-  let text = "["
-  for (let i = 0; i < results.length; i++) text += `${i === 0 ? "" : ","}${rowText(toRow(emails[i]!, results[i]!))}`
-  return `${text}]`
+/** About how many bytes an item of a bulk answer takes: a compact row, a full result (estimates; the answer grows past them). */
+const ROW_BYTES = 320
+const RESULT_BYTES = 2048
+
+/** Writes `[item, ...]` of `items` in input order. */
+const writeItems = <R>(out: JsonBytes, items: ReadonlyArray<R>, text: (item: R, index: number) => string): void => {
+  out.write("[")
+  for (let i = 0; i < items.length; i++) out.write(i === 0 ? text(items[i]!, i) : `,${text(items[i]!, i)}`)
+  out.write("]")
 }
 
 const summarize = (results: ReadonlyArray<ValidationResult | OfferValidationResult>) => {
@@ -123,23 +124,47 @@ const answerSingle = (validation: Validation["Service"], payload: SinglePayload)
     return "text" in answer ? jsonTextResponse(answer.text) : yield* answer
   })
 
-/** The bulk answer's `results` text and the results summarised, or the target's 404. */
-const bulkItems = (
+/**
+ * Many emails against a target group or offer the team can see: the bulk
+ * answer's JSON bytes (`results` in input order, `summary`, `requestId`),
+ * or the problem. The one implementation behind `POST /validate/bulk`,
+ * whether the fast path (`fastPath.ts`) or the full pipeline serves it.
+ */
+export const validateBulk = (
   validation: Validation["Service"],
   team: string,
-  payload: BulkRequest
-):
-  | { readonly items: string; readonly results: ReadonlyArray<ValidationResult | OfferValidationResult> }
-  | ValidationError => {
+  payload: BulkRequest,
+  bound: number,
+  requestId: string
+): Buffer | BadRequest | NotFound => {
+  const problem = checkBulk(payload, bound)
+  if (problem !== undefined) return problem
+  const { emails } = payload
   const details = payload.details === true
+  const out = new JsonBytes(256 + emails.length * (details ? RESULT_BYTES : ROW_BYTES))
+  out.write(`{"results":`)
+  let results: ReadonlyArray<ValidationResult | OfferValidationResult>
   if (payload.targetGroupId !== undefined) {
-    const results = validation.manyTargetGroup(team, payload.emails, payload.targetGroupId)
-    if (results instanceof ValidationError) return results
-    return { results, items: details ? resultsText(results) : rowsText(payload.emails, results, toResultRow) }
+    const found = validation.manyTargetGroup(team, emails, payload.targetGroupId)
+    if (found instanceof ValidationError) return targetNotFound(found)
+    writeItems(
+      out,
+      found,
+      details ? (result) => resultText(result) : (result, i) => rowText(toResultRow(emails[i]!, result))
+    )
+    results = found
+  } else {
+    const found = validation.manyOffer(team, emails, payload.offerId!)
+    if (found instanceof ValidationError) return targetNotFound(found)
+    writeItems(
+      out,
+      found,
+      details ? (result) => offerResultText(result) : (result, i) => rowText(toOfferResultRow(emails[i]!, result))
+    )
+    results = found
   }
-  const results = validation.manyOffer(team, payload.emails, payload.offerId!)
-  if (results instanceof ValidationError) return results
-  return { results, items: details ? offerResultsText(results) : rowsText(payload.emails, results, toOfferResultRow) }
+  out.write(`,"summary":${JSON.stringify(summarize(results))},"requestId":${JSON.stringify(requestId)}}`)
+  return out.bytes()
 }
 
 export const ValidationHandlers = HttpApiBuilder.group(
@@ -155,13 +180,9 @@ export const ValidationHandlers = HttpApiBuilder.group(
         Effect.gen(function* () {
           const requestId = yield* currentRequestId
           const caller = yield* Caller
-          const problem = checkBulk(payload, snapshots.current().config.settings.limits.bulkMaxEmails)
-          if (problem !== undefined) return yield* problem
-          const answer = bulkItems(validation, caller.team, payload)
-          if (!("items" in answer)) return yield* targetNotFound(answer)
-          return jsonTextResponse(
-            `{"results":${answer.items},"summary":${JSON.stringify(summarize(answer.results))},"requestId":${JSON.stringify(requestId)}}`
-          )
+          const bound = snapshots.current().config.settings.limits.bulkMaxEmails
+          const answer = validateBulk(validation, caller.team, payload, bound, requestId)
+          return answer instanceof Uint8Array ? jsonBytesResponse(answer) : yield* answer
         })
       )
   })
