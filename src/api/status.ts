@@ -30,15 +30,18 @@ export const ConfigStatus = Schema.Struct({
 /** One rate-limit budget: requests per window. */
 export const RateLimitPolicy = Schema.Struct({ requests: Schema.Int, windowSeconds: Schema.Int })
 
-/** The rate limits in force (`rateLimits` in campusgate.yaml): per API key and bucket, sign-ins per client address. */
+/**
+ * The budgets in force (`rateLimits` in campusgate.yaml), by bucket: per
+ * API key, and sign-ins per client address. Every value is a budget, so a
+ * client can list them all.
+ */
 export const RateLimitsStatus = Schema.Struct({
   bulk: RateLimitPolicy,
   jobs: RateLimitPolicy,
   validate: RateLimitPolicy,
   verifications: RateLimitPolicy,
   default: RateLimitPolicy,
-  signIn: RateLimitPolicy,
-  whenStoreDown: Schema.Literals(["open", "closed"])
+  signIn: RateLimitPolicy
 })
 
 /** A key of the caller's team that still works and expires soon. */

@@ -282,8 +282,7 @@ describe("readiness", () => {
       validate: { requests: 6000, windowSeconds: 60 },
       verifications: { requests: 600, windowSeconds: 60 },
       default: { requests: 1200, windowSeconds: 60 },
-      signIn: { requests: 10, windowSeconds: 60 },
-      whenStoreDown: "open"
+      signIn: { requests: 10, windowSeconds: 60 }
     })
     // Not the key due in 30 days, nor the revoked one, nor another team's.
     expect(detail.body.keys).toEqual(expiring.acme)

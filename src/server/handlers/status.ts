@@ -8,8 +8,12 @@ import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { CampusgateApi } from "../../api/Api.ts"
 import { Caller } from "../../api/Authorization.ts"
 import { Snapshot } from "../../app/Snapshot.ts"
+import type { Settings } from "../../config/Settings.ts"
 import { keysExpiringSoon } from "../../domain/ApiKey.ts"
 import { VERSION } from "../../version.ts"
+
+/** The budgets alone, bucket by bucket (not `whenStoreDown`, which is no budget). */
+const budgetsOf = ({ whenStoreDown: _, ...budgets }: Settings["rateLimits"]) => budgets
 
 export const StatusHandlers = HttpApiBuilder.group(
   CampusgateApi,
@@ -35,7 +39,7 @@ export const StatusHandlers = HttpApiBuilder.group(
             lastAttemptAt: config.lastAttemptAt,
             reloads: config.reloads
           },
-          rateLimits: settings.rateLimits,
+          rateLimits: budgetsOf(settings.rateLimits),
           keys: keysExpiringSoon(apiKeys, caller.team, now).map(({ id, name, expiresAt }) => ({
             id,
             ...(name === undefined ? {} : { name }),
