@@ -62,9 +62,11 @@ export interface BatchEvaluator {
   /** How many batches of one job may be in flight at once. */
   readonly parallelism: number
   /**
-   * Evaluates one batch, at once or later. `tally` is the run's: an
-   * evaluator on this thread counts into it; one elsewhere answers the
-   * counts in `usage`, and the runner adds them when it appends the rows.
+   * Evaluates one batch, at once or later; a failure fails the job with its
+   * message. `tally` is the run's: an evaluator that answers at once may
+   * count into it; one that keeps batches in flight must answer the counts
+   * in `usage` instead (the runner adds them when it appends the rows), or a
+   * checkpoint could carry counts of rows it does not cover.
    */
   evaluate(request: BatchRequest, tally: UsageTally | undefined): EncodedBatch | Promise<EncodedBatch>
 }

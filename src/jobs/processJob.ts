@@ -81,7 +81,11 @@ const send = (evaluator: BatchEvaluator, runner: JobRunner, read: PendingBatch):
     read,
     answer: answer.value.then(
       (value): Attempt<EncodedBatch> => ({ ok: true, value }),
-      (error: unknown): Attempt<EncodedBatch> => ({ ok: false, error: failureText(error) })
+      // Whatever an evaluation elsewhere fails with, the job fails with its message.
+      (error: unknown): Attempt<EncodedBatch> => ({
+        ok: false,
+        error: error instanceof Error ? error.message : String(error)
+      })
     )
   }
 }

@@ -2,6 +2,7 @@ import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { afterEach, describe, expect, it } from "vitest"
 import { JobThreads } from "../../src/app/JobThreads.ts"
 import { LiveSnapshot } from "../../src/app/Snapshot.ts"
@@ -11,10 +12,15 @@ import { InvalidConfiguration } from "../../src/domain/errors.ts"
 import type { JobTarget } from "../../src/domain/Job.ts"
 import { ALL_TEAMS } from "../../src/domain/visibility.ts"
 import type { InputItem } from "../../src/jobs/inputLines.ts"
+import { JobQueue } from "../../src/jobs/JobQueue.ts"
+import { JobStore } from "../../src/jobs/JobStore.ts"
+import * as JobStoreMemory from "../../src/jobs/JobStoreMemory.ts"
 import { type BatchRequest, encodeBatch, JobFailure } from "../../src/jobs/jobBatches.ts"
+import type { JobUsage } from "../../src/jobs/jobUsage.ts"
 import { hashKeyFromSecret } from "../../src/stats/hashKey.ts"
 import { usageTally } from "../../src/stats/UsageRecorder.ts"
-import { inputText } from "../jobs/jobTesting.ts"
+import { UsageStatistics } from "../../src/stats/UsageStatistics.ts"
+import { fileText, inputText, parseLines, request } from "../jobs/jobTesting.ts"
 
 const shippedConfig = join(import.meta.dirname, "../../config")
 const usageKey = hashKeyFromSecret("job threads test")
@@ -173,5 +179,71 @@ describe("JobThreads", () => {
     await threads.close()
     expect(await waiting).toBe("The job threads were stopped.")
     await expect(threads.evaluate(requestFor({ targetGroupId: "universities" }), undefined)).rejects.toThrow(JobFailure)
+  })
+})
+
+describe("a job on job threads", () => {
+  it("sees a reload made mid-job in the chunks after it, and counts its usage once", async () => {
+    const { live, configDir } = shipped()
+    const threads = pool(live)
+    const file = join(configDir, "target-groups/universities.yaml")
+    let reloaded = false
+    // The reload happens when the first checkpoint is written, while later batches are already in flight.
+    const store = Layer.effect(
+      JobStore,
+      Effect.map(Effect.service(JobStore), (inner) =>
+        JobStore.of({
+          ...inner,
+          write: (job) =>
+            Effect.andThen(
+              inner.write(job),
+              Effect.suspend(() => {
+                if (reloaded || job.checkpoint.processed === 0) return Effect.void
+                reloaded = true
+                writeFileSync(file, readFileSync(file, "utf8").replace("types: [university]", "countries: [GB]"))
+                return Effect.asVoid(live.reload())
+              })
+            )
+        })
+      )
+    ).pipe(Layer.provide(JobStoreMemory.layer))
+    const emails = Array.from({ length: 40_000 }, (_, i) => (i % 2 === 0 ? `jane${i}@mit.edu` : `li${i}@cs.ox.ac.uk`))
+    const program = Effect.gen(function* () {
+      const statistics = yield* UsageStatistics
+      const usage: JobUsage = {
+        tally: (target) => ("offerId" in target ? statistics.tally(target.offerId) : undefined),
+        store: (job) =>
+          statistics.applyOnce("acme-student-discount", job.jobId, job.checkpoint.processed, job.checkpoint.usage!),
+        forget: () => Effect.void
+      }
+      const layer = JobQueue.layer({
+        concurrency: 1,
+        maxQueued: 10,
+        retentionHours: 1,
+        evaluator: threads,
+        chunkItems: 4096,
+        usage
+      }).pipe(Layer.provideMerge(store))
+      return yield* Effect.gen(function* () {
+        const queue = yield* JobQueue
+        const { job } = yield* queue.submit(
+          yield* request(emails, { target: { offerId: "acme-student-discount" as never } })
+        )
+        const done = yield* queue.awaitFinished("acme", job.jobId)
+        const rows = parseLines(yield* fileText(job.jobId, "results"))
+        return { done, rows, counted: yield* statistics.usage("acme-student-discount") }
+      }).pipe(Effect.provide(layer))
+    }).pipe(Effect.provide(UsageStatistics.layerMemory({ secret: "job threads test" })))
+    const { done, rows, counted } = await Effect.runPromise(Effect.orDie(program))
+    expect(reloaded).toBe(true)
+    expect(done.status).toBe("completed")
+    expect(rows.map((row) => row.email)).toEqual(emails)
+    const mit = rows.filter((row) => row.email.endsWith("@mit.edu")).map((row) => row.isValid)
+    // Valid before the reload (a listed university), not after (not in GB); never valid again once not.
+    expect(mit.slice(0, 2048)).toEqual(new Array(2048).fill(true))
+    expect(mit.slice(-2048)).toEqual(new Array(2048).fill(false))
+    expect(mit.indexOf(false)).toBe(mit.lastIndexOf(true) + 1)
+    expect(rows.filter((row) => row.email.endsWith("ox.ac.uk")).every((row) => row.isValid)).toBe(true)
+    expect(counted).toMatchObject({ validations: 40_000, eligible: done.counts.valid })
   })
 })
