@@ -106,8 +106,8 @@ const institutionTexts = new WeakMap<RowInstitution, string>()
 const optional = (key: string, value: string | undefined): string =>
   value === undefined ? "" : `,"${key}":${JSON.stringify(value)}`
 
-/** `JSON.stringify(row)`, with each institution's JSON written once. */
-export const rowText = (row: ResultRow): string => {
+/** `JSON.stringify(row)`, with each institution's JSON written once; without `reason` when `withReason` is false. */
+export const rowText = (row: ResultRow, withReason = true): string => {
   let text = `{"email":${JSON.stringify(row.email)},"isValid":${row.isValid}`
   if (row.matchedTargetGroups !== undefined) text += `,"matchedTargetGroups":${JSON.stringify(row.matchedTargetGroups)}`
   text += optional("matchedDomain", row.matchedDomain)
@@ -119,7 +119,8 @@ export const rowText = (row: ResultRow): string => {
     }
     text += `,"institution":${institution}`
   }
-  text += `${optional("reasonCode", row.reasonCode)}${optional("reason", row.reason)}`
+  text += optional("reasonCode", row.reasonCode)
+  if (withReason) text += optional("reason", row.reason)
   if (row.duplicateOf !== undefined) text += `,"duplicateOf":${row.duplicateOf}`
   if (row.columns !== undefined) text += `,"columns":${JSON.stringify(row.columns)}`
   return `${text}}`
