@@ -15,7 +15,8 @@
  *   256 connections: answers/s and latency percentiles in microseconds;
  * - bulk validation (`POST /api/v1/validate/bulk`, 1,000 emails a request,
  *   compact rows): emails/s, the essential server doing the same bulk work
- *   (checked to answer the same rows);
+ *   (checked to answer the same rows); and the daemon's leaner rows
+ *   (`reasonText: false`), against its default rows;
  * - start-up: `campusgate serve` spawned until `/healthz` answers.
  * The server runs pinned to one core and wrk to another (`taskset`, where
  * the machine has two). Each round measures every server once per case,
@@ -164,6 +165,9 @@ try {
   )
   const bulkFile = join(root, "bulk.txt")
   writeFileSync(bulkFile, `${bulkBodies.join("\n")}\n`)
+  const leanFile = join(root, "bulk-lean.txt")
+  const leanBodies = bulkBodies.map((body) => JSON.stringify({ ...JSON.parse(body), reasonText: false }))
+  writeFileSync(leanFile, `${leanBodies.join("\n")}\n`)
   // The essential server does the daemon's bulk work: the same rows and summary.
   for (const body of bulkBodies) {
     const answers = await Promise.all(
@@ -184,11 +188,12 @@ try {
     name === "bare"
       ? { name, server: bare, path: "/", connections }
       : { name, server: servers[name], path: singlePath, bodiesFile: singleFile, connections }
-  const bulkCase = (name: Name): Case => ({
+  type BulkName = "essential" | "daemon" | "daemonLean"
+  const bulkCase = (name: BulkName): Case => ({
     name,
-    server: servers[name],
+    server: name === "essential" ? essential : daemon,
     path: bulkPath,
-    bodiesFile: bulkFile,
+    bodiesFile: name === "daemonLean" ? leanFile : bulkFile,
     connections: bulkConnections
   })
 
@@ -196,6 +201,7 @@ try {
     log(`warm-up: ${name}`)
     measure(singleCase(name, 64), warmUpSeconds)
     if (name !== "bare") measure(bulkCase(name), warmUpSeconds)
+    if (name === "daemon") measure(bulkCase("daemonLean"), warmUpSeconds)
   }
 
   /** `items` rotated by `by`: each round starts with another server. */
@@ -203,7 +209,7 @@ try {
   const single = new Map<number, Record<Name, Array<Measurement>>>(
     concurrencies.map((connections) => [connections, { bare: [], essential: [], daemon: [] }])
   )
-  const bulk: Record<"essential" | "daemon", Array<Measurement>> = { essential: [], daemon: [] }
+  const bulk: Record<BulkName, Array<Measurement>> = { essential: [], daemon: [], daemonLean: [] }
   for (let round = 0; round < rounds; round++) {
     for (const connections of concurrencies) {
       for (const name of rotated(["bare", "essential", "daemon"] as const, round)) {
@@ -214,7 +220,7 @@ try {
         )
       }
     }
-    for (const name of rotated(["essential", "daemon"] as const, round)) {
+    for (const name of rotated(["essential", "daemon", "daemonLean"] as const, round)) {
       const result = measure(bulkCase(name), seconds)
       bulk[name].push(result)
       log(
@@ -262,7 +268,10 @@ try {
     emailsPerRequest: BULK_EMAILS,
     essential: summary(bulk.essential, BULK_EMAILS),
     daemon: summary(bulk.daemon, BULK_EMAILS),
-    daemonVsEssential: ratios(bulk.daemon, bulk.essential)
+    daemonVsEssential: ratios(bulk.daemon, bulk.essential),
+    /** `reasonText: false`: rows without the reason sentence. */
+    daemonLean: summary(bulk.daemonLean, BULK_EMAILS),
+    daemonLeanVsDaemon: ratios(bulk.daemonLean, bulk.daemon)
   }
   const at64 = single.get(64)
   const serve = spreadOf(serveMs)
