@@ -2,7 +2,9 @@
  * The engine the library benchmarks share: the built-in data and one target
  * group with institution criteria (eight countries, suffix rules accepted)
  * and the usual email policy, plus an active offer on it, so every
- * benchmark measures the same validation.
+ * benchmark measures the same validation. Two more groups (Asia-Pacific
+ * universities; partner domains and patterns, no free mail) make offers of
+ * two and three groups (`benchOffer`).
  */
 import { Engine } from "../src/engine/Engine.ts"
 import type { InstitutionTable } from "../src/engine/institutions/InstitutionTable.ts"
@@ -11,6 +13,28 @@ import { makeEngineContext } from "../src/engine/targeting/EngineContext.ts"
 
 export const BENCH_TARGET_GROUP = "bench"
 export const BENCH_OFFER = "offer"
+
+/** The active offer on the first `groups` of the benchmark's target groups (1: `BENCH_OFFER`). */
+export const benchOffer = (groups: 1 | 2 | 3): string => (groups === 1 ? BENCH_OFFER : `offer-${groups}`)
+
+const email = {
+  rejectDisposable: true,
+  rejectRoleAccounts: false,
+  rejectFreeMail: false,
+  rejectAbused: true,
+  rejectConfusable: true,
+  allowQuotedLocalPart: false,
+  allowIpLiteral: false,
+  allowSpecialUseDomains: false
+}
+const groupIds = [BENCH_TARGET_GROUP, "bench-asia-pacific", "bench-partners"] as const
+const offerOn = (groups: 1 | 2 | 3) => ({
+  id: benchOffer(groups) as never,
+  team: "bench" as never,
+  name: groups === 1 ? "Bench" : `Bench (${groups} target groups)`,
+  targetGroups: groupIds.slice(0, groups) as never,
+  status: "active" as const
+})
 
 export const makeBenchEngine = (table: InstitutionTable): Engine =>
   Engine.make({
@@ -24,26 +48,30 @@ export const makeBenchEngine = (table: InstitutionTable): Engine =>
             countries: ["US", "CA", "GB", "DE", "FR", "ES", "IT", "NL"] as never,
             includeSuffixRules: true
           },
-          email: {
-            rejectDisposable: true,
-            rejectRoleAccounts: false,
-            rejectFreeMail: false,
-            rejectAbused: true,
-            rejectConfusable: true,
-            allowQuotedLocalPart: false,
-            allowIpLiteral: false,
-            allowSpecialUseDomains: false
-          }
+          email
+        }
+      },
+      {
+        id: groupIds[1] as never,
+        name: "Universities in Asia-Pacific",
+        criteria: {
+          institutions: {
+            types: ["university"],
+            countries: ["JP", "CN", "KR", "AU", "NZ", "IN", "SG"] as never,
+            includeSuffixRules: false
+          },
+          email
+        }
+      },
+      {
+        id: groupIds[2] as never,
+        name: "Partner schools",
+        criteria: {
+          domains: { allow: ["samples.com", "partner.samples.com"], deny: [] },
+          patterns: { allow: ["*.samples.edu"], deny: [] },
+          email: { ...email, rejectFreeMail: true }
         }
       }
     ],
-    offers: [
-      {
-        id: BENCH_OFFER as never,
-        team: "bench" as never,
-        name: "Bench",
-        targetGroups: [BENCH_TARGET_GROUP as never],
-        status: "active"
-      }
-    ]
+    offers: [offerOn(1), offerOn(2), offerOn(3)]
   })

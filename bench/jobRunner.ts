@@ -21,9 +21,9 @@ import { toResultRow } from "../src/domain/ResultRow.ts"
 import { buildInstitutionTable } from "../src/engine/InstitutionIndex.ts"
 import { emailLine } from "../src/jobs/inputLines.ts"
 import { JobQueue } from "../src/jobs/JobQueue.ts"
-import type { Evaluate } from "../src/jobs/JobRunner.ts"
 import { JobStore } from "../src/jobs/JobStore.ts"
 import * as JobStoreFiles from "../src/jobs/JobStoreFiles.ts"
+import { type Evaluate, evaluateHere } from "../src/jobs/jobBatches.ts"
 import { makeBenchEngine } from "./benchEngine.ts"
 import { generateEmails } from "./generateEmails.ts"
 
@@ -39,9 +39,13 @@ const run = async (dataDir: string, inputPath: string): Promise<void> => {
     if (!("targetGroupId" in target)) throw new Error("the bench validates against a target group")
     return snapshot.validateMany(emails, target.targetGroupId).map((result, i) => toResultRow(emails[i]!, result))
   }
-  const layer = JobQueue.layer({ concurrency: 2, maxQueued: 100, retentionHours: 1, evaluate, chunkItems }).pipe(
-    Layer.provideMerge(JobStoreFiles.layer(dataDir))
-  )
+  const layer = JobQueue.layer({
+    concurrency: 2,
+    maxQueued: 100,
+    retentionHours: 1,
+    evaluator: evaluateHere(evaluate),
+    chunkItems
+  }).pipe(Layer.provideMerge(JobStoreFiles.layer(dataDir)))
   const rssBeforeMB = Math.round(process.memoryUsage.rss() / 1048576)
   const program = Effect.gen(function* () {
     const queue = yield* JobQueue

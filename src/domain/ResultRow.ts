@@ -106,8 +106,13 @@ const institutionTexts = new WeakMap<RowInstitution, string>()
 const optional = (key: string, value: string | undefined): string =>
   value === undefined ? "" : `,"${key}":${JSON.stringify(value)}`
 
-/** `JSON.stringify(row)`, with each institution's JSON written once; without `reason` when `withReason` is false. */
-export const rowText = (row: ResultRow, withReason = true): string => {
+/**
+ * `rowText` up to where `duplicateOf` goes (no closing brace): a job's rows
+ * are encoded on worker threads before the job knows which repeat an earlier
+ * row, and `duplicateOf` is put in between when the rows are appended.
+ * Without `reason` when `withReason` is false.
+ */
+export const rowTextBeforeDuplicate = (row: ResultRow, withReason = true): string => {
   let text = `{"email":${JSON.stringify(row.email)},"isValid":${row.isValid}`
   if (row.matchedTargetGroups !== undefined) text += `,"matchedTargetGroups":${JSON.stringify(row.matchedTargetGroups)}`
   text += optional("matchedDomain", row.matchedDomain)
@@ -119,12 +124,21 @@ export const rowText = (row: ResultRow, withReason = true): string => {
     }
     text += `,"institution":${institution}`
   }
-  text += optional("reasonCode", row.reasonCode)
-  if (withReason) text += optional("reason", row.reason)
-  if (row.duplicateOf !== undefined) text += `,"duplicateOf":${row.duplicateOf}`
-  if (row.columns !== undefined) text += `,"columns":${JSON.stringify(row.columns)}`
-  return `${text}}`
+  return `${text}${optional("reasonCode", row.reasonCode)}${withReason ? optional("reason", row.reason) : ""}`
 }
+
+/** The `duplicateOf` member of `rowText`, with its leading comma. */
+export const duplicateOfText = (row: number): string => `,"duplicateOf":${row}`
+
+/** `rowText` after `duplicateOf`: the input's columns and the closing brace. */
+export const rowTextAfterDuplicate = (row: ResultRow): string =>
+  row.columns === undefined ? "}" : `,"columns":${JSON.stringify(row.columns)}}`
+
+/** `JSON.stringify(row)`, with each institution's JSON written once; without `reason` when `withReason` is false. */
+export const rowText = (row: ResultRow, withReason = true): string =>
+  rowTextBeforeDuplicate(row, withReason) +
+  (row.duplicateOf === undefined ? "" : duplicateOfText(row.duplicateOf)) +
+  rowTextAfterDuplicate(row)
 
 const csvField = (value: string): string =>
   /[",\r\n]/.test(value) || value.startsWith(" ") || value.endsWith(" ") ? `"${value.replaceAll('"', '""')}"` : value

@@ -3,6 +3,9 @@
  * class so transports can map it to a response without inspecting text.
  */
 import * as Schema from "effect/Schema"
+import { formatProblem } from "./problemText.ts"
+
+export { formatProblem } from "./problemText.ts"
 
 export class TargetGroupNotFound extends Schema.TaggedError<TargetGroupNotFound>()("TargetGroupNotFound", {
   targetGroupId: Schema.String
@@ -40,15 +43,6 @@ export const ConfigurationProblem = Schema.Struct({
   message: Schema.String
 })
 export type ConfigurationProblem = typeof ConfigurationProblem.Type
-
-/** `target-groups/uk.yaml:7:5 criteria.institutions.countries[1]: "UK" is not ...` */
-export const formatProblem = (problem: ConfigurationProblem): string => {
-  const where =
-    problem.file === undefined
-      ? ""
-      : `${problem.file}${problem.line === undefined ? "" : `:${problem.line}:${problem.column ?? 1}`} `
-  return `${where}${problem.path === "" ? "(file)" : problem.path}: ${problem.message}`
-}
 
 export class InvalidConfiguration extends Schema.TaggedError<InvalidConfiguration>()("InvalidConfiguration", {
   problems: Schema.Array(ConfigurationProblem)

@@ -1,33 +1,11 @@
 /**
  * The life of an offer (DESIGN.md, "Model"): the moves people make with its
- * stored status, and a plain-English reason for its effective status.
- *
- *   draft ──publish──▶ active ◀──resume── paused
- *                        └─────pause─────▶
- *   any ──archive──▶ archived   (final: nothing leaves it)
- *
- * Setting the status an offer already has is allowed and changes nothing.
- * Going back to draft once an offer has been published is not a move: a
- * published offer is paused or archived instead.
+ * stored status (`offerMoves.ts`) and a plain-English reason for its
+ * effective status.
  */
-import { type EffectiveOfferStatus, effectiveStatus, type Offer, type OfferStatus } from "./Offer.ts"
+import { type EffectiveOfferStatus, effectiveStatus, type Offer } from "./Offer.ts"
 
-const moves: Record<OfferStatus, ReadonlyArray<OfferStatus>> = {
-  draft: ["active", "archived"],
-  active: ["paused", "archived"],
-  paused: ["active", "archived"],
-  archived: []
-}
-
-/** Why `from` cannot become `to`, or undefined when it can. */
-export const refusedTransition = (from: OfferStatus, to: OfferStatus): string | undefined => {
-  if (from === to || moves[from].includes(to)) return undefined
-  if (from === "archived") {
-    return "the offer is archived, and archiving is final: create a new offer (with a new id) instead"
-  }
-  if (to === "draft") return `a ${from} offer cannot go back to draft; pause or archive it instead`
-  return `a ${from} offer cannot become ${to}; from ${from} it can become ${moves[from].join(" or ")}`
-}
+export { refusedTransition } from "./offerMoves.ts"
 
 /** The effective status at `now` and why, e.g. `scheduled` because it "starts 2026-12-01T00:00:00Z". */
 export const offerStatusAt = (

@@ -47,8 +47,8 @@ import {
 } from "./Job.ts"
 import { type JobEntry, JobIndex, type JobPosition } from "./JobIndex.ts"
 import { type RedisJobQueueOptions, layerRedis as redisQueue } from "./JobQueueRedis.ts"
-import type { Evaluate } from "./JobRunner.ts"
 import { JobStore, type JobStoreError, type StagedUpload } from "./JobStore.ts"
+import type { BatchEvaluator } from "./jobBatches.ts"
 import { forgetJobUsage, type JobUsage } from "./jobUsage.ts"
 import { finishJob, jobEntry, type QueueContext, recordCallback, startWorkers } from "./jobWorkers.ts"
 
@@ -105,7 +105,8 @@ export interface JobQueueOptions {
   readonly concurrency: number
   readonly maxQueued: number
   readonly retentionHours: number
-  readonly evaluate: Evaluate
+  /** Evaluates the jobs' batches (`evaluateHere`, or on worker threads). */
+  readonly evaluator: BatchEvaluator
   /**
    * Called (in a background fiber) when a job with a callback finishes, and
    * at start for finished jobs whose callback is not delivered yet.

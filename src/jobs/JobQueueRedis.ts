@@ -307,7 +307,7 @@ export const layerRedis = (options: RedisJobQueueOptions): Layer.Layer<JobQueue 
             yield* fenced(running)
             yield* Effect.logInfo("job started", startedFields(running))
             const fencedStore = JobStore.of({ ...store, write: (record) => fenced(record) })
-            return yield* processJob(fencedStore, running, entry, options.evaluate, {
+            return yield* processJob(fencedStore, running, entry, options.evaluator, {
               chunkItems: options.chunkItems ?? DEFAULT_CHUNK_ITEMS,
               usage: options.usage
             }).pipe(

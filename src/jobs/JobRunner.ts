@@ -1,7 +1,9 @@
 /**
- * Runs one job through its input synchronously, without an Effect per email.
- * Each `step` reads the next batch of input lines, evaluates the emails in
- * one call and appends one `rowText` line per input item to the results.
+ * Runs one job through its input in batches, without an Effect per email.
+ * `next` reads the next batch of input lines; an evaluator turns it into
+ * encoded rows (`jobBatches.ts`: here, or on a worker thread, several
+ * batches at once); `append` takes the encoded batches back in input order,
+ * names the duplicates and appends the rows to the results.
  * `checkpoint` makes the appended rows durable and answers the record to
  * write, whose checkpoint names the bytes of both files that are done (the
  * caller checkpoints once a chunk of items). The files are the job store's
@@ -11,50 +13,19 @@
  * hold each input item exactly once, in input order.
  */
 import type { UsageTally } from "../domain/OfferUsage.ts"
-import { type ResultRow, rowText } from "../domain/ResultRow.ts"
+import { duplicateOfText } from "../domain/ResultRow.ts"
 import { DuplicateSet } from "./duplicates.ts"
-import { type BadInput, emailOf, type InputItem, InputReader } from "./inputLines.ts"
-import { type Job, type JobTarget, percentOf } from "./Job.ts"
+import { emailOf, InputReader } from "./inputLines.ts"
+import { type Job, percentOf } from "./Job.ts"
 import type { JobBytes } from "./JobStore.ts"
+import { type BatchRequest, type EncodedBatch, JobFailure } from "./jobBatches.ts"
 import { OUTPUT_BYTES, ResultsWriter } from "./resultsWriter.ts"
-
-/**
- * Validates a chunk of emails against the job's target, one row per email in
- * order (`toResultRow` / `toOfferResultRow`), counting offer validations in
- * `tally` (the run's own, when the job's usage is counted). It may throw,
- * e.g. when the target group was removed by a configuration reload: the job
- * then fails with the thrown error's message.
- */
-export type Evaluate = (
-  target: JobTarget,
-  emails: ReadonlyArray<string>,
-  tally: UsageTally | undefined
-) => ReadonlyArray<ResultRow>
 
 export interface RunnerOptions {
   /** Input items between checkpoints (the caller checkpoints); batches are never larger. */
   readonly chunkItems: number
   /** Where this run counts its usage; each checkpoint takes what it counted. */
   readonly tally?: UsageTally | undefined
-}
-
-/** Why a job failed, in words fit for its record. */
-export class JobFailure extends Error {}
-
-const badInputRow = (item: BadInput): ResultRow => ({
-  email: item.bad,
-  isValid: false,
-  reasonCode: "INVALID_EMAIL_FORMAT",
-  reason: item.reason
-})
-
-/** An item's columns by name (`names`: the job's input columns); undefined when it has none. */
-const namedColumns = (item: InputItem, names: ReadonlyArray<string>): Record<string, unknown> | undefined => {
-  const values = typeof item === "string" ? undefined : item.columns
-  if (values === undefined) return undefined
-  const named: Record<string, unknown> = {}
-  for (let i = 0; i < names.length; i++) named[names[i]!] = values[i] ?? null
-  return named
 }
 
 interface Tally {
@@ -65,36 +36,38 @@ interface Tally {
 
 /**
  * Input items evaluated at once: small enough that a batch's rows and
- * strings die young (cheap minor collections) and that a step takes a few
+ * strings die young (cheap minor collections) and that a batch takes a few
  * milliseconds, so the event loop is never held long; fsync and the
  * checkpoint stay once a chunk. bench/jobRunner.ts at 300k emails: peak RSS
  * 330 MB against 402 MB evaluating whole 25k chunks, and 1.7-2.6 s against
  * 2.9-5.3 s (two runs each, shared machine).
  */
-const BATCH_ITEMS = 2048
-
-const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+export const BATCH_ITEMS = 2048
 
 /** Input bytes read per block: generous for the usual 20-40 byte line. */
 const blockBytesFor = (chunkItems: number): number => Math.min(64 * 1024 * 1024, Math.max(64 * 1024, chunkItems * 64))
+
+/** A batch read and not yet appended: its request and the input bytes it took. */
+export interface PendingBatch {
+  readonly request: BatchRequest
+  readonly inputBytes: number
+}
 
 export class JobRunner {
   /** The record as of the last checkpoint. */
   private committed: Job
   private pending: Tally & { items: number; inputBytes: number; resultsBytes: number }
-  private finished = false
-  private readonly evaluate: Evaluate
+  private exhausted = false
   private readonly reader: InputReader
   private readonly results: JobBytes
   private readonly duplicates: DuplicateSet
   private readonly batchItems: number
-  private readonly tally: UsageTally | undefined
-  /** Reused across batches: rows are encoded straight into it. */
+  private readonly runTally: UsageTally | undefined
+  /** Reused across batches: rows are gathered in it and written in large blocks. */
   private output: Buffer = Buffer.allocUnsafe(OUTPUT_BYTES)
 
   private constructor(
     job: Job,
-    evaluate: Evaluate,
     options: RunnerOptions,
     reader: InputReader,
     results: JobBytes,
@@ -102,9 +75,8 @@ export class JobRunner {
   ) {
     this.committed = job
     this.batchItems = Math.min(BATCH_ITEMS, options.chunkItems)
-    this.tally = options.tally
+    this.runTally = options.tally
     this.pending = emptyPending()
-    this.evaluate = evaluate
     this.reader = reader
     this.results = results
     this.duplicates = duplicates
@@ -114,7 +86,6 @@ export class JobRunner {
   static resume(
     files: { readonly input: JobBytes; readonly results: JobBytes },
     job: Job,
-    evaluate: Evaluate,
     options: RunnerOptions
   ): JobRunner {
     const { inputBytes, resultsBytes } = job.checkpoint
@@ -136,7 +107,7 @@ export class JobRunner {
     results.truncate(resultsBytes)
     results.sync()
     const reader = new InputReader(files.input, { offset: inputBytes, blockBytes })
-    return new JobRunner(job, evaluate, options, reader, results, duplicates)
+    return new JobRunner(job, options, reader, results, duplicates)
   }
 
   /** The record as of the last checkpoint. */
@@ -144,76 +115,74 @@ export class JobRunner {
     return this.committed
   }
 
-  /** True once the whole input has been evaluated. */
-  get done(): boolean {
-    return this.finished
+  /** The run's usage tally (absent when the job's validations are not counted). */
+  get tally(): UsageTally | undefined {
+    return this.runTally
   }
 
-  /** Input items evaluated since the last checkpoint. */
+  /** True once `next` has read the whole input. */
+  get inputDone(): boolean {
+    return this.exhausted
+  }
+
+  /** Input items appended since the last checkpoint. */
   get uncommitted(): number {
     return this.pending.items
   }
 
-  /**
-   * Evaluates the next batch and appends its rows (not yet flushed to disk).
-   * Throws `JobFailure` when evaluation fails; nothing of the batch is kept.
-   */
-  step(): void {
-    const chunk = this.reader.next(this.batchItems)
+  /** The next batch of input, or undefined once the whole input has been read. */
+  next(): PendingBatch | undefined {
+    if (this.exhausted) return undefined
+    const chunk = this.reader.nextLines(this.batchItems)
     if (chunk === undefined) {
-      this.finished = true
-      return
+      this.exhausted = true
+      return undefined
     }
-    const { items } = chunk
-    const emails: Array<string> = []
-    const tally: Tally = { valid: 0, duplicates: 0, badInput: 0 }
-    for (const item of items) {
-      const email = emailOf(item)
-      if (email !== undefined) emails.push(email)
+    const request: BatchRequest = {
+      target: this.committed.target,
+      lines: chunk.lines,
+      count: chunk.count,
+      columns: this.committed.inputColumns ?? []
     }
-    let rows: ReadonlyArray<ResultRow>
-    try {
-      rows = emails.length === 0 ? [] : this.evaluate(this.committed.target, emails, this.tally)
-    } catch (error) {
-      throw new JobFailure(errorText(error))
-    }
-    if (rows.length !== emails.length) {
-      throw new JobFailure(`The evaluation answered ${rows.length} rows for ${emails.length} emails.`)
+    return { request, inputBytes: chunk.lines.length }
+  }
+
+  /**
+   * Appends the rows of `batch`, the evaluation of `read` (batches in the
+   * order `next` gave them), naming duplicates; they are not yet flushed to
+   * disk. Throws `JobFailure` when the batch does not answer its items.
+   */
+  append(read: PendingBatch, batch: EncodedBatch): void {
+    const { count } = read.request
+    if (batch.splices.length !== count || batch.hashes.length !== count) {
+      throw new JobFailure(`The evaluation answered ${batch.splices.length} rows for ${count} input items.`)
     }
     const pending = this.pending
     const position = this.committed.checkpoint.resultsBytes + pending.resultsBytes
     const output = new ResultsWriter(this.results, this.output, position)
     const firstRow = this.committed.checkpoint.processed + pending.items + 1
-    const names = this.committed.inputColumns ?? []
-    for (let i = 0, next = 0; i < items.length; i++) {
-      const item = items[i]!
-      const email = emailOf(item)
-      let row: ResultRow
-      if (email !== undefined) {
-        row = rows[next++]!
-        const earlier = this.duplicates.firstRow(email, firstRow + i, row.reasonCode !== "INVALID_EMAIL_FORMAT")
-        if (earlier !== undefined) {
-          tally.duplicates++
-          row = { ...row, duplicateOf: earlier }
-        }
-      } else {
-        row = badInputRow(item as BadInput)
-        tally.badInput++
-      }
-      if (typeof item !== "string") {
-        const columns = namedColumns(item, names)
-        if (columns !== undefined) row = { ...row, columns }
-      }
-      if (row.isValid) tally.valid++
-      output.line(rowText(row))
+    const { text, splices, hashes } = batch
+    let duplicates = 0
+    let from = 0
+    for (let i = 0; i < count; i++) {
+      const hash = hashes[i]!
+      if (hash < 0) continue
+      const earlier = this.duplicates.firstRowOfHash(hash, firstRow + i)
+      if (earlier === undefined) continue
+      duplicates++
+      output.bytes(text, from, splices[i]!)
+      output.text(duplicateOfText(earlier))
+      from = splices[i]!
     }
+    output.bytes(text, from, text.length)
     pending.resultsBytes += output.finish()
     this.output = output.buffer
-    pending.items += items.length
-    pending.inputBytes += chunk.bytes
-    pending.valid += tally.valid
-    pending.duplicates += tally.duplicates
-    pending.badInput += tally.badInput
+    pending.items += count
+    pending.inputBytes += read.inputBytes
+    pending.valid += batch.valid
+    pending.duplicates += duplicates
+    pending.badInput += batch.badInput
+    if (batch.usage !== undefined) this.runTally?.add(batch.usage)
   }
 
   /**
@@ -227,7 +196,7 @@ export class JobRunner {
     this.results.sync()
     const { checkpoint, counts, progress } = this.committed
     const processed = checkpoint.processed + pending.items
-    const usage = this.tally?.take()
+    const usage = this.runTally?.take()
     this.committed = {
       ...this.committed,
       progress: { ...progress, processed, percent: Math.min(100, percentOf(processed, progress.total)) },
@@ -252,14 +221,14 @@ export class JobRunner {
   discard(): void {
     this.results.truncate(this.committed.checkpoint.resultsBytes)
     this.results.sync()
-    this.tally?.take()
+    this.runTally?.take()
     this.pending = emptyPending()
   }
 
   /** Takes back the usage of a checkpoint that could not be stored: the next checkpoint carries it. */
   usageNotStored(): void {
     const usage = this.committed.checkpoint.usage
-    if (usage !== undefined) this.tally?.restore(usage)
+    if (usage !== undefined) this.runTally?.restore(usage)
   }
 }
 

@@ -108,6 +108,11 @@ export class DuplicateSet {
     return hash === undefined ? undefined : this.seen.addIfAbsent(hash, row)
   }
 
+  /** `firstRow` for an address hashed elsewhere (`canonicalHash`, on the thread that evaluated it). */
+  firstRowOfHash(hash: number, row: number): number | undefined {
+    return this.seen.addIfAbsent(hash, row)
+  }
+
   get size(): number {
     return this.seen.size
   }

@@ -86,6 +86,24 @@ export interface InputChunk {
   readonly bytes: number
 }
 
+/** A chunk of lines as bytes, for a reader elsewhere (a worker thread): `decodeInputLines` reads them. */
+export interface InputLines {
+  /** The lines, each ending in a line break but perhaps the last; its own buffer, fit to transfer. */
+  readonly lines: Uint8Array
+  /** How many lines (input items) it holds. */
+  readonly count: number
+}
+
+/** The items of whole lines `bytes[start, end)`. */
+export const decodeInputLines = (bytes: Uint8Array, start = 0, end = bytes.length): Array<InputItem> => {
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8", start, end)
+  const lines = text.split("\n")
+  if (lines[lines.length - 1] === "") lines.pop()
+  const items = new Array<InputItem>(lines.length)
+  for (let i = 0; i < lines.length; i++) items[i] = decodeInputLine(lines[i]!)
+  return items
+}
+
 /**
  * Reads consecutive chunks of lines from `input`, from byte `offset` up to
  * byte `end` (a line boundary; default the end of the file). The file is
@@ -112,8 +130,27 @@ export class InputReader {
     this.buffer = Buffer.allocUnsafe(Math.max(options.blockBytes, 64))
   }
 
-  /** The next at most `maxItems` lines, or `undefined` at the end of the file. */
+  /** The next at most `maxItems` lines, decoded, or `undefined` at the end of the file. */
   next(maxItems: number): InputChunk | undefined {
+    const cut = this.cut(maxItems)
+    if (cut === undefined) return undefined
+    const items = decodeInputLines(this.buffer, this.start, cut.end)
+    this.start = cut.end
+    return { items, bytes: cut.bytes }
+  }
+
+  /** The next at most `maxItems` lines as bytes (copied), or `undefined` at the end of the file. */
+  nextLines(maxItems: number): InputLines | undefined {
+    const cut = this.cut(maxItems)
+    if (cut === undefined) return undefined
+    const lines = new Uint8Array(cut.bytes)
+    lines.set(this.buffer.subarray(this.start, cut.end))
+    this.start = cut.end
+    return { lines, count: cut.count }
+  }
+
+  /** Where the next at most `maxItems` lines end in the buffer (reading more as needed), or undefined at the end. */
+  private cut(maxItems: number): { readonly end: number; readonly bytes: number; readonly count: number } | undefined {
     for (;;) {
       let cut = this.start
       let count = 0
@@ -124,22 +161,16 @@ export class InputReader {
         count++
       }
       const full = this.start === 0 && this.filled === this.buffer.length
-      if (count === maxItems || (count > 0 && (full || this.atEnd))) return this.take(cut)
-      if (this.atEnd) return this.filled > this.start ? this.take(this.filled) : undefined // a last line without a break
+      if (count === maxItems || (count > 0 && (full || this.atEnd))) return this.span(cut, count)
+      // A last line without a break.
+      if (this.atEnd) return this.filled > this.start ? this.span(this.filled, count + 1) : undefined
       if (full) this.buffer = Buffer.concat([this.buffer, Buffer.allocUnsafe(this.buffer.length)]) // a very long line
       this.refill()
     }
   }
 
-  private take(cut: number): InputChunk {
-    const text = this.buffer.toString("utf8", this.start, cut)
-    const lines = text.split("\n")
-    if (lines[lines.length - 1] === "") lines.pop()
-    const items = new Array<InputItem>(lines.length)
-    for (let i = 0; i < lines.length; i++) items[i] = decodeInputLine(lines[i]!)
-    const bytes = cut - this.start
-    this.start = cut
-    return { items, bytes }
+  private span(end: number, count: number) {
+    return { end, bytes: end - this.start, count }
   }
 
   /** Moves the unread bytes to the front and reads more after them. */

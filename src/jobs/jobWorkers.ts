@@ -155,7 +155,7 @@ const runOne = (context: QueueContext, jobId: JobId): Effect.Effect<void> =>
     const { entry, running } = started
     yield* Effect.logInfo("job started", startedFields(running))
     const chunkItems = context.options.chunkItems ?? DEFAULT_CHUNK_ITEMS
-    const end = yield* processJob(context.store, running, entry, context.options.evaluate, {
+    const end = yield* processJob(context.store, running, entry, context.options.evaluator, {
       chunkItems,
       usage: context.options.usage
     }).pipe(

@@ -1,19 +1,23 @@
 /**
  * One worker's run of one job: resume the runner at the job's checkpoint,
- * evaluate batch by batch, and once a chunk (`chunkItems`) has been appended
- * flush it, write the new checkpoint and store the usage it carries
- * (`jobUsage.ts`). It yields after every batch, so
+ * hand its batches to the evaluator — up to its `parallelism` at once,
+ * appended in input order as they come back — and once a chunk
+ * (`chunkItems`) has been appended flush it, write the new checkpoint and
+ * store the usage it carries (`jobUsage.ts`). Between batches it yields, so
  * other jobs and HTTP requests get their turn and a cancellation is seen
  * within milliseconds. Answers the record the job ends with — completed,
  * failed (with the reason) or cancelled, its results matching its counts —
- * without writing it; the queue does. Interrupted (shutdown), it leaves the
- * job running at its last checkpoint, to be resumed at the next start.
+ * without writing it; the queue does. Batches still in flight when the run
+ * ends are dropped unappended (their rows and usage with them). Interrupted
+ * (shutdown), it leaves the job running at its last checkpoint, to be
+ * resumed at the next start.
  */
 import * as Effect from "effect/Effect"
 import type { Job, JobStatus } from "./Job.ts"
 import type { JobEntry } from "./JobIndex.ts"
-import { type Evaluate, JobFailure, JobRunner, type RunnerOptions } from "./JobRunner.ts"
+import { JobRunner, type PendingBatch, type RunnerOptions } from "./JobRunner.ts"
 import type { JobBytes, JobStore, JobStoreError } from "./JobStore.ts"
+import { type BatchEvaluator, type EncodedBatch, JobFailure } from "./jobBatches.ts"
 import { type JobUsage, storeCheckpointUsage } from "./jobUsage.ts"
 
 export type JobEnd = {
@@ -32,14 +36,15 @@ const failureText = (error: unknown): string => {
 
 type Attempt<A> = { readonly ok: true; readonly value: A } | { readonly ok: false; readonly error: string }
 
-const attempt = <A>(run: () => A): Effect.Effect<Attempt<A>> =>
-  Effect.sync(() => {
-    try {
-      return { ok: true, value: run() }
-    } catch (error) {
-      return { ok: false, error: failureText(error) }
-    }
-  })
+const settle = <A>(run: () => A): Attempt<A> => {
+  try {
+    return { ok: true, value: run() }
+  } catch (error) {
+    return { ok: false, error: failureText(error) }
+  }
+}
+
+const attempt = <A>(run: () => A): Effect.Effect<Attempt<A>> => Effect.sync(() => settle(run))
 
 /** Ends the run: keeps what was done (a checkpoint), or on failure drops what the last checkpoint does not cover. */
 const end = (runner: JobRunner, status: JobEnd["status"], error?: string): Effect.Effect<JobEnd> =>
@@ -63,11 +68,29 @@ const openFiles = (store: JobStore["Service"], job: Job) =>
     return { input: yield* open("input"), results: yield* open("results") }
   })
 
+/** A batch handed to the evaluator: its answer now, or a promise that never rejects (so none goes unhandled). */
+interface InFlight {
+  readonly read: PendingBatch
+  readonly answer: Attempt<EncodedBatch> | Promise<Attempt<EncodedBatch>>
+}
+
+const send = (evaluator: BatchEvaluator, runner: JobRunner, read: PendingBatch): InFlight => {
+  const answer = settle(() => evaluator.evaluate(read.request, runner.tally))
+  if (!answer.ok || !(answer.value instanceof Promise)) return { read, answer: answer as Attempt<EncodedBatch> }
+  return {
+    read,
+    answer: answer.value.then(
+      (value): Attempt<EncodedBatch> => ({ ok: true, value }),
+      (error: unknown): Attempt<EncodedBatch> => ({ ok: false, error: failureText(error) })
+    )
+  }
+}
+
 export const processJob = (
   store: JobStore["Service"],
   job: Job,
   entry: JobEntry,
-  evaluate: Evaluate,
+  evaluator: BatchEvaluator,
   options: RunnerOptions & { readonly usage?: JobUsage | undefined }
 ): Effect.Effect<JobEnd> =>
   Effect.scoped(
@@ -75,21 +98,36 @@ export const processJob = (
       const files = yield* Effect.result(openFiles(store, job))
       if (files._tag === "Failure") return { job, status: "failed", error: failureText(files.failure) } satisfies JobEnd
       const tally = options.usage?.tally(job.target)
-      const opened = yield* attempt(() => JobRunner.resume(files.success, job, evaluate, { ...options, tally }))
+      const opened = yield* attempt(() => JobRunner.resume(files.success, job, { ...options, tally }))
       if (!opened.ok) return { job, status: "failed", error: opened.error } satisfies JobEnd
       const runner = opened.value
+      const inFlight: Array<InFlight> = []
       for (;;) {
         if (entry.cancelRequested) return yield* end(runner, "cancelled")
-        const stepped = yield* attempt(() => runner.step())
-        if (!stepped.ok) return yield* end(runner, "failed", stepped.error)
-        if (runner.done) return yield* end(runner, "completed")
+        const read = yield* attempt(() => {
+          while (inFlight.length < evaluator.parallelism) {
+            const next = runner.next()
+            if (next === undefined) break
+            inFlight.push(send(evaluator, runner, next))
+          }
+        })
+        if (!read.ok) return yield* end(runner, "failed", read.error)
+        const head = inFlight.shift()
+        if (head === undefined) return yield* end(runner, "completed")
+        const answered = head.answer instanceof Promise ? head.answer : undefined
+        const answer =
+          answered === undefined ? (head.answer as Attempt<EncodedBatch>) : yield* Effect.promise(() => answered)
+        if (!answer.ok) return yield* end(runner, "failed", answer.error)
+        const appended = yield* attempt(() => runner.append(head.read, answer.value))
+        if (!appended.ok) return yield* end(runner, "failed", appended.error)
         if (runner.uncommitted >= options.chunkItems) {
           const checkpointed = yield* attempt(() => runner.checkpoint())
           if (!checkpointed.ok) return yield* end(runner, "failed", checkpointed.error)
           yield* Effect.orDie(store.write(checkpointed.value))
           if (!(yield* storeCheckpointUsage(options.usage, checkpointed.value))) runner.usageNotStored()
         }
-        yield* Effect.yieldNow
+        // An answer from elsewhere arrived through the event loop; one made here yields to it now.
+        if (answered === undefined) yield* Effect.yieldNow
       }
     })
   )

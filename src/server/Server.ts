@@ -17,6 +17,8 @@ import { Log, type LogOutput } from "../observability/Log.ts"
 import { ResourceStore } from "../resources/ResourceStore.ts"
 import { UsageStatistics } from "../stats/UsageStatistics.ts"
 import { ensureDirectory } from "../store/atomicWrite.ts"
+import { ConsoleAssets } from "./consoleAssets.ts"
+import { ConsoleSessions, makeSessionKeys } from "./consoleSession.ts"
 import { FastPath } from "./fastPath.ts"
 import { HttpApp } from "./http.ts"
 import { jobsLayer } from "./jobService.ts"
@@ -40,6 +42,8 @@ export interface ServeOptions {
   readonly requestLogger?: Layer.Layer<RequestLogger, never, Log> | undefined
   /** Where rate-limit counters live (default: this process's memory; Redis to share them between replicas). */
   readonly rateLimiterStore?: Layer.Layer<RateLimiter.RateLimiterStore> | undefined
+  /** Where the console's built files are (default: CAMPUSGATE_CONSOLE_DIR, else the package's `dist/console/`). */
+  readonly consoleDir?: string | undefined
 }
 
 /** The server as a layer: building it loads the config (failing with every problem) and starts listening. */
@@ -145,6 +149,7 @@ export const serverLayer = (options: ServeOptions) =>
             )
           )
         : UsageStatistics.layerOff
+      const consoleDir = options.consoleDir ?? ((options.env ?? process.env).CAMPUSGATE_CONSOLE_DIR || undefined)
       const validation = Validation.layer.pipe(Layer.provide(Layer.effect(ValidationCounters, Effect.service(Metrics))))
       const services = Layer.mergeAll(jobsLayer(stores), verificationsLayer(stores, publicUrl)).pipe(
         Layer.provideMerge(Resources.layer),
@@ -154,6 +159,8 @@ export const serverLayer = (options: ServeOptions) =>
           Layer.mergeAll(Metrics.layer, rateLimiterLayer(options.rateLimiterStore ?? stores.rateLimits), usage)
         ),
         Layer.provideMerge(Snapshot.layer(live)),
+        Layer.provideMerge(ConsoleAssets.layer(consoleDir)),
+        Layer.provideMerge(Layer.succeed(ConsoleSessions, makeSessionKeys(stores.consoleSecret))),
         Layer.provideMerge(options.requestLogger ?? RequestLogger.layer),
         Layer.provideMerge(Log.layerOf(log))
       )

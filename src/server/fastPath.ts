@@ -3,7 +3,8 @@
  * handler of the one HTTP server (`NodeServer.ts`). A request the route
  * table (`routes.ts`) routes to one of the endpoints of `fastEndpoints.ts`
  * (single validations, `validate/bulk`, `offers/bulk-process`), with a JSON
- * body of a declared length and a valid key that may call the endpoint, is
+ * body of a declared length and a valid key (a bearer key or the console's
+ * session, `credentials.ts`) that may call the endpoint, is
  * taken here, before the Effect HTTP stack, whose per-request cost (body
  * stream, fiber runtime, router, middleware, response encoding) kept the
  * daemon at about a tenth of a bare server's requests per second and bulk
@@ -32,6 +33,8 @@ import { withRequestId } from "../api/problems.ts"
 import { Snapshot } from "../app/Snapshot.ts"
 import { Validation } from "../app/Validation.ts"
 import type { ApiKeyRecord } from "../domain/ApiKey.ts"
+import { ConsoleSessions } from "./consoleSession.ts"
+import { authenticate } from "./credentials.ts"
 import { type FastAnswer, type FastEndpoint, makeFastEndpoints } from "./fastEndpoints.ts"
 import { Metrics } from "./metrics.ts"
 import { problemResponse } from "./problemResponse.ts"
@@ -130,6 +133,7 @@ export class FastPath extends Context.Service<
       const metrics = yield* Metrics
       const fastEndpoints = makeFastEndpoints(yield* Validation, snapshot)
       const logger = yield* RequestLogger
+      const sessions = yield* ConsoleSessions
       const { decide, decideNow } = yield* makeRateLimitDecider
 
       /** The fast endpoint and the key's record when the request is one the fast path takes. */
@@ -141,13 +145,13 @@ export class FastPath extends Context.Service<
         if (endpoint === undefined) return undefined
         if (header(request, "content-type")?.startsWith("application/json") !== true) return undefined
         const length = Number(header(request, "content-length"))
-        const { config, keys } = snapshot.current()
+        const current = snapshot.current()
+        const { config } = current
         if (!Number.isInteger(length) || length < 0 || length > config.settings.server.maxBodyBytes) return undefined
-        const authorization = header(request, "authorization")
-        if (authorization === undefined || !authorization.startsWith("Bearer ")) return undefined
-        const verdict = keys.verify(authorization.slice(7).trim(), Date.now())
-        return verdict.ok && keyMayCall(verdict.record.scopes, endpoint.accepted)
-          ? { endpoint, record: verdict.record }
+        // A bearer key or the console's session cookie; any refusal is the Effect app's to answer.
+        const authenticated = authenticate({ method, headers: request.headers }, current, sessions, Date.now())
+        return authenticated.ok && keyMayCall(authenticated.record.scopes, endpoint.accepted)
+          ? { endpoint, record: authenticated.record }
           : undefined
       }
 

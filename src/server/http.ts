@@ -35,6 +35,7 @@ import {
 import { Snapshot } from "../app/Snapshot.ts"
 import { isStoreDown } from "../store/redis.ts"
 import { AuthorizationLive } from "./authorization.ts"
+import { ConsoleRoutes, consoleHeaders } from "./console.ts"
 import { DocsRoutes } from "./docs.ts"
 import { InstitutionsHandlers } from "./handlers/institutions.ts"
 import { JobsHandlers } from "./handlers/jobs.ts"
@@ -54,6 +55,7 @@ import {
   DOCS_PATH,
   findRoute,
   HEALTH_PATH,
+  isConsolePath,
   LIVE_PATH,
   methodsAt,
   OPENAPI_PATH,
@@ -155,7 +157,10 @@ const Outermost = HttpRouter.middleware(
             requestId,
             requestKeyIds.get(request)
           )
-          return HttpServerResponse.setHeader(response, REQUEST_ID_HEADER, requestId)
+          const answered = isConsolePath(routedPath(url))
+            ? HttpServerResponse.setHeaders(response, consoleHeaders)
+            : response
+          return HttpServerResponse.setHeader(answered, REQUEST_ID_HEADER, requestId)
         })
       )
       const path = routedPath(url)
@@ -248,6 +253,14 @@ const ApiRoutes = HttpApiBuilder.layer(CampusgateApi).pipe(Layer.provide(Handler
 /**
  * Every route and the outermost middleware. Needs `Snapshot`,
  * `RequestLogger`, `Metrics`, a `RateLimiter`, the job queue and store, and
- * `Verifications`.
+ * `Verifications`, and the console's files (`ConsoleAssets`).
  */
-export const HttpApp = Layer.mergeAll(ApiRoutes, DocsRoutes, Health, MetricsRoute, VerificationRoutes, Outermost)
+export const HttpApp = Layer.mergeAll(
+  ApiRoutes,
+  DocsRoutes,
+  ConsoleRoutes,
+  Health,
+  MetricsRoute,
+  VerificationRoutes,
+  Outermost
+)

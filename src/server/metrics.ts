@@ -70,6 +70,8 @@ export class Metrics extends Context.Service<
     validated(result: Validated): void
     /** A batch of validated emails (each counts; per-item errors, which validated nothing, do not). */
     validatedAll(results: ReadonlyArray<Validated | ValidationError>): void
+    /** `times` emails validated alike (a job's batch, counted on its thread). */
+    validatedTimes(result: Validated, times: number): void
     /** One job ended with this status (completed, failed, cancelled). */
     jobEnded(status: string): void
     /** Where the job gauges read from when scraped (the job queue, once it exists). */
@@ -219,6 +221,7 @@ export class Metrics extends Context.Service<
         }
         for (const [counter, count] of counts) counter.updateUnsafe(count, context)
       },
+      validatedTimes: (result, times) => validationCounter(result).updateUnsafe(times, context),
       render: () => PrometheusMetrics.formatUnsafe(context)
     }
   }

@@ -38,6 +38,13 @@ export const READY_PATH = "/readyz"
 export const JWKS_PATH = "/.well-known/jwks.json"
 /** A verification message's link (its token logs as `{token}`). */
 export const LINK_PATH = "/v/:token"
+/** The operator console (`console.ts`): its page, its files, and the session a key is exchanged for. */
+export const CONSOLE_PATH = "/console"
+export const CONSOLE_FILES_PATH = "/console/*"
+export const CONSOLE_SESSION_PATH = "/console/session"
+
+/** Whether a routed path is the console's (its answers carry the console's security header fields). */
+export const isConsolePath = (path: string): boolean => path === CONSOLE_PATH || path.startsWith(`${CONSOLE_PATH}/`)
 
 /** Routes served beside the API, all GET. */
 export const OTHER_ROUTES = [
@@ -50,8 +57,17 @@ export const OTHER_ROUTES = [
   READY_PATH,
   METRICS_PATH,
   JWKS_PATH,
-  LINK_PATH
+  LINK_PATH,
+  // Also matches `/console` itself.
+  CONSOLE_FILES_PATH
 ] as const
+
+/** Routes beside the API under other methods than GET alone. */
+const OTHER_METHOD_ROUTES: ReadonlyArray<readonly [method: string, path: string]> = [
+  ["GET", CONSOLE_SESSION_PATH],
+  ["POST", CONSOLE_SESSION_PATH],
+  ["DELETE", CONSOLE_SESSION_PATH]
+]
 
 export interface Route {
   readonly method: string
@@ -73,7 +89,8 @@ export const ROUTES: ReadonlyArray<Route> = [
     template: templateOf(endpoint.path),
     endpoint
   })),
-  ...OTHER_ROUTES.map((path) => ({ method: "GET", path, template: templateOf(path), endpoint: undefined }))
+  ...OTHER_ROUTES.map((path) => ({ method: "GET", path, template: templateOf(path), endpoint: undefined })),
+  ...OTHER_METHOD_ROUTES.map(([method, path]) => ({ method, path, template: templateOf(path), endpoint: undefined }))
 ]
 
 /** Every template a request can be logged or counted under. */

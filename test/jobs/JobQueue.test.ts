@@ -6,6 +6,7 @@ import type { JobsError } from "../../src/jobs/errors.ts"
 import { toJobView } from "../../src/jobs/Job.ts"
 import { JobQueue } from "../../src/jobs/JobQueue.ts"
 import { JobStore, type JobStoreError } from "../../src/jobs/JobStore.ts"
+import { evaluateHere } from "../../src/jobs/jobBatches.ts"
 import type { JobUsage } from "../../src/jobs/jobUsage.ts"
 import { UsageStatistics } from "../../src/stats/UsageStatistics.ts"
 import { captureLog } from "../observability/logCapture.ts"
@@ -116,7 +117,7 @@ describe.each(queueAdapters)("JobQueue over the %s store", (_, queueOver) => {
       expect(done).toMatchObject({ status: "failed", error: "The target group was removed." })
       expect(done.progress.processed).toBe(24)
       expect(yield* resultLines(job.jobId)).toHaveLength(24)
-    }).pipe(Effect.provide(queueOver({ evaluate: failing, chunkItems: 8 })))
+    }).pipe(Effect.provide(queueOver({ evaluator: evaluateHere(failing), chunkItems: 8 })))
   })
 
   it.effect("logs a job started and finished, and a failed one with its reason, never an address", () => {

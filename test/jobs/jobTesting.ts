@@ -14,11 +14,11 @@ import { makeEngine } from "../../src/engine/makeEngine.ts"
 import type { InputItem } from "../../src/jobs/inputLines.ts"
 import { emailLine } from "../../src/jobs/inputLines.ts"
 import { JobQueue, type JobQueueOptions, type SubmitJob } from "../../src/jobs/JobQueue.ts"
-import type { Evaluate } from "../../src/jobs/JobRunner.ts"
 import { type JobBytes, JobStore, type JobStoreError } from "../../src/jobs/JobStore.ts"
 import * as JobStoreFiles from "../../src/jobs/JobStoreFiles.ts"
 import * as JobStoreMemory from "../../src/jobs/JobStoreMemory.ts"
 import * as JobStoreRedis from "../../src/jobs/JobStoreRedis.ts"
+import { type Evaluate, evaluateHere } from "../../src/jobs/jobBatches.ts"
 import { fixtureContext } from "../fixtures.ts"
 import { testRedisLayer, whenRedis } from "../redisTesting.ts"
 
@@ -109,9 +109,14 @@ export const queueLayer = (
   store: string | Layer.Layer<JobStore>,
   options: Partial<JobQueueOptions> = {}
 ): Layer.Layer<JobQueue | JobStore> =>
-  JobQueue.layer({ concurrency: 1, maxQueued: 10, retentionHours: 24, evaluate, chunkItems: 4, ...options }).pipe(
-    Layer.provideMerge(typeof store === "string" ? JobStoreFiles.layer(store) : store)
-  )
+  JobQueue.layer({
+    concurrency: 1,
+    maxQueued: 10,
+    retentionHours: 24,
+    evaluator: evaluateHere(evaluate),
+    chunkItems: 4,
+    ...options
+  }).pipe(Layer.provideMerge(typeof store === "string" ? JobStoreFiles.layer(store) : store))
 
 export type ResultLine = { email: string; isValid: boolean; reasonCode?: string }
 
@@ -146,7 +151,7 @@ export const queueAdapters: ReadonlyArray<
           concurrency: 1,
           maxQueued: 10,
           retentionHours: 24,
-          evaluate,
+          evaluator: evaluateHere(evaluate),
           chunkItems: 4,
           dataDir: makeDataDir(),
           ...options

@@ -59,12 +59,15 @@ describe("the route template of a request", () => {
 
   it("is always one of a fixed set", () => {
     expect(ROUTE_TEMPLATES.size).toBe(
-      new Set(apiEndpoints.map((endpoint) => endpoint.path)).size + OTHER_ROUTES.length + 1
+      // The API's paths, the GET routes beside it, the console's session, and `unmatched`.
+      new Set(apiEndpoints.map((endpoint) => endpoint.path)).size + OTHER_ROUTES.length + 2
     )
     for (const [method, path] of [
       ["GET", `/api/v1/offers/${address}`],
       ["GET", "/x"],
       ["GET", "/metrics"],
+      ["GET", "/console/offers/acme-student-discount"],
+      ["POST", "/console/session"],
       ["GET", "/v/ver_k3v9q2m7x4c8b1n6z5t0w2y4r8.c2VjcmV0"]
     ] as const) {
       expect(ROUTE_TEMPLATES.has(routeTemplate(method, path))).toBe(true)

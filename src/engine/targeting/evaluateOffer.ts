@@ -1,10 +1,15 @@
 /**
  * One email against an offer: eligible when any of its target groups
  * matches. The email is parsed and its host looked up once, then each group
- * judges those facts: an offer of three groups costs little more than one. A non-active offer (draft, scheduled, paused, expired, archived)
- * gives a failed result with `OFFER_NOT_ACTIVE`, not an error.
+ * judges those facts (`judgeEmail`): an offer of three groups costs little
+ * more than one (measured: `npm run bench:offers`). The answer is the one
+ * each group's own `evaluateTargetGroup` would give, combined
+ * (property-tested against that composition, bench/perGroupOffer.ts:
+ * test/engine/targeting/evaluateOffer.test.ts).
+ * A non-active offer (draft, scheduled, paused, expired, archived) gives a
+ * failed result with `OFFER_NOT_ACTIVE`, not an error.
  */
-import { effectiveStatus, type Offer } from "../../domain/Offer.ts"
+import { type EffectiveOfferStatus, effectiveStatus, type Offer } from "../../domain/Offer.ts"
 import type { ReasonCode } from "../../domain/ReasonCode.ts"
 import type { OfferValidationResult, ValidationResult } from "../../domain/ValidationResult.ts"
 import { parseEmail } from "../email/parseEmail.ts"
@@ -26,26 +31,17 @@ export const evaluateOffer = (
 ): OfferValidationResult => {
   const { offer } = compiled
   const status = effectiveStatus(offer, now)
-  const ref = { id: offer.id, name: offer.name, status }
-  if (status !== "active") {
-    return {
-      isValid: false,
-      email: input,
-      offer: ref,
-      matchedTargetGroups: [],
-      results: [],
-      reasonCode: "OFFER_NOT_ACTIVE",
-      reason: `The offer "${offer.name}" is ${status}, not active.`
-    }
-  }
+  if (status !== "active") return notActive(offer, status, input)
+  const groups = compiled.groups
   const results: Array<ValidationResult> = []
-  const matched: Array<string> = []
-  // The email is parsed, and its host looked up, once for the groups that parse alike (almost always all).
+  // The email is parsed, and its host looked up, once for the groups that parse alike (almost always all:
+  // groups share one syntax-options object per combination, see `compileTargetGroup.ts`).
   let syntax: CompiledTargetGroup["syntax"] | undefined
   let parsed: ReturnType<typeof parseEmail> | undefined
   let facts: HostFacts | undefined
   let lookalike: ReturnType<typeof lookalikeOf> = null
-  for (const group of compiled.groups) {
+  for (let i = 0; i < groups.length; i++) {
+    const group = groups[i]!
     if (group.syntax !== syntax) {
       syntax = group.syntax
       parsed = parseEmail(input, syntax)
@@ -54,20 +50,47 @@ export const evaluateOffer = (
         lookalike = lookalikeOf(parsed.email)
       }
     }
-    const result = parsed!.ok
-      ? judgeEmail(group, context, input, parsed!.email, facts!, lookalike)
-      : formatRefused(group, input, parsed!)
-    results.push(result)
-    if (result.isValid) matched.push(group.ref.id)
+    results.push(
+      parsed!.ok
+        ? judgeEmail(group, context, input, parsed!.email, facts!, lookalike)
+        : formatRefused(group, input, parsed!)
+    )
   }
+  return offerVerdict(offer, input, results)
+}
+
+/** The answer for an offer that is not active at the moment asked. */
+const notActive = (offer: Offer, status: EffectiveOfferStatus, input: string): OfferValidationResult => ({
+  isValid: false,
+  email: input,
+  offer: { id: offer.id, name: offer.name, status },
+  matchedTargetGroups: [],
+  results: [],
+  reasonCode: "OFFER_NOT_ACTIVE",
+  reason: `The offer "${offer.name}" is ${status}, not active.`
+})
+
+/**
+ * An active offer's answer from its groups' results, in the offer's order:
+ * eligible when any matched; otherwise the reason all groups share, or each
+ * group's reason.
+ */
+const offerVerdict = (offer: Offer, input: string, results: Array<ValidationResult>): OfferValidationResult => {
+  const ref = { id: offer.id, name: offer.name, status: "active" as const }
+  const matched: Array<string> = []
+  for (let i = 0; i < results.length; i++) if (results[i]!.isValid) matched.push(results[i]!.targetGroup.id)
   if (matched.length > 0) return { isValid: true, email: input, offer: ref, matchedTargetGroups: matched, results }
   const first = results[0]!
-  const sameReason = results.every((r) => r.reasonCode === first.reasonCode)
+  let sameReason = true
+  for (let i = 1; i < results.length && sameReason; i++) sameReason = results[i]!.reasonCode === first.reasonCode
   const reasonCode: ReasonCode =
     sameReason && first.reasonCode !== undefined ? first.reasonCode : "NO_TARGET_GROUP_MATCHED"
-  const reason =
-    results.length === 1 || sameReason
-      ? (first.reason ?? "No target group matched.")
-      : `No target group of the offer matched: ${results.map((r) => `${r.targetGroup.id}: ${r.reason}`).join(" ")}`
-  return { isValid: false, email: input, offer: ref, matchedTargetGroups: [], results, reasonCode, reason }
+  let reason: string
+  if (results.length === 1 || sameReason) reason = first.reason ?? "No target group matched."
+  else {
+    // Concatenated, not joined: the parts stay shared until the answer is written (measured: npm run bench:offers).
+    reason = "No target group of the offer matched:"
+    for (let i = 0; i < results.length; i++) reason += ` ${results[i]!.targetGroup.id}: ${results[i]!.reason}`
+  }
+  return { isValid: false, email: input, offer: ref, matchedTargetGroups: matched, results, reasonCode, reason }
 }

@@ -1,0 +1,51 @@
+/**
+ * The shapes the console reads and sends, as JSON: the encoded side of the
+ * HTTP contract's own schemas (`src/api/`), imported as types only, so the
+ * bundle carries none of the server's code and a change to the contract
+ * that the console does not follow fails the typecheck.
+ */
+import type { JobAccepted, JobsPage } from "../../src/api/jobs.ts"
+import type { OfferResource, OfferStatusResponse } from "../../src/api/offers.ts"
+import type { DaemonStatus } from "../../src/api/status.ts"
+import type { TargetGroupResource } from "../../src/api/targetGroups.ts"
+import type { ValidationResponse } from "../../src/api/validation.ts"
+import type { JobView } from "../../src/domain/Job.ts"
+import type { EffectiveOfferStatus, OfferStatus } from "../../src/domain/Offer.ts"
+
+export type Offer = typeof OfferResource.Encoded
+export type OfferStatusAnswer = typeof OfferStatusResponse.Encoded
+export type OfferUsage = OfferStatusAnswer["usage"]
+export type TargetGroup = typeof TargetGroupResource.Encoded
+export type Criteria = TargetGroup["criteria"]
+export type Validation = typeof ValidationResponse.Encoded
+export type Job = typeof JobView.Encoded
+export type JobList = typeof JobsPage.Encoded
+export type JobStarted = typeof JobAccepted.Encoded
+export type Status = typeof DaemonStatus.Encoded
+export type { EffectiveOfferStatus, OfferStatus }
+
+/** A page of a list endpoint. */
+export interface Page<A> {
+  readonly data: ReadonlyArray<A>
+  readonly nextCursor: string | null
+}
+
+/** What `POST` and `GET /console/session` answer: all the browser keeps of a sign-in, in memory. */
+export interface Session {
+  readonly team: string
+  readonly scopes: ReadonlyArray<string>
+  readonly keyId: string
+  readonly expiresAt: string
+  readonly csrfToken: string
+}
+
+/** An RFC 9457 problem as the daemon answers it. */
+export interface Problem {
+  readonly type?: string
+  readonly title?: string
+  readonly status?: number
+  readonly detail?: string
+  readonly code?: string
+  readonly requestId?: string
+  readonly errors?: ReadonlyArray<{ readonly field?: string; readonly message?: string }>
+}

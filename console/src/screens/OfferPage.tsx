@@ -1,0 +1,300 @@
+/**
+ * One offer: its status and window, the buttons that change its status
+ * (offers made through the API only), and its usage — daily validations,
+ * eligible and ineligible over the last 7, 30 or 90 days as a chart (with
+ * the same figures as a table and a CSV download), ineligible validations
+ * by reason, unique emails, matches by target group and the verification
+ * funnel. Windows are cut from the daily buckets the status endpoint
+ * answers; the other figures are the offer's totals.
+ */
+import { useEffect, useState } from "preact/hooks"
+import type { Offer, OfferStatus, OfferStatusAnswer, OfferUsage } from "../apiTypes.ts"
+import { Bars } from "../components/Bars.tsx"
+import { Badge, ErrorNote, Link, Show } from "../components/common.tsx"
+import { DailyChart } from "../components/DailyChart.tsx"
+import { useScope, useSigned } from "../context.ts"
+import { barsOf } from "../data/bars.ts"
+import { dailyCsv, dailyCsvName } from "../data/csv.ts"
+import { fillDays, utcDate, WINDOWS, type WindowDays, windowTotals } from "../data/days.ts"
+import { formatCount, formatInstant, formatShare } from "../data/format.ts"
+import { funnelOf } from "../data/funnel.ts"
+import { type OfferAction, offerActions, windowText } from "../data/offers.ts"
+import { useLoad } from "../hooks.ts"
+import { hrefOf } from "../router.ts"
+
+const path = (id: string) => `/api/v1/offers/${encodeURIComponent(id)}`
+
+/** Saves text as a file through a temporary object URL (nothing leaves the page). */
+const saveFile = (text: string, name: string, type: string) => {
+  const url = URL.createObjectURL(new Blob([text], { type }))
+  const anchor = document.createElement("a")
+  anchor.href = url
+  anchor.download = name
+  document.body.append(anchor)
+  anchor.click()
+  anchor.remove()
+  setTimeout(() => URL.revokeObjectURL(url), 10_000)
+}
+
+/** The funnel's counts: `sent` when the daemon answers it, else the messages sent. */
+const funnelCounts = (usage: OfferUsage) => {
+  const verifications = usage.verifications as NonNullable<OfferUsage["verifications"]> & { readonly sent?: number }
+  return {
+    started: verifications.started,
+    sent: verifications.sent ?? verifications.messagesSent,
+    verified: verifications.verified
+  }
+}
+
+const Usage = (props: { readonly offer: Offer; readonly status: OfferStatusAnswer }) => {
+  const [days, setDays] = useState<WindowDays>(30)
+  const usage = props.status.usage
+  const today = utcDate(Date.now())
+  const window = fillDays(usage.daily ?? [], days, today)
+  const totals = windowTotals(window)
+  const funnel = funnelOf(funnelCounts(usage))
+  const unique = usage.uniqueEmails
+  return (
+    <>
+      <section aria-labelledby="daily-heading">
+        <div class="section-head">
+          <h2 id="daily-heading">Daily validations</h2>
+          <fieldset class="segmented">
+            <legend class="visually-hidden">Window</legend>
+            {WINDOWS.map((option) => (
+              <label key={option} class={option === days ? "selected" : undefined}>
+                <input
+                  type="radio"
+                  name="window"
+                  value={option}
+                  checked={option === days}
+                  onChange={() => setDays(option)}
+                />
+                {option} days
+              </label>
+            ))}
+          </fieldset>
+        </div>
+        <dl class="figures" aria-label={`Totals of the last ${days} days`}>
+          <div>
+            <dt>Validations</dt>
+            <dd data-figure="validations">{formatCount(totals.validations)}</dd>
+          </div>
+          <div>
+            <dt>Eligible</dt>
+            <dd data-figure="eligible">{formatCount(totals.eligible)}</dd>
+          </div>
+          <div>
+            <dt>Ineligible</dt>
+            <dd data-figure="ineligible">{formatCount(totals.ineligible)}</dd>
+          </div>
+          <div>
+            <dt>Unique emails (all time)</dt>
+            <dd data-figure="unique">
+              {unique.estimate > 0 ? "≈ " : ""}
+              {formatCount(unique.estimate)}
+            </dd>
+          </div>
+        </dl>
+        <DailyChart
+          days={window}
+          label={`Validations, eligible and ineligible per day over the last ${days} days (UTC)`}
+        />
+        <div class="actions">
+          <button
+            type="button"
+            onClick={() =>
+              saveFile(dailyCsv(window), dailyCsvName(props.offer.id, today, days), "text/csv;charset=utf-8")
+            }
+          >
+            Download CSV of these {days} days
+          </button>
+        </div>
+        <details>
+          <summary>The figures as a table</summary>
+          <div class="table-scroll">
+            <table class="daily">
+              <caption class="visually-hidden">Validations per day, last {days} days</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Day (UTC)</th>
+                  <th scope="col">Validations</th>
+                  <th scope="col">Eligible</th>
+                  <th scope="col">Ineligible</th>
+                </tr>
+              </thead>
+              <tbody>
+                {window.map((day) => (
+                  <tr key={day.date} data-date={day.date}>
+                    <th scope="row">{day.date}</th>
+                    <td>{day.validations}</td>
+                    <td>{day.eligible}</td>
+                    <td>{day.ineligible}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </details>
+      </section>
+      <div class="columns">
+        <section aria-labelledby="reasons-heading">
+          <h2 id="reasons-heading">Ineligible by reason</h2>
+          <p class="muted">All time, {formatCount(usage.ineligible)} ineligible validations.</p>
+          <Bars
+            bars={barsOf(usage.ineligibleByReason)}
+            label="Ineligible validations by reason"
+            empty="No ineligible validations yet."
+          />
+        </section>
+        <section aria-labelledby="matches-heading">
+          <h2 id="matches-heading">Matches by target group</h2>
+          <p class="muted">All time, {formatCount(usage.eligible)} eligible validations.</p>
+          <Bars
+            bars={barsOf(usage.matchesByTargetGroup)}
+            label="Eligible validations by matching target group"
+            empty="No matches yet."
+          />
+        </section>
+      </div>
+      <section aria-labelledby="funnel-heading">
+        <h2 id="funnel-heading">Verifications</h2>
+        {funnel === undefined ? (
+          <p class="note">No verifications started yet.</p>
+        ) : (
+          <ol class="funnel" aria-label="Verification funnel">
+            {funnel.map((step) => (
+              <li key={step.step} data-step={step.step}>
+                <span class="bar-name">{step.label}</span>
+                <span class="bar-track" aria-hidden="true">
+                  <span class="bar-fill" style={{ width: `${(step.ofStarted * 100).toFixed(2)}%` }} />
+                </span>
+                <span class="bar-value">
+                  {formatCount(step.count)} <span class="muted">({formatShare(step.ofStarted)})</span>
+                </span>
+              </li>
+            ))}
+          </ol>
+        )}
+      </section>
+      <p class="muted">
+        First validated {formatInstant(usage.firstValidatedAt)}, last {formatInstant(usage.lastValidatedAt)}. Unique
+        emails are estimated (HyperLogLog, ±{formatShare(unique.relativeStandardError)}).
+      </p>
+    </>
+  )
+}
+
+const Actions = (props: { readonly offer: Offer; readonly onChanged: () => Promise<void> }) => {
+  const { api } = useSigned()
+  const mayWrite = useScope("offers:write")
+  const [busy, setBusy] = useState(false)
+  const [confirming, setConfirming] = useState<OfferAction | undefined>(undefined)
+  const [error, setError] = useState<Error | undefined>(undefined)
+  const [done, setDone] = useState<string | undefined>(undefined)
+  const actions = offerActions(props.offer)
+  if (props.offer.source !== "api")
+    return <p class="muted">Defined in the config directory: change it there (it is read-only here).</p>
+  if (!mayWrite || actions.length === 0) return null
+
+  const apply = async (action: OfferAction) => {
+    setBusy(true)
+    setError(undefined)
+    setConfirming(undefined)
+    try {
+      await api.request(path(props.offer.id), { method: "PATCH", json: { status: action.status as OfferStatus } })
+      setDone(`Set to ${action.status}.`)
+      await props.onChanged()
+    } catch (failure) {
+      setError(failure as Error)
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  return (
+    <div class="actions">
+      {actions.map((action) => (
+        <button
+          key={action.label}
+          type="button"
+          class={action.status === "archived" ? "danger" : undefined}
+          disabled={busy}
+          onClick={() => (action.status === "archived" ? setConfirming(action) : apply(action))}
+        >
+          {action.label}
+        </button>
+      ))}
+      {confirming === undefined ? null : (
+        <div class="confirm" role="alertdialog" aria-labelledby="confirm-text">
+          <p id="confirm-text">Archive this offer for good? Archived offers cannot come back.</p>
+          <button type="button" class="danger" onClick={() => apply(confirming)}>
+            Archive for good
+          </button>
+          <button type="button" onClick={() => setConfirming(undefined)}>
+            Keep it
+          </button>
+        </div>
+      )}
+      {done === undefined ? null : (
+        <p class="note" role="status">
+          {done}
+        </p>
+      )}
+      {error === undefined ? null : <ErrorNote error={error} what="The change was refused" />}
+    </div>
+  )
+}
+
+export const OfferPage = (props: { readonly id: string }) => {
+  const { api } = useSigned()
+  const [loaded, reload] = useLoad(async () => {
+    const [offer, status] = await Promise.all([
+      api.request<Offer>(path(props.id)),
+      api.request<OfferStatusAnswer>(`${path(props.id)}/status`)
+    ])
+    return { offer, status }
+  }, `offer:${props.id}`)
+  const name = loaded.state === "ready" ? loaded.value.offer.name : props.id
+
+  useEffect(() => {
+    document.title = `${name} · Offers · Campusgate console`
+  }, [name])
+
+  return (
+    <>
+      <nav aria-label="Breadcrumb" class="breadcrumb">
+        <Link href={hrefOf({ screen: "offers" })}>Offers</Link> <span aria-hidden="true">/</span>{" "}
+        <span class="mono">{props.id}</span>
+      </nav>
+      <h1 tabIndex={-1}>{name}</h1>
+      <Show loaded={loaded} what="the offer">
+        {({ offer, status }) => (
+          <>
+            <p class="offer-status">
+              <Badge status={status.status} /> <span>{status.statusReason}</span>
+            </p>
+            <dl class="facts">
+              <div>
+                <dt>Window</dt>
+                <dd>{windowText(offer, formatInstant)}</dd>
+              </div>
+              <div>
+                <dt>Target groups</dt>
+                <dd>{offer.targetGroups.join(", ")}</dd>
+              </div>
+              {offer.description === undefined ? null : (
+                <div>
+                  <dt>Description</dt>
+                  <dd>{offer.description}</dd>
+                </div>
+              )}
+            </dl>
+            <Actions offer={offer} onChanged={reload} />
+            <Usage offer={offer} status={status} />
+          </>
+        )}
+      </Show>
+    </>
+  )
+}

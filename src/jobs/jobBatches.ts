@@ -1,0 +1,160 @@
+/**
+ * One batch of a job: what a job's runner hands an evaluator — on the
+ * daemon's own thread, or on a worker thread (`app/JobThreads.ts`) — and
+ * the bytes that come back. The batch's input lines are decoded, their
+ * emails evaluated in one call, and each item's row encoded as result text
+ * without `duplicateOf`, which only the runner can know (it appends the
+ * batches in input order): the encoded batch says where in each row it
+ * goes and carries each email's canonical-address hash, so the runner puts
+ * it in as it appends, parsing nothing again. Requests and answers are plain
+ * data (bytes, typed arrays, numbers): a worker thread receives and sends
+ * them without copying the rows.
+ */
+import type { JobTarget } from "../domain/Job.ts"
+import type { UsageDelta, UsageTally } from "../domain/OfferUsage.ts"
+import { type ResultRow, rowTextAfterDuplicate, rowTextBeforeDuplicate } from "../domain/ResultRow.ts"
+import { canonicalHash } from "./duplicates.ts"
+import { type BadInput, decodeInputLines, emailOf, type InputItem } from "./inputLines.ts"
+
+/**
+ * Validates a chunk of emails against the job's target, one row per email in
+ * order (`toResultRow` / `toOfferResultRow`), counting offer validations in
+ * `tally` when given. It may throw, e.g. when the target group was removed
+ * by a configuration reload: the job then fails with the thrown error's
+ * message.
+ */
+export type Evaluate = (
+  target: JobTarget,
+  emails: ReadonlyArray<string>,
+  tally: UsageTally | undefined
+) => ReadonlyArray<ResultRow>
+
+/** Why a job failed, in words fit for its record. */
+export class JobFailure extends Error {}
+
+/** A batch of a job's input to evaluate. */
+export interface BatchRequest {
+  readonly target: JobTarget
+  /** Whole input lines (`inputLines.ts`). */
+  readonly lines: Uint8Array
+  /** How many lines (input items). */
+  readonly count: number
+  /** The job's input columns, which name each item's columns in its row. */
+  readonly columns: ReadonlyArray<string>
+}
+
+/** A batch evaluated: one row of result text per input item, in order. */
+export interface EncodedBatch {
+  /** The rows without `duplicateOf`, each ending in a line break. */
+  readonly text: Uint8Array
+  /** Where `duplicateOf` goes in each row, as an offset into `text`. */
+  readonly splices: Uint32Array
+  /** Each item's canonical-address hash (`canonicalHash`), -1 for an item that is not an email. */
+  readonly hashes: Float64Array
+  readonly valid: number
+  readonly badInput: number
+  /** Offer usage the batch counted elsewhere (a worker thread), for the run's tally once its rows are appended. */
+  readonly usage?: UsageDelta | undefined
+}
+
+/** Evaluates a job's batches, here or elsewhere. */
+export interface BatchEvaluator {
+  /** How many batches of one job may be in flight at once. */
+  readonly parallelism: number
+  /**
+   * Evaluates one batch, at once or later. `tally` is the run's: an
+   * evaluator on this thread counts into it; one elsewhere answers the
+   * counts in `usage`, and the runner adds them when it appends the rows.
+   */
+  evaluate(request: BatchRequest, tally: UsageTally | undefined): EncodedBatch | Promise<EncodedBatch>
+}
+
+/** Batches evaluated here, one at a time, with `evaluate`. */
+export const evaluateHere = (evaluate: Evaluate): BatchEvaluator => ({
+  parallelism: 1,
+  evaluate: (request, tally) => encodeBatch(request, evaluate, tally)
+})
+
+const badInputRow = (item: BadInput): ResultRow => ({
+  email: item.bad,
+  isValid: false,
+  reasonCode: "INVALID_EMAIL_FORMAT",
+  reason: item.reason
+})
+
+/** An item's columns by name (`names`: the job's input columns); undefined when it has none. */
+const namedColumns = (item: InputItem, names: ReadonlyArray<string>): Record<string, unknown> | undefined => {
+  const values = typeof item === "string" ? undefined : item.columns
+  if (values === undefined) return undefined
+  const named: Record<string, unknown> = {}
+  for (let i = 0; i < names.length; i++) named[names[i]!] = values[i] ?? null
+  return named
+}
+
+/** Room for a row of the usual 200-310 bytes; the buffer grows when rows are longer. */
+const ROW_BYTES = 320
+
+/** A buffer of its own (never a slice of Node's shared pool), so it can be moved to another thread. */
+const ownBuffer = (bytes: number): Buffer => Buffer.from(new ArrayBuffer(bytes))
+
+/** Text appended into a buffer that grows as needed. */
+class TextBuffer {
+  buffer: Buffer
+  used = 0
+  constructor(bytes: number) {
+    this.buffer = ownBuffer(Math.max(bytes, 4096))
+  }
+  write(text: string): void {
+    const room = text.length * 3
+    if (this.used + room > this.buffer.length) {
+      const grown = ownBuffer(Math.max(this.buffer.length * 2, this.used + room))
+      this.buffer.copy(grown, 0, 0, this.used)
+      this.buffer = grown
+    }
+    this.used += this.buffer.write(text, this.used)
+  }
+}
+
+/** Evaluates a batch with `evaluate` (counting offer usage in `tally`) and encodes its rows. */
+export const encodeBatch = (request: BatchRequest, evaluate: Evaluate, tally: UsageTally | undefined): EncodedBatch => {
+  const items = decodeInputLines(request.lines)
+  const emails: Array<string> = []
+  for (const item of items) {
+    const email = emailOf(item)
+    if (email !== undefined) emails.push(email)
+  }
+  let rows: ReadonlyArray<ResultRow>
+  try {
+    rows = emails.length === 0 ? [] : evaluate(request.target, emails, tally)
+  } catch (error) {
+    throw new JobFailure(error instanceof Error ? error.message : String(error))
+  }
+  if (rows.length !== emails.length) {
+    throw new JobFailure(`The evaluation answered ${rows.length} rows for ${emails.length} emails.`)
+  }
+  const text = new TextBuffer(items.length * ROW_BYTES)
+  const splices = new Uint32Array(items.length)
+  const hashes = new Float64Array(items.length)
+  let valid = 0
+  let badInput = 0
+  for (let i = 0, next = 0; i < items.length; i++) {
+    const item = items[i]!
+    const email = emailOf(item)
+    let row: ResultRow
+    if (email !== undefined) {
+      row = rows[next++]!
+      hashes[i] = canonicalHash(email, row.reasonCode !== "INVALID_EMAIL_FORMAT") ?? -1
+    } else {
+      row = badInputRow(item as BadInput)
+      hashes[i] = -1
+      badInput++
+    }
+    const columns = namedColumns(item, request.columns)
+    if (columns !== undefined) row = { ...row, columns }
+    if (row.isValid) valid++
+    text.write(rowTextBeforeDuplicate(row))
+    splices[i] = text.used
+    text.write(`${rowTextAfterDuplicate(row)}\n`)
+  }
+  return { text: text.buffer.subarray(0, text.used), splices, hashes, valid, badInput }
+}

@@ -1,0 +1,33 @@
+/** How the console writes counts, shares, instants and durations. */
+import { describe, expect, it } from "vitest"
+import { daysUntil, formatCount, formatDuration, formatInstant, formatShare } from "../../console/src/data/format.ts"
+
+describe("formatting", () => {
+  it("writes counts with separators and shares as percents", () => {
+    expect(formatCount(1234567)).toBe("1,234,567")
+    expect(formatShare(0.125)).toBe("12.5%")
+    expect(formatShare(1)).toBe("100%")
+  })
+
+  it("writes instants in UTC to the minute", () => {
+    expect(formatInstant("2026-05-31T22:15:42.123+02:00")).toBe("2026-05-31 20:15 UTC")
+    expect(formatInstant(null)).toBe("—")
+  })
+
+  it("writes a duration as its largest unit and the next when not zero", () => {
+    expect(formatDuration(0)).toBe("0 s")
+    expect(formatDuration(0.4)).toBe("0 s")
+    expect(formatDuration(42)).toBe("42 s")
+    expect(formatDuration(185)).toBe("3 min 5 s")
+    expect(formatDuration(7200)).toBe("2 h")
+    expect(formatDuration(7260)).toBe("2 h 1 min")
+    expect(formatDuration(4 * 86_400 + 3 * 3600 + 59)).toBe("4 d 3 h")
+  })
+
+  it("counts whole days until an instant", () => {
+    const now = Date.parse("2026-05-01T12:00:00Z")
+    expect(daysUntil("2026-05-11T12:00:00Z", now)).toBe(10)
+    expect(daysUntil("2026-05-01T13:00:00Z", now)).toBe(0)
+    expect(daysUntil("2026-04-30T12:00:00Z", now)).toBe(-1)
+  })
+})
