@@ -1,5 +1,5 @@
 /**
- * `npm run bench:http` (`-- --quick` for a short check): the daemon's HTTP
+ * `npm run bench:http` (`-- --quick` or BENCH_QUICK=1 for a short check): the daemon's HTTP
  * throughput and latency against a reference on the same machine, in
  * alternating rounds. Servers, each a child process:
  * - the reference for the goals: a `node:http` server doing only the
@@ -37,10 +37,10 @@ import { fileURLToPath } from "node:url"
 import { buildInstitutionTable } from "../src/engine/InstitutionIndex.ts"
 import { cpuSeconds, type DaemonProcess, exitOf, prepareConfig, startDaemon } from "./daemonProcess.ts"
 import { generateEmails } from "./generateEmails.ts"
+import { quick, ratios, spread } from "./rounds.ts"
 import { timeServe } from "./serveStart.ts"
-import { chooseCores, onCores, pinProcess, requireWrk, runWrk, spreadOf, type WrkResult } from "./wrkLoad.ts"
+import { chooseCores, onCores, pinProcess, requireWrk, runWrk, type WrkResult } from "./wrkLoad.ts"
 
-const quick = process.argv.includes("--quick")
 const rounds = Number(process.env.BENCH_ROUNDS ?? (quick ? 2 : 5))
 const seconds = Number(process.env.BENCH_SECONDS ?? (quick ? 1 : 5))
 const warmUpSeconds = quick ? 1 : 3
@@ -236,21 +236,34 @@ try {
   const daemonLogBytes = statSync(logFile).size
   if (cpuProfileDir !== undefined) log(`CPU profile of the daemon written to ${cpuProfileDir}`)
 
+  const perSecond = (measurements: ReadonlyArray<Measurement>) => measurements.map((m) => m.perSecond)
   const summary = (measurements: ReadonlyArray<Measurement>, scale = 1) => ({
-    perSecond: spreadOf(measurements.map((m) => m.perSecond * scale)),
-    p50Us: spreadOf(measurements.map((m) => m.latencyUs.p50)),
-    p99Us: spreadOf(measurements.map((m) => m.latencyUs.p99)),
-    p999Us: spreadOf(measurements.map((m) => m.latencyUs.p999)),
-    cpuMicrosPerAnswer: spreadOf(measurements.map((m) => m.serverCpuMicrosPerAnswer ?? Number.NaN)),
+    perSecond: spread(
+      measurements.map((m) => m.perSecond * scale),
+      0
+    ),
+    p50Us: spread(
+      measurements.map((m) => m.latencyUs.p50),
+      0
+    ),
+    p99Us: spread(
+      measurements.map((m) => m.latencyUs.p99),
+      0
+    ),
+    p999Us: spread(
+      measurements.map((m) => m.latencyUs.p999),
+      0
+    ),
+    cpuMicrosPerAnswer: spread(
+      measurements.map((m) => m.serverCpuMicrosPerAnswer ?? Number.NaN),
+      0
+    ),
     non2xx: measurements.reduce((sum, m) => sum + m.non2xx, 0),
     socketErrors: measurements.reduce((sum, m) => sum + m.socketErrors, 0)
   })
-  /** The daemon's answers/s over the reference's, per round. */
-  const ratios = (daemonRuns: ReadonlyArray<Measurement>, referenceRuns: ReadonlyArray<Measurement>) =>
-    spreadOf(
-      daemonRuns.map((run, i) => run.perSecond / referenceRuns[i]!.perSecond),
-      3
-    )
+  /** The daemon's answers/s over the reference's, taken per round. */
+  const versus = (daemonRuns: ReadonlyArray<Measurement>, referenceRuns: ReadonlyArray<Measurement>) =>
+    spread(ratios(perSecond(daemonRuns), perSecond(referenceRuns)), 3)
   const singleFigures = Object.fromEntries(
     [...single].map(([connections, runs]) => [
       connections,
@@ -258,8 +271,8 @@ try {
         bare: summary(runs.bare),
         essential: summary(runs.essential),
         daemon: summary(runs.daemon),
-        daemonVsEssential: ratios(runs.daemon, runs.essential),
-        daemonVsBare: ratios(runs.daemon, runs.bare)
+        daemonVsEssential: versus(runs.daemon, runs.essential),
+        daemonVsBare: versus(runs.daemon, runs.bare)
       }
     ])
   )
@@ -268,13 +281,13 @@ try {
     emailsPerRequest: BULK_EMAILS,
     essential: summary(bulk.essential, BULK_EMAILS),
     daemon: summary(bulk.daemon, BULK_EMAILS),
-    daemonVsEssential: ratios(bulk.daemon, bulk.essential),
+    daemonVsEssential: versus(bulk.daemon, bulk.essential),
     /** `reasonText: false`: rows without the reason sentence. */
     daemonLean: summary(bulk.daemonLean, BULK_EMAILS),
-    daemonLeanVsDaemon: ratios(bulk.daemonLean, bulk.daemon)
+    daemonLeanVsDaemon: versus(bulk.daemonLean, bulk.daemon)
   }
   const at64 = single.get(64)
-  const serve = spreadOf(serveMs)
+  const serve = spread(serveMs, 0)
   console.log(
     JSON.stringify({
       mode: quick ? "quick" : "full",
@@ -285,9 +298,14 @@ try {
       single: singleFigures,
       bulk: bulkFigures,
       goals: {
-        singleVsEssentialAt64: at64 === undefined ? undefined : ratios(at64.daemon, at64.essential).median >= 0.95,
+        singleVsEssentialAt64: at64 === undefined ? undefined : versus(at64.daemon, at64.essential).median >= 0.95,
         singleP99At64:
-          at64 === undefined ? undefined : spreadOf(at64.daemon.map((m) => m.latencyUs.p99)).median <= 5000,
+          at64 === undefined
+            ? undefined
+            : spread(
+                at64.daemon.map((m) => m.latencyUs.p99),
+                0
+              ).median <= 5000,
         bulkEmailsPerSecond: bulkFigures.daemon.perSecond.median >= 500_000,
         serveToHealthz: serve.median <= 1000
       },
