@@ -1,5 +1,5 @@
 /**
- * `npm run bench:http` (`-- --quick` for a short check): the daemon's HTTP
+ * `npm run bench:http` (`-- --quick` or BENCH_QUICK=1 for a short check): the daemon's HTTP
  * throughput and latency against a reference on the same machine, in
  * alternating rounds. Servers, each a child process:
  * - the reference for the goals: a `node:http` server doing only the
@@ -15,7 +15,8 @@
  *   256 connections: answers/s and latency percentiles in microseconds;
  * - bulk validation (`POST /api/v1/validate/bulk`, 1,000 emails a request,
  *   compact rows): emails/s, the essential server doing the same bulk work
- *   (checked to answer the same rows);
+ *   (checked to answer the same rows); and the daemon's leaner rows
+ *   (`reasonText: false`), against its default rows;
  * - start-up: `campusgate serve` spawned until `/healthz` answers.
  * The server runs pinned to one core and wrk to another (`taskset`, where
  * the machine has two). Each round measures every server once per case,
@@ -36,10 +37,10 @@ import { fileURLToPath } from "node:url"
 import { buildInstitutionTable } from "../src/engine/InstitutionIndex.ts"
 import { cpuSeconds, type DaemonProcess, exitOf, prepareConfig, startDaemon } from "./daemonProcess.ts"
 import { generateEmails } from "./generateEmails.ts"
+import { quick, ratios, spread } from "./rounds.ts"
 import { timeServe } from "./serveStart.ts"
-import { chooseCores, onCores, pinProcess, requireWrk, runWrk, spreadOf, type WrkResult } from "./wrkLoad.ts"
+import { chooseCores, onCores, pinProcess, requireWrk, runWrk, type WrkResult } from "./wrkLoad.ts"
 
-const quick = process.argv.includes("--quick")
 const rounds = Number(process.env.BENCH_ROUNDS ?? (quick ? 2 : 5))
 const seconds = Number(process.env.BENCH_SECONDS ?? (quick ? 1 : 5))
 const warmUpSeconds = quick ? 1 : 3
@@ -164,6 +165,9 @@ try {
   )
   const bulkFile = join(root, "bulk.txt")
   writeFileSync(bulkFile, `${bulkBodies.join("\n")}\n`)
+  const leanFile = join(root, "bulk-lean.txt")
+  const leanBodies = bulkBodies.map((body) => JSON.stringify({ ...JSON.parse(body), reasonText: false }))
+  writeFileSync(leanFile, `${leanBodies.join("\n")}\n`)
   // The essential server does the daemon's bulk work: the same rows and summary.
   for (const body of bulkBodies) {
     const answers = await Promise.all(
@@ -184,11 +188,12 @@ try {
     name === "bare"
       ? { name, server: bare, path: "/", connections }
       : { name, server: servers[name], path: singlePath, bodiesFile: singleFile, connections }
-  const bulkCase = (name: Name): Case => ({
+  type BulkName = "essential" | "daemon" | "daemonLean"
+  const bulkCase = (name: BulkName): Case => ({
     name,
-    server: servers[name],
+    server: name === "essential" ? essential : daemon,
     path: bulkPath,
-    bodiesFile: bulkFile,
+    bodiesFile: name === "daemonLean" ? leanFile : bulkFile,
     connections: bulkConnections
   })
 
@@ -196,6 +201,7 @@ try {
     log(`warm-up: ${name}`)
     measure(singleCase(name, 64), warmUpSeconds)
     if (name !== "bare") measure(bulkCase(name), warmUpSeconds)
+    if (name === "daemon") measure(bulkCase("daemonLean"), warmUpSeconds)
   }
 
   /** `items` rotated by `by`: each round starts with another server. */
@@ -203,7 +209,7 @@ try {
   const single = new Map<number, Record<Name, Array<Measurement>>>(
     concurrencies.map((connections) => [connections, { bare: [], essential: [], daemon: [] }])
   )
-  const bulk: Record<"essential" | "daemon", Array<Measurement>> = { essential: [], daemon: [] }
+  const bulk: Record<BulkName, Array<Measurement>> = { essential: [], daemon: [], daemonLean: [] }
   for (let round = 0; round < rounds; round++) {
     for (const connections of concurrencies) {
       for (const name of rotated(["bare", "essential", "daemon"] as const, round)) {
@@ -214,7 +220,7 @@ try {
         )
       }
     }
-    for (const name of rotated(["essential", "daemon"] as const, round)) {
+    for (const name of rotated(["essential", "daemon", "daemonLean"] as const, round)) {
       const result = measure(bulkCase(name), seconds)
       bulk[name].push(result)
       log(
@@ -230,21 +236,34 @@ try {
   const daemonLogBytes = statSync(logFile).size
   if (cpuProfileDir !== undefined) log(`CPU profile of the daemon written to ${cpuProfileDir}`)
 
+  const perSecond = (measurements: ReadonlyArray<Measurement>) => measurements.map((m) => m.perSecond)
   const summary = (measurements: ReadonlyArray<Measurement>, scale = 1) => ({
-    perSecond: spreadOf(measurements.map((m) => m.perSecond * scale)),
-    p50Us: spreadOf(measurements.map((m) => m.latencyUs.p50)),
-    p99Us: spreadOf(measurements.map((m) => m.latencyUs.p99)),
-    p999Us: spreadOf(measurements.map((m) => m.latencyUs.p999)),
-    cpuMicrosPerAnswer: spreadOf(measurements.map((m) => m.serverCpuMicrosPerAnswer ?? Number.NaN)),
+    perSecond: spread(
+      measurements.map((m) => m.perSecond * scale),
+      0
+    ),
+    p50Us: spread(
+      measurements.map((m) => m.latencyUs.p50),
+      0
+    ),
+    p99Us: spread(
+      measurements.map((m) => m.latencyUs.p99),
+      0
+    ),
+    p999Us: spread(
+      measurements.map((m) => m.latencyUs.p999),
+      0
+    ),
+    cpuMicrosPerAnswer: spread(
+      measurements.map((m) => m.serverCpuMicrosPerAnswer ?? Number.NaN),
+      0
+    ),
     non2xx: measurements.reduce((sum, m) => sum + m.non2xx, 0),
     socketErrors: measurements.reduce((sum, m) => sum + m.socketErrors, 0)
   })
-  /** The daemon's answers/s over the reference's, per round. */
-  const ratios = (daemonRuns: ReadonlyArray<Measurement>, referenceRuns: ReadonlyArray<Measurement>) =>
-    spreadOf(
-      daemonRuns.map((run, i) => run.perSecond / referenceRuns[i]!.perSecond),
-      3
-    )
+  /** The daemon's answers/s over the reference's, taken per round. */
+  const versus = (daemonRuns: ReadonlyArray<Measurement>, referenceRuns: ReadonlyArray<Measurement>) =>
+    spread(ratios(perSecond(daemonRuns), perSecond(referenceRuns)), 3)
   const singleFigures = Object.fromEntries(
     [...single].map(([connections, runs]) => [
       connections,
@@ -252,8 +271,8 @@ try {
         bare: summary(runs.bare),
         essential: summary(runs.essential),
         daemon: summary(runs.daemon),
-        daemonVsEssential: ratios(runs.daemon, runs.essential),
-        daemonVsBare: ratios(runs.daemon, runs.bare)
+        daemonVsEssential: versus(runs.daemon, runs.essential),
+        daemonVsBare: versus(runs.daemon, runs.bare)
       }
     ])
   )
@@ -262,10 +281,13 @@ try {
     emailsPerRequest: BULK_EMAILS,
     essential: summary(bulk.essential, BULK_EMAILS),
     daemon: summary(bulk.daemon, BULK_EMAILS),
-    daemonVsEssential: ratios(bulk.daemon, bulk.essential)
+    daemonVsEssential: versus(bulk.daemon, bulk.essential),
+    /** `reasonText: false`: rows without the reason sentence. */
+    daemonLean: summary(bulk.daemonLean, BULK_EMAILS),
+    daemonLeanVsDaemon: versus(bulk.daemonLean, bulk.daemon)
   }
   const at64 = single.get(64)
-  const serve = spreadOf(serveMs)
+  const serve = spread(serveMs, 0)
   console.log(
     JSON.stringify({
       mode: quick ? "quick" : "full",
@@ -276,9 +298,14 @@ try {
       single: singleFigures,
       bulk: bulkFigures,
       goals: {
-        singleVsEssentialAt64: at64 === undefined ? undefined : ratios(at64.daemon, at64.essential).median >= 0.95,
+        singleVsEssentialAt64: at64 === undefined ? undefined : versus(at64.daemon, at64.essential).median >= 0.95,
         singleP99At64:
-          at64 === undefined ? undefined : spreadOf(at64.daemon.map((m) => m.latencyUs.p99)).median <= 5000,
+          at64 === undefined
+            ? undefined
+            : spread(
+                at64.daemon.map((m) => m.latencyUs.p99),
+                0
+              ).median <= 5000,
         bulkEmailsPerSecond: bulkFigures.daemon.perSecond.median >= 500_000,
         serveToHealthz: serve.median <= 1000
       },

@@ -2,9 +2,8 @@
  * The load side of `npm run bench:http`: wrk (Debian's `wrk` package, a C
  * load generator whose one thread keeps up with a Node server on one core,
  * where autocannon needed a core of its own and then some) driven by
- * `bench/wrk.lua`, with latency in microseconds from wrk's histogram; the
- * cores the server and the load generator are pinned to (`taskset`); and
- * the median and spread of repeated measurements.
+ * `bench/wrk.lua`, with latency in microseconds from wrk's histogram; and
+ * the cores the server and the load generator are pinned to (`taskset`).
  *
  * wrk is closed-loop: each connection sends its next request when the
  * previous answer arrives, so latency is that of a server kept busy, not of
@@ -97,29 +96,4 @@ export const runWrk = (options: WrkOptions): WrkResult => {
   const [command, commandArgs] = onCores(options.cpus, "wrk", args)
   const output = execFileSync(command, commandArgs, { encoding: "utf8", maxBuffer: 1 << 24 })
   return JSON.parse(output.trim().split("\n").at(-1)!) as WrkResult
-}
-
-export interface Spread {
-  readonly median: number
-  readonly min: number
-  readonly max: number
-  /** (max - min) / median. */
-  readonly relativeSpread: number
-}
-
-const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits
-
-/** The median and range of repeated measurements. */
-export const spreadOf = (values: ReadonlyArray<number>, digits = 0): Spread => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const middle = sorted.length >> 1
-  const median = sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
-  const min = sorted[0]!
-  const max = sorted.at(-1)!
-  return {
-    median: round(median, digits),
-    min: round(min, digits),
-    max: round(max, digits),
-    relativeSpread: median === 0 ? 0 : round((max - min) / median, 3)
-  }
 }

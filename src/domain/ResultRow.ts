@@ -110,8 +110,9 @@ const optional = (key: string, value: string | undefined): string =>
  * `rowText` up to where `duplicateOf` goes (no closing brace): a job's rows
  * are encoded on worker threads before the job knows which repeat an earlier
  * row, and `duplicateOf` is put in between when the rows are appended.
+ * Without `reason` when `withReason` is false.
  */
-export const rowTextBeforeDuplicate = (row: ResultRow): string => {
+export const rowTextBeforeDuplicate = (row: ResultRow, withReason = true): string => {
   let text = `{"email":${JSON.stringify(row.email)},"isValid":${row.isValid}`
   if (row.matchedTargetGroups !== undefined) text += `,"matchedTargetGroups":${JSON.stringify(row.matchedTargetGroups)}`
   text += optional("matchedDomain", row.matchedDomain)
@@ -123,7 +124,7 @@ export const rowTextBeforeDuplicate = (row: ResultRow): string => {
     }
     text += `,"institution":${institution}`
   }
-  return `${text}${optional("reasonCode", row.reasonCode)}${optional("reason", row.reason)}`
+  return `${text}${optional("reasonCode", row.reasonCode)}${withReason ? optional("reason", row.reason) : ""}`
 }
 
 /** The `duplicateOf` member of `rowText`, with its leading comma. */
@@ -133,9 +134,9 @@ export const duplicateOfText = (row: number): string => `,"duplicateOf":${row}`
 export const rowTextAfterDuplicate = (row: ResultRow): string =>
   row.columns === undefined ? "}" : `,"columns":${JSON.stringify(row.columns)}}`
 
-/** `JSON.stringify(row)`, with each institution's JSON written once. */
-export const rowText = (row: ResultRow): string =>
-  rowTextBeforeDuplicate(row) +
+/** `JSON.stringify(row)`, with each institution's JSON written once; without `reason` when `withReason` is false. */
+export const rowText = (row: ResultRow, withReason = true): string =>
+  rowTextBeforeDuplicate(row, withReason) +
   (row.duplicateOf === undefined ? "" : duplicateOfText(row.duplicateOf)) +
   rowTextAfterDuplicate(row)
 

@@ -30,7 +30,7 @@ const isEmails = (value: unknown): value is ReadonlyArray<string> => {
   return true
 }
 
-/** `{ emails, targetGroupId?, offerId?, details? }` with each field as the contract declares it. */
+/** `{ emails, targetGroupId?, offerId?, details?, reasonText? }` with each field as the contract declares it. */
 export const plainBulkRequest = (input: unknown): BulkRequest | undefined => {
   if (!isObject(input)) return undefined
   for (const key in input) {
@@ -44,6 +44,7 @@ export const plainBulkRequest = (input: unknown): BulkRequest | undefined => {
         if (!isId(value)) return undefined
         break
       case "details":
+      case "reasonText":
         if (typeof value !== "boolean") return undefined
         break
       default:

@@ -185,13 +185,20 @@ const bulkBody = fc.oneof(
         goodTargetGroupIds.map((targetGroupId) => ({ targetGroupId })),
         goodOfferIds.map((offerId) => ({ offerId }))
       ),
+      fc.option(fc.boolean(), { nil: undefined }),
       fc.option(fc.boolean(), { nil: undefined })
     )
-    .map(([emails, target, details]) => JSON.stringify({ emails, ...target, details })),
+    .map(([emails, target, details, reasonText]) => JSON.stringify({ emails, ...target, details, reasonText })),
   fc
     .tuple(
       fc.record(
-        { emails: emailList, targetGroupId: targetGroupIds, offerId: offerIds, details: sometimes(fc.boolean()) },
+        {
+          emails: emailList,
+          targetGroupId: targetGroupIds,
+          offerId: offerIds,
+          details: sometimes(fc.boolean()),
+          reasonText: sometimes(fc.boolean())
+        },
         { requiredKeys: [] }
       ),
       extra

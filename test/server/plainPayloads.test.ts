@@ -39,7 +39,13 @@ const body = (fields: Record<string, fc.Arbitrary<unknown>>) =>
 const bulkBodies = fc.oneof(
   {
     weight: 12,
-    arbitrary: body({ emails: list(email), targetGroupId: id, offerId: id, details: fc.oneof(fc.boolean(), anyJson) })
+    arbitrary: body({
+      emails: list(email),
+      targetGroupId: id,
+      offerId: id,
+      details: fc.oneof(fc.boolean(), anyJson),
+      reasonText: fc.oneof(fc.boolean(), anyJson)
+    })
   },
   { weight: 1, arbitrary: anyJson }
 )

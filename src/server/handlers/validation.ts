@@ -66,6 +66,13 @@ const checkBulk = (payload: BulkRequest, bound: number): BadRequest | undefined 
       message: "give exactly one of targetGroupId and offerId"
     })
   }
+  if (payload.details === true && payload.reasonText === false) {
+    errors.push({
+      field: "/reasonText",
+      code: "NOT_WITH_DETAILS",
+      message: "reasonText: false leaves the reason out of compact rows; full results (details: true) keep theirs"
+    })
+  }
   if (payload.emails.length > bound) {
     errors.push({
       field: "/emails",
@@ -141,6 +148,7 @@ export const validateBulk = (
   if (problem !== undefined) return problem
   const { emails } = payload
   const details = payload.details === true
+  const withReason = payload.reasonText !== false
   const out = new JsonBytes(256 + emails.length * (details ? RESULT_BYTES : ROW_BYTES))
   out.write(`{"results":`)
   let results: ReadonlyArray<ValidationResult | OfferValidationResult>
@@ -150,7 +158,7 @@ export const validateBulk = (
     writeItems(
       out,
       found,
-      details ? (result) => resultText(result) : (result, i) => rowText(toResultRow(emails[i]!, result))
+      details ? (result) => resultText(result) : (result, i) => rowText(toResultRow(emails[i]!, result), withReason)
     )
     results = found
   } else {
@@ -159,7 +167,9 @@ export const validateBulk = (
     writeItems(
       out,
       found,
-      details ? (result) => offerResultText(result) : (result, i) => rowText(toOfferResultRow(emails[i]!, result))
+      details
+        ? (result) => offerResultText(result)
+        : (result, i) => rowText(toOfferResultRow(emails[i]!, result), withReason)
     )
     results = found
   }

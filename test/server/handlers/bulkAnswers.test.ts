@@ -78,6 +78,14 @@ describe("validateBulk", () => {
       expect(rows.summary).toMatchObject({ total: emails.length, badFormat })
       expect(rows.summary.valid + rows.summary.invalid).toBe(emails.length)
 
+      const lean = parsed(
+        validateBulk(validation, "acme", { emails, targetGroupId: "uk", reasonText: false }, 1000, "r")
+      )
+      const withoutReason = rows.results.map(({ reason: _, ...row }: Record<string, unknown>) => row)
+      expect(lean.results).toEqual(withoutReason)
+      expect(lean.results).not.toEqual(rows.results)
+      expect(lean.summary).toEqual(rows.summary)
+
       const full = parsed(validateBulk(validation, "acme", { emails, targetGroupId: "uk", details: true }, 1000, "r"))
       expect(full.results).toEqual(plain(results))
       expect(full.summary).toEqual(rows.summary)
@@ -98,6 +106,9 @@ describe("validateBulk", () => {
       expect(validateBulk(validation, "acme", { emails, targetGroupId: "uk", offerId: "x" }, 99, "r")).toMatchObject({
         errors: [{ field: "/targetGroupId", code: "EXACTLY_ONE" }]
       })
+      expect(
+        validateBulk(validation, "acme", { emails, targetGroupId: "uk", details: true, reasonText: false }, 99, "r")
+      ).toMatchObject({ errors: [{ field: "/reasonText", code: "NOT_WITH_DETAILS" }] })
       expect(validateBulk(validation, "acme", { emails, offerId: "globex-fall" }, 99, "r")).toMatchObject({
         code: "NOT_FOUND"
       })
