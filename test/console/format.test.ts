@@ -16,7 +16,7 @@ describe("formatting", () => {
 
   it("writes a duration as its largest unit and the next when not zero", () => {
     expect(formatDuration(0)).toBe("0 s")
-    expect(formatDuration(0.4)).toBe("0 s")
+    expect(formatDuration(0.4)).toBe("< 1 s")
     expect(formatDuration(42)).toBe("42 s")
     expect(formatDuration(185)).toBe("3 min 5 s")
     expect(formatDuration(7200)).toBe("2 h")

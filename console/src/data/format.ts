@@ -15,8 +15,9 @@ export const formatInstant = (iso: string | null | undefined): string => {
   return `${new Date(ms).toISOString().slice(0, 16).replace("T", " ")} UTC`
 }
 
-/** A duration in seconds as its largest unit and the next when not zero: `42 s`, `3 min 5 s`, `2 h`, `4 d 3 h`. */
+/** A duration in seconds as its largest unit and the next when not zero: `42 s`, `3 min 5 s`, `2 h`, `4 d 3 h`; `< 1 s` for less. */
 export const formatDuration = (seconds: number): string => {
+  if (seconds > 0 && seconds < 1) return "< 1 s"
   const units: ReadonlyArray<readonly [string, number]> = [
     ["d", 86_400],
     ["h", 3_600],
