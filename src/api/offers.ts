@@ -15,7 +15,7 @@ import * as OpenApi from "effect/http-api/OpenApi"
 import * as Schema from "effect/Schema"
 import { OfferId, TargetGroupId, TeamId } from "../domain/Identifiers.ts"
 import { EffectiveOfferStatus, Instant, Offer, OfferStatus } from "../domain/Offer.ts"
-import { OfferUsage } from "../domain/OfferUsage.ts"
+import { DAILY_RETENTION_DAYS, OfferUsage } from "../domain/OfferUsage.ts"
 import { OfferValidationResult } from "../domain/ValidationResult.ts"
 import { Authorization, RequiredScope } from "./Authorization.ts"
 import { RateLimitBucket } from "./rateLimits.ts"
@@ -134,6 +134,20 @@ export const OfferStatusResponse = Schema.Struct({
   usage: OfferUsage
 })
 
+export const OfferStatusQuery = {
+  /** `usage.daily` as the last this many UTC days up to today, every day present (default: the days with validations). */
+  days: Schema.optionalKey(
+    Schema.Int.pipe(
+      Schema.check(
+        Schema.isBetween(
+          { minimum: 1, maximum: DAILY_RETENTION_DAYS },
+          { message: `days is a whole number from 1 to ${DAILY_RETENTION_DAYS}` }
+        )
+      )
+    )
+  )
+}
+
 export const ListOffersQuery = {
   ...PageQuery,
   /** Only offers with this effective status. */
@@ -226,6 +240,7 @@ export class OffersApi extends HttpApiGroup.make("offers")
       ),
     HttpApiEndpoint.get("status", "/offers/:id/status", {
       params: IdParam,
+      query: OfferStatusQuery,
       success: OfferStatusResponse,
       error: readErrors
     })
@@ -234,7 +249,7 @@ export class OffersApi extends HttpApiGroup.make("offers")
         OpenApi.annotations({
           summary: "The current status of an offer, why, and its usage statistics",
           description:
-            "The effective status (`scheduled` and `expired` come from the window) with a plain-English reason, the window, and usage: validations, eligible and ineligible by reason, unique people (estimated, no address stored), by day."
+            "The effective status (`scheduled` and `expired` come from the window) with a plain-English reason, the window, and usage: validations, eligible and ineligible by reason, unique people (estimated, no address stored), by day, and the verification funnel (started, sent, verified). `daily` holds the days with validations; with `days` (e.g. 7, 30 or 90) it holds exactly the last `days` UTC days up to today, zeros included, ready to chart."
         })
       ),
     HttpApiEndpoint.patch("update", "/offers/:id", {

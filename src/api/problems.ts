@@ -55,6 +55,17 @@ export class Forbidden extends HttpApiError.Problem<Forbidden>()(
   { ...common, code: Schema.Literal("INSUFFICIENT_SCOPE"), requiredScope: Schema.String }
 ) {}
 
+/**
+ * A request authenticated by the console's session cookie that changes
+ * something without the session's `X-CSRF-Token`, or from another origin
+ * (`server/credentials.ts`).
+ */
+export class CsrfFailed extends HttpApiError.Problem<CsrfFailed>()(
+  "CsrfFailed",
+  { type: `${typeBase}csrf-failed`, status: 403, title: "Forbidden" },
+  { ...common, code: Schema.Literal("CSRF_FAILED") }
+) {}
+
 export class NotFound extends HttpApiError.Problem<NotFound>()(
   "NotFound",
   { type: `${typeBase}not-found`, status: 404, title: "Not Found" },
@@ -124,6 +135,7 @@ const problemClasses = {
   BadRequest,
   Unauthorized,
   Forbidden,
+  CsrfFailed,
   NotFound,
   MethodNotAllowed,
   Conflict,
@@ -173,6 +185,7 @@ export type Problem =
   | BadRequest
   | Unauthorized
   | Forbidden
+  | CsrfFailed
   | NotFound
   | MethodNotAllowed
   | Conflict

@@ -246,7 +246,9 @@ export const createCampusgateClient = (options: CampusgateClientOptions) => {
       /** Every offer of the list, page after page. */
       all: (query: Omit<ListOffers, "cursor"> = {}) => pages(offersList, query as ListOffers),
       get: async (id: string) => versioned(await call((c) => c.offers.get({ params: { id } }))),
-      status: (id: string) => call((c) => c.offers.status({ params: { id } })),
+      /** The offer's status and usage; `days`: `usage.daily` as the last that many days, every day present. */
+      status: (id: string, query: { readonly days?: number } = {}) =>
+        call((c) => c.offers.status({ params: { id }, query })),
       create: async (offer: typeof CreateOfferRequest.Encoded) =>
         versioned(
           await call((c) =>

@@ -12,9 +12,10 @@ import * as Context from "effect/Context"
  * (bulk-async) — two budgets, so submitting large jobs never uses up the
  * synchronous bulk calls of the same key, nor the other way round;
  * `validate`: single validations; `verifications`: starting, confirming,
- * resending and cancelling verifications.
+ * resending and cancelling verifications; `signIn`: console sign-ins, counted
+ * per client address rather than per key (no endpoint of the API draws on it).
  */
-export type RateLimitBucketName = "bulk" | "jobs" | "validate" | "verifications" | "default"
+export type RateLimitBucketName = "bulk" | "jobs" | "validate" | "verifications" | "default" | "signIn"
 
 /** The rate-limit bucket an endpoint draws on (an endpoint annotation). */
 export class RateLimitBucket extends Context.Service<RateLimitBucket, RateLimitBucketName>()(

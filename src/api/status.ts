@@ -2,7 +2,8 @@
  * The daemon's status for its operators: the version, since when it runs,
  * and the configuration in force — its generation, when it was loaded,
  * whether a rejected change left an older config serving, and that
- * change's problems with file and line. `/readyz` tells anyone only
+ * change's problems with file and line; the rate limits in force; and the
+ * caller's team's keys about to expire. `/readyz` tells anyone only
  * whether the daemon is ready; this detail names files and quotes them, so
  * it needs a key with `status:read`.
  */
@@ -26,12 +27,36 @@ export const ConfigStatus = Schema.Struct({
   reloads: Schema.Struct({ applied: Schema.Int, rejected: Schema.Int })
 })
 
+/** One rate-limit budget: requests per window. */
+export const RateLimitPolicy = Schema.Struct({ requests: Schema.Int, windowSeconds: Schema.Int })
+
+/** The rate limits in force (`rateLimits` in campusgate.yaml): per API key and bucket, sign-ins per client address. */
+export const RateLimitsStatus = Schema.Struct({
+  bulk: RateLimitPolicy,
+  jobs: RateLimitPolicy,
+  validate: RateLimitPolicy,
+  verifications: RateLimitPolicy,
+  default: RateLimitPolicy,
+  signIn: RateLimitPolicy,
+  whenStoreDown: Schema.Literals(["open", "closed"])
+})
+
+/** A key of the caller's team that still works and expires soon. */
+export const ExpiringKey = Schema.Struct({
+  id: Schema.String,
+  name: Schema.optionalKey(Schema.String),
+  expiresAt: Schema.String
+})
+
 export const DaemonStatus = Schema.Struct({
   status: Schema.Literal("ready"),
   version: Schema.String,
   startedAt: Schema.String,
   uptimeSeconds: Schema.Number,
-  config: ConfigStatus
+  config: ConfigStatus,
+  rateLimits: RateLimitsStatus,
+  /** The caller's team's keys that still work and expire within 14 days, soonest first (empty when none). */
+  keys: Schema.Array(ExpiringKey)
 })
 export type DaemonStatus = typeof DaemonStatus.Type
 
@@ -43,7 +68,7 @@ export class StatusApi extends HttpApiGroup.make("status")
         OpenApi.annotations({
           summary: "The daemon's version, uptime and the configuration in force, with a rejected change's problems",
           description:
-            "For operators: the version, the uptime, the generation of the configuration serving and when it loaded, and, when a change was rejected and an older configuration keeps serving, that change's problems with file, line and column (`/readyz` names no file)."
+            "For operators: the version, the uptime, the generation of the configuration serving and when it loaded, and, when a change was rejected and an older configuration keeps serving, that change's problems with file, line and column (`/readyz` names no file); the rate limits in force; and `keys`, the caller's team's keys that still work but expire within 14 days, soonest first."
         })
       )
   )

@@ -16,6 +16,9 @@ import { type EmailLists, loadBuiltInEmailLists } from "../engine/policy/EmailLi
 import { type CompiledTargetGroup, compileTargetGroup } from "../engine/targeting/compileTargetGroup.ts"
 import { type EngineContext, makeEngineContext } from "../engine/targeting/EngineContext.ts"
 
+/** What of a loaded config the engine is built from (a worker thread is sent just this). */
+export type EngineConfig = Pick<LoadedConfig, "dataDir" | "datasets" | "targetGroups" | "offers">
+
 export interface EngineBuilderOptions {
   /** The clock for offer windows (default `Date.now`). */
   readonly now?: (() => number) | undefined
@@ -36,7 +39,7 @@ export class EngineBuilder {
     this.#options = options
   }
 
-  contextFor(config: LoadedConfig): EngineContext {
+  contextFor(config: EngineConfig): EngineContext {
     // An index imported into the data directory (`campusgate data import`) is taken up on the next load.
     const key = JSON.stringify([
       config.dataDir ?? null,
@@ -57,7 +60,7 @@ export class EngineBuilder {
   }
 
   /** The engine for `config`; `InvalidConfiguration` if the engine rejects it (the loader's checks make this rare). */
-  engineFor(config: LoadedConfig): Engine | InvalidConfiguration {
+  engineFor(config: EngineConfig): Engine | InvalidConfiguration {
     const compiled = new Map<string, CompiledTargetGroup>()
     const compile = (group: TargetGroup): CompiledTargetGroup => {
       const key = JSON.stringify(group)

@@ -35,6 +35,8 @@ export interface ConfigSnapshot {
   readonly keys: ApiKeyIndex
   /** 1 for the first load, +1 for each change applied. */
   readonly generation: number
+  /** Whether the engine holds the built-in institution data too (another thread builds the same engine from the config). */
+  readonly builtInInstitutions: boolean
   readonly loadedAt: string
 }
 
@@ -70,6 +72,7 @@ export interface LiveSnapshotOptions {
 export class LiveSnapshot {
   readonly #source: SnapshotSource
   readonly #engines: EngineBuilder
+  readonly #builtInInstitutions: boolean
   readonly #onReload: ((outcome: ReloadOutcome) => void) | undefined
   #snapshot: ConfigSnapshot
   #status: ReloadStatus
@@ -86,6 +89,7 @@ export class LiveSnapshot {
   ) {
     this.#source = source
     this.#engines = engines
+    this.#builtInInstitutions = first.builtInInstitutions
     this.#snapshot = first
     this.#onReload = options.onReload
     this.#status = {
@@ -105,7 +109,7 @@ export class LiveSnapshot {
   ): Effect.Effect<LiveSnapshot, InvalidConfiguration> {
     return Effect.flatMap(source.load, (loaded) => {
       const engines = new EngineBuilder({ now: options.now, builtInInstitutions: options.builtInInstitutions })
-      const first = compile(loaded, engines, 1)
+      const first = compile(loaded, engines, 1, options.builtInInstitutions ?? true)
       if (!("engine" in first)) return Effect.fail(new InvalidConfiguration({ problems: first.problems }))
       const live = new LiveSnapshot(source, engines, first, options)
       if (options.watch === true) {
@@ -151,7 +155,7 @@ export class LiveSnapshot {
    */
   apply(loaded: ConfigLoad): ReloadOutcome {
     const attemptedAt = new Date().toISOString()
-    const next = compile(loaded, this.#engines, this.#snapshot.generation + 1)
+    const next = compile(loaded, this.#engines, this.#snapshot.generation + 1, this.#builtInInstitutions)
     const { applied, rejected } = this.#status.reloads
     let outcome: ReloadOutcome
     if ("engine" in next) {
@@ -189,7 +193,8 @@ export class LiveSnapshot {
 const compile = (
   loaded: ConfigLoad,
   engines: EngineBuilder,
-  generation: number
+  generation: number,
+  builtInInstitutions: boolean
 ): ConfigSnapshot | { readonly problems: ReadonlyArray<ConfigurationProblem> } => {
   if (!loaded.ok) return { problems: loaded.problems }
   let engine: Engine | InvalidConfiguration
@@ -204,6 +209,7 @@ const compile = (
     engine,
     keys: new ApiKeyIndex(loaded.config.apiKeys),
     generation,
+    builtInInstitutions,
     loadedAt: new Date().toISOString()
   }
 }

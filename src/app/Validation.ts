@@ -26,7 +26,7 @@ import type { Viewer } from "../domain/visibility.ts"
 import { evaluateOffer } from "../engine/targeting/evaluateOffer.ts"
 import { evaluateTargetGroup } from "../engine/targeting/evaluateTargetGroup.ts"
 import { UsageStatistics } from "../stats/UsageStatistics.ts"
-import { Snapshot } from "./Snapshot.ts"
+import { type ConfigSnapshot, Snapshot } from "./Snapshot.ts"
 import { visibleOffer, visibleTargetGroup } from "./visibility.ts"
 
 /** Why a validation could not run: its target does not exist for the viewer (HTTP answers 404). */
@@ -56,6 +56,8 @@ export class ValidationCounters extends Context.Service<
     validated(result: Validated): void
     /** A batch of validated emails (per-item errors, which validated nothing, do not count). */
     validatedAll(results: ReadonlyArray<Validated | ValidationError>): void
+    /** `times` emails validated alike (counted on another thread); absent: `validated` is called `times` times. */
+    validatedTimes?(result: Validated, times: number): void
   }
 >()("campusgate/app/ValidationCounters") {
   /** Counts nothing (the library). */
@@ -109,8 +111,8 @@ export interface ValidationService {
 export class Validation extends Context.Service<Validation, ValidationService>()("campusgate/app/Validation") {
   /** The service over a snapshot holder, usage statistics and counters. */
   static readonly make = (
-    snapshot: Snapshot["Service"],
-    usage: UsageStatistics["Service"],
+    snapshot: { current(): Pick<ConfigSnapshot, "engine"> },
+    usage: Pick<UsageStatistics["Service"], "record" | "recordMany">,
     counters: ValidationCounters["Service"]
   ): ValidationService => {
     const manyTargetGroup = (viewer: Viewer, emails: ReadonlyArray<string>, targetGroupId: string) => {

@@ -87,7 +87,7 @@ export interface Work {
   notify(record: VerificationRecord): Effect.Effect<void>
 }
 
-const countEvent = (context: WorkContext, record: VerificationRecord, event: "expired" | "messagesSent") => {
+const countEvent = (context: WorkContext, record: VerificationRecord, event: "expired" | "sent" | "messagesSent") => {
   if (record.offerId !== undefined) context.usage.recordVerification(record.offerId, event)
 }
 
@@ -170,7 +170,11 @@ export const makeWork = (context: WorkContext): Effect.Effect<Work, never, Scope
           const after = yield* records.modify(item.id, (latest) =>
             current(latest, secret) ? sent(latest, now) : undefined
           )
-          if (after !== undefined) countEvent(context, after, "messagesSent")
+          if (after !== undefined) {
+            countEvent(context, after, "messagesSent")
+            // The funnel's middle step: the verification's first message is out (resends count above only).
+            if (after.sentAt.length === 1) countEvent(context, after, "sent")
+          }
           yield* Effect.logInfo("verification message sent", {
             verificationId: item.id,
             transport: transport.description

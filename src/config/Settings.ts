@@ -1,8 +1,8 @@
 /**
  * `campusgate.yaml`: deploy-wide settings — the HTTP server, limits, the
  * data directory, extra institution datasets, teams, rate limits, jobs,
- * statistics, logging and verification (proof of ownership: defaults of
- * the offers' policies, mail, token signing). Every field has a default, so an empty file (or
+ * statistics, logging, verification (proof of ownership: defaults of
+ * the offers' policies, mail, token signing) and the operator console. Every field has a default, so an empty file (or
  * none) is a working configuration. Relative paths resolve against the
  * config directory. Deploy-time values can be overridden from the
  * environment (`environment.ts`).
@@ -16,6 +16,9 @@ const withDefault = <S extends Schema.Top>(schema: S, value: S["Encoded"]) =>
   schema.pipe(Schema.withDecodingDefaultKey(Effect.succeed(value as never)))
 
 const PositiveInt = Schema.Int.pipe(Schema.check(Schema.isGreaterThan(0, { message: "a whole number above 0" })))
+const NonNegativeInt = Schema.Int.pipe(
+  Schema.check(Schema.isGreaterThanOrEqualTo(0, { message: "a whole number, 0 or above" }))
+)
 const Port = Schema.Int.pipe(
   Schema.check(
     Schema.isBetween({ minimum: 0, maximum: 65535 }, { message: "a port number, 0-65535 (0 picks a free port)" })
@@ -173,6 +176,8 @@ export const Settings = Schema.Struct({
       default: withDefault(RateLimit, { requests: 1200, windowSeconds: 60 }),
       /** Starting, confirming, resending and cancelling verifications. */
       verifications: withDefault(RateLimit, { requests: 600, windowSeconds: 60 }),
+      /** Console sign-ins (an API key exchanged for a session), per client address, whether the key is good or not. */
+      signIn: withDefault(RateLimit, { requests: 10, windowSeconds: 60 }),
       /**
        * When the shared store (Redis) cannot be reached: `open` counts in each
        * daemon's memory meanwhile (a key may get up to one budget per daemon),
@@ -188,6 +193,11 @@ export const Settings = Schema.Struct({
       concurrency: withDefault(PositiveInt, 2),
       /** Jobs waiting beyond this answer 503. */
       maxQueued: withDefault(PositiveInt, 100),
+      /**
+       * Threads that evaluate jobs beside the one answering requests (each holds its own copy of the
+       * engine). Absent: one per available core; 0: jobs are evaluated on the request thread.
+       */
+      workerThreads: Schema.optionalKey(NonNegativeInt),
       /** How long finished jobs and their results are kept. */
       retentionHours: withDefault(PositiveInt, 24 * 7),
       /**
@@ -223,7 +233,15 @@ export const Settings = Schema.Struct({
     }),
     {}
   ),
-  verification: withDefault(VerificationSettings, {})
+  verification: withDefault(VerificationSettings, {}),
+  /** The operator console at `/console`. */
+  console: withDefault(
+    Schema.Struct({
+      /** How long a console session lasts after sign-in (never beyond its key's expiry). */
+      sessionMinutes: withDefault(PositiveInt, 60)
+    }),
+    {}
+  )
 })
 export type Settings = typeof Settings.Type
 export type SettingsInput = typeof Settings.Encoded

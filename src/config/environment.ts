@@ -17,6 +17,7 @@
  * | `CAMPUSGATE_STATS_SECRET`    | key for hashing emails counted as unique in usage statistics |
  * | `CAMPUSGATE_VERIFICATION_SECRET` | key for the hashes and sealed addresses of verifications |
  * | `CAMPUSGATE_SMTP_PASSWORD`   | the password of `verification.mail.smtp.user` |
+ * | `CAMPUSGATE_CONSOLE_SECRET`  | key for signing console sessions (default: generated once per data directory or Redis) |
  * | `CAMPUSGATE_CONSOLE_DIR`     | where the console's built files are (default: the package's `dist/console/`) |
  */
 import type { ConfigurationProblem } from "../domain/errors.ts"
@@ -30,6 +31,7 @@ export interface Secrets {
   readonly statsSecret: string | undefined
   readonly verificationSecret: string | undefined
   readonly smtpPassword: string | undefined
+  readonly consoleSecret: string | undefined
 }
 
 const logLevels = ["debug", "info", "warn", "error"] as const
@@ -113,5 +115,6 @@ export const secretsFrom = (env: Environment): Secrets => ({
   webhookSecret: env.CAMPUSGATE_WEBHOOK_SECRET || undefined,
   statsSecret: env.CAMPUSGATE_STATS_SECRET || undefined,
   verificationSecret: env.CAMPUSGATE_VERIFICATION_SECRET || undefined,
-  smtpPassword: env.CAMPUSGATE_SMTP_PASSWORD || undefined
+  smtpPassword: env.CAMPUSGATE_SMTP_PASSWORD || undefined,
+  consoleSecret: env.CAMPUSGATE_CONSOLE_SECRET || undefined
 })

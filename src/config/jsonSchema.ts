@@ -231,6 +231,7 @@ const settingsAdditions: Additions = [
   ...rateLimitAdditions("jobs", "Job submissions (bulk-async), a budget apart from bulk."),
   ...rateLimitAdditions("validate", "Single validations."),
   ...rateLimitAdditions("default", "Everything else (reads and writes of offers, target groups, jobs)."),
+  ...rateLimitAdditions("signIn", "Console sign-ins, per client address (whether the key is good or not)."),
   ["jobs", describe("Asynchronous bulk jobs.")],
   ["jobs.concurrency", describe("Jobs processed at once.")],
   ["jobs.maxQueued", describe("Jobs waiting beyond this answer 503.")],
@@ -243,7 +244,14 @@ const settingsAdditions: Additions = [
   ],
   ["logging", describe("Logging.")],
   ["logging.level", describe("The lowest level logged; env CAMPUSGATE_LOG_LEVEL.")],
-  ["logging.logEmails", describe("Write full email addresses in logs (off: only their domain).")]
+  ["logging.logEmails", describe("Write full email addresses in logs (off: only their domain).")],
+  ["console", describe("The operator console at /console.")],
+  [
+    "console.sessionMinutes",
+    describe(
+      "How long a console session lasts after sign-in, never beyond its key's expiry; lowering it shortens sessions already open."
+    )
+  ]
 ]
 
 const apiKeysAdditions: Additions = [

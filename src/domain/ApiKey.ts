@@ -59,3 +59,22 @@ export type ApiKeysFile = typeof ApiKeysFile.Type
 /** Whether a key may be used at `now` (not revoked, not expired). */
 export const isKeyActive = (key: ApiKeyRecord, now: number): boolean =>
   key.revokedAt === undefined && (key.expiresAt === undefined || now < Date.parse(key.expiresAt))
+
+/** A key expiring within this many days is pointed out to its team's operators (`GET /api/v1/status`). */
+export const KEY_EXPIRY_WARNING_DAYS = 14
+
+/** The team's keys that still work at `now` and expire within `KEY_EXPIRY_WARNING_DAYS`, soonest first. */
+export const keysExpiringSoon = (
+  keys: ReadonlyArray<ApiKeyRecord>,
+  team: string,
+  now: number
+): Array<ApiKeyRecord & { readonly expiresAt: string }> =>
+  keys
+    .filter(
+      (key): key is ApiKeyRecord & { readonly expiresAt: string } =>
+        key.team === team &&
+        key.expiresAt !== undefined &&
+        isKeyActive(key, now) &&
+        Date.parse(key.expiresAt) - now <= KEY_EXPIRY_WARNING_DAYS * 86_400_000
+    )
+    .sort((a, b) => Date.parse(a.expiresAt) - Date.parse(b.expiresAt))

@@ -36,10 +36,16 @@ export const UniqueEmails = Schema.Struct({
 })
 export type UniqueEmails = typeof UniqueEmails.Type
 
-/** Proof of ownership for the offer: verifications started, messages sent, and how they ended. */
+/**
+ * Proof of ownership for the offer: verifications started, messages sent,
+ * and how they ended. `started` → `sent` → `verified` is the funnel: each
+ * verification counts once at each step it reached.
+ */
 export const VerificationUsage = Schema.Struct({
   /** Verifications started (eligible addresses only: an ineligible one is sent nothing). */
   started: Count,
+  /** Verifications whose first message reached the mail server (absent in statistics stored before it was counted: 0). */
+  sent: Count.pipe(Schema.withDecodingDefaultKey(Effect.succeed(0))),
   /** Messages handed to the mail server (first messages and resends). */
   messagesSent: Count,
   verified: Count,
@@ -53,6 +59,7 @@ export type VerificationUsage = typeof VerificationUsage.Type
 
 export const emptyVerificationUsage: VerificationUsage = {
   started: 0,
+  sent: 0,
   messagesSent: 0,
   verified: 0,
   failed: 0,
@@ -100,6 +107,24 @@ export const emptyOfferUsage: OfferUsage = {
   firstValidatedAt: null,
   lastValidatedAt: null,
   verifications: emptyVerificationUsage
+}
+
+const DAY_MS = 86_400_000
+
+/**
+ * The last `days` UTC days up to the day of `now`, oldest first, each one
+ * present (zeros where nothing was validated): the series a chart of the
+ * last 7, 30 or 90 days draws without filling gaps itself.
+ */
+export const lastDays = (daily: ReadonlyArray<DailyUsage>, days: number, now: number): Array<DailyUsage> => {
+  const byDate = new Map(daily.map((day) => [day.date, day]))
+  const today = Math.floor(now / DAY_MS)
+  const series: Array<DailyUsage> = []
+  for (let day = today - days + 1; day <= today; day++) {
+    const date = new Date(day * DAY_MS).toISOString().slice(0, 10)
+    series.push(byDate.get(date) ?? { date, validations: 0, eligible: 0, ineligible: 0 })
+  }
+  return series
 }
 
 /**

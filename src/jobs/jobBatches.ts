@@ -94,17 +94,20 @@ const namedColumns = (item: InputItem, names: ReadonlyArray<string>): Record<str
 /** Room for a row of the usual 200-310 bytes; the buffer grows when rows are longer. */
 const ROW_BYTES = 320
 
+/** A buffer of its own (never a slice of Node's shared pool), so it can be moved to another thread. */
+const ownBuffer = (bytes: number): Buffer => Buffer.from(new ArrayBuffer(bytes))
+
 /** Text appended into a buffer that grows as needed. */
 class TextBuffer {
   buffer: Buffer
   used = 0
   constructor(bytes: number) {
-    this.buffer = Buffer.allocUnsafe(Math.max(bytes, 4096))
+    this.buffer = ownBuffer(Math.max(bytes, 4096))
   }
   write(text: string): void {
     const room = text.length * 3
     if (this.used + room > this.buffer.length) {
-      const grown = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.used + room))
+      const grown = ownBuffer(Math.max(this.buffer.length * 2, this.used + room))
       this.buffer.copy(grown, 0, 0, this.used)
       this.buffer = grown
     }

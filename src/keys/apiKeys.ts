@@ -81,13 +81,16 @@ const unknown: KeyVerification = { ok: false, reason: "unknown" }
  */
 export class ApiKeyIndex {
   readonly #byHash: Map<string, ApiKeyRecord>
+  readonly #byId: Map<string, ApiKeyRecord>
   readonly #matched = new Map<string, ApiKeyRecord>()
 
   constructor(records: Iterable<ApiKeyRecord>) {
     this.#byHash = new Map()
+    this.#byId = new Map()
     for (const record of records) {
       const hash = record.hash.toLowerCase()
       if (!this.#byHash.has(hash)) this.#byHash.set(hash, record)
+      if (!this.#byId.has(record.id)) this.#byId.set(record.id, record)
     }
   }
 
@@ -98,6 +101,18 @@ export class ApiKeyIndex {
   /** The record of the presented key when it is known and usable at `now` (epoch milliseconds), else why not. */
   verify(presented: string, now: number): KeyVerification {
     const record = this.#matched.get(presented) ?? this.#match(presented)
+    if (record === undefined) return unknown
+    const status = keyStatus(record, now)
+    return status === "active" ? { ok: true, record } : { ok: false, reason: status }
+  }
+
+  /**
+   * The record of the key with this id when it is known and usable at `now`,
+   * else why not: how a console session, which names the key it was made
+   * from, is checked on every use (a revoked or expired key ends it at once).
+   */
+  verifyId(id: string, now: number): KeyVerification {
+    const record = this.#byId.get(id)
     if (record === undefined) return unknown
     const status = keyStatus(record, now)
     return status === "active" ? { ok: true, record } : { ok: false, reason: status }

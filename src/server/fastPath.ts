@@ -1,22 +1,25 @@
 /**
- * The fast path: single-email validation answered at the `node:http` level,
- * as the first handler of the one HTTP server (`NodeServer.ts`). A request
- * the route table (`routes.ts`) routes to one of the two single-validation
- * endpoints, with a JSON body of a declared length and a valid key that may
- * call the endpoint, is taken here, before the Effect HTTP stack, whose
- * per-request cost (body stream, fiber runtime, router, middleware, response
- * encoding) kept the daemon at about a tenth of a bare server's requests per
- * second (bench/http.ts). Every other request goes, unread, to the Effect app.
+ * The fast path: validation answered at the `node:http` level, as the first
+ * handler of the one HTTP server (`NodeServer.ts`). A request the route
+ * table (`routes.ts`) routes to one of the endpoints of `fastEndpoints.ts`
+ * (single validations, `validate/bulk`, `offers/bulk-process`), with a JSON
+ * body of a declared length and a valid key (a bearer key or the console's
+ * session, `credentials.ts`) that may call the endpoint, is
+ * taken here, before the Effect HTTP stack, whose per-request cost (body
+ * stream, fiber runtime, router, middleware, response encoding) kept the
+ * daemon at about a tenth of a bare server's requests per second and bulk
+ * requests at 0.6x an essential-work server's emails per second
+ * (bench/http.ts). Every other request goes, unread, to the Effect app.
  *
  * It mirrors nothing of the Effect pipeline; it calls the same pieces: the
  * route table, the scope rule (`api/Authorization.ts`), the rate-limit
  * decision (`rateLimit.ts`), the endpoint's payload schema from the contract
  * with the contract's parse options and the same field errors
- * (`requestErrors.ts`), Validation and the answer text
- * (`handlers/validation.ts`), the problem renderer (`problemResponse.ts`),
- * the request id, the metrics and the log line. The end-to-end tests run
- * against both paths (test/server/), test/server/fastPathStores.test.ts
- * against both kinds of rate-limit store.
+ * (`requestErrors.ts`), Validation and the answers
+ * (`handlers/validation.ts`, `handlers/offers.ts`), the problem renderer
+ * (`problemResponse.ts`), the request id, the metrics and the log line. The
+ * end-to-end tests run against both paths (test/server/),
+ * test/server/fastPathStores.test.ts against both kinds of rate-limit store.
  *
  * With the memory store nothing here runs an effect per request: the
  * rate-limit decision is synchronous (`rateLimitMemory.ts`).
@@ -24,52 +27,22 @@
 import type { IncomingMessage, ServerResponse } from "node:http"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
-import * as Schema from "effect/Schema"
-import { CampusgateApi } from "../api/Api.ts"
-import { keyMayCall, scopesAcceptedBy } from "../api/Authorization.ts"
-import { type Problem, withRequestId } from "../api/problems.ts"
-import { type RateLimitBucketName, rateLimitBucketOf } from "../api/rateLimits.ts"
+import { keyMayCall } from "../api/Authorization.ts"
+import { withRequestId } from "../api/problems.ts"
 import { Snapshot } from "../app/Snapshot.ts"
 import { Validation } from "../app/Validation.ts"
-import type { ApiKeyRecord, Scope } from "../domain/ApiKey.ts"
-import { type SinglePayload, validateSingle } from "./handlers/validation.ts"
+import type { ApiKeyRecord } from "../domain/ApiKey.ts"
+import { ConsoleSessions } from "./consoleSession.ts"
+import { authenticate } from "./credentials.ts"
+import { type FastAnswer, type FastEndpoint, makeFastEndpoints } from "./fastEndpoints.ts"
 import { Metrics } from "./metrics.ts"
 import { problemResponse } from "./problemResponse.ts"
 import { RequestLogger, recordRequest } from "./RequestLogger.ts"
 import { makeRateLimitDecider, type RateLimitDecision } from "./rateLimit.ts"
-import { jsonPayloadSchema, malformedJson, payloadParseOptions, payloadProblem } from "./requestErrors.ts"
+import { malformedJson } from "./requestErrors.ts"
 import { REQUEST_ID_HEADER, requestIdFor } from "./requestId.ts"
-import { type ApiEndpoint, findRoute, routedPath } from "./routes.ts"
-
-/** What the fast path needs of an endpoint it takes, derived once from the contract. */
-interface FastEndpoint {
-  readonly template: string
-  readonly accepted: ReadonlyArray<Scope>
-  readonly bucket: RateLimitBucketName
-  readonly schema: Schema.Top
-  readonly decode: (input: unknown) => Exit.Exit<SinglePayload, Schema.SchemaError>
-}
-
-const { targetGroup, offer } = CampusgateApi.groups.validation.endpoints
-const fastEndpoints = new Map<ApiEndpoint, FastEndpoint>(
-  [targetGroup, offer].map((endpoint) => {
-    const route = findRoute(endpoint.method, endpoint.path)!
-    const schema = jsonPayloadSchema(endpoint)
-    if (schema === undefined) throw new Error(`${endpoint.path} declares no JSON payload`)
-    return [
-      endpoint,
-      {
-        template: route.template,
-        accepted: scopesAcceptedBy(endpoint.annotations),
-        bucket: rateLimitBucketOf(endpoint.annotations),
-        schema,
-        decode: Schema.decodeUnknownExit(schema as Schema.Codec<SinglePayload>, payloadParseOptions)
-      }
-    ]
-  })
-)
+import { findRoute, routedPath } from "./routes.ts"
 
 const header = (request: IncomingMessage, name: string): string | undefined => {
   const value = request.headers[name]
@@ -84,31 +57,35 @@ function abandon(this: IncomingMessage): void {
   this.socket?.destroy()
 }
 
-/** What the endpoint answers for this body, after the rate limit let it through: the result's JSON text, or a problem. */
+/** A body as text, or undefined when its bytes are not UTF-8. */
+const utf8Text = (bytes: Buffer | undefined): string | undefined => {
+  if (bytes === undefined) return ""
+  try {
+    return textDecoder.decode(bytes)
+  } catch {
+    return undefined
+  }
+}
+
+/** What the endpoint answers for this body (UTF-8 text of `bodyBytes` bytes), after the rate limit let it through. */
 const evaluate = (
-  validation: Validation["Service"],
   endpoint: FastEndpoint,
   team: string,
-  bytes: Buffer | undefined,
+  text: string,
+  bodyBytes: number,
   requestId: string
-): string | Problem => {
+): FastAnswer => {
   let input: unknown
   try {
-    input = bytes === undefined ? undefined : JSON.parse(textDecoder.decode(bytes))
+    input = JSON.parse(text)
   } catch {
-    input = undefined
+    return malformedJson()
   }
-  if (input === undefined) return malformedJson()
-  const decoded = endpoint.decode(input)
-  if (Exit.isFailure(decoded)) {
-    const failure = decoded.cause.reasons.find((reason) => reason._tag === "Fail")
-    return failure === undefined
-      ? malformedJson()
-      : payloadProblem(endpoint.schema, input, bytes!.length, failure.error)
-  }
-  const answer = validateSingle(validation, team, decoded.value, requestId)
-  return "text" in answer ? answer.text : answer
+  return endpoint.answer(input, bodyBytes, team, requestId)
 }
+
+/** No rate-limit fields: a body that is not UTF-8 is refused before the rate limit, as the Effect app's guard does. */
+const NOT_LIMITED: RateLimitDecision = { headers: {} }
 
 /**
  * Writes the answer with one `writeHead` and one `end` (Node then sends
@@ -116,17 +93,14 @@ const evaluate = (
  * list, the form `writeHead` takes without copying. Field order: the
  * problem's own, the rate-limit fields, the content fields, the request id.
  */
-const respond = (
-  response: ServerResponse,
-  answer: string | Problem,
-  decision: RateLimitDecision,
-  requestId: string
-) => {
+const respond = (response: ServerResponse, answer: FastAnswer, decision: RateLimitDecision, requestId: string) => {
   const limits = decision.headers
-  if (typeof answer === "string") {
+  const text = typeof answer === "string"
+  if (text || answer instanceof Uint8Array) {
     const fields: Array<string> = []
     for (const name in limits) fields.push(name, limits[name]!)
-    fields.push("content-type", "application/json", "content-length", String(Buffer.byteLength(answer)))
+    const length = text ? Buffer.byteLength(answer) : answer.byteLength
+    fields.push("content-type", "application/json", "content-length", String(length))
     fields.push(REQUEST_ID_HEADER, requestId)
     response.writeHead(200, fields)
     response.end(answer)
@@ -157,8 +131,9 @@ export class FastPath extends Context.Service<
     Effect.gen(function* () {
       const snapshot = yield* Snapshot
       const metrics = yield* Metrics
-      const validation = yield* Validation
+      const fastEndpoints = makeFastEndpoints(yield* Validation, snapshot)
       const logger = yield* RequestLogger
+      const sessions = yield* ConsoleSessions
       const { decide, decideNow } = yield* makeRateLimitDecider
 
       /** The fast endpoint and the key's record when the request is one the fast path takes. */
@@ -170,13 +145,13 @@ export class FastPath extends Context.Service<
         if (endpoint === undefined) return undefined
         if (header(request, "content-type")?.startsWith("application/json") !== true) return undefined
         const length = Number(header(request, "content-length"))
-        const { config, keys } = snapshot.current()
+        const current = snapshot.current()
+        const { config } = current
         if (!Number.isInteger(length) || length < 0 || length > config.settings.server.maxBodyBytes) return undefined
-        const authorization = header(request, "authorization")
-        if (authorization === undefined || !authorization.startsWith("Bearer ")) return undefined
-        const verdict = keys.verify(authorization.slice(7).trim(), Date.now())
-        return verdict.ok && keyMayCall(verdict.record.scopes, endpoint.accepted)
-          ? { endpoint, record: verdict.record }
+        // A bearer key or the console's session cookie; any refusal is the Effect app's to answer.
+        const authenticated = authenticate({ method, headers: request.headers }, current, sessions, Date.now())
+        return authenticated.ok && keyMayCall(authenticated.record.scopes, endpoint.accepted)
+          ? { endpoint, record: authenticated.record }
           : undefined
       }
 
@@ -184,12 +159,11 @@ export class FastPath extends Context.Service<
         response: ServerResponse,
         endpoint: FastEndpoint,
         record: ApiKeyRecord,
-        bytes: Buffer | undefined,
+        result: FastAnswer,
+        decision: RateLimitDecision,
         requestId: string,
-        started: number,
-        decision: RateLimitDecision
+        started: number
       ) => {
-        const result = decision.problem ?? evaluate(validation, endpoint, record.team, bytes, requestId)
         const status = respond(response, result, decision, requestId)
         recordRequest(
           metrics,
@@ -217,14 +191,16 @@ export class FastPath extends Context.Service<
         request.on("error", abandon)
         request.on("end", () => {
           const bytes = rest !== undefined ? Buffer.concat(rest) : first
-          if (decideNow !== undefined) {
-            const decision = decideNow(record.id, endpoint.bucket, Date.now())
-            answer(response, endpoint, record, bytes, requestId, started, decision)
-          } else {
-            void Effect.runPromise(decide(record.id, endpoint.bucket)).then((decision) =>
-              answer(response, endpoint, record, bytes, requestId, started, decision)
-            )
+          const text = utf8Text(bytes)
+          if (text === undefined) {
+            return answer(response, endpoint, record, malformedJson(), NOT_LIMITED, requestId, started)
           }
+          const decided = (decision: RateLimitDecision) => {
+            const result = decision.problem ?? evaluate(endpoint, record.team, text, bytes?.length ?? 0, requestId)
+            answer(response, endpoint, record, result, decision, requestId, started)
+          }
+          if (decideNow !== undefined) decided(decideNow(record.id, endpoint.bucket, Date.now()))
+          else void Effect.runPromise(decide(record.id, endpoint.bucket)).then(decided)
         })
         return true
       }

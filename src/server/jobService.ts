@@ -1,8 +1,10 @@
 /**
  * The daemon's job queue: jobs in the store the daemon runs on (`stores.ts`:
- * the data directory, or Redis with files on a shared volume), validated with
- * the config snapshot in force when each chunk runs (a reload between chunks
- * applies to the rest), counted in the metrics and, for offers, in the
+ * the data directory, or Redis with files on a shared volume), validated on
+ * `jobs.workerThreads` threads (`app/JobThreads.ts`; default one per
+ * available core, 0: on the request thread) with the config snapshot in
+ * force when each batch is taken (a reload applies to the batches after
+ * it), counted in the metrics and, for offers, in the
  * usage statistics exactly once, with the job's checkpoints,
  * and announced to their `callbackUrl` when they finish, signed with the
  * webhook secret (`CAMPUSGATE_WEBHOOK_SECRET`, else one generated once and
@@ -11,16 +13,19 @@
  * origin only (its path or query may carry the receiver's token). The
  * queue's size settings are read at start.
  */
+import { availableParallelism } from "node:os"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
+import { JobThreads } from "../app/JobThreads.ts"
 import { Snapshot } from "../app/Snapshot.ts"
 import { Validation } from "../app/Validation.ts"
 import { ALL_TEAMS } from "../domain/visibility.ts"
 import type { Job, JobCallback } from "../jobs/Job.ts"
 import { JobQueue } from "../jobs/JobQueue.ts"
 import type { JobStore } from "../jobs/JobStore.ts"
-import { type Evaluate, evaluateHere } from "../jobs/jobBatches.ts"
+import { type BatchEvaluator, type Evaluate, evaluateHere } from "../jobs/jobBatches.ts"
 import type { JobUsage } from "../jobs/jobUsage.ts"
 import type { OutboundPolicy } from "../net/outbound.ts"
 import { UsageStatistics } from "../stats/UsageStatistics.ts"
@@ -37,6 +42,19 @@ const evaluator =
   (validation: Validation["Service"]): Evaluate =>
   (target, emails, tally) =>
     validation.rows(ALL_TEAMS, target, emails, tally)
+
+/** Job threads per `jobs.workerThreads` (stopped with the layer), or evaluation on this thread for 0. */
+const batchEvaluator = (
+  threads: number,
+  validation: Validation["Service"],
+  options: Omit<ConstructorParameters<typeof JobThreads>[0], "threads">
+): Effect.Effect<BatchEvaluator, never, Scope.Scope> =>
+  threads === 0
+    ? Effect.succeed(evaluateHere(evaluator(validation)))
+    : Effect.acquireRelease(
+        Effect.sync(() => new JobThreads({ ...options, threads })),
+        (pool) => Effect.promise(() => pool.close())
+      )
 
 /** Offer jobs count in the offer's usage statistics, once per checkpoint (`jobs/jobUsage.ts`). */
 const jobUsage = (usage: UsageStatistics["Service"]): JobUsage => ({
@@ -108,15 +126,21 @@ export const jobsLayer = (
       const config = yield* Snapshot
       const metrics = yield* Metrics
       const validation = yield* Validation
+      const statistics = yield* UsageStatistics
       const { settings } = config.current().config
       const secret = stores.webhookSecret
+      const evaluatorOfJobs = yield* batchEvaluator(settings.jobs.workerThreads ?? availableParallelism(), validation, {
+        snapshot: config,
+        counters: metrics,
+        usageKey: statistics.uniqueEmailKey
+      })
       return stores
         .jobs({
           concurrency: settings.jobs.concurrency,
           maxQueued: settings.jobs.maxQueued,
           retentionHours: settings.jobs.retentionHours,
-          evaluator: evaluateHere(evaluator(validation)),
-          usage: jobUsage(yield* UsageStatistics),
+          evaluator: evaluatorOfJobs,
+          usage: jobUsage(statistics),
           onFinished: announce(secret, () => config.current().config.settings.jobs.callbacks, metrics.callbacks("job")),
           onEnded: (job) => metrics.jobEnded(job.status)
         })

@@ -70,6 +70,8 @@ export class Metrics extends Context.Service<
     validated(result: Validated): void
     /** A batch of validated emails (each counts; per-item errors, which validated nothing, do not). */
     validatedAll(results: ReadonlyArray<Validated | ValidationError>): void
+    /** `times` emails validated alike (a job's batch, counted on its thread). */
+    validatedTimes(result: Validated, times: number): void
     /** One job ended with this status (completed, failed, cancelled). */
     jobEnded(status: string): void
     /** Where the job gauges read from when scraped (the job queue, once it exists). */
@@ -210,8 +212,16 @@ export class Metrics extends Context.Service<
       },
       validated: (result) => validationCounter(result).updateUnsafe(1, context),
       validatedAll: (results) => {
-        for (const result of results) if ("isValid" in result) validationCounter(result).updateUnsafe(1, context)
+        // One update per counter, not per result: a 1,000-email bulk request took 1.3% of its time in updates.
+        const counts = new Map<Metric.Counter<number>, number>()
+        for (const result of results) {
+          if (!("isValid" in result)) continue
+          const counter = validationCounter(result)
+          counts.set(counter, (counts.get(counter) ?? 0) + 1)
+        }
+        for (const [counter, count] of counts) counter.updateUnsafe(count, context)
       },
+      validatedTimes: (result, times) => validationCounter(result).updateUnsafe(times, context),
       render: () => PrometheusMetrics.formatUnsafe(context)
     }
   }

@@ -83,7 +83,10 @@ const exceeded = (
     },
     problem: new TooManyRequests({
       code: "RATE_LIMIT_EXCEEDED",
-      detail: `This API key may make ${policy.requests} ${bucket} requests per ${policy.windowSeconds} seconds; retry in ${retryAfter} seconds.`,
+      detail:
+        bucket === "signIn"
+          ? `At most ${policy.requests} console sign-ins per ${policy.windowSeconds} seconds from one address; retry in ${retryAfter} seconds.`
+          : `This API key may make ${policy.requests} ${bucket} requests per ${policy.windowSeconds} seconds; retry in ${retryAfter} seconds.`,
       retryAfterSeconds: retryAfter
     })
   }
@@ -116,7 +119,7 @@ const windowOf = (policy: RateLimit): Window => {
 }
 
 export interface RateLimitDecider {
-  /** Consumes one request of the key's budget in the bucket (never fails: the decision says). */
+  /** Consumes one request of the key's budget in the bucket (never fails: the decision says); `signIn` counts by client address. */
   decide(keyId: string, bucket: RateLimitBucketName): Effect.Effect<RateLimitDecision>
   /** The same, taken at `now` (epoch ms) without an effect: present only when the store is process memory. */
   readonly decideNow: ((keyId: string, bucket: RateLimitBucketName, now: number) => RateLimitDecision) | undefined

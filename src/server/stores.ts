@@ -6,7 +6,7 @@
  * other module asks this one for its store; nothing else chooses.
  *
  * With Redis, besides every store's Redis adapter: the secrets (webhook,
- * verification, unique-email key) are generated once into Redis unless
+ * verification, unique-email key, console sessions) are generated once into Redis unless
  * the environment sets them, and `watch` reloads the configuration when
  * another daemon changed resources or keys (`store/redisConfigVersion.ts`).
  */
@@ -36,6 +36,7 @@ import { SigningKeyStore } from "../verification/SigningKeyStore.ts"
 import { verificationSecretFor } from "../verification/secrets.ts"
 import { VerificationStore, type VerificationStoreError } from "../verification/VerificationStore.ts"
 import { webhookSecretFor } from "../webhooks/secret.ts"
+import { consoleSecretFor } from "./consoleSession.ts"
 import { rateLimiterStoreRedis } from "./rateLimit.ts"
 
 export interface Stores {
@@ -52,6 +53,8 @@ export interface Stores {
   readonly signingKeys: Layer.Layer<SigningKeyStore>
   readonly webhookSecret: string
   readonly verificationSecret: string
+  /** The key of console sessions' signatures (`consoleSession.ts`). */
+  readonly consoleSecret: string
   /** Runs `reload` whenever another daemon changed what feeds the configuration (nothing with files). */
   readonly watch: (reload: Effect.Effect<void>) => Effect.Effect<void, never, Scope.Scope>
 }
@@ -79,6 +82,7 @@ const fileStores = (configDir: string, dataDir: string, secrets: Secrets): Effec
       signingKeys: SigningKeyStore.layerFiles(dataDir),
       webhookSecret: webhookSecretFor(dataDir, secrets.webhookSecret),
       verificationSecret: verificationSecretFor(dataDir, secrets.verificationSecret),
+      consoleSecret: consoleSecretFor(dataDir, secrets.consoleSecret),
       watch: () => Effect.void
     })
   })
@@ -108,6 +112,7 @@ const redisStores = (
       signingKeys: SigningKeyStore.layerRedis.pipe(Layer.provide(shared)),
       webhookSecret: yield* secret(secrets.webhookSecret, "webhook-secret"),
       verificationSecret: yield* secret(secrets.verificationSecret, "verification-secret"),
+      consoleSecret: yield* secret(secrets.consoleSecret, "console-secret"),
       watch: (reload) => Effect.provide(watchConfigVersion(reload), context)
     } satisfies Stores
   })

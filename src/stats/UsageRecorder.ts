@@ -16,6 +16,7 @@
  * unique email.
  */
 
+import type { UsageTally } from "../domain/OfferUsage.ts"
 import type { OfferValidationResult } from "../domain/ValidationResult.ts"
 import { type HashKey, hashCanonicalAddress, lastHash } from "../engine/email/canonicalHash.ts"
 import { parseEmail } from "../engine/email/parseEmail.ts"
@@ -25,7 +26,9 @@ import {
   DAY_MS,
   type DayCounts,
   emptyUsageState,
+  fromUsageDelta,
   increment,
+  toUsageDelta,
   type UsageState,
   type VerificationCountEvent
 } from "./UsageState.ts"
@@ -147,5 +150,20 @@ export class UsageRecorder {
       hashCanonicalAddress(this.#key, address)
       addUniqueHash(state, lastHash.high, lastHash.low)
     }
+  }
+}
+
+/** A tally of one offer's validations with unique-email key `key`: a bulk job's own counts, or a batch's on a worker thread. */
+export const usageTally = (key: HashKey, offerId: string): UsageTally => {
+  const counts = new UsageRecorder(key)
+  const add = (delta: Parameters<UsageTally["add"]>[0]) => counts.restore(offerId, fromUsageDelta(delta))
+  return {
+    recordMany: (emails, results, at) => counts.recordMany(offerId, emails, results, at),
+    take: () => {
+      const taken = counts.take().get(offerId)
+      return taken === undefined ? undefined : toUsageDelta(taken)
+    },
+    restore: add,
+    add
   }
 }

@@ -21,6 +21,8 @@ export interface DayCounts {
 /** What happened to the offer's verifications, by event. */
 export interface VerificationCounts {
   started: number
+  /** Verifications whose first message was sent (once each). */
+  sent: number
   messagesSent: number
   verified: number
   failed: number
@@ -55,7 +57,7 @@ export const emptyUsageState = (): UsageState => ({
   firstAt: null,
   lastAt: null,
   registers: null,
-  verifications: { started: 0, messagesSent: 0, verified: 0, failed: 0, expired: 0 }
+  verifications: { started: 0, sent: 0, messagesSent: 0, verified: 0, failed: 0, expired: 0 }
 })
 
 export const increment = <K>(map: Map<K, number>, key: K, by = 1): void => {
@@ -97,8 +99,10 @@ export const addUsage = (target: UsageState, delta: UsageState): UsageState => {
   return target
 }
 
-const VERIFICATION_EVENTS: ReadonlyArray<VerificationCountEvent> = [
+/** Every verification counter, in the order the public shape lists them. */
+export const VERIFICATION_EVENTS: ReadonlyArray<VerificationCountEvent> = [
   "started",
+  "sent",
   "messagesSent",
   "verified",
   "failed",

@@ -28,15 +28,8 @@ import type { OfferUsage, UsageDelta, UsageTally } from "../domain/OfferUsage.ts
 import type { OfferValidationResult } from "../domain/ValidationResult.ts"
 import type { HashKey } from "../engine/email/canonicalHash.ts"
 import { hashKeyFor, hashKeyFromSecret, randomHashKey } from "./hashKey.ts"
-import { UsageRecorder } from "./UsageRecorder.ts"
-import {
-  addUsage,
-  emptyUsageState,
-  fromUsageDelta,
-  toOfferUsage,
-  toUsageDelta,
-  type VerificationCountEvent
-} from "./UsageState.ts"
+import { UsageRecorder, usageTally } from "./UsageRecorder.ts"
+import { addUsage, emptyUsageState, fromUsageDelta, toOfferUsage, type VerificationCountEvent } from "./UsageState.ts"
 import { UsageStore, UsageStoreError } from "./UsageStore.ts"
 
 /** The default of `statistics.flushIntervalMs` in campusgate.yaml. */
@@ -69,6 +62,8 @@ export class UsageStatistics extends Context.Service<
     readonly flush: Effect.Effect<void, UsageStoreError>
     /** A tally for one run of a bulk job against `offerId`, with the same unique-email key. */
     tally(offerId: string): UsageTally
+    /** The unique-email hash key, for tallies kept on another thread (`usageTally`); undefined when nothing is counted. */
+    readonly uniqueEmailKey: HashKey | undefined
     /** Stores `source`'s counts of step `step` unless that step is already stored (`UsageStore.applyOnce`). */
     applyOnce(offerId: string, source: string, step: number, delta: UsageDelta): Effect.Effect<void, UsageStoreError>
     /** Forgets the steps of `source` (a job that is gone); its counts stay. */
@@ -128,18 +123,8 @@ export class UsageStatistics extends Context.Service<
           recordVerification: (offerId, event) => recorder.recordVerification(offerId, event),
           usage,
           flush,
-          tally: (offerId) => {
-            const counts = new UsageRecorder(key)
-            return {
-              recordMany: (emails, results, at) => counts.recordMany(offerId, emails, results, at),
-              take: () => {
-                const taken = counts.take().get(offerId)
-                return taken === undefined ? undefined : toUsageDelta(taken)
-              },
-              restore: (delta) => counts.restore(offerId, fromUsageDelta(delta)),
-              add: (delta) => counts.restore(offerId, fromUsageDelta(delta))
-            }
-          },
+          tally: (offerId) => usageTally(key, offerId),
+          uniqueEmailKey: key,
           applyOnce: (offerId, source, step, delta) =>
             Effect.suspend(() => store.applyOnce(offerId, source, step, fromUsageDelta(delta))).pipe(
               Effect.uninterruptible,
@@ -193,6 +178,7 @@ export class UsageStatistics extends Context.Service<
         restore: () => undefined,
         add: () => undefined
       }),
+      uniqueEmailKey: undefined,
       applyOnce: () => Effect.void,
       forget: () => Effect.void
     })

@@ -18,7 +18,13 @@ import * as Effect from "effect/Effect"
 import { RESP_TYPES } from "redis"
 import { RedisKeyPrefix, redisKey } from "../store/redis.ts"
 import { fromRedisHll, toRedisHll } from "./redisHyperLogLog.ts"
-import { addUsage, emptyUsageState, type UsageState, type VerificationCounts } from "./UsageState.ts"
+import {
+  addUsage,
+  emptyUsageState,
+  type UsageState,
+  VERIFICATION_EVENTS,
+  type VerificationCounts
+} from "./UsageState.ts"
 import type { UsageStore } from "./UsageStore.ts"
 import { UsageStoreError } from "./UsageStore.ts"
 
@@ -50,8 +56,6 @@ return 1`
 /** The counters and the registers, read together. */
 const READ = "return { redis.call('HGETALL', KEYS[1]), redis.call('GET', KEYS[2]) }"
 
-const EVENTS: ReadonlyArray<keyof VerificationCounts> = ["started", "messagesSent", "verified", "failed", "expired"]
-
 /** The counter increments of a delta, as field/amount pairs (zeros left out). */
 const increments = (delta: UsageState): Array<string> => {
   const pairs: Array<string> = []
@@ -68,7 +72,7 @@ const increments = (delta: UsageState): Array<string> => {
     add(`d:${day}:e`, counts.eligible)
     add(`d:${day}:i`, counts.ineligible)
   }
-  for (const event of EVENTS) add(`v:${event}`, delta.verifications[event])
+  for (const event of VERIFICATION_EVENTS) add(`v:${event}`, delta.verifications[event])
   return pairs
 }
 

@@ -58,6 +58,7 @@ describe("Verifications", () => {
       const usage = yield* (yield* UsageStatistics).usage("spring")
       expect(usage.verifications).toEqual({
         started: 1,
+        sent: 1,
         messagesSent: 1,
         verified: 1,
         failed: 0,
@@ -106,6 +107,9 @@ describe("Verifications", () => {
         status: "failed",
         failureReason: "TOO_MANY_ATTEMPTS"
       })
+      // The funnel counts the verification once as sent; the resend is a second message, not a second send.
+      const usage = yield* (yield* UsageStatistics).usage("spring")
+      expect(usage.verifications).toMatchObject({ started: 1, sent: 1, messagesSent: 2, verified: 0, failed: 1 })
     }).pipe(Effect.provide(layer))
   })
 

@@ -91,6 +91,18 @@ describe("verifyApiKey", () => {
     }
   })
 
+  it("checks a key by its id as by the key itself (what a console session does on each use)", () => {
+    expect(index.verifyId(records[0]!.id, NOW)).toEqual({ ok: true, record: records[0] })
+    expect(index.verifyId(records[1]!.id, NOW)).toEqual({ ok: false, reason: "revoked" })
+    expect(index.verifyId(records[2]!.id, NOW)).toEqual({ ok: false, reason: "expired" })
+    expect(index.verifyId(records[3]!.id, NOW)).toEqual({ ok: true, record: records[3] })
+    expect(index.verifyId(records[3]!.id, Date.parse("2026-06-01T12:00:01Z"))).toEqual({
+      ok: false,
+      reason: "expired"
+    })
+    expect(index.verifyId("key_unknown0000", NOW)).toEqual({ ok: false, reason: "unknown" })
+  })
+
   it("reports revoked before expired", () => {
     const both = record("x", { revokedAt: "2026-01-02T00:00:00Z", expiresAt: "2026-01-03T00:00:00Z" })
     expect(keyStatus(both, NOW)).toBe("revoked")

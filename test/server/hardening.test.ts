@@ -11,13 +11,17 @@ import { createServer } from "node:http"
 import { type AddressInfo, connect } from "node:net"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { createApiKey, revokeApiKey } from "../../src/app/Keys.ts"
 import { allScopes } from "../../src/domain/ApiKey.ts"
+import type { TeamId } from "../../src/domain/Identifiers.ts"
 import { call, copyConfig, type Daemon, makeKey, setSettings, startDaemon } from "./daemon.ts"
 
 let daemon: Daemon
 let acme: string
 let globex: string
 let offersReader: string
+/** Keys expiring soon: acme's two that still work, soonest first, and globex's. */
+let expiring: { acme: Array<{ id: string; name?: string; expiresAt: string }>; globex: string }
 
 beforeAll(async () => {
   const dirs = copyConfig()
@@ -29,6 +33,22 @@ beforeAll(async () => {
   acme = makeKey(dirs, "acme", allScopes)
   globex = makeKey(dirs, "globex", allScopes)
   offersReader = makeKey(dirs, "acme", ["offers:read"])
+  const key = (team: string, days: number, name?: string) => {
+    const expiresAt = new Date(Date.now() + days * 86_400_000).toISOString()
+    const { id } = createApiKey({
+      ...dirs,
+      team: team as TeamId,
+      scopes: ["offers:read"],
+      expiresAt,
+      ...(name === undefined ? {} : { name })
+    })
+    return { id, expiresAt, ...(name === undefined ? {} : { name }) }
+  }
+  const later = key("acme", 10)
+  const soon = key("acme", 3, "nightly export")
+  key("acme", 30)
+  revokeApiKey({ ...dirs, id: key("acme", 2).id })
+  expiring = { acme: [soon, later], globex: key("globex", 1).id }
   daemon = await startDaemon(dirs)
 }, 30_000)
 
@@ -252,6 +272,23 @@ describe("readiness", () => {
       body: { status: "ready", config: { generation: 1, stale: false, problems: [] } }
     })
     expect((await call(daemon, "GET", "/api/v1/status", { key: offersReader })).status).toBe(403)
+  })
+
+  it("gives the rate limits in force and the caller's team's keys that expire within 14 days", async () => {
+    const detail = await call(daemon, "GET", "/api/v1/status", { key: acme })
+    expect(detail.body.rateLimits).toEqual({
+      bulk: { requests: 1000, windowSeconds: 60 },
+      jobs: { requests: 1000, windowSeconds: 60 },
+      validate: { requests: 6000, windowSeconds: 60 },
+      verifications: { requests: 600, windowSeconds: 60 },
+      default: { requests: 1200, windowSeconds: 60 },
+      signIn: { requests: 10, windowSeconds: 60 },
+      whenStoreDown: "open"
+    })
+    // Not the key due in 30 days, nor the revoked one, nor another team's.
+    expect(detail.body.keys).toEqual(expiring.acme)
+    const other = await call(daemon, "GET", "/api/v1/status", { key: globex })
+    expect(other.body.keys.map((key: { id: string }) => key.id)).toEqual([expiring.globex])
   })
 })
 

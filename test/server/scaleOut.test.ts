@@ -190,6 +190,18 @@ suite("three daemons on one Redis", () => {
     }
   })
 
+  it("takes a console session made on one daemon on the others (one console secret, kept in Redis)", async () => {
+    const signedIn = await call(daemons[0]!, "POST", "/console/session", { body: { key } })
+    expect(signedIn.status).toBe(200)
+    const cookie = signedIn.headers.get("set-cookie")!.split(";")[0]!
+    for (const daemon of daemons.slice(1)) {
+      const offers = await call(daemon, "GET", "/api/v1/offers", { headers: { cookie } })
+      expect(offers.status).toBe(200)
+      const session = await call(daemon, "GET", "/console/session", { headers: { cookie } })
+      expect(session.body.csrfToken).toBe(signedIn.body.csrfToken)
+    }
+  })
+
   it("sums usage statistics across daemons without counting an email twice", async () => {
     const offerId = "acme-student-discount"
     const shared = Array.from({ length: 20 }, (_, i) => `shared${i}@mit.edu`)

@@ -72,6 +72,19 @@ describe("offer usage statistics", () => {
       try {
         const after = await call(again, "GET", `/api/v1/offers/${offerId}/status`, { key })
         expect(after.body.usage).toEqual(usage)
+        // The last 7 days for a chart: every day present, today's counts last.
+        const week = await call(again, "GET", `/api/v1/offers/${offerId}/status?days=7`, { key })
+        expect(week.status).toBe(200)
+        expect(week.body.usage.daily).toHaveLength(7)
+        expect(week.body.usage.daily.at(-1)).toEqual(usage.daily[0])
+        expect(week.body.usage.daily.slice(0, 6).map((day: { validations: number }) => day.validations)).toEqual([
+          0, 0, 0, 0, 0, 0
+        ])
+        expect({ ...week.body.usage, daily: usage.daily }).toEqual(usage)
+        for (const days of ["0", "401", "week"]) {
+          const refused = await call(again, "GET", `/api/v1/offers/${offerId}/status?days=${days}`, { key })
+          expect(refused).toMatchObject({ status: 400, body: { code: "VALIDATION_ERROR" } })
+        }
       } finally {
         await again.stop()
       }

@@ -38,7 +38,7 @@ describe("UsageRecorder", () => {
       ],
       firstValidatedAt: "2024-05-01T12:00:00.000Z",
       lastValidatedAt: "2024-05-03T12:00:00.000Z",
-      verifications: { started: 0, messagesSent: 0, verified: 0, failed: 0, expired: 0, conversionRate: 0 }
+      verifications: { started: 0, sent: 0, messagesSent: 0, verified: 0, failed: 0, expired: 0, conversionRate: 0 }
     })
     expect(toOfferUsage(stats.pending("other"))).toMatchObject({ validations: 1, eligible: 1 })
   })

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
@@ -8,7 +8,7 @@ import * as Layer from "effect/Layer"
 import { estimate } from "../../src/stats/HyperLogLog.ts"
 import { hashKeyFor, hashKeyFromSecret } from "../../src/stats/hashKey.ts"
 import { UsageRecorder } from "../../src/stats/UsageRecorder.ts"
-import { toOfferUsage, type UsageState } from "../../src/stats/UsageState.ts"
+import { toOfferUsage, type UsageState, VERIFICATION_EVENTS } from "../../src/stats/UsageState.ts"
 import { UsageStore, type UsageStoreError } from "../../src/stats/UsageStore.ts"
 import { Redis } from "../../src/store/redis.ts"
 import { currentPrefix, describeRedis, everywhere, type Suite, testRedisLayer } from "../redisTesting.ts"
@@ -89,6 +89,26 @@ const contract = (name: string, makeLayer: () => Layer.Layer<UsageStore, UsageSt
         expect((yield* store.get("o"))?.validations).toBe(6)
       }).pipe(Effect.provide(makeLayer()))
     )
+
+    it.effect("keeps every verification counter, the funnel's step `sent` included", () =>
+      Effect.gen(function* () {
+        const store = yield* UsageStore
+        const recorder = new UsageRecorder(hashKeyFromSecret("test"))
+        for (const event of VERIFICATION_EVENTS) recorder.recordVerification("o", event)
+        recorder.recordVerification("o", "messagesSent")
+        recorder.recordVerification("o", "started")
+        yield* store.apply("o", recorder.take().get("o")!)
+        expect(toOfferUsage(yield* store.get("o")).verifications).toEqual({
+          started: 2,
+          sent: 1,
+          messagesSent: 2,
+          verified: 1,
+          failed: 1,
+          expired: 1,
+          conversionRate: 0.5
+        })
+      }).pipe(Effect.provide(makeLayer()))
+    )
   })
 
 contract("memory", () => UsageStore.layerMemory)
@@ -143,6 +163,23 @@ describe("UsageStore.layerFile", () => {
         Effect.andThen(store.applyOnce("o", "job_1", 10, delta(["a@x.edu"], MAY_1)), store.get("o"))
       ).pipe(Effect.provide(UsageStore.layerFile(dataDir)))
       expect(usage?.validations).toBe(1)
+    })
+  )
+
+  it.effect("reads a file written before `sent` was counted as none sent", () =>
+    Effect.gen(function* () {
+      const dataDir = tempDir()
+      const recorder = new UsageRecorder(hashKeyFromSecret("test"))
+      recorder.recordVerification("o", "started")
+      yield* UsageStore.use((store) => store.apply("o", recorder.take().get("o")!)).pipe(
+        Effect.provide(UsageStore.layerFile(dataDir))
+      )
+      const file = join(dataDir, "stats", "o.json")
+      const stored = readFileSync(file, "utf8")
+      expect(stored).toContain('"sent":0')
+      writeFileSync(file, stored.replace('"sent":0,', ""))
+      const usage = yield* UsageStore.use((store) => store.get("o")).pipe(Effect.provide(UsageStore.layerFile(dataDir)))
+      expect(toOfferUsage(usage).verifications).toMatchObject({ started: 1, sent: 0 })
     })
   )
 

@@ -33,7 +33,7 @@ export const evaluateOffer = (
   const status = effectiveStatus(offer, now)
   if (status !== "active") return notActive(offer, status, input)
   const groups = compiled.groups
-  const results = new Array<ValidationResult>(groups.length)
+  const results: Array<ValidationResult> = []
   // The email is parsed, and its host looked up, once for the groups that parse alike (almost always all:
   // groups share one syntax-options object per combination, see `compileTargetGroup.ts`).
   let syntax: CompiledTargetGroup["syntax"] | undefined
@@ -50,9 +50,11 @@ export const evaluateOffer = (
         lookalike = lookalikeOf(parsed.email)
       }
     }
-    results[i] = parsed!.ok
-      ? judgeEmail(group, context, input, parsed!.email, facts!, lookalike)
-      : formatRefused(group, input, parsed!)
+    results.push(
+      parsed!.ok
+        ? judgeEmail(group, context, input, parsed!.email, facts!, lookalike)
+        : formatRefused(group, input, parsed!)
+    )
   }
   return offerVerdict(offer, input, results)
 }
@@ -75,12 +77,9 @@ const notActive = (offer: Offer, status: EffectiveOfferStatus, input: string): O
  */
 const offerVerdict = (offer: Offer, input: string, results: Array<ValidationResult>): OfferValidationResult => {
   const ref = { id: offer.id, name: offer.name, status: "active" as const }
-  let matched: Array<string> | null = null
-  for (let i = 0; i < results.length; i++) {
-    const result = results[i]!
-    if (result.isValid) (matched ??= []).push(result.targetGroup.id)
-  }
-  if (matched !== null) return { isValid: true, email: input, offer: ref, matchedTargetGroups: matched, results }
+  const matched: Array<string> = []
+  for (let i = 0; i < results.length; i++) if (results[i]!.isValid) matched.push(results[i]!.targetGroup.id)
+  if (matched.length > 0) return { isValid: true, email: input, offer: ref, matchedTargetGroups: matched, results }
   const first = results[0]!
   let sameReason = true
   for (let i = 1; i < results.length && sameReason; i++) sameReason = results[i]!.reasonCode === first.reasonCode
@@ -93,5 +92,5 @@ const offerVerdict = (offer: Offer, input: string, results: Array<ValidationResu
     reason = "No target group of the offer matched:"
     for (let i = 0; i < results.length; i++) reason += ` ${results[i]!.targetGroup.id}: ${results[i]!.reason}`
   }
-  return { isValid: false, email: input, offer: ref, matchedTargetGroups: [], results, reasonCode, reason }
+  return { isValid: false, email: input, offer: ref, matchedTargetGroups: matched, results, reasonCode, reason }
 }

@@ -19,6 +19,7 @@ import { type ConfigSnapshot, Snapshot } from "../../app/Snapshot.ts"
 import { Validation, ValidationError } from "../../app/Validation.ts"
 import { visibleOffer, visibleOffers } from "../../app/visibility.ts"
 import { effectiveStatus, type Offer } from "../../domain/Offer.ts"
+import { lastDays } from "../../domain/OfferUsage.ts"
 import { offerStatusAt } from "../../domain/offerLifecycle.ts"
 import { UsageStatistics } from "../../stats/UsageStatistics.ts"
 import { JsonBytes } from "../jsonBytes.ts"
@@ -146,7 +147,7 @@ export const OffersHandlers = HttpApiBuilder.group(
       .handle("get", ({ params }) =>
         Effect.map(callersOffer(params.id), ({ snapshot, offer }) => versioned(snapshot, offer))
       )
-      .handle("status", ({ params }) =>
+      .handle("status", ({ params, query }) =>
         Effect.gen(function* () {
           const { snapshot, offer } = yield* callersOffer(params.id)
           const { status, reason } = offerStatusAt(offer, snapshot.engine.now())
@@ -165,7 +166,10 @@ export const OffersHandlers = HttpApiBuilder.group(
             status,
             statusReason: reason,
             window: { startsAt: offer.startsAt ?? null, endsAt: offer.endsAt ?? null },
-            usage: counted.success
+            usage:
+              query.days === undefined
+                ? counted.success
+                : { ...counted.success, daily: lastDays(counted.success.daily, query.days, snapshot.engine.now()) }
           }
         })
       )

@@ -1,8 +1,14 @@
-/** The handler of `GET /status`: the snapshot's reload status, the version and the uptime. */
+/**
+ * The handler of `GET /status`: the snapshot's reload status, the version,
+ * the uptime, the rate limits in force and the caller's team's keys about
+ * to expire.
+ */
 import * as Effect from "effect/Effect"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { CampusgateApi } from "../../api/Api.ts"
+import { Caller } from "../../api/Authorization.ts"
 import { Snapshot } from "../../app/Snapshot.ts"
+import { keysExpiringSoon } from "../../domain/ApiKey.ts"
 import { VERSION } from "../../version.ts"
 
 export const StatusHandlers = HttpApiBuilder.group(
@@ -12,8 +18,10 @@ export const StatusHandlers = HttpApiBuilder.group(
     const snapshot = yield* Snapshot
     const startedAt = Date.now()
     return handlers.handle("get", () =>
-      Effect.sync(() => {
+      Effect.map(Effect.service(Caller), (caller) => {
         const config = snapshot.status()
+        const { settings, apiKeys } = snapshot.current().config
+        const now = Date.now()
         return {
           status: "ready" as const,
           version: VERSION,
@@ -26,7 +34,13 @@ export const StatusHandlers = HttpApiBuilder.group(
             problems: config.problems,
             lastAttemptAt: config.lastAttemptAt,
             reloads: config.reloads
-          }
+          },
+          rateLimits: settings.rateLimits,
+          keys: keysExpiringSoon(apiKeys, caller.team, now).map(({ id, name, expiresAt }) => ({
+            id,
+            ...(name === undefined ? {} : { name }),
+            expiresAt
+          }))
         }
       })
     )

@@ -1,0 +1,78 @@
+/**
+ * Start-up as an orchestrator sees it, for `npm run bench:http`: the time
+ * from spawning `campusgate serve` (the built `dist/cli/bin.js`) until
+ * `GET /healthz` answers 200, polled every 5 ms on a port chosen before.
+ */
+import { spawn } from "node:child_process"
+import { closeSync, existsSync, openSync, readFileSync } from "node:fs"
+import { get } from "node:http"
+import { createServer } from "node:net"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { exitOf } from "./daemonProcess.ts"
+import { onCores } from "./wrkLoad.ts"
+
+const bin = fileURLToPath(new URL("../dist/cli/bin.js", import.meta.url))
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = createServer()
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address()
+      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
+    })
+  })
+
+/** Whether `GET url` answers 200 now (a refused connection: not yet). */
+const answers = (url: string) =>
+  new Promise<boolean>((resolve) => {
+    const request = get(url, { agent: false }, (response) => {
+      response.resume()
+      resolve(response.statusCode === 200)
+    })
+    request.on("error", () => resolve(false))
+  })
+
+/** Milliseconds from spawning the daemon (on `cpus`) until `/healthz` answers; the daemon is stopped after. */
+export const timeServe = async (
+  dirs: { readonly configDir: string; readonly dataDir: string },
+  root: string,
+  cpus: string | undefined
+): Promise<number> => {
+  if (!existsSync(bin)) throw new Error(`${bin} is missing: run npm run build first`)
+  const port = await freePort()
+  const logFile = join(root, "serve-start.log")
+  const out = openSync(logFile, "w")
+  const args = [
+    "serve",
+    "--config",
+    dirs.configDir,
+    "--data",
+    dirs.dataDir,
+    "--port",
+    String(port),
+    "--host",
+    "127.0.0.1"
+  ]
+  const [command, commandArgs] = onCores(cpus, process.execPath, [bin, ...args])
+  const started = performance.now()
+  const child = spawn(command, commandArgs, {
+    env: { ...process.env, CAMPUSGATE_CONFIG: "", CAMPUSGATE_DATA: "", CAMPUSGATE_PORT: "", CAMPUSGATE_HOST: "" },
+    stdio: ["ignore", out, out]
+  })
+  closeSync(out)
+  const exited = exitOf(child)
+  try {
+    while (!(await answers(`http://127.0.0.1:${port}/healthz`))) {
+      if (child.exitCode !== null || performance.now() - started > 30_000) {
+        throw new Error(`the daemon did not answer /healthz:\n${readFileSync(logFile, "utf8")}`)
+      }
+      await new Promise((resolve) => setTimeout(resolve, 5))
+    }
+    return performance.now() - started
+  } finally {
+    child.kill("SIGTERM")
+    await exited
+  }
+}

@@ -1,0 +1,177 @@
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import * as Effect from "effect/Effect"
+import { afterEach, describe, expect, it } from "vitest"
+import { JobThreads } from "../../src/app/JobThreads.ts"
+import { LiveSnapshot } from "../../src/app/Snapshot.ts"
+import { directorySource } from "../../src/app/sources.ts"
+import { type Validated, Validation, ValidationCounters } from "../../src/app/Validation.ts"
+import { InvalidConfiguration } from "../../src/domain/errors.ts"
+import type { JobTarget } from "../../src/domain/Job.ts"
+import { ALL_TEAMS } from "../../src/domain/visibility.ts"
+import type { InputItem } from "../../src/jobs/inputLines.ts"
+import { type BatchRequest, encodeBatch, JobFailure } from "../../src/jobs/jobBatches.ts"
+import { hashKeyFromSecret } from "../../src/stats/hashKey.ts"
+import { usageTally } from "../../src/stats/UsageRecorder.ts"
+import { inputText } from "../jobs/jobTesting.ts"
+
+const shippedConfig = join(import.meta.dirname, "../../config")
+const usageKey = hashKeyFromSecret("job threads test")
+/** Inside acme-winter-semester's window, so every shipped offer answers on its merits. */
+const now = Date.parse("2026-12-01T12:00:00Z")
+
+/** A copy of the shipped config (its datasets included), served by a snapshot. */
+const shipped = () => {
+  const root = mkdtempSync(join(tmpdir(), "campusgate-job-threads-"))
+  const configDir = join(root, "config")
+  cpSync(shippedConfig, configDir, { recursive: true })
+  const live = LiveSnapshot.loadSync(directorySource({ configDir, dataDir: join(root, "data"), env: {} }), {
+    now: () => now
+  })
+  if (live instanceof InvalidConfiguration) throw live
+  return { live, configDir }
+}
+
+const items: ReadonlyArray<InputItem> = [
+  "jane@mit.edu",
+  "li@cs.ox.ac.uk",
+  "max@tum.de",
+  "MAX@TUM.DE",
+  "someone@gmail.com",
+  "trash@mailinator.com",
+  "pat@students.unlisted-school.edu",
+  "sam@agnesscott.edu",
+  "not an email",
+  { bad: "a;b;c", reason: "The row has no email." },
+  { email: "j.o.h.n+x@googlemail.com", columns: ["c-1", 7] },
+  { email: "john@gmail.com", columns: ["c-2", { nested: "ü" }] },
+  "anna@lmu.de",
+  "x@stud.tu-muenchen.de",
+  '"quoted"@mit.edu'
+]
+
+const requestFor = (target: { readonly targetGroupId: string } | { readonly offerId: string }): BatchRequest => {
+  const lines = new Uint8Array(Buffer.from(inputText(items)))
+  return { target: target as JobTarget, lines, count: items.length, columns: ["customer", "rank"] }
+}
+
+/** Verdicts as the counters were told them, by kind. */
+const collect = () => {
+  const counted = new Map<string, number>()
+  const add = (result: Validated, times: number) => {
+    const key = `${result.isValid}:${result.reasonCode ?? ""}`
+    counted.set(key, (counted.get(key) ?? 0) + times)
+  }
+  const counters = ValidationCounters.of({
+    validated: (result) => add(result, 1),
+    validatedAll: (results) => {
+      for (const result of results) if ("isValid" in result) add(result, 1)
+    },
+    validatedTimes: add
+  })
+  return { counted, counters }
+}
+
+/** The batch evaluated on this thread, as `evaluateHere` does in the daemon. */
+const here = (live: LiveSnapshot, request: BatchRequest) => {
+  const { counted, counters } = collect()
+  const validation = Validation.make(live, { record: () => undefined, recordMany: () => undefined }, counters)
+  const tally = "offerId" in request.target ? usageTally(usageKey, request.target.offerId) : undefined
+  const batch = encodeBatch(request, (target, emails, t) => validation.rows(ALL_TEAMS, target, emails, t), tally)
+  return { batch, usage: tally?.take(), counted }
+}
+
+const text = (bytes: Uint8Array) => Buffer.from(bytes).toString("utf8")
+
+let pools: Array<JobThreads> = []
+const pool = (live: LiveSnapshot, options: Partial<ConstructorParameters<typeof JobThreads>[0]> = {}) => {
+  const made = new JobThreads({ threads: 2, snapshot: live, usageKey, ...options })
+  pools.push(made)
+  return made
+}
+afterEach(async () => {
+  await Promise.all(pools.map((made) => made.close()))
+  pools = []
+})
+
+describe("JobThreads", () => {
+  it("evaluates a batch on a thread exactly as on this thread: rows, hashes, counts, usage and metrics", async () => {
+    const { live } = shipped()
+    const targets: ReadonlyArray<JobTarget> = [
+      { targetGroupId: "universities" as never },
+      { offerId: "acme-student-discount" as never }
+    ]
+    for (const target of targets) {
+      const expected = here(live, requestFor(target))
+      const { counted, counters } = collect()
+      const threads = pool(live, { counters })
+      const tally = "offerId" in target ? usageTally(usageKey, target.offerId) : undefined
+      const batch = await threads.evaluate(requestFor(target), tally)
+      expect(text(batch.text)).toBe(text(expected.batch.text))
+      expect([...batch.splices]).toEqual([...expected.batch.splices])
+      expect([...batch.hashes]).toEqual([...expected.batch.hashes])
+      expect([batch.valid, batch.badInput]).toEqual([expected.batch.valid, expected.batch.badInput])
+      expect(batch.usage).toEqual(expected.usage)
+      expect(counted).toEqual(expected.counted)
+      expect(expected.batch.valid).toBeGreaterThan(0)
+      if ("offerId" in target) expect(expected.usage?.usage.validations).toBe(items.length - 1)
+    }
+  })
+
+  it("counts no usage for a run that keeps no tally", async () => {
+    const { live } = shipped()
+    const batch = await pool(live).evaluate(requestFor({ offerId: "acme-student-discount" }), undefined)
+    expect(batch.usage).toBeUndefined()
+  })
+
+  it("judges batches taken after a reload by the new configuration", async () => {
+    const { live, configDir } = shipped()
+    const threads = pool(live, { threads: 1 })
+    const target = { targetGroupId: "universities" }
+    const before = text((await threads.evaluate(requestFor(target), undefined)).text)
+    expect(before).toContain('"email":"jane@mit.edu","isValid":true')
+    const file = join(configDir, "target-groups/universities.yaml")
+    writeFileSync(file, readFileSync(file, "utf8").replace("types: [university]", "countries: [GB]"))
+    expect(Effect.runSync(live.reload())).toMatchObject({ ok: true })
+    const after = text((await threads.evaluate(requestFor(target), undefined)).text)
+    expect(after).toBe(text(here(live, requestFor(target)).batch.text))
+    expect(after).toContain('"email":"jane@mit.edu","isValid":false')
+    expect(after).toContain('"email":"li@cs.ox.ac.uk","isValid":true')
+  })
+
+  it("fails a batch whose target is gone with the reason, as on this thread", async () => {
+    const { live } = shipped()
+    const failed = pool(live).evaluate(requestFor({ targetGroupId: "gone" }), undefined)
+    await expect(failed).rejects.toThrow(JobFailure)
+    await expect(failed).rejects.toThrow('There is no target group "gone".')
+    expect(() => here(live, requestFor({ targetGroupId: "gone" }))).toThrow('There is no target group "gone".')
+  })
+
+  it("stops idle threads and starts them again, with the configuration, for the next batch", async () => {
+    const { live } = shipped()
+    const threads = pool(live, { idleMs: 200 })
+    const target = { offerId: "acme-student-discount" }
+    const first = await Promise.all([1, 2, 3].map(() => threads.evaluate(requestFor(target), undefined)))
+    expect(threads.running).toBeGreaterThan(0)
+    for (let waited = 0; threads.running > 0 && waited < 10_000; waited += 50) {
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    expect(threads.running).toBe(0)
+    const again = await threads.evaluate(requestFor(target), undefined)
+    expect(text(again.text)).toBe(text(first[0]!.text))
+    expect(threads.running).toBe(1)
+  })
+
+  it("fails the batches still waiting when it is closed, and every batch after", async () => {
+    const { live } = shipped()
+    const threads = pool(live)
+    const waiting = threads.evaluate(requestFor({ targetGroupId: "universities" }), undefined).then(
+      () => "answered",
+      (error: Error) => error.message
+    )
+    await threads.close()
+    expect(await waiting).toBe("The job threads were stopped.")
+    await expect(threads.evaluate(requestFor({ targetGroupId: "universities" }), undefined)).rejects.toThrow(JobFailure)
+  })
+})
