@@ -86,7 +86,7 @@ const writeHistory = (dataDir: string, now: number): void => {
   const oldest = Math.max(...DEMO_HISTORY.map((day) => day.daysAgo))
   state.firstAt = (today - oldest) * DAY_MS + 9 * 3_600_000
   state.lastAt = (today - 1) * DAY_MS + 17 * 3_600_000
-  // `sent` (each verification once) is what the funnel shows; daemons before it show `messagesSent`.
+  // `sent` counts each verification once (the funnel's middle step), `messagesSent` every message.
   Object.assign(state.verifications, { started: 64, sent: 58, messagesSent: 61, verified: 41, failed: 3, expired: 9 })
   writeUsageFile(dataDir, DEMO_OFFER.id, { state, applied: new Map() })
 }
