@@ -398,7 +398,7 @@ describe.skipIf(!browserAvailable && !BROWSER_REQUIRED)("the console in a real h
     const status = (await api("GET", "/api/v1/status")).body
     expect(await page.locator("[data-fact=generation]").textContent()).toBe(String(status.config.generation))
     expect(await page.locator("[data-fact=version]").textContent()).toBe(status.version)
-    expect(await page.locator(`[data-key="${demo.expiringKeyId}"]`).textContent()).toMatch(/expires in [45] days/)
+    expect(await page.locator(`[data-key="${demo.expiringKeyId}"]`).textContent()).toContain("expires in 5 days")
     await scan("status")
     await shot("status")
   })

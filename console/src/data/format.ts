@@ -35,5 +35,11 @@ export const formatDuration = (seconds: number): string => {
   return rest === 0 ? text : `${text} ${rest} ${next[0]}`
 }
 
-/** Whole days from `now` until an ISO instant (negative once past). */
-export const daysUntil = (iso: string, now: number): number => Math.floor((Date.parse(iso) - now) / 86_400_000)
+/** When a key expires, in words: `expires in 5 days` (rounded), `expires within a day`, `expired`. */
+export const expiryText = (iso: string, now: number): string => {
+  const days = (Date.parse(iso) - now) / 86_400_000
+  if (days <= 0) return "expired"
+  if (days < 1) return "expires within a day"
+  const whole = Math.round(days)
+  return `expires in ${whole} ${whole === 1 ? "day" : "days"}`
+}

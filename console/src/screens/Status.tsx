@@ -9,7 +9,7 @@ import { problemWhere } from "../../../src/domain/problemText.ts"
 import type { Status as DaemonStatus } from "../apiTypes.ts"
 import { Badge, Show } from "../components/common.tsx"
 import { useSigned } from "../context.ts"
-import { daysUntil, formatCount, formatDuration, formatInstant } from "../data/format.ts"
+import { expiryText, formatCount, formatDuration, formatInstant } from "../data/format.ts"
 import { useLoad } from "../hooks.ts"
 
 type RateLimits = DaemonStatus["rateLimits"]
@@ -68,12 +68,10 @@ const StatusView = (props: { readonly status: DaemonStatus }) => {
           <h2 id="keys-heading">API keys expiring soon</h2>
           <ul>
             {expiring.map((key) => {
-              const days = daysUntil(key.expiresAt, now)
               return (
                 <li key={key.id} data-key={key.id}>
                   <span class="mono">{key.id}</span>
-                  {key.name === undefined ? "" : ` (${key.name})`}{" "}
-                  {days < 0 ? "expired" : days === 0 ? "expires today" : `expires in ${days} days`} (
+                  {key.name === undefined ? "" : ` (${key.name})`} {expiryText(key.expiresAt, now)} (
                   {formatInstant(key.expiresAt)})
                 </li>
               )
