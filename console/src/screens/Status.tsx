@@ -49,10 +49,6 @@ const RateLimitTable = (props: { readonly limits: RateLimits }) => (
         </tbody>
       </table>
     </div>
-    <p class="muted">
-      When the shared store is down, requests are{" "}
-      {props.limits.whenStoreDown === "open" ? "let through (open)" : "refused (closed)"}.
-    </p>
   </>
 )
 
