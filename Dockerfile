@@ -32,6 +32,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+COPY console ./console
 COPY scripts ./scripts
 COPY datasets ./datasets
 RUN npm run build

@@ -1,6 +1,6 @@
 /** How the console writes counts, shares, instants and durations. */
 import { describe, expect, it } from "vitest"
-import { daysUntil, formatCount, formatDuration, formatInstant, formatShare } from "../../console/src/data/format.ts"
+import { expiryText, formatCount, formatDuration, formatInstant, formatShare } from "../../console/src/data/format.ts"
 
 describe("formatting", () => {
   it("writes counts with separators and shares as percents", () => {
@@ -16,7 +16,7 @@ describe("formatting", () => {
 
   it("writes a duration as its largest unit and the next when not zero", () => {
     expect(formatDuration(0)).toBe("0 s")
-    expect(formatDuration(0.4)).toBe("0 s")
+    expect(formatDuration(0.4)).toBe("< 1 s")
     expect(formatDuration(42)).toBe("42 s")
     expect(formatDuration(185)).toBe("3 min 5 s")
     expect(formatDuration(7200)).toBe("2 h")
@@ -24,10 +24,12 @@ describe("formatting", () => {
     expect(formatDuration(4 * 86_400 + 3 * 3600 + 59)).toBe("4 d 3 h")
   })
 
-  it("counts whole days until an instant", () => {
+  it("says when a key expires", () => {
     const now = Date.parse("2026-05-01T12:00:00Z")
-    expect(daysUntil("2026-05-11T12:00:00Z", now)).toBe(10)
-    expect(daysUntil("2026-05-01T13:00:00Z", now)).toBe(0)
-    expect(daysUntil("2026-04-30T12:00:00Z", now)).toBe(-1)
+    expect(expiryText("2026-05-06T12:00:00Z", now)).toBe("expires in 5 days")
+    expect(expiryText("2026-05-06T11:59:00Z", now)).toBe("expires in 5 days")
+    expect(expiryText("2026-05-02T13:00:00Z", now)).toBe("expires in 1 day")
+    expect(expiryText("2026-05-01T13:00:00Z", now)).toBe("expires within a day")
+    expect(expiryText("2026-04-30T12:00:00Z", now)).toBe("expired")
   })
 })

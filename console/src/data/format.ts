@@ -15,8 +15,9 @@ export const formatInstant = (iso: string | null | undefined): string => {
   return `${new Date(ms).toISOString().slice(0, 16).replace("T", " ")} UTC`
 }
 
-/** A duration in seconds as its largest unit and the next when not zero: `42 s`, `3 min 5 s`, `2 h`, `4 d 3 h`. */
+/** A duration in seconds as its largest unit and the next when not zero: `42 s`, `3 min 5 s`, `2 h`, `4 d 3 h`; `< 1 s` for less. */
 export const formatDuration = (seconds: number): string => {
+  if (seconds > 0 && seconds < 1) return "< 1 s"
   const units: ReadonlyArray<readonly [string, number]> = [
     ["d", 86_400],
     ["h", 3_600],
@@ -34,5 +35,11 @@ export const formatDuration = (seconds: number): string => {
   return rest === 0 ? text : `${text} ${rest} ${next[0]}`
 }
 
-/** Whole days from `now` until an ISO instant (negative once past). */
-export const daysUntil = (iso: string, now: number): number => Math.floor((Date.parse(iso) - now) / 86_400_000)
+/** When a key expires, in words: `expires in 5 days` (rounded), `expires within a day`, `expired`. */
+export const expiryText = (iso: string, now: number): string => {
+  const days = (Date.parse(iso) - now) / 86_400_000
+  if (days <= 0) return "expired"
+  if (days < 1) return "expires within a day"
+  const whole = Math.round(days)
+  return `expires in ${whole} ${whole === 1 ? "day" : "days"}`
+}

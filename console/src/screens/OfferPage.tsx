@@ -4,8 +4,9 @@
  * eligible and ineligible over the last 7, 30 or 90 days as a chart (with
  * the same figures as a table and a CSV download), ineligible validations
  * by reason, unique emails, matches by target group and the verification
- * funnel. Windows are cut from the daily buckets the status endpoint
- * answers; the other figures are the offer's totals.
+ * funnel. The status endpoint answers the last 90 days (`?days=90`) and
+ * the shorter windows are cut from them; the other figures are the
+ * offer's totals.
  */
 import { useEffect, useState } from "preact/hooks"
 import type { Offer, OfferStatus, OfferStatusAnswer, OfferUsage } from "../apiTypes.ts"
@@ -36,20 +37,21 @@ const saveFile = (text: string, name: string, type: string) => {
   setTimeout(() => URL.revokeObjectURL(url), 10_000)
 }
 
-/** The funnel's counts: `sent` when the daemon answers it, else the messages sent. */
+/** The funnel's counts (`sent`: each verification once, when its first message reached the mail server). */
 const funnelCounts = (usage: OfferUsage) => {
-  const verifications = usage.verifications as NonNullable<OfferUsage["verifications"]> & { readonly sent?: number }
+  const verifications = usage.verifications
   return {
-    started: verifications.started,
-    sent: verifications.sent ?? verifications.messagesSent,
-    verified: verifications.verified
+    started: verifications?.started ?? 0,
+    sent: verifications?.sent ?? 0,
+    verified: verifications?.verified ?? 0
   }
 }
 
 const Usage = (props: { readonly offer: Offer; readonly status: OfferStatusAnswer }) => {
   const [days, setDays] = useState<WindowDays>(30)
   const usage = props.status.usage
-  const today = utcDate(Date.now())
+  // The daemon's today (the last of the days it answered), so a browser's clock that is off moves nothing.
+  const today = usage.daily?.at(-1)?.date ?? utcDate(Date.now())
   const window = fillDays(usage.daily ?? [], days, today)
   const totals = windowTotals(window)
   const funnel = funnelOf(funnelCounts(usage))

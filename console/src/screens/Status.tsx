@@ -9,49 +9,54 @@ import { problemWhere } from "../../../src/domain/problemText.ts"
 import type { Status as DaemonStatus } from "../apiTypes.ts"
 import { Badge, Show } from "../components/common.tsx"
 import { useSigned } from "../context.ts"
-import { daysUntil, formatCount, formatDuration, formatInstant } from "../data/format.ts"
+import { expiryText, formatCount, formatDuration, formatInstant } from "../data/format.ts"
 import { useLoad } from "../hooks.ts"
 
-interface RateLimit {
-  readonly requests: number
-  readonly windowSeconds: number
-}
+type RateLimits = DaemonStatus["rateLimits"]
 
-/** What the status answers beyond its first version: the rate-limit policy and the team's keys that expire soon. */
-type StatusAnswer = DaemonStatus & {
-  readonly rateLimits?: Readonly<Record<string, RateLimit>>
-  readonly keys?: ReadonlyArray<{ readonly id: string; readonly expiresAt: string }>
-}
+/** The budgets in the order an operator reads them, with what each covers. */
+const BUDGETS: ReadonlyArray<readonly [Exclude<keyof RateLimits, "whenStoreDown">, string]> = [
+  ["validate", "single validations, per key"],
+  ["bulk", "bulk validation and batch processing, per key"],
+  ["jobs", "job submissions, per key"],
+  ["verifications", "verifications, per key"],
+  ["default", "everything else, per key"],
+  ["signIn", "console sign-ins, per client address"]
+]
 
-const RateLimits = (props: { readonly limits: Readonly<Record<string, RateLimit>> }) => (
-  <div class="table-scroll">
-    <table>
-      <caption class="visually-hidden">Rate limits per API key</caption>
-      <thead>
-        <tr>
-          <th scope="col">Budget</th>
-          <th scope="col">Requests</th>
-          <th scope="col">Per</th>
-        </tr>
-      </thead>
-      <tbody>
-        {Object.entries(props.limits).map(([bucket, limit]) => (
-          <tr key={bucket} data-bucket={bucket}>
-            <th scope="row">{bucket}</th>
-            <td>{formatCount(limit.requests)}</td>
-            <td>{formatDuration(limit.windowSeconds)}</td>
+const RateLimitTable = (props: { readonly limits: RateLimits }) => (
+  <>
+    <div class="table-scroll">
+      <table>
+        <caption class="visually-hidden">Rate limits</caption>
+        <thead>
+          <tr>
+            <th scope="col">Budget</th>
+            <th scope="col">Requests</th>
+            <th scope="col">Per</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
-  </div>
+        </thead>
+        <tbody>
+          {BUDGETS.map(([bucket, what]) => (
+            <tr key={bucket} data-bucket={bucket}>
+              <th scope="row">
+                {bucket} <span class="muted">({what})</span>
+              </th>
+              <td>{formatCount(props.limits[bucket].requests)}</td>
+              <td>{formatDuration(props.limits[bucket].windowSeconds)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  </>
 )
 
-const StatusView = (props: { readonly status: StatusAnswer }) => {
+const StatusView = (props: { readonly status: DaemonStatus }) => {
   const { status } = props
   const config = status.config
   const now = Date.now()
-  const expiring = status.keys ?? []
+  const expiring = status.keys
   return (
     <>
       {expiring.length === 0 ? null : (
@@ -59,11 +64,10 @@ const StatusView = (props: { readonly status: StatusAnswer }) => {
           <h2 id="keys-heading">API keys expiring soon</h2>
           <ul>
             {expiring.map((key) => {
-              const days = daysUntil(key.expiresAt, now)
               return (
                 <li key={key.id} data-key={key.id}>
-                  <span class="mono">{key.id}</span>{" "}
-                  {days < 0 ? "expired" : days === 0 ? "expires today" : `expires in ${days} days`} (
+                  <span class="mono">{key.id}</span>
+                  {key.name === undefined ? "" : ` (${key.name})`} {expiryText(key.expiresAt, now)} (
                   {formatInstant(key.expiresAt)})
                 </li>
               )
@@ -138,19 +142,17 @@ const StatusView = (props: { readonly status: StatusAnswer }) => {
           </>
         )}
       </section>
-      {status.rateLimits === undefined ? null : (
-        <section aria-labelledby="limits-heading">
-          <h2 id="limits-heading">Rate limits</h2>
-          <RateLimits limits={status.rateLimits} />
-        </section>
-      )}
+      <section aria-labelledby="limits-heading">
+        <h2 id="limits-heading">Rate limits</h2>
+        <RateLimitTable limits={status.rateLimits} />
+      </section>
     </>
   )
 }
 
 export const Status = () => {
   const { api } = useSigned()
-  const [loaded, reload] = useLoad(() => api.request<StatusAnswer>("/api/v1/status"), "status")
+  const [loaded, reload] = useLoad(() => api.request<DaemonStatus>("/api/v1/status"), "status")
 
   useEffect(() => {
     document.title = "Status · Campusgate console"

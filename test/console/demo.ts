@@ -1,0 +1,140 @@
+/**
+ * A daemon with sample data for the console: the shipped example config
+ * (teams acme and globex), a key for each team, an offer of acme's made
+ * through the API (so it can be paused), validations of it made through
+ * the API today, and, since the API cannot make validations on past days,
+ * a history of the previous weeks written into its usage statistics before
+ * the daemon starts, through the file adapter's own writer, and a key that
+ * expires in five days. Used by the
+ * console's browser test and by `npm run screenshots`.
+ */
+import { createHash } from "node:crypto"
+import { createApiKey } from "../../src/app/Keys.ts"
+import type { TeamId } from "../../src/domain/Identifiers.ts"
+import { addUniqueHash, DAY_MS, emptyUsageState } from "../../src/stats/UsageState.ts"
+import { writeUsageFile } from "../../src/stats/usageFiles.ts"
+import { call, copyConfig, type Daemon, makeKey, startDaemon } from "../server/daemon.ts"
+
+export const DEMO_OFFER = {
+  id: "acme-spring-sale",
+  name: "Spring sale for UK and partner students",
+  description: "20% off Acme Learning for students of UK universities and Acme's partner colleges.",
+  targetGroups: ["uk-students", "acme-partners"],
+  status: "active"
+} as const
+
+/** A past day of the history: how many days before today, and its counts. */
+export interface PastDay {
+  readonly daysAgo: number
+  readonly eligible: number
+  readonly ineligible: number
+}
+
+/** Six weeks of history with a weekly rhythm; the test reads a few of these days back from the chart. */
+export const DEMO_HISTORY: ReadonlyArray<PastDay> = Array.from({ length: 42 }, (_, index) => {
+  const daysAgo = 42 - index
+  const weekday = daysAgo % 7
+  const base = 18 + ((index * 7) % 11) + (weekday < 2 ? -10 : 0)
+  return { daysAgo, eligible: base, ineligible: Math.round(base * 0.35) + (index % 3) }
+}).filter((day) => day.daysAgo !== 9) // a quiet day, drawn as zero
+
+/** The reasons of the history's ineligible validations, in these shares (the last takes the rest). */
+const HISTORY_REASONS: ReadonlyArray<readonly [string, number]> = [
+  ["NO_TARGET_GROUP_MATCHED", 0.55],
+  ["FREE_MAIL_PROVIDER", 0.2],
+  ["ROLE_ACCOUNT", 0.15],
+  ["DISPOSABLE_EMAIL", 0.1]
+]
+
+/** Validations made through the API today: address, and whether the offer takes it. */
+export const DEMO_TODAY: ReadonlyArray<readonly [string, boolean]> = [
+  ["jane@ox.ac.uk", true],
+  ["sam@cam.ac.uk", true],
+  ["kim@partner-college.org", true],
+  ["lee@students.partner-college.org", true],
+  ["jane@samples.com", false],
+  ["admin@ox.ac.uk", false],
+  ["old@alumni.partner-college.org", false]
+]
+
+const dayNumber = (ms: number) => Math.floor(ms / DAY_MS)
+
+/** Writes the offer's history as its stored usage statistics (before the daemon starts). */
+const writeHistory = (dataDir: string, now: number): void => {
+  const state = emptyUsageState()
+  const today = dayNumber(now)
+  for (const day of DEMO_HISTORY) {
+    const validations = day.eligible + day.ineligible
+    state.daily.set(today - day.daysAgo, { validations, eligible: day.eligible, ineligible: day.ineligible })
+    state.validations += validations
+    state.eligible += day.eligible
+    state.ineligible += day.ineligible
+  }
+  let left = state.ineligible
+  HISTORY_REASONS.forEach(([reason, share], index) => {
+    const count = index === HISTORY_REASONS.length - 1 ? left : Math.round(state.ineligible * share)
+    state.ineligibleByReason.set(reason, count)
+    left -= count
+  })
+  state.matchesByTargetGroup.set("uk-students", Math.round(state.eligible * 0.7))
+  state.matchesByTargetGroup.set("acme-partners", state.eligible - Math.round(state.eligible * 0.7))
+  // About four validations in five are of a new address.
+  for (let person = 0; person < Math.round(state.validations * 0.8); person++) {
+    const digest = createHash("sha256").update(`demo-person-${person}`).digest()
+    addUniqueHash(state, digest.readUInt32BE(0), digest.readUInt32BE(4))
+  }
+  const oldest = Math.max(...DEMO_HISTORY.map((day) => day.daysAgo))
+  state.firstAt = (today - oldest) * DAY_MS + 9 * 3_600_000
+  state.lastAt = (today - 1) * DAY_MS + 17 * 3_600_000
+  // `sent` counts each verification once (the funnel's middle step), `messagesSent` every message.
+  Object.assign(state.verifications, { started: 64, sent: 58, messagesSent: 61, verified: 41, failed: 3, expired: 9 })
+  writeUsageFile(dataDir, DEMO_OFFER.id, { state, applied: new Map() })
+}
+
+export interface Demo {
+  readonly daemon: Daemon
+  /** A key of team acme that may do everything the console offers. */
+  readonly acmeKey: string
+  /** A key of team globex. */
+  readonly globexKey: string
+  /** The id of a key of acme's that expires in five days (the Status screen warns of it). */
+  readonly expiringKeyId: string
+}
+
+export const startDemo = async (options: { readonly consoleDir?: string } = {}): Promise<Demo> => {
+  const dirs = copyConfig()
+  const acmeKey = makeKey(dirs, "acme", [
+    "offers:read",
+    "offers:write",
+    "target-groups:read",
+    "validate:target-groups",
+    "validate:offers",
+    "validate:bulk",
+    "jobs:read",
+    "status:read"
+  ])
+  const globexKey = makeKey(dirs, "globex", ["offers:read", "target-groups:read", "jobs:read", "status:read"])
+  const expiring = createApiKey({
+    ...dirs,
+    team: "acme" as TeamId,
+    scopes: ["offers:read"],
+    name: "shop integration",
+    expiresInDays: 5
+  })
+  writeHistory(dirs.dataDir, Date.now())
+  const daemon = await startDaemon(
+    dirs,
+    options.consoleDir === undefined ? {} : { CAMPUSGATE_CONSOLE_DIR: options.consoleDir }
+  )
+  const created = await call(daemon, "POST", "/api/v1/offers", { key: acmeKey, body: DEMO_OFFER })
+  if (created.status !== 201) throw new Error(`the demo offer was not created: ${JSON.stringify(created.body)}`)
+  for (const [email, eligible] of DEMO_TODAY) {
+    const answer = await call(daemon, "POST", "/api/v1/validate/offer", {
+      key: acmeKey,
+      body: { email, offerId: DEMO_OFFER.id }
+    })
+    if (answer.status !== 200 || answer.body.isValid !== eligible)
+      throw new Error(`${email}: expected ${eligible ? "eligible" : "ineligible"}, got ${JSON.stringify(answer.body)}`)
+  }
+  return { daemon, acmeKey, globexKey, expiringKeyId: expiring.id }
+}
