@@ -329,7 +329,8 @@ describe("config files that would stall the daemon", () => {
     }
     rmSync(file)
     expect(reported).toBe(true)
-    expect(Math.max(...latencies)).toBeLessThan(250)
+    // Parsed on the event loop this file blocked it for about 5 s; 1 s leaves room for a loaded machine.
+    expect(Math.max(...latencies)).toBeLessThan(1_000)
   }, 30_000)
 
   it("are refused above 1 MiB, with a problem naming the file", async () => {
