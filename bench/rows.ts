@@ -19,7 +19,9 @@
  * reference's, and the run fails on any difference. Rounds alternate the
  * loops and which side goes first; each pass is timed in CPU time; figures
  * are medians over the rounds with their spread, `speedup` (reference time
- * / new time) taken within each round. `--quick` (or BENCH_QUICK=1) for a
+ * / new time) taken within each round. Garbage is collected before each
+ * pass (`--expose-gc`), so a pass does not pay for the last one's. Passes
+ * are short (20,480 emails) and many (21 rounds), medians over them. `--quick` (or BENCH_QUICK=1) for a
  * short check. Prints progress, then one final JSON line.
  */
 import type { ResultRow } from "../src/domain/ResultRow.ts"
@@ -32,9 +34,13 @@ import { generateEmails } from "./generateEmails.ts"
 import { quick, ratios, spread, timed } from "./rounds.ts"
 import * as reference from "./rowsReference.ts"
 
-const count = Number(process.env.BENCH_EMAILS ?? (quick ? 5_000 : 100_000))
-const rounds = quick ? 3 : 11
+const count = Number(process.env.BENCH_EMAILS ?? (quick ? 4_000 : 20_480))
+const rounds = quick ? 3 : 21
+/** Collects garbage before each timed pass when node runs with --expose-gc (`npm run bench:rows` does). */
+const collect = (globalThis as { gc?: () => void }).gc ?? (() => {})
 const BULK = 1_000
+/** Items per job batch (`jobs/JobRunner.ts`, `BATCH_ITEMS`). */
+const JOB_BATCH = 2048
 const INPUT_COLUMNS = ["customerId", "note"] as const
 
 const table = buildInstitutionTable()
@@ -61,14 +67,17 @@ const writers = {
   } satisfies Writer
 }
 
-/** A job batch's growing buffer (`jobs/jobBatches.ts`), alike for both sides. */
+/** A job batch's buffer (`jobs/jobBatches.ts`: room for rows of 320 bytes, grown when needed), alike for both sides. */
 class TextBuffer {
-  buffer = Buffer.allocUnsafe(4096)
+  buffer: Buffer
   used = 0
+  constructor(bytes: number) {
+    this.buffer = Buffer.from(new ArrayBuffer(Math.max(bytes, 4096)))
+  }
   write(text: string): void {
     const room = text.length * 3
     if (this.used + room > this.buffer.length) {
-      const grown = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.used + room))
+      const grown = Buffer.from(new ArrayBuffer(Math.max(this.buffer.length * 2, this.used + room)))
       this.buffer.copy(grown, 0, 0, this.used)
       this.buffer = grown
     }
@@ -102,23 +111,28 @@ const fresh = {
   csv: (): Input => ({ kind: "csv", rows: ndjsonLines.map((line) => JSON.parse(line) as ResultRow) })
 }
 
-/** A job batch's rows: the text up to `duplicateOf`, then the rest and a newline. */
-const jobRows = (w: Writer, input: Input): Buffer => {
-  const text = new TextBuffer()
+/** A job's rows in batches of `JOB_BATCH`: the text up to `duplicateOf`, then the rest and a newline. */
+const jobRows = (w: Writer, input: Input): Array<Buffer> => {
   if (input.kind === "csv") throw new Error("jobRows: verdicts expected")
-  for (let i = 0; i < emails.length; i++) {
-    const row =
-      input.kind === "targetGroup"
-        ? w.toResultRow(emails[i]!, input.results[i]!)
-        : w.toOfferResultRow(emails[i]!, input.results[i]!)
-    text.write(w.rowTextBeforeDuplicate(row))
-    text.write(`${w.rowTextAfterDuplicate(row)}\n`)
+  const batches: Array<Buffer> = []
+  for (let start = 0; start < emails.length; start += JOB_BATCH) {
+    const end = Math.min(emails.length, start + JOB_BATCH)
+    const text = new TextBuffer((end - start) * 320)
+    for (let i = start; i < end; i++) {
+      const row =
+        input.kind === "targetGroup"
+          ? w.toResultRow(emails[i]!, input.results[i]!)
+          : w.toOfferResultRow(emails[i]!, input.results[i]!)
+      text.write(w.rowTextBeforeDuplicate(row))
+      text.write(`${w.rowTextAfterDuplicate(row)}\n`)
+    }
+    batches.push(text.buffer.subarray(0, text.used))
   }
-  return text.buffer.subarray(0, text.used)
+  return batches
 }
 
 /** The CSV download: lines joined per chunk of 1,000 rows, each chunk encoded. */
-const csvRows = (w: Writer, input: Input): Buffer => {
+const csvRows = (w: Writer, input: Input): Array<Buffer> => {
   if (input.kind !== "csv") throw new Error("csvRows: rows expected")
   const chunks: Array<Buffer> = []
   let csv = ""
@@ -130,11 +144,11 @@ const csvRows = (w: Writer, input: Input): Buffer => {
     }
   }
   chunks.push(Buffer.from(csv))
-  return Buffer.concat(chunks)
+  return chunks
 }
 
 /** `validate/bulk` answers of `BULK` emails each, as `server/handlers/validation.ts` writes them. */
-const bulkAnswers = (w: Writer, input: Input): Buffer => {
+const bulkAnswers = (w: Writer, input: Input): Array<Buffer> => {
   if (input.kind !== "targetGroup") throw new Error("bulkAnswers: target-group verdicts expected")
   const answers: Array<Buffer> = []
   for (let start = 0; start < emails.length; start += BULK) {
@@ -150,13 +164,13 @@ const bulkAnswers = (w: Writer, input: Input): Buffer => {
     out.write(`,"requestId":"bench"}`)
     answers.push(out.bytes())
   }
-  return Buffer.concat(answers)
+  return answers
 }
 
 interface Loop {
   readonly name: string
   readonly input: () => Input
-  readonly write: (w: Writer, input: Input) => Buffer
+  readonly write: (w: Writer, input: Input) => Array<Buffer>
   readonly micros: { current: Array<number>; reference: Array<number> }
 }
 const loop = (name: string, input: () => Input, write: Loop["write"]): Loop => ({
@@ -175,8 +189,8 @@ const loops: Array<Loop> = [
 // Same bytes, or no figures; this also warms every loop once.
 for (const l of loops) {
   const input = l.input()
-  const mine = l.write(writers.current, input)
-  const theirs = l.write(writers.reference, l.input())
+  const mine = Buffer.concat(l.write(writers.current, input))
+  const theirs = Buffer.concat(l.write(writers.reference, l.input()))
   if (!mine.equals(theirs)) {
     let at = 0
     while (at < mine.length && mine[at] === theirs[at]) at++
@@ -191,6 +205,7 @@ for (let round = 0; round < rounds; round++) {
   for (const l of round % 2 === 0 ? loops : [...loops].reverse()) {
     for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
       const input = l.input()
+      collect()
       const t = timed(() => l.write(writers[side], input).length)
       l.micros[side].push((t.cpuMs * 1000) / emails.length)
     }
