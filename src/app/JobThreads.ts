@@ -51,6 +51,8 @@ export type ThreadMessage =
       readonly at: number
       readonly countUsage: boolean
       readonly request: BatchRequest
+      /** A released batch's text buffer, to encode into. */
+      readonly spare: ArrayBuffer | undefined
     }
 
 export type ThreadAnswer =
@@ -103,6 +105,8 @@ export class JobThreads implements BatchEvaluator {
   readonly parallelism: number
   readonly #options: JobThreadsOptions
   readonly #slots: Array<Thread | undefined>
+  /** Text buffers of released batches, sent back with the next batches (at most `parallelism`). */
+  readonly #spares: Array<ArrayBuffer> = []
   #nextId = 0
   #closed = false
 
@@ -137,12 +141,14 @@ export class JobThreads implements BatchEvaluator {
       thread.generation = snapshot.generation
     }
     const id = ++this.#nextId
+    const spare = this.#spares.pop()
     const message: ThreadMessage = {
       kind: "batch",
       id,
       at: snapshot.engine.now(),
       countUsage: tally !== undefined,
-      request
+      request,
+      spare
     }
     return new Promise<EncodedBatch>((resolve, reject) => {
       if (thread.waiting.size === 0) {
@@ -150,8 +156,16 @@ export class JobThreads implements BatchEvaluator {
         thread.worker.ref()
       }
       thread.waiting.set(id, { resolve, reject })
-      thread.worker.postMessage(message, [request.lines.buffer as ArrayBuffer])
+      const transfer = [request.lines.buffer as ArrayBuffer]
+      if (spare !== undefined) transfer.push(spare)
+      thread.worker.postMessage(message, transfer)
     })
+  }
+
+  /** Keeps the batch's text buffer for a later batch, so threads do not allocate one per batch. */
+  release(batch: EncodedBatch): void {
+    const buffer = batch.text.buffer as ArrayBuffer
+    if (this.#spares.length < this.parallelism && !this.#spares.includes(buffer)) this.#spares.push(buffer)
   }
 
   /** Stops every thread; batches still waiting fail. */

@@ -124,6 +124,7 @@ export const processJob = (
         if (!answer.ok) return yield* end(runner, "failed", answer.error)
         const appended = yield* attempt(() => runner.append(head.read, answer.value))
         if (!appended.ok) return yield* end(runner, "failed", appended.error)
+        evaluator.release?.(answer.value)
         if (runner.uncommitted >= options.chunkItems) {
           // The fsync runs off this thread: requests go on being answered meanwhile.
           const flushed = yield* Effect.promise(() =>
