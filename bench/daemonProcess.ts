@@ -55,12 +55,16 @@ export interface DaemonProcess {
 export const exitOf = (child: ChildProcess) =>
   new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
 
-/** Starts the daemon on a free loopback port and waits until it listens; `nodeArgs` go before the script, `serveArgs` after `serve`'s. */
+/**
+ * Starts the daemon on a free loopback port and waits until it listens; `nodeArgs` go before the script,
+ * `serveArgs` after `serve`'s; with `cpus` (a `taskset -c` list) it runs on those cores only, from its start.
+ */
 export const startDaemon = async (
   dirs: { readonly configDir: string; readonly dataDir: string },
   logFile: string,
   nodeArgs: ReadonlyArray<string> = [],
-  serveArgs: ReadonlyArray<string> = []
+  serveArgs: ReadonlyArray<string> = [],
+  cpus?: string
 ): Promise<DaemonProcess> => {
   const out = openSync(logFile, "w")
   const args = [
@@ -69,10 +73,15 @@ export const startDaemon = async (
   ]
   const bin = here("../dist/cli/bin.js")
   if (!existsSync(bin)) throw new Error(`${bin} is missing: run npm run build first`)
-  const child = spawn(process.execPath, [...nodeArgs, bin, ...args], {
-    env: { ...process.env, CAMPUSGATE_CONFIG: "", CAMPUSGATE_DATA: "", CAMPUSGATE_PORT: "", CAMPUSGATE_HOST: "" },
-    stdio: ["ignore", out, out]
-  })
+  const command = [process.execPath, ...nodeArgs, bin, ...args]
+  const child = spawn(
+    cpus === undefined ? command[0]! : "taskset",
+    cpus === undefined ? command.slice(1) : ["-c", cpus, ...command],
+    {
+      env: { ...process.env, CAMPUSGATE_CONFIG: "", CAMPUSGATE_DATA: "", CAMPUSGATE_PORT: "", CAMPUSGATE_HOST: "" },
+      stdio: ["ignore", out, out]
+    }
+  )
   closeSync(out)
   const exited = exitOf(child)
   const deadline = Date.now() + 30_000

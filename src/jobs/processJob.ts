@@ -124,8 +124,17 @@ export const processJob = (
         if (!answer.ok) return yield* end(runner, "failed", answer.error)
         const appended = yield* attempt(() => runner.append(head.read, answer.value))
         if (!appended.ok) return yield* end(runner, "failed", appended.error)
+        evaluator.release?.(answer.value)
         if (runner.uncommitted >= options.chunkItems) {
-          const checkpointed = yield* attempt(() => runner.checkpoint())
+          // The fsync runs off this thread: requests go on being answered meanwhile.
+          const flushed = yield* Effect.promise(() =>
+            runner.flush().then(
+              (): Attempt<void> => ({ ok: true, value: undefined }),
+              (error: unknown): Attempt<void> => ({ ok: false, error: failureText(error) })
+            )
+          )
+          if (!flushed.ok) return yield* end(runner, "failed", flushed.error)
+          const checkpointed = yield* attempt(() => runner.checkpoint({ flushed: true }))
           if (!checkpointed.ok) return yield* end(runner, "failed", checkpointed.error)
           yield* Effect.orDie(store.write(checkpointed.value))
           if (!(yield* storeCheckpointUsage(options.usage, checkpointed.value))) runner.usageNotStored()

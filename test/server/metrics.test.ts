@@ -139,15 +139,25 @@ describe("GET /metrics", () => {
   })
 
   it("counts jobs by final status and shows the queue's occupancy", async () => {
-    const before = sample(await scrape(), "campusgate_jobs_total", { status: "completed" })
+    const scraped = await scrape()
+    const before = sample(scraped, "campusgate_jobs_total", { status: "completed" })
+    const valid = { result: "valid", reason_code: "none" }
+    const country = { result: "invalid", reason_code: "COUNTRY_NOT_ALLOWED" }
     const accepted = await call(daemon, "POST", "/api/v1/validate/bulk-async", {
       key,
-      body: { emails: ["jane@ox.ac.uk", "bob@mit.edu"], targetGroupId: "uk-students" }
+      body: { emails: ["jane@ox.ac.uk", "bob@mit.edu", "kim@ed.ac.uk"], targetGroupId: "uk-students" }
     })
     expect(accepted.status).toBe(202)
     await waitForJob(daemon, key, accepted.body.jobId)
     const text = await scrape()
     expect(sample(text, "campusgate_jobs_total", { status: "completed" })).toBe(before + 1)
+    // A job's emails count as validated emails too (evaluated on a job thread, counted as they come back).
+    expect(sample(text, "campusgate_validations_total", valid)).toBe(
+      sample(scraped, "campusgate_validations_total", valid) + 2
+    )
+    expect(sample(text, "campusgate_validations_total", country)).toBe(
+      sample(scraped, "campusgate_validations_total", country) + 1
+    )
     expect(sample(text, "campusgate_jobs_waiting")).toBe(0)
     expect(sample(text, "campusgate_jobs_running")).toBe(0)
     // A large job is seen running while it runs.
