@@ -12,23 +12,16 @@
  * page holds it in memory and sends it as `X-CSRF-Token` on every change.
  *
  * The secret is `CAMPUSGATE_CONSOLE_SECRET`, else generated once into
- * `<dataDir>/console-secret` (mode 0600, `store/secretFile.ts`) or, when
- * daemons share Redis, into Redis (`server/stores.ts`), so every daemon
- * accepts the sessions of the others and a restart keeps them.
+ * `<dataDir>/console-secret` (mode 0600) or, when daemons share Redis, into
+ * Redis (`app/deploymentSecrets.ts`), so every daemon accepts the sessions
+ * of the others, a restart keeps them and `campusgate migrate` carries them.
  */
 import { createHmac, createSecretKey, hkdfSync, type KeyObject, randomBytes, timingSafeEqual } from "node:crypto"
-import { join } from "node:path"
 import * as Context from "effect/Context"
 import type { ApiKeyId } from "../domain/ApiKey.ts"
-import { secretFile } from "../store/secretFile.ts"
 
-export const CONSOLE_SECRET_FILE = "console-secret"
 export const SESSION_COOKIE = "campusgate_console"
 export const CSRF_HEADER = "x-csrf-token"
-
-/** The console secret for `dataDir`: `configured` if given, else the stored one, created on first use. */
-export const consoleSecretFor = (dataDir: string, configured: string | undefined): string =>
-  configured !== undefined && configured !== "" ? configured : secretFile(join(dataDir, CONSOLE_SECRET_FILE))
 
 /** What a session token says (times in epoch milliseconds). */
 export interface SessionClaims {

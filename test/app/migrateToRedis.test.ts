@@ -4,7 +4,9 @@ import { join } from "node:path"
 import { expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { deploymentSecrets, secretInDataDir, secretInRedis } from "../../src/app/deploymentSecrets.ts"
 import { migrateToRedis } from "../../src/app/migrateToRedis.ts"
+import { secretsFrom } from "../../src/config/environment.ts"
 import type { ApiKeyId } from "../../src/domain/ApiKey.ts"
 import { type JobId, newJob } from "../../src/jobs/Job.ts"
 import { JobStore } from "../../src/jobs/JobStore.ts"
@@ -12,6 +14,7 @@ import * as JobStoreFiles from "../../src/jobs/JobStoreFiles.ts"
 import { ApiKeyStore } from "../../src/keys/ApiKeyStore.ts"
 import { hashApiKey } from "../../src/keys/apiKeys.ts"
 import { ResourceStore } from "../../src/resources/ResourceStore.ts"
+import { makeSessionKeys } from "../../src/server/consoleSession.ts"
 import { hashKeyFor } from "../../src/stats/hashKey.ts"
 import { UsageRecorder } from "../../src/stats/UsageRecorder.ts"
 import { toOfferUsage } from "../../src/stats/UsageState.ts"
@@ -53,6 +56,17 @@ describeRedis("campusgate migrate --from files --to redis", () => {
       ).pipe(Effect.provide(UsageStore.layerFile(dataDir)))
       yield* SigningKeyStore.makeFiles(dataDir).update((keys) => rotate(keys, "EdDSA", 0, 86_400_000))
       const webhookSecret = webhookSecretFor(dataDir, undefined)
+      // Every secret the deployment generates, as the daemon on files made them.
+      const noEnvironment = secretsFrom({})
+      const generated = Object.values(deploymentSecrets).map((secret) => ({
+        secret,
+        value: secretInDataDir(secret, dataDir, noEnvironment)
+      }))
+      const session = makeSessionKeys(secretInDataDir(deploymentSecrets.console, dataDir, noEnvironment)).issue(
+        "key_migrateaa" as ApiKeyId,
+        0,
+        Date.now() + 60_000
+      )
       const jobs = yield* Effect.gen(function* () {
         const store = yield* JobStore
         const queued = newJob({
@@ -75,7 +89,14 @@ describeRedis("campusgate migrate --from files --to redis", () => {
       }).pipe(Effect.provide(JobStoreFiles.layer(dataDir)))
 
       const moved = yield* migrateToRedis(configDir, dataDir)
-      expect(moved).toMatchObject({ offers: 1, apiKeys: 1, offersWithStatistics: 1, signingKeys: 1, jobs: 2 })
+      expect(moved).toMatchObject({
+        offers: 1,
+        apiKeys: 1,
+        offersWithStatistics: 1,
+        signingKeys: 1,
+        secrets: generated.length,
+        jobs: 2
+      })
 
       const redis = yield* Redis
       const prefix = yield* currentPrefix
@@ -103,6 +124,13 @@ describeRedis("campusgate migrate --from files --to redis", () => {
       expect(yield* redis.send("GET", secretKey(prefix, "stats-hash-key"))).toBe(
         readFileSync(join(dataDir, "stats", "hash-key"), "utf8").trim()
       )
+      // Daemons on Redis find every secret as it was, so a console session signed before the move still opens.
+      for (const { secret, value } of generated) {
+        expect(yield* secretInRedis(secret, noEnvironment), secret.name).toBe(value)
+      }
+      expect(
+        makeSessionKeys(yield* secretInRedis(deploymentSecrets.console, noEnvironment)).open(session.token)
+      ).toEqual(session.claims)
       expect(yield* redis.send("ZRANGE", `${prefix}jobs:waiting`, "0", "-1")).toEqual([jobs[0]!.jobId])
       expect(yield* redis.send("ZRANGE", `${prefix}jobs:expiring`, "0", "-1")).toEqual([jobs[1]!.jobId])
 
