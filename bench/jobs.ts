@@ -24,7 +24,10 @@
  * `--quick` (or BENCH_QUICK=1): 100,000 emails, one latency round of 1 s
  * idle windows, to check the script. BENCH_EMAILS, BENCH_ROUNDS,
  * BENCH_IDLE_SECONDS, BENCH_CONNECTIONS and BENCH_THREADS
- * (`jobs.workerThreads`) change the rest. Progress goes to standard error;
+ * (`jobs.workerThreads`) change the rest. BENCH_BEFORE_TREE=DIR (another
+ * checkout, built) runs its daemon as `before` on its own shipped config:
+ * job i of the five on this daemon, then job i on it, both alive, one
+ * working at a time; and in every latency round. Progress goes to standard error;
  * the final line on standard output is JSON.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
@@ -34,7 +37,14 @@ import { availableParallelism, tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { buildInstitutionTable } from "../src/engine/InstitutionIndex.ts"
-import { type BenchConfig, type DaemonProcess, peakRssMb, prepareConfig, startDaemon } from "./daemonProcess.ts"
+import {
+  type BenchConfig,
+  beforeTree,
+  type DaemonProcess,
+  peakRssMb,
+  prepareConfig,
+  startDaemon
+} from "./daemonProcess.ts"
 import { generateEmails } from "./generateEmails.ts"
 import type { ProbeOptions, ProbeResult } from "./latencyProbe.ts"
 
@@ -215,10 +225,10 @@ const probeBodies = async (daemon: DaemonProcess, key: string, emails: ReadonlyA
 const scopes = ["validate:target-groups", "validate:bulk", "jobs:read"] as const
 
 /** A config of its own under `root/name`, with the three-group offer, `jobs.workerThreads` as given. */
-const configFor = (name: string, workerThreads: string | undefined): BenchConfig => {
+const configFor = (name: string, workerThreads: string | undefined, tree?: string): BenchConfig => {
   const settings: Array<readonly [ReadonlyArray<string>, unknown]> =
     workerThreads === undefined ? [] : [[["jobs", "workerThreads"], Number(workerThreads)]]
-  const config = prepareConfig(join(root, name), scopes, settings)
+  const config = prepareConfig(join(root, name), scopes, settings, tree)
   writeFileSync(
     join(config.configDir, "offers", `${offerId}.yaml`),
     `id: ${offerId}\nteam: acme\nname: Three target groups\ntargetGroups: [${targetGroupId}, uk-students, acme-bavaria]\nstatus: active\n`
@@ -240,8 +250,10 @@ log(`${emailCount.toLocaleString()} emails, ${(body.length / 1e6).toFixed(1)} MB
 
 const variants = [
   { name: "jobThreads", config: configFor("threads", threadsSetting) },
-  ...(withBaseline ? [{ name: "requestThread", config: configFor("request-thread", "0") }] : [])
+  ...(withBaseline ? [{ name: "requestThread", config: configFor("request-thread", "0") }] : []),
+  ...(beforeTree === undefined ? [] : [{ name: "before", config: configFor("before", undefined, beforeTree) }])
 ]
+const beforeVariant = variants.find((variant) => variant.name === "before")
 const daemons: Array<DaemonProcess> = []
 const startOne = async (config: BenchConfig, name: string) => {
   const daemon = await startDaemon(config, join(root, `${name}.log`), [], [], pinning?.server)
@@ -253,20 +265,30 @@ try {
   // 1. Five successive jobs on one daemon, alternating a target group and the three-group offer.
   const main = variants[0]!
   const daemon = await startOne(main.config, "jobs")
+  const beforeDaemon = beforeVariant === undefined ? undefined : await startOne(beforeVariant.config, "before-jobs")
   const jobs: Array<Awaited<ReturnType<typeof timedJob>>> = []
+  const beforeJobs: typeof jobs = []
   for (let i = 0; i < JOBS; i++) {
-    const job = await timedJob(daemon, main.config.key, body, i % 2 === 0 ? "targetGroup" : "offer")
+    const target = i % 2 === 0 ? "targetGroup" : "offer"
+    const job = await timedJob(daemon, main.config.key, body, target)
     jobs.push(job)
     log(
       `job ${i + 1} (${job.target}): ${job.endToEndSeconds} s end to end (accepted ${job.acceptedSeconds} s, processed ${job.processingSeconds} s, downloaded ${job.downloadSeconds} s); VmHWM ${job.vmHwmMb} MB`
     )
+    if (beforeDaemon !== undefined && beforeVariant !== undefined) {
+      const old = await timedJob(beforeDaemon, beforeVariant.config.key, body, target)
+      beforeJobs.push(old)
+      log(`  before, job ${i + 1} (${old.target}): ${old.endToEndSeconds} s end to end; VmHWM ${old.vmHwmMb} MB`)
+    }
   }
 
   // 2. Latency: idle and while a job runs, alternating; with the baseline, each round on each daemon in turn.
   const latency = new Map<string, Array<{ idle: ProbeResult; busy: ProbeResult & { jobSeconds: number } }>>()
   let bodies: ReadonlyArray<string> | undefined
-  const current: DaemonProcess | undefined = withBaseline ? undefined : daemon
-  if (withBaseline) await stop(daemon)
+  const oneDaemon = variants.length === 1
+  const current: DaemonProcess | undefined = oneDaemon ? daemon : undefined
+  if (!oneDaemon)
+    await Promise.all([daemon, beforeDaemon].map((started) => (started === undefined ? undefined : stop(started))))
   for (let round = 0; round < rounds; round++) {
     for (const variant of variants) {
       const serving = current ?? (await startOne(variant.config, `${variant.name}-${round}`))
@@ -308,7 +330,28 @@ try {
       jobs,
       endToEndSeconds: { targetGroup: endToEnd("targetGroup"), offerThreeGroups: endToEnd("offer") },
       vmHwmMbAfterEachJob: vmHwm,
-      vmHwmMbAfterLatencyRounds: withBaseline ? null : (vmHwmAfterAll ?? null),
+      vmHwmMbAfterLatencyRounds: oneDaemon ? (vmHwmAfterAll ?? null) : null,
+      ...(beforeTree === undefined
+        ? {}
+        : {
+            before: {
+              tree: beforeTree,
+              jobs: beforeJobs,
+              endToEndSeconds: {
+                targetGroup: spread(
+                  beforeJobs.filter((job) => job.target === "targetGroup").map((job) => job.endToEndSeconds)
+                ),
+                offerThreeGroups: spread(
+                  beforeJobs.filter((job) => job.target === "offer").map((job) => job.endToEndSeconds)
+                )
+              },
+              vmHwmMbAfterEachJob: beforeJobs.map((job) => job.vmHwmMb ?? 0),
+              /** This daemon's end-to-end time over the before daemon's, job by job (same target, same input). */
+              endToEndRatio: spread(
+                jobs.map((job, i) => job.endToEndSeconds / (beforeJobs[i]?.endToEndSeconds ?? Number.NaN))
+              )
+            }
+          }),
       latency: latencyReport,
       goals: {
         offerEndToEndAtMost5s: endToEnd("offer").median <= 5,
