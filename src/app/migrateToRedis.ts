@@ -4,12 +4,13 @@
  * resources, the data directory's API keys, usage statistics (with the
  * job steps already counted), verifications, signing keys, every generated
  * secret (`deploymentSecrets.ts`: signatures, hashes, unique-email counts
- * and console sessions stay valid) and
+ * and console sessions stay valid), the console sessions signed out and
  * jobs (records and queue state; their files stay in the data directory,
  * which becomes the volume the daemons share). Keys in the config directory
  * stay there (git). It refuses a key prefix that already holds data, so it
  * cannot count statistics twice; run it with the daemons stopped.
  */
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Redis from "effect/persistence/Redis"
 import { importJobs } from "../jobs/JobQueueRedis.ts"
@@ -19,6 +20,8 @@ import { ApiKeyStore } from "../keys/ApiKeyStore.ts"
 import { makeRedisApiKeyStore } from "../keys/apiKeyRedis.ts"
 import { makeFileResourceStore } from "../resources/ResourceStore.ts"
 import { makeRedisResourceStore } from "../resources/resourceRedis.ts"
+import { EndedSessions } from "../sessions/EndedSessions.ts"
+import { makeRedisEndedSessions } from "../sessions/endedSessionsRedis.ts"
 import { emptyUsageState } from "../stats/UsageState.ts"
 import { readUsageFiles } from "../stats/usageFiles.ts"
 import { makeRedisUsageStore } from "../stats/usageRedis.ts"
@@ -38,6 +41,7 @@ export interface Migrated {
   readonly verifications: number
   readonly signingKeys: number
   readonly secrets: number
+  readonly endedSessions: number
   readonly jobs: number
 }
 
@@ -99,6 +103,13 @@ export const migrateToRedis = (configDir: string, dataDir: string) =>
       secrets++
     }
 
+    // Sessions signed out stay ended: the console secret moves, so their cookies would open again.
+    const now = yield* Clock.currentTimeMillis
+    const endedSessions = yield* EndedSessions.makeFiles(dataDir).list(now)
+    yield* Effect.scoped(
+      Effect.flatMap(makeRedisEndedSessions, (inRedis) => Effect.forEach(endedSessions, inRedis.end, { discard: true }))
+    )
+
     const jobs = yield* JobStore.use((store) => store.list()).pipe(Effect.provide(JobStoreFiles.layer(dataDir)))
     yield* importJobs(jobs)
 
@@ -110,6 +121,7 @@ export const migrateToRedis = (configDir: string, dataDir: string) =>
       verifications: verifications.length,
       signingKeys: signing.length,
       secrets,
+      endedSessions: endedSessions.length,
       jobs: jobs.length
     } satisfies Migrated
   })

@@ -28,6 +28,8 @@ import { ApiKeyStore, type ApiKeyStoreService } from "../keys/ApiKeyStore.ts"
 import { makeRedisApiKeyStore } from "../keys/apiKeyRedis.ts"
 import { makeFileResourceStore, ResourceStore } from "../resources/ResourceStore.ts"
 import { makeRedisResourceStore } from "../resources/resourceRedis.ts"
+import { EndedSessions, type EndedSessionsService } from "../sessions/EndedSessions.ts"
+import { makeRedisEndedSessions } from "../sessions/endedSessionsRedis.ts"
 import { hashKeyFromSecret } from "../stats/hashKey.ts"
 import { UsageStore, UsageStoreError } from "../stats/UsageStore.ts"
 import { redisStoreLayer } from "../store/redis.ts"
@@ -52,6 +54,8 @@ export interface Stores {
   readonly verificationSecret: string
   /** The key of console sessions' signatures (`consoleSession.ts`). */
   readonly consoleSecret: string
+  /** Console sessions ended by signing out. */
+  readonly endedSessions: EndedSessionsService
   /** Runs `reload` whenever another daemon changed what feeds the configuration (nothing with files). */
   readonly watch: (reload: Effect.Effect<void>) => Effect.Effect<void, never, Scope.Scope>
 }
@@ -80,6 +84,7 @@ const fileStores = (configDir: string, dataDir: string, secrets: Secrets): Effec
       webhookSecret: secretInDataDir(deploymentSecrets.webhook, dataDir, secrets),
       verificationSecret: secretInDataDir(deploymentSecrets.verification, dataDir, secrets),
       consoleSecret: secretInDataDir(deploymentSecrets.console, dataDir, secrets),
+      endedSessions: EndedSessions.makeFiles(dataDir),
       watch: () => Effect.void
     })
   })
@@ -109,6 +114,7 @@ const redisStores = (
       webhookSecret: yield* secret("webhook"),
       verificationSecret: yield* secret("verification"),
       consoleSecret: yield* secret("console"),
+      endedSessions: yield* Effect.provide(makeRedisEndedSessions, context),
       watch: (reload) => Effect.provide(watchConfigVersion(reload), context)
     } satisfies Stores
   })

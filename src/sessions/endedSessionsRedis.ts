@@ -69,9 +69,11 @@ export const makeRedisEndedSessions: Effect.Effect<EndedSessionsService, Redis.R
     let view: EndedMap = new Map()
     let own = new Map<string, number>()
     const refresh = Effect.flatMap(Clock.currentTimeMillis, read).pipe(
-      Effect.map((ended) => {
-        view = ended
-      })
+      Effect.flatMap((ended) =>
+        Effect.sync(() => {
+          view = ended
+        })
+      )
     )
     // Watching first: a sign-out after the version was read moves it, so the read below misses nothing.
     yield* watchVersion(keys, refresh)

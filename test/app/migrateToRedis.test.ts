@@ -15,6 +15,8 @@ import { ApiKeyStore } from "../../src/keys/ApiKeyStore.ts"
 import { hashApiKey } from "../../src/keys/apiKeys.ts"
 import { ResourceStore } from "../../src/resources/ResourceStore.ts"
 import { makeSessionKeys } from "../../src/server/consoleSession.ts"
+import { EndedSessions } from "../../src/sessions/EndedSessions.ts"
+import { makeRedisEndedSessions } from "../../src/sessions/endedSessionsRedis.ts"
 import { hashKeyFor } from "../../src/stats/hashKey.ts"
 import { UsageRecorder } from "../../src/stats/UsageRecorder.ts"
 import { toOfferUsage } from "../../src/stats/UsageState.ts"
@@ -62,11 +64,11 @@ describeRedis("campusgate migrate --from files --to redis", () => {
         secret,
         value: secretInDataDir(secret, dataDir, noEnvironment)
       }))
-      const session = makeSessionKeys(secretInDataDir(deploymentSecrets.console, dataDir, noEnvironment)).issue(
-        "key_migrateaa" as ApiKeyId,
-        0,
-        Date.now() + 60_000
-      )
+      const sessionKeys = makeSessionKeys(secretInDataDir(deploymentSecrets.console, dataDir, noEnvironment))
+      const session = sessionKeys.issue("key_migrateaa" as ApiKeyId, 0, Date.now() + 60_000)
+      // A session signed out on files stays ended on Redis.
+      const signedOut = sessionKeys.issue("key_migrateaa" as ApiKeyId, 0, Date.now() + 60_000).claims
+      yield* EndedSessions.makeFiles(dataDir).end({ nonce: signedOut.nonce, until: signedOut.expiresAt })
       const jobs = yield* Effect.gen(function* () {
         const store = yield* JobStore
         const queued = newJob({
@@ -95,6 +97,7 @@ describeRedis("campusgate migrate --from files --to redis", () => {
         offersWithStatistics: 1,
         signingKeys: 1,
         secrets: generated.length,
+        endedSessions: 1,
         jobs: 2
       })
 
@@ -131,6 +134,9 @@ describeRedis("campusgate migrate --from files --to redis", () => {
       expect(
         makeSessionKeys(yield* secretInRedis(deploymentSecrets.console, noEnvironment)).open(session.token)
       ).toEqual(session.claims)
+      const ended = yield* Effect.scoped(makeRedisEndedSessions)
+      expect(ended.hasEnded(signedOut.nonce, Date.now())).toBe(true)
+      expect(ended.hasEnded(session.claims.nonce, Date.now())).toBe(false)
       expect(yield* redis.send("ZRANGE", `${prefix}jobs:waiting`, "0", "-1")).toEqual([jobs[0]!.jobId])
       expect(yield* redis.send("ZRANGE", `${prefix}jobs:expiring`, "0", "-1")).toEqual([jobs[1]!.jobId])
 
