@@ -204,7 +204,7 @@ const MoreJobs = (props: {
   <div class="actions">
     <p class="muted" aria-live="polite" data-shown={props.shown}>
       {props.hasMore
-        ? `Showing the newest ${formatCount(props.shown)} jobs.`
+        ? `Showing the newest ${props.shown === 1 ? "job" : `${formatCount(props.shown)} jobs`}.`
         : `All ${formatCount(props.shown)} ${props.shown === 1 ? "job" : "jobs"} shown.`}
     </p>
     {props.hasMore ? (
