@@ -1,236 +1,106 @@
 /**
  * `npm run bench:rows`: rows per second for turning verdicts into answer
- * text, the code in src against the code it replaced (`bench/rowsReference.ts`),
- * on the benchmark engine's verdicts (`bench/benchEngine.ts`) for the
- * generated emails:
- * - `jobRowsTargetGroup`, `jobRowsOffer`: a job's NDJSON rows as a job batch
- *   encodes them (`toResultRow` / `toOfferResultRow`, the text up to
- *   `duplicateOf`, the rest and a newline, each written into one growing
- *   buffer), for the target group and for the offer of three groups;
- * - `csvRows`: the CSV download (`rowCsv` of each row parsed back from its
- *   NDJSON line, with two input columns and some duplicates, joined per
- *   chunk of 1,000 and encoded), as `jobs/jobResults.ts` streams it;
- * - `bulkAnswers`: `validate/bulk` answers of 1,000 emails (the writer of
- *   `server/jsonBytes.ts` and `rowText(toResultRow(...))`, the summary
- *   left out as it is the same for both).
- * The verdicts are made afresh (untimed) before every timed pass, so each
- * pass meets new, unflattened reason strings as a request or a job does.
- * Before timing, every loop's output is checked byte for byte against the
- * reference's, and the run fails on any difference. Rounds alternate the
- * loops and which side goes first; each pass is timed in CPU time; figures
- * are medians over the rounds with their spread, `speedup` (reference time
- * / new time) taken within each round. Garbage is collected before each
- * pass (`--expose-gc`), so a pass does not pay for the last one's. Passes
- * are short (20,480 emails) and many (21 rounds), medians over them. `--quick` (or BENCH_QUICK=1) for a
- * short check. Prints progress, then one final JSON line.
+ * text, the code in src against the code it replaced
+ * (`bench/rowsReference.ts`), on the benchmark engine's verdicts
+ * (`bench/benchEngine.ts`) for the generated emails:
+ * - `jobRowsTargetGroup`, `jobRowsOffer`: a job batch of 2,048 rows as
+ *   `jobs/jobBatches.ts` encodes it (`toResultRow` / `toOfferResultRow`, the
+ *   text up to `duplicateOf`, the rest and a newline, each written into the
+ *   batch's buffer), for the target group and the offer of three groups;
+ * - `csvRows`: 2,048 lines of the CSV download (`rowCsv` of each row parsed
+ *   back from its NDJSON line, with two input columns, some formula-like, and
+ *   some duplicates; joined per 1,000 lines and encoded), as
+ *   `jobs/jobResults.ts` streams it;
+ * - `bulkAnswers`: one `validate/bulk` answer of 1,000 rows (the writer of
+ *   `server/jsonBytes.ts` and `rowText(toResultRow(...))`, as
+ *   `server/handlers/validation.ts` writes it; the summary, the same for
+ *   both, left out).
+ * Each side is its own instance of `bench/rowsSide.ts`, so each is compiled
+ * for its own functions, as a caller in src is. A round times each loop once per side, on one slice of the emails
+ * whose verdicts each side makes afresh (untimed), so every batch meets new,
+ * unflattened reason strings as a request or a job does; garbage is
+ * collected as it comes, so a side pays for what it allocates (a scavenge
+ * also copies the verdicts still in use, as in a job batch). The order of
+ * loops and of sides alternates from round to round. Many short rounds (a
+ * batch takes milliseconds, wall-clock) keep a busy stretch of the shared
+ * machine from deciding a figure: each is the median over the rounds with
+ * its spread (min, max, and the quartiles of the speedup), `speedup`
+ * (reference time / new time) taken within each round. Before timing, each
+ * loop's output over all the emails is compared byte for byte between the
+ * sides; any difference fails the run (this also warms both).
+ * `--quick` (or BENCH_QUICK=1) for a short check. Prints progress, then one
+ * final JSON line.
  */
-import type { ResultRow } from "../src/domain/ResultRow.ts"
-import * as current from "../src/domain/ResultRow.ts"
-import type { OfferValidationResult, ValidationResult } from "../src/domain/ValidationResult.ts"
-import { buildInstitutionTable } from "../src/engine/InstitutionIndex.ts"
-import { JsonBytes } from "../src/server/jsonBytes.ts"
-import { BENCH_TARGET_GROUP, benchOffer, makeBenchEngine } from "./benchEngine.ts"
-import { generateEmails } from "./generateEmails.ts"
-import { quick, ratios, spread, timed } from "./rounds.ts"
-import * as reference from "./rowsReference.ts"
+import { quick, ratios, spread } from "./rounds.ts"
+import type { LoopName } from "./rowsSide.ts"
 
-const count = Number(process.env.BENCH_EMAILS ?? (quick ? 4_000 : 20_480))
-const rounds = quick ? 3 : 21
-/** Collects garbage before each timed pass when node runs with --expose-gc (`npm run bench:rows` does). */
-const collect = (globalThis as { gc?: () => void }).gc ?? (() => {})
-const BULK = 1_000
-/** Items per job batch (`jobs/JobRunner.ts`, `BATCH_ITEMS`). */
-const JOB_BATCH = 2048
-const INPUT_COLUMNS = ["customerId", "note"] as const
-
-const table = buildInstitutionTable()
-const engine = makeBenchEngine(table)
-const emails = generateEmails(table, count)
-const offerId = benchOffer(3)
-
-/** The functions one side writes with. */
-interface Writer {
-  readonly toResultRow: typeof current.toResultRow
-  readonly toOfferResultRow: typeof current.toOfferResultRow
-  readonly rowText: typeof current.rowText
-  readonly rowTextBeforeDuplicate: typeof current.rowTextBeforeDuplicate
-  readonly rowTextAfterDuplicate: typeof current.rowTextAfterDuplicate
-  readonly rowCsv: typeof current.rowCsv
-  readonly JsonBytes: new (estimate: number) => { write(text: string): void; bytes(): Buffer }
-}
-const writers = {
-  current: { ...current, JsonBytes } satisfies Writer,
-  reference: {
-    ...reference,
-    toResultRow: current.toResultRow,
-    toOfferResultRow: current.toOfferResultRow
-  } satisfies Writer
-}
-
-/** A job batch's buffer (`jobs/jobBatches.ts`: room for rows of 320 bytes, grown when needed), alike for both sides. */
-class TextBuffer {
-  buffer: Buffer
-  used = 0
-  constructor(bytes: number) {
-    this.buffer = Buffer.from(new ArrayBuffer(Math.max(bytes, 4096)))
-  }
-  write(text: string): void {
-    const room = text.length * 3
-    if (this.used + room > this.buffer.length) {
-      const grown = Buffer.from(new ArrayBuffer(Math.max(this.buffer.length * 2, this.used + room)))
-      this.buffer.copy(grown, 0, 0, this.used)
-      this.buffer = grown
-    }
-    this.used += this.buffer.write(text, this.used)
-  }
-}
-
-/** Input columns for every third row (a formula-like note on some), `duplicateOf` on every seventh. */
-const jobRow = (row: ResultRow, i: number): ResultRow => {
-  if (i % 3 !== 0 && i % 7 !== 3) return row
-  const out: { -readonly [K in keyof ResultRow]: ResultRow[K] } = { ...row }
-  if (i % 7 === 3) out.duplicateOf = i - 2
-  if (i % 3 === 0) out.columns = { customerId: `c-${i}`, note: i % 2 === 0 ? "=1+1, see" : "ok" }
-  return out
-}
-
-/** What a timed pass works on: fresh verdicts (or, for CSV, rows freshly parsed from their lines). */
-type Input =
-  | { readonly kind: "targetGroup"; readonly results: ReadonlyArray<ValidationResult> }
-  | { readonly kind: "offer"; readonly results: ReadonlyArray<OfferValidationResult> }
-  | { readonly kind: "csv"; readonly rows: ReadonlyArray<ResultRow> }
-
-const ndjsonLines = (() => {
-  const results = engine.validateMany(emails, BENCH_TARGET_GROUP)
-  return results.map((result, i) => JSON.stringify(jobRow(current.toResultRow(emails[i]!, result), i)))
-})()
-
-const fresh = {
-  targetGroup: (): Input => ({ kind: "targetGroup", results: engine.validateMany(emails, BENCH_TARGET_GROUP) }),
-  offer: (): Input => ({ kind: "offer", results: engine.validateManyOffer(emails, offerId) }),
-  csv: (): Input => ({ kind: "csv", rows: ndjsonLines.map((line) => JSON.parse(line) as ResultRow) })
-}
-
-/** A job's rows in batches of `JOB_BATCH`: the text up to `duplicateOf`, then the rest and a newline. */
-const jobRows = (w: Writer, input: Input): Array<Buffer> => {
-  if (input.kind === "csv") throw new Error("jobRows: verdicts expected")
-  const batches: Array<Buffer> = []
-  for (let start = 0; start < emails.length; start += JOB_BATCH) {
-    const end = Math.min(emails.length, start + JOB_BATCH)
-    const text = new TextBuffer((end - start) * 320)
-    for (let i = start; i < end; i++) {
-      const row =
-        input.kind === "targetGroup"
-          ? w.toResultRow(emails[i]!, input.results[i]!)
-          : w.toOfferResultRow(emails[i]!, input.results[i]!)
-      text.write(w.rowTextBeforeDuplicate(row))
-      text.write(`${w.rowTextAfterDuplicate(row)}\n`)
-    }
-    batches.push(text.buffer.subarray(0, text.used))
-  }
-  return batches
-}
-
-/** The CSV download: lines joined per chunk of 1,000 rows, each chunk encoded. */
-const csvRows = (w: Writer, input: Input): Array<Buffer> => {
-  if (input.kind !== "csv") throw new Error("csvRows: rows expected")
-  const chunks: Array<Buffer> = []
-  let csv = ""
-  for (let i = 0; i < input.rows.length; i++) {
-    csv += `${w.rowCsv(input.rows[i]!, INPUT_COLUMNS)}\r\n`
-    if (i % BULK === BULK - 1) {
-      chunks.push(Buffer.from(csv))
-      csv = ""
-    }
-  }
-  chunks.push(Buffer.from(csv))
-  return chunks
-}
-
-/** `validate/bulk` answers of `BULK` emails each, as `server/handlers/validation.ts` writes them. */
-const bulkAnswers = (w: Writer, input: Input): Array<Buffer> => {
-  if (input.kind !== "targetGroup") throw new Error("bulkAnswers: target-group verdicts expected")
-  const answers: Array<Buffer> = []
-  for (let start = 0; start < emails.length; start += BULK) {
-    const end = Math.min(emails.length, start + BULK)
-    const out = new w.JsonBytes(256 + (end - start) * 320)
-    out.write(`{"results":`)
-    out.write("[")
-    for (let i = start; i < end; i++) {
-      const text = w.rowText(w.toResultRow(emails[i]!, input.results[i]!))
-      out.write(i === start ? text : `,${text}`)
-    }
-    out.write("]")
-    out.write(`,"requestId":"bench"}`)
-    answers.push(out.bytes())
-  }
-  return answers
-}
-
-interface Loop {
-  readonly name: string
-  readonly input: () => Input
-  readonly write: (w: Writer, input: Input) => Array<Buffer>
-  readonly micros: { current: Array<number>; reference: Array<number> }
-}
-const loop = (name: string, input: () => Input, write: Loop["write"]): Loop => ({
-  name,
-  input,
-  write,
-  micros: { current: [], reference: [] }
-})
-const loops: Array<Loop> = [
-  loop("jobRowsTargetGroup", fresh.targetGroup, jobRows),
-  loop("jobRowsOffer", fresh.offer, jobRows),
-  loop("csvRows", fresh.csv, csvRows),
-  loop("bulkAnswers", fresh.targetGroup, bulkAnswers)
+const LOOPS: ReadonlyArray<LoopName> = (process.env.BENCH_LOOPS?.split(",") as Array<LoopName> | undefined) ?? [
+  "jobRowsTargetGroup",
+  "jobRowsOffer",
+  "csvRows",
+  "bulkAnswers"
 ]
+const rounds = Number(process.env.BENCH_ROUNDS ?? (quick ? 20 : 300))
+const sides = ["current", "reference"] as const
+type Side = (typeof sides)[number]
 
-// Same bytes, or no figures; this also warms every loop once.
-for (const l of loops) {
-  const input = l.input()
-  const mine = Buffer.concat(l.write(writers.current, input))
-  const theirs = Buffer.concat(l.write(writers.reference, l.input()))
-  if (!mine.equals(theirs)) {
-    let at = 0
-    while (at < mine.length && mine[at] === theirs[at]) at++
-    throw new Error(
-      `${l.name}: the output differs from the reference at byte ${at}: ${JSON.stringify(mine.subarray(Math.max(0, at - 80), at + 80).toString())} vs ${JSON.stringify(theirs.subarray(Math.max(0, at - 80), at + 80).toString())}`
-    )
-  }
+const load = (side: Side): Promise<typeof import("./rowsSide.ts")> =>
+  import(new URL(`./rowsSide.ts?side=${side}`, import.meta.url).href)
+const modules = { current: await load("current"), reference: await load("reference") }
+if (modules.current.side !== "current" || modules.reference.side !== "reference")
+  throw new Error("rowsSide: one instance per side expected")
+const SLICES = modules.current.SLICES
+
+// Same bytes over all the emails, or no figures; this also warms both sides.
+for (const loop of LOOPS) {
+  const mine = modules.current.bytesOf(loop)
+  const theirs = modules.reference.bytesOf(loop)
+  if (mine.equals(theirs)) continue
+  let at = 0
+  while (at < mine.length && mine[at] === theirs[at]) at++
+  const around = (bytes: Buffer) => JSON.stringify(bytes.subarray(Math.max(0, at - 80), at + 80).toString())
+  throw new Error(`${loop}: the output differs from the reference at byte ${at}: ${around(mine)} vs ${around(theirs)}`)
 }
 
-const sides = ["current", "reference"] as const
+const nanos = Object.fromEntries(
+  LOOPS.map((loop): [LoopName, Record<Side, Array<number>>] => [loop, { current: [], reference: [] }])
+) as Record<LoopName, Record<Side, Array<number>>>
 for (let round = 0; round < rounds; round++) {
-  for (const l of round % 2 === 0 ? loops : [...loops].reverse()) {
-    for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
-      const input = l.input()
-      collect()
-      const t = timed(() => l.write(writers[side], input).length)
-      l.micros[side].push((t.cpuMs * 1000) / emails.length)
+  for (const loop of round % 2 === 0 ? LOOPS : [...LOOPS].reverse()) {
+    for (const side of (round >> 1) % 2 === 0 ? sides : [...sides].reverse()) {
+      nanos[loop][side].push(modules[side].timeOf(loop, round % SLICES))
     }
   }
 }
 
-const perSecond = (micros: ReadonlyArray<number>) => micros.map((m) => 1e6 / m)
-const figures = loops.map((l) => ({
-  name: l.name,
-  rowsPerSecond: spread(perSecond(l.micros.current), 0),
-  referenceRowsPerSecond: spread(perSecond(l.micros.reference), 0),
-  nanosPerRow: spread(
-    l.micros.current.map((m) => m * 1000),
-    0
-  ),
-  referenceNanosPerRow: spread(
-    l.micros.reference.map((m) => m * 1000),
-    0
-  ),
-  /** Reference time / new time, per round. */
-  speedup: spread(ratios(l.micros.reference, l.micros.current))
-}))
+const quartiles = (values: ReadonlyArray<number>): readonly [number, number] => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const at = (q: number) => Math.round(sorted[Math.floor(q * (sorted.length - 1))]! * 100) / 100
+  return [at(0.25), at(0.75)]
+}
+const figures = LOOPS.map((loop) => {
+  const { current, reference } = nanos[loop]
+  const speedups = ratios(reference, current)
+  return {
+    name: loop,
+    rowsPerSecond: spread(
+      current.map((n) => 1e9 / n),
+      0
+    ),
+    referenceRowsPerSecond: spread(
+      reference.map((n) => 1e9 / n),
+      0
+    ),
+    nanosPerRow: spread(current, 0),
+    referenceNanosPerRow: spread(reference, 0),
+    /** Reference time / new time, per round. */
+    speedup: spread(speedups),
+    speedupQuartiles: quartiles(speedups)
+  }
+})
 for (const f of figures) {
   console.error(
-    `${f.name}: ${f.nanosPerRow.median} ns/row (${f.nanosPerRow.min}-${f.nanosPerRow.max}), reference ${f.referenceNanosPerRow.median} ns/row (${f.referenceNanosPerRow.min}-${f.referenceNanosPerRow.max}); speedup ${f.speedup.median}x (${f.speedup.min}-${f.speedup.max})`
+    `${f.name}: ${f.nanosPerRow.median} ns/row (${f.nanosPerRow.min}-${f.nanosPerRow.max}), reference ${f.referenceNanosPerRow.median} ns/row (${f.referenceNanosPerRow.min}-${f.referenceNanosPerRow.max}); speedup ${f.speedup.median}x (quartiles ${f.speedupQuartiles.join("-")})`
   )
 }
-console.log(JSON.stringify({ rows: emails.length, rounds, quick, clock: "cpu", loops: figures }))
+console.log(JSON.stringify({ rounds, quick, clock: "wall", loops: figures }))

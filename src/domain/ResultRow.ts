@@ -11,8 +11,9 @@
  * canonical address) and carries the input's other columns (`columns`, by
  * name, in input order), so a result can be joined back to what was sent.
  *
- * `rowText` writes the same JSON as `JSON.stringify(row)`, fast: batches of
- * a million rows are written to disk and to the wire.
+ * A row's text, written fast since batches of a million rows go to disk and
+ * to the wire: `rowText` (the JSON, as `JSON.stringify` writes it) in
+ * `rowText.ts`, `rowCsv` (a CSV line) in `rowCsv.ts`, both exported here.
  */
 import * as Schema from "effect/Schema"
 import { ReasonCode } from "./ReasonCode.ts"
@@ -101,69 +102,5 @@ export const toOfferResultRow = (email: string, result: OfferValidationResult): 
   )
 }
 
-const institutionTexts = new WeakMap<RowInstitution, string>()
-
-const optional = (key: string, value: string | undefined): string =>
-  value === undefined ? "" : `,"${key}":${JSON.stringify(value)}`
-
-/**
- * `rowText` up to where `duplicateOf` goes (no closing brace): a job's rows
- * are encoded on worker threads before the job knows which repeat an earlier
- * row, and `duplicateOf` is put in between when the rows are appended.
- * Without `reason` when `withReason` is false.
- */
-export const rowTextBeforeDuplicate = (row: ResultRow, withReason = true): string => {
-  let text = `{"email":${JSON.stringify(row.email)},"isValid":${row.isValid}`
-  if (row.matchedTargetGroups !== undefined) text += `,"matchedTargetGroups":${JSON.stringify(row.matchedTargetGroups)}`
-  text += optional("matchedDomain", row.matchedDomain)
-  if (row.institution !== undefined) {
-    let institution = institutionTexts.get(row.institution)
-    if (institution === undefined) {
-      institution = JSON.stringify(row.institution)
-      if (Object.isFrozen(row.institution)) institutionTexts.set(row.institution, institution)
-    }
-    text += `,"institution":${institution}`
-  }
-  return `${text}${optional("reasonCode", row.reasonCode)}${withReason ? optional("reason", row.reason) : ""}`
-}
-
-/** The `duplicateOf` member of `rowText`, with its leading comma. */
-export const duplicateOfText = (row: number): string => `,"duplicateOf":${row}`
-
-/** `rowText` after `duplicateOf`: the input's columns and the closing brace. */
-export const rowTextAfterDuplicate = (row: ResultRow): string =>
-  row.columns === undefined ? "}" : `,"columns":${JSON.stringify(row.columns)}}`
-
-/** `JSON.stringify(row)`, with each institution's JSON written once; without `reason` when `withReason` is false. */
-export const rowText = (row: ResultRow, withReason = true): string =>
-  rowTextBeforeDuplicate(row, withReason) +
-  (row.duplicateOf === undefined ? "" : duplicateOfText(row.duplicateOf)) +
-  rowTextAfterDuplicate(row)
-
-const csvField = (value: string): string =>
-  /[",\r\n]/.test(value) || value.startsWith(" ") || value.endsWith(" ") ? `"${value.replaceAll('"', '""')}"` : value
-
-/** A guard against spreadsheet formula injection: a field that starts like a formula is prefixed with `'`. */
-const safeCell = (value: string): string => (/^[=+\-@\t\r]/.test(value) ? `'${value}` : value)
-
-/** An input cell as CSV text: a string as it is, a missing value empty, anything else as JSON. */
-const cellText = (value: unknown): string =>
-  typeof value === "string" ? value : value === undefined || value === null ? "" : JSON.stringify(value)
-
-/** One CSV line (RFC 4180, no line break) in `ROW_CSV_COLUMNS` order, then the input's `inputColumns`. */
-export const rowCsv = (row: ResultRow, inputColumns: ReadonlyArray<string> = []): string =>
-  [
-    row.email,
-    String(row.isValid),
-    row.reasonCode ?? "",
-    row.reason ?? "",
-    row.matchedDomain ?? "",
-    row.institution?.id ?? "",
-    row.institution?.name ?? "",
-    row.institution?.country ?? "",
-    (row.matchedTargetGroups ?? []).join(" "),
-    row.duplicateOf === undefined ? "" : String(row.duplicateOf),
-    ...inputColumns.map((name) => cellText(row.columns?.[name]))
-  ]
-    .map((value) => csvField(safeCell(value)))
-    .join(",")
+export { rowCsv } from "./rowCsv.ts"
+export { duplicateOfText, rowText, rowTextAfterDuplicate, rowTextBeforeDuplicate } from "./rowText.ts"

@@ -1,0 +1,57 @@
+/**
+ * Pieces of JSON text, exactly as `JSON.stringify` writes them, for the
+ * writers of answers in bulk (`rowText.ts`).
+ *
+ * `jsonString`: most strings in an answer (addresses, domains, reason
+ * sentences) hold nothing JSON escapes, and then their JSON is the string in
+ * quotes: one scan decides, and `JSON.stringify` writes only the others.
+ *
+ * `TextMemo`: the JSON of values that repeat from row to row (a verdict's
+ * reason sentence, a list of target-group ids), kept by the value, so a
+ * repeat costs a lookup instead of a scan and a copy. Bounded: when full it
+ * starts over, so a stream of values that never repeat costs no more memory
+ * than `max` entries.
+ */
+
+/**
+ * What `JSON.stringify` writes escaped: control characters, `"`, `\`, and a
+ * lone surrogate. Any surrogate sends a string to `JSON.stringify`, which
+ * leaves a well-formed pair as it is.
+ */
+const NEEDS_ESCAPE = /[\u0000-\u001f"\\\ud800-\udfff]/
+
+/** `JSON.stringify(value)` for a string. */
+export const jsonString = (value: string): string => (NEEDS_ESCAPE.test(value) ? JSON.stringify(value) : `"${value}"`)
+
+/**
+ * `text`, made flat: a string built by `+` is a tree of its parts, which
+ * every string it goes into has to walk again when written; a kept text is
+ * made flat once, where it is kept. (`Number` reads the whole string, and V8
+ * flattens a string to read it.)
+ */
+export const flat = (text: string): string => {
+  Number(text)
+  return text
+}
+
+/** A string → text memo of at most `max` entries; `text` makes the text of a string not yet kept. */
+export class TextMemo {
+  readonly #texts = new Map<string, string>()
+  readonly #max: number
+  readonly #text: (value: string) => string
+
+  constructor(max: number, text: (value: string) => string) {
+    this.#max = max
+    this.#text = text
+  }
+
+  get(value: string): string {
+    let text = this.#texts.get(value)
+    if (text === undefined) {
+      text = flat(this.#text(value))
+      if (this.#texts.size >= this.#max) this.#texts.clear()
+      this.#texts.set(value, text)
+    }
+    return text
+  }
+}

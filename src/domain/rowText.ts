@@ -1,0 +1,100 @@
+/**
+ * A result row's JSON text: byte for byte what `JSON.stringify(row)` writes
+ * for a row whose members are in the schema's order, as `toResultRow` makes
+ * them (test/domain/rowText.test.ts holds it so for any such row), written
+ * fast, since jobs write a million rows and bulk answers a thousand a
+ * request.
+ *
+ * What repeats from row to row is written once and kept flat: the matched
+ * domain with its institution (per frozen institution object, which the rows
+ * of one domain share), each reason code, each matched target group. The
+ * address costs one scan (`jsonString`); the reason sentence goes to
+ * `JSON.stringify`, which writes a long, freshly concatenated string at least
+ * as fast as a scan in front of quotes. Kept texts are flat because a string
+ * built by `+` is a tree its every user walks again.
+ *
+ * Tried and dropped, as they cost more than they saved on the benchmark's mix
+ * of target-group and offer rows (`npm run bench:rows`, against the code
+ * this replaced, `bench/rowsReference.ts`): a memo of reason sentences by
+ * their text (a fresh sentence is hashed before it is found), and keeping
+ * each institution's last reason or whole verdict text (an institution's
+ * next row has another verdict about as often as not).
+ */
+import { flat, jsonString, TextMemo } from "./jsonText.ts"
+import { ReasonCode } from "./ReasonCode.ts"
+import type { ResultRow, RowInstitution } from "./ResultRow.ts"
+
+/** The `reasonCode` member of each code, written once. */
+const reasonCodeTexts = new Map(ReasonCode.literals.map((code) => [code, flat(`,"reasonCode":${jsonString(code)}`)]))
+const reasonCodeText = (code: ReasonCode): string => reasonCodeTexts.get(code) ?? `,"reasonCode":${jsonString(code)}`
+
+/** Target groups an offer's rows name, by id: as many as the configuration has, bounded all the same. */
+const oneGroup = new TextMemo(4096, (id) => `,"matchedTargetGroups":[${jsonString(id)}]`)
+
+const groupsText = (ids: ReadonlyArray<string>): string => {
+  if (ids.length === 0) return `,"matchedTargetGroups":[]`
+  if (ids.length === 1) return oneGroup.get(ids[0]!)
+  let text = `,"matchedTargetGroups":[${jsonString(ids[0]!)}`
+  for (let i = 1; i < ids.length; i++) text += `,${jsonString(ids[i]!)}`
+  return `${text}]`
+}
+
+const domainText = (matchedDomain: string | undefined): string =>
+  matchedDomain === undefined ? "" : `,"matchedDomain":${jsonString(matchedDomain)}`
+
+/** The `matchedDomain` and `institution` members as last written for a row of this institution. */
+interface KeptPlace {
+  readonly institution: string
+  matchedDomain: string | undefined
+  text: string
+}
+const keptPlaces = new WeakMap<RowInstitution, KeptPlace>()
+
+const placeText = (matchedDomain: string | undefined, institution: RowInstitution): string => {
+  const kept = keptPlaces.get(institution)
+  if (kept === undefined) {
+    const json = JSON.stringify(institution)
+    const text = flat(`${domainText(matchedDomain)},"institution":${json}`)
+    if (Object.isFrozen(institution)) keptPlaces.set(institution, { institution: json, matchedDomain, text })
+    return text
+  }
+  if (kept.matchedDomain !== matchedDomain) {
+    kept.matchedDomain = matchedDomain
+    kept.text = flat(`${domainText(matchedDomain)},"institution":${kept.institution}`)
+  }
+  return kept.text
+}
+
+/**
+ * `rowText` up to where `duplicateOf` goes (no closing brace): a job's rows
+ * are encoded on worker threads before the job knows which repeat an earlier
+ * row, and `duplicateOf` is put in between when the rows are appended.
+ * Without `reason` when `withReason` is false.
+ *
+ * Each member is read from the row once: rows come in many shapes (each set
+ * of present members is one), so every read is a slow, megamorphic one
+ * (measured: `npm run bench:rows` with target-group rows alone, then mixed
+ * with an offer's).
+ */
+export const rowTextBeforeDuplicate = (row: ResultRow, withReason = true): string => {
+  const { email, isValid, matchedTargetGroups, matchedDomain, institution, reasonCode } = row
+  const reason = withReason ? row.reason : undefined
+  let text = `{"email":${jsonString(email)}${isValid ? `,"isValid":true` : `,"isValid":false`}`
+  if (matchedTargetGroups !== undefined) text += groupsText(matchedTargetGroups)
+  text += institution === undefined ? domainText(matchedDomain) : placeText(matchedDomain, institution)
+  if (reasonCode !== undefined) text += reasonCodeText(reasonCode)
+  return reason === undefined ? text : `${text},"reason":${JSON.stringify(reason)}`
+}
+
+/** The `duplicateOf` member of `rowText`, with its leading comma. */
+export const duplicateOfText = (row: number): string => `,"duplicateOf":${row}`
+
+/** `rowText` after `duplicateOf`: the input's columns and the closing brace. */
+export const rowTextAfterDuplicate = (row: ResultRow): string =>
+  row.columns === undefined ? "}" : `,"columns":${JSON.stringify(row.columns)}}`
+
+/** `JSON.stringify(row)`; without `reason` when `withReason` is false. */
+export const rowText = (row: ResultRow, withReason = true): string =>
+  rowTextBeforeDuplicate(row, withReason) +
+  (row.duplicateOf === undefined ? "" : duplicateOfText(row.duplicateOf)) +
+  rowTextAfterDuplicate(row)
