@@ -20,21 +20,27 @@ export interface BenchConfig {
   readonly configDir: string
   readonly dataDir: string
   readonly key: string
+  /** The checkout whose built daemon serves this config (another one than this, to compare before and after). */
+  readonly tree?: string | undefined
 }
+
+/** A checkout given by BENCH_BEFORE_TREE (built: `npm run build` there), whose daemon runs as "before" beside this one's. */
+export const beforeTree: string | undefined = process.env.BENCH_BEFORE_TREE || undefined
 
 /**
  * A copy of the shipped config under `root`, rate limits raised, `settings`
  * (paths into campusgate.yaml) applied, an empty data directory and a key of
- * team acme with `scopes`.
+ * team acme with `scopes`; with `tree`, that checkout's shipped config, for its daemon.
  */
 export const prepareConfig = (
   root: string,
   scopes: ReadonlyArray<Scope>,
-  settings: ReadonlyArray<readonly [ReadonlyArray<string>, unknown]> = []
+  settings: ReadonlyArray<readonly [ReadonlyArray<string>, unknown]> = [],
+  tree?: string
 ): BenchConfig => {
   const configDir = join(root, "config")
   const dataDir = join(root, "data")
-  cpSync(here("../config"), configDir, { recursive: true })
+  cpSync(tree === undefined ? here("../config") : join(tree, "config"), configDir, { recursive: true })
   const settingsFile = join(configDir, "campusgate.yaml")
   const document = parseDocument(readFileSync(settingsFile, "utf8"))
   for (const bucket of ["bulk", "jobs", "validate", "default"]) {
@@ -43,7 +49,7 @@ export const prepareConfig = (
   for (const [path, value] of settings) document.setIn(path, value)
   writeFileSync(settingsFile, document.toString())
   const { key } = createApiKey({ configDir, dataDir, team: "acme" as TeamId, scopes: [...scopes] })
-  return { configDir, dataDir, key }
+  return { configDir, dataDir, key, tree }
 }
 
 export interface DaemonProcess {
@@ -55,24 +61,33 @@ export interface DaemonProcess {
 export const exitOf = (child: ChildProcess) =>
   new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
 
-/** Starts the daemon on a free loopback port and waits until it listens; `nodeArgs` go before the script, `serveArgs` after `serve`'s. */
+/**
+ * Starts the daemon on a free loopback port and waits until it listens; `nodeArgs` go before the script,
+ * `serveArgs` after `serve`'s; with `cpus` (a `taskset -c` list) it runs on those cores only, from its start.
+ */
 export const startDaemon = async (
-  dirs: { readonly configDir: string; readonly dataDir: string },
+  dirs: { readonly configDir: string; readonly dataDir: string; readonly tree?: string | undefined },
   logFile: string,
   nodeArgs: ReadonlyArray<string> = [],
-  serveArgs: ReadonlyArray<string> = []
+  serveArgs: ReadonlyArray<string> = [],
+  cpus?: string
 ): Promise<DaemonProcess> => {
   const out = openSync(logFile, "w")
   const args = [
     ...["serve", "--config", dirs.configDir, "--data", dirs.dataDir, "--port", "0", "--host", "127.0.0.1"],
     ...serveArgs
   ]
-  const bin = here("../dist/cli/bin.js")
+  const bin = dirs.tree === undefined ? here("../dist/cli/bin.js") : join(dirs.tree, "dist", "cli", "bin.js")
   if (!existsSync(bin)) throw new Error(`${bin} is missing: run npm run build first`)
-  const child = spawn(process.execPath, [...nodeArgs, bin, ...args], {
-    env: { ...process.env, CAMPUSGATE_CONFIG: "", CAMPUSGATE_DATA: "", CAMPUSGATE_PORT: "", CAMPUSGATE_HOST: "" },
-    stdio: ["ignore", out, out]
-  })
+  const command = [process.execPath, ...nodeArgs, bin, ...args]
+  const child = spawn(
+    cpus === undefined ? command[0]! : "taskset",
+    cpus === undefined ? command.slice(1) : ["-c", cpus, ...command],
+    {
+      env: { ...process.env, CAMPUSGATE_CONFIG: "", CAMPUSGATE_DATA: "", CAMPUSGATE_PORT: "", CAMPUSGATE_HOST: "" },
+      stdio: ["ignore", out, out]
+    }
+  )
   closeSync(out)
   const exited = exitOf(child)
   const deadline = Date.now() + 30_000

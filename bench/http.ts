@@ -25,7 +25,10 @@
  * Goals (DESIGN.md): single >= 0.95x the essential server's answers/s and
  * p99 <= 5 ms at 64 connections, bulk >= 500k emails/s, start-up <= 1 s.
  * Environment: BENCH_ROUNDS, BENCH_SECONDS, BENCH_CONNECTIONS (a list),
- * BENCH_BULK_CONNECTIONS, BENCH_CPU_PROF=DIR (a CPU profile of the daemon).
+ * BENCH_BULK_CONNECTIONS, BENCH_CPU_PROF=DIR (a CPU profile of the daemon),
+ * BENCH_BEFORE_TREE=DIR (another checkout, built: its daemon joins the
+ * rotation as `before`, on its own shipped config, for before/after ratios
+ * measured in the same rounds).
  * Progress goes to standard error; the final line on standard output is JSON.
  */
 import { spawn } from "node:child_process"
@@ -35,7 +38,7 @@ import { join } from "node:path"
 import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
 import { buildInstitutionTable } from "../src/engine/InstitutionIndex.ts"
-import { cpuSeconds, type DaemonProcess, exitOf, prepareConfig, startDaemon } from "./daemonProcess.ts"
+import { beforeTree, cpuSeconds, type DaemonProcess, exitOf, prepareConfig, startDaemon } from "./daemonProcess.ts"
 import { generateEmails } from "./generateEmails.ts"
 import { quick, ratios, spread } from "./rounds.ts"
 import { timeServe } from "./serveStart.ts"
@@ -90,6 +93,8 @@ interface Case {
   readonly path: string
   readonly bodiesFile?: string
   readonly connections: number
+  /** The API key sent (the `before` daemon has its own); else the main config's. */
+  readonly key?: string | undefined
 }
 
 const post = (url: string, key: string, body: unknown) =>
@@ -107,7 +112,12 @@ const measure = (test: Case, runSeconds: number): Measurement => {
   const cpuBefore = cpuSeconds(test.server.child.pid)
   const result = runWrk({
     url: `${test.server.url}${test.path}`,
-    ...(test.bodiesFile === undefined ? {} : { headers, bodiesFile: test.bodiesFile }),
+    ...(test.bodiesFile === undefined
+      ? {}
+      : {
+          headers: test.key === undefined ? headers : { ...headers, authorization: `Bearer ${test.key}` },
+          bodiesFile: test.bodiesFile
+        }),
     connections: test.connections,
     seconds: runSeconds,
     cpus: cores?.load
@@ -145,6 +155,13 @@ const daemon = await startDaemon(
   cpuProfileDir === undefined ? [] : ["--cpu-prof", "--cpu-prof-dir", cpuProfileDir]
 )
 if (cores !== undefined) pinProcess(daemon.child.pid!, cores.server)
+const beforeDirs =
+  beforeTree === undefined
+    ? undefined
+    : prepareConfig(join(root, "before"), ["validate:target-groups", "validate:bulk"], [], beforeTree)
+const before = beforeDirs === undefined ? undefined : await startDaemon(beforeDirs, join(root, "before.log"))
+if (before !== undefined && cores !== undefined) pinProcess(before.child.pid!, cores.server)
+if (before !== undefined) log(`before: the daemon of ${beforeTree} at ${before.url}`)
 log(`bare server at ${bare.url}; essential-work server at ${essential.url}; daemon at ${daemon.url} (log: ${logFile})`)
 
 try {
@@ -182,22 +199,28 @@ try {
   }
   const metricsOn = (await fetch(`${daemon.url}/metrics`)).status === 200
 
-  const servers = { bare, essential, daemon } as const
-  type Name = keyof typeof servers
+  type Name = "bare" | "essential" | "daemon" | "before"
+  const servers: Record<Name, Server | undefined> = { bare, essential, daemon, before }
+  const names: ReadonlyArray<Name> =
+    before === undefined ? ["bare", "essential", "daemon"] : ["bare", "essential", "daemon", "before"]
+  const keyOf = (name: string) => (name === "before" ? beforeDirs?.key : undefined)
   const singleCase = (name: Name, connections: number): Case =>
     name === "bare"
       ? { name, server: bare, path: "/", connections }
-      : { name, server: servers[name], path: singlePath, bodiesFile: singleFile, connections }
-  type BulkName = "essential" | "daemon" | "daemonLean"
+      : { name, server: servers[name]!, path: singlePath, bodiesFile: singleFile, connections, key: keyOf(name) }
+  type BulkName = "essential" | "daemon" | "daemonLean" | "before"
+  const bulkNames: ReadonlyArray<BulkName> =
+    before === undefined ? ["essential", "daemon", "daemonLean"] : ["essential", "daemon", "daemonLean", "before"]
   const bulkCase = (name: BulkName): Case => ({
     name,
-    server: name === "essential" ? essential : daemon,
+    server: name === "essential" ? essential : name === "before" ? before! : daemon,
     path: bulkPath,
     bodiesFile: name === "daemonLean" ? leanFile : bulkFile,
-    connections: bulkConnections
+    connections: bulkConnections,
+    key: keyOf(name)
   })
 
-  for (const name of ["bare", "essential", "daemon"] as const) {
+  for (const name of names) {
     log(`warm-up: ${name}`)
     measure(singleCase(name, 64), warmUpSeconds)
     if (name !== "bare") measure(bulkCase(name), warmUpSeconds)
@@ -207,12 +230,12 @@ try {
   /** `items` rotated by `by`: each round starts with another server. */
   const rotated = <A>(items: ReadonlyArray<A>, by: number) => items.map((_, i) => items[(i + by) % items.length]!)
   const single = new Map<number, Record<Name, Array<Measurement>>>(
-    concurrencies.map((connections) => [connections, { bare: [], essential: [], daemon: [] }])
+    concurrencies.map((connections) => [connections, { bare: [], essential: [], daemon: [], before: [] }])
   )
-  const bulk: Record<BulkName, Array<Measurement>> = { essential: [], daemon: [], daemonLean: [] }
+  const bulk: Record<BulkName, Array<Measurement>> = { essential: [], daemon: [], daemonLean: [], before: [] }
   for (let round = 0; round < rounds; round++) {
     for (const connections of concurrencies) {
-      for (const name of rotated(["bare", "essential", "daemon"] as const, round)) {
+      for (const name of rotated(names, round)) {
         const result = measure(singleCase(name, connections), seconds)
         single.get(connections)![name].push(result)
         log(
@@ -220,7 +243,7 @@ try {
         )
       }
     }
-    for (const name of rotated(["essential", "daemon", "daemonLean"] as const, round)) {
+    for (const name of rotated(bulkNames, round)) {
       const result = measure(bulkCase(name), seconds)
       bulk[name].push(result)
       log(
@@ -232,7 +255,8 @@ try {
   bare.child.kill("SIGTERM")
   essential.child.kill("SIGTERM")
   daemon.child.kill("SIGTERM")
-  const [, , daemonExit] = await Promise.all([bare.exited, essential.exited, daemon.exited])
+  before?.child.kill("SIGTERM")
+  const [, , daemonExit] = await Promise.all([bare.exited, essential.exited, daemon.exited, before?.exited])
   const daemonLogBytes = statSync(logFile).size
   if (cpuProfileDir !== undefined) log(`CPU profile of the daemon written to ${cpuProfileDir}`)
 
@@ -272,7 +296,10 @@ try {
         essential: summary(runs.essential),
         daemon: summary(runs.daemon),
         daemonVsEssential: versus(runs.daemon, runs.essential),
-        daemonVsBare: versus(runs.daemon, runs.bare)
+        daemonVsBare: versus(runs.daemon, runs.bare),
+        ...(before === undefined
+          ? {}
+          : { before: summary(runs.before), daemonVsBefore: versus(runs.daemon, runs.before) })
       }
     ])
   )
@@ -284,7 +311,10 @@ try {
     daemonVsEssential: versus(bulk.daemon, bulk.essential),
     /** `reasonText: false`: rows without the reason sentence. */
     daemonLean: summary(bulk.daemonLean, BULK_EMAILS),
-    daemonLeanVsDaemon: versus(bulk.daemonLean, bulk.daemon)
+    daemonLeanVsDaemon: versus(bulk.daemonLean, bulk.daemon),
+    ...(before === undefined
+      ? {}
+      : { before: summary(bulk.before, BULK_EMAILS), daemonVsBefore: versus(bulk.daemon, bulk.before) })
   }
   const at64 = single.get(64)
   const serve = spread(serveMs, 0)
@@ -294,6 +324,7 @@ try {
       rounds,
       seconds,
       pinned: cores ?? null,
+      beforeTree: beforeTree ?? null,
       serveToHealthzMs: serve,
       single: singleFigures,
       bulk: bulkFigures,
@@ -321,6 +352,7 @@ try {
     })
   )
 } finally {
-  for (const server of [bare, essential, daemon]) if (server.child.exitCode === null) server.child.kill("SIGTERM")
+  for (const server of [bare, essential, daemon, before])
+    if (server !== undefined && server.child.exitCode === null) server.child.kill("SIGTERM")
   rmSync(root, { recursive: true, force: true })
 }

@@ -1,195 +1,367 @@
 /**
  * `npm run bench:jobs`: asynchronous bulk validation end to end, through
- * HTTP, on two daemons started from source on copies of the shipped config:
- * one with usage statistics on (the default), one with them off.
- * - 1,000,000 generated emails (bench/generateEmails.ts) submitted as one
- *   streamed NDJSON body to `POST /api/v1/validate/bulk-async` against a
- *   target group (`universities`: institution criteria), then
- *   `GET /api/v1/jobs/{id}` polled until the job is completed: seconds from
- *   the first byte sent to completion, and the daemon's peak RSS (goals,
- *   DESIGN.md: <= 5 s, <= 400 MB); the same against an offer, which checks
- *   every one of its target groups (two in the shipped config) and counts
- *   usage statistics;
- * - the results downloaded as NDJSON and as CSV (rows/s, MB/s), uncompressed
- *   (`Accept-Encoding: identity`: the daemon's own rate), and NDJSON with
- *   brotli and gzip (bytes on the wire, decompressed as a client would);
- * - validation throughput of jobs with statistics recording on vs off, from
- *   the jobs' own startedAt/finishedAt, rounds alternating between the two
- *   daemons (goal: on is at most 10% slower).
- * BENCH_EMAILS changes the batch size, BENCH_ROUNDS the on/off rounds.
- * Progress goes to standard error; the final line on standard output is JSON.
+ * HTTP, on one daemon at a time (`campusgate serve` from `dist/`, so `npm
+ * run build` first) on a copy of the shipped config with an offer of three
+ * target groups added. Where the machine has two cores or more, the daemon
+ * runs on core 0 only (`taskset`, from its start, so it sizes its job
+ * threads to that one core) and this script and its latency probe on core 1.
+ *
+ * 1. Five successive jobs of the same 1,000,000 generated emails
+ *    (bench/generateEmails.ts), alternating a target group (`universities`)
+ *    and the offer with three target groups: each timed from the first byte
+ *    of the upload to the last byte of the results downloaded as NDJSON
+ *    (rows counted), with its parts (accepted, processed, downloaded), and
+ *    the daemon's peak RSS (`VmHWM`) after each. Goals (issue 16): the offer
+ *    job <= 5 s end to end, VmHWM <= 400 MB after all five.
+ * 2. Single-validation latency (`POST /validate/target-group`, `connections`
+ *    keep-alive connections back to back, bench/latencyProbe.ts, in µs):
+ *    rounds alternating an idle window and a window while a 1M-email job
+ *    runs; goal: p99 while a job runs <= 2x the idle p99 (the median of the
+ *    rounds' ratios). With BENCH_BASELINE=1 every round also runs a daemon
+ *    that evaluates jobs on its request thread (`jobs.workerThreads: 0`,
+ *    the behaviour before job threads), daemons started one at a time.
+ *
+ * `--quick` (or BENCH_QUICK=1): 100,000 emails, one latency round of 1 s
+ * idle windows, to check the script. BENCH_EMAILS, BENCH_ROUNDS,
+ * BENCH_IDLE_SECONDS, BENCH_CONNECTIONS and BENCH_THREADS
+ * (`jobs.workerThreads`) change the rest. BENCH_BEFORE_TREE=DIR (another
+ * checkout, built) runs its daemon as `before` on its own shipped config:
+ * job i of the five on this daemon, then job i on it, both alive, one
+ * working at a time; and in every latency round. Progress goes to standard error;
+ * the final line on standard output is JSON.
  */
-import { mkdtempSync, rmSync } from "node:fs"
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { get as httpGet, type IncomingMessage } from "node:http"
 import { availableParallelism, tmpdir } from "node:os"
 import { join } from "node:path"
-import { createBrotliDecompress, createGunzip } from "node:zlib"
+import { fileURLToPath } from "node:url"
 import { buildInstitutionTable } from "../src/engine/InstitutionIndex.ts"
-import { type DaemonProcess, peakRssMb, prepareConfig, startDaemon } from "./daemonProcess.ts"
+import {
+  type BenchConfig,
+  beforeTree,
+  type DaemonProcess,
+  peakRssMb,
+  prepareConfig,
+  startDaemon
+} from "./daemonProcess.ts"
 import { generateEmails } from "./generateEmails.ts"
+import type { ProbeOptions, ProbeResult } from "./latencyProbe.ts"
 
-const emailCount = Number(process.env.BENCH_EMAILS ?? 1_000_000)
-const rounds = Number(process.env.BENCH_ROUNDS ?? 2)
-const offerId = "acme-student-discount"
+const quick = process.argv.includes("--quick") || process.env.BENCH_QUICK === "1"
+const emailCount = Number(process.env.BENCH_EMAILS ?? (quick ? 100_000 : 1_000_000))
+const rounds = Number(process.env.BENCH_ROUNDS ?? (quick ? 1 : 3))
+const idleSeconds = Number(process.env.BENCH_IDLE_SECONDS ?? (quick ? 1 : 5))
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 16)
+const threadsSetting = process.env.BENCH_THREADS
+const withBaseline = process.env.BENCH_BASELINE === "1"
+const JOBS = 5
 const targetGroupId = "universities"
+const offerId = "bench-three-groups"
 const root = mkdtempSync(join(tmpdir(), "campusgate-bench-jobs-"))
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url))
 const log = (message: string) => console.error(message)
 const round2 = (value: number) => Math.round(value * 100) / 100
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** The machine's cores, counted before this script pins itself. */
+const cores = availableParallelism()
+
+/** Core 0 for the daemon and core 1 for this script and its probe, where there are two cores and taskset. */
+const pinning = (() => {
+  if (cores < 2) return undefined
+  try {
+    execFileSync("taskset", ["-a", "-p", "-c", "1", String(process.pid)], { stdio: "ignore" })
+    return { server: "0", driver: "1" }
+  } catch {
+    return undefined
+  }
+})()
+
+const spread = (values: ReadonlyArray<number>) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = sorted.length / 2
+  const median = sorted.length % 2 === 1 ? sorted[Math.floor(middle)]! : (sorted[middle - 1]! + sorted[middle]!) / 2
+  return { median: round2(median), min: round2(sorted[0] ?? 0), max: round2(sorted.at(-1) ?? 0), runs: values.length }
+}
 
 interface JobView {
   readonly jobId: string
   readonly status: string
-  readonly progress: { readonly processed: number }
   readonly startedAt: string | null
   readonly finishedAt: string | null
-  readonly error?: string
 }
 
-const submit = async (daemon: DaemonProcess, key: string, body: Buffer, target = `offerId=${offerId}`) => {
-  const started = performance.now()
-  const response = await fetch(`${daemon.url}/api/v1/validate/bulk-async?${target}`, {
+const jobUrl = (daemon: DaemonProcess, target: "targetGroup" | "offer") =>
+  `${daemon.url}/api/v1/validate/bulk-async?${target === "offer" ? `offerId=${offerId}` : `targetGroupId=${targetGroupId}`}`
+
+const submit = async (daemon: DaemonProcess, key: string, body: Buffer, target: "targetGroup" | "offer") => {
+  const response = await fetch(jobUrl(daemon, target), {
     method: "POST",
     headers: { authorization: `Bearer ${key}`, "content-type": "application/x-ndjson" },
     body
   })
   const accepted = (await response.json()) as { jobId: string }
   if (response.status !== 202) throw new Error(`bulk-async answered ${response.status}: ${JSON.stringify(accepted)}`)
-  const acceptedAfter = (performance.now() - started) / 1000
+  return accepted.jobId
+}
+
+const jobView = async (daemon: DaemonProcess, key: string, jobId: string) =>
+  (await (
+    await fetch(`${daemon.url}/api/v1/jobs/${jobId}`, { headers: { authorization: `Bearer ${key}` } })
+  ).json()) as JobView
+
+/** Polls until the job has `status` (or has finished); fails on a job that ended otherwise. */
+const awaitStatus = async (daemon: DaemonProcess, key: string, jobId: string, status: "running" | "completed") => {
   for (;;) {
-    const job = (await (
-      await fetch(`${daemon.url}/api/v1/jobs/${accepted.jobId}`, { headers: { authorization: `Bearer ${key}` } })
-    ).json()) as JobView
-    if (job.status === "completed") {
-      const processingSeconds = (Date.parse(job.finishedAt!) - Date.parse(job.startedAt!)) / 1000
-      return { job, endToEndSeconds: (performance.now() - started) / 1000, acceptedAfter, processingSeconds }
-    }
+    const job = await jobView(daemon, key, jobId)
+    if (job.status === status || (status === "running" && job.status === "completed")) return job
     if (job.status !== "queued" && job.status !== "running") throw new Error(`the job ended ${JSON.stringify(job)}`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
+    await sleep(20)
   }
 }
 
-const download = async (
-  daemon: DaemonProcess,
-  key: string,
-  jobId: string,
-  accept: string,
-  encoding: "identity" | "br" | "gzip" = "identity"
-) => {
-  const started = performance.now()
+/** Downloads the results as NDJSON (uncompressed), counting rows; answers the rows. */
+const download = async (daemon: DaemonProcess, key: string, jobId: string): Promise<number> => {
   const response = await new Promise<IncomingMessage>((resolve, reject) =>
     httpGet(
       `${daemon.url}/api/v1/jobs/${jobId}/results`,
-      { headers: { authorization: `Bearer ${key}`, accept, "accept-encoding": encoding } },
+      { headers: { authorization: `Bearer ${key}`, accept: "application/x-ndjson", "accept-encoding": "identity" } },
       resolve
     ).on("error", reject)
   )
   if (response.statusCode !== 200) throw new Error(`results answered ${response.statusCode}`)
-  if ((response.headers["content-encoding"] ?? "identity") !== encoding) {
-    // A daemon that does not compress (an older build, run for comparison): no figure.
-    response.resume()
-    return null
+  let rows = 0
+  for await (const chunk of response as AsyncIterable<Buffer>) {
+    for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) rows++
   }
-  let wireBytes = 0
-  response.on("data", (chunk: Buffer) => {
-    wireBytes += chunk.length
-  })
-  const decoded =
-    encoding === "br"
-      ? response.pipe(createBrotliDecompress())
-      : encoding === "gzip"
-        ? response.pipe(createGunzip())
-        : response
-  let bytes = 0
-  let lines = 0
-  for await (const chunk of decoded as AsyncIterable<Buffer>) {
-    bytes += chunk.length
-    for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) lines++
-  }
-  const seconds = (performance.now() - started) / 1000
-  const rows = accept === "text/csv" ? lines - 1 : lines
-  if (rows !== emailCount) throw new Error(`${accept} download had ${rows} rows, not ${emailCount}`)
+  return rows
+}
+
+/** One job end to end: upload, processing, download of every row. */
+const timedJob = async (daemon: DaemonProcess, key: string, body: Buffer, target: "targetGroup" | "offer") => {
+  const started = performance.now()
+  const jobId = await submit(daemon, key, body, target)
+  const acceptedSeconds = (performance.now() - started) / 1000
+  const job = await awaitStatus(daemon, key, jobId, "completed")
+  const completedSeconds = (performance.now() - started) / 1000
+  const rows = await download(daemon, key, jobId)
+  if (rows !== emailCount) throw new Error(`the download had ${rows} rows, not ${emailCount}`)
+  const endToEndSeconds = (performance.now() - started) / 1000
   return {
-    seconds: round2(seconds),
-    rowsPerSecond: Math.round(rows / seconds),
-    mbPerSecond: round2(bytes / 1e6 / seconds),
-    ...(encoding === "identity" ? {} : { wireMb: round2(wireBytes / 1e6) })
+    target,
+    endToEndSeconds: round2(endToEndSeconds),
+    acceptedSeconds: round2(acceptedSeconds),
+    processingSeconds: round2((Date.parse(job.finishedAt!) - Date.parse(job.startedAt!)) / 1000),
+    downloadSeconds: round2(endToEndSeconds - completedSeconds),
+    vmHwmMb: peakRssMb(daemon.child.pid)
   }
 }
 
-log(`node ${process.version}, ${availableParallelism()} CPUs; working in ${root}`)
+/** The probe, running until `stop` (or `maxSeconds`). */
+const startProbe = (daemon: DaemonProcess, key: string, bodies: ReadonlyArray<string>, maxSeconds: number) => {
+  const options: ProbeOptions = {
+    url: `${daemon.url}/api/v1/validate/target-group`,
+    key,
+    bodies,
+    connections,
+    maxSeconds
+  }
+  const command = [process.execPath, here("latencyProbe.ts"), JSON.stringify(options)]
+  const child: ChildProcess =
+    pinning === undefined
+      ? spawn(command[0]!, command.slice(1), { stdio: ["pipe", "pipe", "inherit"] })
+      : spawn("taskset", ["-c", pinning.driver, ...command], { stdio: ["pipe", "pipe", "inherit"] })
+  let output = ""
+  child.stdout!.on("data", (chunk: Buffer) => {
+    output += chunk.toString("utf8")
+  })
+  const result = new Promise<ProbeResult>((resolve, reject) =>
+    child.once("exit", (code) =>
+      code === 0
+        ? resolve(JSON.parse(output.trim().split("\n").at(-1)!) as ProbeResult)
+        : reject(new Error(`probe ${code}`))
+    )
+  )
+  return { stop: () => child.stdin!.end(), result }
+}
+
+const idleWindow = async (daemon: DaemonProcess, key: string, bodies: ReadonlyArray<string>) => {
+  const probe = startProbe(daemon, key, bodies, idleSeconds + 30)
+  await sleep(idleSeconds * 1000)
+  probe.stop()
+  return probe.result
+}
+
+/** Latency while a target-group job runs: from when it is running until it completes. */
+const busyWindow = async (daemon: DaemonProcess, key: string, bodies: ReadonlyArray<string>, body: Buffer) => {
+  const jobId = await submit(daemon, key, body, "targetGroup")
+  await awaitStatus(daemon, key, jobId, "running")
+  const probe = startProbe(daemon, key, bodies, 600)
+  const started = performance.now()
+  await awaitStatus(daemon, key, jobId, "completed")
+  const jobSeconds = (performance.now() - started) / 1000
+  probe.stop()
+  return { ...(await probe.result), jobSeconds: round2(jobSeconds) }
+}
+
+/** Request bodies for the probe: emails of the mix that answer 200 (malformed ones are 400s). */
+const probeBodies = async (daemon: DaemonProcess, key: string, emails: ReadonlyArray<string>) => {
+  const bodies: Array<string> = []
+  for (const email of emails.slice(0, 2000)) {
+    const body = JSON.stringify({ email, targetGroupId })
+    const response = await fetch(`${daemon.url}/api/v1/validate/target-group`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body
+    })
+    await response.arrayBuffer()
+    if (response.status === 200) bodies.push(body)
+    if (bodies.length === 500) break
+  }
+  return bodies
+}
+
+const scopes = ["validate:target-groups", "validate:bulk", "jobs:read"] as const
+
+/** A config of its own under `root/name`, with the three-group offer, `jobs.workerThreads` as given. */
+const configFor = (name: string, workerThreads: string | undefined, tree?: string): BenchConfig => {
+  const settings: Array<readonly [ReadonlyArray<string>, unknown]> =
+    workerThreads === undefined ? [] : [[["jobs", "workerThreads"], Number(workerThreads)]]
+  const config = prepareConfig(join(root, name), scopes, settings, tree)
+  writeFileSync(
+    join(config.configDir, "offers", `${offerId}.yaml`),
+    `id: ${offerId}\nteam: acme\nname: Three target groups\ntargetGroups: [${targetGroupId}, uk-students, acme-bavaria]\nstatus: active\n`
+  )
+  return config
+}
+
+const stop = async (daemon: DaemonProcess) => {
+  if (daemon.child.exitCode === null) daemon.child.kill("SIGTERM")
+  await daemon.exited
+}
+
+log(
+  `node ${process.version}, ${cores} CPUs; ${pinning === undefined ? "not pinned" : `daemon on core ${pinning.server}, this script and the probe on core ${pinning.driver}`}; working in ${root}`
+)
 const emails = generateEmails(buildInstitutionTable(), emailCount, 5)
 const body = Buffer.from(`${emails.map((email) => JSON.stringify(email)).join("\n")}\n`)
 log(`${emailCount.toLocaleString()} emails, ${(body.length / 1e6).toFixed(1)} MB of NDJSON`)
 
-const scopes = ["validate:bulk", "jobs:read"] as const
-const on = prepareConfig(join(root, "on"), scopes)
-const off = prepareConfig(join(root, "off"), scopes, [[["statistics", "enabled"], false]])
-const daemonOn = await startDaemon(on, join(root, "on.log"))
-const daemonOff = await startDaemon(off, join(root, "off.log"))
+const variants = [
+  { name: "jobThreads", config: configFor("threads", threadsSetting) },
+  ...(withBaseline ? [{ name: "requestThread", config: configFor("request-thread", "0") }] : []),
+  ...(beforeTree === undefined ? [] : [{ name: "before", config: configFor("before", undefined, beforeTree) }])
+]
+const beforeVariant = variants.find((variant) => variant.name === "before")
+const daemons: Array<DaemonProcess> = []
+const startOne = async (config: BenchConfig, name: string) => {
+  const daemon = await startDaemon(config, join(root, `${name}.log`), [], [], pinning?.server)
+  daemons.push(daemon)
+  return daemon
+}
 
 try {
-  const first = await submit(daemonOn, on.key, body, `targetGroupId=${targetGroupId}`)
-  const rssMb = peakRssMb(daemonOn.child.pid)
-  log(
-    `a target-group job of ${emailCount.toLocaleString()}: completed ${first.endToEndSeconds.toFixed(2)} s after the upload began ` +
-      `(accepted after ${first.acceptedAfter.toFixed(2)} s); daemon peak RSS ${rssMb} MB`
-  )
-  const offerJob = await submit(daemonOn, on.key, body)
-  log(
-    `an offer job of ${emailCount.toLocaleString()}: completed ${offerJob.endToEndSeconds.toFixed(2)} s after the upload began`
-  )
-  const ndjson = await download(daemonOn, on.key, first.job.jobId, "application/x-ndjson")
-  const csv = await download(daemonOn, on.key, first.job.jobId, "text/csv")
-  const ndjsonBrotli = await download(daemonOn, on.key, first.job.jobId, "application/x-ndjson", "br")
-  const ndjsonGzip = await download(daemonOn, on.key, first.job.jobId, "application/x-ndjson", "gzip")
-  log(
-    `download: NDJSON ${ndjson?.rowsPerSecond.toLocaleString()} rows/s, CSV ${csv?.rowsPerSecond.toLocaleString()} rows/s; brotli ${ndjsonBrotli?.wireMb ?? "-"} MB on the wire, gzip ${ndjsonGzip?.wireMb ?? "-"} MB`
-  )
-
-  const statsOn: Array<number> = [offerJob.processingSeconds]
-  const statsOff: Array<number> = []
-  for (let round = 0; round < rounds; round++) {
-    statsOff.push((await submit(daemonOff, off.key, body)).processingSeconds)
-    statsOn.push((await submit(daemonOn, on.key, body)).processingSeconds)
+  // 1. Five successive jobs on one daemon, alternating a target group and the three-group offer.
+  const main = variants[0]!
+  const daemon = await startOne(main.config, "jobs")
+  const beforeDaemon = beforeVariant === undefined ? undefined : await startOne(beforeVariant.config, "before-jobs")
+  const jobs: Array<Awaited<ReturnType<typeof timedJob>>> = []
+  const beforeJobs: typeof jobs = []
+  for (let i = 0; i < JOBS; i++) {
+    const target = i % 2 === 0 ? "targetGroup" : "offer"
+    const job = await timedJob(daemon, main.config.key, body, target)
+    jobs.push(job)
+    log(
+      `job ${i + 1} (${job.target}): ${job.endToEndSeconds} s end to end (accepted ${job.acceptedSeconds} s, processed ${job.processingSeconds} s, downloaded ${job.downloadSeconds} s); VmHWM ${job.vmHwmMb} MB`
+    )
+    if (beforeDaemon !== undefined && beforeVariant !== undefined) {
+      const old = await timedJob(beforeDaemon, beforeVariant.config.key, body, target)
+      beforeJobs.push(old)
+      log(`  before, job ${i + 1} (${old.target}): ${old.endToEndSeconds} s end to end; VmHWM ${old.vmHwmMb} MB`)
+    }
   }
-  const best = (values: ReadonlyArray<number>) => Math.min(...values)
-  const onRate = emailCount / best(statsOn)
-  const offRate = emailCount / best(statsOff)
-  const statsSlowdown = round2(1 - onRate / offRate)
-  log(
-    `processing: statistics on ${Math.round(onRate).toLocaleString()} emails/s, off ${Math.round(offRate).toLocaleString()} emails/s`
-  )
-  const peakRss = peakRssMb(daemonOn.child.pid)
 
-  daemonOn.child.kill("SIGTERM")
-  daemonOff.child.kill("SIGTERM")
-  await Promise.all([daemonOn.exited, daemonOff.exited])
+  // 2. Latency: idle and while a job runs, alternating; with the baseline, each round on each daemon in turn.
+  const latency = new Map<string, Array<{ idle: ProbeResult; busy: ProbeResult & { jobSeconds: number } }>>()
+  let bodies: ReadonlyArray<string> | undefined
+  const oneDaemon = variants.length === 1
+  const current: DaemonProcess | undefined = oneDaemon ? daemon : undefined
+  if (!oneDaemon)
+    await Promise.all([daemon, beforeDaemon].map((started) => (started === undefined ? undefined : stop(started))))
+  for (let round = 0; round < rounds; round++) {
+    for (const variant of variants) {
+      const serving = current ?? (await startOne(variant.config, `${variant.name}-${round}`))
+      bodies ??= await probeBodies(serving, variant.config.key, emails)
+      const idle = await idleWindow(serving, variant.config.key, bodies)
+      const busy = await busyWindow(serving, variant.config.key, bodies, body)
+      log(
+        `${variant.name} round ${round + 1}: p50/p99 idle ${idle.latencyUs.p50}/${idle.latencyUs.p99} µs (${idle.requestsPerSecond} req/s), ` +
+          `during a job ${busy.latencyUs.p50}/${busy.latencyUs.p99} µs (${busy.requestsPerSecond} req/s; the job took ${busy.jobSeconds} s)`
+      )
+      latency.set(variant.name, [...(latency.get(variant.name) ?? []), { idle, busy }])
+      if (current === undefined) await stop(serving)
+    }
+  }
+  const vmHwmAfterAll = peakRssMb(daemon.child.pid)
+  await Promise.all(daemons.map(stop))
+
+  const summary = (runs: ReadonlyArray<{ idle: ProbeResult; busy: ProbeResult }>) => ({
+    idleP50Us: spread(runs.map((run) => run.idle.latencyUs.p50)),
+    idleP99Us: spread(runs.map((run) => run.idle.latencyUs.p99)),
+    duringJobP50Us: spread(runs.map((run) => run.busy.latencyUs.p50)),
+    duringJobP99Us: spread(runs.map((run) => run.busy.latencyUs.p99)),
+    p99DuringJobOverIdle: spread(runs.map((run) => run.busy.latencyUs.p99 / run.idle.latencyUs.p99)),
+    idleRequestsPerSecond: spread(runs.map((run) => run.idle.requestsPerSecond)),
+    duringJobRequestsPerSecond: spread(runs.map((run) => run.busy.requestsPerSecond)),
+    non200: runs.reduce((sum, run) => sum + run.idle.non200 + run.busy.non200 + run.idle.errors + run.busy.errors, 0),
+    rounds: runs
+  })
+  const latencyReport = Object.fromEntries([...latency].map(([name, runs]) => [name, summary(runs)]))
+  const mainLatency = latencyReport.jobThreads
+  const endToEnd = (target: string) =>
+    spread(jobs.filter((job) => job.target === target).map((job) => job.endToEndSeconds))
+  const vmHwm = jobs.map((job) => job.vmHwmMb ?? 0)
   console.log(
     JSON.stringify({
       emails: emailCount,
-      endToEndSeconds: round2(first.endToEndSeconds),
-      acceptedAfterSeconds: round2(first.acceptedAfter),
-      offerEndToEndSeconds: round2(offerJob.endToEndSeconds),
-      peakRssMb: rssMb,
-      peakRssMbAfterAllRounds: peakRss,
-      download: { ndjson, csv, ndjsonBrotli, ndjsonGzip },
-      processing: {
-        statsOnEmailsPerSecond: Math.round(onRate),
-        statsOffEmailsPerSecond: Math.round(offRate),
-        statsSlowdown,
-        statsOnSeconds: statsOn.map(round2),
-        statsOffSeconds: statsOff.map(round2)
-      },
+      quick,
+      pinned: pinning ?? null,
+      jobs,
+      endToEndSeconds: { targetGroup: endToEnd("targetGroup"), offerThreeGroups: endToEnd("offer") },
+      vmHwmMbAfterEachJob: vmHwm,
+      vmHwmMbAfterLatencyRounds: oneDaemon ? (vmHwmAfterAll ?? null) : null,
+      ...(beforeTree === undefined
+        ? {}
+        : {
+            before: {
+              tree: beforeTree,
+              jobs: beforeJobs,
+              endToEndSeconds: {
+                targetGroup: spread(
+                  beforeJobs.filter((job) => job.target === "targetGroup").map((job) => job.endToEndSeconds)
+                ),
+                offerThreeGroups: spread(
+                  beforeJobs.filter((job) => job.target === "offer").map((job) => job.endToEndSeconds)
+                )
+              },
+              vmHwmMbAfterEachJob: beforeJobs.map((job) => job.vmHwmMb ?? 0),
+              /** This daemon's end-to-end time over the before daemon's, job by job (same target, same input). */
+              endToEndRatio: spread(
+                jobs.map((job, i) => job.endToEndSeconds / (beforeJobs[i]?.endToEndSeconds ?? Number.NaN))
+              )
+            }
+          }),
+      latency: latencyReport,
       goals: {
-        endToEnd: first.endToEndSeconds <= 5,
-        peakRss: peakRss !== undefined && peakRss <= 400,
-        statsSlowdown: statsSlowdown <= 0.1
+        offerEndToEndAtMost5s: endToEnd("offer").median <= 5,
+        vmHwmAtMost400Mb: Math.max(...vmHwm) <= 400,
+        p99DuringJobAtMost2xIdle: mainLatency === undefined ? null : mainLatency.p99DuringJobOverIdle.median <= 2
       },
-      details: { node: process.version, cpus: availableParallelism(), ndjsonMb: round2(body.length / 1e6) }
+      details: { node: process.version, cpus: cores, connections, ndjsonMb: round2(body.length / 1e6) }
     })
   )
 } finally {
-  if (daemonOn.child.exitCode === null) daemonOn.child.kill("SIGTERM")
-  if (daemonOff.child.exitCode === null) daemonOff.child.kill("SIGTERM")
+  await Promise.all(daemons.map(stop))
   rmSync(root, { recursive: true, force: true })
 }

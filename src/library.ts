@@ -29,6 +29,7 @@ import { directorySource, resourcesSource, type SnapshotSource } from "./app/sou
 import { Validation, ValidationCounters, ValidationError } from "./app/Validation.ts"
 import type { Environment } from "./config/environment.ts"
 import { configFromResources } from "./config/resourcesConfig.ts"
+import type { ExplainedValidationResult } from "./domain/Explanation.ts"
 import { InvalidConfiguration } from "./domain/errors.ts"
 import type { InstitutionMatch } from "./domain/InstitutionMatch.ts"
 import type { OfferInput } from "./domain/Offer.ts"
@@ -94,10 +95,27 @@ export interface InstitutionSearchQuery {
 
 export type ValidationTarget = { readonly targetGroupId: string } | { readonly offerId: string }
 
+/** How `validate` answers. */
+export interface ValidateOptions {
+  /**
+   * Add `explanation`: per criterion whether it passed, failed or does not
+   * apply, in a sentence, and the institution (or other organisation) the
+   * host belongs to — what `explain: true` adds over HTTP.
+   */
+  readonly explain?: boolean | undefined
+}
+
 /** What both entries answer. */
 interface CampusgateCore {
   /** One email against a target group. Throws `TargetGroupNotFound` for an unknown id. */
   validate(email: string, targetGroupId: string): ValidationResult
+  /** The result explained per criterion, the result itself unchanged. */
+  validate(email: string, targetGroupId: string, options: { readonly explain: true }): ExplainedValidationResult
+  validate(
+    email: string,
+    targetGroupId: string,
+    options?: ValidateOptions
+  ): ValidationResult | ExplainedValidationResult
   /** One email against an offer (eligible when any of its target groups matches). Throws `OfferNotFound`. */
   validateOffer(email: string, offerId: string): OfferValidationResult
   /** Many emails, results in input order (a bare string names a target group). */
@@ -193,13 +211,29 @@ const facadeOver = <Reload>(
     if ("offerId" in target) return orThrow(validation.manyOffer(ALL_TEAMS, emails, target.offerId))
     return orThrow(validation.manyTargetGroup(ALL_TEAMS, emails, target.targetGroupId))
   }
+  function validate(email: string, targetGroupId: string): ValidationResult
+  function validate(
+    email: string,
+    targetGroupId: string,
+    options: { readonly explain: true }
+  ): ExplainedValidationResult
+  function validate(
+    email: string,
+    targetGroupId: string,
+    options?: ValidateOptions
+  ): ValidationResult | ExplainedValidationResult
+  function validate(email: string, targetGroupId: string, options?: ValidateOptions) {
+    if (options?.explain !== true) return orThrow(validation.targetGroup(ALL_TEAMS, email, targetGroupId))
+    const { result, explanation } = orThrow(validation.explainTargetGroup(ALL_TEAMS, email, targetGroupId))
+    return { ...result, explanation }
+  }
   let verifications: ReturnType<typeof makeLibraryVerifications> | undefined
   const verificationsOf = () => {
     verifications ??= makeLibraryVerifications(live, validation, statistics, verification)
     return verifications
   }
   return {
-    validate: (email, targetGroupId) => orThrow(validation.targetGroup(ALL_TEAMS, email, targetGroupId)),
+    validate,
     validateOffer: (email, offerId) => orThrow(validation.offer(ALL_TEAMS, email, offerId)),
     validateMany,
     validateManyOffer: (emails, offerId) => orThrow(validation.manyOffer(ALL_TEAMS, emails, offerId)),

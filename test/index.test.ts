@@ -7,6 +7,7 @@ import {
   InvalidConfiguration,
   OfferNotFound,
   type OutgoingMail,
+  TargetGroupNotFound,
   verifyEligibilityToken,
   WrongCode
 } from "../src/index.ts"
@@ -40,6 +41,32 @@ describe("createCampusgate (built-in data)", () => {
     expect(cg.validate("a@ox.ac.uk", "uk").isValid).toBe(true)
     await cg.reload({ targetGroups: [{ id: "uk", name: "US now", criteria: { institutions: { countries: ["US"] } } }] })
     expect(cg.validate("a@mit.edu", "uk").isValid).toBe(true)
+    await cg.close()
+  })
+
+  it("explains a target-group result per criterion on request, as explain: true does over HTTP", async () => {
+    const cg = await createCampusgate({
+      targetGroups: [{ id: "uk", name: "UK students", criteria: { institutions: { countries: ["GB"] } } }]
+    })
+    const plain = cg.validate("bob@mit.edu", "uk")
+    const { explanation, ...result } = cg.validate("bob@mit.edu", "uk", { explain: true })
+    expect(result).toEqual(plain)
+    expect(explanation.criteria.map((entry) => entry.criterion)).toEqual([
+      "format",
+      "domain",
+      "geography",
+      "organisationType",
+      "customList",
+      "emailPolicy"
+    ])
+    expect(explanation.criteria.find((entry) => entry.criterion === "geography")).toEqual({
+      criterion: "geography",
+      outcome: "fail",
+      detail: plain.reason
+    })
+    expect(explanation.institution).toMatchObject({ country: "US", matchedDomain: "mit.edu" })
+    expect(cg.validate("bob@mit.edu", "uk", { explain: false })).toEqual(plain)
+    expect(() => cg.validate("bob@mit.edu", "missing", { explain: true })).toThrow(TargetGroupNotFound)
     await cg.close()
   })
 

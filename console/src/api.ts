@@ -6,6 +6,7 @@
  * words. A 401 on any call means the session has ended (expired, signed
  * out elsewhere, key revoked): the app is told, and shows the sign-in.
  */
+import { PAGE_LIMIT_MAX } from "../../src/api/pageLimits.ts"
 import type { Problem, Session } from "./apiTypes.ts"
 
 export class ApiError extends Error {
@@ -113,7 +114,7 @@ export const listAll = async <A>(api: Api, path: string, maxPages = 20): Promise
   let cursor: string | null = null
   for (let page = 0; page < maxPages; page++) {
     const separator = path.includes("?") ? "&" : "?"
-    const url: string = `${path}${separator}limit=100${cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`}`
+    const url: string = `${path}${separator}limit=${PAGE_LIMIT_MAX}${cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`}`
     const answer: { data: ReadonlyArray<A>; nextCursor: string | null } = await api.request(url)
     items.push(...answer.data)
     cursor = answer.nextCursor

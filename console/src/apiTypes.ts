@@ -8,7 +8,7 @@ import type { JobAccepted, JobsPage } from "../../src/api/jobs.ts"
 import type { OfferResource, OfferStatusResponse } from "../../src/api/offers.ts"
 import type { DaemonStatus } from "../../src/api/status.ts"
 import type { TargetGroupResource } from "../../src/api/targetGroups.ts"
-import type { ValidationResponse } from "../../src/api/validation.ts"
+import type { ExplainedValidationResponse } from "../../src/api/validation.ts"
 import type { JobView } from "../../src/domain/Job.ts"
 import type { EffectiveOfferStatus, OfferStatus } from "../../src/domain/Offer.ts"
 
@@ -17,7 +17,9 @@ export type OfferStatusAnswer = typeof OfferStatusResponse.Encoded
 export type OfferUsage = OfferStatusAnswer["usage"]
 export type TargetGroup = typeof TargetGroupResource.Encoded
 export type Criteria = TargetGroup["criteria"]
-export type Validation = typeof ValidationResponse.Encoded
+/** `validate/target-group`'s answer, with `explanation` when asked with `explain: true`. */
+export type Validation = typeof ExplainedValidationResponse.Encoded
+export type Explanation = NonNullable<Validation["explanation"]>
 export type Job = typeof JobView.Encoded
 export type JobList = typeof JobsPage.Encoded
 export type JobStarted = typeof JobAccepted.Encoded

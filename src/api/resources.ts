@@ -9,6 +9,7 @@
  */
 import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
 import * as Schema from "effect/Schema"
+import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from "./pageLimits.ts"
 import {
   BadRequest,
   Conflict,
@@ -23,8 +24,7 @@ import {
 export const ResourceSource = Schema.Literals(["config", "api"])
 export type ResourceSource = typeof ResourceSource.Type
 
-export const PAGE_LIMIT_DEFAULT = 50
-export const PAGE_LIMIT_MAX = 100
+export { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX }
 
 /** The query fields of a paged endpoint: `limit` (1 to `maxLimit`) and the opaque `cursor`. */
 export const pageQueryFields = (maxLimit: number) => ({

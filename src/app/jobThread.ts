@@ -91,7 +91,7 @@ port.on("message", (message: ThreadMessage) => {
       ? usageTally(usageKey, request.target.offerId)
       : undefined
   try {
-    const batch = encodeBatch(request, evaluate, tally)
+    const batch = encodeBatch(request, evaluate, tally, message.spare)
     const usage = tally?.take()
     answer({ id, ok: true, batch: usage === undefined ? batch : { ...batch, usage }, verdicts }, [
       batch.text.buffer as ArrayBuffer,

@@ -2,14 +2,15 @@
  * `campusgate migrate --from files --to redis`: copies what a data
  * directory holds into the Redis store the daemons will share — API-created
  * resources, the data directory's API keys, usage statistics (with the
- * job steps already counted), verifications, signing keys, the generated
- * secrets (so signatures, hashes and unique-email counts stay valid) and
+ * job steps already counted), verifications, signing keys, every generated
+ * secret (`deploymentSecrets.ts`: signatures, hashes, unique-email counts
+ * and console sessions stay valid), the console sessions signed out and
  * jobs (records and queue state; their files stay in the data directory,
  * which becomes the volume the daemons share). Keys in the config directory
  * stay there (git). It refuses a key prefix that already holds data, so it
  * cannot count statistics twice; run it with the daemons stopped.
  */
-import { join } from "node:path"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Redis from "effect/persistence/Redis"
 import { importJobs } from "../jobs/JobQueueRedis.ts"
@@ -19,18 +20,18 @@ import { ApiKeyStore } from "../keys/ApiKeyStore.ts"
 import { makeRedisApiKeyStore } from "../keys/apiKeyRedis.ts"
 import { makeFileResourceStore } from "../resources/ResourceStore.ts"
 import { makeRedisResourceStore } from "../resources/resourceRedis.ts"
-import { HASH_KEY_FILE } from "../stats/hashKey.ts"
+import { EndedSessions } from "../sessions/EndedSessions.ts"
+import { makeRedisEndedSessions } from "../sessions/endedSessionsRedis.ts"
 import { emptyUsageState } from "../stats/UsageState.ts"
-import { readUsageFiles, statsDirectory } from "../stats/usageFiles.ts"
+import { readUsageFiles } from "../stats/usageFiles.ts"
 import { makeRedisUsageStore } from "../stats/usageRedis.ts"
 import { RedisKeyPrefix } from "../store/redis.ts"
 import { secretKey } from "../store/redisSecret.ts"
 import { readSecret } from "../store/secretFile.ts"
 import { SigningKeyStore } from "../verification/SigningKeyStore.ts"
-import { VERIFICATION_SECRET_FILE } from "../verification/secrets.ts"
 import { VerificationStore } from "../verification/VerificationStore.ts"
 import { makeRedisVerificationStore } from "../verification/verificationRedis.ts"
-import { WEBHOOK_SECRET_FILE } from "../webhooks/secret.ts"
+import { deploymentSecrets } from "./deploymentSecrets.ts"
 
 export interface Migrated {
   readonly targetGroups: number
@@ -40,6 +41,7 @@ export interface Migrated {
   readonly verifications: number
   readonly signingKeys: number
   readonly secrets: number
+  readonly endedSessions: number
   readonly jobs: number
 }
 
@@ -94,16 +96,19 @@ export const migrateToRedis = (configDir: string, dataDir: string) =>
     if (signing.length > 0) yield* (yield* SigningKeyStore.makeRedis).update(() => signing)
 
     let secrets = 0
-    for (const [name, path] of [
-      ["webhook-secret", join(dataDir, WEBHOOK_SECRET_FILE)],
-      ["verification-secret", join(dataDir, VERIFICATION_SECRET_FILE)],
-      ["stats-hash-key", join(statsDirectory(dataDir), HASH_KEY_FILE)]
-    ] as const) {
-      const value = readSecret(path)
+    for (const secret of Object.values(deploymentSecrets)) {
+      const value = readSecret(secret.file(dataDir))
       if (value === undefined) continue
-      yield* redis.send("SET", secretKey(prefix, name), value, "NX")
+      yield* redis.send("SET", secretKey(prefix, secret.name), value, "NX")
       secrets++
     }
+
+    // Sessions signed out stay ended: the console secret moves, so their cookies would open again.
+    const now = yield* Clock.currentTimeMillis
+    const endedSessions = yield* EndedSessions.makeFiles(dataDir).list(now)
+    yield* Effect.scoped(
+      Effect.flatMap(makeRedisEndedSessions, (inRedis) => Effect.forEach(endedSessions, inRedis.end, { discard: true }))
+    )
 
     const jobs = yield* JobStore.use((store) => store.list()).pipe(Effect.provide(JobStoreFiles.layer(dataDir)))
     yield* importJobs(jobs)
@@ -116,6 +121,7 @@ export const migrateToRedis = (configDir: string, dataDir: string) =>
       verifications: verifications.length,
       signingKeys: signing.length,
       secrets,
+      endedSessions: endedSessions.length,
       jobs: jobs.length
     } satisfies Migrated
   })

@@ -6,6 +6,12 @@
  * so a file that would exhaust memory ends the worker, not the daemon: the
  * load fails with a problem, the last good config keeps serving, and the
  * next load starts a new worker. Loads run one at a time, in order.
+ *
+ * A worker without a load for `idleMs` stops, giving back its memory: a
+ * whole engine of its own (heap, young generation, isolate) held for good
+ * was ~60 MB of the daemon's resident memory (issue 16, `npm run
+ * bench:jobs`), for reloads that are rare. A burst of reloads (API changes,
+ * a file saved twice) still finds it running, with its decoded documents.
  */
 import { SHARE_ENV, Worker } from "node:worker_threads"
 import type { ConfigLoad, ConfigLocation, DataDocuments } from "./loadConfig.ts"
@@ -13,8 +19,13 @@ import type { ConfigLoad, ConfigLocation, DataDocuments } from "./loadConfig.ts"
 /** Loads a configuration, as `loadConfig` does, off the calling thread. */
 export interface ConfigLoader {
   load(location: ConfigLocation, data: DataDocuments): Promise<ConfigLoad>
+  /** True while a worker is running (between a load and `idleMs` after the last one). */
+  readonly running: boolean
   close(): Promise<void>
 }
+
+/** How long a worker without a load is kept, by default. */
+const IDLE_MS = 2_000
 
 /** The worker's heap cap: far above any valid configuration, far below the daemon's memory. */
 const WORKER_HEAP_MB = 512
@@ -25,9 +36,23 @@ const workerUrl = new URL(
   import.meta.url
 )
 
-export const makeThreadConfigLoader = (): ConfigLoader => {
+export const makeThreadConfigLoader = (options: { readonly idleMs?: number } = {}): ConfigLoader => {
   let worker: Worker | undefined
   let queue: Promise<unknown> = Promise.resolve()
+  let pending = 0
+  let idle: ReturnType<typeof setTimeout> | undefined
+
+  /** The last load is done: the worker stops unless another comes within `idleMs`. */
+  const idleLater = () => {
+    clearTimeout(idle)
+    idle = setTimeout(() => {
+      if (pending > 0 || worker === undefined) return
+      const stopping = worker
+      worker = undefined
+      void stopping.terminate()
+    }, options.idleMs ?? IDLE_MS)
+    idle.unref()
+  }
 
   const started = (): Worker => {
     if (worker === undefined) {
@@ -67,12 +92,22 @@ export const makeThreadConfigLoader = (): ConfigLoader => {
 
   return {
     load: (location, data) => {
+      pending++
+      clearTimeout(idle)
       const next = queue.then(() => loadOnce(location, data))
-      queue = next.catch(() => undefined)
+      queue = next
+        .catch(() => undefined)
+        .finally(() => {
+          if (--pending === 0) idleLater()
+        })
       return next
+    },
+    get running() {
+      return worker !== undefined
     },
     close: async () => {
       await queue
+      clearTimeout(idle)
       await worker?.terminate()
       worker = undefined
     }

@@ -4,11 +4,13 @@
  * sentence — and what Campusgate knows of the host whatever the target
  * group asks: the institution found, or the organisation that is not one.
  * `POST /validate/target-group` answers it beside the result with
- * `explain: true`; the result itself is unchanged.
+ * `explain: true`, and the library's `validate` with `{ explain: true }`
+ * (both through `app/Validation.ts` `explainTargetGroup`); the result
+ * itself is unchanged.
  */
 import * as Schema from "effect/Schema"
 import { HostRole, MatchRule } from "./Institution.ts"
-import { NonInstitutionSummary } from "./ValidationResult.ts"
+import { NonInstitutionSummary, ValidationResult } from "./ValidationResult.ts"
 
 /** The criteria, in the order of `validationDetails` (`organisationType` spelt as the console names it). */
 export const ExplainedCriterion = Schema.Literals([
@@ -52,3 +54,7 @@ export const Explanation = Schema.Struct({
   organization: Schema.NullOr(NonInstitutionSummary)
 })
 export type Explanation = typeof Explanation.Type
+
+/** A result with its explanation beside it: what `explain: true` answers, in the library and over HTTP. */
+export const ExplainedValidationResult = Schema.Struct({ ...ValidationResult.fields, explanation: Explanation })
+export type ExplainedValidationResult = typeof ExplainedValidationResult.Type

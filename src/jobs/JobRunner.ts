@@ -185,15 +185,21 @@ export class JobRunner {
     if (batch.usage !== undefined) this.runTally?.add(batch.usage)
   }
 
+  /** Makes the rows appended so far durable without holding the thread; `checkpoint({ flushed: true })` then. */
+  flush(): Promise<void> {
+    return this.results.flush()
+  }
+
   /**
-   * Flushes the appended rows to disk; answers the record that covers them,
-   * for the caller to write, with the usage they counted (which the caller
+   * Flushes the appended rows to disk (unless `flushed`: `flush` did, and
+   * nothing was appended since); answers the record that covers them, for
+   * the caller to write, with the usage they counted (which the caller
    * stores once the record is written).
    */
-  checkpoint(): Job {
+  checkpoint(options: { readonly flushed?: boolean } = {}): Job {
     const pending = this.pending
     if (pending.items === 0) return this.committed
-    this.results.sync()
+    if (options.flushed !== true) this.results.sync()
     const { checkpoint, counts, progress } = this.committed
     const processed = checkpoint.processed + pending.items
     const usage = this.runTally?.take()

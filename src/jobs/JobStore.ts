@@ -39,6 +39,8 @@ export interface JobBytes {
   truncate(length: number): void
   /** Makes what was written durable. */
   sync(): void
+  /** `sync` without holding the calling thread (the file adapter's fsync runs on libuv's pool); resolves once durable. */
+  flush(): Promise<void>
   close(): void
 }
 

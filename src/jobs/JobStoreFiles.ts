@@ -19,6 +19,7 @@ import {
   closeSync,
   constants,
   fstatSync,
+  fsync,
   fsyncSync,
   ftruncateSync,
   mkdirSync,
@@ -34,7 +35,7 @@ import { join } from "node:path"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import { fsyncPath, writeFileAtomic } from "../store/atomicWrite.ts"
+import { fsyncPath, writeFileAtomic, writeFileAtomicAsync } from "../store/atomicWrite.ts"
 import { isJobId, Job, type JobId } from "./Job.ts"
 import { type JobBytes, type JobFile, JobStore, JobStoreError, type StagedUpload } from "./JobStore.ts"
 
@@ -76,6 +77,9 @@ class FileBytes implements JobBytes {
   }
   sync(): void {
     fsyncSync(this.fd)
+  }
+  flush(): Promise<void> {
+    return new Promise((resolve, reject) => fsync(this.fd, (error) => (error === null ? resolve() : reject(error))))
   }
   close(): void {
     closeSync(this.fd)
@@ -176,7 +180,12 @@ export const layer = (dataDir: string): Layer.Layer<JobStore> =>
         }),
       open: (jobId, file) => attempt("open", jobId, () => files.open(jobId, file)),
       read: (jobId) => attempt("read", jobId, () => readRecord(jobId)),
-      write: (job) => attempt("write", job.jobId, () => writeFileAtomic(recordOf(job.jobId), encode(job))),
+      // Off the calling thread: a running job writes its record at every checkpoint.
+      write: (job) =>
+        Effect.tryPromise({
+          try: () => writeFileAtomicAsync(recordOf(job.jobId), encode(job)),
+          catch: (cause) => new JobStoreError({ operation: "write", jobId: job.jobId, cause })
+        }),
       list: () =>
         Effect.gen(function* () {
           const names = yield* attempt("list", undefined, () => {

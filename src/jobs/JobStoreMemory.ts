@@ -59,6 +59,11 @@ export class MemoryBytes implements JobBytes {
     this.open()
   }
 
+  flush(): Promise<void> {
+    this.open()
+    return Promise.resolve()
+  }
+
   close(): void {
     this.closed = true
   }

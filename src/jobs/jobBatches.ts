@@ -69,6 +69,8 @@ export interface BatchEvaluator {
    * checkpoint could carry counts of rows it does not cover.
    */
   evaluate(request: BatchRequest, tally: UsageTally | undefined): EncodedBatch | Promise<EncodedBatch>
+  /** The runner is done with `batch` (its rows are appended): its buffers may be used again. */
+  release?(batch: EncodedBatch): void
 }
 
 /** Batches evaluated here, one at a time, with `evaluate`. */
@@ -103,8 +105,9 @@ const ownBuffer = (bytes: number): Buffer => Buffer.from(new ArrayBuffer(bytes))
 class TextBuffer {
   buffer: Buffer
   used = 0
-  constructor(bytes: number) {
-    this.buffer = ownBuffer(Math.max(bytes, 4096))
+  constructor(bytes: number, spare: ArrayBuffer | undefined) {
+    this.buffer =
+      spare !== undefined && spare.byteLength >= bytes ? Buffer.from(spare) : ownBuffer(Math.max(bytes, 4096))
   }
   write(text: string): void {
     const room = text.length * 3
@@ -117,8 +120,17 @@ class TextBuffer {
   }
 }
 
-/** Evaluates a batch with `evaluate` (counting offer usage in `tally`) and encodes its rows. */
-export const encodeBatch = (request: BatchRequest, evaluate: Evaluate, tally: UsageTally | undefined): EncodedBatch => {
+/**
+ * Evaluates a batch with `evaluate` (counting offer usage in `tally`) and
+ * encodes its rows, into `spare` when it is large enough (the buffer of a
+ * batch released earlier).
+ */
+export const encodeBatch = (
+  request: BatchRequest,
+  evaluate: Evaluate,
+  tally: UsageTally | undefined,
+  spare?: ArrayBuffer
+): EncodedBatch => {
   const items = decodeInputLines(request.lines)
   const emails: Array<string> = []
   for (const item of items) {
@@ -134,7 +146,7 @@ export const encodeBatch = (request: BatchRequest, evaluate: Evaluate, tally: Us
   if (rows.length !== emails.length) {
     throw new JobFailure(`The evaluation answered ${rows.length} rows for ${emails.length} emails.`)
   }
-  const text = new TextBuffer(items.length * ROW_BYTES)
+  const text = new TextBuffer(items.length * ROW_BYTES, spare)
   const splices = new Uint32Array(items.length)
   const hashes = new Float64Array(items.length)
   let valid = 0

@@ -117,6 +117,13 @@ export const finishJob = (context: QueueContext, entry: JobEntry, end: JobEnd): 
     Effect.gen(function* () {
       const final = finalRecord(end, yield* now, context.options.retentionHours)
       const expiresAt = Date.parse(final.expiresAt!)
+      if (context.options.usage !== undefined && end.job.checkpoint.usage !== undefined) {
+        // The usage of the last rows is stored before the job reads as finished, so whoever sees it
+        // finished sees it counted: first the checkpoint (still running), then its usage (once per
+        // checkpoint, so the final record carrying it again counts nothing twice).
+        yield* Effect.orDie(context.store.write(end.job))
+        yield* storeCheckpointUsage(context.options.usage, end.job)
+      }
       yield* Effect.orDie(context.store.write(final))
       // Not stored now (the store is down): the record keeps it, and the next start stores it.
       yield* storeCheckpointUsage(context.options.usage, final)

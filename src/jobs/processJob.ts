@@ -46,6 +46,16 @@ const settle = <A>(run: () => A): Attempt<A> => {
 
 const attempt = <A>(run: () => A): Effect.Effect<Attempt<A>> => Effect.sync(() => settle(run))
 
+/** A promise's outcome as an `Attempt`: it never rejects, so none goes unhandled. */
+const settled = <A>(promise: Promise<A>, text: (error: unknown) => string): Promise<Attempt<A>> =>
+  promise.then(
+    (value): Attempt<A> => ({ ok: true, value }),
+    (error: unknown): Attempt<A> => ({ ok: false, error: text(error) })
+  )
+
+/** Whatever an evaluation elsewhere fails with, the job fails with its message. */
+const evaluationFailure = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+
 /** Ends the run: keeps what was done (a checkpoint), or on failure drops what the last checkpoint does not cover. */
 const end = (runner: JobRunner, status: JobEnd["status"], error?: string): Effect.Effect<JobEnd> =>
   Effect.map(
@@ -68,7 +78,7 @@ const openFiles = (store: JobStore["Service"], job: Job) =>
     return { input: yield* open("input"), results: yield* open("results") }
   })
 
-/** A batch handed to the evaluator: its answer now, or a promise that never rejects (so none goes unhandled). */
+/** A batch handed to the evaluator: its answer now, or later. */
 interface InFlight {
   readonly read: PendingBatch
   readonly answer: Attempt<EncodedBatch> | Promise<Attempt<EncodedBatch>>
@@ -77,17 +87,7 @@ interface InFlight {
 const send = (evaluator: BatchEvaluator, runner: JobRunner, read: PendingBatch): InFlight => {
   const answer = settle(() => evaluator.evaluate(read.request, runner.tally))
   if (!answer.ok || !(answer.value instanceof Promise)) return { read, answer: answer as Attempt<EncodedBatch> }
-  return {
-    read,
-    answer: answer.value.then(
-      (value): Attempt<EncodedBatch> => ({ ok: true, value }),
-      // Whatever an evaluation elsewhere fails with, the job fails with its message.
-      (error: unknown): Attempt<EncodedBatch> => ({
-        ok: false,
-        error: error instanceof Error ? error.message : String(error)
-      })
-    )
-  }
+  return { read, answer: settled(answer.value, evaluationFailure) }
 }
 
 export const processJob = (
@@ -124,8 +124,12 @@ export const processJob = (
         if (!answer.ok) return yield* end(runner, "failed", answer.error)
         const appended = yield* attempt(() => runner.append(head.read, answer.value))
         if (!appended.ok) return yield* end(runner, "failed", appended.error)
+        evaluator.release?.(answer.value)
         if (runner.uncommitted >= options.chunkItems) {
-          const checkpointed = yield* attempt(() => runner.checkpoint())
+          // The fsync runs off this thread: requests go on being answered meanwhile.
+          const flushed = yield* Effect.promise(() => settled(runner.flush(), failureText))
+          if (!flushed.ok) return yield* end(runner, "failed", flushed.error)
+          const checkpointed = yield* attempt(() => runner.checkpoint({ flushed: true }))
           if (!checkpointed.ok) return yield* end(runner, "failed", checkpointed.error)
           yield* Effect.orDie(store.write(checkpointed.value))
           if (!(yield* storeCheckpointUsage(options.usage, checkpointed.value))) runner.usageNotStored()

@@ -18,7 +18,7 @@ import { ResourceStore } from "../resources/ResourceStore.ts"
 import { UsageStatistics } from "../stats/UsageStatistics.ts"
 import { ensureDirectory } from "../store/atomicWrite.ts"
 import { ConsoleAssets } from "./consoleAssets.ts"
-import { ConsoleSessions, makeSessionKeys } from "./consoleSession.ts"
+import { ConsoleSessions, makeConsoleSessions } from "./consoleSession.ts"
 import { FastPath } from "./fastPath.ts"
 import { HttpApp } from "./http.ts"
 import { jobsLayer } from "./jobService.ts"
@@ -160,7 +160,9 @@ export const serverLayer = (options: ServeOptions) =>
         ),
         Layer.provideMerge(Snapshot.layer(live)),
         Layer.provideMerge(ConsoleAssets.layer(consoleDir)),
-        Layer.provideMerge(Layer.succeed(ConsoleSessions, makeSessionKeys(stores.consoleSecret))),
+        Layer.provideMerge(
+          Layer.succeed(ConsoleSessions, makeConsoleSessions(stores.consoleSecret, stores.endedSessions))
+        ),
         Layer.provideMerge(options.requestLogger ?? RequestLogger.layer),
         Layer.provideMerge(Log.layerOf(log))
       )

@@ -19,7 +19,10 @@
  *   holds, so a reload keeps the console signed in; 401 when there is none
  *   (and a cookie that no longer works is removed).
  * - `DELETE /console/session` → 204 and the cookie removed; a live session
- *   is ended only with its CSRF token (403 otherwise).
+ *   is ended only with its CSRF token (403 otherwise), and ended for good:
+ *   recorded in the daemon's store (`sessions/EndedSessions.ts`) before
+ *   the answer, so a copy of the cookie is refused by every daemon (503,
+ *   the cookie kept, when the store cannot take it).
  * Session answers are never cached (`no-store`).
  */
 import * as Effect from "effect/Effect"
@@ -35,10 +38,10 @@ import type { ApiKeyRecord } from "../domain/ApiKey.ts"
 import { CONSOLE_INDEX, ConsoleAssets } from "./consoleAssets.ts"
 import {
   ConsoleSessions,
+  type ConsoleSessionsService,
   clearedCookie,
   SESSION_COOKIE,
   type SessionClaims,
-  type SessionKeys,
   sessionCookie,
   sessionEnd
 } from "./consoleSession.ts"
@@ -87,6 +90,12 @@ const serveConsole = Effect.gen(function* () {
   return assetResponse(asset, request.headers)
 })
 
+const notEnded = new ServiceUnavailable({
+  code: "SERVICE_ERROR",
+  detail: "The session could not be ended: the store is unavailable. Try signing out again.",
+  retryAfterSeconds: 1
+})
+
 const SignIn = Schema.Struct({ key: Schema.String })
 const decodeSignIn = Schema.decodeUnknownEffect(SignIn, payloadParseOptions)
 
@@ -95,7 +104,7 @@ const NO_STORE = { "cache-control": "no-store" }
 /** The session as the console sees it: whose it is, what it may do, when it ends, its CSRF token. */
 const sessionAnswer = (
   snapshot: ConfigSnapshot,
-  sessions: SessionKeys,
+  sessions: ConsoleSessionsService,
   record: ApiKeyRecord,
   claims: SessionClaims,
   headers: Record<string, string> = {}
@@ -164,9 +173,14 @@ const currentSession = Effect.gen(function* () {
 const signOut = Effect.gen(function* () {
   const request = yield* HttpServerRequest.HttpServerRequest
   const snapshot = (yield* Snapshot).current()
-  const session = authenticateSession(request, snapshot, yield* ConsoleSessions, Date.now())
+  const sessions = yield* ConsoleSessions
+  const session = authenticateSession(request, snapshot, sessions, Date.now())
   // A live session ends only with its CSRF token; a cookie that no longer works is simply removed.
   if (!session.ok && session.problem._tag === "CsrfFailed") return yield* answerWith(session.problem)
+  // Ended for every daemon before the answer; if the store cannot say so, the cookie stays for another try.
+  if (session.ok && (yield* Effect.isFailure(sessions.end(session.session!)))) {
+    return yield* Effect.map(answerWith(notEnded), withHeaders({}))
+  }
   return HttpServerResponse.empty({
     status: 204,
     headers: { ...NO_STORE, "set-cookie": clearedCookie(cameOverTls(request)) }

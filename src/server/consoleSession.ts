@@ -4,31 +4,28 @@
  * The cookie holds a stateless token — the key's id, when it was issued,
  * when it ends, a random nonce — signed with HMAC-SHA-256 under a key
  * derived from the deployment's console secret; nothing is stored per
- * session. Each use is checked against the live key index
+ * session until it is signed out. Each use is checked against the live key index
  * (`credentials.ts`), so revoking or expiring the key ends its sessions at
- * once, and against `console.sessionMinutes` as it is now, so lowering it
- * shortens sessions already open. The session's CSRF token is an HMAC of
+ * once, against `console.sessionMinutes` as it is now, so lowering it
+ * shortens sessions already open, and against the sessions ended by signing
+ * out (`sessions/EndedSessions.ts`: the nonce, kept until the token's own
+ * end), so a copy of a signed-out cookie is refused too. The session's CSRF token is an HMAC of
  * its nonce under a second derived key: the daemon recomputes it, the
  * page holds it in memory and sends it as `X-CSRF-Token` on every change.
  *
  * The secret is `CAMPUSGATE_CONSOLE_SECRET`, else generated once into
- * `<dataDir>/console-secret` (mode 0600, `store/secretFile.ts`) or, when
- * daemons share Redis, into Redis (`server/stores.ts`), so every daemon
- * accepts the sessions of the others and a restart keeps them.
+ * `<dataDir>/console-secret` (mode 0600) or, when daemons share Redis, into
+ * Redis (`app/deploymentSecrets.ts`), so every daemon accepts the sessions
+ * of the others, a restart keeps them and `campusgate migrate` carries them.
  */
 import { createHmac, createSecretKey, hkdfSync, type KeyObject, randomBytes, timingSafeEqual } from "node:crypto"
-import { join } from "node:path"
 import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
 import type { ApiKeyId } from "../domain/ApiKey.ts"
-import { secretFile } from "../store/secretFile.ts"
+import type { EndedSessionsError, EndedSessionsService } from "../sessions/EndedSessions.ts"
 
-export const CONSOLE_SECRET_FILE = "console-secret"
 export const SESSION_COOKIE = "campusgate_console"
 export const CSRF_HEADER = "x-csrf-token"
-
-/** The console secret for `dataDir`: `configured` if given, else the stored one, created on first use. */
-export const consoleSecretFor = (dataDir: string, configured: string | undefined): string =>
-  configured !== undefined && configured !== "" ? configured : secretFile(join(dataDir, CONSOLE_SECRET_FILE))
 
 /** What a session token says (times in epoch milliseconds). */
 export interface SessionClaims {
@@ -106,7 +103,21 @@ export const sessionCookie = (token: string, maxAgeSeconds: number, secure: bool
 /** The `Set-Cookie` value that removes the session's cookie. */
 export const clearedCookie = (secure: boolean): string => sessionCookie("", 0, secure)
 
-/** The deployment's session keys, derived once from its console secret. */
-export class ConsoleSessions extends Context.Service<ConsoleSessions, SessionKeys>()(
+/** The deployment's session keys, and the sessions ended by signing out. */
+export interface ConsoleSessionsService extends SessionKeys {
+  /** Whether the session was ended by signing out: its cookie is refused from then on, wherever it comes from. */
+  hasEnded(claims: SessionClaims, now: number): boolean
+  /** Ends the session for every daemon sharing the store, until its token's own end. */
+  end(claims: SessionClaims): Effect.Effect<void, EndedSessionsError>
+}
+
+/** Session keys derived once from the console secret, over the store of ended sessions. */
+export const makeConsoleSessions = (secret: string, ended: EndedSessionsService): ConsoleSessionsService => ({
+  ...makeSessionKeys(secret),
+  hasEnded: (claims, now) => ended.hasEnded(claims.nonce, now),
+  end: (claims) => ended.end({ nonce: claims.nonce, until: claims.expiresAt })
+})
+
+export class ConsoleSessions extends Context.Service<ConsoleSessions, ConsoleSessionsService>()(
   "campusgate/server/ConsoleSessions"
 ) {}

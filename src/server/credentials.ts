@@ -7,8 +7,9 @@
  *   (`MISSING_API_KEY`, `INVALID_API_KEY`). A request with an
  *   `Authorization` field is judged by it alone, whatever cookie it carries.
  * - Otherwise the console's session cookie (`consoleSession.ts`): its
- *   signature, its end under `console.sessionMinutes` as set now, and the
- *   key it was made from, looked up by id in the live key index, so a
+ *   signature, its end under `console.sessionMinutes` as set now, whether
+ *   it was signed out (on this daemon or another sharing the store), and
+ *   the key it was made from, looked up by id in the live key index, so a
  *   revoked or expired key is refused at once. The request then acts as
  *   that key: same team, scopes and rate limits. A request that may change
  *   something (POST, PUT, PATCH, DELETE) must also carry the session's
@@ -23,11 +24,11 @@ import type { ConfigSnapshot } from "../app/Snapshot.ts"
 import type { ApiKeyRecord } from "../domain/ApiKey.ts"
 import type { KeyVerification } from "../keys/apiKeys.ts"
 import {
+  type ConsoleSessionsService,
   CSRF_HEADER,
   cookieValue,
   SESSION_COOKIE,
   type SessionClaims,
-  type SessionKeys,
   sessionEnd
 } from "./consoleSession.ts"
 
@@ -91,14 +92,18 @@ const isOwnOrigin = (request: CredentialRequest, origin: string, publicUrl: stri
 export const authenticateSession = (
   request: CredentialRequest,
   snapshot: ConfigSnapshot,
-  sessions: SessionKeys,
+  sessions: ConsoleSessionsService,
   now: number
 ): Authentication => {
   const token = cookieValue(header(request, "cookie"), SESSION_COOKIE)
   if (token === undefined || token === "") return missing()
   const settings = snapshot.config.settings
   const claims = sessions.open(token)
-  if (claims === undefined || now >= sessionEnd(claims, settings.console.sessionMinutes)) {
+  if (
+    claims === undefined ||
+    now >= sessionEnd(claims, settings.console.sessionMinutes) ||
+    sessions.hasEnded(claims, now)
+  ) {
     return refused(
       new Unauthorized({ code: "INVALID_API_KEY", detail: "The console session has ended; sign in again." })
     )
@@ -130,7 +135,7 @@ export const authenticateSession = (
 export const authenticate = (
   request: CredentialRequest,
   snapshot: ConfigSnapshot,
-  sessions: SessionKeys,
+  sessions: ConsoleSessionsService,
   now: number
 ): Authentication => {
   const authorization = header(request, "authorization")

@@ -52,13 +52,11 @@ import { bodyLimitOf, brokenPercentEncoding, declaredTooLarge, isUtf8Body, reads
 import { REQUEST_ID_HEADER, requestIdFor, requestKeyIds } from "./requestId.ts"
 import { RequestIdsLive } from "./requestIds.ts"
 import {
-  DOCS_PATH,
   findRoute,
   HEALTH_PATH,
   isConsolePath,
   LIVE_PATH,
   methodsAt,
-  OPENAPI_PATH,
   READY_PATH,
   routedPath,
   routeTemplate

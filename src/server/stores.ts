@@ -5,8 +5,8 @@
  * default) or one Redis server shared by every daemon and worker. Every
  * other module asks this one for its store; nothing else chooses.
  *
- * With Redis, besides every store's Redis adapter: the secrets (webhook,
- * verification, unique-email key, console sessions) are generated once into Redis unless
+ * With Redis, besides every store's Redis adapter: the secrets
+ * (`app/deploymentSecrets.ts`) are generated once into Redis unless
  * the environment sets them, and `watch` reloads the configuration when
  * another daemon changed resources or keys (`store/redisConfigVersion.ts`).
  */
@@ -16,6 +16,7 @@ import * as Layer from "effect/Layer"
 import type * as RateLimiter from "effect/persistence/RateLimiter"
 import type * as Redis from "effect/persistence/Redis"
 import type * as Scope from "effect/Scope"
+import { deploymentSecrets, secretInDataDir, secretInRedis } from "../app/deploymentSecrets.ts"
 import type { Secrets } from "../config/environment.ts"
 import { type ConfigLocation, loadSettings, resolveDataDir } from "../config/loadConfig.ts"
 import type { StoreSettings } from "../config/Settings.ts"
@@ -27,16 +28,14 @@ import { ApiKeyStore, type ApiKeyStoreService } from "../keys/ApiKeyStore.ts"
 import { makeRedisApiKeyStore } from "../keys/apiKeyRedis.ts"
 import { makeFileResourceStore, ResourceStore } from "../resources/ResourceStore.ts"
 import { makeRedisResourceStore } from "../resources/resourceRedis.ts"
-import { hashKeyFor, hashKeyFromSecret } from "../stats/hashKey.ts"
+import { EndedSessions, type EndedSessionsService } from "../sessions/EndedSessions.ts"
+import { makeRedisEndedSessions } from "../sessions/endedSessionsRedis.ts"
+import { hashKeyFromSecret } from "../stats/hashKey.ts"
 import { UsageStore, UsageStoreError } from "../stats/UsageStore.ts"
 import { redisStoreLayer } from "../store/redis.ts"
 import { watchConfigVersion } from "../store/redisConfigVersion.ts"
-import { redisSecret } from "../store/redisSecret.ts"
 import { SigningKeyStore } from "../verification/SigningKeyStore.ts"
-import { verificationSecretFor } from "../verification/secrets.ts"
 import { VerificationStore, type VerificationStoreError } from "../verification/VerificationStore.ts"
-import { webhookSecretFor } from "../webhooks/secret.ts"
-import { consoleSecretFor } from "./consoleSession.ts"
 import { rateLimiterStoreRedis } from "./rateLimit.ts"
 
 export interface Stores {
@@ -55,6 +54,8 @@ export interface Stores {
   readonly verificationSecret: string
   /** The key of console sessions' signatures (`consoleSession.ts`). */
   readonly consoleSecret: string
+  /** Console sessions ended by signing out. */
+  readonly endedSessions: EndedSessionsService
   /** Runs `reload` whenever another daemon changed what feeds the configuration (nothing with files). */
   readonly watch: (reload: Effect.Effect<void>) => Effect.Effect<void, never, Scope.Scope>
 }
@@ -67,7 +68,7 @@ export const storeSettingsOf = (location: ConfigLocation): StoreSettings =>
 const fileStores = (configDir: string, dataDir: string, secrets: Secrets): Effect.Effect<Stores, UsageStoreError> =>
   Effect.gen(function* () {
     const statsKey = Effect.try({
-      try: () => hashKeyFor(dataDir, secrets.statsSecret),
+      try: () => hashKeyFromSecret(secretInDataDir(deploymentSecrets.statsHashKey, dataDir, secrets)),
       catch: (cause) => new UsageStoreError({ operation: "load", cause })
     })
     return yield* Effect.succeed<Stores>({
@@ -80,9 +81,10 @@ const fileStores = (configDir: string, dataDir: string, secrets: Secrets): Effec
       jobs: (options) => JobQueue.layer(options).pipe(Layer.provideMerge(JobStoreFiles.layer(dataDir))),
       verifications: VerificationStore.layerFiles(dataDir),
       signingKeys: SigningKeyStore.layerFiles(dataDir),
-      webhookSecret: webhookSecretFor(dataDir, secrets.webhookSecret),
-      verificationSecret: verificationSecretFor(dataDir, secrets.verificationSecret),
-      consoleSecret: consoleSecretFor(dataDir, secrets.consoleSecret),
+      webhookSecret: secretInDataDir(deploymentSecrets.webhook, dataDir, secrets),
+      verificationSecret: secretInDataDir(deploymentSecrets.verification, dataDir, secrets),
+      consoleSecret: secretInDataDir(deploymentSecrets.console, dataDir, secrets),
+      endedSessions: EndedSessions.makeFiles(dataDir),
       watch: () => Effect.void
     })
   })
@@ -98,21 +100,21 @@ const redisStores = (
     const context = yield* Layer.build(redisStoreLayer({ url: settings.url!, keyPrefix: settings.keyPrefix }))
     const shared = Layer.succeedContext(context)
     const within = <A, E>(effect: Effect.Effect<A, E, Redis.Redis>) => Effect.provide(effect, context)
-    const secret = (configured: string | undefined, name: string) =>
-      configured !== undefined && configured !== "" ? Effect.succeed(configured) : within(redisSecret(name))
+    const secret = (which: keyof typeof deploymentSecrets) => within(secretInRedis(deploymentSecrets[which], secrets))
     return {
       kind: "redis",
       resources: ResourceStore.of(yield* within(makeRedisResourceStore)),
       keys: yield* within(makeRedisApiKeyStore(configDir)),
       usage: UsageStore.layerRedis.pipe(Layer.provide(shared)),
-      statsKey: Effect.map(secret(secrets.statsSecret, "stats-hash-key"), hashKeyFromSecret),
+      statsKey: Effect.map(secret("statsHashKey"), hashKeyFromSecret),
       rateLimits: rateLimiterStoreRedis.pipe(Layer.provide(shared)),
       jobs: (options) => JobQueue.layerRedis({ ...options, dataDir }).pipe(Layer.provide(shared)),
       verifications: VerificationStore.layerRedis.pipe(Layer.provide(shared)),
       signingKeys: SigningKeyStore.layerRedis.pipe(Layer.provide(shared)),
-      webhookSecret: yield* secret(secrets.webhookSecret, "webhook-secret"),
-      verificationSecret: yield* secret(secrets.verificationSecret, "verification-secret"),
-      consoleSecret: yield* secret(secrets.consoleSecret, "console-secret"),
+      webhookSecret: yield* secret("webhook"),
+      verificationSecret: yield* secret("verification"),
+      consoleSecret: yield* secret("console"),
+      endedSessions: yield* Effect.provide(makeRedisEndedSessions, context),
       watch: (reload) => Effect.provide(watchConfigVersion(reload), context)
     } satisfies Stores
   })

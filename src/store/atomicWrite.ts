@@ -8,6 +8,7 @@
  */
 import { randomBytes } from "node:crypto"
 import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs"
+import { mkdir, open, rename, rm } from "node:fs/promises"
 import { basename, dirname, join } from "node:path"
 
 /** The temporary files `writeFileAtomic` creates: `.<name>.<random>.tmp`. */
@@ -49,6 +50,39 @@ export const writeFileAtomic = (path: string, content: string | Uint8Array, mode
     throw error
   }
   fsyncPath(directory)
+}
+
+/**
+ * `writeFileAtomic` with every step on libuv's pool, so the calling thread
+ * is not held by the two fsyncs (a job's checkpoint record, written while
+ * the same thread answers requests).
+ */
+export const writeFileAtomicAsync = async (path: string, content: string | Uint8Array, mode = 0o644): Promise<void> => {
+  const directory = dirname(path)
+  await mkdir(directory, { recursive: true })
+  const temporary = join(directory, `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`)
+  const file = await open(temporary, "wx", mode)
+  try {
+    await file.writeFile(content)
+    await file.sync()
+  } catch (error) {
+    await file.close()
+    await rm(temporary, { force: true })
+    throw error
+  }
+  await file.close()
+  try {
+    await rename(temporary, path)
+  } catch (error) {
+    await rm(temporary, { force: true })
+    throw error
+  }
+  const parent = await open(directory, "r")
+  try {
+    await parent.sync()
+  } finally {
+    await parent.close()
+  }
 }
 
 /** Creates `directory` (and its parents) when it does not exist. */

@@ -4,7 +4,9 @@
  * version key and publishes it on a channel, in the same script as the
  * write. Each daemon reloads when a message arrives (milliseconds) and also
  * reads the version every `VERSION_POLL_MS`, so a message lost while its
- * subscriber reconnected is caught within that time.
+ * subscriber reconnected is caught within that time. `watchVersion` is the
+ * same watch over another version and channel (ended console sessions,
+ * `sessions/endedSessionsRedis.ts`).
  */
 import * as Effect from "effect/Effect"
 import * as Redis from "effect/persistence/Redis"
@@ -34,19 +36,20 @@ export const configVersionKeys = (prefix: string) => ({
 })
 
 /**
- * Calls `onChange` (one at a time) whenever another writer changed the
- * configuration's stores: on each message, and when the polled version
- * moved. Runs until the scope closes; Redis being down only delays it.
+ * Calls `onChange` (one at a time) whenever a writer bumped the version
+ * `keys.version` and announced it on `keys.channel`: on each message, and
+ * when the polled version moved. Runs until the scope closes; Redis being
+ * down only delays it.
  */
-export const watchConfigVersion = (
-  onChange: Effect.Effect<void>
+export const watchVersion = <E>(
+  keys: { readonly version: string; readonly channel: string },
+  onChange: Effect.Effect<void, E>
 ): Effect.Effect<void, never, Redis.Redis | Scope.Scope> =>
   Effect.gen(function* () {
     const redis = yield* Redis.Redis
-    const keys = configVersionKeys(yield* RedisKeyPrefix)
     let seen: string | null | undefined
     const readVersion = redis.send<string | null>("GET", keys.version)
-    // Reloads one at a time; a change seen while one runs is picked up by the next look.
+    // Handles one at a time; a change seen while one runs is picked up by the next look.
     const check = Effect.gen(function* () {
       const version = yield* readVersion
       if (seen === undefined) {
@@ -54,8 +57,9 @@ export const watchConfigVersion = (
         return
       }
       if (version === seen) return
-      seen = version
+      // Seen once handled: a change whose handling failed is handled again at the next look.
       yield* onChange
+      seen = version
     }).pipe(Effect.ignore)
     yield* Effect.ignore(Effect.map(readVersion, (version) => (seen = version)))
     const messages = yield* redis.subscribe(keys.channel)
@@ -66,3 +70,9 @@ export const watchConfigVersion = (
     yield* Effect.forkScoped(Effect.repeat(Queue.offer(wake, undefined), Schedule.spaced(`${VERSION_POLL_MS} millis`)))
     yield* Effect.forkScoped(Effect.forever(Effect.andThen(Queue.take(wake), check)))
   })
+
+/** Calls `onChange` (one at a time) whenever another writer changed the configuration's stores. */
+export const watchConfigVersion = (
+  onChange: Effect.Effect<void>
+): Effect.Effect<void, never, Redis.Redis | Scope.Scope> =>
+  Effect.flatMap(RedisKeyPrefix, (prefix) => watchVersion(configVersionKeys(prefix), onChange))

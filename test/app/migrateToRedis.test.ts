@@ -4,7 +4,9 @@ import { join } from "node:path"
 import { expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { deploymentSecrets, secretInDataDir, secretInRedis } from "../../src/app/deploymentSecrets.ts"
 import { migrateToRedis } from "../../src/app/migrateToRedis.ts"
+import { secretsFrom } from "../../src/config/environment.ts"
 import type { ApiKeyId } from "../../src/domain/ApiKey.ts"
 import { type JobId, newJob } from "../../src/jobs/Job.ts"
 import { JobStore } from "../../src/jobs/JobStore.ts"
@@ -12,6 +14,9 @@ import * as JobStoreFiles from "../../src/jobs/JobStoreFiles.ts"
 import { ApiKeyStore } from "../../src/keys/ApiKeyStore.ts"
 import { hashApiKey } from "../../src/keys/apiKeys.ts"
 import { ResourceStore } from "../../src/resources/ResourceStore.ts"
+import { makeSessionKeys } from "../../src/server/consoleSession.ts"
+import { EndedSessions } from "../../src/sessions/EndedSessions.ts"
+import { makeRedisEndedSessions } from "../../src/sessions/endedSessionsRedis.ts"
 import { hashKeyFor } from "../../src/stats/hashKey.ts"
 import { UsageRecorder } from "../../src/stats/UsageRecorder.ts"
 import { toOfferUsage } from "../../src/stats/UsageState.ts"
@@ -53,6 +58,17 @@ describeRedis("campusgate migrate --from files --to redis", () => {
       ).pipe(Effect.provide(UsageStore.layerFile(dataDir)))
       yield* SigningKeyStore.makeFiles(dataDir).update((keys) => rotate(keys, "EdDSA", 0, 86_400_000))
       const webhookSecret = webhookSecretFor(dataDir, undefined)
+      // Every secret the deployment generates, as the daemon on files made them.
+      const noEnvironment = secretsFrom({})
+      const generated = Object.values(deploymentSecrets).map((secret) => ({
+        secret,
+        value: secretInDataDir(secret, dataDir, noEnvironment)
+      }))
+      const sessionKeys = makeSessionKeys(secretInDataDir(deploymentSecrets.console, dataDir, noEnvironment))
+      const session = sessionKeys.issue("key_migrateaa" as ApiKeyId, 0, Date.now() + 60_000)
+      // A session signed out on files stays ended on Redis.
+      const signedOut = sessionKeys.issue("key_migrateaa" as ApiKeyId, 0, Date.now() + 60_000).claims
+      yield* EndedSessions.makeFiles(dataDir).end({ nonce: signedOut.nonce, until: signedOut.expiresAt })
       const jobs = yield* Effect.gen(function* () {
         const store = yield* JobStore
         const queued = newJob({
@@ -75,7 +91,15 @@ describeRedis("campusgate migrate --from files --to redis", () => {
       }).pipe(Effect.provide(JobStoreFiles.layer(dataDir)))
 
       const moved = yield* migrateToRedis(configDir, dataDir)
-      expect(moved).toMatchObject({ offers: 1, apiKeys: 1, offersWithStatistics: 1, signingKeys: 1, jobs: 2 })
+      expect(moved).toMatchObject({
+        offers: 1,
+        apiKeys: 1,
+        offersWithStatistics: 1,
+        signingKeys: 1,
+        secrets: generated.length,
+        endedSessions: 1,
+        jobs: 2
+      })
 
       const redis = yield* Redis
       const prefix = yield* currentPrefix
@@ -103,6 +127,16 @@ describeRedis("campusgate migrate --from files --to redis", () => {
       expect(yield* redis.send("GET", secretKey(prefix, "stats-hash-key"))).toBe(
         readFileSync(join(dataDir, "stats", "hash-key"), "utf8").trim()
       )
+      // Daemons on Redis find every secret as it was, so a console session signed before the move still opens.
+      for (const { secret, value } of generated) {
+        expect(yield* secretInRedis(secret, noEnvironment), secret.name).toBe(value)
+      }
+      expect(
+        makeSessionKeys(yield* secretInRedis(deploymentSecrets.console, noEnvironment)).open(session.token)
+      ).toEqual(session.claims)
+      const ended = yield* Effect.scoped(makeRedisEndedSessions)
+      expect(ended.hasEnded(signedOut.nonce, Date.now())).toBe(true)
+      expect(ended.hasEnded(session.claims.nonce, Date.now())).toBe(false)
       expect(yield* redis.send("ZRANGE", `${prefix}jobs:waiting`, "0", "-1")).toEqual([jobs[0]!.jobId])
       expect(yield* redis.send("ZRANGE", `${prefix}jobs:expiring`, "0", "-1")).toEqual([jobs[1]!.jobId])
 

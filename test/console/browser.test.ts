@@ -8,7 +8,8 @@
  * through the API, switches windows and checks the CSV export, pauses and
  * resumes the offer (the writes carry the CSRF token; one without it is
  * refused), tries an email, uploads a job and follows its progress bar to
- * 100% and downloads its results, reads the status, signs out, and checks
+ * 100% and downloads its results, cancels a running job, pages through the
+ * jobs a job at a time (`?limit=1`) with the keyboard, reads the status, signs out, and checks
  * that another team's key sees none of the first team's offers. Every
  * screen is scanned by axe-core (no serious or critical violation) in
  * light, dark and at a phone's width, and photographed into
@@ -16,7 +17,7 @@
  * page may cause no Content-Security-Policy violation. Without chromium
  * the test is skipped loudly, unless CAMPUSGATE_REQUIRE_BROWSER=1 (CI).
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -32,6 +33,7 @@ import { DEMO_HISTORY, DEMO_OFFER, DEMO_TODAY, type Demo, startDemo } from "./de
 declare const window: { readonly innerWidth: number; readonly axe?: typeof axe }
 declare const document: {
   readonly cookie: string
+  readonly activeElement: { readonly textContent: string | null } | null
   readonly documentElement: { readonly outerHTML: string; readonly scrollWidth: number }
 }
 declare const localStorage: { readonly length: number }
@@ -389,6 +391,57 @@ describe.skipIf(!browserAvailable && !BROWSER_REQUIRED)("the console in a real h
     expect(lines[0]).toMatch(/email/)
     expect(lines[1]).toContain("student0@ox.ac.uk")
     expect(lines[2]).toContain("person1@samples.com")
+  })
+
+  it("cancels a running job: the list and the API say cancelled, with emails left unprocessed", async () => {
+    // A million emails, evaluated a batch at a time on the daemon's own thread (the demo's
+    // jobs.workerThreads: 0), take seconds (about 6 s on a quiet 2-core machine); the cancel
+    // below follows the upload's answer by one read of the list.
+    const total = 1_000_000
+    const file = join(mkdtempSync(join(tmpdir(), "campusgate-console-job-")), "everyone.ndjson")
+    writeFileSync(file, `${Array.from({ length: total }, (_, index) => `"s${index}@ox.ac.uk"`).join("\n")}\n`)
+    await page.getByLabel("Validate against").selectOption("targetGroupId:uk-students")
+    await page.getByLabel("CSV or NDJSON file").setInputFiles(file)
+    await page.getByRole("button", { name: "Start job" }).click()
+    const started = await page.getByRole("status").filter({ hasText: "everyone.ndjson" }).textContent()
+    const jobId = /job_[0-9a-f]{32}/.exec(started ?? "")?.[0]
+    expect(jobId).toBeDefined()
+    const row = page.locator(`tr[data-job=${jobId}]`)
+    await row.getByRole("button", { name: `Cancel ${jobId}` }).click()
+    await expect.poll(() => row.getAttribute("data-status"), { timeout: 30_000 }).toBe("cancelled")
+    expect(await row.locator(".badge").textContent()).toBe("cancelled")
+    expect(await row.getByRole("button").count()).toBe(0)
+    expect(await row.getByRole("link").count()).toBe(0)
+    const job = (await api("GET", `/api/v1/jobs/${jobId}`)).body
+    expect(job.status).toBe("cancelled")
+    expect(job.progress.total).toBe(total)
+    expect(job.progress.processed).toBeLessThan(total)
+    await scan("jobs, cancelled")
+  }, 60_000)
+
+  it("pages through every job with the list API's limit and cursor, by keyboard", async () => {
+    const jobIds = () =>
+      page.locator("tr[data-job]").evaluateAll((rows) => rows.map((row) => row.getAttribute("data-job")))
+    const all = (await api("GET", "/api/v1/jobs")).body.data.map((job: { jobId: string }) => job.jobId)
+    expect(all).toHaveLength(2)
+    // One job a page: the job uploaded first is on the second page.
+    await page.goto(url("/console/jobs?limit=1"))
+    await heading("Jobs").waitFor()
+    await expect.poll(jobIds).toEqual([all[0]])
+    expect(await page.getByText("Showing the newest job.").count()).toBe(1)
+    const more = page.getByRole("button", { name: "Load more jobs" })
+    await more.waitFor()
+    // Reached with Tab from the heading, pressed with Enter.
+    const focused = () => more.evaluate((button) => button === document.activeElement)
+    for (let presses = 0; presses < 20 && !(await focused()); presses++) await page.keyboard.press("Tab")
+    expect(await focused(), "Load more jobs is not reached with Tab").toBe(true)
+    await page.keyboard.press("Enter")
+    await expect.poll(jobIds).toEqual(all)
+    // The focus is on the first job of the page read; the list has ended.
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(all[1])
+    expect(await more.count()).toBe(0)
+    expect(await page.getByText("All 2 jobs shown.").count()).toBe(1)
+    await scan("jobs, paged")
   })
 
   it("shows the configuration in force, the daemon and the team's keys that expire soon", async () => {

@@ -5,15 +5,17 @@
  * the API today, and, since the API cannot make validations on past days,
  * a history of the previous weeks written into its usage statistics before
  * the daemon starts, through the file adapter's own writer, and a key that
- * expires in five days. Used by the
- * console's browser test and by `npm run screenshots`.
+ * expires in five days. Jobs are evaluated on the daemon's own thread
+ * (`jobs.workerThreads: 0`, a batch at a time), so a job of a million
+ * emails runs for seconds: long enough to be cancelled from the page. Used
+ * by the console's browser test and by `npm run screenshots`.
  */
 import { createHash } from "node:crypto"
 import { createApiKey } from "../../src/app/Keys.ts"
 import type { TeamId } from "../../src/domain/Identifiers.ts"
 import { addUniqueHash, DAY_MS, emptyUsageState } from "../../src/stats/UsageState.ts"
 import { writeUsageFile } from "../../src/stats/usageFiles.ts"
-import { call, copyConfig, type Daemon, makeKey, startDaemon } from "../server/daemon.ts"
+import { call, copyConfig, type Daemon, makeKey, setSettings, startDaemon } from "../server/daemon.ts"
 
 export const DEMO_OFFER = {
   id: "acme-spring-sale",
@@ -103,6 +105,7 @@ export interface Demo {
 
 export const startDemo = async (options: { readonly consoleDir?: string } = {}): Promise<Demo> => {
   const dirs = copyConfig()
+  setSettings(dirs, [[["jobs", "workerThreads"], 0]])
   const acmeKey = makeKey(dirs, "acme", [
     "offers:read",
     "offers:write",

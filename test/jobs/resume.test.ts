@@ -117,8 +117,8 @@ describe("job resume", () => {
         const queue = yield* JobQueue
         const done = yield* queue.awaitFinished("acme", jobId)
         expect(done.status).toBe("completed")
-        while (delivered.length === 0) yield* Effect.yieldNow
-        yield* Effect.yieldNow
+        // The delivery state is written as the hook records it (the store's write completes off this thread).
+        while (!(yield* queue.get("acme", jobId)).callback?.delivered) yield* Effect.yieldNow
         expect(delivered).toEqual([jobId])
         expect((yield* queue.get("acme", jobId)).callback).toMatchObject({ delivered: true })
         expect(readFileSync(jobFilePath(dataDir, jobId, "record"), "utf8")).toContain('"delivered":true')

@@ -353,6 +353,23 @@ describe("signing out", () => {
     // Without a session there is nothing to protect: the cookie is removed all the same.
     expect((await call(daemon, "DELETE", "/console/session")).status).toBe(204)
   })
+
+  it("ends the session itself: a copy of the cookie taken before is refused afterwards, by either path", async () => {
+    const session = await signIn(acme)
+    const validation = { body: { email: "jane@ox.ac.uk", targetGroupId: "uk-students" }, csrf: true }
+    expect((await withSession(session, "GET", "/api/v1/offers")).status).toBe(200)
+    expect((await withSession(session, "POST", "/api/v1/validate/target-group", validation)).status).toBe(200)
+    expect((await withSession(session, "DELETE", "/console/session", { csrf: true })).status).toBe(204)
+    // The copy: same cookie, same CSRF token, sent after the browser dropped its own.
+    const read = await withSession(session, "GET", "/api/v1/offers")
+    expect(read).toMatchObject({ status: 401, body: { code: "INVALID_API_KEY" } })
+    // A body of declared length, which the fast path takes when the credentials hold.
+    const change = await withSession(session, "POST", "/api/v1/validate/target-group", validation)
+    expect(change).toMatchObject({ status: 401, body: { code: "INVALID_API_KEY" } })
+    expect((await withSession(session, "GET", "/console/session")).status).toBe(401)
+    // Other sessions of the same key go on.
+    expect((await withSession(await signIn(acme), "GET", "/api/v1/offers")).status).toBe(200)
+  })
 })
 
 describe("the sign-in rate limit", () => {

@@ -1,11 +1,12 @@
 /**
  * Who a request is (`credentials.ts`), at chosen instants: console session
  * tokens signed and opened (`consoleSession.ts`), a session's end under the
- * TTL as set now and its key's expiry, the CSRF and Origin checks of
+ * TTL as set now and its key's expiry, signed-out sessions, the CSRF and Origin checks of
  * changes, and the bearer key winning over the cookie. The key index and
  * the settings are the real ones; the snapshot holds only what the checks
  * read, as in rateLimitMemory.test.ts.
  */
+import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { describe, expect, it } from "vitest"
 import type { ConfigSnapshot } from "../../src/app/Snapshot.ts"
@@ -13,8 +14,9 @@ import { Settings, type SettingsInput } from "../../src/config/Settings.ts"
 import type { ApiKeyRecord } from "../../src/domain/ApiKey.ts"
 import type { TeamId } from "../../src/domain/Identifiers.ts"
 import { ApiKeyIndex, generateApiKey, hashApiKey } from "../../src/keys/apiKeys.ts"
-import { cookieValue, makeSessionKeys, SESSION_COOKIE } from "../../src/server/consoleSession.ts"
+import { cookieValue, makeConsoleSessions, makeSessionKeys, SESSION_COOKIE } from "../../src/server/consoleSession.ts"
 import { type Authentication, authenticate, type CredentialRequest } from "../../src/server/credentials.ts"
+import { EndedSessions } from "../../src/sessions/EndedSessions.ts"
 
 const NOW = Date.parse("2026-06-01T12:00:00Z")
 const MINUTE = 60_000
@@ -35,7 +37,7 @@ const snapshotOf = (records: ReadonlyArray<ApiKeyRecord>, settings: SettingsInpu
     config: { settings: Schema.decodeUnknownSync(Settings)(settings) }
   }) as unknown as ConfigSnapshot
 
-const sessions = makeSessionKeys("a console secret for tests")
+const sessions = makeConsoleSessions("a console secret for tests", EndedSessions.makeMemory())
 const live = snapshotOf([record()])
 
 const request = (method: string, headers: CredentialRequest["headers"]): CredentialRequest => ({ method, headers })
@@ -98,6 +100,21 @@ describe("authenticate", () => {
     expect(read(NOW)).toEqual({ ok: true, keyId: id })
     expect(read(NOW + 60 * MINUTE - 1)).toEqual({ ok: true, keyId: id })
     expect(read(NOW + 60 * MINUTE)).toEqual({ ok: false, code: "INVALID_API_KEY" })
+  })
+
+  it("refuses a signed-out session, for reads and changes, and only that one", () => {
+    const { token, claims } = sessions.issue(id, NOW, NOW + 60 * MINUTE)
+    const other = signedIn()
+    const cookie = `${SESSION_COOKIE}=${token}`
+    const change = request("POST", { cookie, "x-csrf-token": sessions.csrfToken(claims) })
+    expect(outcome(authenticate(change, live, sessions, NOW)).ok).toBe(true)
+    Effect.runSync(sessions.end(claims))
+    expect(outcome(authenticate(request("GET", { cookie }), live, sessions, NOW))).toEqual({
+      ok: false,
+      code: "INVALID_API_KEY"
+    })
+    expect(outcome(authenticate(change, live, sessions, NOW))).toEqual({ ok: false, code: "INVALID_API_KEY" })
+    expect(outcome(authenticate(request("GET", { cookie: other.cookie }), live, sessions, NOW)).ok).toBe(true)
   })
 
   it("ends sessions already open when console.sessionMinutes is lowered", () => {

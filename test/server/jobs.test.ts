@@ -403,9 +403,9 @@ describe("asynchronous bulk jobs", () => {
       const answered = new Promise<IncomingMessage>((resolve) => slow.once("response", resolve))
       slow.write('"a@ox.ac.uk"\n')
       await new Promise((resolve) => setTimeout(resolve, 300))
-      const submit = (with_: string) =>
+      const submit = (apiKey: string) =>
         call(limited, "POST", "/api/v1/validate/bulk-async?targetGroupId=uk-students", {
-          key: with_,
+          key: apiKey,
           rawBody: ndjson(['"b@ox.ac.uk"']),
           headers: { "content-type": "application/x-ndjson" }
         })
@@ -418,6 +418,45 @@ describe("asynchronous bulk jobs", () => {
       expect((await submit(key)).status).toBe(202)
     } finally {
       await limited.stop()
+    }
+  }, 60_000)
+
+  it("answers the same rows with jobs evaluated on the request thread (jobs.workerThreads: 0) as on job threads", async () => {
+    const dirs = copyConfig()
+    setSettings(dirs, [
+      [["jobs", "workerThreads"], 0],
+      [["rateLimits", "bulk", "requests"], 1000]
+    ])
+    const key = makeKey(dirs, "acme", ["validate:bulk", "jobs:read"])
+    const inline = await startDaemon(dirs)
+    try {
+      const hosts = ["ox.ac.uk", "mit.edu", "tum.de", "gmail.com", "newcollege.edu", "mailinator.com"]
+      const lines = Array.from({ length: 5000 }, (_, i) =>
+        i % 97 === 0 ? "[1,2]" : JSON.stringify(`User${i % 1800}@${hosts[i % hosts.length]}`)
+      )
+      const results = async (on: Daemon, apiKey: string, target: string) => {
+        const accepted = await call(on, "POST", `/api/v1/validate/bulk-async?${target}`, {
+          key: apiKey,
+          rawBody: ndjson(lines),
+          headers: { "content-type": "application/x-ndjson" }
+        })
+        expect(accepted.status).toBe(202)
+        const job = await waitForJob(on, apiKey, accepted.body.jobId)
+        const download = await fetch(`${on.url}/api/v1/jobs/${job.jobId}/results`, {
+          headers: { authorization: `Bearer ${apiKey}`, accept: "application/x-ndjson" }
+        })
+        return { counts: job.counts, text: await download.text() }
+      }
+      for (const target of ["targetGroupId=uk-students", "offerId=acme-student-discount"]) {
+        const threaded = await results(daemon, acme, target)
+        const here = await results(inline, key, target)
+        expect(here.text).toBe(threaded.text)
+        expect(here.counts).toEqual(threaded.counts)
+        expect(threaded.counts).toMatchObject({ badInput: 52, duplicates: expect.any(Number) })
+        expect(threaded.counts.duplicates).toBeGreaterThan(3000)
+      }
+    } finally {
+      await inline.stop()
     }
   }, 60_000)
 })

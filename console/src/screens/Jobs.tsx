@@ -1,16 +1,19 @@
 /**
- * The Jobs screen: the team's jobs, newest first, with live progress bars
- * (the list is polled every second while a job is queued or running),
+ * The Jobs screen: the team's jobs, newest first, a page at a time ("Load
+ * more jobs" appends the next; `?limit=N` in the address sets the page
+ * size, as the API's `limit` does), with live progress bars (the pages
+ * shown are read again every second while a job is queued or running),
  * counts, duration, result downloads (CSV, NDJSON) and cancel; and a form
  * that uploads a CSV or NDJSON file as a new job against an offer or a
  * target group (`POST /validate/bulk-async`, the file as the body).
  */
 import { useEffect, useRef, useState } from "preact/hooks"
 import { listAll } from "../api.ts"
-import type { Job, JobList, JobStarted, Offer, TargetGroup } from "../apiTypes.ts"
+import type { Job, JobStarted, Offer, TargetGroup } from "../apiTypes.ts"
 import { Badge, ErrorNote, Show } from "../components/common.tsx"
 import { useScope, useSigned } from "../context.ts"
 import { formatCount, formatDuration, formatInstant } from "../data/format.ts"
+import { pageSizeOf } from "../data/jobPages.ts"
 import {
   jobFinished,
   jobSeconds,
@@ -21,6 +24,7 @@ import {
   uploadType
 } from "../data/jobs.ts"
 import { useInterval, useLoad } from "../hooks.ts"
+import { useJobPages } from "./useJobPages.ts"
 
 const POLL_MS = 1000
 
@@ -145,7 +149,9 @@ const JobRow = (props: { readonly job: Job; readonly mayCancel: boolean; readonl
   return (
     <tr data-job={job.jobId} data-status={job.status}>
       <td>
-        <span class="mono">{job.jobId}</span>
+        <span class="mono" tabIndex={-1} data-job-id>
+          {job.jobId}
+        </span>
         <div class="muted">{targetOf(job)}</div>
         <div class="muted">{formatInstant(job.createdAt)}</div>
       </td>
@@ -188,17 +194,61 @@ const JobRow = (props: { readonly job: Job; readonly mayCancel: boolean; readonl
   )
 }
 
+/** The count shown and the way to the next page; focus moves to the first job of a page once it is read. */
+const MoreJobs = (props: {
+  readonly shown: number
+  readonly hasMore: boolean
+  readonly more: "idle" | "loading" | Error
+  readonly onMore: () => void
+}) => (
+  <div class="actions">
+    <p class="muted" aria-live="polite" data-shown={props.shown}>
+      {props.hasMore
+        ? `Showing the newest ${props.shown === 1 ? "job" : `${formatCount(props.shown)} jobs`}.`
+        : `All ${formatCount(props.shown)} ${props.shown === 1 ? "job" : "jobs"} shown.`}
+    </p>
+    {props.hasMore ? (
+      <button type="button" onClick={props.onMore} disabled={props.more === "loading"}>
+        {props.more === "loading" ? "Loading…" : "Load more jobs"}
+      </button>
+    ) : null}
+    {props.more instanceof Error ? <ErrorNote error={props.more} what="Could not load more jobs" /> : null}
+  </div>
+)
+
 export const Jobs = () => {
   const { api } = useSigned()
   const maySubmit = useScope("validate:bulk")
-  const [loaded, reload] = useLoad(() => api.request<JobList>("/api/v1/jobs?limit=50"), "jobs")
+  const [limit] = useState(() => pageSizeOf(location.search))
+  const { loaded, more, refresh, loadMore, busy } = useJobPages(api, limit)
   const [error, setError] = useState<Error | undefined>(undefined)
-  const running = loaded.state === "ready" && loaded.value.data.some((job) => !jobFinished(job))
-  useInterval(() => void reload(), POLL_MS, running)
+  const firstOfPage = useRef<number | undefined>(undefined)
+  const running = loaded.state === "ready" && loaded.value.jobs.some((job) => !jobFinished(job))
+  useInterval(
+    () => {
+      if (!busy()) void refresh()
+    },
+    POLL_MS,
+    running
+  )
 
   useEffect(() => {
     document.title = "Jobs · Campusgate console"
   }, [])
+
+  useEffect(() => {
+    const index = firstOfPage.current
+    if (loaded.state !== "ready" || index === undefined) return
+    const job = loaded.value.jobs[index]
+    if (job === undefined) return
+    firstOfPage.current = undefined
+    document.querySelector<HTMLElement>(`tr[data-job="${job.jobId}"] [data-job-id]`)?.focus()
+  }, [loaded])
+
+  const showMore = () => {
+    if (loaded.state === "ready") firstOfPage.current = loaded.value.jobs.length
+    void loadMore()
+  }
 
   const cancel = async (job: Job) => {
     setError(undefined)
@@ -207,39 +257,42 @@ export const Jobs = () => {
     } catch (failure) {
       setError(failure as Error)
     }
-    await reload()
+    await refresh()
   }
 
   return (
     <>
       <h1 tabIndex={-1}>Jobs</h1>
-      {maySubmit ? <Upload onStarted={() => void reload()} /> : null}
+      {maySubmit ? <Upload onStarted={() => void refresh()} /> : null}
       {error === undefined ? null : <ErrorNote error={error} what="Could not cancel" />}
       <Show loaded={loaded} what="the jobs">
         {(list) =>
-          list.data.length === 0 ? (
+          list.jobs.length === 0 ? (
             <p class="note">No jobs yet.</p>
           ) : (
-            <div class="table-scroll">
-              <table class="jobs">
-                <caption class="visually-hidden">Jobs of your team, newest first</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Job</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Progress</th>
-                    <th scope="col">Counts</th>
-                    <th scope="col">Duration</th>
-                    <th scope="col">Results</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.data.map((job) => (
-                    <JobRow key={job.jobId} job={job} mayCancel={maySubmit} onCancel={cancel} />
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <>
+              <div class="table-scroll">
+                <table class="jobs">
+                  <caption class="visually-hidden">Jobs of your team, newest first</caption>
+                  <thead>
+                    <tr>
+                      <th scope="col">Job</th>
+                      <th scope="col">Status</th>
+                      <th scope="col">Progress</th>
+                      <th scope="col">Counts</th>
+                      <th scope="col">Duration</th>
+                      <th scope="col">Results</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {list.jobs.map((job) => (
+                      <JobRow key={job.jobId} job={job} mayCancel={maySubmit} onCancel={cancel} />
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+              <MoreJobs shown={list.jobs.length} hasMore={list.nextCursor !== null} more={more} onMore={showMore} />
+            </>
           )
         }
       </Show>

@@ -6,63 +6,81 @@
  * the institution found, as `POST /validate/target-group` with
  * `explain: true` answers them.
  */
+import type { ComponentChildren } from "preact"
 import { useEffect, useRef, useState } from "preact/hooks"
 import { listAll } from "../api.ts"
-import type { TargetGroup, Validation } from "../apiTypes.ts"
+import type { Explanation, TargetGroup, Validation } from "../apiTypes.ts"
 import { Badge, ErrorNote, Show } from "../components/common.tsx"
 import { useScope, useSigned } from "../context.ts"
 import { countryName, describeCriteria } from "../data/criteria.ts"
 import { useLoad } from "../hooks.ts"
 
-/** One criterion's outcome as the daemon explains it. */
-interface ExplanationEntry {
-  readonly criterion: string
-  readonly outcome: "pass" | "fail" | "not-applicable"
-  readonly detail: string
-}
+type Criterion = Explanation["criteria"][number]
 
-type Institution = NonNullable<Validation["validationDetails"]["domain"]["institution"]>
-
-type Explained = Validation & {
-  readonly explanation?:
-    | ReadonlyArray<ExplanationEntry>
-    | { readonly criteria: ReadonlyArray<ExplanationEntry>; readonly institution?: Institution | null }
-}
-
-const CRITERION_NAMES: Record<string, string> = {
+const CRITERION_NAMES: Record<Criterion["criterion"], string> = {
   format: "Format",
   domain: "Domain",
   geography: "Geography",
   organisationType: "Organisation type",
-  organizationType: "Organisation type",
   customList: "Custom list",
   emailPolicy: "Email policy"
 }
 
-const OUTCOME_WORDS: Record<string, string> = { pass: "passed", fail: "failed", "not-applicable": "not applicable" }
-
-const entriesOf = (result: Explained): ReadonlyArray<ExplanationEntry> => {
-  const explanation = result.explanation
-  if (Array.isArray(explanation)) return explanation
-  if (explanation !== undefined && "criteria" in explanation) return explanation.criteria
-  // A daemon that does not explain: the statuses of the result's own details.
-  return Object.entries(result.validationDetails).map(([criterion, detail]) => ({
-    criterion,
-    outcome: detail.status === "passed" ? "pass" : detail.status === "failed" ? "fail" : "not-applicable",
-    detail: ""
-  }))
+const OUTCOME_WORDS: Record<Criterion["outcome"], string> = {
+  pass: "passed",
+  fail: "failed",
+  "not-applicable": "not applicable"
 }
 
-const institutionOf = (result: Explained): Institution | undefined => {
-  const explanation = result.explanation
-  if (explanation !== undefined && !Array.isArray(explanation) && "institution" in explanation)
-    return explanation.institution ?? undefined
-  return result.validationDetails.domain.institution
+const Fact = (props: { readonly term: string; readonly children: ComponentChildren }) => (
+  <div>
+    <dt>{props.term}</dt>
+    <dd>{props.children}</dd>
+  </div>
+)
+
+/** What Campusgate knows of the host: the institution, or the organisation that is not one. */
+const HostFacts = (props: { readonly explanation: Explanation }) => {
+  const { institution, organization } = props.explanation
+  if (institution !== null)
+    return (
+      <dl class="facts" data-institution={institution.id}>
+        <Fact term="Name">{institution.name ?? "(no name in the data)"}</Fact>
+        <Fact term="Domain">
+          <span class="mono">{institution.id}</span>
+          {institution.matchedDomain === institution.id ? null : (
+            <span class="muted"> (matched {institution.matchedDomain})</span>
+          )}
+        </Fact>
+        <Fact term="Country">{institution.country === null ? "unknown" : countryName(institution.country)}</Fact>
+        {institution.region === null ? null : <Fact term="Region">{institution.region}</Fact>}
+        <Fact term="Type">{institution.type}</Fact>
+        <Fact term="Serves">{institution.role}</Fact>
+        <Fact term="Found by">{institution.rule}</Fact>
+        {institution.ror === null ? null : (
+          <Fact term="ROR">
+            <span class="mono">{institution.ror}</span>
+          </Fact>
+        )}
+      </dl>
+    )
+  if (organization !== null)
+    return (
+      <p class="note" data-institution="none" data-organization={organization.kind}>
+        Not an educational institution: {organization.name ?? "an organisation"} ({organization.kind}
+        {organization.country === null ? "" : `, ${countryName(organization.country)}`}).
+      </p>
+    )
+  return (
+    <p class="note" data-institution="none">
+      No institution Campusgate knows.
+    </p>
+  )
 }
 
-const Verdict = (props: { readonly result: Explained }) => {
+const Verdict = (props: { readonly result: Validation }) => {
   const { result } = props
-  const institution = institutionOf(result)
+  const explanation = result.explanation
   return (
     <div class="verdict" data-valid={String(result.isValid)}>
       <p class="verdict-line">
@@ -74,62 +92,34 @@ const Verdict = (props: { readonly result: Explained }) => {
           </>
         )}
       </p>
-      <div class="table-scroll">
-        <table class="explanation">
-          <caption>Criterion by criterion</caption>
-          <thead>
-            <tr>
-              <th scope="col">Criterion</th>
-              <th scope="col">Outcome</th>
-              <th scope="col">Why</th>
-            </tr>
-          </thead>
-          <tbody>
-            {entriesOf(result).map((entry) => (
-              <tr key={entry.criterion} data-criterion={entry.criterion} data-outcome={entry.outcome}>
-                <th scope="row">{CRITERION_NAMES[entry.criterion] ?? entry.criterion}</th>
-                <td>
-                  <Badge status={OUTCOME_WORDS[entry.outcome] ?? entry.outcome} />
-                </td>
-                <td>{entry.detail}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      <h3>Institution found</h3>
-      {institution === undefined ? (
-        <p class="note" data-institution="none">
-          No institution:{" "}
-          {result.matchedDomain === undefined
-            ? "the domain matched none."
-            : `${result.matchedDomain} is not a listed institution.`}
-        </p>
-      ) : (
-        <dl class="facts" data-institution={institution.id}>
-          <div>
-            <dt>Name</dt>
-            <dd>{institution.name ?? "(no name in the data)"}</dd>
+      {explanation === undefined ? null : (
+        <>
+          <div class="table-scroll">
+            <table class="explanation">
+              <caption>Criterion by criterion</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Criterion</th>
+                  <th scope="col">Outcome</th>
+                  <th scope="col">Why</th>
+                </tr>
+              </thead>
+              <tbody>
+                {explanation.criteria.map((entry) => (
+                  <tr key={entry.criterion} data-criterion={entry.criterion} data-outcome={entry.outcome}>
+                    <th scope="row">{CRITERION_NAMES[entry.criterion]}</th>
+                    <td>
+                      <Badge status={OUTCOME_WORDS[entry.outcome]} />
+                    </td>
+                    <td>{entry.detail}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
           </div>
-          <div>
-            <dt>Domain</dt>
-            <dd class="mono">{institution.id}</dd>
-          </div>
-          <div>
-            <dt>Country</dt>
-            <dd>{institution.country === null ? "unknown" : countryName(institution.country)}</dd>
-          </div>
-          <div>
-            <dt>Type</dt>
-            <dd>{institution.type}</dd>
-          </div>
-          {institution.region === null ? null : (
-            <div>
-              <dt>Region</dt>
-              <dd>{institution.region}</dd>
-            </div>
-          )}
-        </dl>
+          <h3>Institution found</h3>
+          <HostFacts explanation={explanation} />
+        </>
       )}
     </div>
   )
@@ -140,7 +130,7 @@ const TryEmail = (props: { readonly groups: ReadonlyArray<TargetGroup> }) => {
   const email = useRef<HTMLInputElement>(null)
   const [group, setGroup] = useState(props.groups[0]?.id ?? "")
   const [busy, setBusy] = useState(false)
-  const [result, setResult] = useState<Explained | undefined>(undefined)
+  const [result, setResult] = useState<Validation | undefined>(undefined)
   const [error, setError] = useState<Error | undefined>(undefined)
 
   const submit = async (event: Event) => {
@@ -151,7 +141,7 @@ const TryEmail = (props: { readonly groups: ReadonlyArray<TargetGroup> }) => {
     setError(undefined)
     try {
       setResult(
-        await api.request<Explained>("/api/v1/validate/target-group", {
+        await api.request<Validation>("/api/v1/validate/target-group", {
           method: "POST",
           json: { email: address, targetGroupId: group, explain: true }
         })

@@ -1,0 +1,77 @@
+/**
+ * The secrets a deployment generates for itself when the environment does
+ * not set them, and where each is kept: a file in the data directory (one
+ * daemon, `store/secretFile.ts`) or a key in Redis (daemons sharing it,
+ * `store/redisSecret.ts`). This list is the one place that says which
+ * exist: the daemon's stores (`server/stores.ts`) read them through it, and
+ * `campusgate migrate --to redis` (`migrateToRedis.ts`) copies every one,
+ * so moving to Redis keeps webhook signatures, verification hashes,
+ * unique-email counts and console sessions valid.
+ */
+import { randomBytes } from "node:crypto"
+import { join } from "node:path"
+import * as Effect from "effect/Effect"
+import type * as Redis from "effect/persistence/Redis"
+import type { Secrets } from "../config/environment.ts"
+import { HASH_KEY_FILE } from "../stats/hashKey.ts"
+import { statsDirectory } from "../stats/usageFiles.ts"
+import { redisSecret } from "../store/redisSecret.ts"
+import { secretFile } from "../store/secretFile.ts"
+import { VERIFICATION_SECRET_FILE } from "../verification/secrets.ts"
+import { WEBHOOK_SECRET_FILE } from "../webhooks/secret.ts"
+
+/** The console secret's file in a data directory (it signs console sessions, `server/consoleSession.ts`). */
+export const CONSOLE_SECRET_FILE = "console-secret"
+
+export interface DeploymentSecret {
+  /** Its name in Redis: `<prefix>secrets:<name>`. */
+  readonly name: string
+  /** Its file in a data directory. */
+  readonly file: (dataDir: string) => string
+  /** The value the environment sets, if any (`config/environment.ts`). */
+  readonly configured: (secrets: Secrets) => string | undefined
+  /** How a new one is made (default: 32 random bytes, base64url). */
+  readonly generate?: () => string
+}
+
+export const deploymentSecrets = {
+  webhook: {
+    name: "webhook-secret",
+    file: (dataDir) => join(dataDir, WEBHOOK_SECRET_FILE),
+    configured: (secrets) => secrets.webhookSecret
+  },
+  verification: {
+    name: "verification-secret",
+    file: (dataDir) => join(dataDir, VERIFICATION_SECRET_FILE),
+    configured: (secrets) => secrets.verificationSecret
+  },
+  statsHashKey: {
+    name: "stats-hash-key",
+    file: (dataDir) => join(statsDirectory(dataDir), HASH_KEY_FILE),
+    configured: (secrets) => secrets.statsSecret,
+    generate: () => randomBytes(32).toString("hex")
+  },
+  console: {
+    name: "console-secret",
+    file: (dataDir) => join(dataDir, CONSOLE_SECRET_FILE),
+    configured: (secrets) => secrets.consoleSecret
+  }
+} as const satisfies Record<string, DeploymentSecret>
+
+const configuredValue = (secret: DeploymentSecret, secrets: Secrets): string | undefined => {
+  const value = secret.configured(secrets)
+  return value === undefined || value === "" ? undefined : value
+}
+
+/** The secret as one daemon on files has it: the environment's, else its file, created on first use. */
+export const secretInDataDir = (secret: DeploymentSecret, dataDir: string, secrets: Secrets): string =>
+  configuredValue(secret, secrets) ?? secretFile(secret.file(dataDir), secret.generate)
+
+/** The secret as daemons sharing Redis have it: the environment's, else the one in Redis, created on first use. */
+export const secretInRedis = (
+  secret: DeploymentSecret,
+  secrets: Secrets
+): Effect.Effect<string, Redis.RedisError, Redis.Redis> => {
+  const configured = configuredValue(secret, secrets)
+  return configured === undefined ? redisSecret(secret.name, secret.generate) : Effect.succeed(configured)
+}

@@ -1,0 +1,96 @@
+/**
+ * The ended-sessions store's Redis adapter, shared by every daemon: a
+ * sorted set (`<prefix>console:ended`, each nonce scored by its token's
+ * end). A sign-out drops what is over, adds the session, sets the set to
+ * expire with its last session, bumps a version and announces it, in one
+ * script. Each daemon keeps the set in memory (so `hasEnded` is
+ * synchronous): its own sign-outs at once, the others' when the
+ * announcement arrives or its poll sees the version move
+ * (`store/redisConfigVersion.ts` `watchVersion`, every `VERSION_POLL_MS`).
+ * A failed sign-out is an `EndedSessionsError` (the sign-out answers 503).
+ */
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Redis from "effect/persistence/Redis"
+import type * as Scope from "effect/Scope"
+import { RedisKeyPrefix, redisKey } from "../store/redis.ts"
+import { announceLua, watchVersion } from "../store/redisConfigVersion.ts"
+import { type EndedMap, EndedSessionsError, type EndedSessionsService, endedIn, stillRunning } from "./EndedSessions.ts"
+
+/** KEYS: the set, the version; ARGV: the channel, the nonce, its end, now (epoch ms). */
+const endSession = Redis.script(
+  (set: string, version: string, channel: string, nonce: string, until: number, now: number) => [
+    set,
+    version,
+    channel,
+    nonce,
+    String(until),
+    String(now)
+  ],
+  {
+    numberOfKeys: 2,
+    lua: `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[4])
+local current = tonumber(redis.call('ZSCORE', KEYS[1], ARGV[2]) or '0')
+if tonumber(ARGV[3]) > current then redis.call('ZADD', KEYS[1], ARGV[3], ARGV[2]) end
+local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+redis.call('PEXPIREAT', KEYS[1], last[2])
+${announceLua.replaceAll("KEYS[1]", "KEYS[2]")}
+return 1`
+  }
+)
+
+/** A `WITHSCORES` reply as nonces and ends: pairs (RESP3, as the client speaks) or a flat list (RESP2). */
+const scoredMembers = (reply: ReadonlyArray<unknown>): EndedMap => {
+  const ended = new Map<string, number>()
+  if (reply.every(Array.isArray))
+    for (const [nonce, until] of reply as Array<[unknown, unknown]>) ended.set(String(nonce), Number(until))
+  else for (let i = 0; i + 1 < reply.length; i += 2) ended.set(String(reply[i]), Number(reply[i + 1]))
+  return ended
+}
+
+/** The adapter over the connection in force, its view kept current until the scope closes. */
+export const makeRedisEndedSessions: Effect.Effect<EndedSessionsService, Redis.RedisError, Redis.Redis | Scope.Scope> =
+  Effect.gen(function* () {
+    const redis = yield* Redis.Redis
+    const prefix = yield* RedisKeyPrefix
+    const keys = {
+      set: redisKey(prefix, "console", "ended"),
+      version: redisKey(prefix, "console", "ended-version"),
+      channel: redisKey(prefix, "console", "ended-changed")
+    }
+    const run = redis.eval(endSession)
+    const read = (now: number) =>
+      Effect.map(
+        redis.send<ReadonlyArray<unknown>>("ZRANGEBYSCORE", keys.set, `(${now}`, "+inf", "WITHSCORES"),
+        scoredMembers
+      )
+    // The set as last read, and this daemon's own sign-outs (a read that started before one may not hold it).
+    let view: EndedMap = new Map()
+    let own = new Map<string, number>()
+    const refresh = Effect.flatMap(Clock.currentTimeMillis, read).pipe(
+      Effect.flatMap((ended) =>
+        Effect.sync(() => {
+          view = ended
+        })
+      )
+    )
+    // Watching first: a sign-out after the version was read moves it, so the read below misses nothing.
+    yield* watchVersion(keys, refresh)
+    yield* refresh
+    return {
+      end: ({ nonce, until }) =>
+        Effect.gen(function* () {
+          const now = yield* Clock.currentTimeMillis
+          yield* run(keys.set, keys.version, keys.channel, nonce, until, now)
+          own = stillRunning(own, now)
+          own.set(nonce, Math.max(until, own.get(nonce) ?? 0))
+        }).pipe(Effect.mapError((cause) => new EndedSessionsError({ operation: "end", cause }))),
+      hasEnded: (nonce, now) => endedIn(own, nonce, now) || endedIn(view, nonce, now),
+      list: (now) =>
+        read(now).pipe(
+          Effect.map((ended) => Array.from(stillRunning(ended, now), ([nonce, until]) => ({ nonce, until }))),
+          Effect.mapError((cause) => new EndedSessionsError({ operation: "list", cause }))
+        )
+    }
+  })

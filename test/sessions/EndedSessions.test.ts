@@ -1,0 +1,140 @@
+/**
+ * The ended-sessions store's contract, against every adapter: a sign-out
+ * counts at once in the process that made it and soon in every other
+ * process sharing the store (two instances over one directory or one Redis
+ * prefix play two daemons); a record lasts until its token's own end and
+ * no longer, so the store cleans itself. Time is real (Redis expires keys
+ * on its own clock, and another process's view is kept current in the
+ * background): short records last tens of milliseconds.
+ */
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { describe, expect, it } from "@effect/vitest"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import type * as Redis from "effect/persistence/Redis"
+import type * as Scope from "effect/Scope"
+import { ENDED_SESSIONS_FILE, EndedSessions, type EndedSessionsService } from "../../src/sessions/EndedSessions.ts"
+import { makeRedisEndedSessions } from "../../src/sessions/endedSessionsRedis.ts"
+import { Redis as RedisService } from "../../src/store/redis.ts"
+import { currentPrefix, testRedisLayer, whenRedis } from "../redisTesting.ts"
+
+const MINUTE = 60_000
+const HOUR = 60 * MINUTE
+
+/** Two processes' views of one store. */
+type Pair = Effect.Effect<
+  readonly [EndedSessionsService, EndedSessionsService],
+  Redis.RedisError,
+  Redis.Redis | Scope.Scope
+>
+
+const filesPair = (dir: string): Pair => Effect.sync(() => [EndedSessions.makeFiles(dir), EndedSessions.makeFiles(dir)])
+
+const adapters: ReadonlyArray<readonly [string, () => Pair, boolean]> = [
+  [
+    "memory",
+    () =>
+      Effect.sync(() => {
+        const one = EndedSessions.makeMemory()
+        return [one, one] as const
+      }),
+    false
+  ],
+  ["files", () => filesPair(mkdtempSync(join(tmpdir(), "campusgate-ended-"))), false],
+  ...whenRedis("EndedSessions contract", [
+    ["redis", () => Effect.all([makeRedisEndedSessions, makeRedisEndedSessions]), true] as const
+  ])
+]
+
+/** Waits until `check` holds (within 3 s). */
+const eventually = (check: () => boolean) =>
+  Effect.promise(async () => {
+    const deadline = Date.now() + 3000
+    while (!check()) {
+      if (Date.now() > deadline) return false
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    }
+    return true
+  })
+
+const startNow = Clock.currentTimeMillis
+const SHORT = 40
+const pastShort = Effect.promise(() => new Promise((resolve) => setTimeout(resolve, SHORT + 20)))
+
+describe.each(adapters)("EndedSessions contract (%s)", (_, pair, redis) => {
+  const run = <A, E>(effect: Effect.Effect<A, E, Redis.Redis | Scope.Scope>) =>
+    redis ? Effect.scoped(effect).pipe(Effect.provide(testRedisLayer())) : (effect as Effect.Effect<A, E, Scope.Scope>)
+
+  it.live("counts a sign-out at once where it was made, and soon in every process sharing the store", () =>
+    run(
+      Effect.gen(function* () {
+        const now = yield* startNow
+        const [here, there] = yield* pair()
+        expect(here.hasEnded("nonce-a", now)).toBe(false)
+        yield* here.end({ nonce: "nonce-a", until: now + HOUR })
+        expect(here.hasEnded("nonce-a", now)).toBe(true)
+        expect(yield* eventually(() => there.hasEnded("nonce-a", now))).toBe(true)
+        expect(there.hasEnded("nonce-b", now)).toBe(false)
+        expect(yield* there.list(now)).toEqual([{ nonce: "nonce-a", until: now + HOUR }])
+      })
+    )
+  )
+
+  it.live("keeps a record until its token's own end and no longer: the store cleans itself", () =>
+    run(
+      Effect.gen(function* () {
+        const now = yield* startNow
+        const [here] = yield* pair()
+        yield* here.end({ nonce: "short", until: now + SHORT })
+        yield* here.end({ nonce: "long", until: now + HOUR })
+        expect(here.hasEnded("short", now + SHORT - 1)).toBe(true)
+        expect(here.hasEnded("short", now + SHORT)).toBe(false)
+        // Ending a session again never shortens its record.
+        yield* here.end({ nonce: "long", until: now + SHORT })
+        expect(here.hasEnded("long", now + MINUTE)).toBe(true)
+        yield* pastShort
+        yield* here.end({ nonce: "later", until: now + HOUR })
+        const listed = yield* here.list(now)
+        expect(listed.map((ended) => ended.nonce).sort()).toEqual(["later", "long"])
+      })
+    )
+  )
+})
+
+describe("EndedSessions files", () => {
+  it.live("keep the record readable by its owner only, without what is over", () =>
+    Effect.gen(function* () {
+      const now = yield* startNow
+      const dir = mkdtempSync(join(tmpdir(), "campusgate-ended-"))
+      const store = EndedSessions.makeFiles(dir)
+      yield* store.end({ nonce: "over-soon", until: now + SHORT })
+      yield* pastShort
+      yield* store.end({ nonce: "kept", until: now + HOUR })
+      const path = join(dir, ENDED_SESSIONS_FILE)
+      expect(statSync(path).mode & 0o777).toBe(0o600)
+      expect(JSON.parse(readFileSync(path, "utf8"))).toEqual({ version: 1, ended: { kept: now + HOUR } })
+    })
+  )
+
+  it("refuse every session while the record cannot be read (it cannot say a session goes on)", () => {
+    const dir = mkdtempSync(join(tmpdir(), "campusgate-ended-"))
+    writeFileSync(join(dir, ENDED_SESSIONS_FILE), "not json")
+    expect(EndedSessions.makeFiles(dir).hasEnded("any", Date.now())).toBe(true)
+  })
+})
+
+describe.each(whenRedis("EndedSessions redis", [["redis"] as const]))("EndedSessions %s", () => {
+  it.live("lets the set expire with its last session", () =>
+    Effect.gen(function* () {
+      const now = yield* startNow
+      const store = yield* makeRedisEndedSessions
+      yield* store.end({ nonce: "one", until: now + HOUR })
+      const redis = yield* RedisService
+      const ttl = yield* redis.send<number>("PTTL", `${yield* currentPrefix}console:ended`)
+      expect(ttl).toBeGreaterThan(HOUR - MINUTE)
+      expect(ttl).toBeLessThanOrEqual(HOUR)
+    }).pipe(Effect.scoped, Effect.provide(testRedisLayer()))
+  )
+})
