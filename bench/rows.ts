@@ -11,10 +11,11 @@
  *   back from its NDJSON line, with two input columns, some formula-like, and
  *   some duplicates; joined per 1,000 lines and encoded), as
  *   `jobs/jobResults.ts` streams it;
- * - `bulkAnswers`: one `validate/bulk` answer of 1,000 rows (the writer of
- *   `server/jsonBytes.ts` and `rowText(toResultRow(...))`, as
- *   `server/handlers/validation.ts` writes it; the summary, the same for
- *   both, left out).
+ * - `bulkAnswers`, `bulkAnswersOffer`: one `validate/bulk` answer of 1,000
+ *   rows for the target group and for the offer (`rowText(toResultRow(...))`
+ *   / `toOfferResultRow`, each row's text written into the answer's buffer,
+ *   `server/jsonBytes.ts`, as `server/handlers/validation.ts` writes it; the
+ *   summary, the same for both, left out).
  * Each side is its own instance of `bench/rowsSide.ts`, so each is compiled
  * for its own functions, as a caller in src is. A round times each loop once per side, on one slice of the emails
  * whose verdicts each side makes afresh (untimed), so every batch meets new,
@@ -38,7 +39,8 @@ const LOOPS: ReadonlyArray<LoopName> = (process.env.BENCH_LOOPS?.split(",") as A
   "jobRowsTargetGroup",
   "jobRowsOffer",
   "csvRows",
-  "bulkAnswers"
+  "bulkAnswers",
+  "bulkAnswersOffer"
 ]
 const rounds = Number(process.env.BENCH_ROUNDS ?? (quick ? 20 : 300))
 const sides = ["current", "reference"] as const

@@ -23,7 +23,7 @@ const JOB_BATCH = 2048
 /** Emails per bulk request (the usual `limits.bulkMaxEmails`). */
 const BULK = 1_000
 
-export type LoopName = "jobRowsTargetGroup" | "jobRowsOffer" | "csvRows" | "bulkAnswers"
+export type LoopName = "jobRowsTargetGroup" | "jobRowsOffer" | "csvRows" | "bulkAnswers" | "bulkAnswersOffer"
 
 const INPUT_COLUMNS = ["customerId", "note"] as const
 
@@ -32,8 +32,36 @@ export const side = new URL(import.meta.url).searchParams.get("side") === "refer
 /** The functions this side writes with: a constant, so every call below has one target. */
 const w =
   side === "reference"
-    ? { ...reference, toResultRow: current.toResultRow, toOfferResultRow: current.toOfferResultRow }
-    : { ...current, JsonBytes }
+    ? {
+        ...reference,
+        toResultRow: current.toResultRow,
+        toOfferResultRow: current.toOfferResultRow,
+        /** The same, with the former writers. */
+        bulkAnswer: (rows: ReadonlyArray<ResultRow>): Buffer => {
+          const out = new reference.JsonBytes(256 + rows.length * 320)
+          out.write(`{"results":[`)
+          for (let i = 0; i < rows.length; i++) {
+            const text = reference.rowText(rows[i]!)
+            out.write(i === 0 ? text : `,${text}`)
+          }
+          out.write(`],"requestId":"bench"}`)
+          return out.bytes()
+        }
+      }
+    : {
+        ...current,
+        /** A bulk answer as `server/handlers/validation.ts` writes it: each row's string, a comma in front. */
+        bulkAnswer: (rows: ReadonlyArray<ResultRow>): Buffer => {
+          const out = new JsonBytes(256 + rows.length * 320)
+          out.write(`{"results":[`)
+          for (let i = 0; i < rows.length; i++) {
+            const text = current.rowText(rows[i]!)
+            out.write(i === 0 ? text : `,${text}`)
+          }
+          out.write(`],"requestId":"bench"}`)
+          return out.bytes()
+        }
+      }
 
 /** A job batch's buffer (`jobs/jobBatches.ts`: room for rows of 320 bytes, grown when needed), alike for both sides. */
 class TextBuffer {
@@ -110,20 +138,6 @@ const csvRows = (rows: ReadonlyArray<ResultRow>): Buffer => {
   return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
 }
 
-/** A `validate/bulk` answer's rows, as `server/handlers/validation.ts` writes them (the summary left out). */
-const bulkAnswer = (some: ReadonlyArray<string>, results: ReadonlyArray<ValidationResult>): Buffer => {
-  const out = new w.JsonBytes(256 + some.length * 320)
-  out.write(`{"results":`)
-  out.write("[")
-  for (let i = 0; i < some.length; i++) {
-    const text = w.rowText(w.toResultRow(some[i]!, results[i]!))
-    out.write(i === 0 ? text : `,${text}`)
-  }
-  out.write("]")
-  out.write(`,"requestId":"bench"}`)
-  return out.bytes()
-}
-
 /** The loop `name` over `count` emails from `start`: its input made (untimed), then its run timed; the output and ns per row. */
 const run = (name: LoopName, start: number, count: number): { readonly bytes: Buffer; readonly nanos: number } => {
   const some = emails.slice(start, start + count)
@@ -137,16 +151,19 @@ const run = (name: LoopName, start: number, count: number): { readonly bytes: Bu
   } else if (name === "csvRows") {
     const rows = ndjsonLines.slice(start, start + count).map((line) => JSON.parse(line) as ResultRow)
     write = () => csvRows(rows)
-  } else {
+  } else if (name === "bulkAnswers") {
     const results = engine.validateMany(some, BENCH_TARGET_GROUP)
-    write = () => bulkAnswer(some, results)
+    write = () => w.bulkAnswer(results.map((result, i) => current.toResultRow(some[i]!, result)))
+  } else {
+    const results = engine.validateManyOffer(some, offerId)
+    write = () => w.bulkAnswer(results.map((result, i) => current.toOfferResultRow(some[i]!, result)))
   }
   const began = performance.now()
   const bytes = write()
   return { bytes, nanos: ((performance.now() - began) * 1e6) / count }
 }
 
-const batchOf = (name: LoopName): number => (name === "bulkAnswers" ? BULK : JOB_BATCH)
+const batchOf = (name: LoopName): number => (name.startsWith("bulk") ? BULK : JOB_BATCH)
 
 /** The loop's output over all the emails, for the byte-for-byte check. */
 export const bytesOf = (name: LoopName): Buffer => {
