@@ -49,6 +49,11 @@ export const rowCsv = (row: ResultRow, inputColumns: ReadonlyArray<string> = [])
       ? ",,,"
       : `,${cell(institution.id ?? "")},${cell(institution.name ?? "")},${cell(institution.country ?? "")}`
   line += `,${groupsCell(row.matchedTargetGroups)},${row.duplicateOf === undefined ? "" : cell(String(row.duplicateOf))}`
-  for (let i = 0; i < inputColumns.length; i++) line += `,${cell(cellText(row.columns?.[inputColumns[i]!]))}`
+  const columns = row.columns
+  for (let i = 0; i < inputColumns.length; i++) {
+    const name = inputColumns[i]!
+    // Own members only: a column the row lacks is empty, even one named `toString` (not Object.prototype's).
+    line += `,${columns !== undefined && Object.hasOwn(columns, name) ? cell(cellText(columns[name])) : ""}`
+  }
   return line
 }
