@@ -1,13 +1,57 @@
 /**
- * The result row's text as `src/domain/ResultRow.ts` and
- * `src/server/jsonBytes.ts` wrote it before issue 16: `JSON.stringify` for
- * every string and list, template literals, the CSV line as an array mapped
- * and joined, the answer encoded piece by piece with `Buffer.write`. Kept as
- * the reference `npm run bench:rows` measures against and the CSV rule
- * test/domain/ResultRow.test.ts holds the new code byte-equal to; not in
- * src.
+ * The result row as `src/domain/ResultRow.ts` and `src/server/jsonBytes.ts`
+ * made and wrote it before issue 16: the row built member by member, its
+ * JSON with `JSON.stringify` for every string and list and template
+ * literals, the CSV line as an array mapped and joined, the answer encoded
+ * piece by piece with `Buffer.write`. Kept as the reference `npm run
+ * bench:rows` measures against, and that test/domain/rowCsv.test.ts and
+ * test/domain/ResultRow.test.ts hold the new code equal to; not in src.
  */
+import type { ReasonCode } from "../src/domain/ReasonCode.ts"
 import type { ResultRow, RowInstitution } from "../src/domain/ResultRow.ts"
+import type { DomainDetail, OfferValidationResult, ValidationResult } from "../src/domain/ValidationResult.ts"
+
+const institutions = new WeakMap<object, RowInstitution>()
+
+const rowInstitution = (domain: DomainDetail): RowInstitution | undefined => {
+  const summary = domain.institution
+  if (summary === undefined) return undefined
+  let row = institutions.get(summary)
+  if (row === undefined) {
+    row = Object.freeze({ id: summary.id, name: summary.name, country: summary.country })
+    institutions.set(summary, row)
+  }
+  return row
+}
+
+const withVerdict = (
+  row: { -readonly [K in keyof ResultRow]: ResultRow[K] },
+  domain: DomainDetail | undefined,
+  matchedDomain: string | undefined,
+  source: { readonly reasonCode?: ReasonCode | undefined; readonly reason?: string | undefined }
+): ResultRow => {
+  if (matchedDomain !== undefined) row.matchedDomain = matchedDomain
+  const institution = domain === undefined ? undefined : rowInstitution(domain)
+  if (institution !== undefined) row.institution = institution
+  if (source.reasonCode !== undefined) row.reasonCode = source.reasonCode
+  if (source.reason !== undefined) row.reason = source.reason
+  return row
+}
+
+export const toResultRow = (email: string, result: ValidationResult): ResultRow =>
+  withVerdict({ email, isValid: result.isValid }, result.validationDetails.domain, result.matchedDomain, result)
+
+export const toOfferResultRow = (email: string, result: OfferValidationResult): ResultRow => {
+  const first = result.matchedTargetGroups[0]
+  const source =
+    (first === undefined ? undefined : result.results.find((r) => r.targetGroup.id === first)) ?? result.results[0]
+  return withVerdict(
+    { email, isValid: result.isValid, matchedTargetGroups: result.matchedTargetGroups },
+    source?.validationDetails.domain,
+    source?.matchedDomain,
+    result
+  )
+}
 
 const institutionTexts = new WeakMap<RowInstitution, string>()
 

@@ -34,8 +34,6 @@ const w =
   side === "reference"
     ? {
         ...reference,
-        toResultRow: current.toResultRow,
-        toOfferResultRow: current.toOfferResultRow,
         /** The same, with the former writers. */
         bulkAnswer: (rows: ReadonlyArray<ResultRow>): Buffer => {
           const out = new reference.JsonBytes(256 + rows.length * 320)
@@ -153,10 +151,10 @@ const run = (name: LoopName, start: number, count: number): { readonly bytes: Bu
     write = () => csvRows(rows)
   } else if (name === "bulkAnswers") {
     const results = engine.validateMany(some, BENCH_TARGET_GROUP)
-    write = () => w.bulkAnswer(results.map((result, i) => current.toResultRow(some[i]!, result)))
+    write = () => w.bulkAnswer(results.map((result, i) => w.toResultRow(some[i]!, result)))
   } else {
     const results = engine.validateManyOffer(some, offerId)
-    write = () => w.bulkAnswer(results.map((result, i) => current.toOfferResultRow(some[i]!, result)))
+    write = () => w.bulkAnswer(results.map((result, i) => w.toOfferResultRow(some[i]!, result)))
   }
   const began = performance.now()
   const bytes = write()

@@ -1,5 +1,9 @@
+import fc from "fast-check"
 import { describe, expect, it } from "vitest"
+import * as reference from "../../bench/rowsReference.ts"
+import { ReasonCode } from "../../src/domain/ReasonCode.ts"
 import { ROW_CSV_COLUMNS, rowCsv, rowText, toOfferResultRow, toResultRow } from "../../src/domain/ResultRow.ts"
+import type { OfferValidationResult, ValidationResult } from "../../src/domain/ValidationResult.ts"
 import { fixtureEngine } from "../fixtures.ts"
 
 const engine = fixtureEngine()
@@ -14,7 +18,62 @@ const emails = [
   "ü@tum.de"
 ]
 
+/** What a row is made of in a target-group result, each member present or not (reason code and sentence apart too). */
+const groupResult = fc
+  .record(
+    {
+      isValid: fc.boolean(),
+      targetGroup: fc.record({ id: fc.constantFrom("g1", "g2", "g3") }),
+      validationDetails: fc.record({
+        domain: fc.record(
+          {
+            status: fc.constant("passed"),
+            institution: fc.record({
+              id: fc.string(),
+              name: fc.option(fc.string(), { nil: null }),
+              country: fc.option(fc.string(), { nil: null }),
+              type: fc.constant("university")
+            })
+          },
+          { requiredKeys: ["status"] }
+        )
+      }),
+      matchedDomain: fc.string(),
+      reasonCode: fc.constantFrom(...ReasonCode.literals),
+      reason: fc.string()
+    },
+    { requiredKeys: ["isValid", "targetGroup", "validationDetails"] }
+  )
+  .map((result) => result as unknown as ValidationResult)
+
+const offerResult = fc
+  .record(
+    {
+      isValid: fc.boolean(),
+      matchedTargetGroups: fc.subarray(["g1", "g2", "g3"]),
+      results: fc.array(groupResult, { maxLength: 3 }),
+      reasonCode: fc.constantFrom(...ReasonCode.literals),
+      reason: fc.string()
+    },
+    { requiredKeys: ["isValid", "matchedTargetGroups", "results"] }
+  )
+  .map((result) => result as unknown as OfferValidationResult)
+
 describe("result rows", () => {
+  it("have the members, in the order, of the rows made member by member before (any set of members present)", () => {
+    fc.assert(
+      fc.property(groupResult, offerResult, (result, offer) => {
+        const row = toResultRow("a@uni.samples.edu", result)
+        expect(Object.keys(row)).toEqual(Object.keys(reference.toResultRow("a@uni.samples.edu", result)))
+        expect(row).toStrictEqual(reference.toResultRow("a@uni.samples.edu", result))
+        const offerRow = toOfferResultRow("a@uni.samples.edu", offer)
+        expect(Object.keys(offerRow)).toEqual(Object.keys(reference.toOfferResultRow("a@uni.samples.edu", offer)))
+        expect(offerRow).toStrictEqual(reference.toOfferResultRow("a@uni.samples.edu", offer))
+      }),
+      { numRuns: 1000 }
+    )
+  })
+
   it("keep the input as given, the verdict and the facts behind it", () => {
     const [mit, , partner, , bad] = engine
       .validateMany(emails, "uk")
