@@ -29,8 +29,9 @@
  * (reference time / new time) taken within each round. Before timing, each
  * loop's output over all the emails is compared byte for byte between the
  * sides; any difference fails the run (this also warms both).
- * `--quick` (or BENCH_QUICK=1) for a short check. Prints progress, then one
- * final JSON line.
+ * `--quick` (or BENCH_QUICK=1) for a short check; BENCH_ROUNDS sets the
+ * rounds (300), BENCH_LOOPS picks loops (comma-separated names). Prints
+ * progress, then one final JSON line.
  */
 import { quick, ratios, spread } from "./rounds.ts"
 import type { LoopName } from "./rowsSide.ts"
