@@ -6,11 +6,12 @@
  * sentences) hold nothing JSON escapes, and then their JSON is the string in
  * quotes: one scan decides, and `JSON.stringify` writes only the others.
  *
- * `TextMemo`: the JSON of values that repeat from row to row (a verdict's
- * reason sentence, a list of target-group ids), kept by the value, so a
- * repeat costs a lookup instead of a scan and a copy. Bounded: when full it
- * starts over, so a stream of values that never repeat costs no more memory
- * than `max` entries.
+ * `TextMemo`: the JSON of values that repeat from row to row (a matched
+ * target group's id), kept by the value, so a repeat costs a lookup instead
+ * of a scan and a copy. Bounded: when full it starts over, so a stream of
+ * values that never repeat costs no more memory than `max` entries. (Not for
+ * reason sentences: most are made afresh for each email, and hashing a fresh
+ * one to look it up costs more than its scan; see `rowText.ts`.)
  */
 
 /**
