@@ -28,7 +28,8 @@ export const jsonString = (value: string): string => (NEEDS_ESCAPE.test(value) ?
  * `text`, made flat: a string built by `+` is a tree of its parts, which
  * every string it goes into has to walk again when written; a kept text is
  * made flat once, where it is kept. (`Number` reads the whole string, and V8
- * flattens a string to read it.)
+ * flattens a string to read it.) `npm run bench:rows` with the kept texts
+ * left as built: 0.96-1.04x the former code's rows/s; made flat: 1.09-1.18x.
  */
 export const flat = (text: string): string => {
   Number(text)
