@@ -24,7 +24,7 @@
  * `--quick` (or BENCH_QUICK=1): 100,000 emails, one latency round of 1 s
  * idle windows, to check the script. BENCH_EMAILS, BENCH_ROUNDS,
  * BENCH_IDLE_SECONDS, BENCH_CONNECTIONS and BENCH_THREADS
- * (`jobs.workerThreads`) change the rest. BENCH_BEFORE_TREE=DIR (another
+ * (`jobs.workerThreads`) change the rest; BENCH_PIN=0 pins nothing. BENCH_BEFORE_TREE=DIR (another
  * checkout, built) runs its daemon as `before` on its own shipped config:
  * job i of the five on this daemon, then job i on it, both alive, one
  * working at a time; and in every latency round. Progress goes to standard error;
@@ -67,9 +67,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 /** The machine's cores, counted before this script pins itself. */
 const cores = availableParallelism()
 
-/** Core 0 for the daemon and core 1 for this script and its probe, where there are two cores and taskset. */
+/**
+ * Core 0 for the daemon and core 1 for this script and its probe, where there are two cores and taskset;
+ * BENCH_PIN=0 leaves every process on every core (the daemon's job threads then get a core of their own).
+ */
 const pinning = (() => {
-  if (cores < 2) return undefined
+  if (cores < 2 || process.env.BENCH_PIN === "0") return undefined
   try {
     execFileSync("taskset", ["-a", "-p", "-c", "1", String(process.pid)], { stdio: "ignore" })
     return { server: "0", driver: "1" }
