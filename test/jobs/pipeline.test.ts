@@ -92,4 +92,31 @@ describe("a job with batches in flight, answered out of order", () => {
       })
     }).pipe(Effect.provide(UsageStatistics.layerMemory({ secret })))
   )
+
+  it.live("stores the last rows' usage before the job reads as finished, however slow the usage store", () =>
+    Effect.gen(function* () {
+      const statistics = yield* UsageStatistics
+      const usage: JobUsage = {
+        tally: (target) => ("offerId" in target ? statistics.tally(target.offerId) : undefined),
+        store: (job) =>
+          Effect.andThen(
+            Effect.sleep("30 millis"),
+            statistics.applyOnce("deal", job.jobId, job.checkpoint.processed, job.checkpoint.usage!)
+          ),
+        forget: (job) => statistics.forget("deal", job.jobId)
+      }
+      const validated = items.filter((item) => typeof item === "string").length
+      const seen = yield* Effect.gen(function* () {
+        const queue = yield* JobQueue
+        const { job } = yield* queue.submit(yield* request(items, { target: { offerId: "deal" as never } }))
+        // A reader polling the job as a client does: the first time it reads finished, it reads the usage.
+        for (;;) {
+          const read = yield* queue.get("acme", job.jobId)
+          if (read.status === "completed") return (yield* statistics.usage("deal")).validations
+          yield* Effect.sleep("1 millis")
+        }
+      }).pipe(Effect.provide(queueLayer(JobStoreMemory.layer, { evaluator: elsewhere(), chunkItems: 16, usage })))
+      expect(seen).toBe(validated)
+    }).pipe(Effect.provide(UsageStatistics.layerMemory({ secret })))
+  )
 })
