@@ -19,7 +19,9 @@
  *   their keyed hashes, compared in constant time (`verification/secrets.ts`);
  * - time is Effect's `Clock`, so expiry, cooldowns and windows are tested
  *   with `TestClock`.
- * Changes to one verification run one at a time (`verificationRecords.ts`).
+ * Changes to one verification run one at a time (`verificationRecords.ts`);
+ * the refusals and the record a start stores are in `verificationRules.ts`,
+ * look-ups and limit resets by address in `verificationLookups.ts`.
  */
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -27,51 +29,43 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { JSONWebKeySet } from "jose"
-import { DEFAULT_TEAM } from "../config/loadConfig.ts"
-import { OfferNotFound, TargetGroupNotFound } from "../domain/errors.ts"
 import type { OfferValidationResult, ValidationResult } from "../domain/ValidationResult.ts"
 import { toView, type VerificationRecord, type VerificationView } from "../domain/Verification.ts"
-import { periodMillis, type ResolvedPolicy, type VerificationMethod } from "../domain/VerificationPolicy.ts"
-import {
-  cancel,
-  countsTowardsLimit,
-  expire,
-  fail,
-  isDue,
-  messagesSince,
-  renew,
-  resetLimit,
-  verify,
-  wrongCode
-} from "../domain/verificationLifecycle.ts"
-import { ALL_TEAMS, targetGroupVisible, type Viewer, verificationVisible } from "../domain/visibility.ts"
-import { canonicalAddress } from "../engine/email/canonical.ts"
-import { type ParsedEmail, parseEmail } from "../engine/email/parseEmail.ts"
+import { periodMillis, type VerificationMethod } from "../domain/VerificationPolicy.ts"
+import { cancel, expire, fail, isDue, renew, verify, wrongCode } from "../domain/verificationLifecycle.ts"
+import { ALL_TEAMS, type Viewer, verificationVisible } from "../domain/visibility.ts"
 import { UsageStatistics } from "../stats/UsageStatistics.ts"
 import { newCode, newLinkSecret, newVerificationId, parseLinkToken } from "../verification/codes.ts"
 import { MailTransport } from "../verification/MailTransport.ts"
-import { messageLocale } from "../verification/messages.ts"
 import { SigningKeyStore } from "../verification/SigningKeyStore.ts"
 import { verificationKeys } from "../verification/secrets.ts"
 import { VerificationStore } from "../verification/VerificationStore.ts"
 import type { DeliveryOptions } from "../webhooks/delivery.ts"
-import { type ConfigSnapshot, Snapshot } from "./Snapshot.ts"
+import { Snapshot } from "./Snapshot.ts"
 import { Validation, ValidationError } from "./Validation.ts"
 import {
-  InvalidVerificationRequest,
-  RedemptionLimitReached,
   ResendTooSoon,
   TooManyAttempts,
-  TooManyMessages,
-  VerificationExpired,
   VerificationNotFound,
-  VerificationNotPending,
-  VerificationsError,
-  VerificationUnavailable,
+  type VerificationsError,
   WrongCode
 } from "./VerificationsError.ts"
+import { makeLookups } from "./verificationLookups.ts"
 import { policyOf } from "./verificationPolicy.ts"
 import { makeRecords } from "./verificationRecords.ts"
+import {
+  canonicalOf,
+  checkMessageLimit,
+  invalid,
+  limitReached,
+  methodOf,
+  normalizedOf,
+  notPending,
+  pendingRecord,
+  refuse,
+  seconds,
+  unavailable
+} from "./verificationRules.ts"
 import { makeTokens } from "./verificationTokens.ts"
 import { makeWork } from "./verificationWork.ts"
 
@@ -130,49 +124,6 @@ export interface VerificationsOptions {
   readonly publicUrl: () => string
   /** Webhook retry tuning (tests). */
   readonly webhookDelivery?: DeliveryOptions | undefined
-}
-
-const refuse = (reason: VerificationsError["reason"]) => Effect.fail(new VerificationsError({ reason }))
-
-const STORE_RETRY_SECONDS = 30
-const unavailable = (detail: string) =>
-  refuse(new VerificationUnavailable({ detail, retryAfterSeconds: STORE_RETRY_SECONDS }))
-
-const invalid = (field: string, code: string, message: string) =>
-  refuse(
-    new InvalidVerificationRequest({
-      detail: "The verification request is not valid.",
-      errors: [{ field, code, message }]
-    })
-  )
-
-const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000))
-const periodText = (ms: number) => Duration.format(Duration.millis(ms))
-
-/** The parsed address of a result that passed (the engine's normalised form). */
-const normalizedOf = (result: ValidationResult | OfferValidationResult): string | undefined => {
-  const results = "results" in result ? result.results : [result]
-  for (const one of results)
-    if (one.validationDetails.format.normalized !== undefined) return one.validationDetails.format.normalized
-  return undefined
-}
-
-/** Whose verification it is: the offer's team, else the caller's, else the target group's (or the default team). */
-const ownerOf = (
-  snapshot: ConfigSnapshot,
-  offerId: string | undefined,
-  targetGroupId: string,
-  viewer: Viewer
-): string => {
-  const offer = offerId === undefined ? undefined : snapshot.engine.offers.get(offerId)?.offer
-  if (offer !== undefined) return offer.team
-  if (typeof viewer === "string") return viewer
-  return snapshot.engine.targetGroups.get(targetGroupId)?.targetGroup.team ?? DEFAULT_TEAM
-}
-
-const canonicalOf = (normalized: string): string => {
-  const at = normalized.lastIndexOf("@")
-  return canonicalAddress({ localPart: normalized.slice(0, at), domain: normalized.slice(at + 1) } as ParsedEmail)
 }
 
 export class Verifications extends Context.Service<Verifications, VerificationsService>()(
@@ -234,48 +185,6 @@ export class Verifications extends Context.Service<Verifications, VerificationsS
           return expired ?? record
         })
 
-        const notPending = (record: VerificationRecord) => {
-          if (record.status === "expired") {
-            return refuse(new VerificationExpired({ expiredAt: new Date(record.expiresAt).toISOString() }))
-          }
-          if (record.status === "failed" && record.failureReason === "TOO_MANY_ATTEMPTS") {
-            return refuse(new TooManyAttempts({ maxAttempts: record.maxAttempts }))
-          }
-          return refuse(new VerificationNotPending({ status: record.status }))
-        }
-
-        /** Refuses when the address has been sent (or will be sent) the policy's messages in its window. */
-        const checkMessageLimit = (others: ReadonlyArray<VerificationRecord>, policy: ResolvedPolicy, now: number) => {
-          const times = messagesSince(others, now - policy.messageWindowMs)
-          if (times.length < policy.maxMessagesPerAddress) return Effect.void
-          const oldest = times[0]!
-          const retryAfterMs = Number.isFinite(oldest) ? oldest + policy.messageWindowMs - now : policy.resendAfterMs
-          return refuse(
-            new TooManyMessages({
-              limit: policy.maxMessagesPerAddress,
-              window: periodText(policy.messageWindowMs),
-              retryAfterSeconds: seconds(retryAfterMs)
-            })
-          )
-        }
-
-        const limitReached = (
-          others: ReadonlyArray<VerificationRecord>,
-          offerId: string | undefined,
-          policy: ResolvedPolicy,
-          now: number
-        ) => {
-          if (offerId === undefined || policy.maxVerificationsPerAddress === undefined) return undefined
-          const since = now - policy.redemptionWindowMs
-          const used = others.filter((record) => countsTowardsLimit(record, offerId, since)).length
-          return used >= policy.maxVerificationsPerAddress
-            ? new RedemptionLimitReached({
-                limit: policy.maxVerificationsPerAddress,
-                window: periodText(policy.redemptionWindowMs)
-              })
-            : undefined
-        }
-
         const start = Effect.fn("Verifications.start")(function* (viewer: Viewer, request: StartVerification) {
           if ((request.offerId === undefined) === (request.targetGroupId === undefined)) {
             return yield* invalid("/offerId", "EXACTLY_ONE", "give exactly one of offerId and targetGroupId")
@@ -288,28 +197,7 @@ export class Verifications extends Context.Service<Verifications, VerificationsS
           if (answer instanceof ValidationError) return yield* refuse(answer.reason)
           if (!answer.isValid) return { ineligible: answer }
           const policy = policyOf(snapshot, request)
-          const method = request.method ?? policy.methods[0]!
-          if (!policy.methods.includes(method)) {
-            return yield* invalid(
-              "/method",
-              "METHOD_NOT_ALLOWED",
-              `this offer verifies by ${policy.methods.join(" or ")}`
-            )
-          }
-          if (request.redirectUrl !== undefined) {
-            if (method !== "link")
-              return yield* invalid("/redirectUrl", "LINK_ONLY", "redirectUrl is for the link method")
-            const origin = URL.parse(request.redirectUrl)?.origin
-            if (origin === undefined || !policy.redirectOrigins.includes(origin)) {
-              return yield* invalid(
-                "/redirectUrl",
-                "ORIGIN_NOT_ALLOWED",
-                policy.redirectOrigins.length === 0
-                  ? "this offer allows no redirects (verification.redirectOrigins)"
-                  : `redirects go to ${policy.redirectOrigins.join(", ")} only`
-              )
-            }
-          }
+          const method = yield* methodOf(request, policy)
           const normalized = normalizedOf(answer)
           if (normalized === undefined) return { ineligible: answer }
           const now = yield* Clock.currentTimeMillis
@@ -325,37 +213,21 @@ export class Verifications extends Context.Service<Verifications, VerificationsS
           }
           const id = newVerificationId()
           const secret = method === "code" ? newCode(policy.codeLength) : newLinkSecret()
-          const results = "results" in answer ? answer.results : [answer]
-          const matched = results.find((result) => result.isValid) ?? results[0]!
-          const institution = matched.validationDetails.domain.institution
-          const record: VerificationRecord = {
+          const record = pendingRecord({
             id,
-            version: 0,
-            team: ownerOf(snapshot, request.offerId, matched.targetGroup.id, viewer),
-            ...(request.offerId === undefined ? {} : { offerId: request.offerId }),
-            targetGroupId: matched.targetGroup.id,
+            request,
+            answer,
+            viewer,
+            snapshot,
+            policy,
             method,
-            locale: messageLocale(request.locale ?? policy.locale, snapshot.config.templates),
-            status: "pending",
-            domain: normalized.slice(normalized.lastIndexOf("@") + 1),
+            normalized,
             addressHash,
-            sealedAddress: keys.seal(normalized),
             secretHash: keys.secretHash(id, secret),
-            ...(request.redirectUrl === undefined ? {} : { redirectUrl: request.redirectUrl }),
-            institution:
-              institution === undefined
-                ? null
-                : { name: institution.name, country: institution.country, type: institution.type },
-            createdAt: now,
-            expiresAt: now + policy.lifetimeMs,
-            attempts: 0,
-            maxAttempts: policy.maxAttempts,
-            sentAt: [],
-            resendAvailableAt: now + policy.resendAfterMs,
-            // Claimed by this process, which sends it now: another daemon's sweep leaves it alone.
-            delivery: { state: "queued", attempts: 0, claim: work.claimFor(now) },
-            notices: []
-          }
+            sealedAddress: keys.seal(normalized),
+            claim: work.claimFor(now),
+            now
+          })
           yield* store
             .insert(record)
             .pipe(
@@ -525,71 +397,7 @@ export class Verifications extends Context.Service<Verifications, VerificationsS
           )
         })
 
-        /** The address hash of an email given to a lookup or reset (a field error when it is not an address). */
-        const addressHashOf = (email: string, field: string) => {
-          const parsed = parseEmail(email, { allowQuotedLocalPart: true })
-          if (!parsed.ok) return invalid(field, parsed.reason, parsed.message)
-          return Effect.succeed(keys.addressHash(canonicalAddress(parsed.email)))
-        }
-
-        const checkTarget = (
-          viewer: Viewer,
-          target: { readonly offerId?: string; readonly targetGroupId?: string }
-        ) => {
-          const { engine } = snapshots.current()
-          if (target.offerId !== undefined) {
-            const offer = engine.offers.get(target.offerId)?.offer
-            return offer !== undefined && verificationVisible(offer, viewer)
-              ? Effect.void
-              : refuse(new OfferNotFound({ offerId: target.offerId }))
-          }
-          const group = engine.targetGroups.get(target.targetGroupId ?? "")?.targetGroup
-          return group !== undefined && targetGroupVisible(group, viewer)
-            ? Effect.void
-            : refuse(new TargetGroupNotFound({ targetGroupId: target.targetGroupId ?? "" }))
-        }
-
-        const lookup = Effect.fn("Verifications.lookup")(function* (
-          viewer: Viewer,
-          email: string,
-          target: { readonly offerId: string } | { readonly targetGroupId: string }
-        ) {
-          yield* checkTarget(viewer, target)
-          const addressHash = yield* addressHashOf(email, "/query/email")
-          const now = yield* Clock.currentTimeMillis
-          const current = (yield* store.byAddress(addressHash))
-            .filter(
-              (record) =>
-                verificationVisible(record, viewer) &&
-                record.status === "verified" &&
-                (record.validUntil ?? 0) > now &&
-                ("offerId" in target
-                  ? record.offerId === target.offerId
-                  : record.offerId === undefined && record.targetGroupId === target.targetGroupId)
-            )
-            .sort((a, b) => (b.finishedAt ?? 0) - (a.finishedAt ?? 0))[0]
-          return current === undefined ? undefined : toView(current)
-        })
-
-        const resetLimitOf = Effect.fn("Verifications.resetLimit")(function* (
-          viewer: Viewer,
-          email: string,
-          offerId: string
-        ) {
-          yield* checkTarget(viewer, { offerId })
-          const addressHash = yield* addressHashOf(email, "/email")
-          let reset = 0
-          for (const record of yield* store.byAddress(addressHash)) {
-            if (record.offerId !== offerId || record.status !== "verified" || record.limitReset === true) continue
-            const after = yield* records
-              .modify(record.id, (current) => (current.limitReset === true ? undefined : resetLimit(current)))
-              .pipe(
-                Effect.catch((error) => unavailable(`The reset could not be stored (${error.message}). Try again.`))
-              )
-            if (after?.limitReset === true) reset++
-          }
-          return reset
-        })
+        const { lookup, resetLimit } = makeLookups({ store, records, keys, snapshots })
 
         yield* tokens
           .rotateIfDue()
@@ -606,7 +414,7 @@ export class Verifications extends Context.Service<Verifications, VerificationsS
           resend,
           cancel: cancelOne,
           lookup,
-          resetLimit: resetLimitOf,
+          resetLimit,
           jwks: () => tokens.jwks().pipe(Effect.orDie),
           rotateSigningKey: () => tokens.rotateIfDue(true).pipe(Effect.orDie),
           sweep: work.sweep

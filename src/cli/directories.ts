@@ -6,8 +6,8 @@
  */
 import { resolve } from "node:path"
 import * as Option from "effect/Option"
-import { dataDirFor, loadSettings } from "../config/loadConfig.ts"
 import type { Settings } from "../config/Settings.ts"
+import { dataDirFor, loadSettings } from "../config/settingsFile.ts"
 import { type ConfigurationProblem, formatProblem } from "../domain/errors.ts"
 
 /** campusgate.yaml's settings as the loader reads them; throws with every problem. */

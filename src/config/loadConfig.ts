@@ -13,7 +13,7 @@
  * watcher call it on every change.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
-import { isAbsolute, join, resolve } from "node:path"
+import { join, resolve } from "node:path"
 import { type ApiKeyRecord, ApiKeysFile } from "../domain/ApiKey.ts"
 import type { ConfigurationProblem } from "../domain/errors.ts"
 import type { TemplateFile } from "../domain/MessageTemplate.ts"
@@ -26,8 +26,8 @@ import {
   parseDataset,
   UNKNOWN_DATASET_FORMAT
 } from "../engine/institutions/userDatasets.ts"
-import { applyEnvironment, type Environment, type Secrets, secretsFrom } from "./environment.ts"
-import { displayPath, isResourceFile, OFFERS_DIR, SETTINGS_FILE, TARGET_GROUPS_DIR } from "./layout.ts"
+import { type Environment, type Secrets, secretsFrom } from "./environment.ts"
+import { displayPath, isResourceFile, OFFERS_DIR, TARGET_GROUPS_DIR } from "./layout.ts"
 import { loadMessageTemplates } from "./messageTemplates.ts"
 import {
   checkTargetGroups,
@@ -37,13 +37,11 @@ import {
   rawReferences,
   type SourceFile
 } from "./references.ts"
-import { Settings } from "./Settings.ts"
+import type { Settings } from "./Settings.ts"
+import { dataDirFor, loadSettings, teamsOf } from "./settingsFile.ts"
 import { type DecodeCache, decodeYaml, rawDocument, rawStringField, type YamlDecoded } from "./yamlDecode.ts"
 
 export type { SourceFile } from "./references.ts"
-
-/** The team every deployment has, so a first run needs no `teams` section. */
-export const DEFAULT_TEAM = "default"
 
 export interface ConfigLocation {
   readonly configDir: string
@@ -374,40 +372,6 @@ const byFile = (problems: ReadonlyArray<ConfigurationProblem>): Array<Configurat
     .map(({ problem }) => problem)
 }
 
-/** The settings an empty campusgate.yaml gives. */
-export const defaultSettings = (): Settings => {
-  const decoded = decodeYaml(Settings, SETTINGS_FILE, "{}")
-  if (!decoded.ok) throw new Error("the default settings do not decode")
-  return decoded.value
-}
-
-/**
- * `campusgate.yaml` of a config directory (all defaults when there is none),
- * with the environment's overrides; problems are added to `problems`. For a
- * file that does not decode, what still decodes without its failing parts
- * stands in (`partialDecode.ts`), else the defaults, and `readable` is
- * false: its teams are not known.
- */
-export const loadSettings = (
-  configDir: string,
-  env: Environment,
-  problems: Array<ConfigurationProblem>
-): { readonly settings: Settings; readonly file: SourceFile | undefined; readonly readable: boolean } => {
-  const path = join(configDir, SETTINGS_FILE)
-  const file: SourceFile | undefined = existsSync(path)
-    ? { store: "config", path, text: readFileSync(path, "utf8") }
-    : undefined
-  const decoded =
-    file === undefined ? undefined : decodeYaml(Settings, displayPath(path), file.text, { empty: {}, partial: true })
-  if (decoded !== undefined && !decoded.ok) problems.push(...decoded.problems)
-  const settings = decoded === undefined ? defaultSettings() : decoded.ok ? decoded.value : decoded.partial
-  return {
-    settings: applyEnvironment(settings ?? defaultSettings(), env, problems),
-    file,
-    readable: settings !== undefined
-  }
-}
-
 /** The data directory a location resolves to (settings that do not decode count as defaults here). */
 export const resolveDataDir = (location: ConfigLocation): string => {
   const env = location.env ?? process.env
@@ -415,17 +379,6 @@ export const resolveDataDir = (location: ConfigLocation): string => {
   const { settings } = loadSettings(configDir, env, [])
   return dataDirFor(configDir, settings, location.dataDir ?? (env.CAMPUSGATE_DATA || undefined))
 }
-
-/** The data directory: `explicit` (flag or `CAMPUSGATE_DATA`), else `dataDir` relative to the config directory, else `./data`. */
-export const dataDirFor = (configDir: string, settings: Settings, explicit: string | undefined): string => {
-  if (explicit !== undefined) return resolve(explicit)
-  if (settings.dataDir === undefined) return resolve("data")
-  return isAbsolute(settings.dataDir) ? settings.dataDir : resolve(configDir, settings.dataDir)
-}
-
-/** The teams resources and keys may name: the default team and those declared in campusgate.yaml. */
-export const teamsOf = (settings: Settings): ReadonlySet<string> =>
-  new Set([DEFAULT_TEAM, ...settings.teams.map((team) => team.id)])
 
 /** The directories of a config read from disk; a config given in memory has none, and asking is a defect. */
 export const directoriesOf = (config: LoadedConfig): { readonly configDir: string; readonly dataDir: string } => {

@@ -9,8 +9,9 @@ import { decodeOffers, decodeTargetGroups } from "../domain/decodeResources.ts"
 import type { ConfigurationProblem } from "../domain/errors.ts"
 import type { DatasetSpec } from "../engine/institutions/userDatasets.ts"
 import { secretsFrom } from "./environment.ts"
-import { type ConfigLoad, DEFAULT_TEAM, defaultSettings } from "./loadConfig.ts"
+import type { ConfigLoad } from "./loadConfig.ts"
 import { valueProblems } from "./schemaProblems.ts"
+import { DEFAULT_TEAM, defaultSettings } from "./settingsFile.ts"
 
 /** Target groups and offers as plain data, e.g. parsed from YAML or JSON; decoded and checked on load. */
 export interface InMemoryResources {

@@ -20,7 +20,7 @@ import { type InvalidApiKeyRequest, Keys, type KeysService } from "../../app/Key
 import { loadDirectory } from "../../app/sources.ts"
 import { rotateSigningKeys } from "../../app/verificationTokens.ts"
 import { displayPath, SETTINGS_FILE } from "../../config/layout.ts"
-import { teamsOf } from "../../config/loadConfig.ts"
+import { teamsOf } from "../../config/settingsFile.ts"
 import { allScopes, Scope } from "../../domain/ApiKey.ts"
 import { formatProblem } from "../../domain/errors.ts"
 import { TeamId } from "../../domain/Identifiers.ts"

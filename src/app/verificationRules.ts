@@ -1,0 +1,206 @@
+/**
+ * The refusals of proof of ownership, each written once for `Verifications`:
+ * a request that is not valid (a field error), a store or queue that cannot
+ * take the work now (503 with `Retry-After`), a verification that is no
+ * longer pending, an address past its message or redemption limit; and the
+ * pending record a start stores. Pure but for the failures they return.
+ */
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import { DEFAULT_TEAM } from "../config/settingsFile.ts"
+import type { OfferValidationResult, ValidationResult } from "../domain/ValidationResult.ts"
+import type { VerificationRecord } from "../domain/Verification.ts"
+import type { ResolvedPolicy, VerificationMethod } from "../domain/VerificationPolicy.ts"
+import { countsTowardsLimit, messagesSince } from "../domain/verificationLifecycle.ts"
+import type { Viewer } from "../domain/visibility.ts"
+import { canonicalAddress } from "../engine/email/canonical.ts"
+import type { ParsedEmail } from "../engine/email/parseEmail.ts"
+import { messageLocale } from "../verification/messages.ts"
+import type { ConfigSnapshot } from "./Snapshot.ts"
+import {
+  InvalidVerificationRequest,
+  RedemptionLimitReached,
+  TooManyAttempts,
+  TooManyMessages,
+  VerificationExpired,
+  VerificationNotPending,
+  VerificationsError,
+  VerificationUnavailable
+} from "./VerificationsError.ts"
+
+export const refuse = (reason: VerificationsError["reason"]) => Effect.fail(new VerificationsError({ reason }))
+
+/** How long a caller is told to wait when a store or the send queue cannot take the work. */
+const STORE_RETRY_SECONDS = 30
+
+export const unavailable = (detail: string) =>
+  refuse(new VerificationUnavailable({ detail, retryAfterSeconds: STORE_RETRY_SECONDS }))
+
+export const invalid = (field: string, code: string, message: string) =>
+  refuse(
+    new InvalidVerificationRequest({
+      detail: "The verification request is not valid.",
+      errors: [{ field, code, message }]
+    })
+  )
+
+/** Whole seconds to wait, at least one. */
+export const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000))
+
+const periodText = (ms: number) => Duration.format(Duration.millis(ms))
+
+/** Why a verification that is not pending cannot be confirmed, resent or cancelled. */
+export const notPending = (record: VerificationRecord) => {
+  if (record.status === "expired") {
+    return refuse(new VerificationExpired({ expiredAt: new Date(record.expiresAt).toISOString() }))
+  }
+  if (record.status === "failed" && record.failureReason === "TOO_MANY_ATTEMPTS") {
+    return refuse(new TooManyAttempts({ maxAttempts: record.maxAttempts }))
+  }
+  return refuse(new VerificationNotPending({ status: record.status }))
+}
+
+/** Refuses when the address has been sent (or will be sent) the policy's messages in its window. */
+export const checkMessageLimit = (others: ReadonlyArray<VerificationRecord>, policy: ResolvedPolicy, now: number) => {
+  const times = messagesSince(others, now - policy.messageWindowMs)
+  if (times.length < policy.maxMessagesPerAddress) return Effect.void
+  const oldest = times[0]!
+  const retryAfterMs = Number.isFinite(oldest) ? oldest + policy.messageWindowMs - now : policy.resendAfterMs
+  return refuse(
+    new TooManyMessages({
+      limit: policy.maxMessagesPerAddress,
+      window: periodText(policy.messageWindowMs),
+      retryAfterSeconds: seconds(retryAfterMs)
+    })
+  )
+}
+
+/** The refusal when the address has used the offer's redemptions in the window (`others`: its other verifications). */
+export const limitReached = (
+  others: ReadonlyArray<VerificationRecord>,
+  offerId: string | undefined,
+  policy: ResolvedPolicy,
+  now: number
+): RedemptionLimitReached | undefined => {
+  if (offerId === undefined || policy.maxVerificationsPerAddress === undefined) return undefined
+  const since = now - policy.redemptionWindowMs
+  const used = others.filter((record) => countsTowardsLimit(record, offerId, since)).length
+  return used >= policy.maxVerificationsPerAddress
+    ? new RedemptionLimitReached({
+        limit: policy.maxVerificationsPerAddress,
+        window: periodText(policy.redemptionWindowMs)
+      })
+    : undefined
+}
+
+/** What a start asks of the method and the redirect. */
+export interface StartChoices {
+  readonly method?: VerificationMethod | undefined
+  readonly redirectUrl?: string | undefined
+}
+
+/** The method a start uses (its own, else the policy's first), if the policy allows it and the redirect. */
+export const methodOf = (request: StartChoices, policy: ResolvedPolicy) => {
+  const method = request.method ?? policy.methods[0]!
+  if (!policy.methods.includes(method)) {
+    return invalid("/method", "METHOD_NOT_ALLOWED", `this offer verifies by ${policy.methods.join(" or ")}`)
+  }
+  if (request.redirectUrl !== undefined) {
+    if (method !== "link") return invalid("/redirectUrl", "LINK_ONLY", "redirectUrl is for the link method")
+    const origin = URL.parse(request.redirectUrl)?.origin
+    if (origin === undefined || !policy.redirectOrigins.includes(origin)) {
+      return invalid(
+        "/redirectUrl",
+        "ORIGIN_NOT_ALLOWED",
+        policy.redirectOrigins.length === 0
+          ? "this offer allows no redirects (verification.redirectOrigins)"
+          : `redirects go to ${policy.redirectOrigins.join(", ")} only`
+      )
+    }
+  }
+  return Effect.succeed(method)
+}
+
+/** The parsed address of a result that passed (the engine's normalised form). */
+export const normalizedOf = (result: ValidationResult | OfferValidationResult): string | undefined => {
+  const results = "results" in result ? result.results : [result]
+  for (const one of results)
+    if (one.validationDetails.format.normalized !== undefined) return one.validationDetails.format.normalized
+  return undefined
+}
+
+/** The canonical form of a normalised address, which the address hash is taken of. */
+export const canonicalOf = (normalized: string): string => {
+  const at = normalized.lastIndexOf("@")
+  return canonicalAddress({ localPart: normalized.slice(0, at), domain: normalized.slice(at + 1) } as ParsedEmail)
+}
+
+/** Whose verification it is: the offer's team, else the caller's, else the target group's (or the default team). */
+const ownerOf = (
+  snapshot: ConfigSnapshot,
+  offerId: string | undefined,
+  targetGroupId: string,
+  viewer: Viewer
+): string => {
+  const offer = offerId === undefined ? undefined : snapshot.engine.offers.get(offerId)?.offer
+  if (offer !== undefined) return offer.team
+  if (typeof viewer === "string") return viewer
+  return snapshot.engine.targetGroups.get(targetGroupId)?.targetGroup.team ?? DEFAULT_TEAM
+}
+
+export interface PendingRecordInput {
+  readonly id: VerificationRecord["id"]
+  readonly request: {
+    readonly offerId?: string | undefined
+    readonly locale?: string | undefined
+    readonly redirectUrl?: string | undefined
+  }
+  /** The eligible answer the start was given. */
+  readonly answer: ValidationResult | OfferValidationResult
+  readonly viewer: Viewer
+  readonly snapshot: ConfigSnapshot
+  readonly policy: ResolvedPolicy
+  readonly method: VerificationMethod
+  readonly normalized: string
+  readonly addressHash: string
+  readonly secretHash: string
+  readonly sealedAddress: string
+  /** This process's claim on sending it (`verificationWork.ts`), so another daemon's sweep leaves it alone. */
+  readonly claim: NonNullable<VerificationRecord["delivery"]["claim"]>
+  readonly now: number
+}
+
+/** The record a start stores: pending, its message queued for this process to send. */
+export const pendingRecord = (input: PendingRecordInput): VerificationRecord => {
+  const { answer, request, policy, snapshot, now } = input
+  const results = "results" in answer ? answer.results : [answer]
+  const matched = results.find((result) => result.isValid) ?? results[0]!
+  const institution = matched.validationDetails.domain.institution
+  return {
+    id: input.id,
+    version: 0,
+    team: ownerOf(snapshot, request.offerId, matched.targetGroup.id, input.viewer),
+    ...(request.offerId === undefined ? {} : { offerId: request.offerId }),
+    targetGroupId: matched.targetGroup.id,
+    method: input.method,
+    locale: messageLocale(request.locale ?? policy.locale, snapshot.config.templates),
+    status: "pending",
+    domain: input.normalized.slice(input.normalized.lastIndexOf("@") + 1),
+    addressHash: input.addressHash,
+    sealedAddress: input.sealedAddress,
+    secretHash: input.secretHash,
+    ...(request.redirectUrl === undefined ? {} : { redirectUrl: request.redirectUrl }),
+    institution:
+      institution === undefined
+        ? null
+        : { name: institution.name, country: institution.country, type: institution.type },
+    createdAt: now,
+    expiresAt: now + policy.lifetimeMs,
+    attempts: 0,
+    maxAttempts: policy.maxAttempts,
+    sentAt: [],
+    resendAvailableAt: now + policy.resendAfterMs,
+    delivery: { state: "queued", attempts: 0, claim: input.claim },
+    notices: []
+  }
+}
