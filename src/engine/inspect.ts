@@ -98,8 +98,7 @@ export const inspectInput = (context: EngineContext, input: string): InspectResu
         id: summary.id,
         name: summary.name,
         country: summary.country,
-        countrySource:
-          match.kind === "listed" ? match.entry.institution.countrySource : summary.country ? "suffix-rule" : null,
+        countrySource: match.kind === "listed" ? match.entry.institution.countrySource : match.rule.countrySource,
         region: summary.region,
         type: summary.type,
         matchedDomain: match.matchedDomain,

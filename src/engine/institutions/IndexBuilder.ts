@@ -9,12 +9,13 @@
  * are added most trusted first.
  */
 import { parse } from "tldts"
-import { countryFromTld } from "../../domain/Country.ts"
-import type { Confidence, CountrySource, DataSource, InstitutionType } from "../../domain/Institution.ts"
+import type { DataSource, InstitutionType } from "../../domain/Institution.ts"
 import type { NonInstitutionKind } from "../../domain/NonInstitution.ts"
+import { countrySourceOf, evidence, inferCountry, ownRole, RULES_SOURCE, resolveType } from "./draftFacts.ts"
 import {
   type DomainRow,
   type EvidenceRow,
+  EvidenceTable,
   type InstitutionRow,
   type InstitutionsData,
   institutionsDataFormat,
@@ -22,9 +23,7 @@ import {
   type RoleRow,
   type SuffixRuleRow
 } from "./InstitutionsData.ts"
-import { inferInstitutionType } from "./inferType.ts"
-import { institutionTypeOfNames } from "./organizationKind.ts"
-import { roleOf } from "./roles.ts"
+import { decodeSiblings, encodeSiblings, siblingZone } from "./siblings.ts"
 import type { RorType } from "./sources/SourceSnapshot.ts"
 import type { ZonePolicy } from "./zones.ts"
 
@@ -85,23 +84,8 @@ export const normalizeDatasetDomain = (raw: string): string =>
 const noNames: Set<string> = new Set()
 const noSources: Set<number> = new Set()
 
-/** Facts derived by our own rules, not stated by a dataset. */
-export const RULES_SOURCE = "campusgate"
-
-const evidence = (source: string, rule: string, confidence: Confidence): EvidenceRow => [source, rule, confidence]
-
 const byFirst = <T extends readonly [string, ...Array<unknown>]>(a: T, b: T): number =>
   a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0
-
-/** The role a listed domain's own labels name (`students.x.edu`), in front of its registrable domain. */
-const ownRole = (domain: string): RoleRow[1] | undefined => {
-  const registrable = parse(domain).domain
-  return registrable === null || registrable === domain ? undefined : roleOf(domain, registrable)
-}
-
-/** The `CountrySource` older clients read, from the evidence rule. */
-const countrySourceOf = (rule: string): CountrySource =>
-  rule === "cctld" ? "cctld" : rule.startsWith("zone-policy") ? "suffix-rule" : "dataset"
 
 export class IndexBuilder {
   private readonly sources: Array<DataSource> = []
@@ -121,6 +105,7 @@ export class IndexBuilder {
     const builder = new IndexBuilder()
     builder.sources.push(...data.sources)
     builder.baseEvidence = data.evidence
+    builder.baseSiblings = data.siblings
     // Drafts read from compiled rows stay settled (their sets and evidence not made) until something changes them.
     for (const row of data.institutions) {
       const [id, name, country, , region, type, , domains, , ror] = row
@@ -172,6 +157,9 @@ export class IndexBuilder {
 
   /** The evidence table of the data this builder started from, which settled rows point into. */
   private baseEvidence: ReadonlyArray<EvidenceRow> = []
+
+  /** The siblings of the data this builder started from (`siblings.ts`), kept while their institution and domain are. */
+  private baseSiblings: string | undefined
 
   sourceAt(index: number): DataSource {
     return this.sources[index]!
@@ -225,7 +213,7 @@ export class IndexBuilder {
   }
 
   /** The academic zone `domain` falls under, if any. */
-  zoneOf(domain: string): SuffixRuleRow | undefined {
+  readonly zoneOf = (domain: string): SuffixRuleRow | undefined => {
     for (let i = domain.indexOf("."); i >= 0; i = domain.indexOf(".", i + 1)) {
       const rule = this.zones.get(domain.slice(i + 1))
       if (rule !== undefined) return rule
@@ -414,58 +402,10 @@ export class IndexBuilder {
     )
   }
 
-  /** The country of a host from its ccTLD, else from the academic zone it falls under, with the evidence. */
-  private inferCountry(domain: string): [string, EvidenceRow] | undefined {
-    const lastDot = domain.lastIndexOf(".")
-    const secondLevel = domain.slice(domain.lastIndexOf(".", lastDot - 1) + 1, lastDot)
-    const byTld = countryFromTld(domain.slice(lastDot + 1), secondLevel)
-    if (byTld !== undefined) return [byTld, evidence(RULES_SOURCE, "cctld", "medium")]
-    const zone = this.zoneOf(domain)
-    if (zone !== undefined && zone[1] !== null) {
-      return [zone[1], evidence(RULES_SOURCE, `zone-policy:${zone[0]}`, "low")]
-    }
-    return undefined
-  }
-
-  /** The type of a draft from a dataset, the registry's types and the names, or the zone's policy. */
-  private resolveType(draft: Draft): [InstitutionType, EvidenceRow] {
-    if (draft.type !== null) return [draft.type, draft.typeEvidence ?? evidence(RULES_SOURCE, "dataset-type", "high")]
-    const byName = institutionTypeOfNames([draft.name, ...draft.names])
-    const nameSource = draft.nameEvidence?.[0] ?? RULES_SOURCE
-    const ror = draft.rorTypes
-    if (ror?.includes("education")) {
-      return byName === "university" || byName === "college" || byName === "school"
-        ? [byName, evidence("ror", "ror-type:education+name", "high")]
-        : ["college", evidence("ror", "ror-type:education", "medium")]
-    }
-    if (ror?.includes("facility") && (byName === "other" || byName === "research")) {
-      return ["research", evidence("ror", "ror-type:facility", "high")]
-    }
-    if (byName !== "other") return [byName, evidence(nameSource, "name", "medium")]
-    for (const domain of draft.domains) {
-      const zone = this.zoneOf(domain)
-      if (zone?.[5]) return [zone[2], evidence(RULES_SOURCE, `zone-policy:${zone[0]}`, "medium")]
-    }
-    const byZoneName = inferInstitutionType(null, draft.domains)
-    if (byZoneName !== "other") return [byZoneName, evidence(RULES_SOURCE, "school-zone", "medium")]
-    return ["other", evidence(RULES_SOURCE, "unknown", "low")]
-  }
-
   finish(): InstitutionsData {
     // Settled rows keep their evidence positions, so the table starts as the one they point into.
-    const evidenceRows: Array<EvidenceRow> = [...this.baseEvidence]
-    const evidenceIndex = new Map<string, number>(evidenceRows.map((row, i) => [row.join("\u0000"), i]))
-    const ref = (row: EvidenceRow | null): number => {
-      if (row === null) return -1
-      const key = row.join("\u0000")
-      let index = evidenceIndex.get(key)
-      if (index === undefined) {
-        index = evidenceRows.length
-        evidenceRows.push(row)
-        evidenceIndex.set(key, index)
-      }
-      return index
-    }
+    const evidenceTable = new EvidenceTable(this.baseEvidence)
+    const ref = (row: EvidenceRow | null): number => evidenceTable.ref(row)
     const institutions: Array<InstitutionRow> = []
     const roles: Array<RoleRow> = []
     const ids = new Set<string>()
@@ -487,7 +427,7 @@ export class IndexBuilder {
       }
       this.unsettle(draft)
       if (draft.country === null) {
-        const inferred = draft.domains.map((d) => this.inferCountry(d)).find((c) => c !== undefined)
+        const inferred = draft.domains.map((d) => inferCountry(d, this.zoneOf)).find((c) => c !== undefined)
         if (inferred !== undefined) [draft.country, draft.countryEvidence] = inferred
       }
       if (draft.region === null) {
@@ -497,7 +437,7 @@ export class IndexBuilder {
           draft.regionEvidence = evidence(RULES_SOURCE, `zone-policy:${zone[0]}`, "medium")
         }
       }
-      const [type, typeEvidence] = this.resolveType(draft)
+      const [type, typeEvidence] = resolveType(draft, this.zoneOf)
       let id = draft.domains[0]!
       for (let n = 2; ids.has(id); n++) id = `${draft.domains[0]}~${n}`
       ids.add(id)
@@ -523,13 +463,24 @@ export class IndexBuilder {
     return {
       format: institutionsDataFormat,
       sources: this.sources,
-      evidence: evidenceRows,
+      evidence: evidenceTable.rows,
       institutions,
       deny: rows(this.deny),
       abused: rows(this.abused),
       roles: roles.sort(byFirst),
       nonInstitutions: [...this.nonInstitutions.values()].sort(byFirst),
-      suffixRules: [...this.zones.values()].sort(byFirst)
+      suffixRules: [...this.zones.values()].sort(byFirst),
+      siblings: encodeSiblings(
+        decodeSiblings(this.baseSiblings).filter(([label, via]) => {
+          const domain = `${label}.${siblingZone}`
+          return (
+            this.byDomain.has(via) &&
+            !this.byDomain.has(domain) &&
+            !this.nonInstitutions.has(domain) &&
+            !this.deny.has(domain)
+          )
+        })
+      )
     }
   }
 }

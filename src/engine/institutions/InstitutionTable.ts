@@ -8,6 +8,7 @@
  * summaries (with the evidence for each fact) are built once at load.
  */
 import type {
+  CountrySource,
   DataSource,
   Evidence,
   FactEvidence,
@@ -18,6 +19,7 @@ import type {
 import type { NonInstitutionKind } from "../../domain/NonInstitution.ts"
 import type { InstitutionSummary } from "../../domain/ValidationResult.ts"
 import type { EvidenceRow, InstitutionsData } from "./InstitutionsData.ts"
+import { siblingEvidence, siblingVia, siblingZone } from "./siblings.ts"
 
 /** A listed domain: the institution it belongs to, whether it is on the abused list, and whom it serves. */
 export interface ListedEntry {
@@ -56,6 +58,8 @@ export interface SuffixRule {
   readonly kind: "suffix"
   readonly suffix: string
   readonly country: string | null
+  /** `suffix-rule` for the zone's own country; `dataset` when a sibling institution lends it (`siblings.ts`). */
+  readonly countrySource: CountrySource | null
   readonly region: string | null
   readonly type: InstitutionType
   readonly source: DataSource
@@ -91,8 +95,43 @@ const summarize = (institution: Institution, abused: boolean): InstitutionSummar
   evidence: institution.evidence
 })
 
+/** The zone's rule for `domain`, with the name, country, region and (a university's or college's) type of its sibling. */
+const borrowFacts = (zone: SuffixRule, institution: Institution, via: string): SuffixRule => {
+  const lent = siblingEvidence(via, "low")
+  const evidence = Object.freeze({ source: lent[0], rule: lent[1], confidence: lent[2] })
+  const teaches = institution.type === "university" || institution.type === "college"
+  const type = teaches ? institution.type : zone.type
+  const facts: { -readonly [K in keyof FactEvidence]: FactEvidence[K] } = {
+    type: teaches ? evidence : zone.summary.evidence.type
+  }
+  if (institution.name !== null) facts.name = evidence
+  if (institution.country !== null) facts.country = evidence
+  if (institution.region !== null) facts.region = evidence
+  return {
+    ...zone,
+    country: institution.country,
+    countrySource: institution.country === null ? null : "dataset",
+    region: institution.region,
+    type,
+    summary: Object.freeze({
+      id: zone.summary.id,
+      name: institution.name,
+      country: institution.country,
+      region: institution.region,
+      type,
+      flags: [],
+      sources: zone.summary.sources,
+      evidence: Object.freeze(facts)
+    })
+  }
+}
+
 export class InstitutionTable {
   readonly entries = new Map<string, HostEntry>()
+  /** The compiled siblings (`siblings.ts`), searched for each unlisted `.edu` domain met. */
+  readonly #siblings: string
+  /** The rules lent to the `.edu` domains registered abroad met so far (`kaist.edu`): at most one per sibling. */
+  readonly #lent = new Map<string, SuffixRule>()
   readonly institutions: ReadonlyArray<Institution>
   readonly sources: ReadonlyArray<DataSource>
 
@@ -166,6 +205,7 @@ export class InstitutionTable {
         kind: "suffix",
         suffix,
         country,
+        countrySource: country === null ? null : "suffix-rule",
         region,
         type,
         source,
@@ -185,10 +225,11 @@ export class InstitutionTable {
       // A listed domain never equals a public suffix, so a zone only fills an empty slot.
       if (!this.entries.has(suffix)) this.entries.set(suffix, rule)
     }
+    this.#siblings = data.siblings ?? ""
     // An abused subdomain of a listed institution (`academia.umb.edu.co`) resolves to that institution, flagged.
     for (const domain of abused) {
       if (this.entries.has(domain)) continue
-      const parent = this.lookup(domain)
+      const parent = this.#walk(domain, false)
       if (parent.kind === "listed") {
         this.entries.set(domain, {
           kind: "listed",
@@ -200,6 +241,19 @@ export class InstitutionTable {
         })
       }
     }
+  }
+
+  /** The zone's rule for `domain` (`kaist.edu`), with its sibling's facts when it has one. */
+  #lend(zone: SuffixRule, domain: string): SuffixRule {
+    const known = this.#lent.get(domain)
+    if (known !== undefined) return known
+    const label = domain.slice(0, domain.length - zone.suffix.length - 1)
+    const via = label.includes(".") || this.#siblings === "" ? undefined : siblingVia(this.#siblings, label)
+    const entry = via === undefined ? undefined : this.entries.get(via)
+    if (entry?.kind !== "listed") return zone
+    const rule = borrowFacts(zone, entry.institution, via!)
+    this.#lent.set(domain, rule)
+    return rule
   }
 
   static fromData(data: InstitutionsData): InstitutionTable {
@@ -216,6 +270,11 @@ export class InstitutionTable {
    * one label in front of it.
    */
   lookup(host: string): HostMatch {
+    return this.#walk(host, true)
+  }
+
+  /** `lookup`, lending a sibling's facts to a `.edu` domain registered abroad when `lend`. */
+  #walk(host: string, lend: boolean): HostMatch {
     let previous = -1
     for (let i = 0; ; ) {
       const suffix = i === 0 ? host : host.slice(i)
@@ -224,7 +283,11 @@ export class InstitutionTable {
         if (entry.kind === "listed") return { kind: "listed", entry, matchedDomain: suffix }
         if (entry.kind === "deny") return { kind: "deny", entry, matchedDomain: suffix }
         if (entry.kind === "non-institution") return { kind: "non-institution", entry, matchedDomain: suffix }
-        if (previous >= 0) return { kind: "suffix", rule: entry, matchedDomain: host.slice(previous) }
+        if (previous >= 0) {
+          const matchedDomain = host.slice(previous)
+          const rule = lend && entry.suffix === siblingZone ? this.#lend(entry, matchedDomain) : entry
+          return { kind: "suffix", rule, matchedDomain }
+        }
       }
       previous = i
       i = host.indexOf(".", i) + 1

@@ -13,6 +13,31 @@ export const institutionsDataFormat = "campusgate-institutions/2"
 /** Where a fact came from: the dataset (or `campusgate` for a rule of ours), the rule, how sure. */
 export type EvidenceRow = readonly [source: string, rule: string, confidence: Confidence]
 
+/** The evidence table being written: each distinct row once, referred to by its position. */
+export class EvidenceTable {
+  readonly rows: Array<EvidenceRow>
+  readonly #positions: Map<string, number>
+
+  /** Starts from `rows` as they are, so rows compiled against them keep pointing right. */
+  constructor(rows: ReadonlyArray<EvidenceRow>) {
+    this.rows = [...rows]
+    this.#positions = new Map(this.rows.map((row, i) => [row.join("\u0000"), i]))
+  }
+
+  /** The position of `row`, added if new; -1 for an unknown fact. */
+  ref(row: EvidenceRow | null): number {
+    if (row === null) return -1
+    const key = row.join("\u0000")
+    let position = this.#positions.get(key)
+    if (position === undefined) {
+      position = this.rows.length
+      this.rows.push(row)
+      this.#positions.set(key, position)
+    }
+    return position
+  }
+}
+
 /** Positions in `evidence` of the evidence for each fact; -1 when the fact is unknown. */
 export type FactEvidenceRow = readonly [name: number, type: number, country: number, region: number]
 
@@ -63,6 +88,13 @@ export type SuffixRuleRow = readonly [
   reference: string
 ]
 
+/**
+ * An unlisted domain under `.edu` (`kaist.edu`, by its label `kaist`) and
+ * the listed domain elsewhere with the same label (`kaist.ac.kr`), whose
+ * institution lends it facts (`siblings.ts`).
+ */
+export type SiblingRow = readonly [label: string, via: string]
+
 export interface InstitutionsData {
   readonly format: typeof institutionsDataFormat
   readonly sources: ReadonlyArray<DataSource>
@@ -75,4 +107,10 @@ export interface InstitutionsData {
   readonly roles: ReadonlyArray<RoleRow>
   readonly nonInstitutions: ReadonlyArray<NonInstitutionRow>
   readonly suffixRules: ReadonlyArray<SuffixRuleRow>
+  /**
+   * `SiblingRow`s as one text (`encodeSiblings`), searched when an unlisted
+   * `.edu` host is met, so loading them costs nothing. Absent from indexes
+   * compiled before it was added: then nothing is lent.
+   */
+  readonly siblings?: string | undefined
 }

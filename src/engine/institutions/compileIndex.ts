@@ -29,6 +29,7 @@ import { IndexBuilder } from "./IndexBuilder.ts"
 import type { InstitutionsData } from "./InstitutionsData.ts"
 import { nonInstitutionKind } from "./organizationKind.ts"
 import type { Subdivisions } from "./Subdivisions.ts"
+import { decodeSiblings, withSiblings } from "./siblings.ts"
 import type { CuratedNonInstitution } from "./sources/curated.ts"
 import type { HipoSnapshot, RorRecordRow, RorSnapshot, SourceInfo, SwotSnapshot } from "./sources/SourceSnapshot.ts"
 import { documentedZones, generalZonePolicy } from "./zones.ts"
@@ -191,7 +192,7 @@ export const compileInstitutionIndex = (inputs: CompileInputs): CompiledIndex =>
   for (const domain of swot.stoplist) builder.addDeny(domain, swotSource)
   for (const domain of swot.abused) builder.addAbused(domain, swotSource)
 
-  const data = builder.finish()
+  const data = withSiblings(builder.finish())
   return {
     data,
     report: {
@@ -207,6 +208,7 @@ export const compileInstitutionIndex = (inputs: CompileInputs): CompiledIndex =>
       deny: data.deny.length,
       abused: data.abused.length,
       suffixRules: data.suffixRules.length,
+      siblings: decodeSiblings(data.siblings).length,
       droppedPublicSuffixes: builder.report.droppedPublicSuffixes.length,
       droppedInvalid: builder.report.droppedInvalid.length
     }

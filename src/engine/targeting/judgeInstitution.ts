@@ -85,7 +85,7 @@ const judge = (
   const organizationType: Mutable<OrganizationTypeDetail> = { status: "skipped", type }
   const country = summary.country
   const region = summary.region
-  const countrySource = listed?.institution.countrySource ?? (country === null ? null : "suffix-rule")
+  const countrySource = listed !== undefined ? listed.institution.countrySource : rule!.countrySource
   const geography: Mutable<GeographyDetail> = { status: "skipped", country, countrySource, region }
   const verdict = (failure: readonly [ReasonCode, string] | undefined, abusedRejected = false): InstitutionVerdict => ({
     domain,
