@@ -7,7 +7,7 @@
  * that uploads a CSV or NDJSON file as a new job against an offer or a
  * target group (`POST /validate/bulk-async`, the file as the body).
  */
-import { useEffect, useRef, useState } from "preact/hooks"
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks"
 import { listAll } from "../api.ts"
 import type { Job, JobStarted, Offer, TargetGroup } from "../apiTypes.ts"
 import { Badge, ErrorNote, Show } from "../components/common.tsx"
@@ -236,7 +236,9 @@ export const Jobs = () => {
     document.title = "Jobs · Campusgate console"
   }, [])
 
-  useEffect(() => {
+  // A layout effect: the focus moves in the same task that adds the page's rows (and removes
+  // the focused "Load more jobs" button), so no moment shows the rows with the focus on <body>.
+  useLayoutEffect(() => {
     const index = firstOfPage.current
     if (loaded.state !== "ready" || index === undefined) return
     const job = loaded.value.jobs[index]
