@@ -21,13 +21,14 @@ import * as Schema from "effect/Schema"
 import type { Explanation } from "../domain/Explanation.ts"
 import { OfferNotFound, TargetGroupNotFound } from "../domain/errors.ts"
 import type { UsageTally } from "../domain/OfferUsage.ts"
-import { type ResultRow, toOfferResultRow, toResultRow } from "../domain/ResultRow.ts"
+import { type ResultRow, type RowVerdict, toOfferResultRow, toResultRow } from "../domain/ResultRow.ts"
 import type { OfferValidationResult, ValidationResult } from "../domain/ValidationResult.ts"
 import type { Viewer } from "../domain/visibility.ts"
 import { evaluateOffer } from "../engine/targeting/evaluateOffer.ts"
 import { evaluateTargetGroup } from "../engine/targeting/evaluateTargetGroup.ts"
 import { explainResult } from "../engine/targeting/explainResult.ts"
 import { UsageStatistics } from "../stats/UsageStatistics.ts"
+import { offerRowVerdicts, targetGroupRowVerdicts } from "./rowVerdicts.ts"
 import { type ConfigSnapshot, Snapshot } from "./Snapshot.ts"
 import { visibleOffer, visibleTargetGroup } from "./visibility.ts"
 
@@ -114,6 +115,17 @@ export interface ValidationService {
     emails: ReadonlyArray<string>,
     tally?: UsageTally | undefined
   ): Array<ResultRow>
+  /**
+   * `rows` without the addresses (row i is `emails[i]` and verdict i), as a
+   * job writes them: the emails of one host share one verdict
+   * (`rowVerdicts.ts`; for an offer, when counted in `tally`).
+   */
+  rowVerdicts(
+    viewer: Viewer,
+    target: ValidationTarget,
+    emails: ReadonlyArray<string>,
+    tally?: UsageTally | undefined
+  ): ReadonlyArray<RowVerdict>
 }
 
 export class Validation extends Context.Service<Validation, ValidationService>()("campusgate/app/Validation") {
@@ -143,6 +155,21 @@ export class Validation extends Context.Service<Validation, ValidationService>()
       if (tally === undefined) usage.recordMany(offerId, emails, results, at)
       else tally.recordMany(emails, results, at)
       return results
+    }
+    const rows = (
+      viewer: Viewer,
+      target: ValidationTarget,
+      emails: ReadonlyArray<string>,
+      tally?: UsageTally
+    ): Array<ResultRow> => {
+      if ("targetGroupId" in target) {
+        const results = manyTargetGroup(viewer, emails, target.targetGroupId)
+        if (results instanceof ValidationError) throw results.reason
+        return results.map((result, i) => toResultRow(emails[i]!, result))
+      }
+      const results = manyOffer(viewer, emails, target.offerId, tally)
+      if (results instanceof ValidationError) throw results.reason
+      return results.map((result, i) => toOfferResultRow(emails[i]!, result))
     }
     return {
       targetGroup: (viewer, email, targetGroupId) => {
@@ -187,15 +214,24 @@ export class Validation extends Context.Service<Validation, ValidationService>()
         counters.validatedAll(results)
         return results
       },
-      rows: (viewer, target, emails, tally) => {
+      rows,
+      rowVerdicts: (viewer, target, emails, tally) => {
+        const { engine } = snapshot.current()
         if ("targetGroupId" in target) {
-          const results = manyTargetGroup(viewer, emails, target.targetGroupId)
-          if (results instanceof ValidationError) throw results.reason
-          return results.map((result, i) => toResultRow(emails[i]!, result))
+          const group = visibleTargetGroup(engine, viewer, target.targetGroupId)
+          if (group === undefined) throw targetGroupNotFound(target.targetGroupId).reason
+          const verdicts = targetGroupRowVerdicts(group, engine.context, emails)
+          counters.validatedAll(verdicts)
+          return verdicts
         }
-        const results = manyOffer(viewer, emails, target.offerId, tally)
-        if (results instanceof ValidationError) throw results.reason
-        return results.map((result, i) => toOfferResultRow(emails[i]!, result))
+        if (tally === undefined) return rows(viewer, target, emails, tally)
+        const offer = visibleOffer(engine, viewer, target.offerId)
+        if (offer === undefined) throw offerNotFound(target.offerId).reason
+        const at = engine.now()
+        const { verdicts, addresses } = offerRowVerdicts(offer, engine.context, emails, at)
+        counters.validatedAll(verdicts)
+        tally.recordVerdicts(addresses, verdicts, at)
+        return verdicts
       }
     }
   }

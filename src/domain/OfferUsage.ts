@@ -138,10 +138,27 @@ export const UsageDelta = Schema.Struct({
 })
 export type UsageDelta = typeof UsageDelta.Type
 
+/** What one offer validation's verdict tells the usage statistics. */
+export interface CountedVerdict {
+  readonly isValid: boolean
+  readonly matchedTargetGroups?: ReadonlyArray<string> | undefined
+  readonly reasonCode?: string | undefined
+}
+
 /** Counts of one bulk job against one offer, kept apart until a checkpoint takes them (`UsageStatistics.tally`). */
 export interface UsageTally {
   /** Counts validations of `emails` (results in the same order) at one instant. */
   recordMany(emails: ReadonlyArray<string>, results: ReadonlyArray<OfferValidationResult>, at: number): void
+  /**
+   * Counts validations given as their verdicts (a job's rows) and each
+   * email's normalised address (undefined: the input is not an address),
+   * at one instant: the same counts `recordMany` makes of the results.
+   */
+  recordVerdicts(
+    addresses: ReadonlyArray<string | undefined>,
+    verdicts: ReadonlyArray<CountedVerdict>,
+    at: number
+  ): void
   /** What was counted since the last take, as data; undefined when nothing was. */
   take(): UsageDelta | undefined
   /** Gives back counts that could not be stored, to go with the next take. */

@@ -43,6 +43,13 @@ export const ResultRow = Schema.Struct({
 })
 export type ResultRow = typeof ResultRow.Type
 
+/**
+ * A row's verdict: its members but the address and a job's `duplicateOf`
+ * and `columns`. The rows of a job's emails of one host share one
+ * (`SharedVerdict`, `app/rowVerdicts.ts`), whose text is written once.
+ */
+export type RowVerdict = Omit<ResultRow, "email" | "duplicateOf" | "columns">
+
 /** The columns of a CSV download of rows, in order. */
 export const ROW_CSV_COLUMNS = [
   "email",
@@ -191,4 +198,11 @@ export const toOfferResultRow = (email: string, result: OfferValidationResult): 
 }
 
 export { rowCsv } from "./rowCsv.ts"
-export { duplicateOfText, rowText, rowTextAfterDuplicate, rowTextBeforeDuplicate } from "./rowText.ts"
+export {
+  duplicateOfText,
+  rowText,
+  rowTextAfterDuplicate,
+  rowTextBeforeDuplicate,
+  SharedVerdict,
+  verdictText
+} from "./rowText.ts"

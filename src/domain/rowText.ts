@@ -23,7 +23,7 @@
  */
 import { flat, jsonString, TextMemo } from "./jsonText.ts"
 import { ReasonCode } from "./ReasonCode.ts"
-import type { ResultRow, RowInstitution } from "./ResultRow.ts"
+import type { ResultRow, RowInstitution, RowVerdict } from "./ResultRow.ts"
 
 /** The `reasonCode` member of each code, written once. */
 const reasonCodeTexts = new Map(ReasonCode.literals.map((code) => [code, flat(`,"reasonCode":${jsonString(code)}`)]))
@@ -67,17 +67,76 @@ const placeText = (matchedDomain: string | undefined, institution: RowInstitutio
 }
 
 /**
- * `rowText` up to where `duplicateOf` goes (no closing brace): a job's rows
- * are encoded on worker threads before the job knows which repeat an earlier
- * row, and `duplicateOf` is put in between when the rows are appended.
- * Without `reason` when `withReason` is false.
+ * A row's members after `email` (`isValid` to `reason`), written from any
+ * object holding them: a row, or a `RowVerdict` that rows of one verdict
+ * share. Without `reason` when `withReason` is false.
  *
  * Each member is read from the row once: rows come in many shapes (each set
  * of present members is one), so every read is a slow, megamorphic one
  * (measured: `npm run bench:rows` with target-group rows alone, then mixed
  * with an offer's).
  */
+const membersText = (row: RowVerdict, withReason: boolean): string => {
+  const { isValid, matchedTargetGroups, matchedDomain, institution, reasonCode } = row
+  const reason = withReason ? row.reason : undefined
+  let text = isValid ? `,"isValid":true` : `,"isValid":false`
+  if (matchedTargetGroups !== undefined) text += groupsText(matchedTargetGroups)
+  text += institution === undefined ? domainText(matchedDomain) : placeText(matchedDomain, institution)
+  if (reasonCode !== undefined) text += reasonCodeText(reasonCode)
+  return reason === undefined ? text : `${text},"reason":${jsonString(reason)}`
+}
+
+/** Matched target groups as shared verdicts keep them: one frozen array per list of ids (bounded as `TextMemo`). */
+const groupLists = new Map<string, ReadonlyArray<string>>()
+const groupList = (ids: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const key = ids.join("\u0000")
+  let list = groupLists.get(key)
+  if (list === undefined) {
+    list = Object.freeze([...ids])
+    if (groupLists.size >= 4096) groupLists.clear()
+    groupLists.set(key, list)
+  }
+  return list
+}
+
+/**
+ * A verdict many rows share (a job's rows of one host,
+ * `app/rowVerdicts.ts`), with its text (`verdictText`) written once: such a
+ * row's text is then its address and this. It keeps of the row's members
+ * only what counts read (`isValid`, `matchedTargetGroups`, `reasonCode`:
+ * the metrics, the usage statistics); the others are in its text alone, so
+ * that the tens of thousands a job keeps cost their text and little more
+ * (a reason sentence made for one host would be kept twice). Never changed
+ * once made.
+ */
+export class SharedVerdict implements RowVerdict {
+  readonly isValid: boolean
+  readonly matchedTargetGroups?: ReadonlyArray<string>
+  readonly reasonCode?: ReasonCode
+  /** `verdictText` of the row's members. */
+  readonly text: string
+
+  /** The verdict of `row` (its members but the address and a job's). */
+  constructor(row: RowVerdict) {
+    this.isValid = row.isValid
+    if (row.matchedTargetGroups !== undefined) this.matchedTargetGroups = groupList(row.matchedTargetGroups)
+    if (row.reasonCode !== undefined) this.reasonCode = row.reasonCode
+    this.text = flat(membersText(row, true))
+  }
+}
+
+/** A row's members after `email` (`,"isValid":…` up to `reason`), of a row or a verdict: `rowText` is `{"email":…` and this. */
+export const verdictText = (verdict: RowVerdict): string =>
+  verdict instanceof SharedVerdict ? verdict.text : membersText(verdict, true)
+
+/**
+ * `rowText` up to where `duplicateOf` goes (no closing brace): a job's rows
+ * are encoded on worker threads before the job knows which repeat an earlier
+ * row, and `duplicateOf` is put in between when the rows are appended.
+ * Without `reason` when `withReason` is false.
+ */
 export const rowTextBeforeDuplicate = (row: ResultRow, withReason = true): string => {
+  // As `membersText`, written out: a row's text in one function is what `npm run bench:rows` measured fastest.
   const { email, isValid, matchedTargetGroups, matchedDomain, institution, reasonCode } = row
   const reason = withReason ? row.reason : undefined
   let text = `{"email":${jsonString(email)}${isValid ? `,"isValid":true` : `,"isValid":false`}`

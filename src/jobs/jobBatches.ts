@@ -11,14 +11,16 @@
  * them without copying the rows.
  */
 import type { JobTarget } from "../domain/Job.ts"
+import { jsonString } from "../domain/jsonText.ts"
 import type { UsageDelta, UsageTally } from "../domain/OfferUsage.ts"
-import { type ResultRow, rowTextAfterDuplicate, rowTextBeforeDuplicate } from "../domain/ResultRow.ts"
+import { type ResultRow, type RowVerdict, rowTextBeforeDuplicate, verdictText } from "../domain/ResultRow.ts"
 import { canonicalHash } from "./duplicates.ts"
 import { type BadInput, decodeInputLines, emailOf, type InputItem } from "./inputLines.ts"
 
 /**
  * Validates a chunk of emails against the job's target, one row per email in
- * order (`toResultRow` / `toOfferResultRow`), counting offer validations in
+ * order (`toResultRow` / `toOfferResultRow`) without its address (a
+ * `RowVerdict`: rows may share one), counting offer validations in
  * `tally` when given. It may throw, e.g. when the target group was removed
  * by a configuration reload: the job then fails with the thrown error's
  * message.
@@ -27,7 +29,7 @@ export type Evaluate = (
   target: JobTarget,
   emails: ReadonlyArray<string>,
   tally: UsageTally | undefined
-) => ReadonlyArray<ResultRow>
+) => ReadonlyArray<RowVerdict>
 
 /** Why a job failed, in words fit for its record. */
 export class JobFailure extends Error {}
@@ -137,14 +139,14 @@ export const encodeBatch = (
     const email = emailOf(item)
     if (email !== undefined) emails.push(email)
   }
-  let rows: ReadonlyArray<ResultRow>
+  let verdicts: ReadonlyArray<RowVerdict>
   try {
-    rows = emails.length === 0 ? [] : evaluate(request.target, emails, tally)
+    verdicts = emails.length === 0 ? [] : evaluate(request.target, emails, tally)
   } catch (error) {
     throw new JobFailure(error instanceof Error ? error.message : String(error))
   }
-  if (rows.length !== emails.length) {
-    throw new JobFailure(`The evaluation answered ${rows.length} rows for ${emails.length} emails.`)
+  if (verdicts.length !== emails.length) {
+    throw new JobFailure(`The evaluation answered ${verdicts.length} rows for ${emails.length} emails.`)
   }
   const text = new TextBuffer(items.length * ROW_BYTES, spare)
   const splices = new Uint32Array(items.length)
@@ -154,21 +156,21 @@ export const encodeBatch = (
   for (let i = 0, next = 0; i < items.length; i++) {
     const item = items[i]!
     const email = emailOf(item)
-    let row: ResultRow
     if (email !== undefined) {
-      row = rows[next++]!
-      hashes[i] = canonicalHash(email, row.reasonCode !== "INVALID_EMAIL_FORMAT") ?? -1
+      const verdict = verdicts[next++]!
+      hashes[i] = canonicalHash(email, verdict.reasonCode !== "INVALID_EMAIL_FORMAT") ?? -1
+      if (verdict.isValid) valid++
+      // The address, then the verdict's text as it is (a shared verdict's is written once: `verdictText`).
+      text.write(`{"email":${jsonString(email)}`)
+      text.write(verdictText(verdict))
     } else {
-      row = badInputRow(item as BadInput)
       hashes[i] = -1
       badInput++
+      text.write(rowTextBeforeDuplicate(badInputRow(item as BadInput)))
     }
-    const columns = namedColumns(item, request.columns)
-    if (columns !== undefined) row = { ...row, columns }
-    if (row.isValid) valid++
-    text.write(rowTextBeforeDuplicate(row))
     splices[i] = text.used
-    text.write(`${rowTextAfterDuplicate(row)}\n`)
+    const columns = namedColumns(item, request.columns)
+    text.write(columns === undefined ? "}\n" : `,"columns":${JSON.stringify(columns)}}\n`)
   }
   return { text: text.buffer.subarray(0, text.used), splices, hashes, valid, badInput }
 }

@@ -41,7 +41,7 @@ import type { Stores } from "./stores.ts"
 const evaluator =
   (validation: Validation["Service"]): Evaluate =>
   (target, emails, tally) =>
-    validation.rows(ALL_TEAMS, target, emails, tally)
+    validation.rowVerdicts(ALL_TEAMS, target, emails, tally)
 
 /** Job threads per `jobs.workerThreads` (stopped with the layer), or evaluation on this thread for 0. */
 const batchEvaluator = (

@@ -16,7 +16,7 @@
  * unique email.
  */
 
-import type { UsageTally } from "../domain/OfferUsage.ts"
+import type { CountedVerdict, UsageTally } from "../domain/OfferUsage.ts"
 import type { OfferValidationResult } from "../domain/ValidationResult.ts"
 import { type HashKey, hashCanonicalAddress, lastHash } from "../engine/email/canonicalHash.ts"
 import { parseEmail } from "../engine/email/parseEmail.ts"
@@ -119,7 +119,22 @@ export class UsageRecorder {
     return state
   }
 
+  /** Counts validations given as verdicts, each with its email's normalised address (undefined: not an address). */
+  recordVerdicts(
+    offerId: string,
+    addresses: ReadonlyArray<string | undefined>,
+    verdicts: ReadonlyArray<CountedVerdict>,
+    at: number
+  ): void {
+    const state = this.#stateFor(offerId)
+    for (let i = 0; i < verdicts.length; i++) this.#count(state, verdicts[i]!, addresses[i], at)
+  }
+
   #add(state: Pending, email: string, result: OfferValidationResult, at: number): void {
+    this.#count(state, result, normalizedAddress(email, result), at)
+  }
+
+  #count(state: Pending, verdict: CountedVerdict, address: string | undefined, at: number): void {
     state.validations++
     const day = Math.floor(at / DAY_MS)
     let bucket = state.bucket
@@ -133,19 +148,19 @@ export class UsageRecorder {
       state.bucket = bucket
     }
     bucket.validations++
-    if (result.isValid) {
+    if (verdict.isValid) {
       state.eligible++
       bucket.eligible++
-      const groups = result.matchedTargetGroups
-      for (let i = 0; i < groups.length; i++) increment(state.matchesByTargetGroup, groups[i]!)
+      const groups = verdict.matchedTargetGroups
+      if (groups !== undefined)
+        for (let i = 0; i < groups.length; i++) increment(state.matchesByTargetGroup, groups[i]!)
     } else {
       state.ineligible++
       bucket.ineligible++
-      increment(state.ineligibleByReason, result.reasonCode ?? "NO_TARGET_GROUP_MATCHED")
+      increment(state.ineligibleByReason, verdict.reasonCode ?? "NO_TARGET_GROUP_MATCHED")
     }
     if (state.firstAt === null || at < state.firstAt) state.firstAt = at
     if (state.lastAt === null || at > state.lastAt) state.lastAt = at
-    const address = normalizedAddress(email, result)
     if (address !== undefined) {
       hashCanonicalAddress(this.#key, address)
       addUniqueHash(state, lastHash.high, lastHash.low)
@@ -159,6 +174,7 @@ export const usageTally = (key: HashKey, offerId: string): UsageTally => {
   const add = (delta: Parameters<UsageTally["add"]>[0]) => counts.restore(offerId, fromUsageDelta(delta))
   return {
     recordMany: (emails, results, at) => counts.recordMany(offerId, emails, results, at),
+    recordVerdicts: (addresses, verdicts, at) => counts.recordVerdicts(offerId, addresses, verdicts, at),
     take: () => {
       const taken = counts.take().get(offerId)
       return taken === undefined ? undefined : toUsageDelta(taken)

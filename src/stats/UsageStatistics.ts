@@ -174,6 +174,7 @@ export class UsageStatistics extends Context.Service<
       flush: Effect.void,
       tally: () => ({
         recordMany: () => undefined,
+        recordVerdicts: () => undefined,
         take: () => undefined,
         restore: () => undefined,
         add: () => undefined

@@ -1,0 +1,190 @@
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import { offerRowVerdicts, targetGroupRowVerdicts } from "../../src/app/rowVerdicts.ts"
+import { LiveSnapshot } from "../../src/app/Snapshot.ts"
+import { resourcesSource } from "../../src/app/sources.ts"
+import { Validation, ValidationCounters } from "../../src/app/Validation.ts"
+import { InvalidConfiguration } from "../../src/domain/errors.ts"
+import { jsonString } from "../../src/domain/jsonText.ts"
+import { rowText, SharedVerdict, toOfferResultRow, toResultRow, verdictText } from "../../src/domain/ResultRow.ts"
+import { ALL_TEAMS } from "../../src/domain/visibility.ts"
+import { evaluateOffer } from "../../src/engine/targeting/evaluateOffer.ts"
+import { evaluateTargetGroup } from "../../src/engine/targeting/evaluateTargetGroup.ts"
+import { emailLine } from "../../src/jobs/inputLines.ts"
+import { encodeBatch } from "../../src/jobs/jobBatches.ts"
+import { hashKeyFromSecret } from "../../src/stats/hashKey.ts"
+import { usageTally } from "../../src/stats/UsageRecorder.ts"
+
+/** Inside the windowed offer's dates. */
+const now = Date.parse("2026-12-01T12:00:00Z")
+
+const resources = {
+  targetGroups: [
+    { id: "uk", name: "UK", criteria: { institutions: { countries: ["GB"] }, email: { rejectRoleAccounts: true } } },
+    { id: "unis", name: "Universities", criteria: { institutions: { types: ["university"] } } },
+    {
+      id: "lists",
+      name: "Lists",
+      criteria: {
+        domains: { allow: ["acme.samples", "tum.de"], deny: ["cs.ox.ac.uk"] },
+        email: { rejectFreeMail: true }
+      }
+    },
+    { id: "alumni", name: "Alumni too", criteria: { institutions: { roles: ["student", "staff", "alumni"] } } },
+    { id: "quoted", name: "Quoted", criteria: { institutions: {}, email: { allowQuotedLocalPart: true } } }
+  ],
+  offers: [
+    { id: "three", team: "acme", name: "Three", status: "active", targetGroups: ["uk", "unis", "lists"] },
+    { id: "alumni", team: "acme", name: "Alumni", status: "active", targetGroups: ["alumni", "lists"] },
+    { id: "syntaxes", team: "acme", name: "Two syntaxes", status: "active", targetGroups: ["unis", "quoted"] },
+    {
+      id: "later",
+      team: "acme",
+      name: "Later",
+      status: "active",
+      startsAt: "2027-06-01T00:00:00Z",
+      targetGroups: ["unis"]
+    }
+  ]
+}
+
+const live = (() => {
+  const loaded = LiveSnapshot.loadSync(resourcesSource(resources), { now: () => now })
+  if (loaded instanceof InvalidConfiguration) throw loaded
+  return loaded
+})()
+
+const hosts = [
+  "mit.edu",
+  "MIT.EDU",
+  "ox.ac.uk",
+  "cs.ox.ac.uk",
+  "alumni.ox.ac.uk",
+  "students.ox.ac.uk",
+  "tum.de",
+  "lmu.de",
+  "mytum.de",
+  "newcollege.edu",
+  "students.unlisted-school.edu",
+  "agnesscott.edu",
+  "gmail.com",
+  "googlemail.com",
+  "mailinator.com",
+  "acme.samples",
+  "unknown.samples",
+  "müller-universität.de",
+  "xn--mller-universitt-3ob.de",
+  "[192.0.2.1]",
+  "localhost",
+  "example.com"
+]
+const locals = ["jane", "Jane.Doe", "admin", "info", "postmaster", "j.o.h.n+tag", '"quoted one"', "a..b", ".x", "ü"]
+
+/** Emails of every kind the verdicts are shared or not for: hosts repeat, so shared verdicts are met again. */
+const emails = fc.array(
+  fc.oneof(
+    {
+      weight: 9,
+      arbitrary: fc.tuple(fc.constantFrom(...locals), fc.constantFrom(...hosts)).map(([l, h]) => `${l}@${h}`)
+    },
+    { weight: 1, arbitrary: fc.string({ maxLength: 12 }) }
+  ),
+  { minLength: 1, maxLength: 60 }
+)
+
+const offers = ["three", "alumni", "syntaxes", "later"]
+const key = hashKeyFromSecret("row verdicts test")
+
+describe("offerRowVerdicts", () => {
+  it("gives each email the row text and usage counts of its offer's full evaluation", () => {
+    const { engine } = live.current()
+    fc.assert(
+      fc.property(fc.constantFrom(...offers), emails, (offerId, batch) => {
+        const compiled = engine.offers.get(offerId)!
+        const results = batch.map((email) => evaluateOffer(compiled, engine.context, email, now))
+        const { verdicts, addresses } = offerRowVerdicts(compiled, engine.context, batch, now)
+        for (let i = 0; i < batch.length; i++) {
+          const email = batch[i]!
+          expect(`{"email":${jsonString(email)}${verdictText(verdicts[i]!)}}`).toBe(
+            rowText(toOfferResultRow(email, results[i]!))
+          )
+        }
+        const expected = usageTally(key, offerId)
+        expected.recordMany(batch, results, now)
+        const counted = usageTally(key, offerId)
+        counted.recordVerdicts(addresses, verdicts, now)
+        expect(counted.take()).toEqual(expected.take())
+      }),
+      { numRuns: 400 }
+    )
+  })
+
+  it("shares one verdict among the emails of a listed host, and evaluates a role account where a group rejects them", () => {
+    const { engine } = live.current()
+    const compiled = engine.offers.get("three")!
+    const { verdicts } = offerRowVerdicts(
+      compiled,
+      engine.context,
+      ["jane@ox.ac.uk", "JO@OX.AC.UK", "admin@ox.ac.uk"],
+      now
+    )
+    expect(verdicts[0]).toBeInstanceOf(SharedVerdict)
+    expect(verdicts[1]).toBe(verdicts[0])
+    expect(verdicts[2]).not.toBeInstanceOf(SharedVerdict)
+    expect(verdicts[2]).toMatchObject({ isValid: true, matchedTargetGroups: ["unis"] })
+  })
+})
+
+describe("targetGroupRowVerdicts", () => {
+  it("gives each email the row text of its target group's full evaluation", () => {
+    const { engine } = live.current()
+    fc.assert(
+      fc.property(fc.constantFrom("uk", "unis", "lists", "alumni", "quoted"), emails, (groupId, batch) => {
+        const group = engine.targetGroups.get(groupId)!
+        const verdicts = targetGroupRowVerdicts(group, engine.context, batch)
+        for (let i = 0; i < batch.length; i++) {
+          const email = batch[i]!
+          expect(`{"email":${jsonString(email)}${verdictText(verdicts[i]!)}}`).toBe(
+            rowText(toResultRow(email, evaluateTargetGroup(group, engine.context, email)))
+          )
+        }
+      }),
+      { numRuns: 400 }
+    )
+  })
+})
+
+describe("a job's batch", () => {
+  it("is written as the rows of the full evaluation, usage and duplicates' hashes alike, of an offer or a target group", () => {
+    const validation = Validation.make(
+      live,
+      { record: () => undefined, recordMany: () => undefined },
+      ValidationCounters.ignore
+    )
+    fc.assert(
+      fc.property(fc.constantFrom(...offers, "unis", "uk"), emails, (targetId, batch) => {
+        const lines = new Uint8Array(Buffer.from(`${batch.map(emailLine).join("\n")}\n`))
+        const offerId = offers.includes(targetId) ? targetId : undefined
+        const target = offerId === undefined ? { targetGroupId: targetId } : { offerId }
+        const request = { target: target as never, lines, count: batch.length, columns: [] }
+        const byRows = usageTally(key, targetId)
+        const expected = encodeBatch(
+          request,
+          (t, e, tally) => validation.rows(ALL_TEAMS, t, e, tally),
+          offerId === undefined ? undefined : byRows
+        )
+        const byVerdicts = usageTally(key, targetId)
+        const actual = encodeBatch(
+          { ...request, lines: lines.slice() },
+          (t, e, tally) => validation.rowVerdicts(ALL_TEAMS, t, e, tally),
+          offerId === undefined ? undefined : byVerdicts
+        )
+        expect(Buffer.from(actual.text).toString()).toBe(Buffer.from(expected.text).toString())
+        expect([...actual.splices]).toEqual([...expected.splices])
+        expect([...actual.hashes]).toEqual([...expected.hashes])
+        expect(byVerdicts.take()).toEqual(byRows.take())
+      }),
+      { numRuns: 200 }
+    )
+  })
+})
