@@ -59,6 +59,17 @@ export class EngineBuilder {
     return this.#context
   }
 
+  /**
+   * Forgets what judging emails taught the engines built so far — each
+   * target group's remembered verdicts and those kept beside the hosts'
+   * facts — so that memory can be collected; the next `engineFor` compiles
+   * the target groups afresh (the institution index and lists are kept).
+   */
+  forgetVerdicts(): void {
+    this.#compiled = new Map()
+    this.#context?.hosts.forgetMemos()
+  }
+
   /** The engine for `config`; `InvalidConfiguration` if the engine rejects it (the loader's checks make this rare). */
   engineFor(config: EngineConfig): Engine | InvalidConfiguration {
     const compiled = new Map<string, CompiledTargetGroup>()

@@ -17,7 +17,8 @@
  *   runner adds to the job's tally when it appends the rows, so checkpoints
  *   and the exactly-once usage of `jobs/jobUsage.ts` are unchanged.
  * - Threads start with the first batch and stop after `idleMs` without
- *   work, giving their memory back. A thread that dies fails the batches it
+ *   work, giving their memory back; what they keep while running is
+ *   bounded (`jobThreadMemory.ts`). A thread that dies fails the batches it
  *   held (their jobs fail with the reason) and the next batch starts a new
  *   one.
  */
@@ -26,6 +27,7 @@ import type { UsageTally } from "../domain/OfferUsage.ts"
 import type { HashKey } from "../engine/email/canonicalHash.ts"
 import { type BatchEvaluator, type BatchRequest, type EncodedBatch, JobFailure } from "../jobs/jobBatches.ts"
 import type { EngineConfig } from "./EngineBuilder.ts"
+import { jobThreadLimits } from "./jobThreadMemory.ts"
 import type { Snapshot } from "./Snapshot.ts"
 import type { ValidationCounters } from "./Validation.ts"
 
@@ -87,16 +89,6 @@ interface Thread {
   idle: ReturnType<typeof setTimeout> | undefined
   stopping: boolean
 }
-
-/**
- * A thread's young generation, where a batch's rows and strings live and
- * die. V8 sizes it from the machine's memory (128 MB on a 24 GB machine)
- * and keeps what it grew to. Measured over 1M-email jobs on one thread
- * (shared 2-core machine, one run each): at 16 MB, batches promoted into
- * the old generation grew the thread's heap to ~300 MB; at 32 MB it stayed
- * at ~165 MB (~120 MB of it live: the engine, its caches, the modules).
- */
-const YOUNG_GENERATION_MB = 32
 
 /** Batches of one job in flight per thread: one evaluated while the answer of the other travels. */
 const BATCHES_PER_THREAD = 2
@@ -195,7 +187,7 @@ export class JobThreads implements BatchEvaluator {
   #start(): Thread {
     const worker = new Worker(threadUrl, {
       workerData: { usageKey: this.#options.usageKey } satisfies ThreadData,
-      resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB }
+      resourceLimits: jobThreadLimits()
     })
     worker.unref()
     const thread: Thread = { worker, generation: 0, waiting: new Map(), idle: undefined, stopping: false }

@@ -9,12 +9,14 @@
 import { getPriority, setPriority } from "node:os"
 import { parentPort, workerData } from "node:worker_threads"
 import { InvalidConfiguration } from "../domain/errors.ts"
+import type { JobTarget } from "../domain/Job.ts"
 import { ALL_TEAMS } from "../domain/visibility.ts"
 import type { Engine } from "../engine/Engine.ts"
 import { type Evaluate, encodeBatch } from "../jobs/jobBatches.ts"
 import { usageTally } from "../stats/UsageRecorder.ts"
-import { EngineBuilder } from "./EngineBuilder.ts"
+import { EngineBuilder, type EngineConfig } from "./EngineBuilder.ts"
 import type { ThreadAnswer, ThreadData, ThreadMessage, Verdicts } from "./JobThreads.ts"
+import { VERDICT_GROUPS } from "./jobThreadMemory.ts"
 import { type Validated, Validation } from "./Validation.ts"
 
 /**
@@ -39,6 +41,7 @@ lowerPriority()
 
 let engine: Engine | InvalidConfiguration | undefined
 let builder: EngineBuilder | undefined
+let config: EngineConfig | undefined
 /** The instant of the batch being evaluated: offer windows are judged at the daemon's clock, sent with it. */
 let at = 0
 let verdicts: Verdicts = []
@@ -67,24 +70,58 @@ const validation = Validation.make(
   }
 )
 
-const evaluate: Evaluate = (target, emails, tally) => validation.rows(ALL_TEAMS, target, emails, tally)
+const evaluate: Evaluate = (target, emails, tally) => validation.rowVerdicts(ALL_TEAMS, target, emails, tally)
+
+const build = () => {
+  try {
+    engine = builder!.engineFor(config!)
+  } catch (error) {
+    engine = new InvalidConfiguration({
+      problems: [{ path: "", message: error instanceof Error ? error.message : String(error) }]
+    })
+  }
+}
+
+/** The target groups whose verdicts the engine remembers (by id), since it last forgot them. */
+const judging = new Set<string>()
+
+/**
+ * Before a batch of `target`: where judging it would bring the target groups
+ * whose verdicts the engine remembers past `VERDICT_GROUPS` (or past the
+ * target's own groups, for an offer of more), the engine forgets them all
+ * first. A group remembers a verdict per institution it met and a host's
+ * facts the verdicts of the last four groups, so the thread's heap stays
+ * within the engine and the verdicts of a few groups, whichever targets
+ * successive jobs have (`JobThreads`: the heap limit counts on it).
+ */
+const rememberAtMost = (target: JobTarget) => {
+  if (engine === undefined || engine instanceof InvalidConfiguration) return
+  const ids =
+    "targetGroupId" in target
+      ? [target.targetGroupId as string]
+      : (engine.offers.get(target.offerId)?.groups.map((group) => group.targetGroup.id as string) ?? [])
+  const added = ids.filter((id) => !judging.has(id))
+  if (added.length === 0) return
+  if (judging.size + added.length > Math.max(VERDICT_GROUPS, ids.length)) {
+    builder!.forgetVerdicts()
+    build()
+    judging.clear()
+  }
+  for (const id of ids) judging.add(id)
+}
 
 const answer = (message: ThreadAnswer, transfer: Array<ArrayBuffer> = []) => port.postMessage(message, transfer)
 
 port.on("message", (message: ThreadMessage) => {
   if (message.kind === "config") {
     builder ??= new EngineBuilder({ now: () => at, builtInInstitutions: message.builtInInstitutions })
-    try {
-      engine = builder.engineFor(message.config)
-    } catch (error) {
-      engine = new InvalidConfiguration({
-        problems: [{ path: "", message: error instanceof Error ? error.message : String(error) }]
-      })
-    }
+    config = message.config
+    build()
     return
   }
   const { id, request } = message
   at = message.at
+  rememberAtMost(request.target)
   verdicts = []
   const tally =
     message.countUsage && usageKey !== undefined && "offerId" in request.target

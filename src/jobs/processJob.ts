@@ -10,7 +10,8 @@
  * without writing it; the queue does. Batches still in flight when the run
  * ends are dropped unappended (their rows and usage with them). Interrupted
  * (shutdown), it leaves the job running at its last checkpoint, to be
- * resumed at the next start.
+ * resumed at the next start. Around the run, the request thread's young
+ * generation is given back (`releaseMemory.ts`).
  */
 import * as Effect from "effect/Effect"
 import type { Job, JobStatus } from "./Job.ts"
@@ -19,6 +20,7 @@ import { JobRunner, type PendingBatch, type RunnerOptions } from "./JobRunner.ts
 import type { JobBytes, JobStore, JobStoreError } from "./JobStore.ts"
 import { type BatchEvaluator, type EncodedBatch, JobFailure } from "./jobBatches.ts"
 import { type JobUsage, storeCheckpointUsage } from "./jobUsage.ts"
+import { runEnded, runStarted } from "./releaseMemory.ts"
 
 export type JobEnd = {
   readonly job: Job
@@ -90,7 +92,23 @@ const send = (evaluator: BatchEvaluator, runner: JobRunner, read: PendingBatch):
   return { read, answer: settled(answer.value, evaluationFailure) }
 }
 
+/** Batches in flight while a checkpoint is written, as a multiple of the evaluator's `parallelism`. */
+const CHECKPOINT_DEPTH = 2
+
 export const processJob = (
+  store: JobStore["Service"],
+  job: Job,
+  entry: JobEntry,
+  evaluator: BatchEvaluator,
+  options: RunnerOptions & { readonly usage?: JobUsage | undefined }
+): Effect.Effect<JobEnd> =>
+  Effect.acquireUseRelease(
+    Effect.sync(runStarted),
+    () => run(store, job, entry, evaluator, options),
+    () => Effect.sync(runEnded)
+  )
+
+const run = (
   store: JobStore["Service"],
   job: Job,
   entry: JobEntry,
@@ -106,15 +124,16 @@ export const processJob = (
       if (!opened.ok) return { job, status: "failed", error: opened.error } satisfies JobEnd
       const runner = opened.value
       const inFlight: Array<InFlight> = []
+      const dispatch = (upTo: number) => {
+        while (inFlight.length < upTo) {
+          const next = runner.next()
+          if (next === undefined) break
+          inFlight.push(send(evaluator, runner, next))
+        }
+      }
       for (;;) {
         if (entry.cancelRequested) return yield* end(runner, "cancelled")
-        const read = yield* attempt(() => {
-          while (inFlight.length < evaluator.parallelism) {
-            const next = runner.next()
-            if (next === undefined) break
-            inFlight.push(send(evaluator, runner, next))
-          }
-        })
+        const read = yield* attempt(() => dispatch(evaluator.parallelism))
         if (!read.ok) return yield* end(runner, "failed", read.error)
         const head = inFlight.shift()
         if (head === undefined) return yield* end(runner, "completed")
@@ -126,6 +145,12 @@ export const processJob = (
         if (!appended.ok) return yield* end(runner, "failed", appended.error)
         evaluator.release?.(answer.value)
         if (runner.uncommitted >= options.chunkItems) {
+          // Evaluators elsewhere get more batches first, to go on with while the chunk is made durable here
+          // (an offer job on two threads otherwise waited at each of its 40 checkpoints).
+          if (evaluator.parallelism > 1) {
+            const more = yield* attempt(() => dispatch(evaluator.parallelism * CHECKPOINT_DEPTH))
+            if (!more.ok) return yield* end(runner, "failed", more.error)
+          }
           // The fsync runs off this thread: requests go on being answered meanwhile.
           const flushed = yield* Effect.promise(() => settled(runner.flush(), failureText))
           if (!flushed.ok) return yield* end(runner, "failed", flushed.error)

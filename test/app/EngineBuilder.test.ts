@@ -25,4 +25,23 @@ describe("EngineBuilder", () => {
     expect(second.validate("jane@other.samples", "g7").isValid).toBe(true)
     expect(second.validate("jane@g7.samples", "g7").isValid).toBe(false)
   })
+
+  it("forgets the verdicts its engines remembered: target groups compiled afresh, the index kept", () => {
+    const builder = new EngineBuilder()
+    const loaded = configFromResources({
+      targetGroups: [{ id: "uni", name: "uni", criteria: { institutions: { countries: ["GB"] } } }]
+    })
+    if (!loaded.ok) throw new Error("the test config does not load")
+    const first = builder.engineFor(loaded.config)
+    if (!("targetGroups" in first)) throw first
+    const before = first.validate("jane@mit.edu", "uni")
+    expect(first.context.hosts.memoized).toBe(1)
+    builder.forgetVerdicts()
+    expect(first.context.hosts.memoized).toBe(0)
+    const second = builder.engineFor(loaded.config)
+    if (!("targetGroups" in second)) throw second
+    expect(second.context).toBe(first.context)
+    expect(second.targetGroups.get("uni")).not.toBe(first.targetGroups.get("uni"))
+    expect(second.validate("jane@mit.edu", "uni")).toEqual(before)
+  })
 })

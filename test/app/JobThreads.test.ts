@@ -5,6 +5,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { afterEach, describe, expect, it } from "vitest"
 import { JobThreads } from "../../src/app/JobThreads.ts"
+import { VERDICT_GROUPS } from "../../src/app/jobThreadMemory.ts"
 import { LiveSnapshot } from "../../src/app/Snapshot.ts"
 import { directorySource } from "../../src/app/sources.ts"
 import { type Validated, Validation, ValidationCounters } from "../../src/app/Validation.ts"
@@ -122,6 +123,21 @@ describe("JobThreads", () => {
       expect(counted).toEqual(expected.counted)
       expect(expected.batch.valid).toBeGreaterThan(0)
       if ("offerId" in target) expect(expected.usage?.usage.validations).toBe(items.length - 1)
+    }
+  })
+
+  it("judges alike when successive batches ask about more target groups than a thread keeps verdicts for", async () => {
+    const { live } = shipped()
+    const threads = pool(live, { threads: 1 })
+    const groups = ["universities", "uk-students", "acme-bavaria", "acme-partners", "globex-campus"]
+    expect(groups.length).toBeGreaterThan(VERDICT_GROUPS)
+    // The fifth group makes the thread forget the first four's verdicts; the second round judges them again.
+    for (let round = 0; round < 2; round++) {
+      for (const targetGroupId of [...groups, "acme-student-discount"]) {
+        const target = targetGroupId.includes("discount") ? { offerId: targetGroupId } : { targetGroupId }
+        const batch = await threads.evaluate(requestFor(target), undefined)
+        expect(text(batch.text)).toBe(text(here(live, requestFor(target)).batch.text))
+      }
     }
   })
 

@@ -46,6 +46,12 @@ class StoredFacts {
     this.disposable = disposable
     this.freeMail = freeMail
   }
+
+  forgetMemos(): void {
+    this.memoOwner = null
+    this.memo = null
+    this.memoMore = null
+  }
 }
 
 /** What the per-email path knows about a host. */
@@ -58,8 +64,12 @@ const noMatch: HostMatch = { kind: "none" }
 const nothing = new StoredFacts(noMatch, false, false)
 const nothingButDisposable = new StoredFacts(noMatch, true, false)
 
-/** How many owners' values the facts of one host keep (`HostDirectory.memo`): an offer's groups, a few at once. */
-const MEMO_OWNERS = 4
+/**
+ * How many owners' values the facts of one host keep (`HostDirectory.memo`):
+ * an offer's groups and its shared row verdicts (`app/rowVerdicts.ts`), and
+ * a target group's job beside them, without pushing each other out.
+ */
+const MEMO_OWNERS = 6
 
 /** By default at most this many domains under bare suffix rules become keys (each ~0.3 KB with its facts and verdicts). */
 const defaultMaxLearnedKeys = 50_000
@@ -92,6 +102,12 @@ class KeyRecord extends StoredFacts {
     this.rule = bareRule ? match.rule : null
     this.belowDisposable = below.disposable
     this.belowFreeMail = below.freeMail
+  }
+
+  override forgetMemos(): void {
+    super.forgetMemos()
+    this.below?.forgetMemos()
+    this.#belowListedDisposable?.forgetMemos()
   }
 
   /** The facts for a host below the key (not a bare suffix rule), given whether that host is itself on the disposable list. */
@@ -193,6 +209,34 @@ export class HostDirectory {
       more.push(owner, value)
     }
     return value
+  }
+
+  /**
+   * Whether `facts` are a key's own, answered for a host equal to that key:
+   * then they stand for that one host, and a value `memo` keeps beside them
+   * may depend on the host too (`app/rowVerdicts.ts`). The facts of hosts
+   * below a key are shared by all of them.
+   */
+  isOneHost(facts: HostFacts): boolean {
+    return facts instanceof KeyRecord
+  }
+
+  /**
+   * Drops every value `memo` remembers, so what they hold (verdicts, and
+   * through them their owners: compiled target groups of engines since
+   * replaced) can be collected. The facts themselves stay.
+   */
+  forgetMemos(): void {
+    for (const record of this.#keys.values()) if (typeof record !== "string") record.forgetMemos()
+  }
+
+  /** The number of keys whose facts (as a host, or for the hosts below) remember a value (`memo`). */
+  get memoized(): number {
+    let count = 0
+    for (const record of this.#keys.values()) {
+      if (typeof record !== "string" && (record.memoOwner !== null || record.below?.memoOwner != null)) count++
+    }
+    return count
   }
 
   /** Asks the sources about `key` (the data's own string) and remembers the answer. */

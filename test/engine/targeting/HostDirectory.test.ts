@@ -117,7 +117,7 @@ describe("HostDirectory", () => {
   it("remembers a derived value per facts for the last few owners that asked (an offer's groups take turns)", () => {
     const directory = new HostDirectory(table, lists)
     const facts = directory.facts("mit.edu")
-    const owners = [{}, {}, {}, {}, {}]
+    const owners = [{}, {}, {}, {}, {}, {}, {}]
     let runs = 0
     const derive = (owner: object) => ({ owner, run: ++runs })
     const value = directory.memo(facts, owners[0]!, derive)
@@ -125,18 +125,39 @@ describe("HostDirectory", () => {
     // Three groups of an offer in turn: each derives once, then every turn is remembered.
     for (let round = 0; round < 3; round++) for (const owner of owners.slice(0, 3)) directory.memo(facts, owner, derive)
     expect(runs).toBe(3)
-    // A fifth owner pushes out the oldest of the turn-takers, never the first.
-    directory.memo(facts, owners[3]!, derive)
-    directory.memo(facts, owners[4]!, derive)
-    expect(runs).toBe(5)
-    directory.memo(facts, owners[0]!, derive)
-    expect(runs).toBe(5)
-    directory.memo(facts, owners[1]!, derive)
+    // Six are kept (an offer's three groups, its row verdicts, a target group's job's); a seventh owner
+    // pushes out the oldest of the turn-takers, never the first.
+    for (const owner of owners.slice(3, 6)) directory.memo(facts, owner, derive)
     expect(runs).toBe(6)
+    for (const owner of owners.slice(0, 6)) directory.memo(facts, owner, derive)
+    expect(runs).toBe(6)
+    directory.memo(facts, owners[6]!, derive)
+    expect(runs).toBe(7)
+    directory.memo(facts, owners[0]!, derive)
+    expect(runs).toBe(7)
+    directory.memo(facts, owners[1]!, derive)
+    expect(runs).toBe(8)
     const first = owners[0]!
     // Facts that are not the directory's own are derived every time.
     const loose = { ...facts }
-    expect(directory.memo(loose, first, derive)).toEqual({ owner: first, run: 7 })
-    expect(directory.memo(loose, first, derive)).toEqual({ owner: first, run: 8 })
+    expect(directory.memo(loose, first, derive)).toEqual({ owner: first, run: 9 })
+    expect(directory.memo(loose, first, derive)).toEqual({ owner: first, run: 10 })
+  })
+
+  it("forgets every remembered value on request, keeping the facts (a job thread's bound on its verdicts)", () => {
+    const directory = new HostDirectory(table, lists)
+    const owner = {}
+    let runs = 0
+    const derive = () => ++runs
+    for (const host of ["mit.edu", "cs.mit.edu", "ox.ac.uk", "newcollege.edu", "a.newcollege.edu"]) {
+      directory.memo(directory.facts(host), owner, derive)
+    }
+    expect(directory.memoized).toBe(3)
+    const facts = directory.facts("cs.mit.edu")
+    directory.forgetMemos()
+    expect(directory.memoized).toBe(0)
+    expect(directory.facts("cs.mit.edu")).toBe(facts)
+    expect(directory.memo(facts, owner, derive)).toBe(6)
+    expect(directory.memo(facts, owner, derive)).toBe(6)
   })
 })
