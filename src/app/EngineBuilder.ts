@@ -39,6 +39,15 @@ export class EngineBuilder {
     this.#options = options
   }
 
+  /**
+   * Reads what every engine needs whatever the config (the built-in email
+   * lists), ahead of the first `engineFor`: `LiveSnapshot.make` calls it
+   * while the configuration loads elsewhere.
+   */
+  prepare(): void {
+    this.#lists ??= loadBuiltInEmailLists()
+  }
+
   contextFor(config: EngineConfig): EngineContext {
     // An index imported into the data directory (`campusgate data import`) is taken up on the next load.
     const key = JSON.stringify([

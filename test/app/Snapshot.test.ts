@@ -98,4 +98,32 @@ describe("LiveSnapshot", () => {
       live.close()
     }
   })
+
+  it("watches from before the first load ends: a change saved while it runs is applied once the snapshot exists", async () => {
+    const dirs = makeDirs(validConfig)
+    const files = directorySource({ configDir: dirs.configDir, dataDir: dirs.dataDir, env: {} })
+    // A first load that takes a second (the daemon loads on a thread of its own); the later ones are prompt.
+    let loads = 0
+    const source = {
+      directories: files.directories,
+      load: Effect.andThen(
+        Effect.suspend(() => (loads++ === 0 ? Effect.sleep("1 second") : Effect.void)),
+        files.load
+      )
+    }
+    const reloads: Array<ReloadOutcome> = []
+    const making = Effect.runPromise(
+      LiveSnapshot.make(source, { watch: true, debounceMs: 50, onReload: (outcome) => reloads.push(outcome) })
+    )
+    // The watcher's first scan is done well within the load; then the file changes.
+    await new Promise((resolve) => setTimeout(resolve, 600))
+    writeFileSync(join(dirs.configDir, "target-groups/uk.yaml"), ukGroupYaml.replace("[GB]", "[GB, DE]"))
+    const live = await making
+    try {
+      expect(await nextReload(reloads, 1)).toEqual({ ok: true, generation: 2 })
+      expect(validate(live, "jane@tum.de").isValid).toBe(true)
+    } finally {
+      live.close()
+    }
+  })
 })
