@@ -106,9 +106,9 @@ export class LiveSnapshot {
    * Loads the configuration from `source`; it must be valid to start.
    *
    * Start-up runs three slow steps side by side: the load (on the loader's
-   * thread for the daemon), the watcher's first scan (chokidar stats every
-   * watched path: ~0.3 s) and the reading of the built-in email lists
-   * (`EngineBuilder.prepare`); only the compile waits for the load. A change
+   * thread for the daemon), the watcher's first scan and the reading of the
+   * built-in email lists (`EngineBuilder.prepare`); the compile waits for
+   * them, and the watcher's settling (two poll intervals) runs during it. A change
    * the watcher reports before the snapshot exists is reloaded once it does.
    * Measured with `npm run bench:http`'s start-up figure (`serve` until
    * `/healthz`).
@@ -116,6 +116,20 @@ export class LiveSnapshot {
   static make(
     source: SnapshotSource,
     options: LiveSnapshotOptions = {}
+  ): Effect.Effect<LiveSnapshot, InvalidConfiguration> {
+    return LiveSnapshot.#make(source, options, true)
+  }
+
+  /**
+   * `make`; with `awaitScan`, the compile also waits for the watcher's first
+   * scan, so that the settling that follows it (`ConfigWatcher.ready`) runs
+   * during the compile rather than after (the scan needs this thread, which
+   * the compile holds). Only an asynchronous start can wait.
+   */
+  static #make(
+    source: SnapshotSource,
+    options: LiveSnapshotOptions,
+    awaitScan: boolean
   ): Effect.Effect<LiveSnapshot, InvalidConfiguration> {
     const engines = new EngineBuilder({ now: options.now, builtInInstitutions: options.builtInInstitutions })
     let live: LiveSnapshot | undefined
@@ -127,7 +141,8 @@ export class LiveSnapshot {
             else Effect.runFork(live.reload())
           })
         : undefined
-    const loading = Effect.all([source.load, Effect.sync(() => engines.prepare())], { concurrency: 2 })
+    const scanned = watcher !== undefined && awaitScan ? Effect.promise(() => watcher.scanned) : Effect.void
+    const loading = Effect.all([source.load, Effect.sync(() => engines.prepare()), scanned], { concurrency: 3 })
     return loading.pipe(
       Effect.flatMap(([loaded]) => {
         const first = compile(loaded, engines, 1, options.builtInInstitutions ?? true)
@@ -150,7 +165,7 @@ export class LiveSnapshot {
    * memory), as the library's synchronous entry and the tools need.
    */
   static loadSync(source: SnapshotSource, options: LiveSnapshotOptions = {}): LiveSnapshot | InvalidConfiguration {
-    const exit = Effect.runSyncExit(LiveSnapshot.make(source, options))
+    const exit = Effect.runSyncExit(LiveSnapshot.#make(source, options, false))
     if (Exit.isSuccess(exit)) return exit.value
     const failure = exit.cause.reasons.find((reason) => reason._tag === "Fail")
     if (failure !== undefined) return failure.error

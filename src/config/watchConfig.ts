@@ -49,6 +49,8 @@ const isWatched = (roots: ReadonlyArray<string>, path: string): boolean => {
 }
 
 export interface ConfigWatcher {
+  /** Resolves once the directories' first scan is done (`ready` follows two poll intervals later). */
+  readonly scanned: Promise<void>
   /** Resolves once the directories are being watched (their first scan is done); changes before may be missed. */
   readonly ready: Promise<void>
   /** Stops watching. */
@@ -80,10 +82,12 @@ export const watchConfigDirectories = (
   watcher.on("all", (_event, path) => schedule(path))
   // A directory that cannot be watched (removed, permissions) is re-read at the next change; nothing to do here.
   watcher.on("error", () => {})
+  const scanned = new Promise<void>((resolve) => watcher.once("ready", () => resolve()))
   return {
+    scanned,
     // Each path's first stat, which later ones are compared with, is taken within a poll interval after
     // chokidar's scan; a change made before it would be the baseline itself (measured: 3 of 20 missed).
-    ready: new Promise((resolve) => watcher.once("ready", () => setTimeout(resolve, 2 * POLL_INTERVAL_MS))),
+    ready: scanned.then(() => new Promise<void>((resolve) => setTimeout(resolve, 2 * POLL_INTERVAL_MS))),
     close: () => {
       clearTimeout(timer)
       void watcher.close()
