@@ -1,23 +1,25 @@
 /**
  * The job queue shared by every daemon on one Redis: the same service as
- * `JobQueue.layer`, with the queue's state in Redis (`jobQueueScripts.ts`)
+ * `JobQueue.layer`, with the queue's state in Redis (keys in
+ * `jobQueueKeys.ts`, changed by the scripts of `jobQueueScripts.ts`)
  * instead of this process's memory, and the job's input and results on
  * the data directory every daemon mounts (`JobStoreRedis.ts`).
  *
  * - `submit` stores the record, the waiting entry and the Idempotency-Key
  *   in one script, so `maxQueued` and idempotency hold across daemons; the
  *   202 is answered only after it.
- * - Each daemon runs `concurrency` workers. A worker claims the next job
- *   under a lease (`LEASE_MS`, Redis's clock) and renews it every
- *   `LEASE_MS / 5`; checkpoints and the final record are written only
- *   while the lease is held. A daemon that dies (SIGKILL, a lost host)
- *   stops renewing: once the lease lapses, another daemon's worker takes
- *   the job and resumes it at its last checkpoint, storing that
- *   checkpoint's usage again first (`applyOnce` makes that count once), so
- *   every input is counted and written exactly once. A worker that cannot
- *   renew (Redis down, or the lease taken) stops its run before its lease
- *   could lapse, so two daemons never write one job's results at once —
- *   assuming no pause of a daemon longer than the lease minus one renewal.
+ * - Each daemon runs `concurrency` workers (`jobQueueLease.ts`). A worker
+ *   claims the next job under a lease (`LEASE_MS`, Redis's clock) and
+ *   renews it every `LEASE_MS / 5`; checkpoints and the final record are
+ *   written only while the lease is held. A daemon that dies (SIGKILL, a
+ *   lost host) stops renewing: once the lease lapses, another daemon's
+ *   worker takes the job and resumes it at its last checkpoint, storing
+ *   that checkpoint's usage again first (`applyOnce` makes that count
+ *   once), so every input is counted and written exactly once. A worker
+ *   that cannot renew (Redis down, or the lease taken) stops its run
+ *   before its lease could lapse, so two daemons never write one job's
+ *   results at once — assuming no pause of a daemon longer than the lease
+ *   minus one renewal.
  * - Workers wait for a message on `jobs:wake` (published by every submit)
  *   or `POLL_MS`, whichever comes first.
  * - A cancellation of a job running on another daemon is asked in Redis
@@ -26,21 +28,20 @@
  * - Retention, callbacks and idempotency behave as with one daemon:
  *   finished jobs expire (any daemon's sweeper deletes them), a callback
  *   is delivered by the daemon that finished the job, and tried again by
- *   any daemon when that one is gone before it settled.
+ *   any daemon when that one is gone before it settled
+ *   (`jobQueueCallbacks.ts`).
  */
-import { randomBytes } from "node:crypto"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Redis from "effect/persistence/Redis"
 import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
-import { RedisKeyPrefix, redisKey } from "../store/redis.ts"
+import { RedisKeyPrefix } from "../store/redis.ts"
 import { IdempotencyConflict, InvalidJobCursor, JobNotFinished, JobNotFound, jobsError, QueueFull } from "./errors.ts"
-import { isFinished, type Job, type JobCallback, type JobId } from "./Job.ts"
+import { isFinished, type Job, type JobId } from "./Job.ts"
 import { type JobEntry, pageOf } from "./JobIndex.ts"
 import {
   decodeJobCursor,
@@ -52,38 +53,20 @@ import {
 } from "./JobQueue.ts"
 import { JobStore, JobStoreError } from "./JobStore.ts"
 import { encodeJob, makeRedisJobStore } from "./JobStoreRedis.ts"
-import {
-  cancelScript,
-  claimScript,
-  dropScript,
-  fencedWriteScript,
-  finishScript,
-  renewScript,
-  submitScript,
-  takeDueScript,
-  updateFinishedScript
-} from "./jobQueueScripts.ts"
+import { callbackAt, makeJobCallbacks } from "./jobQueueCallbacks.ts"
+import { idempotencyField, jobQueueKeys } from "./jobQueueKeys.ts"
+import { makeLeaseWorker } from "./jobQueueLease.ts"
+import { cancelScript, dropScript, submitScript, takeDueScript } from "./jobQueueScripts.ts"
 import { forgetJobUsage, storeCheckpointUsage } from "./jobUsage.ts"
-import { DEFAULT_CHUNK_ITEMS, finalRecord, jobEntry, logEnd, startedFields } from "./jobWorkers.ts"
-import { type JobEnd, processJob } from "./processJob.ts"
+import { finalRecord, logEnd } from "./jobWorkers.ts"
 
-/** How long a claim lasts without renewal. */
-export const LEASE_MS = 10_000
-/** How often idle workers look for jobs besides wake-up messages. */
-const POLL_MS = 1000
 /** How often a waiter reads the record of a job running on another daemon. */
 const AWAIT_POLL_MS = 250
-/** How long a daemon delivering a callback has before another daemon tries it. */
-const CALLBACK_CLAIM_MS = 10 * 60_000
-/** How often callbacks whose deliverer is gone are looked for. */
-const CALLBACK_SWEEP = "30 seconds"
 
 export interface RedisJobQueueOptions extends JobQueueOptions {
   /** Where job inputs and results are kept: a directory every daemon mounts. */
   readonly dataDir: string
 }
-
-const idempotencyField = (team: string, key: string): string => `${team}\n${key}`
 
 const now = Effect.clockWith((clock) => clock.currentTimeMillis)
 
@@ -92,29 +75,13 @@ export const layerRedis = (options: RedisJobQueueOptions): Layer.Layer<JobQueue 
     Effect.gen(function* () {
       const redis = yield* Redis.Redis
       const prefix = yield* RedisKeyPrefix
-      const { store, files, records, sweepFiles } = yield* makeRedisJobStore(options.dataDir)
-      const key = (name: string) => redisKey(prefix, "jobs", name)
-      const keys = {
-        records,
-        waiting: key("waiting"),
-        running: key("running"),
-        leases: key("leases"),
-        cancel: key("cancel"),
-        expiring: key("expiring"),
-        idempotency: key("idempotency"),
-        callbacks: key("callbacks"),
-        wake: key("wake")
-      }
+      const { store, files, sweepFiles } = yield* makeRedisJobStore(options.dataDir)
+      const keys = jobQueueKeys(prefix)
       const scripts = {
         submit: redis.eval(submitScript),
-        claim: redis.eval(claimScript),
-        renew: redis.eval(renewScript),
-        fencedWrite: redis.eval(fencedWriteScript),
-        finish: redis.eval(finishScript),
         cancel: redis.eval(cancelScript),
         takeDue: redis.eval(takeDueScript),
-        drop: redis.eval(dropScript),
-        updateFinished: redis.eval(updateFinishedScript)
+        drop: redis.eval(dropScript)
       }
       const storeError =
         (operation: JobStoreError["operation"], jobId?: string) =>
@@ -129,7 +96,6 @@ export const layerRedis = (options: RedisJobQueueOptions): Layer.Layer<JobQueue 
       const endings = new Map<string, Deferred.Deferred<Job>>()
       let waitingSeen = 0
       const wake = yield* Queue.sliding<void>(options.concurrency)
-      const scope = yield* Effect.scope
 
       const ending = (jobId: string) => {
         let deferred = endings.get(jobId)
@@ -168,43 +134,7 @@ export const layerRedis = (options: RedisJobQueueOptions): Layer.Layer<JobQueue 
         return job
       })
 
-      /** Writes `record` as the job's end while `token` holds it ('' : whoever took it off the waiting set). */
-      const finishWith = (jobId: string, token: string, record: string, expiresAt: number, callbackDue: string) =>
-        scripts.finish(
-          keys.records,
-          keys.leases,
-          keys.running,
-          keys.expiring,
-          keys.cancel,
-          keys.callbacks,
-          jobId,
-          token,
-          record,
-          expiresAt,
-          callbackDue
-        )
-
-      const callbackAt = (job: Job, at: number) =>
-        job.callback === undefined || job.callback.delivered ? "" : String(at + CALLBACK_CLAIM_MS)
-
-      const recordCallback = (jobId: JobId, callback: JobCallback): Effect.Effect<void> =>
-        Effect.gen(function* () {
-          const job = yield* store.read(jobId)
-          if (job === undefined) return
-          yield* scripts.updateFinished(keys.records, jobId, encodeJob({ ...job, callback }))
-        }).pipe(Effect.orDie)
-
-      /** Delivers a finished job's callback in the background; once settled, no daemon tries it again. */
-      const notify = (job: Job): Effect.Effect<void> => {
-        const { onFinished } = options
-        if (onFinished === undefined || job.callback === undefined || job.callback.delivered) return Effect.void
-        const settled = redis.send("ZREM", keys.callbacks, job.jobId).pipe(Effect.ignore)
-        const hook = onFinished(job, (callback) => recordCallback(job.jobId, callback)).pipe(
-          Effect.andThen(settled),
-          Effect.catchCause((cause) => Effect.logError("job callback hook failed", { jobId: job.jobId }, cause))
-        )
-        return Effect.asVoid(Effect.forkIn(hook, scope))
-      }
+      const { recordCallback, notify, sweep: callbackSweep } = yield* makeJobCallbacks(store, keys, options.onFinished)
 
       /** What follows a final record written: usage, log, metrics, waiters, callback. */
       const ended = (final: Job) =>
@@ -270,128 +200,17 @@ export const layerRedis = (options: RedisJobQueueOptions): Layer.Layer<JobQueue 
         }
       })
 
-      /** The run of one claimed job, its lease renewed meanwhile; ends with its final record unless the lease is lost. */
-      const runClaimed = (jobId: JobId, token: string) =>
-        Effect.gen(function* () {
-          const claimedAt = Date.now()
-          let validUntil = claimedAt + LEASE_MS - LEASE_MS / 5
-          const job = yield* store.read(jobId)
-          if (job === undefined || isFinished(job.status)) {
-            yield* finishWith(jobId, token, job === undefined ? "" : encodeJob(job), 0, "").pipe(Effect.ignore)
-            return
-          }
-          if (job.status === "running") {
-            yield* Effect.logInfo("job resumed", {
-              jobId,
-              processed: job.checkpoint.processed,
-              total: job.progress.total
-            })
-            // What its previous run checkpointed but may not have stored: stored already, it changes nothing.
-            yield* storeCheckpointUsage(options.usage, job)
-          }
-          const fenced = (record: Job) =>
-            scripts.fencedWrite(keys.records, keys.leases, jobId, token, encodeJob(record)).pipe(
-              Effect.retry({ schedule: Schedule.spaced("200 millis"), while: () => Date.now() < validUntil }),
-              Effect.catch(() => Effect.succeed(0)),
-              Effect.flatMap((written) => (written === 1 ? Effect.void : Effect.interrupt))
-            )
-          const running: Job = {
-            ...job,
-            status: "running",
-            startedAt: job.startedAt ?? new Date(yield* now).toISOString()
-          }
-          const entry = yield* jobEntry(running)
-          entry.active = true
-          active.set(jobId, entry)
-          const run = Effect.gen(function* () {
-            yield* fenced(running)
-            yield* Effect.logInfo("job started", startedFields(running))
-            const fencedStore = JobStore.of({ ...store, write: (record) => fenced(record) })
-            return yield* processJob(fencedStore, running, entry, options.evaluator, {
-              chunkItems: options.chunkItems ?? DEFAULT_CHUNK_ITEMS,
-              usage: options.usage
-            }).pipe(
-              Effect.catchDefect((defect) =>
-                Effect.as(Effect.logError("job run failed unexpectedly", { jobId }, defect), {
-                  job: running,
-                  status: "failed",
-                  error: "The job failed unexpectedly."
-                } satisfies JobEnd)
-              )
-            )
-          })
-          const runFiber = yield* Effect.forkChild(run)
-          const heartbeat = Effect.gen(function* () {
-            for (;;) {
-              yield* Effect.sleep(LEASE_MS / 5)
-              const sentAt = Date.now()
-              const renewed = yield* Effect.result(
-                scripts.renew(keys.running, keys.leases, keys.cancel, jobId, token, LEASE_MS)
-              )
-              if (renewed._tag === "Success" && renewed.success >= 0) {
-                validUntil = sentAt + LEASE_MS - LEASE_MS / 5
-                if (renewed.success === 1) entry.cancelRequested = true
-              } else if (renewed._tag === "Success" || Date.now() >= validUntil) {
-                return yield* Fiber.interrupt(runFiber)
-              }
-            }
-          })
-          const heartbeatFiber = yield* Effect.forkChild(heartbeat)
-          const exit = yield* Fiber.await(runFiber)
-          yield* Fiber.interrupt(heartbeatFiber)
-          active.delete(jobId)
-          if (Exit.isFailure(exit)) {
-            yield* Effect.logWarning("job claim lost; another daemon goes on with it from its last checkpoint", {
-              jobId
-            })
-            return
-          }
-          const finishedAt = yield* now
-          const final = finalRecord(exit.value, finishedAt, options.retentionHours)
-          const written = yield* finishWith(
-            jobId,
-            token,
-            encodeJob(final),
-            Date.parse(final.expiresAt!),
-            callbackAt(final, finishedAt)
-          ).pipe(
-            Effect.retry({ schedule: Schedule.spaced("200 millis"), while: () => Date.now() < validUntil }),
-            Effect.catch(() => Effect.succeed(0))
-          )
-          if (written !== 1) {
-            yield* Effect.logWarning("job claim lost before its end was stored; another daemon finishes it", { jobId })
-            return
-          }
-          yield* ended(final)
-        })
-
-      let storeDown = false
-      const worker = Effect.forever(
-        Effect.gen(function* () {
-          const token = randomBytes(12).toString("hex")
-          const claimed = yield* Effect.result(scripts.claim(keys.waiting, keys.running, keys.leases, token, LEASE_MS))
-          if (claimed._tag === "Failure") {
-            if (!storeDown)
-              yield* Effect.logWarning("the job queue cannot reach Redis; retrying", {
-                error: String(claimed.failure.cause)
-              })
-            storeDown = true
-            yield* Effect.sleep(POLL_MS)
-            return
-          }
-          if (storeDown) yield* Effect.logInfo("the job queue reaches Redis again")
-          storeDown = false
-          const [jobId, waiting] = claimed.success
-          waitingSeen = Number(waiting)
-          if (jobId === "") {
-            yield* Effect.raceFirst(Queue.take(wake), Effect.sleep(POLL_MS))
-            return
-          }
-          yield* runClaimed(jobId as JobId, token).pipe(
-            Effect.catchCause((cause) => Effect.logError("job worker failed", { jobId }, cause))
-          )
-        })
-      )
+      const worker = yield* makeLeaseWorker({
+        store,
+        keys,
+        options,
+        active,
+        wake,
+        sawWaiting: (waiting) => {
+          waitingSeen = waiting
+        },
+        ended
+      })
 
       // Submits on other daemons wake this one's workers.
       const messages = yield* redis.subscribe(keys.wake)
@@ -411,14 +230,7 @@ export const layerRedis = (options: RedisJobQueueOptions): Layer.Layer<JobQueue 
       yield* Effect.forkScoped(Effect.repeat(sweep, Schedule.spaced(options.sweepInterval ?? "10 minutes")))
 
       // Callbacks whose deliverer died before they settled are delivered here.
-      const callbacks = Effect.gen(function* () {
-        const at = yield* now
-        for (const jobId of yield* scripts.takeDue(keys.callbacks, at, String(at + CALLBACK_CLAIM_MS))) {
-          const job = yield* store.read(jobId as JobId)
-          if (job !== undefined) yield* notify(job)
-        }
-      }).pipe(Effect.ignore)
-      yield* Effect.forkScoped(Effect.repeat(callbacks, Schedule.spaced(CALLBACK_SWEEP)))
+      yield* Effect.forkScoped(callbackSweep)
 
       const awaitEnd = (job: Job): Effect.Effect<Job, JobStoreError> => {
         if (isFinished(job.status)) return Effect.succeed(job)
@@ -505,32 +317,3 @@ export const layerRedis = (options: RedisJobQueueOptions): Layer.Layer<JobQueue 
       return Context.make(JobQueue, queue).pipe(Context.add(JobStore, store))
     })
   )
-
-/**
- * Puts jobs of another store (a data directory being migrated) into the
- * shared queue as they are: finished ones expire when they would have (a
- * callback not yet delivered is tried again), queued and running ones wait
- * (running ones first, resumed at their checkpoint). Their files stay where
- * they are: the data directory the daemons share.
- */
-export const importJobs = (jobs: ReadonlyArray<Job>): Effect.Effect<void, Redis.RedisError, Redis.Redis> =>
-  Effect.gen(function* () {
-    const redis = yield* Redis.Redis
-    const prefix = yield* RedisKeyPrefix
-    const key = (name: string) => redisKey(prefix, "jobs", name)
-    for (const job of jobs) {
-      yield* redis.send("HSET", key("records"), job.jobId, encodeJob(job))
-      if (job.idempotency !== undefined) {
-        yield* redis.send("HSET", key("idempotency"), idempotencyField(job.team, job.idempotency.key), job.jobId)
-      }
-      if (isFinished(job.status)) {
-        yield* redis.send("ZADD", key("expiring"), String(Date.parse(job.expiresAt ?? job.createdAt)), job.jobId)
-        if (job.callback !== undefined && !job.callback.delivered) {
-          yield* redis.send("ZADD", key("callbacks"), "0", job.jobId)
-        }
-      } else {
-        const score = job.status === "running" ? 0 : Date.parse(job.createdAt)
-        yield* redis.send("ZADD", key("waiting"), String(score), job.jobId)
-      }
-    }
-  })

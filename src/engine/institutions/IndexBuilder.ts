@@ -6,12 +6,14 @@
  * domain; every fact (name, type, country, region) carries its evidence —
  * the dataset or rule it came from and how sure it is. Without `override`
  * a later dataset only fills facts and domains nobody has yet, so datasets
- * are added most trusted first.
+ * are added most trusted first. The builder decides which institution owns
+ * each domain; an institution being built, and how its facts are filled,
+ * merged and compiled into a row, is a draft (`institutionDraft.ts`).
  */
 import { parse } from "tldts"
 import type { DataSource, InstitutionType } from "../../domain/Institution.ts"
 import type { NonInstitutionKind } from "../../domain/NonInstitution.ts"
-import { countrySourceOf, evidence, inferCountry, ownRole, RULES_SOURCE, resolveType } from "./draftFacts.ts"
+import { ownRole } from "./draftFacts.ts"
 import {
   type DomainRow,
   type EvidenceRow,
@@ -23,47 +25,19 @@ import {
   type RoleRow,
   type SuffixRuleRow
 } from "./InstitutionsData.ts"
+import {
+  type Draft,
+  draftNames,
+  draftRow,
+  fillDraft,
+  type InstitutionInput,
+  mergeDraftFacts,
+  newDraft,
+  settledDraft,
+  unsettleDraft
+} from "./institutionDraft.ts"
 import { decodeSiblings, encodeSiblings, siblingZone } from "./siblings.ts"
-import type { RorType } from "./sources/SourceSnapshot.ts"
 import type { ZonePolicy } from "./zones.ts"
-
-export interface InstitutionInput {
-  readonly name?: string | null | undefined
-  readonly domains: ReadonlyArray<string>
-  readonly country?: string | null | undefined
-  readonly region?: string | null | undefined
-  readonly type?: InstitutionType | undefined
-  /** Other names and acronyms. */
-  readonly names?: ReadonlyArray<string> | undefined
-  readonly ror?: string | null | undefined
-  /** The registry's organisation types, which the type is derived from with the names. */
-  readonly rorTypes?: ReadonlyArray<RorType> | undefined
-  /** How the country is known, when not stated by the dataset itself (e.g. `name-match`). */
-  readonly countryEvidence?: EvidenceRow | undefined
-}
-
-interface Draft {
-  id: string
-  name: string | null
-  nameEvidence: EvidenceRow | null
-  names: Set<string>
-  country: string | null
-  countryEvidence: EvidenceRow | null
-  region: string | null
-  regionEvidence: EvidenceRow | null
-  type: InstitutionType | null
-  typeEvidence: EvidenceRow | null
-  rorTypes: ReadonlyArray<RorType> | null
-  ror: string | null
-  sources: Set<number>
-  domains: Array<string>
-  /**
-   * The compiled row this draft was read from (`from`), while nothing but
-   * losing domains has changed it: `finish` then writes it back as it was,
-   * so merging a small user dataset into the built-in data stays cheap.
-   */
-  settled: InstitutionRow | null
-}
 
 export interface BuildReport {
   readonly droppedPublicSuffixes: Array<string>
@@ -79,10 +53,6 @@ export const normalizeDatasetDomain = (raw: string): string =>
     .toLowerCase()
     .replace(/^www\./, "")
     .replace(/\.$/, "")
-
-/** The shared empty sets of settled drafts (see `IndexBuilder.from`); never added to. */
-const noNames: Set<string> = new Set()
-const noSources: Set<number> = new Set()
 
 const byFirst = <T extends readonly [string, ...Array<unknown>]>(a: T, b: T): number =>
   a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0
@@ -108,26 +78,9 @@ export class IndexBuilder {
     builder.baseSiblings = data.siblings
     // Drafts read from compiled rows stay settled (their sets and evidence not made) until something changes them.
     for (const row of data.institutions) {
-      const [id, name, country, , region, type, , domains, , ror] = row
-      const draft: Draft = {
-        id,
-        name,
-        nameEvidence: null,
-        names: noNames,
-        country,
-        countryEvidence: null,
-        region,
-        regionEvidence: null,
-        type,
-        typeEvidence: null,
-        rorTypes: null,
-        ror,
-        sources: noSources,
-        domains: [...domains],
-        settled: row
-      }
+      const draft = settledDraft(row)
       builder.drafts.push(draft)
-      for (const domain of domains) {
+      for (const domain of draft.domains) {
         builder.byDomain.set(domain, draft)
         builder.knownRoles.set(domain, null)
       }
@@ -142,17 +95,7 @@ export class IndexBuilder {
 
   /** Makes a settled draft's sets and evidence from its row, before anything changes it. */
   private unsettle(draft: Draft): void {
-    const row = draft.settled
-    if (row === null) return
-    draft.settled = null
-    const at = (i: number): EvidenceRow | null => (i < 0 ? null : this.baseEvidence[i]!)
-    const [nameEv, typeEv, countryEv, regionEv] = row[10]
-    draft.names = new Set(row[8])
-    draft.sources = new Set(row[6])
-    draft.nameEvidence = at(nameEv)
-    draft.typeEvidence = at(typeEv)
-    draft.countryEvidence = at(countryEv)
-    draft.regionEvidence = at(regionEv)
+    unsettleDraft(draft, this.baseEvidence)
   }
 
   /** The evidence table of the data this builder started from, which settled rows point into. */
@@ -224,8 +167,7 @@ export class IndexBuilder {
   /** The names an institution listing `domain` is known by (for matching other datasets' records to it). */
   namesOf(domain: string): ReadonlyArray<string> {
     const draft = this.byDomain.get(domain)
-    if (draft?.settled != null) return [...(draft.name === null ? [] : [draft.name]), ...draft.settled[8]]
-    return draft === undefined ? [] : [...(draft.name === null ? [] : [draft.name]), ...draft.names]
+    return draft === undefined ? [] : draftNames(draft)
   }
 
   /** Whether the institution listing `domain` already knows its country from a dataset. */
@@ -248,51 +190,15 @@ export class IndexBuilder {
     const free = override ? domains : domains.filter((d) => !this.nonInstitutions.has(d))
     const owners = [...new Set(free.flatMap((d) => this.byDomain.get(d) ?? []))]
     const existing = owners[0]
-    const stated = (rule: string): EvidenceRow => evidence(source.dataset, rule, "high")
     if (existing !== undefined && !override) {
       this.unsettle(existing)
       // A dataset that names several listed domains as one institution joins them (unless the registry tells them apart).
       for (const other of owners.slice(1)) if (other.ror === null || existing.ror === null) this.merge(existing, other)
-      existing.sources.add(sourceIndex)
-      if (existing.name === null && input.name) {
-        existing.name = input.name
-        existing.nameEvidence = stated("dataset-name")
-      } else if (input.name && input.name !== existing.name) existing.names.add(input.name)
-      for (const name of input.names ?? []) if (name !== existing.name) existing.names.add(name)
-      if (existing.country === null && input.country) {
-        existing.country = input.country
-        existing.countryEvidence = input.countryEvidence ?? stated("dataset-country")
-      }
-      if (existing.region === null && input.region) {
-        existing.region = input.region
-        existing.regionEvidence = stated("dataset-region")
-      }
-      if (existing.type === null && input.type) {
-        existing.type = input.type
-        existing.typeEvidence = stated("dataset-type")
-      }
-      existing.rorTypes ??= input.rorTypes ?? null
-      existing.ror ??= input.ror ?? null
+      fillDraft(existing, input, source.dataset, sourceIndex)
       for (const domain of free) if (!this.byDomain.has(domain)) this.claim(existing, domain)
       return
     }
-    const draft: Draft = {
-      id: free[0] ?? domains[0]!,
-      name: input.name ?? null,
-      nameEvidence: input.name ? stated("dataset-name") : null,
-      names: new Set((input.names ?? []).filter((n) => n !== input.name)),
-      country: input.country ?? null,
-      countryEvidence: input.country ? (input.countryEvidence ?? stated("dataset-country")) : null,
-      region: input.region ?? null,
-      regionEvidence: input.region ? stated("dataset-region") : null,
-      type: input.type ?? null,
-      typeEvidence: input.type ? stated("dataset-type") : null,
-      rorTypes: input.rorTypes ?? null,
-      ror: input.ror ?? null,
-      sources: new Set([sourceIndex]),
-      domains: [],
-      settled: null
-    }
+    const draft = newDraft(free[0] ?? domains[0]!, input, source.dataset, sourceIndex)
     this.drafts.push(draft)
     for (const domain of free) if (override || !this.byDomain.has(domain)) this.claim(draft, domain)
   }
@@ -319,14 +225,7 @@ export class IndexBuilder {
     this.unsettle(into)
     this.unsettle(other)
     for (const domain of [...other.domains]) this.claim(into, domain)
-    for (const source of other.sources) into.sources.add(source)
-    if (other.name !== null && other.name !== into.name) into.names.add(other.name)
-    for (const name of other.names) if (name !== into.name) into.names.add(name)
-    if (into.country === null) [into.country, into.countryEvidence] = [other.country, other.countryEvidence]
-    if (into.region === null) [into.region, into.regionEvidence] = [other.region, other.regionEvidence]
-    if (into.type === null) [into.type, into.typeEvidence] = [other.type, other.typeEvidence]
-    into.rorTypes ??= other.rorTypes
-    into.ror ??= other.ror
+    mergeDraftFacts(into, other)
   }
 
   private claim(draft: Draft, domain: string): void {
@@ -426,34 +325,10 @@ export class IndexBuilder {
         continue
       }
       this.unsettle(draft)
-      if (draft.country === null) {
-        const inferred = draft.domains.map((d) => inferCountry(d, this.zoneOf)).find((c) => c !== undefined)
-        if (inferred !== undefined) [draft.country, draft.countryEvidence] = inferred
-      }
-      if (draft.region === null) {
-        const zone = draft.domains.map((d) => this.zoneOf(d)).find((z) => z?.[4] != null)
-        if (zone !== undefined) {
-          draft.region = zone[4]
-          draft.regionEvidence = evidence(RULES_SOURCE, `zone-policy:${zone[0]}`, "medium")
-        }
-      }
-      const [type, typeEvidence] = resolveType(draft, this.zoneOf)
       let id = draft.domains[0]!
       for (let n = 2; ids.has(id); n++) id = `${draft.domains[0]}~${n}`
       ids.add(id)
-      institutions.push([
-        id,
-        draft.name,
-        draft.country,
-        draft.countryEvidence === null ? null : countrySourceOf(draft.countryEvidence[1]),
-        draft.region,
-        type,
-        [...draft.sources].sort((a, b) => a - b),
-        draft.domains,
-        [...draft.names],
-        draft.ror,
-        [ref(draft.nameEvidence), ref(typeEvidence), ref(draft.countryEvidence), ref(draft.regionEvidence)]
-      ])
+      institutions.push(draftRow(draft, id, this.zoneOf, ref))
       for (const domain of draft.domains) {
         const role = this.knownRoles.has(domain) ? this.knownRoles.get(domain) : ownRole(domain)
         if (role != null) roles.push([domain, role])
