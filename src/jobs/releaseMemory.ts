@@ -17,13 +17,13 @@
  * three-group offer, two job threads, `--trace-incremental-marking`): a
  * memory-reducing collection also sets V8's old-generation limit to about
  * 1.1x what is live (89 MB live, a limit of 100-107 MB after the release at
- * a run's start, 172 MB without it), and V8 starts marking again whenever
- * less than the young generation's size is left below the limit. The
- * request thread started 44 incremental markings during the two jobs
- * against 31 without the release, each freeing ~2 MB; the rest were
- * started by the batches' transferred buffers ("external memory pressure")
- * and a low room left. Marking steps run between requests, so they are a
- * likely share of the p99 while a job runs. The same release once the
+ * a run's start, 172 MB without it), so the next marking starts after a
+ * few MB are promoted. The request thread started 44 incremental markings
+ * during the two jobs against 31 without the release, each freeing ~2 MB;
+ * without the release they were started by V8's own scheduling ("task")
+ * and by the batches' transferred buffers ("external memory pressure").
+ * Marking steps run between requests, so they are a likely share of the
+ * p99 while a job runs. The same release once the
  * daemon has started (215 MB resident idle against 362 MB) was measured at
  * 0.93x the idle single-validation throughput (two alternating rounds), so
  * it is not done.
