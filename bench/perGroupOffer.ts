@@ -2,7 +2,7 @@
  * The per-group composition of an offer's answer, as the engine computed it
  * before issue 16: every target group evaluated on its own
  * (`evaluateTargetGroup`: parse the email, look up its host, judge), the
- * results combined by a join of their reasons. Kept as the reference the
+ * results combined by a join of their distinct reasons. Kept as the reference the
  * engine's `evaluateOffer` is measured against (`npm run bench:offers`) and
  * property-tested equal to (test/engine/targeting/evaluateOffer.test.ts);
  * not in src, where an offer parses and looks up once for all its groups.
@@ -49,6 +49,17 @@ export const perGroupOffer = (
   const reason =
     results.length === 1 || sameReason
       ? (first.reason ?? "No target group matched.")
-      : `No target group of the offer matched: ${results.map((r) => `${r.targetGroup.id}: ${r.reason}`).join(" ")}`
+      : `No target group of the offer matched: ${byReason(results)}`
   return { isValid: false, email: input, offer: ref, matchedTargetGroups: [], results, reasonCode, reason }
+}
+
+/** Each distinct reason once, in order of first appearance, after the ids of the groups that gave it. */
+const byReason = (results: ReadonlyArray<ValidationResult>): string => {
+  const groups = new Map<string | undefined, Set<string>>()
+  for (const r of results) {
+    const ids = groups.get(r.reason) ?? new Set()
+    ids.add(r.targetGroup.id)
+    groups.set(r.reason, ids)
+  }
+  return [...groups].map(([reason, ids]) => `${[...ids].join(", ")}: ${reason}`).join(" ")
 }

@@ -73,7 +73,7 @@ const notActive = (offer: Offer, status: EffectiveOfferStatus, input: string): O
 /**
  * An active offer's answer from its groups' results, in the offer's order:
  * eligible when any matched; otherwise the reason all groups share, or each
- * group's reason.
+ * group's reason (`eachGroupsReason`).
  */
 const offerVerdict = (offer: Offer, input: string, results: Array<ValidationResult>): OfferValidationResult => {
   const ref = { id: offer.id, name: offer.name, status: "active" as const }
@@ -85,12 +85,33 @@ const offerVerdict = (offer: Offer, input: string, results: Array<ValidationResu
   for (let i = 1; i < results.length && sameReason; i++) sameReason = results[i]!.reasonCode === first.reasonCode
   const reasonCode: ReasonCode =
     sameReason && first.reasonCode !== undefined ? first.reasonCode : "NO_TARGET_GROUP_MATCHED"
-  let reason: string
-  if (results.length === 1 || sameReason) reason = first.reason ?? "No target group matched."
-  else {
-    // Concatenated, not joined: the parts stay shared until the answer is written (measured: npm run bench:offers).
-    reason = "No target group of the offer matched:"
-    for (let i = 0; i < results.length; i++) reason += ` ${results[i]!.targetGroup.id}: ${results[i]!.reason}`
-  }
+  const reason =
+    results.length === 1 || sameReason ? (first.reason ?? "No target group matched.") : eachGroupsReason(results)
   return { isValid: false, email: input, offer: ref, matchedTargetGroups: matched, results, reasonCode, reason }
+}
+
+/**
+ * Why no group matched, group by group in the offer's order, each distinct
+ * reason stated once after the groups that gave it: "No target group of the
+ * offer matched: universities, acme-bavaria: x.com is not a known academic
+ * institution. eu-students: ...". Groups often refuse a host for the same
+ * reason (it is no institution), and a job writes this text in every row.
+ * Concatenated, not joined: the parts stay shared until the answer is
+ * written (measured: npm run bench:offers).
+ */
+const eachGroupsReason = (results: ReadonlyArray<ValidationResult>): string => {
+  let reason = "No target group of the offer matched:"
+  for (let i = 0; i < results.length; i++) {
+    const text = results[i]!.reason
+    let stated = false
+    for (let j = 0; j < i && !stated; j++) stated = results[j]!.reason === text
+    if (stated) continue
+    const ids = [results[i]!.targetGroup.id]
+    for (let j = i + 1; j < results.length; j++) {
+      const id = results[j]!.targetGroup.id
+      if (results[j]!.reason === text && !ids.includes(id)) ids.push(id)
+    }
+    reason += ` ${ids.join(", ")}: ${text}`
+  }
+  return reason
 }

@@ -149,6 +149,25 @@ describe("evaluateOffer", () => {
     )
   })
 
+  it("states a reason several groups share once, after those groups' ids", () => {
+    const institutions = { institutions: { types: ["university" as const] } }
+    const engine = makeEngine(context, {
+      targetGroups: [
+        { id: "unis", name: "Unis", criteria: institutions },
+        { id: "partners", name: "Partners", criteria: { domains: { allow: ["samples.com"] } } },
+        { id: "more-unis", name: "More unis", criteria: institutions }
+      ],
+      offers: [{ id: "o", team: "acme", name: "O", status: "active", targetGroups: ["unis", "partners", "more-unis"] }]
+    })
+    if (engine instanceof InvalidConfiguration) throw engine
+    const result = evaluateOffer(engine.offers.get("o")!, engine.context, "jane@nowhere-known.org", now)
+    expect(result.reasonCode).toBe("NO_TARGET_GROUP_MATCHED")
+    expect(result.reason).toBe(
+      "No target group of the offer matched: unis, more-unis: nowhere-known.org is not a known academic institution." +
+        " partners: nowhere-known.org is not on the target group's domain lists or patterns."
+    )
+  })
+
   it("judges groups that parse differently on their own parse", () => {
     const engine = makeEngine(context, {
       targetGroups: [
