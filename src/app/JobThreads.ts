@@ -11,8 +11,11 @@
  *   on the daemon's own thread.
  * - The runner keeps `parallelism` batches of a job in flight and appends
  *   them in input order; which thread evaluates a batch does not matter.
- * - Batches move between threads without copying (the input lines there,
- *   the encoded rows back). Verdicts are counted in the metrics as they
+ * - Batches travel in memory each thread shares with this one, given once
+ *   when it starts (`batchSlots.ts`): the input lines are copied into a
+ *   slot, the rows are encoded into it, and the messages carry lengths. A
+ *   batch that does not fit moves its own buffers. A slot is the batch's
+ *   until the runner releases it. Verdicts are counted in the metrics as they
  *   come back; offer usage comes back as the batch's counts, which the
  *   runner adds to the job's tally when it appends the rows, so checkpoints
  *   and the exactly-once usage of `jobs/jobUsage.ts` are unchanged.
@@ -26,6 +29,7 @@ import { type Worker as NodeWorker, Worker } from "node:worker_threads"
 import type { UsageTally } from "../domain/OfferUsage.ts"
 import type { HashKey } from "../engine/email/canonicalHash.ts"
 import { type BatchEvaluator, type BatchRequest, type EncodedBatch, JobFailure } from "../jobs/jobBatches.ts"
+import { type BatchSlot, fitsSlot, slotMemory, slotsOf } from "./batchSlots.ts"
 import type { EngineConfig } from "./EngineBuilder.ts"
 import { jobThreadLimits } from "./jobThreadMemory.ts"
 import type { Snapshot } from "./Snapshot.ts"
@@ -35,6 +39,8 @@ import type { ValidationCounters } from "./Validation.ts"
 export interface ThreadData {
   /** The unique-email key of the usage statistics; undefined when nothing is counted. */
   readonly usageKey: HashKey | undefined
+  /** The memory of the thread's batch slots (`batchSlots.ts`). */
+  readonly slots: SharedArrayBuffer
 }
 
 /** A batch's verdicts by kind, for the metrics. */
@@ -52,13 +58,22 @@ export type ThreadMessage =
       /** The instant offer windows are judged at (the daemon's clock). */
       readonly at: number
       readonly countUsage: boolean
-      readonly request: BatchRequest
-      /** A released batch's text buffer, to encode into. */
-      readonly spare: ArrayBuffer | undefined
+      readonly request: Omit<BatchRequest, "lines">
+      /** The batch's slot, or undefined: it has none (its lines are moved, and its rows come back so). */
+      readonly slot: number | undefined
+      /** The input lines: that many bytes in the slot, or moved with the message. */
+      readonly lines: number | Uint8Array
     }
 
+/** A batch's rows as they come back: what is in the batch's slot by its length (text) or as undefined. */
+export interface AnsweredBatch extends Omit<EncodedBatch, "text" | "splices" | "hashes"> {
+  readonly text: number | Uint8Array
+  readonly splices: Uint32Array | undefined
+  readonly hashes: Float64Array | undefined
+}
+
 export type ThreadAnswer =
-  | { readonly id: number; readonly ok: true; readonly batch: EncodedBatch; readonly verdicts: Verdicts }
+  | { readonly id: number; readonly ok: true; readonly batch: AnsweredBatch; readonly verdicts: Verdicts }
   | { readonly id: number; readonly ok: false; readonly error: string }
 
 export interface JobThreadsOptions {
@@ -79,6 +94,9 @@ const threadUrl = new URL(import.meta.url.endsWith(".ts") ? "./jobThread.ts" : "
 interface Waiting {
   readonly resolve: (batch: EncodedBatch) => void
   readonly reject: (error: Error) => void
+  /** The batch's slot, or undefined. */
+  readonly slot: BatchSlot | undefined
+  readonly count: number
 }
 
 interface Thread {
@@ -86,6 +104,9 @@ interface Thread {
   /** The snapshot generation it was last sent (0: none). */
   generation: number
   readonly waiting: Map<number, Waiting>
+  /** Its batch slots, and the numbers of those no batch holds. */
+  readonly slots: ReadonlyArray<BatchSlot>
+  readonly free: Array<number>
   idle: ReturnType<typeof setTimeout> | undefined
   stopping: boolean
 }
@@ -96,22 +117,22 @@ const BATCHES_PER_THREAD = 2
 export class JobThreads implements BatchEvaluator {
   readonly parallelism: number
   readonly #options: JobThreadsOptions
-  readonly #slots: Array<Thread | undefined>
-  /** Text buffers of released batches, sent back with the next batches (at most `parallelism`). */
-  readonly #spares: Array<ArrayBuffer> = []
+  readonly #threads: Array<Thread | undefined>
+  /** The thread and slot of each answered batch that holds one, until it is released. */
+  readonly #held = new WeakMap<EncodedBatch, { readonly thread: Thread; readonly slot: number }>()
   #nextId = 0
   #closed = false
 
   constructor(options: JobThreadsOptions) {
     const threads = Math.max(1, Math.floor(options.threads))
     this.#options = options
-    this.#slots = new Array<Thread | undefined>(threads).fill(undefined)
+    this.#threads = new Array<Thread | undefined>(threads).fill(undefined)
     this.parallelism = threads * BATCHES_PER_THREAD
   }
 
   /** Threads running now. */
   get running(): number {
-    return this.#slots.filter((thread) => thread !== undefined).length
+    return this.#threads.filter((thread) => thread !== undefined).length
   }
 
   evaluate(request: BatchRequest, tally: UsageTally | undefined): Promise<EncodedBatch> {
@@ -133,38 +154,48 @@ export class JobThreads implements BatchEvaluator {
       thread.generation = snapshot.generation
     }
     const id = ++this.#nextId
-    const spare = this.#spares.pop()
+    const { lines, ...rest } = request
+    const free = fitsSlot(request.count, lines.length) ? thread.free.pop() : undefined
+    const slot = free === undefined ? undefined : thread.slots[free]!
+    // The lines are the reader's until it reads again: copied into the slot, or into a buffer to move.
+    let sent: number | Uint8Array
+    if (slot === undefined) sent = new Uint8Array(lines)
+    else {
+      slot.input.set(lines)
+      sent = lines.length
+    }
     const message: ThreadMessage = {
       kind: "batch",
       id,
       at: snapshot.engine.now(),
       countUsage: tally !== undefined,
-      request,
-      spare
+      request: rest,
+      slot: slot?.index,
+      lines: sent
     }
     return new Promise<EncodedBatch>((resolve, reject) => {
       if (thread.waiting.size === 0) {
         clearTimeout(thread.idle)
         thread.worker.ref()
       }
-      thread.waiting.set(id, { resolve, reject })
-      const transfer = [request.lines.buffer as ArrayBuffer]
-      if (spare !== undefined) transfer.push(spare)
-      thread.worker.postMessage(message, transfer)
+      thread.waiting.set(id, { resolve, reject, slot, count: request.count })
+      thread.worker.postMessage(message, typeof sent === "number" ? [] : [sent.buffer as ArrayBuffer])
     })
   }
 
-  /** Keeps the batch's text buffer for a later batch, so threads do not allocate one per batch. */
+  /** Gives the batch's slot back to its thread, for a later batch. */
   release(batch: EncodedBatch): void {
-    const buffer = batch.text.buffer as ArrayBuffer
-    if (this.#spares.length < this.parallelism && !this.#spares.includes(buffer)) this.#spares.push(buffer)
+    const held = this.#held.get(batch)
+    if (held === undefined) return
+    this.#held.delete(batch)
+    held.thread.free.push(held.slot)
   }
 
   /** Stops every thread; batches still waiting fail. */
   async close(): Promise<void> {
     this.#closed = true
-    const threads = this.#slots.filter((thread): thread is Thread => thread !== undefined)
-    this.#slots.fill(undefined)
+    const threads = this.#threads.filter((thread): thread is Thread => thread !== undefined)
+    this.#threads.fill(undefined)
     await Promise.all(threads.map((thread) => this.#stop(thread, "The job threads were stopped.")))
   }
 
@@ -172,25 +203,35 @@ export class JobThreads implements BatchEvaluator {
   #pick(): Thread {
     let best: Thread | undefined
     let free = -1
-    for (let i = 0; i < this.#slots.length; i++) {
-      const thread = this.#slots[i]
+    for (let i = 0; i < this.#threads.length; i++) {
+      const thread = this.#threads[i]
       if (thread === undefined) {
         if (free < 0) free = i
       } else if (best === undefined || thread.waiting.size < best.waiting.size) best = thread
     }
     if (best !== undefined && (best.waiting.size === 0 || free < 0)) return best
     const started = this.#start()
-    this.#slots[free] = started
+    this.#threads[free] = started
     return started
   }
 
   #start(): Thread {
+    const memory = slotMemory()
     const worker = new Worker(threadUrl, {
-      workerData: { usageKey: this.#options.usageKey } satisfies ThreadData,
+      workerData: { usageKey: this.#options.usageKey, slots: memory } satisfies ThreadData,
       resourceLimits: jobThreadLimits()
     })
     worker.unref()
-    const thread: Thread = { worker, generation: 0, waiting: new Map(), idle: undefined, stopping: false }
+    const slots = slotsOf(memory)
+    const thread: Thread = {
+      worker,
+      generation: 0,
+      waiting: new Map(),
+      slots,
+      free: slots.map((slot) => slot.index).reverse(),
+      idle: undefined,
+      stopping: false
+    }
     worker.on("message", (answer: ThreadAnswer) => this.#answered(thread, answer))
     worker.on("error", (error) => this.#failAll(thread, `The job's evaluation thread failed: ${error.message}`))
     worker.on("exit", (code) => {
@@ -206,6 +247,7 @@ export class JobThreads implements BatchEvaluator {
     thread.waiting.delete(answer.id)
     if (thread.waiting.size === 0) this.#idle(thread)
     if (!answer.ok) {
+      if (waiting.slot !== undefined) thread.free.push(waiting.slot.index)
       waiting.reject(new JobFailure(answer.error))
       return
     }
@@ -216,7 +258,16 @@ export class JobThreads implements BatchEvaluator {
         else for (let i = 0; i < verdict.times; i++) counters.validated(verdict)
       }
     }
-    waiting.resolve(answer.batch)
+    const { slot, count } = waiting
+    const sent = answer.batch
+    const batch: EncodedBatch = {
+      ...sent,
+      text: typeof sent.text === "number" ? slot!.text.subarray(0, sent.text) : sent.text,
+      splices: sent.splices ?? slot!.splices.subarray(0, count),
+      hashes: sent.hashes ?? slot!.hashes.subarray(0, count)
+    }
+    if (slot !== undefined) this.#held.set(batch, { thread, slot: slot.index })
+    waiting.resolve(batch)
   }
 
   /** No work left: the thread no longer keeps the process alive, and stops if none comes. */
@@ -232,8 +283,8 @@ export class JobThreads implements BatchEvaluator {
   }
 
   #forget(thread: Thread): void {
-    const slot = this.#slots.indexOf(thread)
-    if (slot >= 0) this.#slots[slot] = undefined
+    const slot = this.#threads.indexOf(thread)
+    if (slot >= 0) this.#threads[slot] = undefined
   }
 
   #failAll(thread: Thread, reason: string): void {

@@ -2,8 +2,9 @@
  * A job thread of `JobThreads.ts`: it holds an engine built from the
  * configuration it was last sent, evaluates each batch it is sent with the
  * daemon's own `Validation.rows` (`encodeBatch`), and answers the encoded
- * rows (moved, not copied), the verdicts by kind for the metrics and, for an
- * offer, the usage the batch counted. It runs at a lower CPU priority than
+ * rows (in the batch's slot of the memory it shares with the daemon's
+ * thread, `batchSlots.ts`, or moved), the verdicts by kind for the metrics
+ * and, for an offer, the usage the batch counted. It runs at a lower CPU priority than
  * the thread that answers requests (`lowerPriority`).
  */
 import { getPriority, setPriority } from "node:os"
@@ -14,8 +15,9 @@ import { ALL_TEAMS } from "../domain/visibility.ts"
 import type { Engine } from "../engine/Engine.ts"
 import { type Evaluate, encodeBatch } from "../jobs/jobBatches.ts"
 import { usageTally } from "../stats/UsageRecorder.ts"
+import { slotsOf } from "./batchSlots.ts"
 import { EngineBuilder, type EngineConfig } from "./EngineBuilder.ts"
-import type { ThreadAnswer, ThreadData, ThreadMessage, Verdicts } from "./JobThreads.ts"
+import type { AnsweredBatch, ThreadAnswer, ThreadData, ThreadMessage, Verdicts } from "./JobThreads.ts"
 import { VERDICT_GROUPS } from "./jobThreadMemory.ts"
 import { type Validated, Validation } from "./Validation.ts"
 
@@ -36,7 +38,8 @@ const lowerPriority = (): void => {
 }
 
 const port = parentPort!
-const { usageKey } = workerData as ThreadData
+const { usageKey, slots: memory } = workerData as ThreadData
+const slots = slotsOf(memory)
 lowerPriority()
 
 let engine: Engine | InvalidConfiguration | undefined
@@ -119,7 +122,10 @@ port.on("message", (message: ThreadMessage) => {
     build()
     return
   }
-  const { id, request } = message
+  const { id } = message
+  const slot = message.slot === undefined ? undefined : slots[message.slot]!
+  const lines = typeof message.lines === "number" ? slot!.input.subarray(0, message.lines) : message.lines
+  const request = { ...message.request, lines }
   at = message.at
   rememberAtMost(request.target)
   verdicts = []
@@ -128,13 +134,21 @@ port.on("message", (message: ThreadMessage) => {
       ? usageTally(usageKey, request.target.offerId)
       : undefined
   try {
-    const batch = encodeBatch(request, evaluate, tally, message.spare)
+    const batch = encodeBatch(request, evaluate, tally, slot)
     const usage = tally?.take()
-    answer({ id, ok: true, batch: usage === undefined ? batch : { ...batch, usage }, verdicts }, [
-      batch.text.buffer as ArrayBuffer,
-      batch.splices.buffer as ArrayBuffer,
-      batch.hashes.buffer as ArrayBuffer
-    ])
+    const inSlot = slot !== undefined && batch.text.buffer === slot.text.buffer
+    const sent: AnsweredBatch = {
+      valid: batch.valid,
+      badInput: batch.badInput,
+      text: inSlot ? batch.text.length : batch.text,
+      splices: slot === undefined ? batch.splices : undefined,
+      hashes: slot === undefined ? batch.hashes : undefined,
+      ...(usage === undefined ? {} : { usage })
+    }
+    const moved: Array<ArrayBuffer> = []
+    if (!inSlot) moved.push(batch.text.buffer as ArrayBuffer)
+    if (slot === undefined) moved.push(batch.splices.buffer as ArrayBuffer, batch.hashes.buffer as ArrayBuffer)
+    answer({ id, ok: true, batch: sent, verdicts }, moved)
   } catch (error) {
     answer({ id, ok: false, error: error instanceof Error ? error.message : String(error) })
   }

@@ -88,7 +88,7 @@ export interface InputChunk {
 
 /** A chunk of lines as bytes, for a reader elsewhere (a worker thread): `decodeInputLines` reads them. */
 export interface InputLines {
-  /** The lines, each ending in a line break but perhaps the last; its own buffer, fit to transfer. */
+  /** The lines, each ending in a line break but perhaps the last: a view of the reader's buffer, good until its next call. */
   readonly lines: Uint8Array
   /** How many lines (input items) it holds. */
   readonly count: number
@@ -139,12 +139,14 @@ export class InputReader {
     return { items, bytes: cut.bytes }
   }
 
-  /** The next at most `maxItems` lines as bytes (copied), or `undefined` at the end of the file. */
+  /**
+   * The next at most `maxItems` lines as bytes, or `undefined` at the end of
+   * the file: a view of the buffer, which the next call may overwrite.
+   */
   nextLines(maxItems: number): InputLines | undefined {
     const cut = this.cut(maxItems)
     if (cut === undefined) return undefined
-    const lines = new Uint8Array(cut.bytes)
-    lines.set(this.buffer.subarray(this.start, cut.end))
+    const lines = this.buffer.subarray(this.start, cut.end)
     this.start = cut.end
     return { lines, count: cut.count }
   }

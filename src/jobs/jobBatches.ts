@@ -37,7 +37,11 @@ export class JobFailure extends Error {}
 /** A batch of a job's input to evaluate. */
 export interface BatchRequest {
   readonly target: JobTarget
-  /** Whole input lines (`inputLines.ts`). */
+  /**
+   * Whole input lines (`inputLines.ts`): a view of the reader's buffer, good
+   * until the runner reads the next batch. `evaluate` reads them at once or
+   * copies them.
+   */
   readonly lines: Uint8Array
   /** How many lines (input items). */
   readonly count: number
@@ -71,8 +75,20 @@ export interface BatchEvaluator {
    * checkpoint could carry counts of rows it does not cover.
    */
   evaluate(request: BatchRequest, tally: UsageTally | undefined): EncodedBatch | Promise<EncodedBatch>
-  /** The runner is done with `batch` (its rows are appended): its buffers may be used again. */
+  /**
+   * The runner is done with `batch` (its rows are appended, or its job ended
+   * before they were): its buffers may be used again, so the batch is not
+   * read after.
+   */
   release?(batch: EncodedBatch): void
+}
+
+/** Memory a batch's rows are encoded into when they fit (`encodeBatch`): reused, not allocated per batch. */
+export interface BatchMemory {
+  readonly text: Buffer
+  /** Room for a batch's items at most. */
+  readonly splices: Uint32Array
+  readonly hashes: Float64Array
 }
 
 /** Batches evaluated here, one at a time, with `evaluate`. */
@@ -103,13 +119,12 @@ const ROW_BYTES = 320
 /** A buffer of its own (never a slice of Node's shared pool), so it can be moved to another thread. */
 const ownBuffer = (bytes: number): Buffer => Buffer.from(new ArrayBuffer(bytes))
 
-/** Text appended into a buffer that grows as needed. */
+/** Text appended into a buffer (given, or of its own) that is replaced by a larger one of its own as needed. */
 class TextBuffer {
   buffer: Buffer
   used = 0
-  constructor(bytes: number, spare: ArrayBuffer | undefined) {
-    this.buffer =
-      spare !== undefined && spare.byteLength >= bytes ? Buffer.from(spare) : ownBuffer(Math.max(bytes, 4096))
+  constructor(bytes: number, given: Buffer | undefined) {
+    this.buffer = given ?? ownBuffer(Math.max(bytes, 4096))
   }
   write(text: string): void {
     const room = text.length * 3
@@ -124,14 +139,15 @@ class TextBuffer {
 
 /**
  * Evaluates a batch with `evaluate` (counting offer usage in `tally`) and
- * encodes its rows, into `spare` when it is large enough (the buffer of a
- * batch released earlier).
+ * encodes its rows, into `memory` when given: the splices and hashes always
+ * (it has room for the batch's items), the text while it fits, else into a
+ * buffer of the batch's own.
  */
 export const encodeBatch = (
   request: BatchRequest,
   evaluate: Evaluate,
   tally: UsageTally | undefined,
-  spare?: ArrayBuffer
+  memory?: BatchMemory
 ): EncodedBatch => {
   const items = decodeInputLines(request.lines)
   const emails: Array<string> = []
@@ -148,9 +164,12 @@ export const encodeBatch = (
   if (verdicts.length !== emails.length) {
     throw new JobFailure(`The evaluation answered ${verdicts.length} rows for ${emails.length} emails.`)
   }
-  const text = new TextBuffer(items.length * ROW_BYTES, spare)
-  const splices = new Uint32Array(items.length)
-  const hashes = new Float64Array(items.length)
+  if (memory !== undefined && memory.splices.length < items.length) {
+    throw new JobFailure(`A batch of ${items.length} items does not fit memory for ${memory.splices.length}.`)
+  }
+  const text = new TextBuffer(items.length * ROW_BYTES, memory?.text)
+  const splices = memory === undefined ? new Uint32Array(items.length) : memory.splices.subarray(0, items.length)
+  const hashes = memory === undefined ? new Float64Array(items.length) : memory.hashes.subarray(0, items.length)
   let valid = 0
   let badInput = 0
   for (let i = 0, next = 0; i < items.length; i++) {

@@ -108,14 +108,25 @@ export const processJob = (
     () => Effect.sync(runEnded)
   )
 
+/** Batches a run left in flight (it failed or was cancelled) are released once answered: their memory is reused. */
+const releaseLeft = (evaluator: BatchEvaluator, inFlight: ReadonlyArray<InFlight>): void => {
+  const release = evaluator.release?.bind(evaluator)
+  if (release === undefined) return
+  for (const { answer } of inFlight) {
+    if (answer instanceof Promise) void answer.then((settled) => settled.ok && release(settled.value))
+    else if (answer.ok) release(answer.value)
+  }
+}
+
 const run = (
   store: JobStore["Service"],
   job: Job,
   entry: JobEntry,
   evaluator: BatchEvaluator,
   options: RunnerOptions & { readonly usage?: JobUsage | undefined }
-): Effect.Effect<JobEnd> =>
-  Effect.scoped(
+): Effect.Effect<JobEnd> => {
+  const inFlight: Array<InFlight> = []
+  return Effect.scoped(
     Effect.gen(function* () {
       const files = yield* Effect.result(openFiles(store, job))
       if (files._tag === "Failure") return { job, status: "failed", error: failureText(files.failure) } satisfies JobEnd
@@ -123,7 +134,6 @@ const run = (
       const opened = yield* attempt(() => JobRunner.resume(files.success, job, { ...options, tally }))
       if (!opened.ok) return { job, status: "failed", error: opened.error } satisfies JobEnd
       const runner = opened.value
-      const inFlight: Array<InFlight> = []
       const dispatch = (upTo: number) => {
         while (inFlight.length < upTo) {
           const next = runner.next()
@@ -142,8 +152,8 @@ const run = (
           answered === undefined ? (head.answer as Attempt<EncodedBatch>) : yield* Effect.promise(() => answered)
         if (!answer.ok) return yield* end(runner, "failed", answer.error)
         const appended = yield* attempt(() => runner.append(head.read, answer.value))
-        if (!appended.ok) return yield* end(runner, "failed", appended.error)
         evaluator.release?.(answer.value)
+        if (!appended.ok) return yield* end(runner, "failed", appended.error)
         if (runner.uncommitted >= options.chunkItems) {
           // Evaluators elsewhere get more batches first, to go on with while the chunk is made durable here
           // (an offer job on two threads otherwise waited at each of its 40 checkpoints).
@@ -163,4 +173,5 @@ const run = (
         if (answered === undefined) yield* Effect.yieldNow
       }
     })
-  )
+  ).pipe(Effect.ensuring(Effect.sync(() => releaseLeft(evaluator, inFlight))))
+}

@@ -4,6 +4,7 @@ import { join } from "node:path"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { afterEach, describe, expect, it } from "vitest"
+import { SLOT_INPUT_BYTES, SLOTS_PER_THREAD } from "../../src/app/batchSlots.ts"
 import { JobThreads } from "../../src/app/JobThreads.ts"
 import { VERDICT_GROUPS } from "../../src/app/jobThreadMemory.ts"
 import { LiveSnapshot } from "../../src/app/Snapshot.ts"
@@ -163,6 +164,49 @@ describe("JobThreads", () => {
     expect(after).toBe(text(here(live, requestFor(target)).batch.text))
     expect(after).toContain('"email":"jane@mit.edu","isValid":false')
     expect(after).toContain('"email":"li@cs.ox.ac.uk","isValid":true')
+  })
+
+  it("encodes batches in memory shared with the thread, each slot used again once its batch is released", async () => {
+    const { live } = shipped()
+    const threads = pool(live, { threads: 1 })
+    const target = { targetGroupId: "universities" }
+    const first = await threads.evaluate(requestFor(target), undefined)
+    const second = await threads.evaluate(requestFor(target), undefined)
+    for (const batch of [first, second]) {
+      for (const part of [batch.text, batch.splices, batch.hashes])
+        expect(part.buffer).toBeInstanceOf(SharedArrayBuffer)
+    }
+    expect(second.text.byteOffset).not.toBe(first.text.byteOffset)
+    const expected = text(first.text)
+    threads.release(first)
+    const third = await threads.evaluate(requestFor(target), undefined)
+    expect(third.text.byteOffset).toBe(first.text.byteOffset)
+    expect(text(third.text)).toBe(expected)
+  })
+
+  it("answers batches that find no free slot, or do not fit one, in buffers of their own", async () => {
+    const { live } = shipped()
+    const threads = pool(live, { threads: 1 })
+    const target = { offerId: "acme-student-discount" }
+    const expected = text(here(live, requestFor(target)).batch.text)
+    // More batches than the thread has slots, none released.
+    const many = await Promise.all(
+      Array.from({ length: SLOTS_PER_THREAD + 3 }, () => threads.evaluate(requestFor(target), undefined))
+    )
+    expect(many.filter((batch) => batch.text.buffer instanceof SharedArrayBuffer)).toHaveLength(SLOTS_PER_THREAD)
+    for (const batch of many) expect(text(batch.text)).toBe(expected)
+    for (const batch of many) threads.release(batch)
+    // Lines longer than a slot's room.
+    const wide: ReadonlyArray<InputItem> = Array.from({ length: 300 }, (_, i) => ({
+      email: `student${i}@mit.edu`,
+      columns: [`${"n".repeat(1000)}${i}`]
+    }))
+    const lines = new Uint8Array(Buffer.from(inputText(wide)))
+    expect(lines.length).toBeGreaterThan(SLOT_INPUT_BYTES)
+    const request: BatchRequest = { target: target as JobTarget, lines, count: wide.length, columns: ["note"] }
+    const answered = await threads.evaluate(request, undefined)
+    expect(answered.text.buffer).not.toBeInstanceOf(SharedArrayBuffer)
+    expect(text(answered.text)).toBe(text(here(live, request).batch.text))
   })
 
   it("fails a batch whose target is gone with the reason, as on this thread", async () => {

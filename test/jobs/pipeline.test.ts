@@ -7,22 +7,33 @@ import type { JobUsage } from "../../src/jobs/jobUsage.ts"
 import { hashKeyFromSecret } from "../../src/stats/hashKey.ts"
 import { usageTally } from "../../src/stats/UsageRecorder.ts"
 import { UsageStatistics } from "../../src/stats/UsageStatistics.ts"
-import { evaluate, fileText, queueLayer, request } from "./jobTesting.ts"
+import { evaluate, fileText, inputText, queueLayer, request } from "./jobTesting.ts"
 
 const secret = "pipeline test"
 
 /**
  * Batches evaluated "elsewhere": several in flight, each answered after a
  * random delay (so they come back out of order), offer usage counted per
- * batch and answered with it, as job threads do.
+ * batch and answered with it, as job threads do. The lines are copied at
+ * once (they are the reader's until it reads again). `answered` and
+ * `released` collect the batches answered and those the runner released.
  */
-const elsewhere = (fail?: (emails: string) => boolean): BatchEvaluator => ({
+const elsewhere = (
+  fail?: (emails: string) => boolean
+): BatchEvaluator & { readonly answered: Set<EncodedBatch>; readonly released: Set<EncodedBatch> } => ({
   parallelism: 4,
-  evaluate: (batch, tally) =>
-    new Promise<EncodedBatch>((resolve, reject) => {
+  answered: new Set(),
+  released: new Set(),
+  release(batch) {
+    expect(this.answered.has(batch)).toBe(true)
+    this.released.add(batch)
+  },
+  evaluate(request, tally) {
+    const batch = { ...request, lines: Buffer.from(request.lines) }
+    return new Promise<EncodedBatch>((resolve, reject) => {
       setTimeout(
         () => {
-          const text = Buffer.from(batch.lines).toString("utf8")
+          const text = batch.lines.toString("utf8")
           if (fail?.(text)) return reject(new Error("The target group was removed."))
           const counted =
             tally !== undefined && "offerId" in batch.target
@@ -30,11 +41,14 @@ const elsewhere = (fail?: (emails: string) => boolean): BatchEvaluator => ({
               : undefined
           const encoded = encodeBatch(batch, evaluate, counted)
           const usage = counted?.take()
-          resolve(usage === undefined ? encoded : { ...encoded, usage })
+          const answer = usage === undefined ? encoded : { ...encoded, usage }
+          this.answered.add(answer)
+          resolve(answer)
         },
         Math.floor(Math.random() * 6)
       )
     })
+  }
 })
 
 const emails = Array.from({ length: 300 }, (_, i) =>
@@ -66,11 +80,16 @@ describe("a job with batches in flight, answered out of order", () => {
 
   it.live("fails at the batch that fails, keeping the rows before it and nothing after", () =>
     Effect.gen(function* () {
-      const { done, results } = yield* run(elsewhere((text) => text.includes('"u200@gmail.com"')))
+      const evaluator = elsewhere((text) => text.includes('"u200@gmail.com"'))
+      const { done, results } = yield* run(evaluator)
       expect(done).toMatchObject({ status: "failed", error: "The target group was removed." })
       // Batches are at most a chunk (16 items): everything before the failing batch's chunk is kept.
       expect(done.progress.processed).toBe(192)
       expect(results.split("\n").filter((line) => line !== "")).toHaveLength(192)
+      // Batches still in flight when it failed are released once answered: their memory is reused.
+      yield* Effect.sleep("30 millis")
+      expect(evaluator.answered.size).toBeGreaterThan(12)
+      expect(evaluator.released).toEqual(evaluator.answered)
     })
   )
 
@@ -119,4 +138,37 @@ describe("a job with batches in flight, answered out of order", () => {
       expect(seen).toBe(validated)
     }).pipe(Effect.provide(UsageStatistics.layerMemory({ secret })))
   )
+})
+
+describe("a batch encoded into given memory", () => {
+  const batch = (lines: Array<string>) => {
+    const bytes = Buffer.from(inputText(lines))
+    return { target: { targetGroupId: "edu" as never }, lines: bytes, count: lines.length, columns: [] }
+  }
+  const memory = (textBytes: number) => ({
+    text: Buffer.alloc(textBytes),
+    splices: new Uint32Array(64),
+    hashes: new Float64Array(64)
+  })
+
+  it("has the rows of a batch encoded on its own, the text in the memory while it fits and in its own buffer after", () => {
+    const request = batch(emails.slice(0, 40))
+    const own = encodeBatch(request, evaluate, undefined)
+    for (const room of [64 * 1024, 100]) {
+      const given = memory(room)
+      const encoded = encodeBatch(request, evaluate, undefined, given)
+      expect(Buffer.from(encoded.text).toString()).toBe(Buffer.from(own.text).toString())
+      expect(encoded.text.buffer === given.text.buffer).toBe(room > own.text.length)
+      expect(encoded.splices.buffer).toBe(given.splices.buffer)
+      expect(encoded.hashes.buffer).toBe(given.hashes.buffer)
+      expect([...encoded.splices]).toEqual([...own.splices])
+      expect([...encoded.hashes]).toEqual([...own.hashes])
+    }
+  })
+
+  it("refuses a batch of more items than the memory has room for", () => {
+    expect(() => encodeBatch(batch(emails.slice(0, 65)), evaluate, undefined, memory(1024))).toThrow(
+      "A batch of 65 items does not fit memory for 64."
+    )
+  })
 })
