@@ -95,6 +95,29 @@ export interface InstitutionSearchQuery {
 
 export type ValidationTarget = { readonly targetGroupId: string } | { readonly offerId: string }
 
+/**
+ * A target as the library's callers give it: a target group's id, or
+ * `{ targetGroupId }` / `{ offerId }` with a string id. Anything else (as a
+ * caller without types may pass) is a `TypeError` that says what was given.
+ */
+const targetOf = (given: unknown, method: string): ValidationTarget => {
+  if (typeof given === "string") return { targetGroupId: given }
+  if (typeof given === "object" && given !== null) {
+    const { targetGroupId, offerId } = given as { targetGroupId?: unknown; offerId?: unknown }
+    if (typeof targetGroupId === "string" && offerId === undefined) return { targetGroupId }
+    if (typeof offerId === "string" && targetGroupId === undefined) return { offerId }
+  }
+  let shown: string
+  try {
+    shown = (JSON.stringify(given) ?? String(given)).slice(0, 200)
+  } catch {
+    shown = String(given)
+  }
+  throw new TypeError(
+    `${method}: the target must be a target group's id, { targetGroupId: string } or { offerId: string }; got ${shown}.`
+  )
+}
+
 /** How `validate` answers. */
 export interface ValidateOptions {
   /**
@@ -107,15 +130,25 @@ export interface ValidateOptions {
 
 /** What both entries answer. */
 interface CampusgateCore {
-  /** One email against a target group. Throws `TargetGroupNotFound` for an unknown id. */
-  validate(email: string, targetGroupId: string): ValidationResult
+  /**
+   * One email against a target group (its id, or `{ targetGroupId }`).
+   * Throws `TargetGroupNotFound` for an unknown id, and a `TypeError` for a
+   * target of another shape.
+   */
+  validate(email: string, target: string | { readonly targetGroupId: string }): ValidationResult
   /** The result explained per criterion, the result itself unchanged. */
-  validate(email: string, targetGroupId: string, options: { readonly explain: true }): ExplainedValidationResult
   validate(
     email: string,
-    targetGroupId: string,
+    target: string | { readonly targetGroupId: string },
+    options: { readonly explain: true }
+  ): ExplainedValidationResult
+  validate(
+    email: string,
+    target: string | { readonly targetGroupId: string },
     options?: ValidateOptions
   ): ValidationResult | ExplainedValidationResult
+  /** One email against an offer, as `validateOffer`; `explain` is for target groups only. */
+  validate(email: string, target: { readonly offerId: string }): OfferValidationResult
   /** One email against an offer (eligible when any of its target groups matches). Throws `OfferNotFound`. */
   validateOffer(email: string, offerId: string): OfferValidationResult
   /** Many emails, results in input order (a bare string names a target group). */
@@ -206,23 +239,30 @@ const facadeOver = <Reload>(
     emails: ReadonlyArray<string>,
     target: { readonly offerId: string }
   ): Array<OfferValidationResult>
-  function validateMany(emails: ReadonlyArray<string>, target: string | ValidationTarget) {
-    if (typeof target === "string") return orThrow(validation.manyTargetGroup(ALL_TEAMS, emails, target))
+  function validateMany(emails: ReadonlyArray<string>, given: string | ValidationTarget) {
+    const target = targetOf(given, "validateMany")
     if ("offerId" in target) return orThrow(validation.manyOffer(ALL_TEAMS, emails, target.offerId))
     return orThrow(validation.manyTargetGroup(ALL_TEAMS, emails, target.targetGroupId))
   }
-  function validate(email: string, targetGroupId: string): ValidationResult
+  function validate(email: string, target: string | { readonly targetGroupId: string }): ValidationResult
   function validate(
     email: string,
-    targetGroupId: string,
+    target: string | { readonly targetGroupId: string },
     options: { readonly explain: true }
   ): ExplainedValidationResult
   function validate(
     email: string,
-    targetGroupId: string,
+    target: string | { readonly targetGroupId: string },
     options?: ValidateOptions
   ): ValidationResult | ExplainedValidationResult
-  function validate(email: string, targetGroupId: string, options?: ValidateOptions) {
+  function validate(email: string, target: { readonly offerId: string }): OfferValidationResult
+  function validate(email: string, given: string | ValidationTarget, options?: ValidateOptions) {
+    const target = targetOf(given, "validate")
+    if ("offerId" in target) {
+      if (options?.explain === true) throw new TypeError("validate: explain is for a target group, not an offer.")
+      return orThrow(validation.offer(ALL_TEAMS, email, target.offerId))
+    }
+    const { targetGroupId } = target
     if (options?.explain !== true) return orThrow(validation.targetGroup(ALL_TEAMS, email, targetGroupId))
     const { result, explanation } = orThrow(validation.explainTargetGroup(ALL_TEAMS, email, targetGroupId))
     return { ...result, explanation }

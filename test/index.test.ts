@@ -44,6 +44,29 @@ describe("createCampusgate (built-in data)", () => {
     await cg.close()
   })
 
+  it("takes a target as validateMany does, and says what is wrong with a target of another shape", async () => {
+    const cg = await createCampusgate({
+      targetGroups: [{ id: "uk", name: "UK students", criteria: { institutions: { countries: ["GB"] } } }],
+      offers: [{ id: "o", team: "acme", name: "Offer", targetGroups: ["uk"], status: "active" }]
+    })
+    expect(cg.validate("a@ox.ac.uk", { targetGroupId: "uk" })).toEqual(cg.validate("a@ox.ac.uk", "uk"))
+    expect(cg.validate("a@ox.ac.uk", { offerId: "o" })).toEqual(cg.validateOffer("a@ox.ac.uk", "o"))
+    expect(() => cg.validate("a@ox.ac.uk", { offerId: "missing" })).toThrow(OfferNotFound)
+    expect(() => cg.validate("a@ox.ac.uk", { targetGroupId: "missing" })).toThrow(TargetGroupNotFound)
+    const untyped = cg as unknown as Record<"validate" | "validateMany", (...args: Array<unknown>) => unknown>
+    expect(() => untyped.validate("a@ox.ac.uk", { offerId: "o" }, { explain: true })).toThrow(
+      "validate: explain is for a target group, not an offer."
+    )
+    for (const wrong of [undefined, 7, { id: "uk" }, { offerId: 1 }, { offerId: "o", targetGroupId: "uk" }]) {
+      expect(() => untyped.validate("a@ox.ac.uk", wrong)).toThrow(TypeError)
+      expect(() => untyped.validateMany(["a@ox.ac.uk"], wrong)).toThrow(TypeError)
+    }
+    expect(() => untyped.validate("a@ox.ac.uk", { id: "uk" })).toThrow(
+      'validate: the target must be a target group\'s id, { targetGroupId: string } or { offerId: string }; got {"id":"uk"}.'
+    )
+    await cg.close()
+  })
+
   it("explains a target-group result per criterion on request, as explain: true does over HTTP", async () => {
     const cg = await createCampusgate({
       targetGroups: [{ id: "uk", name: "UK students", criteria: { institutions: { countries: ["GB"] } } }]
