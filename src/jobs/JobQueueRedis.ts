@@ -52,7 +52,7 @@ import {
   type SubmitJob
 } from "./JobQueue.ts"
 import { JobStore, JobStoreError } from "./JobStore.ts"
-import { encodeJob, makeRedisJobStore } from "./JobStoreRedis.ts"
+import { encodeJob, makeRedisJobStore, redisStep } from "./JobStoreRedis.ts"
 import { callbackAt, makeJobCallbacks } from "./jobQueueCallbacks.ts"
 import { idempotencyField, jobQueueKeys } from "./jobQueueKeys.ts"
 import { makeLeaseWorker } from "./jobQueueLease.ts"
@@ -83,14 +83,6 @@ export const layerRedis = (options: RedisJobQueueOptions): Layer.Layer<JobQueue 
         takeDue: redis.eval(takeDueScript),
         drop: redis.eval(dropScript)
       }
-      const storeError =
-        (operation: JobStoreError["operation"], jobId?: string) =>
-        <A>(effect: Effect.Effect<A, Redis.RedisError>) =>
-          Effect.mapError(
-            effect,
-            (error) => new JobStoreError({ operation, ...(jobId === undefined ? {} : { jobId }), cause: error.cause })
-          )
-
       /** Jobs this daemon runs now, and waiters for jobs that end here. */
       const active = new Map<string, JobEntry>()
       const endings = new Map<string, Deferred.Deferred<Job>>()
@@ -118,7 +110,7 @@ export const layerRedis = (options: RedisJobQueueOptions): Layer.Layer<JobQueue 
           const field = job.idempotency === undefined ? "" : idempotencyField(job.team, job.idempotency.key)
           yield* scripts
             .drop(keys.records, keys.expiring, keys.idempotency, keys.callbacks, job.jobId, field)
-            .pipe(storeError("remove", job.jobId))
+            .pipe(redisStep("remove", job.jobId))
           yield* store.remove(job.jobId)
           yield* forgetJobUsage(options.usage, job)
         })
@@ -170,7 +162,7 @@ export const layerRedis = (options: RedisJobQueueOptions): Layer.Layer<JobQueue 
               keys.wake
             )
             .pipe(
-              storeError("create", job.jobId),
+              redisStep("create", job.jobId),
               Effect.tapError(() => unadopted)
             )
           if (outcome === "created") {
@@ -189,7 +181,7 @@ export const layerRedis = (options: RedisJobQueueOptions): Layer.Layer<JobQueue 
           if (earlier === undefined || expired) {
             // The key's job is gone or expired: it no longer holds the key.
             if (earlier !== undefined) yield* drop(earlier)
-            else yield* redis.send("HDEL", keys.idempotency, field).pipe(storeError("create", job.jobId))
+            else yield* redis.send("HDEL", keys.idempotency, field).pipe(redisStep("create", job.jobId))
             if (attempt < 3) continue
           }
           yield* unadopted
@@ -268,7 +260,7 @@ export const layerRedis = (options: RedisJobQueueOptions): Layer.Layer<JobQueue 
             Date.parse(final.expiresAt!),
             callbackAt(final, at)
           )
-          .pipe(storeError("write", jobId))
+          .pipe(redisStep("write", jobId))
         if (outcome === 1) {
           yield* ended(final)
           return final

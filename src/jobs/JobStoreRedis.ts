@@ -36,6 +36,15 @@ const fileStep = <A>(operation: JobStoreError["operation"], jobId: string | unde
     catch: (cause) => new JobStoreError({ operation, ...(jobId === undefined ? {} : { jobId }), cause })
   })
 
+/** A Redis step of a job-store operation, its error a `JobStoreError` naming the operation (and job). */
+export const redisStep =
+  (operation: JobStoreError["operation"], jobId?: string) =>
+  <A>(effect: Effect.Effect<A, Redis.RedisError>) =>
+    Effect.mapError(
+      effect,
+      (error) => new JobStoreError({ operation, ...(jobId === undefined ? {} : { jobId }), cause: error.cause })
+    )
+
 /** The store over the Redis connection in force, and the file operations the Redis queue needs besides. */
 export const makeRedisJobStore = (dataDir: string) =>
   Effect.gen(function* () {
@@ -43,13 +52,6 @@ export const makeRedisJobStore = (dataDir: string) =>
     const prefix = yield* RedisKeyPrefix
     const records = redisKey(prefix, "jobs", "records")
     const files = jobFiles(dataDir)
-    const redisStep =
-      (operation: JobStoreError["operation"], jobId?: string) =>
-      <A>(effect: Effect.Effect<A, Redis.RedisError>) =>
-        Effect.mapError(
-          effect,
-          (error) => new JobStoreError({ operation, ...(jobId === undefined ? {} : { jobId }), cause: error.cause })
-        )
     const read = (jobId: JobId) =>
       redis.send<string | null>("HGET", records, jobId).pipe(
         redisStep("read", jobId),
@@ -124,7 +126,7 @@ export const makeRedisJobStore = (dataDir: string) =>
           fileStep("remove", jobId, () => files.remove(jobId))
         )
     })
-    return { store, files, records, sweepFiles }
+    return { store, files, sweepFiles }
   })
 
 /** The store alone (records in Redis, bytes under `dataDir`). */
