@@ -1,5 +1,8 @@
-/** The package's version, as `package.json` says it (the same file sits one level up from `src/` and `dist/`). */
-import { createRequire } from "node:module"
+/** The package's version, as its `package.json` says. */
+import { readFileSync } from "node:fs"
+import { join } from "node:path"
+import { packageRoot } from "./packageRoot.ts"
 
-export const VERSION: string = (createRequire(import.meta.url)("../package.json") as { readonly version: string })
-  .version
+export const VERSION: string = (
+  JSON.parse(readFileSync(join(packageRoot, "package.json"), "utf8")) as { readonly version: string }
+).version

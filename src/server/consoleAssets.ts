@@ -14,12 +14,12 @@
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { extname, join, relative, sep } from "node:path"
-import { fileURLToPath } from "node:url"
 import * as Context from "effect/Context"
 import * as Layer from "effect/Layer"
+import { distPath } from "../packageRoot.ts"
 import { contentHash, makeAsset, type StaticAsset } from "./staticAsset.ts"
 
-export const defaultConsoleDir: string = fileURLToPath(new URL("../../dist/console/", import.meta.url))
+export const defaultConsoleDir: string = distPath("console")
 
 /** The page every console address without a file extension answers. */
 export const CONSOLE_INDEX = "index.html"

@@ -3,14 +3,14 @@
  * `@scalar/api-reference` npm package into `dist/docs/`: the standalone
  * bundle with its gzip and brotli forms made at build time, so the daemon
  * serves it without compressing anything at run time and nothing is
- * loaded from another host. The same relative path resolves from `src/server/` (tests,
- * the daemon run from source) and from `dist/server/` (the package).
+ * loaded from another host. Found from the package's root, whether the
+ * daemon runs from source, compiled or bundled (`packageRoot.ts`).
  */
 import { existsSync, readFileSync } from "node:fs"
-import { fileURLToPath } from "node:url"
+import { distPath } from "../packageRoot.ts"
 import { contentHash, type StaticAsset } from "./staticAsset.ts"
 
-export const docsAssetsDir: string = fileURLToPath(new URL("../../dist/docs/", import.meta.url))
+export const docsAssetsDir: string = distPath("docs")
 
 /** The bundle's file name in `docsAssetsDir`; `.gz` and `.br` beside it. */
 export const SCALAR_BUNDLE = "scalar.js"

@@ -3,15 +3,15 @@
  * `dist/data/` (see `scripts/build-data.ts`), and the newer institution
  * index an operator compiles into the data directory with
  * `campusgate data import` (`<data>/institutions/index.json`), which is
- * used instead of the built-in one when present. The same relative path
- * resolves from `src/engine/data/` (tests, scripts run from source) and
- * from `dist/engine/data/` (the built package), so both find one copy.
+ * used instead of the built-in one when present. Found from the package's
+ * root (`packageRoot.ts`), so source, compiled and bundled code all find
+ * one copy.
  */
 import { existsSync, readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
+import { distPath } from "../../packageRoot.ts"
 
-export const builtInDataDir: string = fileURLToPath(new URL("../../../dist/data/", import.meta.url))
+export const builtInDataDir: string = distPath("data")
 
 /** The source snapshots the built-in index was compiled from, for `campusgate data import` to recompile with. */
 export const builtInSourcesDir: string = `${builtInDataDir}sources/`
