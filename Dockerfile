@@ -59,8 +59,8 @@ COPY --from=deps /app/node_modules ./node_modules
 # dist/ holds the compiled code and dist/data/, the compiled index it reads at run time.
 COPY --from=build /app/dist ./dist
 COPY config ./config
-RUN chmod +x dist/cli/bin.js \
- && ln -s /app/dist/cli/bin.js /usr/local/bin/campusgate \
+RUN chmod +x dist/daemon/campusgate.js \
+ && ln -s /app/dist/daemon/campusgate.js /usr/local/bin/campusgate \
  && mkdir -p /data \
  && chown node:node /data
 USER node

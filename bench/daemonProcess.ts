@@ -1,6 +1,6 @@
 /**
  * The daemon as benchmarks run it: `campusgate serve` as users run it, the
- * built `dist/cli/bin.js` (so `npm run build` after changing `src/`), in a
+ * built `dist/daemon/campusgate.js` (so `npm run build` after changing `src/`), in a
  * child process, on a copy of the shipped `config/` with every rate limit out of
  * reach and an API key made for the run, logging to a file (so writing the
  * log costs what it costs in production, without a pipe to drain).
@@ -62,6 +62,17 @@ export const exitOf = (child: ChildProcess) =>
   new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
 
 /**
+ * The built executable of this checkout, or of the checkout `tree`: the
+ * daemon's bundle, or `dist/cli/bin.js` in a tree built before there was one.
+ */
+export const daemonBin = (tree?: string): string => {
+  const dist = tree === undefined ? here("../dist/") : join(tree, "dist")
+  for (const bin of [join(dist, "daemon", "campusgate.js"), join(dist, "cli", "bin.js")])
+    if (existsSync(bin)) return bin
+  throw new Error(`${dist} holds no built daemon: run npm run build first`)
+}
+
+/**
  * Starts the daemon on a free loopback port and waits until it listens; `nodeArgs` go before the script,
  * `serveArgs` after `serve`'s; with `cpus` (a `taskset -c` list) it runs on those cores only, from its start.
  */
@@ -77,8 +88,7 @@ export const startDaemon = async (
     ...["serve", "--config", dirs.configDir, "--data", dirs.dataDir, "--port", "0", "--host", "127.0.0.1"],
     ...serveArgs
   ]
-  const bin = dirs.tree === undefined ? here("../dist/cli/bin.js") : join(dirs.tree, "dist", "cli", "bin.js")
-  if (!existsSync(bin)) throw new Error(`${bin} is missing: run npm run build first`)
+  const bin = daemonBin(dirs.tree)
   const command = [process.execPath, ...nodeArgs, bin, ...args]
   const child = spawn(
     cpus === undefined ? command[0]! : "taskset",

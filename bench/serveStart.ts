@@ -1,18 +1,15 @@
 /**
  * Start-up as an orchestrator sees it, for `npm run bench:http`: the time
- * from spawning `campusgate serve` (the built `dist/cli/bin.js`) until
+ * from spawning `campusgate serve` (the built `dist/daemon/campusgate.js`) until
  * `GET /healthz` answers 200, polled every 5 ms on a port chosen before.
  */
 import { spawn } from "node:child_process"
-import { closeSync, existsSync, openSync, readFileSync } from "node:fs"
+import { closeSync, openSync, readFileSync } from "node:fs"
 import { get } from "node:http"
 import { createServer } from "node:net"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
-import { exitOf } from "./daemonProcess.ts"
+import { daemonBin, exitOf } from "./daemonProcess.ts"
 import { onCores } from "./wrkLoad.ts"
-
-const bin = fileURLToPath(new URL("../dist/cli/bin.js", import.meta.url))
 
 const freePort = () =>
   new Promise<number>((resolve, reject) => {
@@ -40,7 +37,7 @@ export const timeServe = async (
   root: string,
   cpus: string | undefined
 ): Promise<number> => {
-  if (!existsSync(bin)) throw new Error(`${bin} is missing: run npm run build first`)
+  const bin = daemonBin()
   const port = await freePort()
   const logFile = join(root, "serve-start.log")
   const out = openSync(logFile, "w")

@@ -57,17 +57,21 @@ export const freePort = async (): Promise<number> => {
 /**
  * Starts the daemon and resolves once it listens: when it logs "listening"
  * (on a port it picks), or, given a `port`, once `/healthz` answers there
- * (for a log level that drops the "listening" line).
+ * (for a log level that drops the "listening" line). It runs from source
+ * unless `bin` names another entry (the built bundle).
  */
 export const startDaemon = async (
   dirs: { configDir: string; dataDir: string },
   env: Record<string, string> = {},
-  options: { port?: number } = {}
+  options: { port?: number; bin?: string } = {}
 ): Promise<Daemon> => {
   const port = options.port ?? 0
   const child = spawn(
     process.execPath,
-    [main, "serve", "--config", dirs.configDir, "--data", dirs.dataDir, "--port", String(port), "--host", "127.0.0.1"],
+    [
+      options.bin ?? main,
+      ...["serve", "--config", dirs.configDir, "--data", dirs.dataDir, "--port", String(port), "--host", "127.0.0.1"]
+    ],
     {
       env: { ...process.env, CAMPUSGATE_CONFIG: "", CAMPUSGATE_DATA: "", CAMPUSGATE_PORT: "", ...env },
       stdio: ["ignore", "pipe", "pipe"]
