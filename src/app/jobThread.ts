@@ -4,8 +4,8 @@
  * daemon's own `Validation.rows` (`encodeBatch`), and answers the encoded
  * rows (in the batch's slot of the memory it shares with the daemon's
  * thread, `batchSlots.ts`, or moved), the verdicts by kind for the metrics
- * and, for an offer, the usage the batch counted. It runs at a lower CPU priority than
- * the thread that answers requests (`lowerPriority`).
+ * and, for an offer, the usage the batch counted. It runs at a lower CPU
+ * priority than the thread that answers requests (`lowerPriority`).
  */
 import { getPriority, setPriority } from "node:os"
 import { parentPort, workerData } from "node:worker_threads"
