@@ -99,6 +99,23 @@ describe("streamResults", () => {
     })
   )
 
+  it.effect("NDJSON for a consumer that writes each chunk before the next takes turns in a few buffers", () =>
+    Effect.gen(function* () {
+      const path = rowsFile(many(20_000))
+      const copies: Array<Buffer> = []
+      const buffers = new Set<ArrayBufferLike>()
+      yield* Stream.runForEach(streamResults(opening(path), "ndjson", [], true), (chunk) =>
+        Effect.sync(() => {
+          copies.push(Buffer.from(chunk))
+          buffers.add(chunk.buffer)
+        })
+      )
+      expect(Buffer.concat(copies).toString("utf8")).toBe(bytesText(path))
+      expect(copies.length).toBeGreaterThan(4)
+      expect(buffers.size).toBeLessThanOrEqual(4)
+    })
+  )
+
   it.effect("fails as Unreadable when the results cannot be opened", () =>
     Effect.gen(function* () {
       const gone = Effect.fail(new JobStoreError({ operation: "open", cause: new Error("gone") }))

@@ -189,6 +189,43 @@ describe("asynchronous bulk jobs", () => {
     ])
   })
 
+  it("streams results many read buffers long, byte for byte, to a client that stops reading and starts again", async () => {
+    // Rows of ~8 KB each (the input's other columns are echoed): ~16 MB, more than the kernel takes while the client does not read.
+    const note = "x".repeat(8000)
+    const emails = Array.from({ length: 2000 }, (_, i) => `s${i}@ox.ac.uk`)
+    const submitted = await call(daemon, "POST", "/api/v1/validate/bulk-async?targetGroupId=uk-students", {
+      key: acme,
+      rawBody: ndjson(emails.map((email, i) => JSON.stringify({ email, note: `${i}${note}` }))),
+      headers: { "content-type": "application/x-ndjson" }
+    })
+    expect(submitted.status).toBe(202)
+    const job = await waitForJob(daemon, acme, submitted.body.jobId)
+    const slowly = await new Promise<string>((resolve, reject) => {
+      const chunks: Array<Buffer> = []
+      request(
+        `${daemon.url}/api/v1/jobs/${job.jobId}/results`,
+        { headers: { authorization: `Bearer ${acme}`, accept: "application/x-ndjson", "accept-encoding": "identity" } },
+        (response: IncomingMessage) => {
+          response.on("data", (chunk: Buffer) => {
+            chunks.push(chunk)
+            response.pause()
+            setTimeout(() => response.resume(), chunks.length === 1 ? 300 : 2)
+          })
+          response.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")))
+          response.on("error", reject)
+        }
+      )
+        .on("error", reject)
+        .end()
+    })
+    const rows = slowly
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { email: string; columns: { note: string } })
+    expect(rows.map((row) => row.email)).toEqual(emails)
+    expect(rows.every((row, i) => row.columns.note === `${i}${note}`)).toBe(true)
+  }, 30_000)
+
   it("compresses downloads when the client accepts it", async () => {
     const submitted = await call(daemon, "POST", "/api/v1/validate/bulk-async", {
       key: acme,

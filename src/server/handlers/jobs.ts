@@ -290,7 +290,7 @@ export const JobsHandlers = HttpApiBuilder.group(
           const format = query.format ?? downloadFormat(request.headers.accept)
           if (format !== "json") {
             const coding = negotiateCoding(request.headers["accept-encoding"], ["br", "gzip"])
-            const rows = streamResults(open, format, job.inputColumns ?? [])
+            const rows = streamResults(open, format, job.inputColumns ?? [], coding === "identity")
             // Asked for by the query: a file to save, named after the job.
             const download =
               query.format === undefined
