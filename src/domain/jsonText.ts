@@ -21,6 +21,9 @@
  */
 const NEEDS_ESCAPE = /[\u0000-\u001f"\\\ud800-\udfff]/
 
+/** Whether `JSON.stringify(value)` escapes anything in the string: if not, its JSON is the string in quotes. */
+export const needsEscape = (value: string): boolean => NEEDS_ESCAPE.test(value)
+
 /** `JSON.stringify(value)` for a string. */
 export const jsonString = (value: string): string => (NEEDS_ESCAPE.test(value) ? JSON.stringify(value) : `"${value}"`)
 

@@ -11,7 +11,7 @@
  * them without copying the rows.
  */
 import type { JobTarget } from "../domain/Job.ts"
-import { jsonString } from "../domain/jsonText.ts"
+import { needsEscape } from "../domain/jsonText.ts"
 import type { UsageDelta, UsageTally } from "../domain/OfferUsage.ts"
 import { type ResultRow, type RowVerdict, rowTextBeforeDuplicate, verdictText } from "../domain/ResultRow.ts"
 import { canonicalHash } from "./duplicates.ts"
@@ -127,15 +127,32 @@ class TextBuffer {
     this.buffer = given ?? ownBuffer(Math.max(bytes, 4096))
   }
   write(text: string): void {
-    const room = text.length * 3
-    if (this.used + room > this.buffer.length) {
-      const grown = ownBuffer(Math.max(this.buffer.length * 2, this.used + room))
-      this.buffer.copy(grown, 0, 0, this.used)
-      this.buffer = grown
-    }
+    this.room(text.length * 3)
     this.used += this.buffer.write(text, this.used)
   }
+  /**
+   * `jsonString(value)`, written without making it: a string built by `+`
+   * or a template is a tree that writing it first copies flat, and a job's
+   * rows were a fifth of its thread's allocation that way (sampling heap
+   * profile of a 1M-email pass).
+   */
+  writeJsonString(value: string): void {
+    if (needsEscape(value)) return this.write(JSON.stringify(value))
+    this.room(value.length * 3 + 2)
+    const buffer = this.buffer
+    buffer[this.used++] = QUOTE
+    this.used += buffer.write(value, this.used)
+    buffer[this.used++] = QUOTE
+  }
+  private room(bytes: number): void {
+    if (this.used + bytes <= this.buffer.length) return
+    const grown = ownBuffer(Math.max(this.buffer.length * 2, this.used + bytes))
+    this.buffer.copy(grown, 0, 0, this.used)
+    this.buffer = grown
+  }
 }
+
+const QUOTE = 0x22
 
 /**
  * Evaluates a batch with `evaluate` (counting offer usage in `tally`) and
@@ -180,7 +197,8 @@ export const encodeBatch = (
       hashes[i] = canonicalHash(email, verdict.reasonCode !== "INVALID_EMAIL_FORMAT") ?? -1
       if (verdict.isValid) valid++
       // The address, then the verdict's text as it is (a shared verdict's is written once: `verdictText`).
-      text.write(`{"email":${jsonString(email)}`)
+      text.write(`{"email":`)
+      text.writeJsonString(email)
       text.write(verdictText(verdict))
     } else {
       hashes[i] = -1
