@@ -6,7 +6,7 @@
  * log costs what it costs in production, without a pipe to drain).
  */
 import { type ChildProcess, spawn } from "node:child_process"
-import { closeSync, cpSync, existsSync, openSync, readFileSync, writeFileSync } from "node:fs"
+import { closeSync, cpSync, existsSync, openSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { parseDocument } from "yaml"
@@ -132,5 +132,59 @@ export const cpuSeconds = (pid: number | undefined): number | undefined => {
     return (Number(fields[11]) + Number(fields[12])) / 100
   } catch {
     return undefined
+  }
+}
+
+/** CPU seconds of a process's threads by kind, as Node and V8 name them on Linux (`/proc/<pid>/task`). */
+export interface ThreadCpu {
+  /** `MainThread`: the request thread. */
+  readonly requestThread: number
+  /** `WorkerThread`: job threads (and a configuration load's thread while it lives). */
+  readonly workerThreads: number
+  /** `V8Worker`: V8's own helpers, mostly the collector's concurrent and parallel work, and compilation. */
+  readonly v8Helpers: number
+  /** Everything else (libuv's pool: file I/O, zlib). */
+  readonly other: number
+}
+
+/** The CPU seconds a process's threads have used so far, by kind (Linux `/proc`; undefined elsewhere). */
+export const threadCpuSeconds = (pid: number | undefined): ThreadCpu | undefined => {
+  try {
+    const sums = { requestThread: 0, workerThreads: 0, v8Helpers: 0, other: 0 }
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      let stat: string
+      try {
+        stat = readFileSync(`/proc/${pid}/task/${task}/stat`, "utf8")
+      } catch {
+        continue // the thread ended meanwhile
+      }
+      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"))
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+      const seconds = (Number(fields[11]) + Number(fields[12])) / 100
+      const kind =
+        name === "MainThread"
+          ? "requestThread"
+          : name === "WorkerThread"
+            ? "workerThreads"
+            : name.startsWith("V8Worker")
+              ? "v8Helpers"
+              : "other"
+      sums[kind] += seconds
+    }
+    return sums
+  } catch {
+    return undefined
+  }
+}
+
+/** `after - before`, kind by kind, rounded to hundredths (undefined when either is). */
+export const threadCpuSince = (before: ThreadCpu | undefined, after: ThreadCpu | undefined): ThreadCpu | undefined => {
+  if (before === undefined || after === undefined) return undefined
+  const since = (kind: keyof ThreadCpu) => Math.round((after[kind] - before[kind]) * 100) / 100
+  return {
+    requestThread: since("requestThread"),
+    workerThreads: since("workerThreads"),
+    v8Helpers: since("v8Helpers"),
+    other: since("other")
   }
 }

@@ -11,8 +11,10 @@
  *    and the offer with three target groups: each timed from the first byte
  *    of the upload to the last byte of the results downloaded as NDJSON
  *    (rows counted), with its parts (accepted, processed, downloaded), and
- *    the daemon's peak RSS (`VmHWM`) after each. Goals (issue 16): the offer
- *    job <= 5 s end to end, VmHWM <= 400 MB after all five.
+ *    the daemon's peak RSS (`VmHWM`) after each, and the CPU seconds its
+ *    threads used meanwhile by kind (request thread, job threads, V8's
+ *    helpers; Linux). Goals (issue 16): the offer job <= 5 s end to end,
+ *    VmHWM <= 400 MB after all five.
  * 2. Single-validation latency (`POST /validate/target-group`, `connections`
  *    keep-alive connections back to back, bench/latencyProbe.ts, in µs):
  *    rounds alternating an idle window and a window while a 1M-email job
@@ -43,7 +45,9 @@ import {
   type DaemonProcess,
   peakRssMb,
   prepareConfig,
-  startDaemon
+  startDaemon,
+  threadCpuSeconds,
+  threadCpuSince
 } from "./daemonProcess.ts"
 import { generateEmails } from "./generateEmails.ts"
 import type { ProbeOptions, ProbeResult } from "./latencyProbe.ts"
@@ -143,6 +147,7 @@ const download = async (daemon: DaemonProcess, key: string, jobId: string): Prom
 
 /** One job end to end: upload, processing, download of every row. */
 const timedJob = async (daemon: DaemonProcess, key: string, body: Buffer, target: "targetGroup" | "offer") => {
+  const cpuBefore = threadCpuSeconds(daemon.child.pid)
   const started = performance.now()
   const jobId = await submit(daemon, key, body, target)
   const acceptedSeconds = (performance.now() - started) / 1000
@@ -157,7 +162,9 @@ const timedJob = async (daemon: DaemonProcess, key: string, body: Buffer, target
     acceptedSeconds: round2(acceptedSeconds),
     processingSeconds: round2((Date.parse(job.finishedAt!) - Date.parse(job.startedAt!)) / 1000),
     downloadSeconds: round2(endToEndSeconds - completedSeconds),
-    vmHwmMb: peakRssMb(daemon.child.pid)
+    vmHwmMb: peakRssMb(daemon.child.pid),
+    /** Where the daemon's CPU went during the job, by thread kind (on one core, their sum bounds the job's time). */
+    cpuSeconds: threadCpuSince(cpuBefore, threadCpuSeconds(daemon.child.pid))
   }
 }
 
@@ -276,7 +283,7 @@ try {
     const job = await timedJob(daemon, main.config.key, body, target)
     jobs.push(job)
     log(
-      `job ${i + 1} (${job.target}): ${job.endToEndSeconds} s end to end (accepted ${job.acceptedSeconds} s, processed ${job.processingSeconds} s, downloaded ${job.downloadSeconds} s); VmHWM ${job.vmHwmMb} MB`
+      `job ${i + 1} (${job.target}): ${job.endToEndSeconds} s end to end (accepted ${job.acceptedSeconds} s, processed ${job.processingSeconds} s, downloaded ${job.downloadSeconds} s); VmHWM ${job.vmHwmMb} MB; CPU s ${JSON.stringify(job.cpuSeconds)}`
     )
     if (beforeDaemon !== undefined && beforeVariant !== undefined) {
       const old = await timedJob(beforeDaemon, beforeVariant.config.key, body, target)
