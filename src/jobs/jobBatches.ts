@@ -137,7 +137,10 @@ class TextBuffer {
    * profile of a 1M-email pass).
    */
   writeJsonString(value: string): void {
-    if (needsEscape(value)) return this.write(JSON.stringify(value))
+    if (needsEscape(value)) {
+      this.write(JSON.stringify(value))
+      return
+    }
     this.room(value.length * 3 + 2)
     const buffer = this.buffer
     buffer[this.used++] = QUOTE
