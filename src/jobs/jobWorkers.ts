@@ -148,9 +148,11 @@ const start = (context: QueueContext, jobId: JobId) =>
       const job = yield* Effect.orDie(context.store.read(jobId))
       if (job === undefined) return undefined
       const running: Job = { ...job, status: "running", startedAt: job.startedAt ?? new Date(yield* now).toISOString() }
+      // Active before the record says running: whoever reads the job running sees it counted in the
+      // running gauge (the write may yield to other requests before it completes).
+      entry.active = true
       yield* Effect.orDie(context.store.write(running))
       entry.status = "running"
-      entry.active = true
       return { entry, running }
     })
   )
