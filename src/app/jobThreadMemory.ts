@@ -3,9 +3,11 @@
  * over successive 1M-email jobs). A thread holds the modules, its own copy
  * of the engine — the same engine as the request thread's — and what the
  * engine remembers while judging: each target group's verdict per
- * institution met, and beside each host's facts the verdicts of the last
- * four groups (`engine/targeting/HostDirectory.ts`). Nothing else lives
- * beyond a batch: a batch's lines, rows and text die young or travel back.
+ * institution met, beside each host's facts the verdicts of the last
+ * four groups (`engine/targeting/HostDirectory.ts`), and each job target's
+ * row verdicts by host (`rowVerdicts.ts`: at most 128k hosts and 64k
+ * distinct verdicts a target). Nothing else lives beyond a batch: a
+ * batch's lines, rows and text die young or travel back.
  *
  * - The verdicts are bounded by the groups they are kept for: a thread
  *   remembers those of at most `VERDICT_GROUPS` target groups (or of one

@@ -66,8 +66,8 @@ const nothingButDisposable = new StoredFacts(noMatch, true, false)
 
 /**
  * How many owners' values the facts of one host keep (`HostDirectory.memo`):
- * an offer's groups and its shared row verdicts (`app/rowVerdicts.ts`), and
- * a target group's job beside them, without pushing each other out.
+ * the groups of an offer and of a few target groups judged in turn, without
+ * pushing each other out.
  */
 const MEMO_OWNERS = 6
 
@@ -75,7 +75,7 @@ const MEMO_OWNERS = 6
 const defaultMaxLearnedKeys = 50_000
 
 /** A copy of `text` that keeps no reference to the string it was sliced from (an email address). */
-const detached = (text: string): string => String.fromCharCode(...Array.from(text, (char) => char.charCodeAt(0)))
+export const detached = (text: string): string => String.fromCharCode(...Array.from(text, (char) => char.charCodeAt(0)))
 
 /** A label no host or data entry can contain: `${probe}.${key}` stands for "any host below `key`". */
 const probe = "\u0000"
@@ -209,16 +209,6 @@ export class HostDirectory {
       more.push(owner, value)
     }
     return value
-  }
-
-  /**
-   * Whether `facts` are a key's own, answered for a host equal to that key:
-   * then they stand for that one host, and a value `memo` keeps beside them
-   * may depend on the host too (`app/rowVerdicts.ts`). The facts of hosts
-   * below a key are shared by all of them.
-   */
-  isOneHost(facts: HostFacts): boolean {
-    return facts instanceof KeyRecord
   }
 
   /**
