@@ -5,9 +5,10 @@
  * engine remembers while judging: each target group's verdict per
  * institution met, beside each host's facts the verdicts of the last
  * four groups (`engine/targeting/HostDirectory.ts`), and each job target's
- * row verdicts by host (`rowVerdicts.ts`: at most 128k hosts and 64k
- * distinct verdicts a target). Nothing else lives beyond a batch: a
- * batch's lines, rows and text die young or travel back.
+ * row verdicts by host (`rowVerdicts.ts`: at most 128k hosts a target,
+ * 20-60 MB with their verdicts' text for bench:jobs' targets). Nothing
+ * else lives beyond a batch: a batch's lines, rows and text die young or
+ * travel back.
  *
  * - The verdicts are bounded by the groups they are kept for: a thread
  *   remembers those of at most `VERDICT_GROUPS` target groups (or of one
