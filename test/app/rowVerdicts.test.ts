@@ -152,6 +152,21 @@ describe("targetGroupRowVerdicts", () => {
       { numRuns: 400 }
     )
   })
+
+  it("shares one verdict among the hosts of one institution that answer alike, and keeps apart those that do not", () => {
+    const { engine } = live.current()
+    const group = engine.targetGroups.get("uk")!
+    const [own, students, staff, alumni] = targetGroupRowVerdicts(group, engine.context, [
+      "jane@ox.ac.uk",
+      "jane@students.ox.ac.uk",
+      "jane@cs.ox.ac.uk",
+      "jane@alumni.ox.ac.uk"
+    ])
+    expect(students).toBe(own)
+    expect(staff).toBe(own)
+    expect(alumni).not.toBe(own)
+    expect(alumni).toMatchObject({ isValid: false })
+  })
 })
 
 describe("a job's batch", () => {
