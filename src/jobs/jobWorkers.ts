@@ -149,9 +149,15 @@ const start = (context: QueueContext, jobId: JobId) =>
       if (job === undefined) return undefined
       const running: Job = { ...job, status: "running", startedAt: job.startedAt ?? new Date(yield* now).toISOString() }
       // Active before the record says running: whoever reads the job running sees it counted in the
-      // running gauge (the write may yield to other requests before it completes).
+      // running gauge (the write may yield to other requests before it completes); not, if it fails.
       entry.active = true
-      yield* Effect.orDie(context.store.write(running))
+      yield* Effect.orDie(context.store.write(running)).pipe(
+        Effect.onError(() =>
+          Effect.sync(() => {
+            entry.active = false
+          })
+        )
+      )
       entry.status = "running"
       return { entry, running }
     })

@@ -1,16 +1,18 @@
 import { assert, describe, expect, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as TestClock from "effect/testing/TestClock"
 import type { JobsError } from "../../src/jobs/errors.ts"
-import { toJobView } from "../../src/jobs/Job.ts"
+import { type Job, toJobView } from "../../src/jobs/Job.ts"
 import { JobQueue } from "../../src/jobs/JobQueue.ts"
-import { JobStore, type JobStoreError } from "../../src/jobs/JobStore.ts"
+import { JobStore, JobStoreError } from "../../src/jobs/JobStore.ts"
+import * as JobStoreMemory from "../../src/jobs/JobStoreMemory.ts"
 import { evaluateHere } from "../../src/jobs/jobBatches.ts"
 import type { JobUsage } from "../../src/jobs/jobUsage.ts"
 import { UsageStatistics } from "../../src/stats/UsageStatistics.ts"
 import { captureLog } from "../observability/logCapture.ts"
-import { evaluate, queueAdapters, request, resultLines } from "./jobTesting.ts"
+import { evaluate, queueAdapters, queueLayer, request, resultLines } from "./jobTesting.ts"
 
 const items = [
   "ada@mit.edu",
@@ -275,5 +277,32 @@ describe.each(queueAdapters)("JobQueue over the %s store", (_, queueOver) => {
       expect(reasonOf(yield* Effect.flip(queue.get("acme", job.jobId)))).toBe("JobNotFound")
       expect(yield* (yield* JobStore).read(job.jobId)).toBeUndefined()
     }).pipe(Effect.provide(queueOver({ sweepInterval: "1 hour" })))
+  })
+})
+
+describe("JobQueue's running count", () => {
+  it.effect("counts no job running when the record that would say so cannot be written", () => {
+    const tried = Deferred.makeUnsafe<void>()
+    /** The memory store, but writing a running record fails (a full disk, say). */
+    const failingRunning = Layer.effect(
+      JobStore,
+      Effect.map(Effect.service(JobStore), (store) => ({
+        ...store,
+        write: (job: Job) =>
+          job.status === "running"
+            ? Effect.andThen(
+                Deferred.succeed(tried, undefined),
+                Effect.fail(new JobStoreError({ operation: "write", jobId: job.jobId, cause: new Error("ENOSPC") }))
+              )
+            : store.write(job)
+      }))
+    ).pipe(Layer.provide(JobStoreMemory.layer))
+    return Effect.gen(function* () {
+      const queue = yield* JobQueue
+      yield* queue.submit(yield* request(items))
+      yield* Deferred.await(tried)
+      for (let i = 0; i < 10; i++) yield* Effect.yieldNow
+      expect(queue.occupancy()).toEqual({ waiting: 0, running: 0 })
+    }).pipe(Effect.provide(queueLayer(failingRunning).pipe(Layer.provide(captureLog().layer))))
   })
 })
