@@ -10,7 +10,8 @@
  *    (bench/generateEmails.ts), alternating a target group (`universities`)
  *    and the offer with three target groups: each timed from the first byte
  *    of the upload to the last byte of the results downloaded as NDJSON
- *    (rows counted), with its parts (accepted, processed, downloaded), and
+ *    (rows counted), with curl where the machine has it (the Node client
+ *    took 3-4x as long as curl to download, see `client`), with its parts (accepted, processed, downloaded), and
  *    the daemon's peak RSS (`VmHWM`) after each, and the CPU seconds its
  *    threads used meanwhile by kind (request thread, job threads, V8's
  *    helpers; Linux). Goals (issue 16): the offer job <= 5 s end to end,
@@ -32,7 +33,7 @@
  * working at a time; and in every latency round. Progress goes to standard error;
  * the final line on standard output is JSON.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { get as httpGet, type IncomingMessage } from "node:http"
 import { availableParallelism, tmpdir } from "node:os"
@@ -102,14 +103,58 @@ interface JobView {
 const jobUrl = (daemon: DaemonProcess, target: "targetGroup" | "offer") =>
   `${daemon.url}/api/v1/validate/bulk-async?${target === "offer" ? `offerId=${offerId}` : `targetGroupId=${targetGroupId}`}`
 
+/**
+ * The HTTP client that uploads and downloads: curl where the machine has it
+ * (BENCH_CLIENT=node uses Node's), so that a job's time is the daemon's,
+ * not the client's. Measured on the 364 MB of an offer job's rows, one
+ * daemon pinned to core 0 and the client to core 1: curl 0.23-0.24 s,
+ * Node's `http.get` counting rows 0.69-0.97 s (0.52-0.86 s without
+ * counting, 0.39-0.56 s reading the bare socket); the 27.8 MB upload, curl
+ * 0.41-0.57 s against `fetch` 0.73-0.83 s.
+ */
+const client: "curl" | "node" = (() => {
+  if (process.env.BENCH_CLIENT === "node") return "node"
+  try {
+    execFileSync("curl", ["--version"], { stdio: "ignore" })
+    return "curl"
+  } catch {
+    return "node"
+  }
+})()
+
+/** Runs `command` with `args`, answering its standard output; fails when it exits otherwise than 0. */
+const run = (command: string, args: ReadonlyArray<string>) =>
+  new Promise<string>((resolve, reject) =>
+    execFile(command, args, { maxBuffer: 1 << 20 }, (error, stdout) => (error ? reject(error) : resolve(stdout)))
+  )
+
+/** The upload's bytes as a file, for curl: written once. */
+let bodyFile: string | undefined
+const uploadFile = (body: Buffer) => {
+  if (bodyFile === undefined) {
+    bodyFile = join(root, "input.ndjson")
+    writeFileSync(bodyFile, body)
+  }
+  return bodyFile
+}
+
 const submit = async (daemon: DaemonProcess, key: string, body: Buffer, target: "targetGroup" | "offer") => {
-  const response = await fetch(jobUrl(daemon, target), {
-    method: "POST",
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/x-ndjson" },
-    body
-  })
-  const accepted = (await response.json()) as { jobId: string }
-  if (response.status !== 202) throw new Error(`bulk-async answered ${response.status}: ${JSON.stringify(accepted)}`)
+  const headers = { authorization: `Bearer ${key}`, "content-type": "application/x-ndjson" }
+  const [status, text] =
+    client === "curl"
+      ? await run("curl", [
+          ...["-sS", "-X", "POST", "--data-binary", `@${uploadFile(body)}`, "-w", "\\n%{http_code}"],
+          ...Object.entries(headers).flatMap(([name, value]) => ["-H", `${name}: ${value}`]),
+          jobUrl(daemon, target)
+        ]).then((out) => {
+          const cut = out.lastIndexOf("\n")
+          return [Number(out.slice(cut + 1)), out.slice(0, cut)] as const
+        })
+      : await fetch(jobUrl(daemon, target), { method: "POST", headers, body }).then(
+          async (response) => [response.status, await response.text()] as const
+        )
+  const accepted = JSON.parse(text) as { jobId: string }
+  if (status !== 202) throw new Error(`bulk-async answered ${status}: ${text}`)
   return accepted.jobId
 }
 
@@ -130,12 +175,20 @@ const awaitStatus = async (daemon: DaemonProcess, key: string, jobId: string, st
 
 /** Downloads the results as NDJSON (uncompressed), counting rows; answers the rows. */
 const download = async (daemon: DaemonProcess, key: string, jobId: string): Promise<number> => {
+  const url = `${daemon.url}/api/v1/jobs/${jobId}/results`
+  const headers = { authorization: `Bearer ${key}`, accept: "application/x-ndjson", "accept-encoding": "identity" }
+  if (client === "curl") {
+    // -f: an answer other than 2xx fails the pipe, so the count is of rows only.
+    const curl = [
+      "curl",
+      "-sSf",
+      ...Object.entries(headers).map(([name, value]) => `-H '${name}: ${value}'`),
+      `'${url}'`
+    ]
+    return Number((await run("bash", ["-o", "pipefail", "-c", `${curl.join(" ")} | wc -l`])).trim())
+  }
   const response = await new Promise<IncomingMessage>((resolve, reject) =>
-    httpGet(
-      `${daemon.url}/api/v1/jobs/${jobId}/results`,
-      { headers: { authorization: `Bearer ${key}`, accept: "application/x-ndjson", "accept-encoding": "identity" } },
-      resolve
-    ).on("error", reject)
+    httpGet(url, { headers }, resolve).on("error", reject)
   )
   if (response.statusCode !== 200) throw new Error(`results answered ${response.statusCode}`)
   let rows = 0
@@ -252,7 +305,7 @@ const stop = async (daemon: DaemonProcess) => {
 }
 
 log(
-  `node ${process.version}, ${cores} CPUs; ${pinning === undefined ? "not pinned" : `daemon on core ${pinning.server}, this script and the probe on core ${pinning.driver}`}; working in ${root}`
+  `node ${process.version}, ${cores} CPUs; ${pinning === undefined ? "not pinned" : `daemon on core ${pinning.server}, this script and the probe on core ${pinning.driver}`}; client ${client}; working in ${root}`
 )
 const emails = generateEmails(buildInstitutionTable(), emailCount, 5)
 const body = Buffer.from(`${emails.map((email) => JSON.stringify(email)).join("\n")}\n`)
@@ -368,7 +421,7 @@ try {
         vmHwmAtMost400Mb: Math.max(...vmHwm) <= 400,
         p99DuringJobAtMost2xIdle: mainLatency === undefined ? null : mainLatency.p99DuringJobOverIdle.median <= 2
       },
-      details: { node: process.version, cpus: cores, connections, ndjsonMb: round2(body.length / 1e6) }
+      details: { node: process.version, cpus: cores, connections, ndjsonMb: round2(body.length / 1e6), client }
     })
   )
 } finally {
