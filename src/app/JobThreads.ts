@@ -10,7 +10,11 @@
  *   arrive in order), so a reload reaches the batches taken after it, as
  *   on the daemon's own thread.
  * - The runner keeps `parallelism` batches of a job in flight and appends
- *   them in input order; which thread evaluates a batch does not matter.
+ *   them in input order. With more than one thread, each batch is split by
+ *   host across every thread and its rows put back in input order
+ *   (`hostShards.ts`): a host's emails always reach the same thread, so
+ *   what a thread learns of a host (its facts, the groups' verdicts, the
+ *   row verdicts) is learned and kept once in the pool, not once a thread.
  * - Batches travel in memory each thread shares with this one, given once
  *   when it starts (`batchSlots.ts`): the input lines are copied into a
  *   slot, the rows are encoded into it, and the messages carry lengths. A
@@ -26,11 +30,26 @@
  *   one.
  */
 import { type Worker as NodeWorker, Worker } from "node:worker_threads"
-import type { UsageTally } from "../domain/OfferUsage.ts"
+import type { UsageDelta, UsageTally } from "../domain/OfferUsage.ts"
 import type { HashKey } from "../engine/email/canonicalHash.ts"
-import { type BatchEvaluator, type BatchRequest, type EncodedBatch, JobFailure } from "../jobs/jobBatches.ts"
-import { type BatchSlot, fitsSlot, slotMemory, slotsOf } from "./batchSlots.ts"
+import {
+  type BatchEvaluator,
+  type BatchMemory,
+  type BatchRequest,
+  type EncodedBatch,
+  JobFailure
+} from "../jobs/jobBatches.ts"
+import {
+  type BatchSlot,
+  fitsSlot,
+  SLOT_INPUT_BYTES,
+  SLOT_ITEMS,
+  SLOT_TEXT_BYTES,
+  slotMemory,
+  slotsOf
+} from "./batchSlots.ts"
 import type { EngineConfig } from "./EngineBuilder.ts"
+import { mergeRows, splitLines } from "./hostShards.ts"
 import { jobThreadLimits } from "./jobThreadMemory.ts"
 import type { Snapshot } from "./Snapshot.ts"
 import type { ValidationCounters } from "./Validation.ts"
@@ -111,6 +130,16 @@ interface Thread {
   stopping: boolean
 }
 
+/** What a batch is evaluated under: the snapshot in force when it is taken. */
+type Current = ReturnType<JobThreadsOptions["snapshot"]["current"]>
+
+/** Memory for a split batch's merged rows: a slot's room. */
+const mergeMemory = (): BatchMemory => ({
+  text: Buffer.allocUnsafe(SLOT_TEXT_BYTES),
+  splices: new Uint32Array(SLOT_ITEMS),
+  hashes: new Float64Array(SLOT_ITEMS)
+})
+
 /** Batches of one job in flight per thread: one evaluated while the answer of the other travels. */
 const BATCHES_PER_THREAD = 2
 
@@ -120,6 +149,11 @@ export class JobThreads implements BatchEvaluator {
   readonly #threads: Array<Thread | undefined>
   /** The thread and slot of each answered batch that holds one, until it is released. */
   readonly #held = new WeakMap<EncodedBatch, { readonly thread: Thread; readonly slot: number }>()
+  /** The memory of each split batch's merged rows, until it is released; and memory free for the next. */
+  readonly #merged = new WeakMap<EncodedBatch, BatchMemory>()
+  readonly #mergeMemory: Array<BatchMemory> = []
+  /** Where a batch's lines are split into, one buffer per thread, reused by each batch. */
+  readonly #splitBuffers: Array<Buffer>
   #nextId = 0
   #closed = false
 
@@ -127,6 +161,7 @@ export class JobThreads implements BatchEvaluator {
     const threads = Math.max(1, Math.floor(options.threads))
     this.#options = options
     this.#threads = new Array<Thread | undefined>(threads).fill(undefined)
+    this.#splitBuffers = Array.from({ length: threads }, () => Buffer.allocUnsafe(SLOT_INPUT_BYTES))
     this.parallelism = threads * BATCHES_PER_THREAD
   }
 
@@ -138,7 +173,67 @@ export class JobThreads implements BatchEvaluator {
   evaluate(request: BatchRequest, tally: UsageTally | undefined): Promise<EncodedBatch> {
     if (this.#closed) return Promise.reject(new JobFailure("The job threads are stopped."))
     const snapshot = this.#options.snapshot.current()
-    const thread = this.#pick()
+    if (this.#threads.length === 1 || request.count === 0) return this.#send(this.#pick(), snapshot, request, tally)
+    return this.#evaluateSplit(snapshot, request, tally)
+  }
+
+  /**
+   * The batch split by host across every thread (`hostShards.ts`): the
+   * emails of one host always go to the same thread, so each host is
+   * learned by one thread and kept once. Its rows are put back in input
+   * order into memory of this pool's, given back on `release`.
+   */
+  async #evaluateSplit(snapshot: Current, request: BatchRequest, tally: UsageTally | undefined): Promise<EncodedBatch> {
+    const owners = new Uint16Array(request.count)
+    const parts = splitLines(request.lines, request.count, owners, this.#splitBuffers)
+    // `#send` copies a part's lines before it returns, so the split buffers serve the next batch.
+    const settled = await Promise.allSettled(
+      parts.map((part, shard) =>
+        part.count === 0
+          ? undefined
+          : this.#send(this.#shard(shard), snapshot, { ...request, lines: part.lines, count: part.count }, tally)
+      )
+    )
+    const answered = settled.map((result) => (result?.status === "fulfilled" ? result.value : undefined))
+    const failed = settled.find((result) => result?.status === "rejected")
+    if (failed !== undefined) {
+      for (const part of answered) if (part !== undefined) this.release(part)
+      throw (failed as PromiseRejectedResult).reason
+    }
+    const memory = this.#mergeMemory.pop() ?? mergeMemory()
+    const rows = mergeRows(owners, request.count, answered, memory)
+    let valid = 0
+    let badInput = 0
+    const usage: Array<UsageDelta> = []
+    for (const part of answered) {
+      if (part === undefined) continue
+      valid += part.valid
+      badInput += part.badInput
+      if (part.usage !== undefined) usage.push(...part.usage)
+      this.release(part)
+    }
+    const batch: EncodedBatch = { ...rows, valid, badInput, ...(usage.length === 0 ? {} : { usage }) }
+    this.#merged.set(batch, memory)
+    return batch
+  }
+
+  /** The thread of shard `shard`, started when it is not running. */
+  #shard(shard: number): Thread {
+    let thread = this.#threads[shard]
+    if (thread === undefined) {
+      thread = this.#start()
+      this.#threads[shard] = thread
+    }
+    return thread
+  }
+
+  /** Sends `request` to `thread`: the configuration first when the thread has not seen the one in force. */
+  #send(
+    thread: Thread,
+    snapshot: Current,
+    request: BatchRequest,
+    tally: UsageTally | undefined
+  ): Promise<EncodedBatch> {
     if (thread.generation !== snapshot.generation) {
       const { config } = snapshot
       thread.worker.postMessage({
@@ -185,6 +280,12 @@ export class JobThreads implements BatchEvaluator {
 
   /** Gives the batch's slot back to its thread, for a later batch. */
   release(batch: EncodedBatch): void {
+    const memory = this.#merged.get(batch)
+    if (memory !== undefined) {
+      this.#merged.delete(batch)
+      this.#mergeMemory.push(memory)
+      return
+    }
     const held = this.#held.get(batch)
     if (held === undefined) return
     this.#held.delete(batch)

@@ -143,7 +143,7 @@ port.on("message", (message: ThreadMessage) => {
       text: inSlot ? batch.text.length : batch.text,
       splices: slot === undefined ? batch.splices : undefined,
       hashes: slot === undefined ? batch.hashes : undefined,
-      ...(usage === undefined ? {} : { usage })
+      ...(usage === undefined ? {} : { usage: [usage] })
     }
     const moved: Array<ArrayBuffer> = []
     if (!inSlot) moved.push(batch.text.buffer as ArrayBuffer)

@@ -6,9 +6,11 @@
  * institution met, beside each host's facts the verdicts of the last
  * four groups (`engine/targeting/HostDirectory.ts`), and each job target's
  * row verdicts by host (`rowVerdicts.ts`: at most 128k hosts a target,
- * 20-60 MB with their verdicts' text for bench:jobs' targets). Nothing
- * else lives beyond a batch: a batch's lines, rows and text die young or
- * travel back.
+ * 20-60 MB with their verdicts' text for bench:jobs' targets). With more
+ * than one thread, a thread meets only its share of the hosts (batches
+ * are split by host, `hostShards.ts`), so what it learned is that share.
+ * Nothing else lives beyond a batch: a batch's lines, rows and text die
+ * young or travel back.
  *
  * - The verdicts are bounded by the groups they are kept for: a thread
  *   remembers those of at most `VERDICT_GROUPS` target groups (or of one

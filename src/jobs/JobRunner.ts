@@ -182,7 +182,7 @@ export class JobRunner {
     pending.valid += batch.valid
     pending.duplicates += duplicates
     pending.badInput += batch.badInput
-    if (batch.usage !== undefined) this.runTally?.add(batch.usage)
+    if (batch.usage !== undefined) for (const delta of batch.usage) this.runTally?.add(delta)
   }
 
   /** Makes the rows appended so far durable without holding the thread; `checkpoint({ flushed: true })` then. */

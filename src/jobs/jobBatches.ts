@@ -59,8 +59,12 @@ export interface EncodedBatch {
   readonly hashes: Float64Array
   readonly valid: number
   readonly badInput: number
-  /** Offer usage the batch counted elsewhere (a worker thread), for the run's tally once its rows are appended. */
-  readonly usage?: UsageDelta | undefined
+  /**
+   * Offer usage the batch counted elsewhere (on worker threads: one delta
+   * each that evaluated part of it), for the run's tally once its rows are
+   * appended.
+   */
+  readonly usage?: ReadonlyArray<UsageDelta> | undefined
 }
 
 /** Evaluates a job's batches, here or elsewhere. */

@@ -41,7 +41,7 @@ const elsewhere = (
               : undefined
           const encoded = encodeBatch(batch, evaluate, counted)
           const usage = counted?.take()
-          const answer = usage === undefined ? encoded : { ...encoded, usage }
+          const answer = usage === undefined ? encoded : { ...encoded, usage: [usage] }
           this.answered.add(answer)
           resolve(answer)
         },
