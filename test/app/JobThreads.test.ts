@@ -218,6 +218,33 @@ describe("JobThreads", () => {
     expect(text(answered.text)).toBe(text(here(live, request).batch.text))
   })
 
+  it("splits batches by host across two threads alike when slots run out or lines do not fit one", async () => {
+    const { live } = shipped()
+    const threads = pool(live)
+    const target = { offerId: "acme-student-discount" }
+    const expected = here(live, requestFor(target))
+    const many = await Promise.all(
+      Array.from({ length: SLOTS_PER_THREAD + 3 }, () => threads.evaluate(requestFor(target), undefined))
+    )
+    for (const batch of many) {
+      expect(text(batch.text)).toBe(text(expected.batch.text))
+      expect([...batch.splices]).toEqual([...expected.batch.splices])
+    }
+    for (const batch of many) threads.release(batch)
+    const wide: ReadonlyArray<InputItem> = Array.from({ length: 600 }, (_, i) => ({
+      email: `student${i}@${["mit.edu", "tum.de", "ox.ac.uk", "gmail.com"][i % 4]}`,
+      columns: [`${"n".repeat(1000)}${i}`]
+    }))
+    const lines = new Uint8Array(Buffer.from(inputText(wide)))
+    expect(lines.length).toBeGreaterThan(2 * SLOT_INPUT_BYTES)
+    const request: BatchRequest = { target: target as JobTarget, lines, count: wide.length, columns: ["note"] }
+    const answered = await threads.evaluate(request, undefined)
+    const alone = here(live, request).batch
+    expect(text(answered.text)).toBe(text(alone.text))
+    expect([...answered.hashes]).toEqual([...alone.hashes])
+    expect(threads.running).toBe(2)
+  })
+
   it("fails a batch whose target is gone with the reason, as on this thread", async () => {
     const { live } = shipped()
     const failed = pool(live).evaluate(requestFor({ targetGroupId: "gone" }), undefined)
