@@ -124,15 +124,24 @@ export const finishJob = (context: QueueContext, entry: JobEntry, end: JobEnd): 
         yield* Effect.orDie(context.store.write(end.job))
         yield* storeCheckpointUsage(context.options.usage, end.job)
       }
-      yield* Effect.orDie(context.store.write(final))
+      // Whoever reads the final record sees the job counted as ended and no longer running: both are
+      // marked before the write can be read. A write that fails leaves the job running (its fiber dies
+      // and the daemon's next start resumes it), so it is marked running again; the count stays.
+      entry.active = false
+      context.options.onEnded?.(final)
+      yield* Effect.orDie(context.store.write(final)).pipe(
+        Effect.onError(() =>
+          Effect.sync(() => {
+            entry.active = true
+          })
+        )
+      )
       // Not stored now (the store is down): the record keeps it, and the next start stores it.
       yield* storeCheckpointUsage(context.options.usage, final)
       yield* logEnd(final)
       entry.status = end.status
       entry.expiresAt = expiresAt
-      entry.active = false
       yield* Deferred.succeed(entry.finished, final)
-      context.options.onEnded?.(final)
       yield* notify(context, final)
       return final
     })

@@ -306,3 +306,60 @@ describe("JobQueue's running count", () => {
     }).pipe(Effect.provide(queueLayer(failingRunning).pipe(Layer.provide(captureLog().layer))))
   })
 })
+
+describe("JobQueue's ended jobs", () => {
+  it.effect("counts a job still running when its final record cannot be written", () => {
+    const tried = Deferred.makeUnsafe<void>()
+    /** The memory store, but writing a finished record fails (a full disk, say). */
+    const failingFinish = Layer.effect(
+      JobStore,
+      Effect.map(Effect.service(JobStore), (store) => ({
+        ...store,
+        write: (job: Job) =>
+          job.status === "completed"
+            ? Effect.andThen(
+                Deferred.succeed(tried, undefined),
+                Effect.fail(new JobStoreError({ operation: "write", jobId: job.jobId, cause: new Error("ENOSPC") }))
+              )
+            : store.write(job)
+      }))
+    ).pipe(Layer.provide(JobStoreMemory.layer))
+    return Effect.gen(function* () {
+      const queue = yield* JobQueue
+      const { job } = yield* queue.submit(yield* request(items))
+      yield* Deferred.await(tried)
+      for (let i = 0; i < 10; i++) yield* Effect.yieldNow
+      expect((yield* queue.get("acme", job.jobId)).status).toBe("running")
+      expect(queue.occupancy()).toEqual({ waiting: 0, running: 1 })
+    }).pipe(Effect.provide(queueLayer(failingFinish).pipe(Layer.provide(captureLog().layer))))
+  })
+
+  it.effect("counts a job ended, and no longer running, before its final record can be read", () => {
+    const ended: Array<string> = []
+    /** The memory store, but a finished record's write returns a moment after it is stored. */
+    const slowFinish = Layer.effect(
+      JobStore,
+      Effect.map(Effect.service(JobStore), (store) => ({
+        ...store,
+        write: (job: Job) =>
+          job.status === "completed" ? Effect.andThen(store.write(job), Effect.sleep("20 millis")) : store.write(job)
+      }))
+    ).pipe(Layer.provide(JobStoreMemory.layer))
+    return Effect.gen(function* () {
+      const queue = yield* JobQueue
+      const { job } = yield* queue.submit(yield* request(items))
+      for (let read = yield* queue.get("acme", job.jobId); read.status !== "completed"; ) {
+        yield* Effect.sleep("1 millis")
+        read = yield* queue.get("acme", job.jobId)
+      }
+      // Whoever reads the job finished sees it in the metrics and not running.
+      expect(ended).toEqual(["completed"])
+      expect(queue.occupancy()).toEqual({ waiting: 0, running: 0 })
+    }).pipe(
+      Effect.provide(
+        queueLayer(slowFinish, { onEnded: (final) => ended.push(final.status) }).pipe(Layer.provide(captureLog().layer))
+      ),
+      TestClock.withLive
+    )
+  })
+})
