@@ -280,50 +280,38 @@ describe.each(queueAdapters)("JobQueue over the %s store", (_, queueOver) => {
   })
 })
 
+/** The memory store, but writing a record of `status` fails (a full disk, say); `tried` is done at the first try. */
+const failingWrites = (status: Job["status"], tried: Deferred.Deferred<void>) =>
+  Layer.effect(
+    JobStore,
+    Effect.map(Effect.service(JobStore), (store) => ({
+      ...store,
+      write: (job: Job) =>
+        job.status === status
+          ? Effect.andThen(
+              Deferred.succeed(tried, undefined),
+              Effect.fail(new JobStoreError({ operation: "write", jobId: job.jobId, cause: new Error("ENOSPC") }))
+            )
+          : store.write(job)
+    }))
+  ).pipe(Layer.provide(JobStoreMemory.layer))
+
 describe("JobQueue's running count", () => {
   it.effect("counts no job running when the record that would say so cannot be written", () => {
     const tried = Deferred.makeUnsafe<void>()
-    /** The memory store, but writing a running record fails (a full disk, say). */
-    const failingRunning = Layer.effect(
-      JobStore,
-      Effect.map(Effect.service(JobStore), (store) => ({
-        ...store,
-        write: (job: Job) =>
-          job.status === "running"
-            ? Effect.andThen(
-                Deferred.succeed(tried, undefined),
-                Effect.fail(new JobStoreError({ operation: "write", jobId: job.jobId, cause: new Error("ENOSPC") }))
-              )
-            : store.write(job)
-      }))
-    ).pipe(Layer.provide(JobStoreMemory.layer))
     return Effect.gen(function* () {
       const queue = yield* JobQueue
       yield* queue.submit(yield* request(items))
       yield* Deferred.await(tried)
       for (let i = 0; i < 10; i++) yield* Effect.yieldNow
       expect(queue.occupancy()).toEqual({ waiting: 0, running: 0 })
-    }).pipe(Effect.provide(queueLayer(failingRunning).pipe(Layer.provide(captureLog().layer))))
+    }).pipe(Effect.provide(queueLayer(failingWrites("running", tried)).pipe(Layer.provide(captureLog().layer))))
   })
 })
 
 describe("JobQueue's ended jobs", () => {
   it.effect("counts a job still running when its final record cannot be written", () => {
     const tried = Deferred.makeUnsafe<void>()
-    /** The memory store, but writing a finished record fails (a full disk, say). */
-    const failingFinish = Layer.effect(
-      JobStore,
-      Effect.map(Effect.service(JobStore), (store) => ({
-        ...store,
-        write: (job: Job) =>
-          job.status === "completed"
-            ? Effect.andThen(
-                Deferred.succeed(tried, undefined),
-                Effect.fail(new JobStoreError({ operation: "write", jobId: job.jobId, cause: new Error("ENOSPC") }))
-              )
-            : store.write(job)
-      }))
-    ).pipe(Layer.provide(JobStoreMemory.layer))
     return Effect.gen(function* () {
       const queue = yield* JobQueue
       const { job } = yield* queue.submit(yield* request(items))
@@ -331,7 +319,7 @@ describe("JobQueue's ended jobs", () => {
       for (let i = 0; i < 10; i++) yield* Effect.yieldNow
       expect((yield* queue.get("acme", job.jobId)).status).toBe("running")
       expect(queue.occupancy()).toEqual({ waiting: 0, running: 1 })
-    }).pipe(Effect.provide(queueLayer(failingFinish).pipe(Layer.provide(captureLog().layer))))
+    }).pipe(Effect.provide(queueLayer(failingWrites("completed", tried)).pipe(Layer.provide(captureLog().layer))))
   })
 
   it.effect("counts a job ended, and no longer running, before its final record can be read", () => {
