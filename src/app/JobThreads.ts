@@ -30,26 +30,12 @@
  *   one.
  */
 import { type Worker as NodeWorker, Worker } from "node:worker_threads"
-import type { UsageDelta, UsageTally } from "../domain/OfferUsage.ts"
+import type { UsageTally } from "../domain/OfferUsage.ts"
 import type { HashKey } from "../engine/email/canonicalHash.ts"
-import {
-  type BatchEvaluator,
-  type BatchMemory,
-  type BatchRequest,
-  type EncodedBatch,
-  JobFailure
-} from "../jobs/jobBatches.ts"
-import {
-  type BatchSlot,
-  fitsSlot,
-  SLOT_INPUT_BYTES,
-  SLOT_ITEMS,
-  SLOT_TEXT_BYTES,
-  slotMemory,
-  slotsOf
-} from "./batchSlots.ts"
+import { type BatchEvaluator, type BatchRequest, type EncodedBatch, JobFailure } from "../jobs/jobBatches.ts"
+import { type BatchSlot, fitsSlot, slotMemory, slotsOf } from "./batchSlots.ts"
 import type { EngineConfig } from "./EngineBuilder.ts"
-import { mergeRows, splitLines } from "./hostShards.ts"
+import { HostShards } from "./hostShards.ts"
 import { jobThreadLimits } from "./jobThreadMemory.ts"
 import type { Snapshot } from "./Snapshot.ts"
 import type { ValidationCounters } from "./Validation.ts"
@@ -133,13 +119,6 @@ interface Thread {
 /** What a batch is evaluated under: the snapshot in force when it is taken. */
 type Current = ReturnType<JobThreadsOptions["snapshot"]["current"]>
 
-/** Memory for a split batch's merged rows: a slot's room. */
-const mergeMemory = (): BatchMemory => ({
-  text: Buffer.allocUnsafe(SLOT_TEXT_BYTES),
-  splices: new Uint32Array(SLOT_ITEMS),
-  hashes: new Float64Array(SLOT_ITEMS)
-})
-
 /** Batches of one job in flight per thread: one evaluated while the answer of the other travels. */
 const BATCHES_PER_THREAD = 2
 
@@ -149,11 +128,8 @@ export class JobThreads implements BatchEvaluator {
   readonly #threads: Array<Thread | undefined>
   /** The thread and slot of each answered batch that holds one, until it is released. */
   readonly #held = new WeakMap<EncodedBatch, { readonly thread: Thread; readonly slot: number }>()
-  /** The memory of each split batch's merged rows, until it is released; and memory free for the next. */
-  readonly #merged = new WeakMap<EncodedBatch, BatchMemory>()
-  readonly #mergeMemory: Array<BatchMemory> = []
-  /** Where a batch's lines are split into, one buffer per thread, reused by each batch. */
-  readonly #splitBuffers: Array<Buffer>
+  /** Batches split by host across the threads, and their parts merged (with more than one thread). */
+  readonly #shards: HostShards
   #nextId = 0
   #closed = false
 
@@ -161,7 +137,7 @@ export class JobThreads implements BatchEvaluator {
     const threads = Math.max(1, Math.floor(options.threads))
     this.#options = options
     this.#threads = new Array<Thread | undefined>(threads).fill(undefined)
-    this.#splitBuffers = Array.from({ length: threads }, () => Buffer.allocUnsafe(SLOT_INPUT_BYTES))
+    this.#shards = new HostShards(threads)
     this.parallelism = threads * BATCHES_PER_THREAD
   }
 
@@ -185,7 +161,7 @@ export class JobThreads implements BatchEvaluator {
    */
   async #evaluateSplit(snapshot: Current, request: BatchRequest, tally: UsageTally | undefined): Promise<EncodedBatch> {
     const owners = new Uint16Array(request.count)
-    const parts = splitLines(request.lines, request.count, owners, this.#splitBuffers)
+    const parts = this.#shards.split(request.lines, request.count, owners)
     // `#send` copies a part's lines before it returns, so the split buffers serve the next batch.
     const settled = await Promise.allSettled(
       parts.map((part, shard) =>
@@ -200,20 +176,8 @@ export class JobThreads implements BatchEvaluator {
       for (const part of answered) if (part !== undefined) this.release(part)
       throw (failed as PromiseRejectedResult).reason
     }
-    const memory = this.#mergeMemory.pop() ?? mergeMemory()
-    const rows = mergeRows(owners, request.count, answered, memory)
-    let valid = 0
-    let badInput = 0
-    const usage: Array<UsageDelta> = []
-    for (const part of answered) {
-      if (part === undefined) continue
-      valid += part.valid
-      badInput += part.badInput
-      if (part.usage !== undefined) usage.push(...part.usage)
-      this.release(part)
-    }
-    const batch: EncodedBatch = { ...rows, valid, badInput, ...(usage.length === 0 ? {} : { usage }) }
-    this.#merged.set(batch, memory)
+    const batch = this.#shards.merge(owners, request.count, answered)
+    for (const part of answered) if (part !== undefined) this.release(part)
     return batch
   }
 
@@ -280,12 +244,7 @@ export class JobThreads implements BatchEvaluator {
 
   /** Gives the batch's slot back to its thread, for a later batch. */
   release(batch: EncodedBatch): void {
-    const memory = this.#merged.get(batch)
-    if (memory !== undefined) {
-      this.#merged.delete(batch)
-      this.#mergeMemory.push(memory)
-      return
-    }
+    if (this.#shards.release(batch)) return
     const held = this.#held.get(batch)
     if (held === undefined) return
     this.#held.delete(batch)

@@ -13,7 +13,9 @@
  * every thread judges any email alike. A line with no email in it (bad
  * input) goes by a hash of the whole line.
  */
+import type { UsageDelta } from "../domain/OfferUsage.ts"
 import type { BatchMemory, EncodedBatch } from "../jobs/jobBatches.ts"
+import { SLOT_INPUT_BYTES, SLOT_ITEMS, SLOT_TEXT_BYTES } from "./batchSlots.ts"
 
 const NEWLINE = 0x0a
 const QUOTE = 0x22
@@ -166,4 +168,59 @@ export const mergeRows = (
     starts[shard] = end
   }
   return { text: text.subarray(0, written), splices, hashes }
+}
+
+/**
+ * What a pool of threads keeps to split its batches and merge their parts:
+ * a buffer per shard that each split reuses, and memory for merged rows
+ * (a slot's room), taken per batch and given back on `release`.
+ */
+export class HostShards {
+  readonly #lines: Array<Buffer>
+  readonly #free: Array<BatchMemory> = []
+  readonly #held = new WeakMap<EncodedBatch, BatchMemory>()
+
+  constructor(shards: number) {
+    this.#lines = Array.from({ length: shards }, () => Buffer.allocUnsafe(SLOT_INPUT_BYTES))
+  }
+
+  /** `splitLines` into this pool's buffers: each part is good until the next split. */
+  split(lines: Uint8Array, count: number, owners: Uint16Array): Array<ShardLines> {
+    return splitLines(lines, count, owners, this.#lines)
+  }
+
+  /** The parts' rows in input order (`mergeRows`), with their counts and usage, held until `release`. */
+  merge(owners: Uint16Array, count: number, parts: ReadonlyArray<EncodedBatch | undefined>): EncodedBatch {
+    const memory = this.#free.pop() ?? {
+      text: Buffer.allocUnsafe(SLOT_TEXT_BYTES),
+      splices: new Uint32Array(SLOT_ITEMS),
+      hashes: new Float64Array(SLOT_ITEMS)
+    }
+    let valid = 0
+    let badInput = 0
+    const usage: Array<UsageDelta> = []
+    for (const part of parts) {
+      if (part === undefined) continue
+      valid += part.valid
+      badInput += part.badInput
+      if (part.usage !== undefined) usage.push(...part.usage)
+    }
+    const batch: EncodedBatch = {
+      ...mergeRows(owners, count, parts, memory),
+      valid,
+      badInput,
+      ...(usage.length === 0 ? {} : { usage })
+    }
+    this.#held.set(batch, memory)
+    return batch
+  }
+
+  /** Gives a merged batch's memory back; false for a batch this did not merge. */
+  release(batch: EncodedBatch): boolean {
+    const memory = this.#held.get(batch)
+    if (memory === undefined) return false
+    this.#held.delete(batch)
+    this.#free.push(memory)
+    return true
+  }
 }
