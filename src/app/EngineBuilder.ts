@@ -24,6 +24,8 @@ export interface EngineBuilderOptions {
   readonly now?: (() => number) | undefined
   /** Set to false to use only the config's datasets (default true). */
   readonly builtInInstitutions?: boolean | undefined
+  /** Set to false for engines that keep no target group's verdicts on institutions (`EngineContext`; default true). */
+  readonly rememberVerdicts?: boolean | undefined
 }
 
 /** Builds engines for successive configs, sharing the engine context while the datasets are unchanged. */
@@ -62,21 +64,10 @@ export class EngineBuilder {
         builtIn: this.#options.builtInInstitutions,
         dataDir: config.dataDir
       })
-      this.#context = makeEngineContext(table, this.#lists)
+      this.#context = makeEngineContext(table, this.#lists, { rememberVerdicts: this.#options.rememberVerdicts })
       this.#datasetsKey = key
     }
     return this.#context
-  }
-
-  /**
-   * Forgets what judging emails taught the engines built so far — each
-   * target group's remembered verdicts and those kept beside the hosts'
-   * facts — so that memory can be collected; the next `engineFor` compiles
-   * the target groups afresh (the institution index and lists are kept).
-   */
-  forgetVerdicts(): void {
-    this.#compiled = new Map()
-    this.#context?.hosts.forgetMemos()
   }
 
   /** The engine for `config`; `InvalidConfiguration` if the engine rejects it (the loader's checks make this rare). */

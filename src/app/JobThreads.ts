@@ -13,8 +13,8 @@
  *   them in input order. With more than one thread, each batch is split by
  *   host across every thread and its rows put back in input order
  *   (`hostShards.ts`): a host's emails always reach the same thread, so
- *   what a thread learns of a host (its facts, the groups' verdicts, the
- *   row verdicts) is learned and kept once in the pool, not once a thread.
+ *   what a thread learns of a host (its facts, the row verdicts) is
+ *   learned and kept once in the pool, not once a thread.
  * - Batches travel in memory each thread shares with this one, given once
  *   when it starts (`batchSlots.ts`): the input lines are copied into a
  *   slot, the rows are encoded into it, and the messages carry lengths. A

@@ -1,8 +1,8 @@
 /**
  * A batch split across job threads by host, and its parts' rows put back
  * in input order (`JobThreads.ts`). Each thread remembers what it learned
- * about the hosts it met: their facts, each target group's verdict on their
- * institution, each job target's row verdict (`rowVerdicts.ts`). Dealt out
+ * about the hosts it met: their facts and each job target's row verdict
+ * (`rowVerdicts.ts`). Dealt out
  * whole, every batch reaches one thread, so every thread met nearly every
  * host of a job and learned it on its own: n threads did a job's cold work
  * n times and kept n copies of what it learned. Split by a hash of the

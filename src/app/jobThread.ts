@@ -10,7 +10,6 @@
 import { getPriority, setPriority } from "node:os"
 import { parentPort, workerData } from "node:worker_threads"
 import { InvalidConfiguration } from "../domain/errors.ts"
-import type { JobTarget } from "../domain/Job.ts"
 import { ALL_TEAMS } from "../domain/visibility.ts"
 import type { Engine } from "../engine/Engine.ts"
 import { type Evaluate, encodeBatch } from "../jobs/jobBatches.ts"
@@ -18,7 +17,6 @@ import { usageTally } from "../stats/UsageRecorder.ts"
 import { slotsOf } from "./batchSlots.ts"
 import { EngineBuilder, type EngineConfig } from "./EngineBuilder.ts"
 import type { AnsweredBatch, ThreadAnswer, ThreadData, ThreadMessage, Verdicts } from "./JobThreads.ts"
-import { VERDICT_GROUPS } from "./jobThreadMemory.ts"
 import { type Validated, Validation } from "./Validation.ts"
 
 /**
@@ -85,39 +83,16 @@ const build = () => {
   }
 }
 
-/** The target groups whose verdicts the engine remembers (by id), since it last forgot them. */
-const judging = new Set<string>()
-
-/**
- * Before a batch of `target`: where judging it would bring the target groups
- * whose verdicts the engine remembers past `VERDICT_GROUPS` (or past the
- * target's own groups, for an offer of more), the engine forgets them all
- * first. A group remembers a verdict per institution it met and a host's
- * facts the verdicts of the last four groups, so the thread's heap stays
- * within the engine and the verdicts of a few groups, whichever targets
- * successive jobs have (`JobThreads`: the heap limit counts on it).
- */
-const rememberAtMost = (target: JobTarget) => {
-  if (engine === undefined || engine instanceof InvalidConfiguration) return
-  const ids =
-    "targetGroupId" in target
-      ? [target.targetGroupId as string]
-      : (engine.offers.get(target.offerId)?.groups.map((group) => group.targetGroup.id as string) ?? [])
-  const added = ids.filter((id) => !judging.has(id))
-  if (added.length === 0) return
-  if (judging.size + added.length > Math.max(VERDICT_GROUPS, ids.length)) {
-    builder!.forgetVerdicts()
-    build()
-    judging.clear()
-  }
-  for (const id of ids) judging.add(id)
-}
-
 const answer = (message: ThreadAnswer, transfer: Array<ArrayBuffer> = []) => port.postMessage(message, transfer)
 
 port.on("message", (message: ThreadMessage) => {
   if (message.kind === "config") {
-    builder ??= new EngineBuilder({ now: () => at, builtInInstitutions: message.builtInInstitutions })
+    // Its rows' verdicts are kept by host (`rowVerdicts.ts`), not its groups' verdicts on institutions (`jobThreadMemory.ts`).
+    builder ??= new EngineBuilder({
+      now: () => at,
+      builtInInstitutions: message.builtInInstitutions,
+      rememberVerdicts: false
+    })
     config = message.config
     build()
     return
@@ -127,7 +102,6 @@ port.on("message", (message: ThreadMessage) => {
   const lines = typeof message.lines === "number" ? slot!.input.subarray(0, message.lines) : message.lines
   const request = { ...message.request, lines }
   at = message.at
-  rememberAtMost(request.target)
   verdicts = []
   const tally =
     message.countUsage && usageKey !== undefined && "offerId" in request.target

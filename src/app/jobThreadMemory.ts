@@ -1,36 +1,40 @@
 /**
  * A job thread's memory, bounded by design (issue 16: the daemon's peak RSS
  * over successive 1M-email jobs). A thread holds the modules, its own copy
- * of the engine — the same engine as the request thread's — and what the
- * engine remembers while judging: each target group's verdict per
- * institution met, beside each host's facts the verdicts of the last
- * four groups (`engine/targeting/HostDirectory.ts`), and each job target's
- * row verdicts by host (`rowVerdicts.ts`: at most 128k hosts a target,
- * 20-60 MB with their verdicts' text for bench:jobs' targets). With more
- * than one thread, a thread meets only its share of the hosts (batches
- * are split by host, `hostShards.ts`), so what it learned is that share.
- * Nothing else lives beyond a batch: a batch's lines, rows and text die
- * young or travel back.
+ * of the engine — the same engine as the request thread's — and what it
+ * learns while judging: each host's facts (`engine/targeting/HostDirectory.ts`)
+ * and each job target's row verdicts by host (`rowVerdicts.ts`: at most
+ * 128k hosts a target, 20-60 MB with their verdicts' text for bench:jobs'
+ * targets). With more than one thread, a thread meets only its share of the
+ * hosts (batches are split by host, `hostShards.ts`), so what it learned is
+ * that share. Nothing else lives beyond a batch: a batch's lines, rows and
+ * text die young or travel back.
  *
- * - The verdicts are bounded by the groups they are kept for: a thread
- *   remembers those of at most `VERDICT_GROUPS` target groups (or of one
- *   offer's groups, when it has more) and forgets them all before judging
- *   another (`jobThread.ts`). Forgetting costs the verdicts' warm-up again
- *   (each institution judged once more per group), never a rebuilt index.
- * - What is live is then the engine and those verdicts. Measured (bench:jobs,
- *   1M emails of bench/generateEmails.ts, the offer of three groups after a
- *   target-group job; heap snapshot of the thread): 195 MB live — the engine
- *   43 MB, verdicts of four groups 83 MB, the host directory's records 31 MB.
+ * - Its engine keeps no target group's verdicts on institutions
+ *   (`EngineContext.remembersVerdicts`), which the request thread's engine
+ *   keeps so that the next email of an institution costs a lookup. A job
+ *   judges a host once per target and keeps the row, so an institution's
+ *   verdict is asked for about once per host (~113k hosts, ~37k
+ *   institutions in bench:jobs' mix), and keeping the verdicts of a few
+ *   groups held ~80 MB live (heap snapshot of the thread: 195 MB live, the
+ *   engine 43 MB, the verdicts of four groups 83 MB, the host directory's
+ *   records 31 MB). Every verdict a job keeps was copied by the thread's
+ *   young-generation collections and traced by its old-generation ones.
+ *   Measured without them (`BENCH_BEFORE_TREE=<the code before> npm run
+ *   bench:jobs`, shared 2-core machine, one run each): VmHWM after five
+ *   jobs 460 MB against 530 MB on one core, 762 MB against 850 MB with two
+ *   threads; the cold offer job 7.7 s against 8.1 s, and 3.8 s against
+ *   4.7 s; the other jobs alike within the machine's noise. Also measured
+ *   with the daemon's jobs in turn, two alternating rounds: 498-513 MB
+ *   against 524-541 MB on one core, 724-761 MB against 817-867 MB with two
+ *   threads after four jobs.
  * - The old generation is not capped: a `maxOldGenerationSizeMb` under 2 GB
  *   also lowers V8's heap growing factor (to ~1.35 at 384 MB), so the offer
  *   job ran 8-26 full collections per 2M emails (0.5-2.6 s) where 2-5 ran
  *   without (one thread, shared machine), bench:jobs took 1.12-1.41x as long
  *   (three alternating runs) against 0.91x uncapped, and a cap ends the
- *   thread when live data passes it. Uncapped, V8 has let the heap reach
- *   ~700 MB around those 195 MB live (twice in about ten runs).
+ *   thread when live data passes it.
  */
-/** Target groups whose verdicts a job thread keeps at once: HostDirectory's owners per host. */
-export const VERDICT_GROUPS = 4
 
 /**
  * A thread's young generation, where a batch's rows and strings live and

@@ -26,22 +26,28 @@ describe("EngineBuilder", () => {
     expect(second.validate("jane@g7.samples", "g7").isValid).toBe(false)
   })
 
-  it("forgets the verdicts its engines remembered: target groups compiled afresh, the index kept", () => {
-    const builder = new EngineBuilder()
+  it("builds engines that keep no verdicts on institutions, when asked, and judge alike", () => {
     const loaded = configFromResources({
-      targetGroups: [{ id: "uni", name: "uni", criteria: { institutions: { countries: ["GB"] } } }]
+      targetGroups: [
+        { id: "uk", name: "uk", criteria: { institutions: { countries: ["GB"] } } },
+        { id: "uni", name: "uni", criteria: { institutions: { types: ["university"], includeSuffixRules: false } } }
+      ]
     })
     if (!loaded.ok) throw new Error("the test config does not load")
-    const first = builder.engineFor(loaded.config)
-    if (!("targetGroups" in first)) throw first
-    const before = first.validate("jane@mit.edu", "uni")
-    expect(first.context.hosts.memoized).toBe(1)
-    builder.forgetVerdicts()
-    expect(first.context.hosts.memoized).toBe(0)
-    const second = builder.engineFor(loaded.config)
-    if (!("targetGroups" in second)) throw second
-    expect(second.context).toBe(first.context)
-    expect(second.targetGroups.get("uni")).not.toBe(first.targetGroups.get("uni"))
-    expect(second.validate("jane@mit.edu", "uni")).toEqual(before)
+    const remembering = new EngineBuilder().engineFor(loaded.config)
+    const forgetting = new EngineBuilder({ rememberVerdicts: false }).engineFor(loaded.config)
+    if (!("targetGroups" in remembering)) throw remembering
+    if (!("targetGroups" in forgetting)) throw forgetting
+    const emails = ["jane@mit.edu", "li@cs.ox.ac.uk", "sam@ox.ac.uk", "pat@newcollege.edu", "x@gmail.com", "jo@mit.edu"]
+    for (const id of ["uk", "uni"]) {
+      for (const email of [...emails, ...emails]) {
+        expect(forgetting.validate(email, id)).toEqual(remembering.validate(email, id))
+      }
+    }
+    expect(remembering.context.hosts.memoized).toBeGreaterThan(0)
+    expect(remembering.targetGroups.get("uk")!.verdicts.size).toBeGreaterThan(0)
+    expect(forgetting.context.hosts.memoized).toBe(0)
+    expect(forgetting.targetGroups.get("uk")!.verdicts.size).toBe(0)
+    expect(forgetting.targetGroups.get("uni")!.verdicts.size).toBe(0)
   })
 })

@@ -46,12 +46,6 @@ class StoredFacts {
     this.disposable = disposable
     this.freeMail = freeMail
   }
-
-  forgetMemos(): void {
-    this.memoOwner = null
-    this.memo = null
-    this.memoMore = null
-  }
 }
 
 /** What the per-email path knows about a host. */
@@ -106,12 +100,6 @@ class KeyRecord extends StoredFacts {
     this.rule = bareRule ? match.rule : null
     this.belowDisposable = below.disposable
     this.belowFreeMail = below.freeMail
-  }
-
-  override forgetMemos(): void {
-    super.forgetMemos()
-    this.below?.forgetMemos()
-    this.#belowListedDisposable?.forgetMemos()
   }
 
   /** The facts for a host below the key (not a bare suffix rule), given whether that host is itself on the disposable list. */
@@ -213,15 +201,6 @@ export class HostDirectory {
       more.push(owner, value)
     }
     return value
-  }
-
-  /**
-   * Drops every value `memo` remembers, so what they hold (verdicts, and
-   * through them their owners: compiled target groups of engines since
-   * replaced) can be collected. The facts themselves stay.
-   */
-  forgetMemos(): void {
-    for (const record of this.#keys.values()) if (typeof record !== "string") record.forgetMemos()
   }
 
   /** The number of keys whose facts (as a host, or for the hosts below) remember a value (`memo`). */

@@ -119,9 +119,9 @@ const policyFailure = (
   return undefined
 }
 
-const judgeHost = (group: CompiledTargetGroup, facts: HostFacts): InstitutionVerdict => {
+const judgeHost = (group: CompiledTargetGroup, facts: HostFacts, remember = true): InstitutionVerdict => {
   const match = facts.match
-  if (match.kind === "listed") return judgeListed(group, match.entry)
+  if (match.kind === "listed") return judgeListed(group, match.entry, remember)
   if (match.kind === "suffix") return judgeSuffixRule(group, match.rule, match.matchedDomain)
   throw new Error(`judgeHost: the host matched no institution (${match.kind})`)
 }
@@ -322,8 +322,10 @@ export const judgeEmail = (
       `${host} is not on the target group's domain lists or patterns.${hint}`
     )
   }
-  // The match is the host's own facts.match: its verdict is remembered beside those facts.
-  const verdict = context.hosts.memo(facts, group, judgeHost)
+  // The match is the host's own facts.match: its verdict is remembered beside those facts (see `EngineContext`).
+  const verdict = context.remembersVerdicts
+    ? context.hosts.memo(facts, group, judgeHost)
+    : judgeHost(group, facts, false)
   // Most hosts are their matched domain and serve its role, which the verdict holds.
   const role = host.length === matchedDomain.length ? verdict.role : hostRoleOf(host, facts.match as RoleMatch)
   if (role === verdict.role ? verdict.roleRefused : !group.institutions!.acceptsRoleFact[role.index]) {

@@ -180,7 +180,9 @@ const freeze = (verdict: InstitutionVerdict): InstitutionVerdict => {
   return verdict
 }
 
-export const judgeListed = (group: CompiledTargetGroup, entry: ListedEntry): InstitutionVerdict => {
+/** The group's verdict on a listed domain, remembered in the group unless `remember` is false. */
+export const judgeListed = (group: CompiledTargetGroup, entry: ListedEntry, remember = true): InstitutionVerdict => {
+  if (!remember) return freeze(judge(group, entry, undefined, entry.domain))
   let verdict = group.verdicts.get(entry)
   if (verdict === undefined) {
     verdict = freeze(judge(group, entry, undefined, entry.domain))

@@ -143,21 +143,4 @@ describe("HostDirectory", () => {
     expect(directory.memo(loose, first, derive)).toEqual({ owner: first, run: 9 })
     expect(directory.memo(loose, first, derive)).toEqual({ owner: first, run: 10 })
   })
-
-  it("forgets every remembered value on request, keeping the facts (a job thread's bound on its verdicts)", () => {
-    const directory = new HostDirectory(table, lists)
-    const owner = {}
-    let runs = 0
-    const derive = () => ++runs
-    for (const host of ["mit.edu", "cs.mit.edu", "ox.ac.uk", "newcollege.edu", "a.newcollege.edu"]) {
-      directory.memo(directory.facts(host), owner, derive)
-    }
-    expect(directory.memoized).toBe(3)
-    const facts = directory.facts("cs.mit.edu")
-    directory.forgetMemos()
-    expect(directory.memoized).toBe(0)
-    expect(directory.facts("cs.mit.edu")).toBe(facts)
-    expect(directory.memo(facts, owner, derive)).toBe(6)
-    expect(directory.memo(facts, owner, derive)).toBe(6)
-  })
 })
