@@ -118,7 +118,9 @@ export interface ValidationService {
   /**
    * `rows` without the addresses (row i is `emails[i]` and verdict i), as a
    * job writes them: the emails of one host share one verdict
-   * (`rowVerdicts.ts`; for an offer, when counted in `tally`).
+   * (`rowVerdicts.ts`). Offer validations are counted in `tally` when given,
+   * else nowhere: a job counts its own (`jobs/jobUsage.ts`), and a job
+   * thread of a daemon that keeps no statistics has no tally.
    */
   rowVerdicts(
     viewer: Viewer,
@@ -224,13 +226,12 @@ export class Validation extends Context.Service<Validation, ValidationService>()
           counters.validatedAll(verdicts)
           return verdicts
         }
-        if (tally === undefined) return rows(viewer, target, emails, tally)
         const offer = visibleOffer(engine, viewer, target.offerId)
         if (offer === undefined) throw offerNotFound(target.offerId).reason
         const at = engine.now()
         const { verdicts, addresses } = offerRowVerdicts(offer, engine.context, emails, at)
         counters.validatedAll(verdicts)
-        tally.recordVerdicts(addresses, verdicts, at)
+        tally?.recordVerdicts(addresses, verdicts, at)
         return verdicts
       }
     }

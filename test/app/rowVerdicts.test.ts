@@ -170,29 +170,32 @@ describe("targetGroupRowVerdicts", () => {
 })
 
 describe("a job's batch", () => {
-  it("is written as the rows of the full evaluation, usage and duplicates' hashes alike, of an offer or a target group", () => {
-    const validation = Validation.make(
-      live,
-      { record: () => undefined, recordMany: () => undefined },
-      ValidationCounters.ignore
-    )
+  // As on a job thread: its usage is counted in a tally or nowhere (a daemon with statistics off).
+  const validation = Validation.make(
+    live,
+    { record: () => undefined, recordMany: () => undefined },
+    ValidationCounters.ignore
+  )
+
+  it("is written as the rows of the full evaluation, usage and duplicates' hashes alike, of an offer or a target group, counted or not", () => {
     fc.assert(
-      fc.property(fc.constantFrom(...offers, "unis", "uk"), emails, (targetId, batch) => {
+      fc.property(fc.constantFrom(...offers, "unis", "uk"), emails, fc.boolean(), (targetId, batch, counted) => {
         const lines = new Uint8Array(Buffer.from(`${batch.map(emailLine).join("\n")}\n`))
         const offerId = offers.includes(targetId) ? targetId : undefined
         const target = offerId === undefined ? { targetGroupId: targetId } : { offerId }
         const request = { target: target as never, lines, count: batch.length, columns: [] }
+        const counts = offerId !== undefined && counted
         const byRows = usageTally(key, targetId)
         const expected = encodeBatch(
           request,
           (t, e, tally) => validation.rows(ALL_TEAMS, t, e, tally),
-          offerId === undefined ? undefined : byRows
+          counts ? byRows : undefined
         )
         const byVerdicts = usageTally(key, targetId)
         const actual = encodeBatch(
           { ...request, lines: lines.slice() },
           (t, e, tally) => validation.rowVerdicts(ALL_TEAMS, t, e, tally),
-          offerId === undefined ? undefined : byVerdicts
+          counts ? byVerdicts : undefined
         )
         expect(Buffer.from(actual.text).toString()).toBe(Buffer.from(expected.text).toString())
         expect([...actual.splices]).toEqual([...expected.splices])
@@ -201,5 +204,19 @@ describe("a job's batch", () => {
       }),
       { numRuns: 200 }
     )
+  })
+
+  it("shares an offer's verdict among the emails of one host whether or not a tally counts them", () => {
+    for (const tally of [usageTally(key, "three"), undefined]) {
+      const [first, second, other] = validation.rowVerdicts(
+        ALL_TEAMS,
+        { offerId: "three" },
+        ["jane@ox.ac.uk", "sam@ox.ac.uk", "jane@mit.edu"],
+        tally
+      )
+      expect(first).toBeInstanceOf(SharedVerdict)
+      expect(second).toBe(first)
+      expect(other).not.toBe(first)
+    }
   })
 })
