@@ -27,7 +27,10 @@
  * `--quick` (or BENCH_QUICK=1): 100,000 emails, one latency round of 1 s
  * idle windows, to check the script. BENCH_EMAILS, BENCH_ROUNDS,
  * BENCH_IDLE_SECONDS, BENCH_CONNECTIONS and BENCH_THREADS
- * (`jobs.workerThreads`) change the rest; BENCH_PIN=0 pins nothing. BENCH_BEFORE_TREE=DIR (another
+ * (`jobs.workerThreads`) change the rest; BENCH_STATISTICS=off runs every
+ * daemon with usage statistics off (`statistics.enabled: false`: offer
+ * jobs count nothing, and once took three times as long that way);
+ * BENCH_PIN=0 pins nothing. BENCH_BEFORE_TREE=DIR (another
  * checkout, built) runs its daemon as `before` on its own shipped config:
  * job i of the five on this daemon, then job i on it, both alive, one
  * working at a time; and in every latency round. Progress goes to standard error;
@@ -59,6 +62,7 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? (quick ? 1 : 3))
 const idleSeconds = Number(process.env.BENCH_IDLE_SECONDS ?? (quick ? 1 : 5))
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16)
 const threadsSetting = process.env.BENCH_THREADS
+const statisticsOff = process.env.BENCH_STATISTICS === "off"
 const withBaseline = process.env.BENCH_BASELINE === "1"
 const JOBS = 5
 const targetGroupId = "universities"
@@ -287,10 +291,11 @@ const probeBodies = async (daemon: DaemonProcess, key: string, emails: ReadonlyA
 
 const scopes = ["validate:target-groups", "validate:bulk", "jobs:read"] as const
 
-/** A config of its own under `root/name`, with the three-group offer, `jobs.workerThreads` as given. */
+/** A config of its own under `root/name`, with the three-group offer, `jobs.workerThreads` as given, statistics as asked. */
 const configFor = (name: string, workerThreads: string | undefined, tree?: string): BenchConfig => {
-  const settings: Array<readonly [ReadonlyArray<string>, unknown]> =
-    workerThreads === undefined ? [] : [[["jobs", "workerThreads"], Number(workerThreads)]]
+  const settings: Array<readonly [ReadonlyArray<string>, unknown]> = []
+  if (workerThreads !== undefined) settings.push([["jobs", "workerThreads"], Number(workerThreads)])
+  if (statisticsOff) settings.push([["statistics", "enabled"], false])
   const config = prepareConfig(join(root, name), scopes, settings, tree)
   writeFileSync(
     join(config.configDir, "offers", `${offerId}.yaml`),
@@ -421,7 +426,14 @@ try {
         vmHwmAtMost400Mb: Math.max(...vmHwm) <= 400,
         p99DuringJobAtMost2xIdle: mainLatency === undefined ? null : mainLatency.p99DuringJobOverIdle.median <= 2
       },
-      details: { node: process.version, cpus: cores, connections, ndjsonMb: round2(body.length / 1e6), client }
+      details: {
+        node: process.version,
+        cpus: cores,
+        connections,
+        ndjsonMb: round2(body.length / 1e6),
+        client,
+        statistics: statisticsOff ? "off" : "on"
+      }
     })
   )
 } finally {
