@@ -2,12 +2,12 @@
  * A batch split across job threads by host, and its parts' rows put back
  * in input order (`JobThreads.ts`). Each thread remembers what it learned
  * about the hosts it met: their facts and each job target's row verdict
- * (`rowVerdicts.ts`). Dealt out
- * whole, every batch reaches one thread, so every thread met nearly every
- * host of a job and learned it on its own: n threads did a job's cold work
- * n times and kept n copies of what it learned. Split by a hash of the
- * host, the emails of one host always go to the same thread, so each host
- * is learned once and kept once, whatever the number of threads.
+ * (`rowVerdicts.ts`). Dealt out whole, every batch reaches one thread, so
+ * every thread met nearly every host of a job and learned it on its own:
+ * n threads did a job's cold work n times and kept n copies of what it
+ * learned. Split by a hash of the host, the emails of one host always go
+ * to the same thread, so each host is learned once and kept once, whatever
+ * the number of threads.
  *
  * Where an email goes decides nothing but which thread's memory serves it:
  * every thread judges any email alike. A line with no email in it (bad
