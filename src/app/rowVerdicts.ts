@@ -11,8 +11,9 @@
  * Evaluated in full, every time: an input that does not parse, a role
  * account where a group rejects them (the reason quotes the local part), an
  * internationalised domain (its look-alike check reads the Unicode form),
- * an offer not active at that instant, an offer whose groups parse
- * differently. test/app/rowVerdicts.test.ts holds the rows equal to
+ * an offer not active at that instant, and, for an offer whose groups
+ * parse differently, an input the strictest syntax refuses (`STRICTEST`).
+ * test/app/rowVerdicts.test.ts holds the rows equal to
  * the full evaluation's over generated emails and hosts.
  *
  * Verdicts are kept by host (the domain as parsed), per compiled target,
@@ -80,6 +81,15 @@ const sharedVerdict = (row: RowVerdict, verdicts: Kept["verdicts"]): SharedVerdi
 }
 
 /**
+ * The syntax that accepts the fewest addresses (no quoted local part, no
+ * address literal, no special-use domain): an address it accepts parses
+ * alike under any options (they only accept more), so an offer whose
+ * groups parse differently shares verdicts by host for such addresses
+ * and evaluates the others in full.
+ */
+const STRICTEST: CompiledTargetGroup["syntax"] = Object.freeze({})
+
+/**
  * Each email's verdict, shared by host where the rules above allow: `full`
  * evaluates one email in full (at index i, its address as usage counts it
  * given to `address` when asked for), `parsedAddress` receives the address of
@@ -144,17 +154,17 @@ export const offerRowVerdicts = (
     return toOfferResultRow(input, result)
   }
   const groups = compiled.groups
-  const syntax = groups[0]?.syntax
-  let oneSyntax = syntax !== undefined
+  let syntax = groups[0]?.syntax
   let rejectsRoles = false
   for (const group of groups) {
-    if (group.syntax !== syntax) oneSyntax = false
+    // Groups that parse differently: an email the strictest syntax accepts parses alike under every group's.
+    if (group.syntax !== syntax) syntax = STRICTEST
     if (group.policy.rejectRoleAccounts) rejectsRoles = true
   }
-  if (!oneSyntax || effectiveStatus(compiled.offer, at) !== "active") {
+  if (syntax === undefined || effectiveStatus(compiled.offer, at) !== "active") {
     return { verdicts: emails.map((email, i) => full(i, email)), addresses }
   }
-  const verdicts = byHost(context, emails, syntax!, rejectsRoles, keptFor(compiled), full, (i, address) => {
+  const verdicts = byHost(context, emails, syntax, rejectsRoles, keptFor(compiled), full, (i, address) => {
     addresses[i] = address
   })
   return { verdicts, addresses }

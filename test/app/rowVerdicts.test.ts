@@ -133,6 +133,22 @@ describe("offerRowVerdicts", () => {
     expect(verdicts[2]).not.toBeInstanceOf(SharedVerdict)
     expect(verdicts[2]).toMatchObject({ isValid: true, matchedTargetGroups: ["unis"] })
   })
+
+  it("shares verdicts by host for an offer whose groups parse differently, and evaluates in full what only one accepts", () => {
+    const { engine } = live.current()
+    const compiled = engine.offers.get("syntaxes")!
+    expect(compiled.groups[0]!.syntax).not.toBe(compiled.groups[1]!.syntax)
+    const { verdicts } = offerRowVerdicts(
+      compiled,
+      engine.context,
+      ["jane@ox.ac.uk", "sam@ox.ac.uk", '"jane doe"@ox.ac.uk'],
+      now
+    )
+    expect(verdicts[0]).toBeInstanceOf(SharedVerdict)
+    expect(verdicts[1]).toBe(verdicts[0])
+    expect(verdicts[2]).not.toBeInstanceOf(SharedVerdict)
+    expect(verdicts[2]).toMatchObject({ isValid: true, matchedTargetGroups: ["quoted"] })
+  })
 })
 
 describe("targetGroupRowVerdicts", () => {
