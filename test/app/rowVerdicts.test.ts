@@ -119,36 +119,25 @@ describe("offerRowVerdicts", () => {
     )
   })
 
-  it("shares one verdict among the emails of a listed host, and evaluates a role account where a group rejects them", () => {
-    const { engine } = live.current()
-    const compiled = engine.offers.get("three")!
-    const { verdicts } = offerRowVerdicts(
-      compiled,
-      engine.context,
-      ["jane@ox.ac.uk", "JO@OX.AC.UK", "admin@ox.ac.uk"],
-      now
-    )
-    expect(verdicts[0]).toBeInstanceOf(SharedVerdict)
-    expect(verdicts[1]).toBe(verdicts[0])
-    expect(verdicts[2]).not.toBeInstanceOf(SharedVerdict)
-    expect(verdicts[2]).toMatchObject({ isValid: true, matchedTargetGroups: ["unis"] })
-  })
-
-  it("shares verdicts by host for an offer whose groups parse differently, and evaluates in full what only one accepts", () => {
-    const { engine } = live.current()
-    const compiled = engine.offers.get("syntaxes")!
-    expect(compiled.groups[0]!.syntax).not.toBe(compiled.groups[1]!.syntax)
-    const { verdicts } = offerRowVerdicts(
-      compiled,
-      engine.context,
+  it.each([
+    ["a role account where a group rejects them", "three", ["jane@ox.ac.uk", "JO@OX.AC.UK", "admin@ox.ac.uk"], "unis"],
+    [
+      "a quoted local part, in an offer whose groups parse differently",
+      "syntaxes",
       ["jane@ox.ac.uk", "sam@ox.ac.uk", '"jane doe"@ox.ac.uk'],
-      now
-    )
-    expect(verdicts[0]).toBeInstanceOf(SharedVerdict)
-    expect(verdicts[1]).toBe(verdicts[0])
-    expect(verdicts[2]).not.toBeInstanceOf(SharedVerdict)
-    expect(verdicts[2]).toMatchObject({ isValid: true, matchedTargetGroups: ["quoted"] })
-  })
+      "quoted"
+    ]
+  ])(
+    "shares one verdict among the emails of a listed host, and evaluates in full %s",
+    (_, offerId, emails, matched) => {
+      const { engine } = live.current()
+      const { verdicts } = offerRowVerdicts(engine.offers.get(offerId)!, engine.context, emails, now)
+      expect(verdicts[0]).toBeInstanceOf(SharedVerdict)
+      expect(verdicts[1]).toBe(verdicts[0])
+      expect(verdicts[2]).not.toBeInstanceOf(SharedVerdict)
+      expect(verdicts[2]).toMatchObject({ isValid: true, matchedTargetGroups: [matched] })
+    }
+  )
 })
 
 describe("targetGroupRowVerdicts", () => {
