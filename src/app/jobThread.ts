@@ -13,10 +13,12 @@ import { InvalidConfiguration } from "../domain/errors.ts"
 import { ALL_TEAMS } from "../domain/visibility.ts"
 import type { Engine } from "../engine/Engine.ts"
 import { type Evaluate, encodeBatch } from "../jobs/jobBatches.ts"
+import { HeapBound } from "../jobs/releaseMemory.ts"
 import { usageTally } from "../stats/UsageRecorder.ts"
 import { slotsOf } from "./batchSlots.ts"
 import { EngineBuilder, type EngineConfig } from "./EngineBuilder.ts"
 import type { AnsweredBatch, ThreadAnswer, ThreadData, ThreadMessage, Verdicts } from "./JobThreads.ts"
+import { HEAP_BOUND } from "./jobThreadMemory.ts"
 import { type Validated, Validation } from "./Validation.ts"
 
 /**
@@ -46,6 +48,7 @@ let config: EngineConfig | undefined
 /** The instant of the batch being evaluated: offer windows are judged at the daemon's clock, sent with it. */
 let at = 0
 let verdicts: Verdicts = []
+const heapBound = new HeapBound(HEAP_BOUND)
 
 const count = (result: Validated, times: number) => {
   const found = verdicts.find((v) => v.isValid === result.isValid && v.reasonCode === result.reasonCode)
@@ -123,6 +126,8 @@ port.on("message", (message: ThreadMessage) => {
     if (!inSlot) moved.push(batch.text.buffer as ArrayBuffer)
     if (slot === undefined) moved.push(batch.splices.buffer as ArrayBuffer, batch.hashes.buffer as ArrayBuffer)
     answer({ id, ok: true, batch: sent, verdicts }, moved)
+    // After the answer, so the batch's runner does not wait for the collection.
+    heapBound.check()
   } catch (error) {
     answer({ id, ok: false, error: error instanceof Error ? error.message : String(error) })
   }

@@ -37,6 +37,18 @@
  */
 
 /**
+ * When a job thread collects its heap in full (`HeapBound`, checked after
+ * each batch): past 1.5 times what the last full collection left, plus
+ * 24 MB. V8's own bound let the thread's heap reach ~220 MB around ~130 MB
+ * live (`--trace-gc`: one full collection in five 1M-email jobs, on one
+ * core). With it (`BENCH_BEFORE_TREE=<the code before> BENCH_ROUNDS=1 npm
+ * run bench:jobs`, one core, shared machine): VmHWM after five jobs 435 MB
+ * against 536 MB, end to end 1.02x (0.96-1.12x) as long; one collection
+ * of 0.2-0.25 s in five jobs.
+ */
+export const HEAP_BOUND = { factor: 1.5, slackMb: 24 } as const
+
+/**
  * A thread's young generation, where a batch's rows and strings live and
  * die. V8 sizes it from the machine's memory (128 MB on a 24 GB machine)
  * and keeps what it grew to. Measured over 1M-email jobs on one thread

@@ -32,13 +32,13 @@
  * flag is set here at run time, which gives a new context the function and
  * changes nothing else. Where that fails, nothing is released.
  */
-import { getHeapSpaceStatistics, setFlagsFromString } from "node:v8"
+import { getHeapSpaceStatistics, getHeapStatistics, setFlagsFromString } from "node:v8"
 import { runInNewContext } from "node:vm"
 
 /** A young generation of at most this many MB is left as it is. */
 export const KEPT_YOUNG_GENERATION_MB = 16
 
-type Collect = (options: { type: "major"; execution: "sync"; flavor: "last-resort" }) => void
+type Collect = (options: { type: "major"; execution: "sync"; flavor?: "last-resort" }) => void
 
 /** V8's `gc`, got once; null where it cannot be had. */
 let collect: Collect | null | undefined
@@ -71,6 +71,42 @@ export const releaseMemory = (): boolean => {
   if (gc === null) return false
   gc({ type: "major", execution: "sync", flavor: "last-resort" })
   return true
+}
+
+/**
+ * A thread's heap kept near what is live in it. V8 lets a heap grow to a
+ * multiple of what its last full collection left before it collects again,
+ * a multiple it takes from the machine's memory (up to 4 on a large one):
+ * a job thread that learns ~70 MB over its first jobs (`app/jobThreadMemory.ts`)
+ * ran one full collection in five 1M-email jobs and held what it had
+ * promoted meanwhile. `check` runs a full collection when the heap holds
+ * more than `factor` times what the last one left plus `slackMb`, so the
+ * heap follows what is live; the first check only takes the measure.
+ */
+export class HeapBound {
+  #live: number | undefined
+  readonly #factor: number
+  readonly #slackBytes: number
+
+  constructor(options: { readonly factor: number; readonly slackMb: number }) {
+    this.#factor = options.factor
+    this.#slackBytes = options.slackMb * 1024 * 1024
+  }
+
+  /** Collects when the heap has grown past the bound; answers whether it collected. */
+  check(): boolean {
+    const used = getHeapStatistics().used_heap_size
+    if (this.#live === undefined) {
+      this.#live = used
+      return false
+    }
+    if (used <= this.#live * this.#factor + this.#slackBytes) return false
+    const gc = collector()
+    if (gc === null) return false
+    gc({ type: "major", execution: "sync" })
+    this.#live = getHeapStatistics().used_heap_size
+    return true
+  }
 }
 
 /** Runs in progress in this process (`processJob`). */

@@ -1,5 +1,6 @@
+import { getHeapStatistics } from "node:v8"
 import { describe, expect, it } from "vitest"
-import { KEPT_YOUNG_GENERATION_MB, releaseMemory, youngGenerationMb } from "../../src/jobs/releaseMemory.ts"
+import { HeapBound, KEPT_YOUNG_GENERATION_MB, releaseMemory, youngGenerationMb } from "../../src/jobs/releaseMemory.ts"
 
 /** Grows this thread's young generation as a large upload does: many objects that survive a collection or two. */
 const growYoungGeneration = () => {
@@ -17,5 +18,29 @@ describe("releaseMemory", () => {
     expect(releaseMemory()).toBe(true)
     expect(youngGenerationMb()).toBeLessThanOrEqual(KEPT_YOUNG_GENERATION_MB)
     expect(releaseMemory()).toBe(false)
+  })
+})
+
+/** Promotes ~`mb` MB that then die in the old generation, as entries a cache held for a while and let go. */
+const promoteGarbage = (mb: number) => {
+  let kept: Array<string> = []
+  const start = getHeapStatistics().used_heap_size
+  while (getHeapStatistics().used_heap_size - start < mb * 1024 * 1024) {
+    for (let i = 0; i < 10_000; i++) kept.push(`entry ${kept.length} ${"x".repeat(64)}`)
+  }
+  kept = []
+  return kept.length
+}
+
+describe("HeapBound", () => {
+  it("collects once the heap has grown past its bound, and not before", () => {
+    const bound = new HeapBound({ factor: 1, slackMb: 32 })
+    expect(bound.check()).toBe(false) // takes the measure
+    expect(bound.check()).toBe(false)
+    promoteGarbage(48)
+    const before = getHeapStatistics().used_heap_size
+    expect(bound.check()).toBe(true)
+    expect(getHeapStatistics().used_heap_size).toBeLessThan(before - 32 * 1024 * 1024)
+    expect(bound.check()).toBe(false)
   })
 })
