@@ -38,15 +38,18 @@
 
 /**
  * When a job thread collects its heap in full (`HeapBound`, checked after
- * each batch): past 1.5 times what the last full collection left, plus
- * 24 MB. V8's own bound let the thread's heap reach ~220 MB around ~130 MB
+ * each batch): past 1.25 times what the last full collection left, plus
+ * 16 MB. V8's own bound let the thread's heap reach ~220 MB around ~130 MB
  * live (`--trace-gc`: one full collection in five 1M-email jobs, on one
- * core). With it (`BENCH_BEFORE_TREE=<the code before> BENCH_ROUNDS=1 npm
- * run bench:jobs`, one core, shared machine): VmHWM after five jobs 435 MB
- * against 536 MB, end to end 1.02x (0.96-1.12x) as long; one collection
- * of 0.2-0.25 s in five jobs.
+ * core). Measured with `BENCH_BEFORE_TREE=<the code before> BENCH_ROUNDS=1
+ * npm run bench:jobs` (one core, shared machine, VmHWM after five jobs):
+ * - a bound of 1.5x plus 24 MB against none: 435 MB against 536 MB, end to
+ *   end 1.02x (0.96-1.12x) as long; one collection of 0.2-0.25 s;
+ * - this bound against that one, both with a 16 MB young generation: 405 MB
+ *   against 420 MB, end to end 0.96x (0.88-1.00x); two collections of
+ *   0.17-0.23 s in five jobs (`--trace-gc`), the heap at most ~160 MB.
  */
-export const HEAP_BOUND = { factor: 1.5, slackMb: 24 } as const
+export const HEAP_BOUND = { factor: 1.25, slackMb: 16 } as const
 
 /**
  * A thread's young generation, where a batch's rows and strings live and
