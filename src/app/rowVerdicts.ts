@@ -16,10 +16,11 @@
  * test/app/rowVerdicts.test.ts holds the rows equal to
  * the full evaluation's over generated emails and hosts.
  *
- * Verdicts are kept by host (the domain as parsed), per compiled target,
- * and distinct verdicts by their text, so the hosts of one institution
- * share one verdict object and its text (`Kept`). A repeated host then
- * costs one map look-up after parsing: neither the host directory's walk
+ * Verdicts are kept by host (the domain as parsed, numbered once for all
+ * targets: `HostNumbers`), per compiled target, and distinct verdicts by
+ * their text, so the hosts of one institution share one verdict object and
+ * its text (`Kept`). A repeated host then costs one map look-up after
+ * parsing: neither the host directory's walk
  * nor the groups' judgements run again. Measured in one thread over the 1M
  * emails of bench:jobs' mix (~113k hosts), a warm pass: 1.7-1.9 µs an
  * email against 2.7-4.0 for a target group, 2.0-2.5 against 3.5-5.1 for
@@ -39,35 +40,90 @@ import { detached } from "../engine/targeting/HostDirectory.ts"
 import { normalizedAddress } from "../stats/UsageRecorder.ts"
 
 /**
- * Hosts whose verdicts a target keeps at most, and distinct verdicts: a
- * job's million emails of bench:jobs' mix come from ~113k hosts (listed
- * domains, their sub-domains, academic-suffix and other hosts) with ~39k
- * distinct verdicts for a target group and ~87k for the three-group offer,
- * whose reasons name the host where a group's domain lists refuse it.
- * Either map is started afresh when full, which bounds memory at no cost
- * per hit: ~12 MB of hosts, and the verdicts' text (10 MB for that target
- * group, 44 MB for that offer).
+ * Hosts whose verdicts the targets keep at most, and distinct verdicts a
+ * target keeps: a job's million emails of bench:jobs' mix come from ~113k
+ * hosts (listed domains, their sub-domains, academic-suffix and other
+ * hosts) with ~39k distinct verdicts for a target group and ~87k for the
+ * three-group offer, whose reasons name the host where a group's domain
+ * lists refuse it. Either is started afresh when full, which bounds memory
+ * at no cost per hit: ~12 MB of hosts, and the verdicts' text (10 MB for
+ * that target group, 44 MB for that offer).
  */
 const MAX_HOSTS = 1 << 17
 
 /**
+ * The hosts whose verdicts are kept, numbered once for every target: a
+ * host's text and entry are kept once however many targets judge it (a job
+ * of a target group, then one of an offer), and each target keeps its
+ * verdicts by number. Started afresh when full; `generation` then changes,
+ * and every target's verdicts by number with it.
+ */
+export class HostNumbers {
+  readonly #numbers = new Map<string, number>()
+  readonly #max: number
+  generation = 0
+
+  constructor(max: number) {
+    this.#max = max
+  }
+
+  /** How many hosts are numbered. */
+  get size(): number {
+    return this.#numbers.size
+  }
+
+  /** The number of `host`, or -1. */
+  find(host: string): number {
+    return this.#numbers.get(host) ?? -1
+  }
+
+  /** Numbers `host` (not numbered yet), starting afresh first when full. */
+  add(host: string): number {
+    if (this.#numbers.size >= this.#max) {
+      this.#numbers.clear()
+      this.generation++
+    }
+    const number = this.#numbers.size
+    this.#numbers.set(detached(host), number)
+    return number
+  }
+}
+
+/** This thread's numbered hosts. */
+const hostNumbers = new HostNumbers(MAX_HOSTS)
+
+/** How many hosts this thread keeps verdicts for, whatever the targets (for tests). */
+export const keptHosts = (): number => hostNumbers.size
+
+/**
  * What a target keeps (a compiled offer or target group, so a new
- * configuration starts afresh): each host's verdict, and each distinct
- * verdict by its text, so that the hosts of one verdict (`x.edu`,
- * `stu.x.edu`, `mail.x.edu`) share one and its text is kept once.
+ * configuration starts afresh): each host's verdict by the host's number,
+ * and each distinct verdict by its text, so that the hosts of one verdict
+ * (`x.edu`, `stu.x.edu`, `mail.x.edu`) share one and its text is kept once.
  */
 interface Kept {
-  readonly hosts: Map<string, SharedVerdict>
+  /** The `hostNumbers` generation `byHost` belongs to. */
+  generation: number
+  byHost: Array<SharedVerdict | undefined>
   readonly verdicts: Map<string, SharedVerdict>
 }
 const kept = new WeakMap<CompiledOffer | CompiledTargetGroup, Kept>()
 const keptFor = (target: CompiledOffer | CompiledTargetGroup): Kept => {
   let found = kept.get(target)
   if (found === undefined) {
-    found = { hosts: new Map(), verdicts: new Map() }
+    found = { generation: -1, byHost: [], verdicts: new Map() }
     kept.set(target, found)
   }
   return found
+}
+
+/** `kept`'s verdicts by number, emptied when the hosts were numbered afresh since. */
+const byHostOf = (kept: Kept): Array<SharedVerdict | undefined> => {
+  if (kept.generation !== hostNumbers.generation) {
+    kept.byHost = []
+    kept.generation = hostNumbers.generation
+  }
+  return kept.byHost
 }
 
 /** The shared verdict of `row`: the one kept with the same text, else a new one, kept. */
@@ -100,11 +156,12 @@ const byHost = (
   emails: ReadonlyArray<string>,
   syntax: CompiledTargetGroup["syntax"],
   rejectsRoles: boolean,
-  { hosts, verdicts: shared }: Kept,
+  kept: Kept,
   full: (i: number, input: string) => RowVerdict,
   parsedAddress: (i: number, address: string) => void
 ): Array<RowVerdict> => {
   const verdicts = new Array<RowVerdict>(emails.length)
+  let byHost = byHostOf(kept)
   for (let i = 0; i < emails.length; i++) {
     const input = emails[i]!
     const parsed = parseEmail(input, syntax)
@@ -117,11 +174,18 @@ const byHost = (
       continue
     }
     const host = parsed.email.domain
-    let verdict = hosts.get(host)
+    let number = hostNumbers.find(host)
+    let verdict = number < 0 ? undefined : byHost[number]
     if (verdict === undefined) {
-      verdict = sharedVerdict(full(-1, input), shared)
-      if (hosts.size >= MAX_HOSTS) hosts.clear()
-      hosts.set(detached(host), verdict)
+      verdict = sharedVerdict(full(-1, input), kept.verdicts)
+      if (number < 0) {
+        number = hostNumbers.add(host)
+        byHost = byHostOf(kept)
+      }
+      // Filled up to the number first: an array with holes, or made with `new Array(length)` of this
+      // many, would be a dictionary, each probe ~1.6x as long (measured: a warm pass of bench:jobs' mix).
+      while (byHost.length < number) byHost.push(undefined)
+      byHost[number] = verdict
     }
     verdicts[i] = verdict
     parsedAddress(i, parsed.email.address)

@@ -1,6 +1,6 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { offerRowVerdicts, targetGroupRowVerdicts } from "../../src/app/rowVerdicts.ts"
+import { HostNumbers, keptHosts, offerRowVerdicts, targetGroupRowVerdicts } from "../../src/app/rowVerdicts.ts"
 import { LiveSnapshot } from "../../src/app/Snapshot.ts"
 import { resourcesSource } from "../../src/app/sources.ts"
 import { Validation, ValidationCounters } from "../../src/app/Validation.ts"
@@ -171,6 +171,28 @@ describe("targetGroupRowVerdicts", () => {
     expect(staff).toBe(own)
     expect(alumni).not.toBe(own)
     expect(alumni).toMatchObject({ isValid: false })
+  })
+})
+
+describe("the hosts whose verdicts are kept", () => {
+  it("are kept once whatever the targets that judge them", () => {
+    const { engine } = live.current()
+    const batch = Array.from({ length: 50 }, (_, i) => `jane@host-${i}.numbered.samples`)
+    const before = keptHosts()
+    targetGroupRowVerdicts(engine.targetGroups.get("unis")!, engine.context, batch)
+    expect(keptHosts()).toBe(before + 50)
+    targetGroupRowVerdicts(engine.targetGroups.get("uk")!, engine.context, batch)
+    offerRowVerdicts(engine.offers.get("three")!, engine.context, batch, now)
+    expect(keptHosts()).toBe(before + 50)
+  })
+
+  it("are numbered afresh once full, in a new generation", () => {
+    const numbers = new HostNumbers(2)
+    expect([numbers.add("a.samples"), numbers.add("b.samples"), numbers.generation]).toEqual([0, 1, 0])
+    expect(numbers.find("b.samples")).toBe(1)
+    expect([numbers.add("c.samples"), numbers.generation, numbers.size]).toEqual([0, 1, 1])
+    expect(numbers.find("a.samples")).toBe(-1)
+    expect(numbers.find("c.samples")).toBe(0)
   })
 })
 
