@@ -26,8 +26,14 @@ const reverseHash = (domain: string): number => {
   return hash
 }
 
+/** The listed domains: a `Set`, or a `PackedDomainSet` for a large list. */
+export interface DomainEntries extends Iterable<string> {
+  readonly size: number
+  has(domain: string): boolean
+}
+
 export class DomainList {
-  readonly #entries: ReadonlySet<string>
+  readonly #entries: DomainEntries
   readonly #covers: (parent: string) => boolean
   /** Open addressing: hashes of the covering entries (0 marks an empty slot; hash 0 is stored as 1). */
   readonly #parentHashes: Int32Array
@@ -38,7 +44,7 @@ export class DomainList {
    * @param coveringCandidates the domains that may cover their subdomains.
    * @param covers the final word on a candidate parent found in a host.
    */
-  constructor(entries: ReadonlySet<string>, coveringCandidates: Iterable<string>, covers: (parent: string) => boolean) {
+  constructor(entries: DomainEntries, coveringCandidates: Iterable<string>, covers: (parent: string) => boolean) {
     this.#entries = entries
     this.#covers = covers
     const candidates = [...new Set(coveringCandidates)]
