@@ -20,13 +20,13 @@
  * targets: `HostNumbers`), per compiled target, and distinct verdicts by
  * their text, so the hosts of one institution share one verdict object and
  * its text (`Kept`). A repeated host then costs one map look-up after
- * parsing: neither the host directory's walk
- * nor the groups' judgements run again. Measured in one thread over the 1M
- * emails of bench:jobs' mix (~113k hosts), a warm pass: 1.7-1.9 µs an
- * email against 2.7-4.0 for a target group, 2.0-2.5 against 3.5-5.1 for
- * the three-group offer; before, only the listed domains' own hosts kept
- * their verdict (beside their facts), and the ~110k others shared a map
- * of 4,096 that was emptied every few batches.
+ * parsing: neither the host directory's walk nor the groups' judgements
+ * run again. Measured in one thread over the 1M emails of bench:jobs' mix
+ * (~113k hosts), a warm pass: 1.7-1.9 µs an email against 2.7-4.0 for a
+ * target group, 2.0-2.5 against 3.5-5.1 for the three-group offer; before,
+ * only the listed domains' own hosts kept their verdict (beside their
+ * facts), and the ~110k others shared a map of 4,096 that was emptied
+ * every few batches.
  */
 
 import { effectiveStatus } from "../domain/Offer.ts"
@@ -61,10 +61,15 @@ const MAX_HOSTS = 1 << 17
 export class HostNumbers {
   readonly #numbers = new Map<string, number>()
   readonly #max: number
-  generation = 0
+  #generation = 0
 
   constructor(max: number) {
     this.#max = max
+  }
+
+  /** Which numbering this is: it changes each time the hosts are numbered afresh. */
+  get generation(): number {
+    return this.#generation
   }
 
   /** How many hosts are numbered. */
@@ -81,7 +86,7 @@ export class HostNumbers {
   add(host: string): number {
     if (this.#numbers.size >= this.#max) {
       this.#numbers.clear()
-      this.generation++
+      this.#generation++
     }
     const number = this.#numbers.size
     this.#numbers.set(detached(host), number)
