@@ -77,6 +77,17 @@ describe("InstitutionTable.lookup", () => {
     const match = table.lookup("ox.ac.uk")
     expect(match.kind === "listed" && match.entry.institution.sources).toEqual([{ dataset: "fixture", version: "1" }])
   })
+
+  it("shares what institutions repeat without letting one change it for the others", () => {
+    const [mit, ox] = [table.lookup("mit.edu"), table.lookup("ox.ac.uk")].map((match) =>
+      match.kind === "listed" ? match.entry.institution : undefined
+    )
+    expect(mit?.sources).toBe(ox?.sources)
+    expect(mit?.flags).toBe(ox?.flags)
+    for (const shared of [mit!.sources, mit!.flags, mit!.evidence]) expect(Object.isFrozen(shared)).toBe(true)
+    expect(() => (mit!.flags as Array<string>).push("abused")).toThrow(TypeError)
+    expect(ox?.flags).toEqual([])
+  })
 })
 
 describe("country inference", () => {
