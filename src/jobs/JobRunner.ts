@@ -90,7 +90,7 @@ export class JobRunner {
   ): JobRunner {
     const { inputBytes, resultsBytes } = job.checkpoint
     const blockBytes = blockBytesFor(options.chunkItems)
-    const duplicates = new DuplicateSet()
+    const duplicates = new DuplicateSet(job.progress.total)
     if (inputBytes > 0) {
       const done = new InputReader(files.input, { offset: 0, end: inputBytes, blockBytes })
       let row = 0

@@ -13,10 +13,13 @@ describe("duplicates", () => {
     expect(set.size).toBe(2)
   })
 
-  it("keep every first row through the table's growth", () => {
-    const set = new DuplicateSet()
-    for (let i = 1; i <= 5000; i++) expect(set.firstRow(`user${i}@samples.edu`, i)).toBeUndefined()
-    for (let i = 1; i <= 5000; i++) expect(set.firstRow(`USER${i}@samples.edu`, 5000 + i)).toBe(i)
+  it("keep every first row through the table's growth, sized for the job's items or not", () => {
+    for (const expected of [0, 5000, 1200]) {
+      const set = new DuplicateSet(expected)
+      for (let i = 1; i <= 5000; i++) expect(set.firstRow(`user${i}@samples.edu`, i)).toBeUndefined()
+      for (let i = 1; i <= 5000; i++) expect(set.firstRow(`USER${i}@samples.edu`, 5000 + i)).toBe(i)
+      expect(set.size).toBe(5000)
+    }
   })
 
   it("are tracked as distinct 53-bit integers", () => {
