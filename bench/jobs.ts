@@ -30,7 +30,8 @@
  * (`jobs.workerThreads`) change the rest; BENCH_STATISTICS=off runs every
  * daemon with usage statistics off (`statistics.enabled: false`: offer
  * jobs count nothing, and once took three times as long that way);
- * BENCH_PIN=0 pins nothing. BENCH_BEFORE_TREE=DIR (another
+ * BENCH_PIN=0 pins nothing; BENCH_NODE_ARGS are Node options for every
+ * daemon. BENCH_BEFORE_TREE=DIR (another
  * checkout, built) runs its daemon as `before` on its own shipped config:
  * job i of the five on this daemon, then job i on it, both alive, one
  * working at a time; and in every latency round. Progress goes to standard error;
@@ -64,6 +65,8 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 16)
 const threadsSetting = process.env.BENCH_THREADS
 const statisticsOff = process.env.BENCH_STATISTICS === "off"
 const withBaseline = process.env.BENCH_BASELINE === "1"
+/** Node options for every daemon, e.g. `--cpu-prof --cpu-prof-dir=DIR` to profile its threads (written when it stops). */
+const daemonNodeArgs = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter((arg) => arg !== "")
 const JOBS = 5
 const targetGroupId = "universities"
 const offerId = "bench-three-groups"
@@ -324,7 +327,7 @@ const variants = [
 const beforeVariant = variants.find((variant) => variant.name === "before")
 const daemons: Array<DaemonProcess> = []
 const startOne = async (config: BenchConfig, name: string) => {
-  const daemon = await startDaemon(config, join(root, `${name}.log`), [], [], pinning?.server)
+  const daemon = await startDaemon(config, join(root, `${name}.log`), daemonNodeArgs, [], pinning?.server)
   daemons.push(daemon)
   return daemon
 }

@@ -1,9 +1,13 @@
 import { domainToASCII, domainToUnicode } from "node:url"
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
+import { readBuiltInJson } from "../../../src/engine/data/builtInData.ts"
+import { listEntries } from "../../../src/engine/policy/EmailListsData.ts"
 import {
+  asEmailListsData,
   assessConfusable,
   KnownDomains,
+  loadBuiltInEmailLists,
   loadEmailLists,
   RoleAccounts,
   suggestDomain
@@ -90,5 +94,60 @@ describe("KnownDomains agrees with a Set", () => {
       ),
       { numRuns: 300 }
     )
+  })
+})
+
+/**
+ * The role-account rules as plain map look-ups (RoleAccounts' documentation),
+ * without the filter `match` asks first: the filter may only skip look-ups
+ * that would find nothing.
+ */
+const referenceRoles = (entries: ReadonlyArray<string>) => {
+  const strip = (value: string) => value.replace(/[-._]/g, "")
+  const hyphens = (value: string) => value.replace(/[-._]+/g, "-")
+  const list = [...new Set(entries.map((entry) => entry.trim().toLowerCase()))].filter((entry) => entry !== "")
+  const spellings = new Map(list.map((entry) => [entry, entry]))
+  for (const entry of list) {
+    const spelling = strip(entry).length >= 5 ? strip(entry) : hyphens(entry)
+    if (!spellings.has(spelling)) spellings.set(spelling, entry)
+  }
+  return (localPart: string): string | null => {
+    let base = localPart
+    if (base.length > 1 && base.startsWith('"') && base.endsWith('"')) base = base.slice(1, -1)
+    if (base.includes("+")) base = base.slice(0, base.indexOf("+"))
+    base = base.toLowerCase()
+    const direct = spellings.get(base)
+    if (direct !== undefined) return direct
+    if (strip(base) === base) return null
+    return spellings.get(strip(base).length >= 5 ? strip(base) : hyphens(base)) ?? null
+  }
+}
+
+describe("RoleAccounts agrees with its rules as plain look-ups", () => {
+  it("on local parts spelt from the entries' letters, separators, tags, quotes and non-ASCII", () => {
+    const entry = fc.stringMatching(/^[abcAB.\-_é ]{0,8}$/)
+    const localPart = fc.stringMatching(/^[abcAB.\-_+"éK]{0,10}$/)
+    fc.assert(
+      fc.property(fc.array(entry, { maxLength: 12 }), fc.array(localPart, { maxLength: 30 }), (entries, parts) => {
+        const roles = new RoleAccounts(entries)
+        const reference = referenceRoles(entries)
+        for (const part of [...entries, ...entries.map((e) => `${e.toUpperCase()}+tag`), ...parts]) {
+          expect(roles.match(part)).toBe(reference(part))
+        }
+      }),
+      { numRuns: 500 }
+    )
+  })
+
+  it("on the built-in list's entries, written as the rules allow", () => {
+    const lists = loadBuiltInEmailLists()
+    const entries = listEntries(asEmailListsData(readBuiltInJson("email-lists.json")).lists.roleAccounts)
+    const reference = referenceRoles(entries)
+    for (const entry of entries) {
+      for (const part of [entry, entry.toUpperCase(), `"${entry}"`, `${entry}+x`, entry.replace(/[-._]/g, "_")]) {
+        expect(lists.matchRoleAccount(part)).toBe(reference(part))
+        expect(lists.matchRoleAccount(part)).not.toBeNull()
+      }
+    }
   })
 })
