@@ -51,6 +51,14 @@ export interface Validated {
   readonly reasonCode?: string | undefined
 }
 
+/**
+ * Whether a batch's result validated an email (a per-item error validated
+ * nothing): a class test, which stays fast however many shapes a job's
+ * verdicts come in (an `in` test on them was 2.5% of an offer job's CPU).
+ */
+export const isValidated = (result: Validated | ValidationError): result is Validated =>
+  !(result instanceof ValidationError)
+
 /** Where validation results are counted (the daemon's Prometheus metrics; nothing in the library). */
 export class ValidationCounters extends Context.Service<
   ValidationCounters,

@@ -19,7 +19,7 @@ import { slotsOf } from "./batchSlots.ts"
 import { EngineBuilder, type EngineConfig } from "./EngineBuilder.ts"
 import type { AnsweredBatch, ThreadAnswer, ThreadData, ThreadMessage, Verdicts } from "./JobThreads.ts"
 import { HEAP_BOUND } from "./jobThreadMemory.ts"
-import { type Validated, Validation } from "./Validation.ts"
+import { isValidated, type Validated, Validation } from "./Validation.ts"
 
 /**
  * Nice 10 above the daemon's (at most 19): where a job thread and the
@@ -51,9 +51,14 @@ let verdicts: Verdicts = []
 const heapBound = new HeapBound(HEAP_BOUND)
 
 const count = (result: Validated, times: number) => {
-  const found = verdicts.find((v) => v.isValid === result.isValid && v.reasonCode === result.reasonCode)
-  if (found === undefined) verdicts.push({ isValid: result.isValid, reasonCode: result.reasonCode, times })
-  else found.times += times
+  const { isValid, reasonCode } = result
+  for (const counted of verdicts) {
+    if (counted.isValid === isValid && counted.reasonCode === reasonCode) {
+      counted.times += times
+      return
+    }
+  }
+  verdicts.push({ isValid, reasonCode, times })
 }
 
 const validation = Validation.make(
@@ -69,7 +74,7 @@ const validation = Validation.make(
   {
     validated: (result) => count(result, 1),
     validatedAll: (results) => {
-      for (const result of results) if ("isValid" in result) count(result, 1)
+      for (const result of results) if (isValidated(result)) count(result, 1)
     }
   }
 )
