@@ -134,6 +134,12 @@ class TextBuffer {
     this.room(text.length * 3)
     this.used += this.buffer.write(text, this.used)
   }
+  /** Bytes as they are: a copy, where `write` would encode a string in a call to C++ each time. */
+  writeBytes(bytes: Uint8Array): void {
+    this.room(bytes.length)
+    this.buffer.set(bytes, this.used)
+    this.used += bytes.length
+  }
   /**
    * `jsonString(value)`, written without making it: a string built by `+`
    * or a template is a tree that writing it first copies flat, and a job's
@@ -160,6 +166,8 @@ class TextBuffer {
 }
 
 const QUOTE = 0x22
+const ROW_START = Buffer.from(`{"email":`)
+const ROW_END = Buffer.from("}\n")
 
 /**
  * Evaluates a batch with `evaluate` (counting offer usage in `tally`) and
@@ -204,7 +212,7 @@ export const encodeBatch = (
       hashes[i] = canonicalHash(email, verdict.reasonCode !== "INVALID_EMAIL_FORMAT") ?? -1
       if (verdict.isValid) valid++
       // The address, then the verdict's text as it is (a shared verdict's is written once: `verdictText`).
-      text.write(`{"email":`)
+      text.writeBytes(ROW_START)
       text.writeJsonString(email)
       text.write(verdictText(verdict))
     } else {
@@ -214,7 +222,8 @@ export const encodeBatch = (
     }
     splices[i] = text.used
     const columns = namedColumns(item, request.columns)
-    text.write(columns === undefined ? "}\n" : `,"columns":${JSON.stringify(columns)}}\n`)
+    if (columns === undefined) text.writeBytes(ROW_END)
+    else text.write(`,"columns":${JSON.stringify(columns)}}\n`)
   }
   return { text: text.buffer.subarray(0, text.used), splices, hashes, valid, badInput }
 }
