@@ -36,8 +36,8 @@ import type { CompiledTargetGroup } from "../engine/targeting/compileTargetGroup
 import type { EngineContext } from "../engine/targeting/EngineContext.ts"
 import { type CompiledOffer, evaluateOffer } from "../engine/targeting/evaluateOffer.ts"
 import { evaluateTargetGroup } from "../engine/targeting/evaluateTargetGroup.ts"
-import { detached } from "../engine/targeting/HostDirectory.ts"
 import { normalizedAddress } from "../stats/UsageRecorder.ts"
+import { HostNumbers } from "./HostNumbers.ts"
 
 /**
  * Hosts whose verdicts the targets keep at most, and distinct verdicts a
@@ -46,53 +46,11 @@ import { normalizedAddress } from "../stats/UsageRecorder.ts"
  * hosts) with ~39k distinct verdicts for a target group and ~87k for the
  * three-group offer, whose reasons name the host where a group's domain
  * lists refuse it. Either is started afresh when full, which bounds memory
- * at no cost per hit: ~12 MB of hosts, and the verdicts' text (10 MB for
- * that target group, 44 MB for that offer).
+ * at no cost per hit: ~4.5 MB of hosts (`HostNumbers`: their slots, text
+ * and ends, three typed arrays), and the verdicts' text (10 MB for that
+ * target group, 44 MB for that offer).
  */
 const MAX_HOSTS = 1 << 17
-
-/**
- * The hosts whose verdicts are kept, numbered once for every target: a
- * host's text and entry are kept once however many targets judge it (a job
- * of a target group, then one of an offer), and each target keeps its
- * verdicts by number. Started afresh when full; `generation` then changes,
- * and every target's verdicts by number with it.
- */
-export class HostNumbers {
-  readonly #numbers = new Map<string, number>()
-  readonly #max: number
-  #generation = 0
-
-  constructor(max: number) {
-    this.#max = max
-  }
-
-  /** Which numbering this is: it changes each time the hosts are numbered afresh. */
-  get generation(): number {
-    return this.#generation
-  }
-
-  /** How many hosts are numbered. */
-  get size(): number {
-    return this.#numbers.size
-  }
-
-  /** The number of `host`, or -1. */
-  find(host: string): number {
-    return this.#numbers.get(host) ?? -1
-  }
-
-  /** Numbers `host` (not numbered yet), starting afresh first when full. */
-  add(host: string): number {
-    if (this.#numbers.size >= this.#max) {
-      this.#numbers.clear()
-      this.#generation++
-    }
-    const number = this.#numbers.size
-    this.#numbers.set(detached(host), number)
-    return number
-  }
-}
 
 /** This thread's numbered hosts. */
 const hostNumbers = new HostNumbers(MAX_HOSTS)
@@ -187,10 +145,12 @@ const byHost = (
         number = hostNumbers.add(host)
         byHost = byHostOf(kept)
       }
-      // Filled up to the number first: an array with holes, or made with `new Array(length)` of this
-      // many, would be a dictionary, each probe ~1.6x as long (measured: a warm pass of bench:jobs' mix).
-      while (byHost.length < number) byHost.push(undefined)
-      byHost[number] = verdict
+      if (number >= 0) {
+        // Filled up to the number first: an array with holes, or made with `new Array(length)` of this
+        // many, would be a dictionary, each probe ~1.6x as long (measured: a warm pass of bench:jobs' mix).
+        while (byHost.length < number) byHost.push(undefined)
+        byHost[number] = verdict
+      }
     }
     verdicts[i] = verdict
     parsedAddress(i, parsed.email.address)

@@ -1,6 +1,7 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { HostNumbers, keptHosts, offerRowVerdicts, targetGroupRowVerdicts } from "../../src/app/rowVerdicts.ts"
+import { HostNumbers } from "../../src/app/HostNumbers.ts"
+import { keptHosts, offerRowVerdicts, targetGroupRowVerdicts } from "../../src/app/rowVerdicts.ts"
 import { LiveSnapshot } from "../../src/app/Snapshot.ts"
 import { resourcesSource } from "../../src/app/sources.ts"
 import { Validation, ValidationCounters } from "../../src/app/Validation.ts"
