@@ -195,7 +195,8 @@ export const Settings = Schema.Struct({
       maxQueued: withDefault(PositiveInt, 100),
       /**
        * Threads that evaluate jobs beside the one answering requests (each holds its own copy of the
-       * engine). Absent: one per available core; 0: jobs are evaluated on the request thread.
+       * engine). Absent: one per available core but one (the request thread's), at least one; 0: jobs are
+       * evaluated on the request thread.
        */
       workerThreads: Schema.optionalKey(NonNegativeInt),
       /** How long finished jobs and their results are kept. */

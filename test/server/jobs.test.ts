@@ -9,6 +9,7 @@ import { createServer, type IncomingMessage, request } from "node:http"
 import type { AddressInfo } from "node:net"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { defaultJobThreads } from "../../src/server/jobService.ts"
 import { verifyCallback } from "../../src/webhooks/delivery.ts"
 import { call, copyConfig, type Daemon, makeKey, setSettings, startDaemon, waitForJob } from "./daemon.ts"
 
@@ -496,4 +497,10 @@ describe("asynchronous bulk jobs", () => {
       await inline.stop()
     }
   }, 60_000)
+})
+
+describe("job threads by default", () => {
+  it("are one per core but the request thread's, at least one", () => {
+    expect([1, 2, 4, 8].map((cores) => defaultJobThreads(cores))).toEqual([1, 1, 3, 7])
+  })
 })
