@@ -19,7 +19,6 @@ import { emailOf, InputReader } from "./inputLines.ts"
 import { type Job, percentOf } from "./Job.ts"
 import type { JobBytes } from "./JobStore.ts"
 import { type BatchRequest, type EncodedBatch, JobFailure } from "./jobBatches.ts"
-import { OUTPUT_BYTES, ResultsWriter } from "./resultsWriter.ts"
 
 export interface RunnerOptions {
   /** Input items between checkpoints (the caller checkpoints); batches are never larger. */
@@ -63,8 +62,6 @@ export class JobRunner {
   private readonly duplicates: DuplicateSet
   private readonly batchItems: number
   private readonly runTally: UsageTally | undefined
-  /** Reused across batches: rows are gathered in it and written in large blocks. */
-  private output: Buffer = Buffer.allocUnsafe(OUTPUT_BYTES)
 
   private constructor(
     job: Job,
@@ -159,24 +156,22 @@ export class JobRunner {
     }
     const pending = this.pending
     const position = this.committed.checkpoint.resultsBytes + pending.resultsBytes
-    const output = new ResultsWriter(this.results, this.output, position)
     const firstRow = this.committed.checkpoint.processed + pending.items + 1
     const { text, splices, hashes } = batch
-    let duplicates = 0
+    // The batch's text as it was encoded, cut where a row names the earlier row it repeats, in one write.
+    const parts: Array<Uint8Array> = []
     let from = 0
     for (let i = 0; i < count; i++) {
       const hash = hashes[i]!
       if (hash < 0) continue
       const earlier = this.duplicates.firstRowOfHash(hash, firstRow + i)
       if (earlier === undefined) continue
-      duplicates++
-      output.bytes(text, from, splices[i]!)
-      output.text(duplicateOfText(earlier))
+      parts.push(text.subarray(from, splices[i]!), Buffer.from(duplicateOfText(earlier), "latin1"))
       from = splices[i]!
     }
-    output.bytes(text, from, text.length)
-    pending.resultsBytes += output.finish()
-    this.output = output.buffer
+    parts.push(text.subarray(from))
+    pending.resultsBytes += this.results.writeParts(parts, position)
+    const duplicates = (parts.length - 1) / 2
     pending.items += count
     pending.inputBytes += read.inputBytes
     pending.valid += batch.valid

@@ -35,6 +35,12 @@ export interface JobBytes {
   read(buffer: Uint8Array, offset: number, length: number, position: number): number
   /** Writes `buffer[offset, offset + length)` at `position`, all of it. */
   write(buffer: Uint8Array, offset: number, length: number, position: number): void
+  /**
+   * Writes `parts` one after another at `position`, all of them (in one
+   * system call where the store can: a batch's rows are written from where
+   * they were encoded, not copied together first); answers their length.
+   */
+  writeParts(parts: ReadonlyArray<Uint8Array>, position: number): number
   /** Cuts the bytes off at `length`. */
   truncate(length: number): void
   /** Makes what was written durable. */

@@ -29,7 +29,8 @@ import {
   readSync,
   renameSync,
   rmSync,
-  writeSync
+  writeSync,
+  writevSync
 } from "node:fs"
 import { join } from "node:path"
 import * as Effect from "effect/Effect"
@@ -71,6 +72,18 @@ class FileBytes implements JobBytes {
     for (let done = 0; done < length; ) {
       done += writeSync(this.fd, buffer, offset + done, length - done, position + done)
     }
+  }
+  writeParts(parts: ReadonlyArray<Uint8Array>, position: number): number {
+    let written = parts.length === 0 ? 0 : writevSync(this.fd, parts as Array<Uint8Array>, position)
+    let at = position
+    for (const part of parts) {
+      // What the vectored write left of this part, if anything (a short write: rare on a file).
+      const skip = Math.min(written, part.length)
+      written -= skip
+      if (skip < part.length) this.write(part, skip, part.length - skip, at + skip)
+      at += part.length
+    }
+    return at - position
   }
   truncate(length: number): void {
     ftruncateSync(this.fd, length)

@@ -46,6 +46,15 @@ export class MemoryBytes implements JobBytes {
     file.length = Math.max(file.length, position + length)
   }
 
+  writeParts(parts: ReadonlyArray<Uint8Array>, position: number): number {
+    let at = position
+    for (const part of parts) {
+      this.write(part, 0, part.length, at)
+      at += part.length
+    }
+    return at - position
+  }
+
   truncate(length: number): void {
     const file = this.open()
     if (length > file.length) {

@@ -63,6 +63,24 @@ describe.each(storeAdapters)("JobStore contract (%s)", (_, store) => {
     }).pipe(Effect.provide(store()))
   )
 
+  it.effect("writes parts one after another at a position, views into larger buffers included", () =>
+    Effect.gen(function* () {
+      const jobs = yield* JobStore
+      const created = job("4")
+      yield* jobs.create(created, yield* staged(inputText(["a@x.edu"])))
+      const writer = yield* jobs.open(created.jobId, "results")
+      const encoded = Buffer.from('xx{"email":"a"}\n{"email":"b"}\nyy')
+      expect(writer.writeParts([], 0)).toBe(0)
+      expect(
+        writer.writeParts([encoded.subarray(2, 14), Buffer.from(',"duplicateOf":1'), encoded.subarray(14, 16)], 0)
+      ).toBe(30)
+      expect(writer.writeParts([encoded.subarray(16, 30), new Uint8Array(0)], 30)).toBe(14)
+      writer.sync()
+      expect(yield* fileText(created.jobId, "results")).toBe('{"email":"a","duplicateOf":1}\n{"email":"b"}\n')
+      writer.close()
+    }).pipe(Effect.provide(store()))
+  )
+
   it.effect("discards a staged upload that became no job", () =>
     Effect.gen(function* () {
       const jobs = yield* JobStore
