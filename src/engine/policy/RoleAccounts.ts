@@ -111,13 +111,7 @@ export class RoleAccounts {
     const tag = localPart.indexOf("+", from)
     if (tag !== -1 && tag < to) to = tag
     if (!this.#filter.mayMatch(localPart, from, to)) return null
-    let base = localPart
-    if (base.length > 1 && base.charCodeAt(0) === 0x22 && base.charCodeAt(base.length - 1) === 0x22) {
-      base = base.slice(1, -1)
-    }
-    const plus = base.indexOf("+")
-    if (plus !== -1) base = base.slice(0, plus)
-    base = base.toLowerCase()
+    const base = localPart.slice(from, to).toLowerCase()
     const direct = this.#spellings.get(base)
     if (direct !== undefined) return direct
     const joined = withoutSeparators(base)
