@@ -2,9 +2,9 @@
  * The daemon's job queue: jobs in the store the daemon runs on (`stores.ts`:
  * the data directory, or Redis with files on a shared volume), validated on
  * `jobs.workerThreads` threads (`app/JobThreads.ts`; default one per
- * available core but one, at least one; 0: on the request thread) with the config snapshot in
- * force when each batch is taken (a reload applies to the batches after
- * it), counted in the metrics and, for offers, in the
+ * available core but one, at least one; 0: on the request thread) with the
+ * config snapshot in force when each batch is taken (a reload applies to
+ * the batches after it), counted in the metrics and, for offers, in the
  * usage statistics exactly once, with the job's checkpoints,
  * and announced to their `callbackUrl` when they finish, signed with the
  * webhook secret (`CAMPUSGATE_WEBHOOK_SECRET`, else one generated once and
