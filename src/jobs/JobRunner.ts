@@ -160,18 +160,19 @@ export class JobRunner {
     const { text, splices, hashes } = batch
     // The batch's text as it was encoded, cut where a row names the earlier row it repeats, in one write.
     const parts: Array<Uint8Array> = []
+    let duplicates = 0
     let from = 0
     for (let i = 0; i < count; i++) {
       const hash = hashes[i]!
       if (hash < 0) continue
       const earlier = this.duplicates.firstRowOfHash(hash, firstRow + i)
       if (earlier === undefined) continue
+      duplicates++
       parts.push(text.subarray(from, splices[i]!), Buffer.from(duplicateOfText(earlier), "latin1"))
       from = splices[i]!
     }
     parts.push(text.subarray(from))
     pending.resultsBytes += this.results.writeParts(parts, position)
-    const duplicates = (parts.length - 1) / 2
     pending.items += count
     pending.inputBytes += read.inputBytes
     pending.valid += batch.valid
