@@ -222,9 +222,7 @@ export const readJobInput = Effect.fn("readJobInput")(function* <E, R>(
   let written = 0
   const write = () =>
     io(() => {
-      const bytes = items.take()
-      options.output.write(bytes, 0, bytes.length, written)
-      written += bytes.length
+      written += options.output.writeParts(items.take(), written)
     })
 
   const readChunk = (chunk: Uint8Array): JobInputError | undefined => {
