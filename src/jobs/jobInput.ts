@@ -17,7 +17,8 @@
  * whole-request failure. Reading stops as soon as the body passes `maxBytes`
  * or the items pass `maxEmails`. The output is written to `output` (a staged
  * upload, which the caller makes a job's input or discards) in large
- * buffered writes and made durable before success.
+ * buffered writes and made durable before success, off the calling thread
+ * (`JobBytes.flush`: the daemon's request thread answers meanwhile).
  * `bench/jobIo.ts` measures a million NDJSON lines.
  *
  * The body is an Effect `Stream` rather than an `AsyncIterable` because that
@@ -251,7 +252,11 @@ export const readJobInput = Effect.fn("readJobInput")(function* <E, R>(
   if (items.columnsOverLimit) return yield* tooManyColumns(MAX_INPUT_COLUMNS)
   if (items.total === 0) return yield* noEmails(limitField)
   yield* write()
-  yield* io(() => options.output.sync())
+  // fsync on libuv's pool: the request thread goes on answering while the upload (tens of MB) reaches the disk.
+  yield* Effect.tryPromise({
+    try: () => options.output.flush(),
+    catch: (cause) => new JobStoreError({ operation: "upload", cause })
+  })
   return {
     total: items.total,
     badInput: items.badInput,

@@ -237,3 +237,45 @@ describe("readJobInput: JSON", () => {
     })
   )
 })
+
+describe("readJobInput: durability", () => {
+  /** Bytes whose synchronous `sync` would hold the request thread for the whole fsync of the upload. */
+  class FlushOnly extends MemoryBytes {
+    flushes = 0
+    readonly flushFails: boolean
+    constructor(flushFails = false) {
+      super()
+      this.flushFails = flushFails
+    }
+    override sync(): void {
+      throw new Error("an upload must not be made durable on the request thread (sync)")
+    }
+    override flush(): Promise<void> {
+      this.flushes++
+      return this.flushFails ? Promise.reject(new Error("EIO")) : Promise.resolve()
+    }
+  }
+  const upload = (output: MemoryBytes) =>
+    readJobInput(Stream.make(encoder.encode('"a@x.edu"\n"b@x.edu"\n')), {
+      format: "ndjson",
+      output,
+      maxEmails: 10,
+      maxBytes: 1e6
+    })
+
+  it.effect("waits for the upload to be durable without holding the thread (flush, not sync)", () =>
+    Effect.gen(function* () {
+      const output = new FlushOnly()
+      const input = yield* upload(output)
+      expect(input.total).toBe(2)
+      expect(output.flushes).toBe(1)
+    })
+  )
+
+  it.effect("a flush that fails is the store's error, and the upload is not accepted", () =>
+    Effect.gen(function* () {
+      const error = yield* Effect.flip(upload(new FlushOnly(true)))
+      expect(error).toMatchObject({ _tag: "JobStoreError", operation: "upload" })
+    })
+  )
+})
