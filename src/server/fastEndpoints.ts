@@ -2,12 +2,11 @@
  * The endpoints the fast path (`fastPath.ts`) serves, each derived from the
  * contract (route, scopes, rate-limit bucket, payload schema) and answered
  * by the same function as its handler in the Effect app:
- * - the single validations (`validateSingle`), whose bodies are decoded by
- *   the contract's schema;
- * - `validate/bulk` (`validateBulk`) and `offers/bulk-process`
- *   (`processBatch`), whose bodies in their plain shape (`plainPayloads.ts`)
- *   are taken as they are, and decoded by the schema otherwise, so the
- *   schema judges every body that is not plain, with the same problems.
+ * the single validations (`validateSingle`), `validate/bulk`
+ * (`validateBulk`) and `offers/bulk-process` (`processBatch`). A body in
+ * its plain shape (`plainPayloads.ts`) is taken as it is, and decoded by the
+ * schema otherwise, so the schema judges every body that is not plain, with
+ * the same problems.
  * test/server/fastPath.test.ts checks over generated requests, valid and
  * not, that the fast path answers as the Effect app does.
  */
@@ -23,7 +22,12 @@ import type { Validation } from "../app/Validation.ts"
 import type { Scope } from "../domain/ApiKey.ts"
 import { processBatch } from "./handlers/offers.ts"
 import { type SinglePayload, validateBulk, validateSingle } from "./handlers/validation.ts"
-import { plainBulkProcessRequest, plainBulkRequest } from "./plainPayloads.ts"
+import {
+  plainBulkProcessRequest,
+  plainBulkRequest,
+  plainOfferRequest,
+  plainTargetGroupRequest
+} from "./plainPayloads.ts"
 import { jsonPayloadSchema, malformedJson, payloadParseOptions, payloadProblem } from "./requestErrors.ts"
 import { type ApiEndpoint, findRoute } from "./routes.ts"
 
@@ -74,8 +78,8 @@ export const makeFastEndpoints = (
 ): ReadonlyMap<ApiEndpoint, FastEndpoint> => {
   const { validation: group, offers } = CampusgateApi.groups
   const bulkBound = () => snapshot.current().config.settings.limits.bulkMaxEmails
-  const single = (endpoint: ApiEndpoint) => {
-    const decode = decoderOf<SinglePayload>(endpoint)
+  const single = (endpoint: ApiEndpoint, plain: (input: unknown) => SinglePayload | undefined) => {
+    const decode = decoderOf<SinglePayload>(endpoint, plain)
     return fastEndpoint(endpoint, (input, bodyBytes, team, requestId) => {
       const payload = decode(input, bodyBytes)
       if (Result.isFailure(payload)) return payload.failure
@@ -86,8 +90,8 @@ export const makeFastEndpoints = (
   const decodeBulk = decoderOf(group.endpoints.bulk, plainBulkRequest)
   const decodeBatch = decoderOf(offers.endpoints.bulkProcess, plainBulkProcessRequest)
   return new Map([
-    single(group.endpoints.targetGroup),
-    single(group.endpoints.offer),
+    single(group.endpoints.targetGroup, plainTargetGroupRequest),
+    single(group.endpoints.offer, plainOfferRequest),
     fastEndpoint(group.endpoints.bulk, (input, bodyBytes, team, requestId) => {
       const payload = decodeBulk(input, bodyBytes)
       if (Result.isFailure(payload)) return payload.failure

@@ -1,6 +1,6 @@
 /**
- * The bulk bodies' plain shape is exactly what the contract's schema
- * accepts: over generated JSON bodies near the shape (each field right,
+ * The plain shape of the validation bodies (single and bulk) is exactly
+ * what the contract's schema accepts: over generated JSON bodies near the shape (each field right,
  * missing, of another type, too long, too short; unknown fields), a body
  * is plain when and only when the schema decodes it, and then as the same
  * value. So the fast path answers from the plain shape what the schema
@@ -11,8 +11,19 @@ import * as Schema from "effect/Schema"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { BulkProcessRequest } from "../../src/api/offers.ts"
-import { BulkRequest, EMAIL_MAX_LENGTH, ID_MAX_LENGTH } from "../../src/api/validation.ts"
-import { plainBulkProcessRequest, plainBulkRequest } from "../../src/server/plainPayloads.ts"
+import {
+  BulkRequest,
+  EMAIL_MAX_LENGTH,
+  ID_MAX_LENGTH,
+  ValidateOfferRequest,
+  ValidateTargetGroupRequest
+} from "../../src/api/validation.ts"
+import {
+  plainBulkProcessRequest,
+  plainBulkRequest,
+  plainOfferRequest,
+  plainTargetGroupRequest
+} from "../../src/server/plainPayloads.ts"
 import { payloadParseOptions } from "../../src/server/requestErrors.ts"
 
 /** Any JSON value other than the field's own kind, or a near miss of it. */
@@ -49,6 +60,11 @@ const bulkBodies = fc.oneof(
   },
   { weight: 1, arbitrary: anyJson }
 )
+const targetGroupBodies = fc.oneof(
+  { weight: 12, arbitrary: body({ email, targetGroupId: id, explain: fc.oneof(fc.boolean(), anyJson) }) },
+  { weight: 1, arbitrary: anyJson }
+)
+const offerBodies = fc.oneof({ weight: 12, arbitrary: body({ email, offerId: id }) }, { weight: 1, arbitrary: anyJson })
 const bulkProcessBodies = fc.oneof(
   {
     weight: 12,
@@ -70,6 +86,29 @@ const agreesWithSchema = <A>(schema: Schema.Codec<A, unknown>, plain: (input: un
     if (Exit.isSuccess(decoded)) expect(recognised).toEqual(decoded.value)
   }
 }
+
+describe("the plain shape of the single validation bodies", () => {
+  it("of validate/target-group is what the contract's schema accepts, as the same value", () => {
+    fc.assert(
+      fc.property(targetGroupBodies, agreesWithSchema(ValidateTargetGroupRequest as never, plainTargetGroupRequest)),
+      {
+        numRuns: 3000
+      }
+    )
+  })
+
+  it("of validate/offer is what the contract's schema accepts, as the same value", () => {
+    fc.assert(fc.property(offerBodies, agreesWithSchema(ValidateOfferRequest as never, plainOfferRequest)), {
+      numRuns: 3000
+    })
+  })
+
+  it("is recognised in the bodies clients send", () => {
+    expect(plainTargetGroupRequest({ email: "jane@uni.samples.edu", targetGroupId: "uk-students" })).toBeDefined()
+    expect(plainTargetGroupRequest({ email: "jane@uni.samples.edu", targetGroupId: "g", explain: true })).toBeDefined()
+    expect(plainOfferRequest({ email: "jane@uni.samples.edu", offerId: "o" })).toBeDefined()
+  })
+})
 
 describe("the plain shape of the bulk bodies", () => {
   it("of validate/bulk is what the contract's schema accepts, as the same value", () => {
