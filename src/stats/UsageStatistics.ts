@@ -7,18 +7,24 @@
  * it.
  *
  * Guarantees:
- * - A failed flush is logged and retried at the next tick; its deltas go
- *   back to the pending ones, so nothing is lost or counted twice.
+ * - A failed flush is logged and retried at the next tick, and nothing is
+ *   lost or counted twice: a failure may come after the store did the
+ *   write (a network store's reply lost as it goes away), so each flush of
+ *   an offer's counts is stored once per step of this process's own source
+ *   (`applyOnce`), and counts the store did not confirm are sent again as
+ *   they were, under their step, before any later ones of that offer.
  * - A crash (SIGKILL, power loss) loses at most what was recorded since
  *   the last completed flush: one interval (default 1 s) plus the time of
  *   one flush. Every stored file is a whole version
  *   (test/stats/crash.test.ts measures both).
- * - Reads and flushes are serialised, so `usage` never sees a delta twice
- *   or misses one in flight to the store.
+ * - Reads and flushes are serialised, so `usage` never misses a delta in
+ *   flight to the store, and sees one twice only when the store did the
+ *   write but its reply was lost, until the next flush confirms it.
  * - A bulk job counts apart (`tally`): its counts travel in its checkpoints
  *   and are stored once per checkpoint (`applyOnce`), so a job counts each
  *   input exactly once however often the daemon crashes under it.
  */
+import { randomUUID } from "node:crypto"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -29,7 +35,14 @@ import type { OfferValidationResult } from "../domain/ValidationResult.ts"
 import type { HashKey } from "../engine/email/canonicalHash.ts"
 import { hashKeyFor, hashKeyFromSecret, randomHashKey } from "./hashKey.ts"
 import { UsageRecorder, usageTally } from "./UsageRecorder.ts"
-import { addUsage, emptyUsageState, fromUsageDelta, toOfferUsage, type VerificationCountEvent } from "./UsageState.ts"
+import {
+  addUsage,
+  emptyUsageState,
+  fromUsageDelta,
+  toOfferUsage,
+  type UsageState,
+  type VerificationCountEvent
+} from "./UsageState.ts"
 import { UsageStore, UsageStoreError } from "./UsageStore.ts"
 
 /** The default of `statistics.flushIntervalMs` in campusgate.yaml. */
@@ -81,17 +94,37 @@ export class UsageStatistics extends Context.Service<
         const lock = yield* Semaphore.make(1)
         const intervalMs = options.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS
 
+        /** This process's flushes, as one source of steps (`UsageStore.applyOnce`). */
+        const source = `flush:${randomUUID()}`
+        let lastStep = 0
+        /** By offer, the counts last sent that the store did not confirm: perhaps stored, perhaps not. */
+        const unconfirmed = new Map<string, { readonly step: number; readonly delta: UsageState }>()
+        /** Offers whose counts this process stored: their record of its steps is dropped at shutdown. */
+        const flushedOffers = new Set<string>()
+
         const flush = Effect.gen(function* () {
-          if (recorder.isEmpty) return
+          if (recorder.isEmpty && unconfirmed.size === 0) return
           let failure: UsageStoreError | undefined
-          for (const [offerId, delta] of recorder.take()) {
-            yield* store.apply(offerId, delta).pipe(
+          const send = (offerId: string, sent: { readonly step: number; readonly delta: UsageState }) =>
+            store.applyOnce(offerId, source, sent.step, sent.delta).pipe(
+              Effect.andThen(() =>
+                Effect.sync(() => {
+                  unconfirmed.delete(offerId)
+                  flushedOffers.add(offerId)
+                })
+              ),
               Effect.catch((error) => {
-                recorder.restore(offerId, delta)
+                unconfirmed.set(offerId, sent)
                 failure ??= error
                 return Effect.void
               })
             )
+          // First, as they were: a step stored already counts nothing again.
+          for (const [offerId, sent] of [...unconfirmed]) yield* send(offerId, sent)
+          for (const [offerId, delta] of recorder.take()) {
+            // Later counts of an offer wait behind its unconfirmed ones, or their step would hide these.
+            if (unconfirmed.has(offerId)) recorder.restore(offerId, delta)
+            else yield* send(offerId, { step: ++lastStep, delta })
           }
           if (failure !== undefined) return yield* failure
         }).pipe(Effect.uninterruptible, Semaphore.withPermit(lock), Effect.withSpan("UsageStatistics.flush"))
@@ -99,8 +132,11 @@ export class UsageStatistics extends Context.Service<
         const usage = Effect.fn("UsageStatistics.usage")(function* (offerId: string) {
           const stored = yield* store.get(offerId)
           const pending = recorder.pending(offerId)
-          if (stored === undefined && pending === undefined) return toOfferUsage(undefined)
+          // Counted as not stored yet: more than the store holds only if it stored them and the reply was lost.
+          const sent = unconfirmed.get(offerId)?.delta
+          if (stored === undefined && pending === undefined && sent === undefined) return toOfferUsage(undefined)
           const state = stored ?? emptyUsageState()
+          if (sent !== undefined) addUsage(state, sent)
           if (pending !== undefined) addUsage(state, pending)
           return toOfferUsage(state)
         }, Semaphore.withPermit(lock))
@@ -114,7 +150,15 @@ export class UsageStatistics extends Context.Service<
               })
             )
           )
-        yield* Effect.addFinalizer(() => flushOrLog("at shutdown"))
+        // After the last flush no step of this source comes again: its records would only pile up, one per start.
+        const forgetSource = Effect.suspend(() =>
+          Effect.forEach(
+            [...flushedOffers].filter((offerId) => !unconfirmed.has(offerId)),
+            (offerId) => Effect.ignore(store.forget(offerId, source)),
+            { discard: true }
+          )
+        )
+        yield* Effect.addFinalizer(() => Effect.andThen(flushOrLog("at shutdown"), forgetSource))
         yield* Effect.forkScoped(Effect.forever(Effect.andThen(Effect.sleep(intervalMs), flushOrLog("on interval"))))
 
         return UsageStatistics.of({

@@ -4,11 +4,13 @@
  * data directory) and a Redis adapter shared by several daemons. Its write is adding a delta to an offer's counters —
  * what a Redis adapter would do with HINCRBY for the counters and a
  * register merge for the unique count, so several replicas can share one
- * store — either as is (`apply`, the recorder's flushes) or once per step of
- * a source (`applyOnce`, a job's checkpoints: the store remembers the last
- * step of each source with the counters, so a checkpoint stored again after
- * a crash is not counted twice). Both are atomic per offer: after a failure
- * nothing of that delta is stored and the caller may apply it again.
+ * store — either as is (`apply`, a migration's copy) or once per step of a
+ * source (`applyOnce`: a job's checkpoints, and each process's flushes of
+ * recorded counts; the store remembers the last step of each source with the
+ * counters, so a delta stored again after a crash or a lost reply is not
+ * counted twice). Both are atomic per offer. A failure says nothing was
+ * stored only where the store can know it: a network store's reply can be
+ * lost after it did the write, so callers that retry use `applyOnce`.
  */
 
 import type * as NodeRedis from "@effect/platform-node/NodeRedis"

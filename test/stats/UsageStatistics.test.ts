@@ -18,18 +18,47 @@ const withMemoryStore = UsageStatistics.layer({ flushIntervalMs: 1000 }).pipe(
   Layer.provideMerge(UsageStore.layerMemory)
 )
 
-/** A memory store whose `apply` fails while `down.value` is true. */
+/** A memory store whose writes fail while `down.value` is true. */
 const flakyStore = (down: { value: boolean }) =>
   Layer.effect(
     UsageStore,
     Effect.gen(function* () {
       const memory = yield* UsageStore
+      const refused = (offerId: string) =>
+        Effect.fail(new UsageStoreError({ operation: "apply", offerId, cause: new Error("disk full") }))
       return UsageStore.of({
         ...memory,
-        apply: (offerId, delta) =>
-          down.value
-            ? Effect.fail(new UsageStoreError({ operation: "apply", offerId, cause: new Error("disk full") }))
-            : memory.apply(offerId, delta)
+        apply: (offerId, delta) => (down.value ? refused(offerId) : memory.apply(offerId, delta)),
+        applyOnce: (offerId, source, step, delta) =>
+          down.value ? refused(offerId) : memory.applyOnce(offerId, source, step, delta)
+      })
+    })
+  ).pipe(Layer.provide(UsageStore.layerMemory))
+
+/**
+ * A memory store whose next write is stored and then reported failed while
+ * `lose.next` is true: a reply lost as a network store goes away, after it
+ * did the write. While `lose.down` is true, writes fail and store nothing.
+ */
+const lostReplyStore = (lose: { next: boolean; down: boolean }) =>
+  Layer.effect(
+    UsageStore,
+    Effect.gen(function* () {
+      const memory = yield* UsageStore
+      const replyLost = (offerId: string, write: Effect.Effect<void, UsageStoreError>) =>
+        lose.down
+          ? Effect.fail(new UsageStoreError({ operation: "apply", offerId, cause: new Error("connection refused") }))
+          : Effect.andThen(write, () => {
+              if (!lose.next) return Effect.void
+              lose.next = false
+              return Effect.fail(
+                new UsageStoreError({ operation: "apply", offerId, cause: new Error("connection closed") })
+              )
+            })
+      return UsageStore.of({
+        ...memory,
+        apply: (offerId, delta) => replyLost(offerId, memory.apply(offerId, delta)),
+        applyOnce: (offerId, source, step, delta) => replyLost(offerId, memory.applyOnce(offerId, source, step, delta))
       })
     })
   ).pipe(Layer.provide(UsageStore.layerMemory))
@@ -90,6 +119,64 @@ describe("UsageStatistics", () => {
       expect(yield* stored("o")).toBe(2)
       expect(yield* stats.usage("o")).toMatchObject({ validations: 2, uniqueEmails: { estimate: 2 } })
     }).pipe(Effect.provide(UsageStatistics.layer({ flushIntervalMs: 1000 }).pipe(Layer.provideMerge(flakyStore(down)))))
+  })
+
+  it.effect("counts a flush whose reply was lost once: what was sent is sent again as it was, and stored once", () => {
+    const lose = { next: true, down: false }
+    return Effect.gen(function* () {
+      const stats = yield* UsageStatistics
+      stats.record("o", "a@x.edu", eligible("a@x.edu"))
+      expect(yield* Effect.flip(stats.flush)).toBeInstanceOf(UsageStoreError)
+      // The store is down now: what was sent stays unconfirmed, and later counts wait behind it.
+      lose.down = true
+      stats.record("o", "b@x.edu", eligible("b@x.edu"))
+      expect(yield* Effect.flip(stats.flush)).toBeInstanceOf(UsageStoreError)
+      expect(yield* stored("o")).toBe(1)
+      lose.down = false
+      yield* stats.flush
+      expect(yield* stored("o")).toBe(2)
+      expect(yield* stats.usage("o")).toMatchObject({ validations: 2, uniqueEmails: { estimate: 2 } })
+    }).pipe(
+      Effect.provide(UsageStatistics.layer({ flushIntervalMs: 60_000 }).pipe(Layer.provideMerge(lostReplyStore(lose))))
+    )
+  })
+
+  it.effect("stores its flushes as steps of its own source, and drops that source's record at shutdown", () => {
+    const calls: Array<string> = []
+    const recording = Layer.effect(
+      UsageStore,
+      Effect.gen(function* () {
+        const memory = yield* UsageStore
+        return UsageStore.of({
+          ...memory,
+          applyOnce: (offerId, source, step, delta) => {
+            calls.push(`applyOnce ${offerId} ${source.slice(0, 6)} ${step}`)
+            return memory.applyOnce(offerId, source, step, delta)
+          },
+          forget: (offerId, source) => {
+            calls.push(`forget ${offerId} ${source.slice(0, 6)}`)
+            return memory.forget(offerId, source)
+          }
+        })
+      })
+    ).pipe(Layer.provide(UsageStore.layerMemory))
+    return Effect.gen(function* () {
+      const scope = yield* Scope.make()
+      const layer = UsageStatistics.layer({ flushIntervalMs: 60_000 }).pipe(Layer.provide(recording))
+      const stats = Context.get(yield* Layer.buildWithScope(layer, scope), UsageStatistics)
+      stats.record("o", "a@x.edu", eligible("a@x.edu"))
+      yield* stats.flush
+      stats.record("o", "b@x.edu", eligible("b@x.edu"))
+      stats.record("p", "c@x.edu", eligible("c@x.edu"))
+      yield* Scope.close(scope, Exit.void)
+      expect(calls).toEqual([
+        "applyOnce o flush: 1",
+        "applyOnce o flush: 2",
+        "applyOnce p flush: 3",
+        "forget o flush:",
+        "forget p flush:"
+      ])
+    })
   })
 
   it.effect("logs a failed flush, on the interval and at shutdown, as a warning", () => {
