@@ -2,8 +2,8 @@
  * `npm run bench:jobs:batches`: a job thread's work alone, in process: the
  * batches of a 1M-email job (bench/generateEmails.ts, 2,048 items each, as
  * `JobRunner` cuts them) decoded, evaluated by the job thread's
- * `Validation.rowVerdicts` and encoded (`encodeBatch`, into reused memory
- * as in a batch slot), against the shipped config's target group
+ * `Validation.rowVerdicts` and encoded (`encodeBatch`, into reused shared memory
+ * as a batch slot is), against the shipped config's target group
  * `universities` and an offer of three target groups (as bench:jobs),
  * offer usage counted in a tally. Passes in the order target group, offer,
  * target group, offer: the first of each target is cold (every host judged
@@ -77,7 +77,7 @@ const child = async (tree: string, emailsFile: string): Promise<void> => {
     }
     if (start < lines.length) batches.push(lines.subarray(start))
     const memory = {
-      text: Buffer.from(new ArrayBuffer(2 * 1024 * 1024)),
+      text: Buffer.from(new SharedArrayBuffer(2 * 1024 * 1024)),
       splices: new Uint32Array(BATCH),
       hashes: new Float64Array(BATCH)
     }
