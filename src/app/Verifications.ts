@@ -21,7 +21,8 @@
  *   with `TestClock`.
  * Changes to one verification run one at a time (`verificationRecords.ts`);
  * the refusals and the record a start stores are in `verificationRules.ts`,
- * look-ups and limit resets by address in `verificationLookups.ts`.
+ * confirming by code or link in `verificationConfirm.ts`, look-ups and
+ * limit resets by address in `verificationLookups.ts`.
  */
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -32,10 +33,10 @@ import type { JSONWebKeySet } from "jose"
 import type { OfferValidationResult, ValidationResult } from "../domain/ValidationResult.ts"
 import { toView, type VerificationRecord, type VerificationView } from "../domain/Verification.ts"
 import { periodMillis, type VerificationMethod } from "../domain/VerificationPolicy.ts"
-import { cancel, expire, fail, isDue, renew, verify, wrongCode } from "../domain/verificationLifecycle.ts"
-import { ALL_TEAMS, type Viewer, verificationVisible } from "../domain/visibility.ts"
+import { cancel, expire, isDue, renew } from "../domain/verificationLifecycle.ts"
+import { type Viewer, verificationVisible } from "../domain/visibility.ts"
 import { UsageStatistics } from "../stats/UsageStatistics.ts"
-import { newCode, newLinkSecret, newVerificationId, parseLinkToken } from "../verification/codes.ts"
+import { newCode, newLinkSecret, newVerificationId } from "../verification/codes.ts"
 import { MailTransport } from "../verification/MailTransport.ts"
 import { SigningKeyStore } from "../verification/SigningKeyStore.ts"
 import { verificationKeys } from "../verification/secrets.ts"
@@ -43,13 +44,8 @@ import { VerificationStore } from "../verification/VerificationStore.ts"
 import type { DeliveryOptions } from "../webhooks/delivery.ts"
 import { Snapshot } from "./Snapshot.ts"
 import { Validation, ValidationError } from "./Validation.ts"
-import {
-  ResendTooSoon,
-  TooManyAttempts,
-  VerificationNotFound,
-  type VerificationsError,
-  WrongCode
-} from "./VerificationsError.ts"
+import { ResendTooSoon, VerificationNotFound, type VerificationsError } from "./VerificationsError.ts"
+import { type LinkOutcome, makeConfirmations } from "./verificationConfirm.ts"
 import { makeLookups } from "./verificationLookups.ts"
 import { policyOf } from "./verificationPolicy.ts"
 import { makeRecords } from "./verificationRecords.ts"
@@ -80,17 +76,11 @@ export interface StartVerification {
   readonly redirectUrl?: string | undefined
 }
 
+export type { LinkOutcome }
+
 export type StartOutcome =
   | { readonly started: VerificationView }
   | { readonly ineligible: ValidationResult | OfferValidationResult }
-
-/** What opening a link did, for the page or redirect that answers it. */
-export interface LinkOutcome {
-  readonly outcome: "verified" | "expired" | "failed" | "invalid"
-  readonly locale: string
-  readonly verification?: VerificationView | undefined
-  readonly redirectUrl?: string | undefined
-}
 
 export interface VerificationsService {
   start(viewer: Viewer, request: StartVerification): Effect.Effect<StartOutcome, VerificationsError>
@@ -243,113 +233,17 @@ export class Verifications extends Context.Service<Verifications, VerificationsS
           return { started: toView(record) }
         })
 
-        const finishVerified = Effect.fnUntraced(function* (record: VerificationRecord, now: number, counted: boolean) {
-          const policy = policyOf(snapshots.current(), record)
-          const others = yield* store.byAddress(record.addressHash)
-          const limit = limitReached(
-            others.filter((other) => other.id !== record.id),
-            record.offerId,
-            policy,
-            now
-          )
-          if (limit !== undefined) {
-            return { record: fail(record, "REDEMPTION_LIMIT_REACHED", now, notifies(record)), refused: limit }
-          }
-          const validUntil = now + policy.validForMs
-          const token = yield* tokens
-            .issue(record, validUntil, now)
-            .pipe(
-              Effect.catch((error) =>
-                unavailable(`The eligibility token could not be signed (${error.message}). Try again.`)
-              )
-            )
-          return { record: verify(record, token, validUntil, now, counted, notifies(record)), refused: undefined }
+        const { settle, confirm, confirmLink } = makeConfirmations({
+          store,
+          records,
+          keys,
+          snapshots,
+          tokens,
+          work,
+          count,
+          notifies,
+          visible
         })
-
-        /** Stores a finished record, counts it, sends its notices; fails with `refused` if any. */
-        const settle = Effect.fnUntraced(function* (next: VerificationRecord, refused?: VerificationsError["reason"]) {
-          const stored = yield* records
-            .modify(next.id, (current) => (current.version === next.version - 1 ? next : undefined), true)
-            .pipe(
-              Effect.catch((error) =>
-                unavailable(`The verification could not be stored (${error.message}). Try again.`)
-              )
-            )
-          if (stored === undefined || stored.version !== next.version)
-            return yield* unavailable("The verification changed meanwhile. Try again.")
-          if (next.status !== "pending") {
-            count(next, next.status === "verified" ? "verified" : next.status === "failed" ? "failed" : "expired")
-            yield* work.notify(next)
-          }
-          if (refused !== undefined) return yield* refuse(refused)
-          return next
-        })
-
-        const confirm = Effect.fn("Verifications.confirm")(function* (viewer: Viewer, id: string, code: string) {
-          return yield* records.locked(
-            id,
-            Effect.gen(function* () {
-              const record = yield* visible(viewer, id, true)
-              if (record.status !== "pending") return toView(yield* notPending(record))
-              if (record.method !== "code") {
-                return yield* invalid("/code", "LINK_METHOD", "this verification is confirmed by opening its link")
-              }
-              const now = yield* Clock.currentTimeMillis
-              const matches = record.secretHash !== undefined && keys.secretMatches(id, code, record.secretHash)
-              if (!matches) {
-                const next = wrongCode(record, now, notifies(record))
-                const remaining = Math.max(0, next.maxAttempts - next.attempts)
-                return toView(
-                  yield* settle(
-                    next,
-                    next.status === "failed"
-                      ? new TooManyAttempts({ maxAttempts: next.maxAttempts })
-                      : new WrongCode({ attemptsRemaining: remaining })
-                  )
-                )
-              }
-              const { record: next, refused } = yield* finishVerified(record, now, true)
-              return toView(yield* settle(next, refused))
-            })
-          )
-        })
-
-        const confirmLink = (token: string): Effect.Effect<LinkOutcome> =>
-          Effect.gen(function* () {
-            const fallbackLocale = snapshots.current().config.settings.verification.locale
-            const parts = parseLinkToken(token)
-            if (parts === undefined) return { outcome: "invalid" as const, locale: fallbackLocale }
-            return yield* records.locked(
-              parts.id,
-              Effect.gen(function* () {
-                const record = yield* visible(ALL_TEAMS, parts.id, true)
-                const genuine =
-                  record.secretHash !== undefined && keys.secretMatches(record.id, parts.secret, record.secretHash)
-                const answer = (outcome: LinkOutcome["outcome"], shown: VerificationRecord) => ({
-                  outcome,
-                  locale: shown.locale,
-                  verification: toView(shown),
-                  ...(shown.redirectUrl === undefined ? {} : { redirectUrl: shown.redirectUrl })
-                })
-                if (record.status === "verified")
-                  return genuine ? answer("verified", record) : { outcome: "invalid" as const, locale: record.locale }
-                if (record.status === "expired") return answer("expired", record)
-                if (record.status !== "pending") return answer("failed", record)
-                if (!genuine || record.method !== "link") return { outcome: "invalid" as const, locale: record.locale }
-                const now = yield* Clock.currentTimeMillis
-                const { record: next, refused } = yield* finishVerified(record, now, false)
-                const stored = yield* settle(next, refused).pipe(Effect.catch(() => Effect.succeed(next)))
-                return answer(stored.status === "verified" ? "verified" : "failed", stored)
-              })
-            )
-          }).pipe(
-            Effect.catch(() =>
-              Effect.succeed({
-                outcome: "invalid" as const,
-                locale: snapshots.current().config.settings.verification.locale
-              })
-            )
-          )
 
         const resend = Effect.fn("Verifications.resend")(function* (viewer: Viewer, id: string) {
           return yield* records.locked(
