@@ -187,6 +187,34 @@ describe("the hosts whose verdicts are kept", () => {
     expect(keptHosts()).toBe(before + 50)
   })
 
+  it("are judged on the facts of the configuration asking, not of one that judged them before", () => {
+    // The same hosts, first under the built-in data, then under a dataset that lists them as a university.
+    const dataset = {
+      name: "partners.csv",
+      format: "csv" as const,
+      content: "domain,name,country,region,type\npartner-college.org,Partner College,GB,,university\n"
+    }
+    const reloaded = LiveSnapshot.loadSync(resourcesSource(resources, [dataset]), { now: () => now })
+    if (reloaded instanceof InvalidConfiguration) throw reloaded
+    const batch = ["jane@partner-college.org", "sam@students.partner-college.org"]
+    for (const { engine } of [live.current(), reloaded.current(), live.current()]) {
+      const group = engine.targetGroups.get("uk")!
+      const offer = engine.offers.get("three")!
+      expect(targetGroupRowVerdicts(group, engine.context, batch).map(verdictText)).toEqual(
+        batch.map((email) => verdictText(toResultRow(email, evaluateTargetGroup(group, engine.context, email))))
+      )
+      expect(offerRowVerdicts(offer, engine.context, batch, now).verdicts.map(verdictText)).toEqual(
+        batch.map((email) => verdictText(toOfferResultRow(email, evaluateOffer(offer, engine.context, email, now))))
+      )
+    }
+    const listed = targetGroupRowVerdicts(
+      reloaded.current().engine.targetGroups.get("uk")!,
+      reloaded.current().engine.context,
+      batch
+    )
+    expect(listed.map((verdict) => verdict.isValid)).toEqual([true, true])
+  })
+
   it("are numbered afresh once full, in a new generation", () => {
     const numbers = new HostNumbers(2)
     expect([numbers.add("a.samples"), numbers.add("b.samples"), numbers.generation]).toEqual([0, 1, 0])
