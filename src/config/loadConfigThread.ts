@@ -12,6 +12,17 @@
  * was ~60 MB of the daemon's resident memory (issue 16, `npm run
  * bench:jobs`), for reloads that are rare. A burst of reloads (API changes,
  * a file saved twice) still finds it running, with its decoded documents.
+ *
+ * `keepWarm` starts the worker at once and never stops it: for a daemon
+ * whose configuration other daemons change (a shared store), where a key
+ * revoked on one daemon must be refused by every daemon within a second. A
+ * load that must start the worker first waits for its modules: ~170-220 ms
+ * on an idle 2-core machine against ~20 ms warm (a target group created
+ * through the API, the daemon's built bundle), and more than a second with
+ * both cores busy, where three daemons reloading at once missed that
+ * second every time (test/server/scaleOut.test.ts beside two busy loops).
+ * A running worker costs ~6-7 MB of resident memory (the daemon's VmRSS
+ * with it running and after it stopped).
  */
 import { SHARE_ENV, Worker } from "node:worker_threads"
 import type { ConfigLoad, ConfigLocation, DataDocuments } from "./loadConfig.ts"
@@ -36,15 +47,18 @@ const workerUrl = new URL(
   import.meta.url
 )
 
-export const makeThreadConfigLoader = (options: { readonly idleMs?: number } = {}): ConfigLoader => {
+export const makeThreadConfigLoader = (
+  options: { readonly idleMs?: number; readonly keepWarm?: boolean } = {}
+): ConfigLoader => {
   let worker: Worker | undefined
   let queue: Promise<unknown> = Promise.resolve()
   let pending = 0
   let idle: ReturnType<typeof setTimeout> | undefined
 
-  /** The last load is done: the worker stops unless another comes within `idleMs`. */
+  /** The last load is done: the worker stops unless another comes within `idleMs` (never when kept warm). */
   const idleLater = () => {
     clearTimeout(idle)
+    if (options.keepWarm === true) return
     idle = setTimeout(() => {
       if (pending > 0 || worker === undefined) return
       const stopping = worker
@@ -89,6 +103,9 @@ export const makeThreadConfigLoader = (options: { readonly idleMs?: number } = {
       // `env` is the worker's own (shared); a location with an explicit environment carries it.
       thread.postMessage({ location, data })
     })
+
+  // Warm from the start: its modules load in the background while the daemon starts.
+  if (options.keepWarm === true) started()
 
   return {
     load: (location, data) => {

@@ -66,8 +66,10 @@ export const serverLayer = (options: ServeOptions) =>
       const resourceStore = stores.resources
       const keyStore = stores.keys
       // Every load after this process starts runs on a worker thread: a large or hostile file never stalls requests.
-      const loader = yield* Effect.acquireRelease(Effect.sync(makeThreadConfigLoader), (loader) =>
-        Effect.promise(() => loader.close())
+      // Kept warm where other daemons change the stores, so their changes serve here within a second.
+      const loader = yield* Effect.acquireRelease(
+        Effect.sync(() => makeThreadConfigLoader({ keepWarm: stores.kind === "redis" })),
+        (loader) => Effect.promise(() => loader.close())
       )
       const source = directorySource(location, { resources: resourceStore, keys: keyStore, loader })
       // A first start with no API key anywhere gets its bootstrap key before the first snapshot, which

@@ -38,6 +38,16 @@ describe("the configuration loader thread", () => {
       expect(second.config.targetGroups.map((g) => g.id)).toEqual(first.config.targetGroups.map((g) => g.id))
   })
 
+  it("kept warm, runs from the start and after its loads, however long idle", async () => {
+    const loader = makeThreadConfigLoader({ idleMs: 50, keepWarm: true })
+    loaders.push(loader)
+    expect(loader.running).toBe(true)
+    expect((await loader.load(location(), noDocuments)).ok).toBe(true)
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(loader.running).toBe(true)
+    expect((await loader.load(location(), noDocuments)).ok).toBe(true)
+  })
+
   it("keeps running between loads that come close together", async () => {
     const loader = makeThreadConfigLoader({ idleMs: 60_000 })
     loaders.push(loader)
