@@ -21,8 +21,9 @@
  * through the API, the daemon's built bundle), and more than a second with
  * both cores busy, where three daemons reloading at once missed that
  * second every time (test/server/scaleOut.test.ts beside two busy loops).
- * A running worker costs ~6-7 MB of resident memory (the daemon's VmRSS
- * with it running and after it stopped).
+ * Having loaded the shipped configuration, a running worker costs ~6-7 MB
+ * of resident memory (the daemon's VmRSS with it running and after it
+ * stopped); a larger configuration costs more.
  */
 import { SHARE_ENV, Worker } from "node:worker_threads"
 import type { ConfigLoad, ConfigLocation, DataDocuments } from "./loadConfig.ts"
