@@ -12,8 +12,8 @@
 import { canonicalAddress } from "../engine/email/canonical.ts"
 import {
   type HashKey,
-  hashCanonicalAddress,
   hashKeyFromBytes,
+  hashPlainAddress,
   hashString,
   lastHash
 } from "../engine/email/canonicalHash.ts"
@@ -26,18 +26,13 @@ const KEY: HashKey = hashKeyFromBytes(new TextEncoder().encode("campusgate-dups!
 const lastHash53 = (): number => (lastHash.high & 0x1fffff) * 0x100000000 + lastHash.low
 
 /**
- * A plain ASCII address: dot-atom local part, no quotes, no address
- * literal, no trailing dot. Lower-cased, an address the engine accepted is
- * in the form `hashCanonicalAddress` reads, so it is not parsed again.
+ * The 53-bit hash of an email's canonical address, or `undefined` when it is
+ * not an email. An address the engine `accepted` of the plain ASCII form
+ * (`PLAIN_ADDRESS`: no quotes, no address literal) is hashed as it is read,
+ * not parsed again.
  */
-const PLAIN = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*$/
-
-/** The 53-bit hash of an email's canonical address, or `undefined` when it is not an email. */
 export const canonicalHash = (email: string, accepted = false): number | undefined => {
-  if (accepted && PLAIN.test(email)) {
-    hashCanonicalAddress(KEY, email.toLowerCase())
-    return lastHash53()
-  }
+  if (accepted && hashPlainAddress(KEY, email)) return lastHash53()
   const parsed = parseEmail(email)
   if (!parsed.ok) return undefined
   hashString(KEY, canonicalAddress(parsed.email))

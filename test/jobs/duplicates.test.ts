@@ -1,5 +1,6 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
+import { PLAIN_ADDRESS } from "../../src/engine/email/canonicalHash.ts"
 import { parseEmail } from "../../src/engine/email/parseEmail.ts"
 import { canonicalHash, DuplicateSet } from "../../src/jobs/duplicates.ts"
 
@@ -38,13 +39,12 @@ describe("duplicates", () => {
 
 describe("the hash of an accepted plain address", () => {
   it("equals the hash of the parsed address's canonical form", () => {
-    const plain = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*$/
     const local = fc.stringMatching(/^[A-Za-z0-9.+_-]{1,12}$/)
     const domain = fc.constantFrom("gmail.com", "GoogleMail.COM", "mit.edu", "Ox.AC.uk", "x-y.samples", "localhost")
     fc.assert(
       fc.property(local, domain, (l, d) => {
         const email = `${l}@${d}`
-        if (!parseEmail(email).ok || !plain.test(email)) return
+        if (!parseEmail(email).ok || !PLAIN_ADDRESS.test(email)) return
         expect(canonicalHash(email, true)).toBe(canonicalHash(email))
       }),
       { numRuns: 5000 }

@@ -47,6 +47,7 @@ const MULTIPLIER_1 = 0x01000193
 const MULTIPLIER_2 = 0x5bd1e995
 const CHAR_PLUS = 43
 const CHAR_QUOTE = 34
+const CHAR_AT = 64
 const GMAIL = "gmail.com"
 const GOOGLEMAIL = "googlemail.com"
 
@@ -111,20 +112,92 @@ export const hashString = (key: HashKey, text: string): void => {
  * non-ASCII and Gmail local parts (dots removed) take the string path.
  */
 export const hashCanonicalAddress = (key: HashKey, address: string): void => {
-  const at = address.lastIndexOf("@")
+  let at = address.length - 1
+  while (at >= 0 && address.charCodeAt(at) !== CHAR_AT) at--
+  hashAt(key, address, at, false)
+}
+
+/**
+ * For an address of the plain ASCII form (`PLAIN_ADDRESS`: a dot-atom-like
+ * local part, labels of letters, digits and hyphens) in any case, hashes what
+ * `hashCanonicalAddress` hashes for it lower-cased, and answers true; answers
+ * false, hashing nothing, for any other text. The form is checked in the
+ * same pass as the hash, with no lower-cased copy (a job hashes each of its
+ * million emails so, `jobs/duplicates.ts`).
+ */
+export const hashPlainAddress = (key: HashKey, email: string): boolean => {
+  const at = plainAt(email)
+  if (at < 0) return false
+  hashAt(key, email, at, true)
+  return true
+}
+
+/**
+ * The plain ASCII form `hashPlainAddress` reads, as a pattern (the tests
+ * hold `plainAt` to it): any of these characters before the `@`, labels of
+ * letters, digits and hyphens after it.
+ */
+export const PLAIN_ADDRESS = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*$/
+
+const charSet = (chars: string): Uint8Array => {
+  const set = new Uint8Array(128)
+  for (let i = 0; i < chars.length; i++) set[chars.charCodeAt(i)] = 1
+  return set
+}
+const ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+const PLAIN_LOCAL = charSet(`${ALNUM}.!#$%&'*+/=?^_\`{|}~-`)
+const PLAIN_LABEL = charSet(`${ALNUM}-`)
+const CHAR_DOT = 46
+
+/** The index of the `@` of an email of the `PLAIN_ADDRESS` form, else -1. */
+const plainAt = (email: string): number => {
+  let at = email.length - 1
+  let labelEmpty = true
+  for (; at >= 0; at--) {
+    const c = email.charCodeAt(at)
+    if (c === CHAR_AT) break
+    if (c === CHAR_DOT) {
+      if (labelEmpty) return -1
+      labelEmpty = true
+    } else if (c >= 128 || PLAIN_LABEL[c] === 0) return -1
+    else labelEmpty = false
+  }
+  if (at <= 0 || labelEmpty) return -1
+  for (let i = 0; i < at; i++) {
+    const c = email.charCodeAt(i)
+    if (c >= 128 || PLAIN_LOCAL[c] === 0) return -1
+  }
+  return at
+}
+
+/** Whether `address[at + 1..]`, ASCII case aside, is `domain`. */
+const domainIs = (address: string, at: number, domain: string): boolean => {
+  if (address.length - at - 1 !== domain.length) return false
+  for (let i = 0; i < domain.length; i++) {
+    if (lower(address.charCodeAt(at + 1 + i)) !== domain.charCodeAt(i)) return false
+  }
+  return true
+}
+
+/**
+ * `hashCanonicalAddress` of `address`, its `@` at `at` (-1 without one).
+ * With `lowerDomain`, the domain is read lower-cased, as the local part
+ * always is: for a plain address in any case, that is the hash of it
+ * lower-cased. Without, the domain is hashed as it is (the parser's form:
+ * an address literal keeps its `IPv6:` tag).
+ */
+const hashAt = (key: HashKey, address: string, at: number, lowerDomain: boolean): void => {
   const end = address.length
   const first = address.charCodeAt(0)
   const domainLength = end - at - 1
-  const gmail =
-    (domainLength === GMAIL.length && address.startsWith(GMAIL, at + 1)) ||
-    (domainLength === GOOGLEMAIL.length && address.startsWith(GOOGLEMAIL, at + 1))
+  const gmail = domainIs(address, at, GMAIL) || domainIs(address, at, GOOGLEMAIL)
   // A quoted local part may unquote, and a leading "+" keeps every tag.
   if (first === CHAR_QUOTE || first === CHAR_PLUS || gmail) {
-    hashSlow(key, address, at)
+    hashSlow(key, address, at, lowerDomain)
     return
   }
-  const plus = address.indexOf("+")
-  const localEnd = plus > 0 && plus < at ? plus : at
+  let localEnd = Math.min(at, 0)
+  while (localEnd < at && address.charCodeAt(localEnd) !== CHAR_PLUS) localEnd++
   let a = key.seed1
   let b = key.seed2
   let seen = 0
@@ -145,19 +218,19 @@ export const hashCanonicalAddress = (key: HashKey, address: string): void => {
     b = Math.imul(b ^ (lower(c0) << 16), MULTIPLIER_2)
   }
   if (seen >= 0x80) {
-    hashSlow(key, address, at)
+    hashSlow(key, address, at, lowerDomain)
     return
   }
   a = Math.imul(a ^ localEnd, MULTIPLIER_1)
   b = Math.imul(b ^ localEnd, MULTIPLIER_2)
   for (i = at + 1; i + 1 < end; i += 2) {
-    const c0 = address.charCodeAt(i)
-    const c1 = address.charCodeAt(i + 1)
+    const c0 = lowerDomain ? lower(address.charCodeAt(i)) : address.charCodeAt(i)
+    const c1 = lowerDomain ? lower(address.charCodeAt(i + 1)) : address.charCodeAt(i + 1)
     a = Math.imul(a ^ (c0 | (c1 << 16)), MULTIPLIER_1)
     b = Math.imul(b ^ (c1 | (c0 << 16)), MULTIPLIER_2)
   }
   if (i < end) {
-    const c0 = address.charCodeAt(i)
+    const c0 = lowerDomain ? lower(address.charCodeAt(i)) : address.charCodeAt(i)
     a = Math.imul(a ^ c0, MULTIPLIER_1)
     b = Math.imul(b ^ (c0 << 16), MULTIPLIER_2)
   }
@@ -166,8 +239,9 @@ export const hashCanonicalAddress = (key: HashKey, address: string): void => {
   finish(key, a, b)
 }
 
-/** Quoted or non-ASCII local parts: build the canonical string (rare). */
-const hashSlow = (key: HashKey, address: string, at: number): void => {
-  const parsed = { localPart: address.slice(0, at), domain: address.slice(at + 1) } as ParsedEmail
+/** Quoted, Gmail and non-ASCII local parts: build the canonical string (rare). */
+const hashSlow = (key: HashKey, address: string, at: number, lowerDomain: boolean): void => {
+  const domain = address.slice(at + 1)
+  const parsed = { localPart: address.slice(0, at), domain: lowerDomain ? domain.toLowerCase() : domain } as ParsedEmail
   hashString(key, canonicalAddress(parsed))
 }

@@ -4,8 +4,10 @@ import { canonicalAddress } from "../../../src/engine/email/canonical.ts"
 import {
   hashCanonicalAddress,
   hashKeyFromBytes,
+  hashPlainAddress,
   hashString,
-  lastHash
+  lastHash,
+  PLAIN_ADDRESS
 } from "../../../src/engine/email/canonicalHash.ts"
 import { parseEmail } from "../../../src/engine/email/parseEmail.ts"
 
@@ -66,5 +68,55 @@ describe("hashCanonicalAddress", () => {
     hashCanonicalAddress(other, "jane@ox.ac.uk")
     const withOther = [lastHash.high, lastHash.low]
     expect(fast("jane@ox.ac.uk")).not.toEqual(withOther)
+  })
+})
+
+describe("hashPlainAddress", () => {
+  const plainly = (email: string): [number, number] | undefined =>
+    hashPlainAddress(key, email) ? [lastHash.high, lastHash.low] : undefined
+
+  /** Text near the plain form: its characters, and ones that break it (quotes, brackets, spaces, non-ASCII, dots in a row). */
+  const nearlyPlain = fc
+    .array(
+      fc.oneof(
+        { weight: 8, arbitrary: fc.constantFrom(..."abcXYZ09.-+_!~'") },
+        { weight: 2, arbitrary: fc.constant("@") },
+        { weight: 1, arbitrary: fc.constantFrom('"', "[", "]", " ", "ü", "é", "..", "@.", ".@", ":") }
+      ),
+      { maxLength: 24 }
+    )
+    .map((parts) => parts.join(""))
+
+  it("hashes exactly the texts of the plain form", () => {
+    fc.assert(
+      fc.property(nearlyPlain, (text) => {
+        expect(plainly(text) !== undefined).toBe(PLAIN_ADDRESS.test(text))
+      }),
+      { numRuns: 20000 }
+    )
+  })
+
+  it("equals hashCanonicalAddress of the address lower-cased, and the canonical string's hash", () => {
+    const local = fc.stringMatching(/^[A-Za-z0-9.+_!~-]{1,16}$/)
+    const domain = fc.constantFrom(
+      "gmail.com",
+      "GMail.COM",
+      "GoogleMail.com",
+      "Ox.AC.uk",
+      "mit.edu",
+      "x-y.Samples",
+      "a.b"
+    )
+    fc.assert(
+      fc.property(local, domain, (l, d) => {
+        const email = `${l}@${d}`
+        const hashed = plainly(email)
+        if (hashed === undefined) return
+        expect(hashed).toEqual(fast(email.toLowerCase()))
+        const parsed = parseEmail(email.toLowerCase(), options)
+        if (parsed.ok) expect(hashed).toEqual(reference(canonicalAddress(parsed.email)))
+      }),
+      { numRuns: 5000 }
+    )
   })
 })
