@@ -31,7 +31,10 @@ export class InputItems {
   columnsOverLimit = false
   private readonly columnIndexes = new Map<string, number>()
   private parts: Array<Uint8Array> = []
-  private text = ""
+  /** Lines written as bytes: `segment[from..used)` is pending, what comes before was taken into `parts`. */
+  private segment: Buffer = Buffer.alloc(0)
+  private from = 0
+  private used = 0
   private size = 0
 
   constructor(maxEmails: number) {
@@ -43,15 +46,15 @@ export class InputItems {
     return this.total > this.maxEmails
   }
 
-  /** About how many bytes are pending. */
+  /** How many bytes are pending. */
   get pendingSize(): number {
-    return this.size + this.text.length
+    return this.size + this.used - this.from
   }
 
   /** Adds an item whose JSON string text is `json` (already `JSON.stringify(email)`). */
   emailJson(json: string): void {
     this.total++
-    this.text += `${json}\n`
+    this.line(json)
   }
 
   /** Adds `count` items already in output form: input lines copied as they are, each ending in `\n`. */
@@ -83,7 +86,7 @@ export class InputItems {
     else if (columns === undefined || columns.length === 0) this.emailJson(JSON.stringify(email))
     else {
       this.total++
-      this.text += `${JSON.stringify({ email, columns })}\n`
+      this.line(JSON.stringify({ email, columns }))
     }
   }
 
@@ -92,7 +95,7 @@ export class InputItems {
     this.badInput++
     const line =
       columns === undefined || columns.length === 0 ? { bad: clip(raw), reason } : { bad: clip(raw), reason, columns }
-    this.text += `${JSON.stringify(line)}\n`
+    this.line(JSON.stringify(line))
   }
 
   /**
@@ -110,14 +113,37 @@ export class InputItems {
     return parts
   }
 
+  /**
+   * Writes `text` and a line break as UTF-8 into the current segment, a new
+   * one when it has no room. Lines were once joined into a string, which
+   * writing then had to flatten: a third of a CSV upload's time, and a
+   * quarter in collections (CPU profile of a million rows).
+   */
+  private line(text: string): void {
+    const room = text.length * 3 + 1
+    if (this.used + room > this.segment.length) {
+      this.endText()
+      this.segment = Buffer.allocUnsafe(Math.max(SEGMENT_BYTES, room))
+      this.from = 0
+      this.used = 0
+    }
+    this.used += this.segment.write(text, this.used)
+    this.segment[this.used++] = LF
+  }
+
+  /** The pending lines of the segment, into `parts` (the segment goes on after them). */
   private endText(): void {
-    if (this.text === "") return
-    const bytes = Buffer.from(this.text, "utf8")
+    if (this.used === this.from) return
+    const bytes = this.segment.subarray(this.from, this.used)
     this.parts.push(bytes)
     this.size += bytes.length
-    this.text = ""
+    this.from = this.used
   }
 }
+
+/** Bytes a segment of lines has room for, unless a line needs more. */
+const SEGMENT_BYTES = 1 << 20
+const LF = 10
 
 const clip = (raw: string): string => {
   if (raw.length <= MAX_BAD_TEXT) return raw
