@@ -123,7 +123,9 @@ export class InputItems {
     const room = text.length * 3 + 1
     if (this.used + room > this.segment.length) {
       this.endText()
-      this.segment = Buffer.allocUnsafe(Math.max(SEGMENT_BYTES, room))
+      // Small at first (an upload of a few rows holds little), doubling up to the flush size.
+      const size = Math.min(SEGMENT_BYTES, Math.max(FIRST_SEGMENT_BYTES, this.segment.length * 2))
+      this.segment = Buffer.allocUnsafe(Math.max(size, room))
       this.from = 0
       this.used = 0
     }
@@ -141,7 +143,8 @@ export class InputItems {
   }
 }
 
-/** Bytes a segment of lines has room for, unless a line needs more. */
+/** Bytes a segment of lines has room for at first, and at most, unless a line needs more. */
+const FIRST_SEGMENT_BYTES = 1 << 16
 const SEGMENT_BYTES = 1 << 20
 const LF = 10
 
