@@ -18,31 +18,19 @@ const QUOTE = 34
 const BACKSLASH = 92
 
 /**
- * Where the line at `start` ends (its `\n`) when it is a JSON string with no
- * escapes or control characters, short enough to be an email, and nothing
- * after it (`isPlainString` of the line); else -1. One pass over the line:
- * the common line needs no search for its end.
+ * Where the JSON string at `start` ends (just past its closing quote) when
+ * it has no escapes or control characters and is short enough to be an
+ * email: a plain line is such a string followed by its line break. Else -1.
  */
-const plainLineEnd = (bytes: Uint8Array, start: number): number => {
+const plainStringEnd = (bytes: Uint8Array, start: number): number => {
   if (bytes[start] !== QUOTE) return -1
   const limit = Math.min(bytes.length, start + MAX_EMAIL_LENGTH + 2)
   for (let i = start + 1; i < limit; i++) {
     const byte = bytes[i]!
-    if (byte === QUOTE) return bytes[i + 1] === LF ? i + 1 : -1
+    if (byte === QUOTE) return i + 1
     if (byte === BACKSLASH || byte < 0x20) return -1
   }
   return -1
-}
-
-/** Bytes `[start, end)` are a JSON string with no escapes or control characters, short enough to be an email. */
-const isPlainString = (bytes: Uint8Array, start: number, end: number): boolean => {
-  if (end - start < 2 || end - start > MAX_EMAIL_LENGTH + 2) return false
-  if (bytes[start] !== QUOTE || bytes[end - 1] !== QUOTE) return false
-  for (let i = start + 1; i < end - 1; i++) {
-    const byte = bytes[i]!
-    if (byte === QUOTE || byte === BACKSLASH || byte < 0x20) return false
-  }
-  return true
 }
 
 const startsWithBom = (bytes: Uint8Array): boolean => bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf
@@ -107,10 +95,10 @@ export class NdjsonReader {
     let runStart = start
     let runCount = 0
     while (start < bytes.length && items.total + runCount <= items.maxEmails) {
-      const plainEnd = plainLineEnd(bytes, start)
-      if (plainEnd !== -1) {
+      const stringEnd = plainStringEnd(bytes, start)
+      if (stringEnd !== -1 && bytes[stringEnd] === LF) {
         runCount++
-        start = plainEnd + 1
+        start = stringEnd + 1
         continue
       }
       const end = bytes.indexOf(LF, start)
@@ -121,7 +109,7 @@ export class NdjsonReader {
       } else if (end > start) {
         const lineEnd = bytes[end - 1] === CR ? end - 1 : end
         const line = bytes.toString("utf8", start, lineEnd)
-        if (isPlainString(bytes, start, lineEnd)) items.emailJson(line)
+        if (stringEnd === lineEnd) items.emailJson(line)
         else addNdjsonLine(items, line)
       }
       runStart = end + 1
