@@ -1,21 +1,36 @@
 import { describe, expect, it } from "vitest"
-import { badInputLine, decodeInputLine, emailLine, InputReader } from "../../src/jobs/inputLines.ts"
+import { badInputLine, decodeInputLines, emailLine, InputReader } from "../../src/jobs/inputLines.ts"
 import { inputText, textBytes } from "./jobTesting.ts"
+
+const decodeLine = (line: string) => {
+  const items = decodeInputLines(Buffer.from(`${line}\n`))
+  expect(items).toHaveLength(1)
+  return items[0]
+}
 
 describe("input lines", () => {
   it("read back what was written: emails as given, bad input with its reason", () => {
-    const emails = ["a@mit.edu", ' "quoted"@x.edu ', "back\\slash@x.edu", "ünï@tum.de", 'q"@x.edu']
-    for (const email of emails) expect(decodeInputLine(emailLine(email))).toBe(email)
-    expect(decodeInputLine(badInputLine("x".repeat(2000), "Not text."))).toEqual({
+    const emails = ["a@mit.edu", ' "quoted"@x.edu ', "back\\slash@x.edu", "ünï@tum.de", 'q"@x.edu', '"', ""]
+    for (const email of emails) expect(decodeLine(emailLine(email))).toBe(email)
+    expect(decodeLine(badInputLine("x".repeat(2000), "Not text."))).toEqual({
       bad: "x".repeat(1000),
       reason: "Not text."
     })
+    const lines = emails.map(emailLine)
+    expect(decodeInputLines(Buffer.from(lines.join("\n")))).toEqual(emails)
+    expect(decodeInputLines(Buffer.from(`xx\n${lines.join("\n")}\n`), 3)).toEqual(emails)
   })
 
   it("read a line that is neither as bad input", () => {
-    expect(decodeInputLine("42")).toMatchObject({ bad: "42" })
-    expect(decodeInputLine("{not json")).toMatchObject({ bad: "{not json" })
-    expect(decodeInputLine("")).toMatchObject({ bad: "" })
+    expect(decodeLine("42")).toMatchObject({ bad: "42" })
+    expect(decodeLine("{not json")).toMatchObject({ bad: "{not json" })
+    expect(decodeLine("")).toMatchObject({ bad: "" })
+    expect(decodeLine('"')).toMatchObject({ bad: '"' })
+    expect(decodeInputLines(Buffer.from('"a@x.edu"\n\n"b@x.edu"\n'))).toEqual([
+      "a@x.edu",
+      { bad: "", reason: "The input line could not be read." },
+      "b@x.edu"
+    ])
   })
 
   it("come in chunks that end on line boundaries and resume at a byte offset", () => {
