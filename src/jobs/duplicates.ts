@@ -26,13 +26,24 @@ const KEY: HashKey = hashKeyFromBytes(new TextEncoder().encode("campusgate-dups!
 const lastHash53 = (): number => (lastHash.high & 0x1fffff) * 0x100000000 + lastHash.low
 
 /**
+ * The 53-bit hash of an email of the plain ASCII form (`PLAIN_ADDRESS`),
+ * read as it is; undefined for any other text. Such an email holds nothing
+ * JSON escapes, so a row can quote it as it is (`encodeBatch`).
+ */
+export const plainAddressHash = (email: string): number | undefined =>
+  hashPlainAddress(KEY, email) ? lastHash53() : undefined
+
+/**
  * The 53-bit hash of an email's canonical address, or `undefined` when it is
  * not an email. An address the engine `accepted` of the plain ASCII form
  * (`PLAIN_ADDRESS`: no quotes, no address literal) is hashed as it is read,
  * not parsed again.
  */
 export const canonicalHash = (email: string, accepted = false): number | undefined => {
-  if (accepted && hashPlainAddress(KEY, email)) return lastHash53()
+  if (accepted) {
+    const plain = plainAddressHash(email)
+    if (plain !== undefined) return plain
+  }
   const parsed = parseEmail(email)
   if (!parsed.ok) return undefined
   hashString(KEY, canonicalAddress(parsed.email))

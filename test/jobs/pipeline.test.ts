@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import { canonicalHash } from "../../src/jobs/duplicates.ts"
 import { JobQueue } from "../../src/jobs/JobQueue.ts"
 import * as JobStoreMemory from "../../src/jobs/JobStoreMemory.ts"
 import { type BatchEvaluator, type EncodedBatch, encodeBatch, evaluateHere } from "../../src/jobs/jobBatches.ts"
@@ -164,6 +165,22 @@ describe("a batch encoded into given memory", () => {
       expect([...encoded.splices]).toEqual([...own.splices])
       expect([...encoded.hashes]).toEqual([...own.hashes])
     }
+  })
+
+  it("has each row name its email exactly as given, whatever it holds, and hash it as its canonical address", () => {
+    const given = [
+      "Jane.Doe+x@MIT.edu",
+      "a@mit.edu",
+      '"q\\"t"@mit.edu',
+      "ünï@mit.edu",
+      "tab\there@mit.edu",
+      "x@-bad-.edu"
+    ]
+    const encoded = encodeBatch(batch(given), evaluate, undefined)
+    const rows = Buffer.from(encoded.text).toString().trimEnd().split("\n")
+    expect(rows.map((row) => (JSON.parse(row) as { email: string }).email)).toEqual(given)
+    expect(encoded.hashes[0]).toBe(canonicalHash("jane.doe@mit.edu"))
+    expect(encoded.hashes[1]).toBe(canonicalHash("a@mit.edu"))
   })
 
   it("refuses a batch of more items than the memory has room for", () => {
