@@ -6,7 +6,12 @@
  * the first email of a host is evaluated in full (`evaluateOffer` /
  * `evaluateTargetGroup`, then the row) and the next ones of that host reuse
  * its verdict — and its text, written once (`SharedVerdict`) — after
- * parsing the email only.
+ * parsing the email only. An email of the plain form whose domain, as it
+ * is, is a host judged for the target is not even parsed: one pass checks
+ * what parsing would (`acceptedPlainAt`) and finds the host in place
+ * (measured, bench:jobs:batches against the parse, five alternating
+ * rounds: warm passes 0.93 for the offer, 0.99 for the target group; the
+ * first passes alike).
  *
  * Evaluated in full, every time: an input that does not parse, a role
  * account where a group rejects them (the reason quotes the local part), an
@@ -32,6 +37,7 @@
 import { effectiveStatus } from "../domain/Offer.ts"
 import { type RowVerdict, SharedVerdict, toOfferResultRow, toResultRow } from "../domain/ResultRow.ts"
 import { parseEmail } from "../engine/email/parseEmail.ts"
+import { acceptedPlainAt } from "../engine/email/plainAddress.ts"
 import type { CompiledTargetGroup } from "../engine/targeting/compileTargetGroup.ts"
 import type { EngineContext } from "../engine/targeting/EngineContext.ts"
 import { type CompiledOffer, evaluateOffer } from "../engine/targeting/evaluateOffer.ts"
@@ -127,6 +133,18 @@ const byHost = (
   let byHost = byHostOf(kept)
   for (let i = 0; i < emails.length; i++) {
     const input = emails[i]!
+    // An email of the plain form whose domain, as it is, is a host judged here parses, under any syntax, to that host
+    // (`acceptedPlainAt`), so its verdict is the host's without parsing it again: its address is itself.
+    const at = acceptedPlainAt(input)
+    if (at > 0) {
+      const number = hostNumbers.find(input, at + 1)
+      const known = number < 0 ? undefined : byHost[number]
+      if (known !== undefined && !(rejectsRoles && context.lists.isRoleAccount(input.slice(0, at)))) {
+        verdicts[i] = known
+        parsedAddress(i, input)
+        continue
+      }
+    }
     const parsed = parseEmail(input, syntax)
     if (
       !parsed.ok ||

@@ -37,6 +37,8 @@ describe("HostNumbers", () => {
         const reference = referenceNumbers(max)
         for (const name of hosts) {
           expect(numbers.find(name)).toBe(reference.find(name))
+          // Found in place too, as the domain of an email (`local@name`), whatever comes before it.
+          expect(numbers.find(`x.y@${name}`, 4)).toBe(reference.find(name))
           if (reference.find(name) === -1) expect(numbers.add(name)).toBe(reference.add(name))
           expect(numbers.generation).toBe(reference.generation)
         }

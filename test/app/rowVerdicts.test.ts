@@ -77,9 +77,25 @@ const hosts = [
   "xn--mller-universitt-3ob.de",
   "[192.0.2.1]",
   "localhost",
-  "example.com"
+  "example.com",
+  // Long enough that a long local part makes the address too long (254), and a short one does not.
+  `${"b".repeat(63)}.${"c".repeat(63)}.${"d".repeat(63)}.edu`
 ]
-const locals = ["jane", "Jane.Doe", "admin", "info", "postmaster", "j.o.h.n+tag", '"quoted one"', "a..b", ".x", "ü"]
+const locals = [
+  "jane",
+  "Jane.Doe",
+  "admin",
+  "info",
+  "postmaster",
+  "j.o.h.n+tag",
+  '"quoted one"',
+  "a..b",
+  ".x",
+  "x.",
+  "ü",
+  "x".repeat(64),
+  "y".repeat(65)
+]
 
 /** Emails of every kind the verdicts are shared or not for: hosts repeat, so shared verdicts are met again. */
 const emails = fc.array(

@@ -1,7 +1,7 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { PLAIN_ADDRESS } from "../../src/engine/email/canonicalHash.ts"
 import { parseEmail } from "../../src/engine/email/parseEmail.ts"
+import { PLAIN_ADDRESS } from "../../src/engine/email/plainAddress.ts"
 import { canonicalHash, DuplicateSet } from "../../src/jobs/duplicates.ts"
 
 describe("duplicates", () => {

@@ -22,6 +22,7 @@
  */
 import { canonicalAddress } from "./canonical.ts"
 import type { ParsedEmail } from "./parseEmail.ts"
+import { plainAt } from "./plainAddress.ts"
 
 /** 128 bits of key as four 32-bit words. */
 export interface HashKey {
@@ -130,44 +131,6 @@ export const hashPlainAddress = (key: HashKey, email: string): boolean => {
   if (at < 0) return false
   hashAt(key, email, at, true)
   return true
-}
-
-/**
- * The plain ASCII form `hashPlainAddress` reads, as a pattern (the tests
- * hold `plainAt` to it): any of these characters before the `@`, labels of
- * letters, digits and hyphens after it.
- */
-export const PLAIN_ADDRESS = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*$/
-
-const charSet = (chars: string): Uint8Array => {
-  const set = new Uint8Array(128)
-  for (let i = 0; i < chars.length; i++) set[chars.charCodeAt(i)] = 1
-  return set
-}
-const ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-const PLAIN_LOCAL = charSet(`${ALNUM}.!#$%&'*+/=?^_\`{|}~-`)
-const PLAIN_LABEL = charSet(`${ALNUM}-`)
-const CHAR_DOT = 46
-
-/** The index of the `@` of an email of the `PLAIN_ADDRESS` form, else -1. */
-const plainAt = (email: string): number => {
-  let at = email.length - 1
-  let labelEmpty = true
-  for (; at >= 0; at--) {
-    const c = email.charCodeAt(at)
-    if (c === CHAR_AT) break
-    if (c === CHAR_DOT) {
-      if (labelEmpty) return -1
-      labelEmpty = true
-    } else if (c >= 128 || PLAIN_LABEL[c] === 0) return -1
-    else labelEmpty = false
-  }
-  if (at <= 0 || labelEmpty) return -1
-  for (let i = 0; i < at; i++) {
-    const c = email.charCodeAt(i)
-    if (c >= 128 || PLAIN_LOCAL[c] === 0) return -1
-  }
-  return at
 }
 
 /** Whether `address[at + 1..]`, ASCII case aside, is `domain`. */

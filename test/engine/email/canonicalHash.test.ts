@@ -6,10 +6,10 @@ import {
   hashKeyFromBytes,
   hashPlainAddress,
   hashString,
-  lastHash,
-  PLAIN_ADDRESS
+  lastHash
 } from "../../../src/engine/email/canonicalHash.ts"
 import { parseEmail } from "../../../src/engine/email/parseEmail.ts"
+import { PLAIN_ADDRESS } from "../../../src/engine/email/plainAddress.ts"
 
 const key = hashKeyFromBytes(new Uint8Array(16).map((_, i) => i * 17 + 3))
 const options = { allowQuotedLocalPart: true, allowIpLiteral: true } as const
