@@ -11,8 +11,7 @@
  *
  * The file is written by this program (`emailLine`, `badInputLine`), so the
  * common line — a JSON string without escapes — is read by decoding the
- * bytes between its quotes, not by `JSON.parse`: a million lines are read
- * in tens of milliseconds (bench/jobRunner.ts).
+ * bytes between its quotes, not by `JSON.parse` (`decodeInputLines`).
  */
 import type { JobBytes } from "./JobStore.ts"
 
@@ -98,8 +97,10 @@ export interface InputLines {
  * decoded at once, every email was a slice of one string, two bytes a
  * character wherever the chunk held one non-ASCII email, and reading its
  * characters (parsing, hashing, looking its host up) cost a job thread
- * more: after over before, medians of three alternating rounds of
- * `BENCH_BEFORE_TREE=<before> npm run bench:jobs:batches`, warm passes 0.89
+ * more than decoding each line costs: a million lines take ~150 ms to decode
+ * one by one against ~60 ms at once (one core), and the whole pass less,
+ * after over before in medians of three alternating rounds of
+ * `BENCH_BEFORE_TREE=<before> npm run bench:jobs:batches`: warm passes 0.89
  * (target group) and 0.91 (offer), cold 1.00 and 0.96.
  */
 export const decodeInputLines = (bytes: Uint8Array, start = 0, end = bytes.length): Array<InputItem> => {
