@@ -16,8 +16,9 @@
  *    downloaded), and
  *    the daemon's peak RSS (`VmHWM`) after each, and the CPU seconds its
  *    threads used meanwhile by kind (request thread, job threads, V8's
- *    helpers; Linux). Goals (issue 16): the offer job <= 5 s end to end,
- *    VmHWM <= 400 MB after all five.
+ *    helpers; Linux). Goals (issue 16): every offer job <= 5 s end to end,
+ *    the first (cold: every host judged in full) included, VmHWM <= 400 MB
+ *    after all five.
  * 2. Single-validation latency (`POST /validate/target-group`, `connections`
  *    keep-alive connections back to back, bench/latencyProbe.ts, in µs):
  *    rounds alternating an idle window and a window while a 1M-email job
@@ -463,7 +464,8 @@ try {
           }),
       latency: latencyReport,
       goals: {
-        offerEndToEndAtMost5s: endToEnd("offer").median <= 5,
+        // Every offer job, the cold one included: a median of the cold and the warm job hid a cold one over.
+        offerEndToEndAtMost5s: endToEnd("offer").max <= 5,
         vmHwmAtMost400Mb: Math.max(...vmHwm) <= 400,
         p99DuringJobAtMost2xIdle: mainLatency === undefined ? null : mainLatency.p99DuringJobOverIdle.median <= 2
       },
