@@ -61,8 +61,8 @@ const child = async (tree: string, emailsFile: string): Promise<void> => {
       { record: () => {}, recordMany: () => {} },
       counted
     )
-    const evaluate = (target: unknown, emails: ReadonlyArray<string>, tally: unknown) =>
-      validation.rowVerdicts(ALL_TEAMS, target, emails, tally)
+    const evaluate = (target: unknown, emails: ReadonlyArray<string>, tally: unknown, made: unknown) =>
+      validation.rowVerdicts(ALL_TEAMS, target, emails, tally, made)
     const key = hashKeyFromBytes(new Uint8Array(16).fill(7))
     const lines = readFileSync(emailsFile)
     // Whole lines, BATCH at a time (the last batch may hold fewer).
@@ -88,7 +88,8 @@ const child = async (tree: string, emailsFile: string): Promise<void> => {
       const started = performance.now()
       for (const batch of batches) {
         const tally = pass === "offer" ? usageTally(key, OFFER) : undefined
-        bytes += encodeBatch({ target, lines: batch, count: 0, columns: [] }, evaluate, tally, memory).text.length
+        // As a job thread of a daemon that counts usage: the duplicate hashes under the unique-email key.
+        bytes += encodeBatch({ target, lines: batch, count: 0, columns: [] }, evaluate, tally, memory, key).text.length
         tally?.take()
       }
       seconds.push((performance.now() - started) / 1000)

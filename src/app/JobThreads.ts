@@ -32,6 +32,7 @@
 import { type Worker as NodeWorker, Worker } from "node:worker_threads"
 import type { UsageTally } from "../domain/OfferUsage.ts"
 import type { HashKey } from "../engine/email/canonicalHash.ts"
+import { duplicatesKey } from "../jobs/duplicates.ts"
 import { type BatchEvaluator, type BatchRequest, type EncodedBatch, JobFailure } from "../jobs/jobBatches.ts"
 import { type BatchSlot, fitsSlot, slotMemory, slotsOf } from "./batchSlots.ts"
 import type { EngineConfig } from "./EngineBuilder.ts"
@@ -124,6 +125,7 @@ const BATCHES_PER_THREAD = 2
 
 export class JobThreads implements BatchEvaluator {
   readonly parallelism: number
+  readonly hashKey: HashKey
   readonly #options: JobThreadsOptions
   readonly #threads: Array<Thread | undefined>
   /** The thread and slot of each answered batch that holds one, until it is released. */
@@ -139,6 +141,7 @@ export class JobThreads implements BatchEvaluator {
     this.#threads = new Array<Thread | undefined>(threads).fill(undefined)
     this.#shards = new HostShards(threads)
     this.parallelism = threads * BATCHES_PER_THREAD
+    this.hashKey = duplicatesKey(options.usageKey)
   }
 
   /** Threads running now. */

@@ -20,7 +20,7 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import type { Explanation } from "../domain/Explanation.ts"
 import { OfferNotFound, TargetGroupNotFound } from "../domain/errors.ts"
-import type { UsageTally } from "../domain/OfferUsage.ts"
+import type { MadeHashes, UsageTally } from "../domain/OfferUsage.ts"
 import { type ResultRow, type RowVerdict, toOfferResultRow, toResultRow } from "../domain/ResultRow.ts"
 import type { OfferValidationResult, ValidationResult } from "../domain/ValidationResult.ts"
 import type { Viewer } from "../domain/visibility.ts"
@@ -128,13 +128,15 @@ export interface ValidationService {
    * job writes them: the emails of one host share one verdict
    * (`rowVerdicts.ts`). Offer validations are counted in `tally` when given,
    * else nowhere: a job counts its own (`jobs/jobUsage.ts`), and a job
-   * thread of a daemon that keeps no statistics has no tally.
+   * thread of a daemon that keeps no statistics has no tally. `made`: the
+   * emails' unique-email hashes made already (`UsageTally.recordVerdicts`).
    */
   rowVerdicts(
     viewer: Viewer,
     target: ValidationTarget,
     emails: ReadonlyArray<string>,
-    tally?: UsageTally | undefined
+    tally?: UsageTally | undefined,
+    made?: MadeHashes | undefined
   ): ReadonlyArray<RowVerdict>
 }
 
@@ -225,7 +227,7 @@ export class Validation extends Context.Service<Validation, ValidationService>()
         return results
       },
       rows,
-      rowVerdicts: (viewer, target, emails, tally) => {
+      rowVerdicts: (viewer, target, emails, tally, made) => {
         const { engine } = snapshot.current()
         if ("targetGroupId" in target) {
           const group = visibleTargetGroup(engine, viewer, target.targetGroupId)
@@ -239,7 +241,7 @@ export class Validation extends Context.Service<Validation, ValidationService>()
         const at = engine.now()
         const { verdicts, addresses } = offerRowVerdicts(offer, engine.context, emails, at)
         counters.validatedAll(verdicts)
-        tally?.recordVerdicts(addresses, verdicts, at)
+        tally?.recordVerdicts(addresses, verdicts, at, made)
         return verdicts
       }
     }

@@ -12,6 +12,7 @@ import { parentPort, workerData } from "node:worker_threads"
 import { InvalidConfiguration } from "../domain/errors.ts"
 import { ALL_TEAMS } from "../domain/visibility.ts"
 import type { Engine } from "../engine/Engine.ts"
+import { duplicatesKey } from "../jobs/duplicates.ts"
 import { type Evaluate, encodeBatch } from "../jobs/jobBatches.ts"
 import { HeapBound } from "../jobs/releaseMemory.ts"
 import { usageTally } from "../stats/UsageRecorder.ts"
@@ -79,7 +80,11 @@ const validation = Validation.make(
   }
 )
 
-const evaluate: Evaluate = (target, emails, tally) => validation.rowVerdicts(ALL_TEAMS, target, emails, tally)
+const evaluate: Evaluate = (target, emails, tally, made) =>
+  validation.rowVerdicts(ALL_TEAMS, target, emails, tally, made)
+
+/** The key of this thread's duplicate hashes: the same as every thread's, and the request thread's. */
+const hashKey = duplicatesKey(usageKey)
 
 const build = () => {
   try {
@@ -116,7 +121,7 @@ port.on("message", (message: ThreadMessage) => {
       ? usageTally(usageKey, request.target.offerId)
       : undefined
   try {
-    const batch = encodeBatch(request, evaluate, tally, slot)
+    const batch = encodeBatch(request, evaluate, tally, slot, hashKey)
     const usage = tally?.take()
     const inSlot = slot !== undefined && batch.text.buffer === slot.text.buffer
     const sent: AnsweredBatch = {

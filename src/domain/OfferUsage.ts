@@ -145,6 +145,20 @@ export interface CountedVerdict {
   readonly reasonCode?: string | undefined
 }
 
+/**
+ * Unique-email hashes of a batch's emails made already (a job hashes each
+ * email's canonical address for its duplicates, `jobs/duplicates.ts`), so
+ * that counting the batch does not hash them again: where `made[i]` is 1,
+ * email i's canonical address hashes to `high[i]`, `low[i]` under `key`. A
+ * tally takes them only when `key` is its own key object.
+ */
+export interface MadeHashes {
+  readonly key: object
+  readonly made: Uint8Array
+  readonly high: Uint32Array
+  readonly low: Uint32Array
+}
+
 /** Counts of one bulk job against one offer, kept apart until a checkpoint takes them (`UsageStatistics.tally`). */
 export interface UsageTally {
   /** Counts validations of `emails` (results in the same order) at one instant. */
@@ -153,11 +167,13 @@ export interface UsageTally {
    * Counts validations given as their verdicts (a job's rows) and each
    * email's normalised address (undefined: the input is not an address),
    * at one instant: the same counts `recordMany` makes of the results.
+   * An address whose hash is in `made` is not hashed again.
    */
   recordVerdicts(
     addresses: ReadonlyArray<string | undefined>,
     verdicts: ReadonlyArray<CountedVerdict>,
-    at: number
+    at: number,
+    made?: MadeHashes | undefined
   ): void
   /** What was counted since the last take, as data; undefined when nothing was. */
   take(): UsageDelta | undefined

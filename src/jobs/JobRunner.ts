@@ -14,6 +14,7 @@
  */
 import type { UsageTally } from "../domain/OfferUsage.ts"
 import { duplicateOfText } from "../domain/ResultRow.ts"
+import type { HashKey } from "../engine/email/canonicalHash.ts"
 import { DuplicateSet } from "./duplicates.ts"
 import { emailOf, InputReader } from "./inputLines.ts"
 import { type Job, percentOf } from "./Job.ts"
@@ -25,6 +26,8 @@ export interface RunnerOptions {
   readonly chunkItems: number
   /** Where this run counts its usage; each checkpoint takes what it counted. */
   readonly tally?: UsageTally | undefined
+  /** The key of the batches' hashes (`BatchEvaluator.hashKey`), which the rows written before a resume are hashed with. */
+  readonly hashKey?: HashKey | undefined
 }
 
 interface Tally {
@@ -87,7 +90,7 @@ export class JobRunner {
   ): JobRunner {
     const { inputBytes, resultsBytes } = job.checkpoint
     const blockBytes = blockBytesFor(options.chunkItems)
-    const duplicates = new DuplicateSet(job.progress.total)
+    const duplicates = new DuplicateSet(job.progress.total, options.hashKey)
     if (inputBytes > 0) {
       const done = new InputReader(files.input, { offset: 0, end: inputBytes, blockBytes })
       let row = 0

@@ -9,6 +9,8 @@
  * probability about n²/2⁵⁴ (1 in 18,000 for a million-email job); the cost of
  * such a collision is one miscounted duplicate, never a wrong verdict.
  */
+
+import type { MadeHashes } from "../domain/OfferUsage.ts"
 import { canonicalAddress } from "../engine/email/canonical.ts"
 import {
   type HashKey,
@@ -19,35 +21,68 @@ import {
 } from "../engine/email/canonicalHash.ts"
 import { parseEmail } from "../engine/email/parseEmail.ts"
 
-/** Any fixed key will do: these hashes live only in memory, for one job. */
-const KEY: HashKey = hashKeyFromBytes(new TextEncoder().encode("campusgate-dups!"))
-
-/** The last hash computed, cut to 53 bits: exact as a JavaScript number. */
-const lastHash53 = (): number => (lastHash.high & 0x1fffff) * 0x100000000 + lastHash.low
+/**
+ * The key of a job's duplicate hashes where the deployment counts no usage:
+ * any fixed key will do, since these hashes live only in memory, for one job.
+ */
+export const DUPLICATES_KEY: HashKey = hashKeyFromBytes(new TextEncoder().encode("campusgate-dups!"))
 
 /**
- * The 53-bit hash of an email of the plain ASCII form (`PLAIN_ADDRESS`),
- * read as it is; undefined for any other text. Such an email holds nothing
- * JSON escapes, so a row can quote it as it is (`encodeBatch`).
+ * The key a job's duplicate hashes are made with, on every thread and on
+ * resume: the deployment's unique-email key where it counts usage, so that
+ * an offer job hashes each address once for its duplicates and its usage
+ * count (`PlainHashes`), else `DUPLICATES_KEY`.
  */
-export const plainAddressHash = (email: string): number | undefined =>
-  hashPlainAddress(KEY, email) ? lastHash53() : undefined
+export const duplicatesKey = (uniqueEmailKey: HashKey | undefined): HashKey => uniqueEmailKey ?? DUPLICATES_KEY
+
+/** A hash cut to 53 bits: exact as a JavaScript number. */
+const cut53 = (high: number, low: number): number => (high & 0x1fffff) * 0x100000000 + low
 
 /**
- * The 53-bit hash of an email's canonical address, or `undefined` when it is
- * not an email. An address the engine `accepted` of the plain ASCII form
- * (`PLAIN_ADDRESS`: no quotes, no address literal) is hashed as it is read,
- * not parsed again.
+ * The hashes under `key` of a batch's emails of the plain ASCII form
+ * (`PLAIN_ADDRESS`), read as they are (`hashPlainAddress`): an email's
+ * duplicate hash, and for an offer job its unique-email hash too
+ * (`MadeHashes`: what `hashCanonicalAddress` makes of the address parsed
+ * from it). An email of the plain form holds nothing JSON escapes, so a row
+ * can quote it as it is (`encodeBatch`).
  */
-export const canonicalHash = (email: string, accepted = false): number | undefined => {
-  if (accepted) {
-    const plain = plainAddressHash(email)
-    if (plain !== undefined) return plain
+export class PlainHashes implements MadeHashes {
+  readonly key: HashKey
+  readonly made: Uint8Array
+  readonly high: Uint32Array
+  readonly low: Uint32Array
+
+  constructor(key: HashKey, emails: ReadonlyArray<string>) {
+    this.key = key
+    this.made = new Uint8Array(emails.length)
+    this.high = new Uint32Array(emails.length)
+    this.low = new Uint32Array(emails.length)
+    for (let i = 0; i < emails.length; i++) {
+      if (!hashPlainAddress(key, emails[i]!)) continue
+      this.made[i] = 1
+      this.high[i] = lastHash.high
+      this.low[i] = lastHash.low
+    }
   }
+
+  /** The 53-bit hash of email `i`, undefined when it is not of the plain form. */
+  hash53(i: number): number | undefined {
+    return this.made[i] === 1 ? cut53(this.high[i]!, this.low[i]!) : undefined
+  }
+}
+
+/**
+ * The 53-bit hash under `key` of an email's canonical address, or
+ * `undefined` when it is not an email. An address the engine `accepted` of
+ * the plain ASCII form (`PLAIN_ADDRESS`: no quotes, no address literal) is
+ * hashed as it is read, not parsed again.
+ */
+export const canonicalHash = (email: string, key: HashKey = DUPLICATES_KEY, accepted = false): number | undefined => {
+  if (accepted && hashPlainAddress(key, email)) return cut53(lastHash.high, lastHash.low)
   const parsed = parseEmail(email)
   if (!parsed.ok) return undefined
-  hashString(KEY, canonicalAddress(parsed.email))
-  return lastHash53()
+  hashString(key, canonicalAddress(parsed.email))
+  return cut53(lastHash.high, lastHash.low)
 }
 
 /** Slots a table starts with at least, and at most when sized for the entries expected. */
@@ -124,10 +159,15 @@ export class HashMap53 {
 
 export class DuplicateSet {
   private readonly seen: HashMap53
+  private readonly key: HashKey
 
-  /** `expected`: the addresses it will hold at most (a job's items), so that it need not grow. */
-  constructor(expected = 0) {
+  /**
+   * `expected`: the addresses it will hold at most (a job's items), so that
+   * it need not grow; `key`: the job's (`duplicatesKey`).
+   */
+  constructor(expected = 0, key: HashKey = DUPLICATES_KEY) {
     this.seen = new HashMap53(expected)
+    this.key = key
   }
 
   /**
@@ -138,7 +178,7 @@ export class DuplicateSet {
    * job's time, `--cpu-prof` of `npm run bench:jobs`).
    */
   firstRow(email: string, row: number, accepted = false): number | undefined {
-    const hash = canonicalHash(email, accepted)
+    const hash = canonicalHash(email, this.key, accepted)
     return hash === undefined ? undefined : this.seen.addIfAbsent(hash, row)
   }
 

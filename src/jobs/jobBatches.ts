@@ -12,23 +12,25 @@
  */
 import type { JobTarget } from "../domain/Job.ts"
 import { needsEscape } from "../domain/jsonText.ts"
-import type { UsageDelta, UsageTally } from "../domain/OfferUsage.ts"
+import type { MadeHashes, UsageDelta, UsageTally } from "../domain/OfferUsage.ts"
 import { type ResultRow, type RowVerdict, rowTextBeforeDuplicate, verdictText } from "../domain/ResultRow.ts"
-import { canonicalHash, plainAddressHash } from "./duplicates.ts"
+import type { HashKey } from "../engine/email/canonicalHash.ts"
+import { canonicalHash, DUPLICATES_KEY, PlainHashes } from "./duplicates.ts"
 import { type BadInput, decodeInputLines, emailOf, type InputItem } from "./inputLines.ts"
 
 /**
  * Validates a chunk of emails against the job's target, one row per email in
  * order (`toResultRow` / `toOfferResultRow`) without its address (a
  * `RowVerdict`: rows may share one), counting offer validations in
- * `tally` when given. It may throw, e.g. when the target group was removed
- * by a configuration reload: the job then fails with the thrown error's
- * message.
+ * `tally` when given (with the emails' hashes `made` already, where they
+ * serve). It may throw, e.g. when the target group was removed by a
+ * configuration reload: the job then fails with the thrown error's message.
  */
 export type Evaluate = (
   target: JobTarget,
   emails: ReadonlyArray<string>,
-  tally: UsageTally | undefined
+  tally: UsageTally | undefined,
+  made?: MadeHashes | undefined
 ) => ReadonlyArray<RowVerdict>
 
 /** Why a job failed, in words fit for its record. */
@@ -55,7 +57,7 @@ export interface EncodedBatch {
   readonly text: Uint8Array
   /** Where `duplicateOf` goes in each row, as an offset into `text`. */
   readonly splices: Uint32Array
-  /** Each item's canonical-address hash (`canonicalHash`), -1 for an item that is not an email. */
+  /** Each item's canonical-address hash under the evaluator's `hashKey` (`canonicalHash`), -1 for an item that is not an email. */
   readonly hashes: Float64Array
   readonly valid: number
   readonly badInput: number
@@ -71,6 +73,8 @@ export interface EncodedBatch {
 export interface BatchEvaluator {
   /** How many batches of one job may be in flight at once. */
   readonly parallelism: number
+  /** The key of its batches' `hashes` (`duplicatesKey`), which a resumed job's earlier rows are hashed with too. */
+  readonly hashKey: HashKey
   /**
    * Evaluates one batch, at once or later; a failure fails the job with its
    * message. `tally` is the run's: an evaluator that answers at once may
@@ -95,10 +99,11 @@ export interface BatchMemory {
   readonly hashes: Float64Array
 }
 
-/** Batches evaluated here, one at a time, with `evaluate`. */
-export const evaluateHere = (evaluate: Evaluate): BatchEvaluator => ({
+/** Batches evaluated here, one at a time, with `evaluate`; their hashes under `hashKey`. */
+export const evaluateHere = (evaluate: Evaluate, hashKey: HashKey = DUPLICATES_KEY): BatchEvaluator => ({
   parallelism: 1,
-  evaluate: (request, tally) => encodeBatch(request, evaluate, tally)
+  hashKey,
+  evaluate: (request, tally) => encodeBatch(request, evaluate, tally, undefined, hashKey)
 })
 
 const badInputRow = (item: BadInput): ResultRow => ({
@@ -181,15 +186,16 @@ const ROW_END = Buffer.from("}\n")
 
 /**
  * Evaluates a batch with `evaluate` (counting offer usage in `tally`) and
- * encodes its rows, into `memory` when given: the splices and hashes always
- * (it has room for the batch's items), the text while it fits, else into a
- * buffer of the batch's own.
+ * encodes its rows, into `memory` when given: the splices and hashes (under
+ * `hashKey`) always (it has room for the batch's items), the text while it
+ * fits, else into a buffer of the batch's own.
  */
 export const encodeBatch = (
   request: BatchRequest,
   evaluate: Evaluate,
   tally: UsageTally | undefined,
-  memory?: BatchMemory
+  memory?: BatchMemory,
+  hashKey: HashKey = DUPLICATES_KEY
 ): EncodedBatch => {
   const items = decodeInputLines(request.lines)
   const emails: Array<string> = []
@@ -197,9 +203,12 @@ export const encodeBatch = (
     const email = emailOf(item)
     if (email !== undefined) emails.push(email)
   }
+  // Most emails are of the plain form: each is hashed once, as it is read, before it is evaluated, so that the hash
+  // serves as its duplicate hash and, in an offer job's usage count, as its unique-email hash (measured: bench:jobs).
+  const plain = new PlainHashes(hashKey, emails)
   let verdicts: ReadonlyArray<RowVerdict>
   try {
-    verdicts = emails.length === 0 ? [] : evaluate(request.target, emails, tally)
+    verdicts = emails.length === 0 ? [] : evaluate(request.target, emails, tally, plain)
   } catch (error) {
     throw new JobFailure(error instanceof Error ? error.message : String(error))
   }
@@ -218,10 +227,11 @@ export const encodeBatch = (
     const item = items[i]!
     const email = emailOf(item)
     if (email !== undefined) {
-      const verdict = verdicts[next++]!
-      // An address the engine accepted is most often of the plain form: hashed as it is read, and quoted as it is.
-      const plainHash = verdict.reasonCode === "INVALID_EMAIL_FORMAT" ? undefined : plainAddressHash(email)
-      hashes[i] = plainHash ?? canonicalHash(email) ?? -1
+      const verdict = verdicts[next]!
+      // An address the engine accepted is most often of the plain form: hashed as it was read, and quoted as it is.
+      const plainHash = verdict.reasonCode === "INVALID_EMAIL_FORMAT" ? undefined : plain.hash53(next)
+      next++
+      hashes[i] = plainHash ?? canonicalHash(email, hashKey) ?? -1
       if (verdict.isValid) valid++
       // The address, then the verdict's text as it is (a shared verdict's is written once: `verdictText`).
       text.writeBytes(ROW_START)

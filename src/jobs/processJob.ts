@@ -134,7 +134,9 @@ const run = (
         if (files._tag === "Failure")
           return { job, status: "failed", error: failureText(files.failure) } satisfies JobEnd
         const tally = options.usage?.tally(job.target)
-        const opened = yield* attempt(() => JobRunner.resume(files.success, job, { ...options, tally }))
+        const opened = yield* attempt(() =>
+          JobRunner.resume(files.success, job, { ...options, tally, hashKey: evaluator.hashKey })
+        )
         if (!opened.ok) return { job, status: "failed", error: opened.error } satisfies JobEnd
         const runner = opened.value
         const dispatch = (upTo: number) => {

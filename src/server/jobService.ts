@@ -22,6 +22,7 @@ import { JobThreads } from "../app/JobThreads.ts"
 import { Snapshot } from "../app/Snapshot.ts"
 import { Validation } from "../app/Validation.ts"
 import { ALL_TEAMS } from "../domain/visibility.ts"
+import { duplicatesKey } from "../jobs/duplicates.ts"
 import type { Job, JobCallback } from "../jobs/Job.ts"
 import { JobQueue } from "../jobs/JobQueue.ts"
 import type { JobStore } from "../jobs/JobStore.ts"
@@ -40,8 +41,8 @@ import type { Stores } from "./stores.ts"
  */
 const evaluator =
   (validation: Validation["Service"]): Evaluate =>
-  (target, emails, tally) =>
-    validation.rowVerdicts(ALL_TEAMS, target, emails, tally)
+  (target, emails, tally, made) =>
+    validation.rowVerdicts(ALL_TEAMS, target, emails, tally, made)
 
 /**
  * Job threads when `jobs.workerThreads` is absent: one per available core
@@ -64,7 +65,7 @@ const batchEvaluator = (
   options: Omit<ConstructorParameters<typeof JobThreads>[0], "threads">
 ): Effect.Effect<BatchEvaluator, never, Scope.Scope> =>
   threads === 0
-    ? Effect.succeed(evaluateHere(evaluator(validation)))
+    ? Effect.succeed(evaluateHere(evaluator(validation), duplicatesKey(options.usageKey)))
     : Effect.acquireRelease(
         Effect.sync(() => new JobThreads({ ...options, threads })),
         (pool) => Effect.promise(() => pool.close())

@@ -16,7 +16,7 @@
  * unique email.
  */
 
-import type { CountedVerdict, UsageTally } from "../domain/OfferUsage.ts"
+import type { CountedVerdict, MadeHashes, UsageTally } from "../domain/OfferUsage.ts"
 import type { OfferValidationResult } from "../domain/ValidationResult.ts"
 import { type HashKey, hashCanonicalAddress, lastHash } from "../engine/email/canonicalHash.ts"
 import { parseEmail } from "../engine/email/parseEmail.ts"
@@ -119,15 +119,29 @@ export class UsageRecorder {
     return state
   }
 
-  /** Counts validations given as verdicts, each with its email's normalised address (undefined: not an address). */
+  /**
+   * Counts validations given as verdicts, each with its email's normalised
+   * address (undefined: not an address); an address whose hash `made` holds
+   * under this recorder's key is not hashed again.
+   */
   recordVerdicts(
     offerId: string,
     addresses: ReadonlyArray<string | undefined>,
     verdicts: ReadonlyArray<CountedVerdict>,
-    at: number
+    at: number,
+    made?: MadeHashes | undefined
   ): void {
     const state = this.#stateFor(offerId)
-    for (let i = 0; i < verdicts.length; i++) this.#count(state, verdicts[i]!, addresses[i], at)
+    const hashed = made?.key === this.#key ? made : undefined
+    for (let i = 0; i < verdicts.length; i++) {
+      const address = addresses[i]
+      if (hashed === undefined || address === undefined || hashed.made[i] !== 1) {
+        this.#count(state, verdicts[i]!, address, at)
+        continue
+      }
+      this.#count(state, verdicts[i]!, undefined, at)
+      addUniqueHash(state, hashed.high[i]!, hashed.low[i]!)
+    }
   }
 
   #add(state: Pending, email: string, result: OfferValidationResult, at: number): void {
@@ -174,7 +188,7 @@ export const usageTally = (key: HashKey, offerId: string): UsageTally => {
   const add = (delta: Parameters<UsageTally["add"]>[0]) => counts.restore(offerId, fromUsageDelta(delta))
   return {
     recordMany: (emails, results, at) => counts.recordMany(offerId, emails, results, at),
-    recordVerdicts: (addresses, verdicts, at) => counts.recordVerdicts(offerId, addresses, verdicts, at),
+    recordVerdicts: (addresses, verdicts, at, made) => counts.recordVerdicts(offerId, addresses, verdicts, at, made),
     take: () => {
       const taken = counts.take().get(offerId)
       return taken === undefined ? undefined : toUsageDelta(taken)

@@ -13,6 +13,7 @@ import { InvalidConfiguration } from "../../src/domain/errors.ts"
 import type { JobTarget } from "../../src/domain/Job.ts"
 import type { UsageDelta } from "../../src/domain/OfferUsage.ts"
 import { ALL_TEAMS } from "../../src/domain/visibility.ts"
+import { duplicatesKey } from "../../src/jobs/duplicates.ts"
 import type { InputItem } from "../../src/jobs/inputLines.ts"
 import { JobQueue } from "../../src/jobs/JobQueue.ts"
 import { JobStore } from "../../src/jobs/JobStore.ts"
@@ -86,7 +87,14 @@ const here = (live: LiveSnapshot, request: BatchRequest) => {
   const { counted, counters } = collect()
   const validation = Validation.make(live, { record: () => undefined, recordMany: () => undefined }, counters)
   const tally = "offerId" in request.target ? usageTally(usageKey, request.target.offerId) : undefined
-  const batch = encodeBatch(request, (target, emails, t) => validation.rows(ALL_TEAMS, target, emails, t), tally)
+  // Hashed under the key a daemon evaluating here uses too (`evaluateHere` in server/jobService.ts).
+  const batch = encodeBatch(
+    request,
+    (target, emails, t) => validation.rows(ALL_TEAMS, target, emails, t),
+    tally,
+    undefined,
+    duplicatesKey(usageKey)
+  )
   return { batch, usage: tally?.take(), counted }
 }
 

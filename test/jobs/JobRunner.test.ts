@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest"
+import type { HashKey } from "../../src/engine/email/canonicalHash.ts"
 import type { InputItem } from "../../src/jobs/inputLines.ts"
 import { type Job, type JobId, newJob } from "../../src/jobs/Job.ts"
 import { JobRunner } from "../../src/jobs/JobRunner.ts"
 import { MemoryBytes } from "../../src/jobs/JobStoreMemory.ts"
 import { type Evaluate, encodeBatch, JobFailure } from "../../src/jobs/jobBatches.ts"
+import { hashKeyFromSecret } from "../../src/stats/hashKey.ts"
 import { bytesText, evaluate, inputText, parseLines, textBytes } from "./jobTesting.ts"
 
 const resultLines = (bytes: MemoryBytes) => parseLines(bytesText(bytes))
@@ -21,19 +23,19 @@ const setUp = (items: ReadonlyArray<InputItem>, inputColumns?: ReadonlyArray<str
   return { job, files }
 }
 
-/** Evaluates and appends the next batch here, as `evaluateHere` does. */
-const step = (runner: JobRunner, using: Evaluate = evaluate): void => {
+/** Evaluates and appends the next batch here, as `evaluateHere` does (its hashes under `hashKey`). */
+const step = (runner: JobRunner, using: Evaluate = evaluate, hashKey?: HashKey): void => {
   const read = runner.next()
-  if (read !== undefined) runner.append(read, encodeBatch(read.request, using, runner.tally))
+  if (read !== undefined) runner.append(read, encodeBatch(read.request, using, runner.tally, undefined, hashKey))
 }
 
-const runAll = (runner: JobRunner): Job => {
-  while (!runner.inputDone) step(runner)
+const runAll = (runner: JobRunner, hashKey?: HashKey): Job => {
+  while (!runner.inputDone) step(runner, evaluate, hashKey)
   return runner.checkpoint()
 }
 
-const stepAndCheckpoint = (runner: JobRunner): Job => {
-  step(runner)
+const stepAndCheckpoint = (runner: JobRunner, hashKey?: HashKey): Job => {
+  step(runner, evaluate, hashKey)
   return runner.checkpoint()
 }
 
@@ -67,6 +69,17 @@ describe("JobRunner", () => {
       "a@mit.edu",
       "c@mit.edu"
     ])
+  })
+
+  it("resumes with the key of the batches' hashes: an address before the checkpoint is a duplicate after it", () => {
+    // As in a daemon that counts usage: the hashes are made under its unique-email key (`duplicatesKey`).
+    const hashKey = hashKeyFromSecret("a deployment's statistics secret")
+    const { job, files } = setUp(["a@mit.edu", "B@mit.edu", "b@mit.edu", "A+x@MIT.edu"])
+    const runner = JobRunner.resume(files, job, { chunkItems: 2, hashKey })
+    const checkpointed = stepAndCheckpoint(runner, hashKey)
+    const resumed = runAll(JobRunner.resume(files, checkpointed, { chunkItems: 2, hashKey }), hashKey)
+    expect(resumed.counts.duplicates).toBe(2)
+    expect(resultLines(files.results).map((row) => row.duplicateOf)).toEqual([undefined, undefined, 2, 1])
   })
 
   it("refuses results shorter than the checkpoint, and a wrong number of rows", () => {

@@ -2,7 +2,9 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { parseEmail } from "../../src/engine/email/parseEmail.ts"
 import { PLAIN_ADDRESS } from "../../src/engine/email/plainAddress.ts"
-import { canonicalHash, DuplicateSet } from "../../src/jobs/duplicates.ts"
+import { canonicalHash, DUPLICATES_KEY, DuplicateSet, PlainHashes } from "../../src/jobs/duplicates.ts"
+import { hashKeyFromSecret } from "../../src/stats/hashKey.ts"
+import { UsageRecorder } from "../../src/stats/UsageRecorder.ts"
 
 describe("duplicates", () => {
   it("are the same canonical address seen earlier in the job, and name the row it came first", () => {
@@ -45,7 +47,7 @@ describe("the hash of an accepted plain address", () => {
       fc.property(local, domain, (l, d) => {
         const email = `${l}@${d}`
         if (!parseEmail(email).ok || !PLAIN_ADDRESS.test(email)) return
-        expect(canonicalHash(email, true)).toBe(canonicalHash(email))
+        expect(canonicalHash(email, DUPLICATES_KEY, true)).toBe(canonicalHash(email))
       }),
       { numRuns: 5000 }
     )
@@ -64,6 +66,43 @@ describe("the hash of an accepted plain address", () => {
     const slow = new DuplicateSet()
     expect(emails.map((email, i) => fast.firstRow(email, i + 1, true))).toEqual(
       emails.map((email, i) => slow.firstRow(email, i + 1))
+    )
+  })
+})
+
+describe("a batch's plain hashes, counted as unique emails", () => {
+  const key = hashKeyFromSecret("a deployment's statistics secret")
+  const permissive = { allowQuotedLocalPart: true, allowIpLiteral: true, allowSpecialUseDomains: true } as const
+  const local = fc.oneof(
+    fc.stringMatching(/^[A-Za-z0-9.+_-]{1,12}$/),
+    fc.constantFrom('"a b"', '"Q"', "jöhn", "+tag", "x".repeat(70))
+  )
+  const domain = fc.constantFrom(
+    "gmail.com",
+    "GoogleMail.COM",
+    "mit.edu",
+    "Ox.AC.uk",
+    "x-y.samples",
+    "bücher.de",
+    "[1.2.3.4]"
+  )
+
+  it("register each address as hashing the address the engine parsed from it would", () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(local, domain), { maxLength: 40 }), (pairs) => {
+        const emails = pairs.map(([l, d]) => `${l}@${d}`)
+        const addresses = emails.map((email) => {
+          const parsed = parseEmail(email, permissive)
+          return parsed.ok ? parsed.email.address : undefined
+        })
+        const verdicts = emails.map(() => ({ isValid: false, reasonCode: "NOT_AN_INSTITUTION" }))
+        const hashing = new UsageRecorder(key)
+        hashing.recordVerdicts("o", addresses, verdicts, 0)
+        const given = new UsageRecorder(key)
+        given.recordVerdicts("o", addresses, verdicts, 0, new PlainHashes(key, emails))
+        expect(given.pending("o")?.registers).toEqual(hashing.pending("o")?.registers)
+      }),
+      { numRuns: 500 }
     )
   })
 })

@@ -118,7 +118,7 @@ export const queueLayer = (
     ...options
   }).pipe(Layer.provideMerge(typeof store === "string" ? JobStoreFiles.layer(store) : store))
 
-export type ResultLine = { email: string; isValid: boolean; reasonCode?: string }
+export type ResultLine = { email: string; isValid: boolean; reasonCode?: string; duplicateOf?: number }
 
 export const parseLines = (text: string): Array<ResultLine> =>
   text

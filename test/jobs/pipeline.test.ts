@@ -11,6 +11,7 @@ import { UsageStatistics } from "../../src/stats/UsageStatistics.ts"
 import { evaluate, fileText, inputText, queueLayer, request } from "./jobTesting.ts"
 
 const secret = "pipeline test"
+const usageKey = hashKeyFromSecret(secret)
 
 /**
  * Batches evaluated "elsewhere": several in flight, each answered after a
@@ -23,6 +24,8 @@ const elsewhere = (
   fail?: (emails: string) => boolean
 ): BatchEvaluator & { readonly answered: Set<EncodedBatch>; readonly released: Set<EncodedBatch> } => ({
   parallelism: 4,
+  // As job threads of a daemon that counts usage: the duplicate hashes under its unique-email key, its tallies' too.
+  hashKey: usageKey,
   answered: new Set(),
   released: new Set(),
   release(batch) {
@@ -37,10 +40,8 @@ const elsewhere = (
           const text = batch.lines.toString("utf8")
           if (fail?.(text)) return reject(new Error("The target group was removed."))
           const counted =
-            tally !== undefined && "offerId" in batch.target
-              ? usageTally(hashKeyFromSecret(secret), batch.target.offerId)
-              : undefined
-          const encoded = encodeBatch(batch, evaluate, counted)
+            tally !== undefined && "offerId" in batch.target ? usageTally(usageKey, batch.target.offerId) : undefined
+          const encoded = encodeBatch(batch, evaluate, counted, undefined, usageKey)
           const usage = counted?.take()
           const answer = usage === undefined ? encoded : { ...encoded, usage: [usage] }
           this.answered.add(answer)

@@ -75,3 +75,29 @@ describe("UsageRecorder", () => {
     })
   })
 })
+
+describe("UsageRecorder.recordVerdicts with hashes made already", () => {
+  const key = hashKeyFromSecret("test")
+  const addresses = ["amy@mit.edu", "bob@mit.edu", undefined]
+  const verdicts = [{ isValid: true }, { isValid: true }, { isValid: false, reasonCode: "INVALID_EMAIL_FORMAT" }]
+  /** Hashes that are not the addresses': every one the same. */
+  const made = (under: object) => ({
+    key: under,
+    made: Uint8Array.of(1, 1, 1),
+    high: Uint32Array.of(7, 7, 7),
+    low: Uint32Array.of(9, 9, 9)
+  })
+  const uniques = (recorder: UsageRecorder) => toOfferUsage(recorder.pending("o")).uniqueEmails.estimate
+
+  it("counts an address by the hash made of it under the recorder's own key", () => {
+    const recorder = new UsageRecorder(key)
+    recorder.recordVerdicts("o", addresses, verdicts, MAY_1, made(key))
+    expect(uniques(recorder)).toBe(1)
+  })
+
+  it("hashes the address itself when the hashes were made under another key", () => {
+    const recorder = new UsageRecorder(key)
+    recorder.recordVerdicts("o", addresses, verdicts, MAY_1, made(hashKeyFromSecret("test")))
+    expect(uniques(recorder)).toBe(2)
+  })
+})
