@@ -61,8 +61,8 @@ const child = async (tree: string, emailsFile: string): Promise<void> => {
       { record: () => {}, recordMany: () => {} },
       counted
     )
-    const evaluate = (target: unknown, emails: ReadonlyArray<string>, tally: unknown, made: unknown) =>
-      validation.rowVerdicts(ALL_TEAMS, target, emails, tally, made)
+    const evaluate = (target: unknown, emails: ReadonlyArray<string>, tally: unknown, read: unknown) =>
+      validation.rowVerdicts(ALL_TEAMS, target, emails, tally, read)
     const key = hashKeyFromBytes(new Uint8Array(16).fill(7))
     const lines = readFileSync(emailsFile)
     // Whole lines, BATCH at a time (the last batch may hold fewer).

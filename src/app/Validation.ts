@@ -24,6 +24,7 @@ import type { MadeHashes, UsageTally } from "../domain/OfferUsage.ts"
 import { type ResultRow, type RowVerdict, toOfferResultRow, toResultRow } from "../domain/ResultRow.ts"
 import type { OfferValidationResult, ValidationResult } from "../domain/ValidationResult.ts"
 import type { Viewer } from "../domain/visibility.ts"
+import type { PlainForms } from "../engine/email/plainAddress.ts"
 import { evaluateOffer } from "../engine/targeting/evaluateOffer.ts"
 import { evaluateTargetGroup } from "../engine/targeting/evaluateTargetGroup.ts"
 import { explainResult } from "../engine/targeting/explainResult.ts"
@@ -128,15 +129,16 @@ export interface ValidationService {
    * job writes them: the emails of one host share one verdict
    * (`rowVerdicts.ts`). Offer validations are counted in `tally` when given,
    * else nowhere: a job counts its own (`jobs/jobUsage.ts`), and a job
-   * thread of a daemon that keeps no statistics has no tally. `made`: the
-   * emails' unique-email hashes made already (`UsageTally.recordVerdicts`).
+   * thread of a daemon that keeps no statistics has no tally. `read`: what
+   * one pass over the emails found already: unique-email hashes
+   * (`UsageTally.recordVerdicts`) and plain forms (`rowVerdicts.ts`).
    */
   rowVerdicts(
     viewer: Viewer,
     target: ValidationTarget,
     emails: ReadonlyArray<string>,
     tally?: UsageTally | undefined,
-    made?: MadeHashes | undefined
+    read?: (MadeHashes & PlainForms) | undefined
   ): ReadonlyArray<RowVerdict>
 }
 
@@ -227,21 +229,21 @@ export class Validation extends Context.Service<Validation, ValidationService>()
         return results
       },
       rows,
-      rowVerdicts: (viewer, target, emails, tally, made) => {
+      rowVerdicts: (viewer, target, emails, tally, read) => {
         const { engine } = snapshot.current()
         if ("targetGroupId" in target) {
           const group = visibleTargetGroup(engine, viewer, target.targetGroupId)
           if (group === undefined) throw targetGroupNotFound(target.targetGroupId).reason
-          const verdicts = targetGroupRowVerdicts(group, engine.context, emails)
+          const verdicts = targetGroupRowVerdicts(group, engine.context, emails, read)
           counters.validatedAll(verdicts)
           return verdicts
         }
         const offer = visibleOffer(engine, viewer, target.offerId)
         if (offer === undefined) throw offerNotFound(target.offerId).reason
         const at = engine.now()
-        const { verdicts, addresses } = offerRowVerdicts(offer, engine.context, emails, at)
+        const { verdicts, addresses } = offerRowVerdicts(offer, engine.context, emails, at, read)
         counters.validatedAll(verdicts)
-        tally?.recordVerdicts(addresses, verdicts, at, made)
+        tally?.recordVerdicts(addresses, verdicts, at, read)
         return verdicts
       }
     }

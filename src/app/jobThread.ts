@@ -80,8 +80,8 @@ const validation = Validation.make(
   }
 )
 
-const evaluate: Evaluate = (target, emails, tally, made) =>
-  validation.rowVerdicts(ALL_TEAMS, target, emails, tally, made)
+const evaluate: Evaluate = (target, emails, tally, read) =>
+  validation.rowVerdicts(ALL_TEAMS, target, emails, tally, read)
 
 /** The key of this thread's duplicate hashes: the same as every thread's, and the request thread's. */
 const hashKey = duplicatesKey(usageKey)

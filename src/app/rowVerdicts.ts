@@ -37,7 +37,7 @@
 import { effectiveStatus } from "../domain/Offer.ts"
 import { type RowVerdict, SharedVerdict, toOfferResultRow, toResultRow } from "../domain/ResultRow.ts"
 import { parseEmail } from "../engine/email/parseEmail.ts"
-import { acceptedPlainAt } from "../engine/email/plainAddress.ts"
+import { acceptedPlainAt, type PlainForms } from "../engine/email/plainAddress.ts"
 import type { CompiledTargetGroup } from "../engine/targeting/compileTargetGroup.ts"
 import type { EngineContext } from "../engine/targeting/EngineContext.ts"
 import { type CompiledOffer, evaluateOffer } from "../engine/targeting/evaluateOffer.ts"
@@ -126,6 +126,7 @@ const byHost = (
   syntax: CompiledTargetGroup["syntax"],
   rejectsRoles: boolean,
   kept: Kept,
+  read: PlainForms | undefined,
   full: (i: number, input: string) => RowVerdict,
   parsedAddress: (i: number, address: string) => void
 ): Array<RowVerdict> => {
@@ -135,7 +136,7 @@ const byHost = (
     const input = emails[i]!
     // An email of the plain form whose domain, as it is, is a host judged here parses, under any syntax, to that host
     // (`acceptedPlainAt`), so its verdict is the host's without parsing it again: its address is itself.
-    const at = acceptedPlainAt(input)
+    const at = read === undefined ? acceptedPlainAt(input) : read.acceptedAt[i]!
     if (at > 0) {
       const number = hostNumbers.find(input, at + 1)
       const known = number < 0 ? undefined : byHost[number]
@@ -185,13 +186,15 @@ export interface OfferRowVerdicts {
 
 /**
  * The verdicts of `emails` against `compiled` at `at`, in order, and each
- * email's normalised address (what the usage statistics count).
+ * email's normalised address (what the usage statistics count); `read`:
+ * their plain forms, read already.
  */
 export const offerRowVerdicts = (
   compiled: CompiledOffer,
   context: EngineContext,
   emails: ReadonlyArray<string>,
-  at: number
+  at: number,
+  read?: PlainForms | undefined
 ): OfferRowVerdicts => {
   const addresses = new Array<string | undefined>(emails.length)
   /** In full; at an index (not -1), its address too. */
@@ -211,17 +214,18 @@ export const offerRowVerdicts = (
   if (syntax === undefined || effectiveStatus(compiled.offer, at) !== "active") {
     return { verdicts: emails.map((email, i) => full(i, email)), addresses }
   }
-  const verdicts = byHost(context, emails, syntax, rejectsRoles, keptFor(compiled), full, (i, address) => {
+  const verdicts = byHost(context, emails, syntax, rejectsRoles, keptFor(compiled), read, full, (i, address) => {
     addresses[i] = address
   })
   return { verdicts, addresses }
 }
 
-/** The verdicts of `emails` against the target group `group`, in order. */
+/** The verdicts of `emails` against the target group `group`, in order; `read`: their plain forms, read already. */
 export const targetGroupRowVerdicts = (
   group: CompiledTargetGroup,
   context: EngineContext,
-  emails: ReadonlyArray<string>
+  emails: ReadonlyArray<string>,
+  read?: PlainForms | undefined
 ): Array<RowVerdict> =>
   byHost(
     context,
@@ -229,6 +233,7 @@ export const targetGroupRowVerdicts = (
     group.syntax,
     group.policy.rejectRoleAccounts,
     keptFor(group),
+    read,
     (_, input) => toResultRow(input, evaluateTargetGroup(group, context, input)),
     () => {}
   )

@@ -11,6 +11,7 @@ import { rowText, SharedVerdict, toOfferResultRow, toResultRow, verdictText } fr
 import { ALL_TEAMS } from "../../src/domain/visibility.ts"
 import { evaluateOffer } from "../../src/engine/targeting/evaluateOffer.ts"
 import { evaluateTargetGroup } from "../../src/engine/targeting/evaluateTargetGroup.ts"
+import { PlainHashes } from "../../src/jobs/duplicates.ts"
 import { emailLine } from "../../src/jobs/inputLines.ts"
 import { encodeBatch } from "../../src/jobs/jobBatches.ts"
 import { hashKeyFromSecret } from "../../src/stats/hashKey.ts"
@@ -113,13 +114,15 @@ const offers = ["three", "alumni", "syntaxes", "later"]
 const key = hashKeyFromSecret("row verdicts test")
 
 describe("offerRowVerdicts", () => {
-  it("gives each email the row text and usage counts of its offer's full evaluation", () => {
+  it("gives each email the row text and usage counts of its offer's full evaluation, read by a job first or not", () => {
     const { engine } = live.current()
     fc.assert(
-      fc.property(fc.constantFrom(...offers), emails, (offerId, batch) => {
+      fc.property(fc.constantFrom(...offers), emails, fc.boolean(), (offerId, batch, readFirst) => {
         const compiled = engine.offers.get(offerId)!
         const results = batch.map((email) => evaluateOffer(compiled, engine.context, email, now))
-        const { verdicts, addresses } = offerRowVerdicts(compiled, engine.context, batch, now)
+        // As a job reads its batch before evaluating it (`encodeBatch`): plain forms, and hashes under the tally's key.
+        const read = readFirst ? new PlainHashes(key, batch) : undefined
+        const { verdicts, addresses } = offerRowVerdicts(compiled, engine.context, batch, now, read)
         for (let i = 0; i < batch.length; i++) {
           const email = batch[i]!
           expect(`{"email":${jsonString(email)}${verdictText(verdicts[i]!)}}`).toBe(
@@ -129,7 +132,7 @@ describe("offerRowVerdicts", () => {
         const expected = usageTally(key, offerId)
         expected.recordMany(batch, results, now)
         const counted = usageTally(key, offerId)
-        counted.recordVerdicts(addresses, verdicts, now)
+        counted.recordVerdicts(addresses, verdicts, now, read)
         expect(counted.take()).toEqual(expected.take())
       }),
       { numRuns: 400 }
@@ -158,19 +161,25 @@ describe("offerRowVerdicts", () => {
 })
 
 describe("targetGroupRowVerdicts", () => {
-  it("gives each email the row text of its target group's full evaluation", () => {
+  it("gives each email the row text of its target group's full evaluation, read by a job first or not", () => {
     const { engine } = live.current()
     fc.assert(
-      fc.property(fc.constantFrom("uk", "unis", "lists", "alumni", "quoted"), emails, (groupId, batch) => {
-        const group = engine.targetGroups.get(groupId)!
-        const verdicts = targetGroupRowVerdicts(group, engine.context, batch)
-        for (let i = 0; i < batch.length; i++) {
-          const email = batch[i]!
-          expect(`{"email":${jsonString(email)}${verdictText(verdicts[i]!)}}`).toBe(
-            rowText(toResultRow(email, evaluateTargetGroup(group, engine.context, email)))
-          )
+      fc.property(
+        fc.constantFrom("uk", "unis", "lists", "alumni", "quoted"),
+        emails,
+        fc.boolean(),
+        (groupId, batch, readFirst) => {
+          const group = engine.targetGroups.get(groupId)!
+          const read = readFirst ? new PlainHashes(key, batch) : undefined
+          const verdicts = targetGroupRowVerdicts(group, engine.context, batch, read)
+          for (let i = 0; i < batch.length; i++) {
+            const email = batch[i]!
+            expect(`{"email":${jsonString(email)}${verdictText(verdicts[i]!)}}`).toBe(
+              rowText(toResultRow(email, evaluateTargetGroup(group, engine.context, email)))
+            )
+          }
         }
-      }),
+      ),
       { numRuns: 400 }
     )
   })

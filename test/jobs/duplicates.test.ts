@@ -1,7 +1,8 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
+import { hashPlainAddress, lastHash } from "../../src/engine/email/canonicalHash.ts"
 import { parseEmail } from "../../src/engine/email/parseEmail.ts"
-import { PLAIN_ADDRESS } from "../../src/engine/email/plainAddress.ts"
+import { acceptedPlainAt, PLAIN_ADDRESS } from "../../src/engine/email/plainAddress.ts"
 import { canonicalHash, DUPLICATES_KEY, DuplicateSet, PlainHashes } from "../../src/jobs/duplicates.ts"
 import { hashKeyFromSecret } from "../../src/stats/hashKey.ts"
 import { UsageRecorder } from "../../src/stats/UsageRecorder.ts"
@@ -103,6 +104,30 @@ describe("a batch's plain hashes, counted as unique emails", () => {
         expect(given.pending("o")?.registers).toEqual(hashing.pending("o")?.registers)
       }),
       { numRuns: 500 }
+    )
+  })
+})
+
+describe("a batch read once", () => {
+  it("keeps each email's accepted plain form, and hashes those of the plain form as they are read", () => {
+    const key = hashKeyFromSecret("read once")
+    const local = fc.oneof(
+      fc.stringMatching(/^[A-Za-z0-9.+_-]{1,12}$/),
+      fc.constantFrom("x".repeat(64), "y".repeat(65), "ü", '"q"')
+    )
+    const domain = fc.constantFrom("mit.edu", "Ox.AC.uk", "x..y", "bücher.de", "-a.b", "[1.2.3.4]")
+    fc.assert(
+      fc.property(fc.array(fc.tuple(local, domain), { maxLength: 20 }), (pairs) => {
+        const emails = pairs.map(([l, d]) => `${l}@${d}`)
+        const read = new PlainHashes(key, emails)
+        emails.forEach((email, i) => {
+          expect(read.acceptedAt[i]).toBe(acceptedPlainAt(email))
+          const plain = hashPlainAddress(key, email)
+          expect(read.made[i]).toBe(plain ? 1 : 0)
+          if (plain) expect([read.high[i], read.low[i]]).toEqual([lastHash.high, lastHash.low])
+        })
+      }),
+      { numRuns: 1000 }
     )
   })
 })

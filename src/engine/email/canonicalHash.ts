@@ -133,6 +133,9 @@ export const hashPlainAddress = (key: HashKey, email: string): boolean => {
   return true
 }
 
+/** `hashPlainAddress` of an email of the plain form whose `@` is at `at` (`plainAt`, or `acceptedPlainAt`), found already. */
+export const hashPlainAddressAt = (key: HashKey, email: string, at: number): void => hashAt(key, email, at, true)
+
 /** Whether `address[at + 1..]`, ASCII case aside, is `domain`. */
 const domainIs = (address: string, at: number, domain: string): boolean => {
   if (address.length - at - 1 !== domain.length) return false

@@ -32,6 +32,15 @@ export const plainAt = (email: string): number => scan(email, false)
 export const acceptedPlainAt = (email: string): number => (email.length > MAX_ADDRESS_OCTETS ? -1 : scan(email, true))
 
 /**
+ * A batch's emails read once, for the callers that would each read them
+ * again (`PlainHashes` in jobs/duplicates.ts, `app/rowVerdicts.ts`): each
+ * email's `acceptedPlainAt`, by its index.
+ */
+export interface PlainForms {
+  readonly acceptedAt: Int32Array
+}
+
+/**
  * The plain form, left to right: `atext` and dots up to the `@` (with
  * `dotAtom`, no dot first, last or twice in a row, and at most 64 of them),
  * then non-empty labels of letters, digits and hyphens. The `@`'s index, or -1.
