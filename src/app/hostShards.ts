@@ -13,7 +13,7 @@
  * every thread judges any email alike. A line with no email in it (bad
  * input) goes by a hash of the whole line.
  */
-import type { UsageDelta } from "../domain/OfferUsage.ts"
+import type { TalliedCounts } from "../domain/OfferUsage.ts"
 import type { BatchMemory, EncodedBatch } from "../jobs/jobBatches.ts"
 import { SLOT_INPUT_BYTES, SLOT_ITEMS, SLOT_TEXT_BYTES } from "./batchSlots.ts"
 
@@ -198,7 +198,7 @@ export class HostShards {
     }
     let valid = 0
     let badInput = 0
-    const usage: Array<UsageDelta> = []
+    const usage: Array<TalliedCounts> = []
     for (const part of parts) {
       if (part === undefined) continue
       valid += part.valid

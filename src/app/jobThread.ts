@@ -122,7 +122,7 @@ port.on("message", (message: ThreadMessage) => {
       : undefined
   try {
     const batch = encodeBatch(request, evaluate, tally, slot, hashKey)
-    const usage = tally?.take()
+    const usage = tally?.takeCounts()
     const inSlot = slot !== undefined && batch.text.buffer === slot.text.buffer
     const sent: AnsweredBatch = {
       valid: batch.valid,

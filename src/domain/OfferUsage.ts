@@ -159,6 +159,21 @@ export interface MadeHashes {
   readonly low: Uint32Array
 }
 
+declare const talliedCounts: unique symbol
+
+/**
+ * A tally's counts as data one thread posts to another (a structured
+ * clone: numbers, maps, the registers' bytes), taken with
+ * `UsageTally.takeCounts` and added with `addCounts`. A `UsageDelta` is the
+ * public shape with its registers as base64 text, for a job's record: made
+ * for every 2,048-email batch of a job, it cost the job thread an estimate
+ * and an encoding, and the request thread a decoding and ~20 KB of text
+ * each, which grew that thread's young generation during an offer job.
+ */
+export interface TalliedCounts {
+  readonly [talliedCounts]: true
+}
+
 /** Counts of one bulk job against one offer, kept apart until a checkpoint takes them (`UsageStatistics.tally`). */
 export interface UsageTally {
   /** Counts validations of `emails` (results in the same order) at one instant. */
@@ -179,6 +194,8 @@ export interface UsageTally {
   take(): UsageDelta | undefined
   /** Gives back counts that could not be stored, to go with the next take. */
   restore(delta: UsageDelta): void
-  /** Adds counts made elsewhere with the same unique-email key (a worker thread's batch). */
-  add(delta: UsageDelta): void
+  /** What was counted since the last take, as data to post to another thread; undefined when nothing was. */
+  takeCounts(): TalliedCounts | undefined
+  /** Adds counts taken elsewhere (`takeCounts`) with the same unique-email key: a worker thread's batch. */
+  addCounts(counts: TalliedCounts): void
 }

@@ -181,7 +181,7 @@ export class JobRunner {
     pending.valid += batch.valid
     pending.duplicates += duplicates
     pending.badInput += batch.badInput
-    if (batch.usage !== undefined) for (const delta of batch.usage) this.runTally?.add(delta)
+    if (batch.usage !== undefined) for (const counts of batch.usage) this.runTally?.addCounts(counts)
   }
 
   /** Makes the rows appended so far durable without holding the thread; `checkpoint({ flushed: true })` then. */

@@ -12,7 +12,7 @@
  */
 import type { JobTarget } from "../domain/Job.ts"
 import { needsEscape } from "../domain/jsonText.ts"
-import type { MadeHashes, UsageDelta, UsageTally } from "../domain/OfferUsage.ts"
+import type { MadeHashes, TalliedCounts, UsageTally } from "../domain/OfferUsage.ts"
 import { type ResultRow, type RowVerdict, rowTextBeforeDuplicate, verdictText } from "../domain/ResultRow.ts"
 import type { HashKey } from "../engine/email/canonicalHash.ts"
 import type { PlainForms } from "../engine/email/plainAddress.ts"
@@ -64,11 +64,11 @@ export interface EncodedBatch {
   readonly valid: number
   readonly badInput: number
   /**
-   * Offer usage the batch counted elsewhere (on worker threads: one delta
-   * each that evaluated part of it), for the run's tally once its rows are
-   * appended.
+   * Offer usage the batch counted elsewhere (on worker threads: the counts
+   * of each that evaluated part of it), for the run's tally once its rows
+   * are appended.
    */
-  readonly usage?: ReadonlyArray<UsageDelta> | undefined
+  readonly usage?: ReadonlyArray<TalliedCounts> | undefined
 }
 
 /** Evaluates a job's batches, here or elsewhere. */

@@ -16,7 +16,7 @@
  * unique email.
  */
 
-import type { CountedVerdict, MadeHashes, UsageTally } from "../domain/OfferUsage.ts"
+import type { CountedVerdict, MadeHashes, TalliedCounts, UsageTally } from "../domain/OfferUsage.ts"
 import type { OfferValidationResult } from "../domain/ValidationResult.ts"
 import { type HashKey, hashCanonicalAddress, lastHash } from "../engine/email/canonicalHash.ts"
 import { parseEmail } from "../engine/email/parseEmail.ts"
@@ -182,10 +182,26 @@ export class UsageRecorder {
   }
 }
 
+/** A state as `TalliedCounts`: its counters as they are, without what a recorder keeps besides (its current bucket). */
+const talliedCounts = (state: UsageState): TalliedCounts => {
+  const counts: UsageState = {
+    validations: state.validations,
+    eligible: state.eligible,
+    ineligible: state.ineligible,
+    ineligibleByReason: state.ineligibleByReason,
+    matchesByTargetGroup: state.matchesByTargetGroup,
+    daily: state.daily,
+    firstAt: state.firstAt,
+    lastAt: state.lastAt,
+    registers: state.registers,
+    verifications: state.verifications
+  }
+  return counts as unknown as TalliedCounts
+}
+
 /** A tally of one offer's validations with unique-email key `key`: a bulk job's own counts, or a batch's on a worker thread. */
 export const usageTally = (key: HashKey, offerId: string): UsageTally => {
   const counts = new UsageRecorder(key)
-  const add = (delta: Parameters<UsageTally["add"]>[0]) => counts.restore(offerId, fromUsageDelta(delta))
   return {
     recordMany: (emails, results, at) => counts.recordMany(offerId, emails, results, at),
     recordVerdicts: (addresses, verdicts, at, made) => counts.recordVerdicts(offerId, addresses, verdicts, at, made),
@@ -193,7 +209,11 @@ export const usageTally = (key: HashKey, offerId: string): UsageTally => {
       const taken = counts.take().get(offerId)
       return taken === undefined ? undefined : toUsageDelta(taken)
     },
-    restore: add,
-    add
+    restore: (delta) => counts.restore(offerId, fromUsageDelta(delta)),
+    takeCounts: () => {
+      const taken = counts.take().get(offerId)
+      return taken === undefined ? undefined : talliedCounts(taken)
+    },
+    addCounts: (tallied) => counts.restore(offerId, tallied as unknown as UsageState)
   }
 }

@@ -221,7 +221,8 @@ export class UsageStatistics extends Context.Service<
         recordVerdicts: () => undefined,
         take: () => undefined,
         restore: () => undefined,
-        add: () => undefined
+        takeCounts: () => undefined,
+        addCounts: () => undefined
       }),
       uniqueEmailKey: undefined,
       applyOnce: () => Effect.void,

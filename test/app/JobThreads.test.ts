@@ -11,7 +11,7 @@ import { directorySource } from "../../src/app/sources.ts"
 import { type Validated, Validation, ValidationCounters } from "../../src/app/Validation.ts"
 import { InvalidConfiguration } from "../../src/domain/errors.ts"
 import type { JobTarget } from "../../src/domain/Job.ts"
-import type { UsageDelta } from "../../src/domain/OfferUsage.ts"
+import type { TalliedCounts } from "../../src/domain/OfferUsage.ts"
 import { ALL_TEAMS } from "../../src/domain/visibility.ts"
 import { duplicatesKey } from "../../src/jobs/duplicates.ts"
 import type { InputItem } from "../../src/jobs/inputLines.ts"
@@ -100,11 +100,11 @@ const here = (live: LiveSnapshot, request: BatchRequest) => {
 
 const text = (bytes: Uint8Array) => Buffer.from(bytes).toString("utf8")
 
-/** A batch's usage (a delta from each thread that evaluated part of it) as one delta, as the runner's tally adds them. */
-const mergedUsage = (target: JobTarget, deltas: ReadonlyArray<UsageDelta> | undefined) => {
-  if (deltas === undefined || !("offerId" in target)) return undefined
+/** A batch's usage (the counts of each thread that evaluated part of it) as one delta, as the runner's tally adds them. */
+const mergedUsage = (target: JobTarget, parts: ReadonlyArray<TalliedCounts> | undefined) => {
+  if (parts === undefined || !("offerId" in target)) return undefined
   const tally = usageTally(usageKey, target.offerId)
-  for (const delta of deltas) tally.add(delta)
+  for (const counts of parts) tally.addCounts(counts)
   return tally.take()
 }
 

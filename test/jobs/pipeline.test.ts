@@ -42,7 +42,7 @@ const elsewhere = (
           const counted =
             tally !== undefined && "offerId" in batch.target ? usageTally(usageKey, batch.target.offerId) : undefined
           const encoded = encodeBatch(batch, evaluate, counted, undefined, usageKey)
-          const usage = counted?.take()
+          const usage = counted?.takeCounts()
           const answer = usage === undefined ? encoded : { ...encoded, usage: [usage] }
           this.answered.add(answer)
           resolve(answer)
