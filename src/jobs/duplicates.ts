@@ -15,7 +15,6 @@ import { canonicalAddress } from "../engine/email/canonical.ts"
 import {
   type HashKey,
   hashKeyFromBytes,
-  hashPlainAddress,
   hashPlainAddressAt,
   hashString,
   lastHash
@@ -85,13 +84,11 @@ export class PlainHashes implements MadeHashes, PlainForms {
 }
 
 /**
- * The 53-bit hash under `key` of an email's canonical address, or
- * `undefined` when it is not an email. An address the engine `accepted` of
- * the plain ASCII form (`PLAIN_ADDRESS`: no quotes, no address literal) is
- * hashed as it is read, not parsed again.
+ * The 53-bit hash under `key` of an email's canonical address, parsed, or
+ * `undefined` when it is not an email: for the emails a batch's plain
+ * hashes (`PlainHashes`) do not cover, and a resumed job's earlier rows.
  */
-export const canonicalHash = (email: string, key: HashKey = DUPLICATES_KEY, accepted = false): number | undefined => {
-  if (accepted && hashPlainAddress(key, email)) return cut53(lastHash.high, lastHash.low)
+export const canonicalHash = (email: string, key: HashKey = DUPLICATES_KEY): number | undefined => {
   const parsed = parseEmail(email)
   if (!parsed.ok) return undefined
   hashString(key, canonicalAddress(parsed.email))
@@ -185,13 +182,11 @@ export class DuplicateSet {
 
   /**
    * Records the email of row `row` (1-based); answers the row where its
-   * canonical address came first when it was seen before, else undefined.
-   * `accepted`: the engine found its format valid, so a plain ASCII address
-   * need not be parsed again (measured: the second parse was about 6% of a
-   * job's time, `--cpu-prof` of `npm run bench:jobs`).
+   * canonical address came first when it was seen before, else undefined
+   * (a resumed job's earlier rows; a batch's are hashed as it is encoded).
    */
-  firstRow(email: string, row: number, accepted = false): number | undefined {
-    const hash = canonicalHash(email, this.key, accepted)
+  firstRow(email: string, row: number): number | undefined {
+    const hash = canonicalHash(email, this.key)
     return hash === undefined ? undefined : this.seen.addIfAbsent(hash, row)
   }
 
