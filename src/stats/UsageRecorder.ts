@@ -43,6 +43,11 @@ export const normalizedAddress = (email: string, result: OfferValidationResult):
     if (normalized !== undefined) return normalized
   }
   // No target group parsed it (offer not active, or a stricter syntax failed): parse once here.
+  return refusedAddress(email)
+}
+
+/** The normalised address of an email no target group parsed, or undefined when it is not an address at all. */
+export const refusedAddress = (email: string): string | undefined => {
   const parsed = parseEmail(email, PERMISSIVE)
   return parsed.ok ? parsed.email.address : undefined
 }
