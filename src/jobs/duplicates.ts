@@ -19,7 +19,7 @@ import {
   hashString,
   lastHash
 } from "../engine/email/canonicalHash.ts"
-import { parseEmail } from "../engine/email/parseEmail.ts"
+import { parseEmail, WIDEST_SYNTAX } from "../engine/email/parseEmail.ts"
 import { acceptedPlainAt, type PlainForms, plainAt } from "../engine/email/plainAddress.ts"
 
 /**
@@ -87,9 +87,12 @@ export class PlainHashes implements MadeHashes, PlainForms {
  * The 53-bit hash under `key` of an email's canonical address, parsed, or
  * `undefined` when it is not an email: for the emails a batch's plain
  * hashes (`PlainHashes`) do not cover, and a resumed job's earlier rows.
+ * Parsed under the widest syntax, so that an address only some target's
+ * syntax accepts (a quoted local part, an address literal, a special-use
+ * name) has its duplicates found too, whatever the job's target.
  */
 export const canonicalHash = (email: string, key: HashKey = DUPLICATES_KEY): number | undefined => {
-  const parsed = parseEmail(email)
+  const parsed = parseEmail(email, WIDEST_SYNTAX)
   if (!parsed.ok) return undefined
   hashString(key, canonicalAddress(parsed.email))
   return cut53(lastHash.high, lastHash.low)

@@ -19,7 +19,7 @@
 import type { CountedVerdict, MadeHashes, TalliedCounts, UsageTally } from "../domain/OfferUsage.ts"
 import type { OfferValidationResult } from "../domain/ValidationResult.ts"
 import { type HashKey, hashCanonicalAddress, lastHash } from "../engine/email/canonicalHash.ts"
-import { parseEmail } from "../engine/email/parseEmail.ts"
+import { parseEmail, WIDEST_SYNTAX } from "../engine/email/parseEmail.ts"
 import {
   addUniqueHash,
   addUsage,
@@ -32,8 +32,6 @@ import {
   type UsageState,
   type VerificationCountEvent
 } from "./UsageState.ts"
-
-const PERMISSIVE = { allowQuotedLocalPart: true, allowIpLiteral: true, allowSpecialUseDomains: true } as const
 
 /** The normalised address behind a result, or undefined when the input is not an address. */
 export const normalizedAddress = (email: string, result: OfferValidationResult): string | undefined => {
@@ -48,7 +46,7 @@ export const normalizedAddress = (email: string, result: OfferValidationResult):
 
 /** The normalised address of an email no target group parsed, or undefined when it is not an address at all. */
 export const refusedAddress = (email: string): string | undefined => {
-  const parsed = parseEmail(email, PERMISSIVE)
+  const parsed = parseEmail(email, WIDEST_SYNTAX)
   return parsed.ok ? parsed.email.address : undefined
 }
 

@@ -17,6 +17,14 @@ describe("duplicates", () => {
     expect(set.size).toBe(2)
   })
 
+  it("are found for addresses only a target's wider syntax accepts: quoted local parts, address literals, special-use names", () => {
+    const set = new DuplicateSet()
+    const seen = ['"john doe"@mit.edu', "jane@[192.0.2.1]", "sam@example.com", '"john doe"@MIT.EDU', "jane@[192.0.2.1]"]
+    expect(seen.map((email, i) => set.firstRow(email, i + 1))).toEqual([undefined, undefined, undefined, 1, 2])
+    expect(set.firstRow("Sam@Example.com", 6)).toBe(3)
+    expect(canonicalHash('"john doe"@mit.edu')).toBeDefined()
+  })
+
   it("keep every first row through the table's growth, sized for the job's items or not", () => {
     for (const expected of [0, 5000, 1200]) {
       const set = new DuplicateSet(expected)

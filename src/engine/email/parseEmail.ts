@@ -33,6 +33,17 @@ export interface EmailSyntaxOptions {
   readonly allowSpecialUseDomains?: boolean
 }
 
+/**
+ * The syntax that accepts the most addresses: what any target may accept.
+ * An input it refuses is no address at all (usage counts no unique email for
+ * it, and a job names no duplicate of it).
+ */
+export const WIDEST_SYNTAX: EmailSyntaxOptions = Object.freeze({
+  allowQuotedLocalPart: true,
+  allowIpLiteral: true,
+  allowSpecialUseDomains: true
+})
+
 export interface ParsedEmail {
   /** The local part as given, in Unicode NFC. */
   readonly localPart: string
