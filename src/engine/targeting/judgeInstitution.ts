@@ -7,6 +7,7 @@
  * domain detail reports the role of a host equal to the matched domain; a
  * host of another role (`staff.x.edu`) gets a detail of its own, made once.
  */
+import type { InstitutionType } from "../../domain/Institution.ts"
 import type { ReasonCode } from "../../domain/ReasonCode.ts"
 import type { DomainDetail, GeographyDetail, OrganizationTypeDetail } from "../../domain/ValidationResult.ts"
 import type { ListedEntry, SuffixRule } from "../institutions/InstitutionTable.ts"
@@ -71,6 +72,8 @@ const judge = (
   const criteria = group.institutions!
   const summary = listed?.summary ?? rule!.summary
   const name = listed?.institution.name ?? `the institution at ${matchedDomain}`
+  // The name as a sentence's subject: a listed name as it is, the stand-in capitalised.
+  const subject = listed?.institution.name ?? `The institution at ${matchedDomain}`
   const role = roleFactOf(matchedDomain, matchedDomain, listed?.role ?? "mixed")
   const domain: Mutable<DomainDetail> = {
     status: "passed",
@@ -122,7 +125,7 @@ const judge = (
     if (organizationType.status === "failed") {
       return verdict([
         "ORGANIZATION_TYPE_NOT_ALLOWED",
-        `${name} is a ${type} organisation; this target group accepts ${criteria.typesText}.`
+        `${subject} is ${typePhrase(type)}; this target group accepts ${criteria.typesText}.`
       ])
     }
   }
@@ -133,6 +136,7 @@ const judge = (
       "COUNTRY_NOT_ALLOWED",
       "country",
       name,
+      subject,
       country,
       criteria.countries,
       criteria.countriesText
@@ -145,7 +149,15 @@ const judge = (
   if (criteria.regions !== null) {
     geography.status = "passed"
     geography.allowedRegions = criteria.allowedRegions!
-    const failure = placeFailure("REGION_NOT_ALLOWED", "region", name, region, criteria.regions, criteria.regionsText)
+    const failure = placeFailure(
+      "REGION_NOT_ALLOWED",
+      "region",
+      name,
+      subject,
+      region,
+      criteria.regions,
+      criteria.regionsText
+    )
     if (failure !== undefined) {
       geography.status = "failed"
       return verdict(failure)
@@ -154,11 +166,16 @@ const judge = (
   return verdict(undefined)
 }
 
+/** An institution of `type` as a sentence says it: "a college organisation", "an organisation of type other". */
+const typePhrase = (type: InstitutionType): string =>
+  type === "other" ? "an organisation of type other" : `a ${type} organisation`
+
 /** Country and region: the same check on a different fact of the institution. */
 const placeFailure = (
   code: ReasonCode,
   what: "country" | "region",
   name: string,
+  subject: string,
   value: string | null,
   allowed: ReadonlySet<string>,
   allowedText: string
@@ -168,7 +185,7 @@ const placeFailure = (
     code,
     value === null
       ? `The ${what} of ${name} is not known; this target group accepts ${allowedText}.`
-      : `${name} is in ${value}; this target group accepts ${allowedText}.`
+      : `${subject} is in ${value}; this target group accepts ${allowedText}.`
   ]
 }
 

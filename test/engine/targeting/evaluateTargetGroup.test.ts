@@ -90,6 +90,19 @@ describe("institutions criterion", () => {
     })
   })
 
+  it("says in plain words why an institution's type or place is not accepted, whatever its type and name", () => {
+    const universities = { institutions: { types: ["university" as const] } }
+    expect(check(universities, "a@springfield-high.org").reason).toBe(
+      "Springfield High School is a school organisation; this target group accepts university."
+    )
+    expect(check(universities, "a@unlisted.ac.uk").reason).toBe(
+      "The institution at unlisted.ac.uk is an organisation of type other; this target group accepts university."
+    )
+    expect(check({ institutions: { countries: ["DE"] } }, "a@unlisted.ac.uk").reason).toBe(
+      "The institution at unlisted.ac.uk is in GB; this target group accepts DE."
+    )
+  })
+
   it("accepts academic suffix rules unless the group asks for listed institutions only", () => {
     expect(check({ institutions: {} }, "a@newcollege.edu")).toMatchObject({
       isValid: true,
