@@ -15,7 +15,7 @@ import type { OfferValidationResult, ValidationResult } from "../../domain/Valid
 import { parseEmail } from "../email/parseEmail.ts"
 import type { CompiledTargetGroup } from "./compileTargetGroup.ts"
 import type { EngineContext } from "./EngineContext.ts"
-import { formatRefused, judgeEmail, lookalikeOf } from "./evaluateTargetGroup.ts"
+import { formatRefused, judgeEmail, type KnownEmail, lookalikeOf } from "./evaluateTargetGroup.ts"
 import type { HostFacts } from "./HostDirectory.ts"
 
 export interface CompiledOffer {
@@ -23,11 +23,13 @@ export interface CompiledOffer {
   readonly groups: ReadonlyArray<CompiledTargetGroup>
 }
 
+/** One email against an offer at `now`; `known`: what the caller knows of it already, used for the groups of its syntax. */
 export const evaluateOffer = (
   compiled: CompiledOffer,
   context: EngineContext,
   input: string,
-  now: number
+  now: number,
+  known?: KnownEmail
 ): OfferValidationResult => {
   const { offer } = compiled
   const status = effectiveStatus(offer, now)
@@ -44,9 +46,9 @@ export const evaluateOffer = (
     const group = groups[i]!
     if (group.syntax !== syntax) {
       syntax = group.syntax
-      parsed = parseEmail(input, syntax)
+      parsed = known?.syntax === syntax ? known.parsed : parseEmail(input, syntax)
       if (parsed.ok) {
-        facts = context.hosts.facts(parsed.email.domain)
+        facts = known?.syntax === syntax ? known.facts : context.hosts.facts(parsed.email.domain)
         lookalike = lookalikeOf(parsed.email)
       }
     }

@@ -16,7 +16,7 @@ import type {
   ValidationDetails,
   ValidationResult
 } from "../../domain/ValidationResult.ts"
-import { type ParsedEmail, parseEmail } from "../email/parseEmail.ts"
+import { type EmailParse, type ParsedEmail, parseEmail } from "../email/parseEmail.ts"
 import type { HostMatch } from "../institutions/InstitutionTable.ts"
 import { assessConfusable } from "../policy/confusable.ts"
 import { type CompiledTargetGroup, rolePhrases } from "./compileTargetGroup.ts"
@@ -218,11 +218,29 @@ export const formatRefused = (
 export const lookalikeOf = (email: ParsedEmail): ReturnType<typeof assessConfusable> | null =>
   email.isInternational ? assessConfusable(email.domain, email.unicodeDomain) : null
 
+/**
+ * What a caller knows of an email already: `parsed`, what `parseEmail`
+ * answered for it under `syntax`, and its host's facts in the context at
+ * hand (`context.hosts.facts` of the parsed domain). A job that judges a
+ * host for several targets looks it up once (`app/rowVerdicts.ts`).
+ */
+export interface KnownEmail {
+  readonly syntax: CompiledTargetGroup["syntax"]
+  readonly parsed: Extract<EmailParse, { ok: true }>
+  readonly facts: HostFacts
+}
+
+/** One email against one group; `known`: what the caller knows of it already, used when parsed under the group's syntax. */
 export const evaluateTargetGroup = (
   group: CompiledTargetGroup,
   context: EngineContext,
-  input: string
+  input: string,
+  known?: KnownEmail
 ): ValidationResult => {
+  if (known !== undefined && known.syntax === group.syntax) {
+    const email = known.parsed.email
+    return judgeEmail(group, context, input, email, known.facts, lookalikeOf(email))
+  }
   const parsed = parseEmail(input, group.syntax)
   if (!parsed.ok) return formatRefused(group, input, parsed)
   const email = parsed.email
