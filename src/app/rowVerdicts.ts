@@ -42,7 +42,7 @@ import { acceptedPlainAt, type PlainForms } from "../engine/email/plainAddress.t
 import type { CompiledTargetGroup } from "../engine/targeting/compileTargetGroup.ts"
 import type { EngineContext } from "../engine/targeting/EngineContext.ts"
 import { type CompiledOffer, evaluateOffer } from "../engine/targeting/evaluateOffer.ts"
-import { evaluateTargetGroup, type KnownEmail } from "../engine/targeting/evaluateTargetGroup.ts"
+import { evaluateKnownEmail, evaluateTargetGroup, type KnownEmail } from "../engine/targeting/evaluateTargetGroup.ts"
 import type { HostFacts } from "../engine/targeting/HostDirectory.ts"
 import { normalizedAddress, refusedAddress } from "../stats/UsageRecorder.ts"
 import { HostNumbers } from "./HostNumbers.ts"
@@ -312,7 +312,13 @@ export const targetGroupRowVerdicts = (
     group.policy.rejectRoleAccounts,
     keptFor(group),
     read,
-    (_, input, known) => toResultRow(input, evaluateTargetGroup(group, context, input, known)),
+    (_, input, known) =>
+      toResultRow(
+        input,
+        known === undefined
+          ? evaluateTargetGroup(group, context, input)
+          : evaluateKnownEmail(group, context, input, known)
+      ),
     () => {},
     () => {}
   )
