@@ -17,7 +17,7 @@
  *    downloaded), and
  *    the daemon's peak RSS (`VmHWM`) after each, and the CPU seconds its
  *    threads used meanwhile by kind (request thread, job threads, V8's
- *    helpers; Linux). Goals (issue 16): every offer job <= 5 s end to end,
+ *    helpers; Linux), in all and by phase. Goals (issue 16): every offer job <= 5 s end to end,
  *    the first (cold: every host judged in full) included, VmHWM <= 400 MB
  *    after all five.
  * 2. Single-validation latency (`POST /validate/target-group`, `connections`
@@ -293,10 +293,13 @@ const timedJob = async (daemon: DaemonProcess, key: string, body: Buffer, target
   const started = performance.now()
   const jobId = await submit(daemon, key, body, target)
   const acceptedSeconds = (performance.now() - started) / 1000
+  const cpuAccepted = threadCpuSeconds(daemon.child.pid)
   const job = await awaitCompleted(daemon, key, jobId)
   const completedSeconds = (performance.now() - started) / 1000
+  const cpuCompleted = threadCpuSeconds(daemon.child.pid)
   const downloaded = await download(daemon, key, jobId)
   const endToEndSeconds = (performance.now() - started) / 1000
+  const cpuAfter = threadCpuSeconds(daemon.child.pid)
   const rows = downloaded.rows()
   if (rows !== emailCount) throw new Error(`the download had ${rows} rows, not ${emailCount}`)
   return {
@@ -307,7 +310,13 @@ const timedJob = async (daemon: DaemonProcess, key: string, body: Buffer, target
     downloadSeconds: round2(endToEndSeconds - completedSeconds),
     vmHwmMb: peakRssMb(daemon.child.pid),
     /** Where the daemon's CPU went during the job, by thread kind (on one core, their sum bounds the job's time). */
-    cpuSeconds: threadCpuSince(cpuBefore, threadCpuSeconds(daemon.child.pid))
+    cpuSeconds: threadCpuSince(cpuBefore, cpuAfter),
+    /** The same by phase: until the job is accepted, until it completed, until its results are downloaded. */
+    cpuSecondsByPhase: {
+      upload: threadCpuSince(cpuBefore, cpuAccepted),
+      processing: threadCpuSince(cpuAccepted, cpuCompleted),
+      download: threadCpuSince(cpuCompleted, cpuAfter)
+    }
   }
 }
 
@@ -429,7 +438,7 @@ try {
     const job = await timedJob(daemon, main.config.key, body, target)
     jobs.push(job)
     log(
-      `job ${i + 1} (${job.target}): ${job.endToEndSeconds} s end to end (accepted ${job.acceptedSeconds} s, processed ${job.processingSeconds} s, downloaded ${job.downloadSeconds} s); VmHWM ${job.vmHwmMb} MB; CPU s ${JSON.stringify(job.cpuSeconds)}`
+      `job ${i + 1} (${job.target}): ${job.endToEndSeconds} s end to end (accepted ${job.acceptedSeconds} s, processed ${job.processingSeconds} s, downloaded ${job.downloadSeconds} s); VmHWM ${job.vmHwmMb} MB; CPU s ${JSON.stringify(job.cpuSeconds)}, by phase ${JSON.stringify(job.cpuSecondsByPhase)}`
     )
     if (beforeDaemon !== undefined && beforeVariant !== undefined) {
       const old = await timedJob(beforeDaemon, beforeVariant.config.key, body, target)
