@@ -47,6 +47,18 @@ describe("readJobInput: NDJSON", () => {
     })
   )
 
+  it.effect("hashes the body only when asked (for an Idempotency-Key)", () =>
+    Effect.gen(function* () {
+      const body = '"a@x.edu"\n"b@x.edu"\n'
+      const hashed = yield* read("ndjson", body, { hashBody: true })
+      const plain = yield* read("ndjson", body, { hashBody: false })
+      expect(hashed.input.bodyHash).toBe(createHash("sha256").update(body).digest("hex"))
+      expect(plain.input.bodyHash).toBeUndefined()
+      expect(plain.items).toEqual(hashed.items)
+      expect(plain.input.total).toBe(2)
+    })
+  )
+
   it.effect("drops a BOM, accepts CRLF, skips blank lines, needs no final newline", () =>
     Effect.gen(function* () {
       const { input, items } = yield* read(

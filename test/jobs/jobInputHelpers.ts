@@ -27,7 +27,12 @@ export const bytesOf = (body: string | Uint8Array): Uint8Array =>
 export const read = (
   format: JobInputFormat,
   body: string | Uint8Array | ReadonlyArray<Uint8Array>,
-  limits: { readonly maxEmails?: number; readonly maxBytes?: number; readonly delimiter?: CsvDelimiter } = {}
+  limits: {
+    readonly maxEmails?: number
+    readonly maxBytes?: number
+    readonly delimiter?: CsvDelimiter
+    readonly hashBody?: boolean
+  } = {}
 ) => {
   const output = new MemoryBytes()
   const chunks = Array.isArray(body) ? body : [bytesOf(body as string | Uint8Array)]
@@ -36,7 +41,8 @@ export const read = (
     output,
     maxEmails: limits.maxEmails ?? 1000,
     maxBytes: limits.maxBytes ?? 1 << 20,
-    delimiter: limits.delimiter
+    delimiter: limits.delimiter,
+    hashBody: limits.hashBody ?? true
   }).pipe(
     // A store that cannot be written is not what these tests are about.
     Effect.catchTag("JobStoreError", Effect.die),

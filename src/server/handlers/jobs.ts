@@ -196,13 +196,15 @@ export const JobsHandlers = HttpApiBuilder.group(
             )
           }
           yield* Effect.addFinalizer(() => Effect.sync(() => uploads.give(caller.keyId)))
+          const key = headers["idempotency-key"]
           const upload = yield* store.stage()
           const input = yield* readJobInput(payload, {
             format,
             output: upload.bytes,
             maxEmails: limits.jobMaxEmails,
             maxBytes: limits.jobMaxBodyBytes,
-            delimiter: query.delimiter
+            delimiter: query.delimiter,
+            hashBody: key !== undefined
           }).pipe(
             Effect.onError(() => store.discard(upload)),
             Effect.catch(
@@ -224,7 +226,6 @@ export const JobsHandlers = HttpApiBuilder.group(
             return yield* bodyCallback
           }
           const callbackUrl = query.callbackUrl ?? input.fields.callbackUrl
-          const key = headers["idempotency-key"]
           const { job } = yield* queue.submit({
             team: caller.team as TeamId,
             target,
@@ -233,7 +234,7 @@ export const JobsHandlers = HttpApiBuilder.group(
             inputColumns: input.columns,
             callbackUrl,
             idempotency:
-              key === undefined ? undefined : { key, bodyHash: requestHash(input.bodyHash, target, callbackUrl) }
+              key === undefined ? undefined : { key, bodyHash: requestHash(input.bodyHash!, target, callbackUrl) }
           })
           const links = jobLinks(job.jobId)
           return HttpServerResponse.jsonUnsafe(
