@@ -14,11 +14,16 @@
  * BENCH_PIN, ...) passes through. Progress goes to standard error; the
  * final line on standard output is JSON: per job, the end-to-end seconds'
  * median and spread over the runs (and the ratios to the before tree's),
- * and the VmHWM after the five jobs.
+ * the VmHWM after the five jobs, and how fast the machine was: before each
+ * run, `bench/machineSpeed.ts`'s probe on the daemon's core (its
+ * milliseconds; the same probe took 0.6-0.9 s in a slow hour), so that
+ * figures measured at different times can be read against each other.
  */
 import { spawnSync } from "node:child_process"
+import { availableParallelism } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { machineProbeMs } from "./machineSpeed.ts"
 import { ratios, type Spread, spread } from "./rounds.ts"
 
 interface JobFigures {
@@ -31,8 +36,18 @@ const runs = Number(process.env.BENCH_RUNS ?? 5)
 const beforeTree = process.env.BENCH_BEFORE_TREE || undefined
 const thisTree = fileURLToPath(new URL("..", import.meta.url))
 
+/** The core bench:jobs runs its daemon on (core 0 where it pins, see bench/jobs.ts), for the machine probe. */
+const daemonCore = availableParallelism() >= 2 && process.env.BENCH_PIN !== "0" ? "0" : undefined
+/** The machine probe's milliseconds before each run, in run order. */
+const probes: Array<number> = []
+
 /** One run of `tree`'s bench:jobs without latency rounds: its jobs' figures. */
 const run = (tree: string): ReadonlyArray<JobFigures> => {
+  try {
+    probes.push(machineProbeMs(daemonCore))
+  } catch {
+    probes.push(machineProbeMs())
+  }
   const env = { ...process.env, BENCH_ROUNDS: "0", BENCH_BEFORE_TREE: "" }
   const done = spawnSync(process.execPath, [join(tree, "bench", "jobs.ts")], {
     cwd: tree,
@@ -55,7 +70,7 @@ for (let i = 0; i < runs; i++) {
   after.push(run(thisTree))
   if (beforeTree !== undefined && !beforeFirst) before.push(run(beforeTree))
   console.error(
-    `run ${i + 1}: ${shown(after.at(-1)!)} s${beforeTree === undefined ? "" : `; before: ${shown(before.at(-1)!)} s`}`
+    `run ${i + 1}: ${shown(after.at(-1)!)} s${beforeTree === undefined ? "" : `; before: ${shown(before.at(-1)!)} s`}; machine probe ${probes.slice(beforeTree === undefined ? -1 : -2).join(" / ")} ms`
   )
 }
 
@@ -77,6 +92,8 @@ console.log(
     runs,
     jobs: byJob(after),
     vmHwmMbAfterFiveJobs: vmHwm(after),
+    /** `bench/machineSpeed.ts`'s milliseconds before each run (both trees'): lower is a faster machine. */
+    machineProbeMs: spread(probes, 0),
     ...(beforeTree === undefined
       ? {}
       : {
