@@ -3,7 +3,7 @@
  * offer, holding the offer's public usage (readable as is), its
  * HyperLogLog registers in base64, and the last step stored of each source
  * applied once (`applied`: job id → checkpoint). Files are replaced whole with
- * `writeFileAtomic`, so a reader (or a restart after a crash) sees one
+ * `writeFileAtomicAsync`, so a reader (or a restart after a crash) sees one
  * complete version; the temporary files a crash can leave, the hash key and
  * anything else that is not `*.json` are ignored at load. A file that does
  * not decode stops the load with its name rather than being overwritten.
@@ -12,7 +12,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import * as Schema from "effect/Schema"
 import { OfferUsage } from "../domain/OfferUsage.ts"
-import { isTemporaryFile, writeFileAtomic } from "../store/atomicWrite.ts"
+import { isTemporaryFile, writeFileAtomicAsync } from "../store/atomicWrite.ts"
 import { fromUsageDelta, toUsageDelta, type UsageState } from "./UsageState.ts"
 
 export const STATS_DIR = "stats"
@@ -45,14 +45,15 @@ export const hasDataDirectory = (dataDir: string | undefined): dataDir is string
 export const usageFilePath = (dataDir: string, offerId: string): string =>
   join(statsDirectory(dataDir), `${encodeURIComponent(offerId)}.json`)
 
-export const writeUsageFile = (dataDir: string, offerId: string, stored: StoredUsage): void => {
+/** Replaces the offer's file with `stored` (`writeFileAtomicAsync`: the steps on libuv's pool). */
+export const writeUsageFile = (dataDir: string, offerId: string, stored: StoredUsage): Promise<void> => {
   const file: typeof UsageFile.Encoded = {
     version: 1,
     offerId,
     ...toUsageDelta(stored.state),
     ...(stored.applied.size === 0 ? {} : { applied: Object.fromEntries(stored.applied) })
   }
-  writeFileAtomic(usageFilePath(dataDir, offerId), `${JSON.stringify(file)}\n`)
+  return writeFileAtomicAsync(usageFilePath(dataDir, offerId), `${JSON.stringify(file)}\n`)
 }
 
 /** Every offer's stored state; an absent directory is an empty store. */

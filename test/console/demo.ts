@@ -62,7 +62,7 @@ export const DEMO_TODAY: ReadonlyArray<readonly [string, boolean]> = [
 const dayNumber = (ms: number) => Math.floor(ms / DAY_MS)
 
 /** Writes the offer's history as its stored usage statistics (before the daemon starts). */
-const writeHistory = (dataDir: string, now: number): void => {
+const writeHistory = (dataDir: string, now: number): Promise<void> => {
   const state = emptyUsageState()
   const today = dayNumber(now)
   for (const day of DEMO_HISTORY) {
@@ -90,7 +90,7 @@ const writeHistory = (dataDir: string, now: number): void => {
   state.lastAt = (today - 1) * DAY_MS + 17 * 3_600_000
   // `sent` counts each verification once (the funnel's middle step), `messagesSent` every message.
   Object.assign(state.verifications, { started: 64, sent: 58, messagesSent: 61, verified: 41, failed: 3, expired: 9 })
-  writeUsageFile(dataDir, DEMO_OFFER.id, { state, applied: new Map() })
+  return writeUsageFile(dataDir, DEMO_OFFER.id, { state, applied: new Map() })
 }
 
 export interface Demo {
@@ -124,7 +124,7 @@ export const startDemo = async (options: { readonly consoleDir?: string } = {}):
     name: "shop integration",
     expiresInDays: 5
   })
-  writeHistory(dirs.dataDir, Date.now())
+  await writeHistory(dirs.dataDir, Date.now())
   const daemon = await startDaemon(
     dirs,
     options.consoleDir === undefined ? {} : { CAMPUSGATE_CONSOLE_DIR: options.consoleDir }

@@ -70,6 +70,21 @@ const contract = (name: string, makeLayer: () => Layer.Layer<UsageStore, UsageSt
       }).pipe(Effect.provide(makeLayer()))
     )
 
+    it.effect("counts every change made at once to one offer", () =>
+      Effect.gen(function* () {
+        const store = yield* UsageStore
+        yield* Effect.all(
+          Array.from({ length: 8 }, (_, i) =>
+            i % 2 === 0
+              ? store.apply("o", delta([`a${i}@x.edu`], MAY_1))
+              : store.applyOnce("o", `job-${i}`, 1, delta([`a${i}@x.edu`], MAY_1))
+          ),
+          { concurrency: "unbounded" }
+        )
+        expect(toOfferUsage(yield* store.get("o"))).toMatchObject({ validations: 8, eligible: 8 })
+      }).pipe(Effect.provide(makeLayer()))
+    )
+
     it.effect("applies a source's step once: again, or an older step, changes nothing; a later step adds", () =>
       Effect.gen(function* () {
         const store = yield* UsageStore
