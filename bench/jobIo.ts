@@ -27,18 +27,28 @@ const dir = mkdtempSync(join(tmpdir(), "campusgate-jobio-"))
 const inStore = <A, E>(effect: Effect.Effect<A, E, JobStore>): Promise<A> =>
   Effect.runPromise(Effect.provide(effect, JobStoreFiles.layer(dir)))
 
-const emails = Array.from({ length: count }, (_, i) => `student.${i}@dept${i % 97}.university${i % 5000}.edu`)
+/**
+ * The emails, made where each use needs them and dropped after: held while
+ * the timed parts ran, their million strings (and the rows made of them)
+ * were traced by every collection of the code measured (a 1M-row CSV
+ * upload took 2.6-3.8 s with them live, 1.7-2.3 s without).
+ */
+const makeEmails = (): Array<string> =>
+  Array.from({ length: count }, (_, i) => `student.${i}@dept${i % 97}.university${i % 5000}.edu`)
 const chunked = (text: string): Array<Uint8Array> => {
   const bytes = Buffer.from(text)
   const chunks: Array<Uint8Array> = []
   for (let i = 0; i < bytes.length; i += 65536) chunks.push(bytes.subarray(i, i + 65536))
   return chunks
 }
-const bodies: Record<JobInputFormat, Array<Uint8Array>> = {
-  ndjson: chunked(`${emails.map((email) => JSON.stringify(email)).join("\n")}\n`),
-  json: chunked(JSON.stringify({ targetGroupId: "bench", emails })),
-  csv: chunked(`name,email\r\n${emails.map((email, i) => `Student ${i},${email}`).join("\r\n")}\r\n`)
-}
+const bodies = ((): Record<JobInputFormat, Array<Uint8Array>> => {
+  const emails = makeEmails()
+  return {
+    ndjson: chunked(`${emails.map((email) => JSON.stringify(email)).join("\n")}\n`),
+    json: chunked(JSON.stringify({ targetGroupId: "bench", emails })),
+    csv: chunked(`name,email\r\n${emails.map((email, i) => `Student ${i},${email}`).join("\r\n")}\r\n`)
+  }
+})()
 
 const best = async (run: () => Promise<void>): Promise<number> => {
   let fastest = Number.POSITIVE_INFINITY
@@ -80,17 +90,21 @@ for (const format of ["ndjson", "csv", "json"] as const) {
   console.log(`upload ${format}: ${upload[format]!.ms} ms for ${count} items, ${(bytes / 1e6).toFixed(1)} MB`)
 }
 
-const institution = Object.freeze({ id: "ox", name: "University of Oxford", country: "GB" })
-const rows: Array<ResultRow> = emails.map((email, i) =>
-  i % 3 === 0
-    ? {
-        email,
-        isValid: false,
-        reasonCode: "DISPOSABLE_EMAIL",
-        reason: "The address is from a disposable email service."
-      }
-    : { email, isValid: true, matchedDomain: "ox.ac.uk", institution }
-)
+/** A million result rows' text, as a job's results file holds them. */
+const resultsText = (): Buffer => {
+  const institution = Object.freeze({ id: "ox", name: "University of Oxford", country: "GB" })
+  const rows: Array<ResultRow> = makeEmails().map((email, i) =>
+    i % 3 === 0
+      ? {
+          email,
+          isValid: false,
+          reasonCode: "DISPOSABLE_EMAIL",
+          reason: "The address is from a disposable email service."
+        }
+      : { email, isValid: true, matchedDomain: "ox.ac.uk", institution }
+  )
+  return Buffer.from(rows.map((row) => `${rowText(row)}\n`).join(""))
+}
 const jobId = `job_${"b".repeat(32)}` as JobId
 const openResults = Effect.gen(function* () {
   return yield* (yield* JobStore).open(jobId, "results")
@@ -107,7 +121,7 @@ await inStore(
     })
     yield* store.create(created, yield* store.stage())
     const results = yield* store.open(jobId, "results")
-    const text = Buffer.from(rows.map((row) => `${rowText(row)}\n`).join(""))
+    const text = resultsText()
     results.write(text, 0, text.length, 0)
     results.close()
   })
