@@ -17,237 +17,34 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Schema from "effect/Schema"
-import type { Explanation } from "../domain/Explanation.ts"
-import { OfferNotFound, TargetGroupNotFound } from "../domain/errors.ts"
-import type { MadeHashes, UsageTally } from "../domain/OfferUsage.ts"
-import { type ResultRow, type RowVerdict, toOfferResultRow, toResultRow } from "../domain/ResultRow.ts"
-import type { OfferValidationResult, ValidationResult } from "../domain/ValidationResult.ts"
-import type { Viewer } from "../domain/visibility.ts"
-import type { PlainForms } from "../engine/email/plainAddress.ts"
-import { evaluateOffer } from "../engine/targeting/evaluateOffer.ts"
-import { evaluateTargetGroup } from "../engine/targeting/evaluateTargetGroup.ts"
-import { explainResult } from "../engine/targeting/explainResult.ts"
 import { UsageStatistics } from "../stats/UsageStatistics.ts"
-import { offerRowVerdicts, targetGroupRowVerdicts } from "./rowVerdicts.ts"
-import { type ConfigSnapshot, Snapshot } from "./Snapshot.ts"
-import { visibleOffer, visibleTargetGroup } from "./visibility.ts"
+import { Snapshot } from "./Snapshot.ts"
+import { type Counters, makeValidation, type ValidationService } from "./ValidationService.ts"
 
-/** Why a validation could not run: its target does not exist for the viewer (HTTP answers 404). */
-export class ValidationError extends Schema.TaggedError<ValidationError>()("ValidationError", {
-  reason: Schema.Union([TargetGroupNotFound, OfferNotFound])
-}) {
-  override get message(): string {
-    return this.reason.message
-  }
-}
-
-const targetGroupNotFound = (targetGroupId: string) =>
-  new ValidationError({ reason: new TargetGroupNotFound({ targetGroupId }) })
-const offerNotFound = (offerId: string) => new ValidationError({ reason: new OfferNotFound({ offerId }) })
-
-/** What a validation result tells the counters. */
-export interface Validated {
-  readonly isValid: boolean
-  readonly reasonCode?: string | undefined
-}
-
-/**
- * Whether a batch's result validated an email (a per-item error validated
- * nothing): a class test, which stays fast however many shapes a job's
- * verdicts come in (an `in` test on them was 2.5% of an offer job's CPU).
- */
-export const isValidated = (result: Validated | ValidationError): result is Validated =>
-  !(result instanceof ValidationError)
+export {
+  type Counters,
+  isValidated,
+  makeValidation,
+  type OfferRequest,
+  type Validated,
+  ValidationError,
+  type ValidationService,
+  type ValidationTarget
+} from "./ValidationService.ts"
 
 /** Where validation results are counted (the daemon's Prometheus metrics; nothing in the library). */
-export class ValidationCounters extends Context.Service<
-  ValidationCounters,
-  {
-    /** One validated email. */
-    validated(result: Validated): void
-    /** A batch of validated emails (per-item errors, which validated nothing, do not count). */
-    validatedAll(results: ReadonlyArray<Validated | ValidationError>): void
-    /** `times` emails validated alike (counted on another thread); absent: `validated` is called `times` times. */
-    validatedTimes?(result: Validated, times: number): void
-  }
->()("campusgate/app/ValidationCounters") {
+export class ValidationCounters extends Context.Service<ValidationCounters, Counters>()(
+  "campusgate/app/ValidationCounters"
+) {
   /** Counts nothing (the library). */
   static readonly ignore: ValidationCounters["Service"] = { validated: () => {}, validatedAll: () => {} }
 
   static readonly none: Layer.Layer<ValidationCounters> = Layer.succeed(ValidationCounters, ValidationCounters.ignore)
 }
 
-/** What a job validates against. */
-export type ValidationTarget = { readonly targetGroupId: string } | { readonly offerId: string }
-
-/** One (offer, email) pair of a batch. */
-export interface OfferRequest {
-  readonly offerId: string
-  readonly email: string
-}
-
-export interface ValidationService {
-  /** One email against a target group the viewer sees. */
-  targetGroup(viewer: Viewer, email: string, targetGroupId: string): ValidationResult | ValidationError
-  /** `targetGroup`, with the result explained criterion by criterion (the console's "try an email"). */
-  explainTargetGroup(
-    viewer: Viewer,
-    email: string,
-    targetGroupId: string
-  ): { readonly result: ValidationResult; readonly explanation: Explanation } | ValidationError
-  /** One email against an offer the viewer sees (eligible when any of its target groups matches). */
-  offer(viewer: Viewer, email: string, offerId: string): OfferValidationResult | ValidationError
-  /** Many emails against one target group, results in input order. */
-  manyTargetGroup(
-    viewer: Viewer,
-    emails: ReadonlyArray<string>,
-    targetGroupId: string
-  ): Array<ValidationResult> | ValidationError
-  /** Many emails against one offer, results in input order, at one instant. */
-  manyOffer(
-    viewer: Viewer,
-    emails: ReadonlyArray<string>,
-    offerId: string
-  ): Array<OfferValidationResult> | ValidationError
-  /** (offer, email) pairs, each answered on its own: an offer the viewer cannot see is that item's `ValidationError`. */
-  batch(viewer: Viewer, requests: ReadonlyArray<OfferRequest>): Array<OfferValidationResult | ValidationError>
-  /**
-   * A job's chunk as result rows; throws the not-found error when the target
-   * is gone (the job fails). Offer validations are counted in `tally` when
-   * given (a job's own, stored with its checkpoints) instead of the shared
-   * recorder.
-   */
-  rows(
-    viewer: Viewer,
-    target: ValidationTarget,
-    emails: ReadonlyArray<string>,
-    tally?: UsageTally | undefined
-  ): Array<ResultRow>
-  /**
-   * `rows` without the addresses (row i is `emails[i]` and verdict i), as a
-   * job writes them: the emails of one host share one verdict
-   * (`rowVerdicts.ts`). Offer validations are counted in `tally` when given,
-   * else nowhere: a job counts its own (`jobs/jobUsage.ts`), and a job
-   * thread of a daemon that keeps no statistics has no tally. `read`: what
-   * one pass over the emails found already: unique-email hashes
-   * (`UsageTally.recordVerdicts`) and plain forms (`rowVerdicts.ts`).
-   */
-  rowVerdicts(
-    viewer: Viewer,
-    target: ValidationTarget,
-    emails: ReadonlyArray<string>,
-    tally?: UsageTally | undefined,
-    read?: (MadeHashes & PlainForms) | undefined
-  ): ReadonlyArray<RowVerdict>
-}
-
 export class Validation extends Context.Service<Validation, ValidationService>()("campusgate/app/Validation") {
-  /** The service over a snapshot holder, usage statistics and counters. */
-  static readonly make = (
-    snapshot: { current(): Pick<ConfigSnapshot, "engine"> },
-    usage: Pick<UsageStatistics["Service"], "record" | "recordMany">,
-    counters: ValidationCounters["Service"]
-  ): ValidationService => {
-    const manyTargetGroup = (viewer: Viewer, emails: ReadonlyArray<string>, targetGroupId: string) => {
-      const { engine } = snapshot.current()
-      const group = visibleTargetGroup(engine, viewer, targetGroupId)
-      if (group === undefined) return targetGroupNotFound(targetGroupId)
-      const results = new Array<ValidationResult>(emails.length)
-      for (let i = 0; i < emails.length; i++) results[i] = evaluateTargetGroup(group, engine.context, emails[i]!)
-      counters.validatedAll(results)
-      return results
-    }
-    const manyOffer = (viewer: Viewer, emails: ReadonlyArray<string>, offerId: string, tally?: UsageTally) => {
-      const { engine } = snapshot.current()
-      const offer = visibleOffer(engine, viewer, offerId)
-      if (offer === undefined) return offerNotFound(offerId)
-      const at = engine.now()
-      const results = new Array<OfferValidationResult>(emails.length)
-      for (let i = 0; i < emails.length; i++) results[i] = evaluateOffer(offer, engine.context, emails[i]!, at)
-      counters.validatedAll(results)
-      if (tally === undefined) usage.recordMany(offerId, emails, results, at)
-      else tally.recordMany(emails, results, at)
-      return results
-    }
-    const rows = (
-      viewer: Viewer,
-      target: ValidationTarget,
-      emails: ReadonlyArray<string>,
-      tally?: UsageTally
-    ): Array<ResultRow> => {
-      if ("targetGroupId" in target) {
-        const results = manyTargetGroup(viewer, emails, target.targetGroupId)
-        if (results instanceof ValidationError) throw results.reason
-        return results.map((result, i) => toResultRow(emails[i]!, result))
-      }
-      const results = manyOffer(viewer, emails, target.offerId, tally)
-      if (results instanceof ValidationError) throw results.reason
-      return results.map((result, i) => toOfferResultRow(emails[i]!, result))
-    }
-    return {
-      targetGroup: (viewer, email, targetGroupId) => {
-        const { engine } = snapshot.current()
-        const group = visibleTargetGroup(engine, viewer, targetGroupId)
-        if (group === undefined) return targetGroupNotFound(targetGroupId)
-        const result = evaluateTargetGroup(group, engine.context, email)
-        counters.validated(result)
-        return result
-      },
-      explainTargetGroup: (viewer, email, targetGroupId) => {
-        // One snapshot for the result and its explanation.
-        const { engine } = snapshot.current()
-        const group = visibleTargetGroup(engine, viewer, targetGroupId)
-        if (group === undefined) return targetGroupNotFound(targetGroupId)
-        const result = evaluateTargetGroup(group, engine.context, email)
-        counters.validated(result)
-        return { result, explanation: explainResult(group, engine.context, result) }
-      },
-      offer: (viewer, email, offerId) => {
-        const { engine } = snapshot.current()
-        const offer = visibleOffer(engine, viewer, offerId)
-        if (offer === undefined) return offerNotFound(offerId)
-        const at = engine.now()
-        const result = evaluateOffer(offer, engine.context, email, at)
-        counters.validated(result)
-        usage.record(offerId, email, result, at)
-        return result
-      },
-      manyTargetGroup,
-      manyOffer: (viewer, emails, offerId) => manyOffer(viewer, emails, offerId),
-      batch: (viewer, requests) => {
-        const { engine } = snapshot.current()
-        const at = engine.now()
-        const results = requests.map(({ offerId, email }) => {
-          const offer = visibleOffer(engine, viewer, offerId)
-          if (offer === undefined) return offerNotFound(offerId)
-          const result = evaluateOffer(offer, engine.context, email, at)
-          usage.record(offerId, email, result, at)
-          return result
-        })
-        counters.validatedAll(results)
-        return results
-      },
-      rows,
-      rowVerdicts: (viewer, target, emails, tally, read) => {
-        const { engine } = snapshot.current()
-        if ("targetGroupId" in target) {
-          const group = visibleTargetGroup(engine, viewer, target.targetGroupId)
-          if (group === undefined) throw targetGroupNotFound(target.targetGroupId).reason
-          const verdicts = targetGroupRowVerdicts(group, engine.context, emails, read)
-          counters.validatedAll(verdicts)
-          return verdicts
-        }
-        const offer = visibleOffer(engine, viewer, target.offerId)
-        if (offer === undefined) throw offerNotFound(target.offerId).reason
-        const at = engine.now()
-        const { verdicts, addresses } = offerRowVerdicts(offer, engine.context, emails, at, read)
-        counters.validatedAll(verdicts)
-        tally?.recordVerdicts(addresses, verdicts, at, read)
-        return verdicts
-      }
-    }
-  }
+  /** The service over a snapshot holder, usage statistics and counters (`makeValidation`). */
+  static readonly make = makeValidation
 
   static readonly layer: Layer.Layer<Validation, never, Snapshot | UsageStatistics | ValidationCounters> = Layer.effect(
     Validation,

@@ -20,7 +20,7 @@ import { slotsOf } from "./batchSlots.ts"
 import { EngineBuilder, type EngineConfig } from "./EngineBuilder.ts"
 import type { AnsweredBatch, ThreadAnswer, ThreadData, ThreadMessage, Verdicts } from "./JobThreads.ts"
 import { HEAP_BOUND } from "./jobThreadMemory.ts"
-import { isValidated, type Validated, Validation } from "./Validation.ts"
+import { isValidated, makeValidation, type Validated } from "./ValidationService.ts"
 
 /**
  * Nice 10 above the daemon's (at most 19): where a job thread and the
@@ -62,7 +62,7 @@ const count = (result: Validated, times: number) => {
   verdicts.push({ isValid, reasonCode, times })
 }
 
-const validation = Validation.make(
+const validation = makeValidation(
   {
     current: () => {
       if (engine === undefined) throw new Error("The job thread has no configuration.")
