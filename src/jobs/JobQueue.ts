@@ -149,6 +149,12 @@ export class JobQueue extends Context.Service<
     recordCallback(jobId: JobId, callback: JobCallback): Effect.Effect<void>
     /** Jobs waiting for a worker and jobs being processed, now (for metrics). */
     occupancy(): { readonly waiting: number; readonly running: number }
+    /**
+     * A job's upload has begun on this daemon: its evaluator gets ready now
+     * (`BatchEvaluator.prepare`), while the upload is read, not when the
+     * job's first batch is taken.
+     */
+    prepare(): void
   }
 >()("campusgate/jobs/JobQueue") {
   /** The queue and its store shared by every daemon on one Redis (`JobQueueRedis.ts`). */
@@ -286,6 +292,7 @@ export class JobQueue extends Context.Service<
             return isFinished(entry.status) ? yield* readJob(entry) : yield* Deferred.await(entry.finished)
           }),
           occupancy: () => index.occupancy(),
+          prepare: () => options.evaluator.prepare?.(),
           recordCallback: Effect.fn("JobQueue.recordCallback")(function* (jobId: JobId, callback: JobCallback) {
             yield* recordCallback(context, jobId, callback)
           })

@@ -304,7 +304,8 @@ export const layerRedis = (options: RedisJobQueueOptions): Layer.Layer<JobQueue 
           return yield* awaitEnd(yield* lookup(team, jobId))
         }),
         recordCallback: (jobId, callback) => recordCallback(jobId, callback),
-        occupancy: () => ({ waiting: waitingSeen, running: active.size })
+        occupancy: () => ({ waiting: waitingSeen, running: active.size }),
+        prepare: () => options.evaluator.prepare?.()
       })
       return Context.make(JobQueue, queue).pipe(Context.add(JobStore, store))
     })

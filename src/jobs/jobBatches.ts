@@ -85,6 +85,8 @@ export interface BatchEvaluator {
    * checkpoint could carry counts of rows it does not cover.
    */
   evaluate(request: BatchRequest, tally: UsageTally | undefined): EncodedBatch | Promise<EncodedBatch>
+  /** A job is on its way (its upload has begun): what takes time to start may start now, ahead of its first batch. */
+  prepare?(): void
   /**
    * The runner is done with `batch` (its rows are appended, or its job ended
    * before they were): its buffers may be used again, so the batch is not

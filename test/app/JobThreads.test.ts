@@ -276,6 +276,33 @@ describe("JobThreads", () => {
     expect(text((await again).text)).toBe(text(first[0]!.text))
   })
 
+  it("starts every thread with the configuration when a job is on its way, and stops them if no batch comes", async () => {
+    const { live } = shipped()
+    const threads = pool(live, { idleMs: 300 })
+    threads.prepare()
+    expect(threads.running).toBe(2)
+    for (let waited = 0; threads.running > 0 && waited < 10_000; waited += 50) {
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    expect(threads.running).toBe(0)
+  })
+
+  it("judges the batches of a prepared thread by the configuration in force when each is taken", async () => {
+    const { live, configDir } = shipped()
+    const threads = pool(live, { threads: 1 })
+    const target = { targetGroupId: "universities" }
+    threads.prepare()
+    const first = text((await threads.evaluate(requestFor(target), undefined)).text)
+    expect(first).toBe(text(here(live, requestFor(target)).batch.text))
+    threads.prepare()
+    const file = join(configDir, "target-groups/universities.yaml")
+    writeFileSync(file, readFileSync(file, "utf8").replace("types: [university]", "countries: [GB]"))
+    expect(Effect.runSync(live.reload())).toMatchObject({ ok: true })
+    const after = text((await threads.evaluate(requestFor(target), undefined)).text)
+    expect(after).toContain('"email":"li@cs.ox.ac.uk","isValid":true')
+    expect(after).toBe(text(here(live, requestFor(target)).batch.text))
+  })
+
   it("fails the batches still waiting when it is closed, and every batch after", async () => {
     const { live } = shipped()
     const threads = pool(live)

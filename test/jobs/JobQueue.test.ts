@@ -122,6 +122,19 @@ describe.each(queueAdapters)("JobQueue over the %s store", (_, queueOver) => {
     }).pipe(Effect.provide(queueOver({ evaluator: evaluateHere(failing), chunkItems: 8 })))
   })
 
+  it.effect("gets its evaluator ready when an upload begins, before any job is submitted", () => {
+    let prepared = 0
+    const evaluator = { ...evaluateHere(evaluate), prepare: () => void prepared++ }
+    return Effect.gen(function* () {
+      const queue = yield* JobQueue
+      queue.prepare()
+      expect(prepared).toBe(1)
+      const { job } = yield* queue.submit(yield* request(items))
+      expect((yield* queue.awaitFinished("acme", job.jobId)).status).toBe("completed")
+      expect(prepared).toBe(1)
+    }).pipe(Effect.provide(queueOver({ evaluator })))
+  })
+
   it.effect("logs a job started and finished, and a failed one with its reason, never an address", () => {
     const log = captureLog()
     return Effect.gen(function* () {

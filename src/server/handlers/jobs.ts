@@ -198,6 +198,8 @@ export const JobsHandlers = HttpApiBuilder.group(
           yield* Effect.addFinalizer(() => Effect.sync(() => uploads.give(caller.keyId)))
           const key = headers["idempotency-key"]
           const upload = yield* store.stage()
+          // The job threads start and build their engine while the upload is read.
+          queue.prepare()
           const input = yield* readJobInput(payload, {
             format,
             output: upload.bytes,
