@@ -8,8 +8,10 @@
  * by a third within minutes: a single cold job says little.
  *
  * With BENCH_BEFORE_TREE=DIR (another checkout, built) the runs alternate
- * this checkout's `bench/jobs.ts` and DIR's, each daemon alone on the
- * machine, and each job's end-to-end time is compared with the other's of
+ * this checkout's daemon and DIR's, each alone on the machine and measured
+ * by this checkout's `bench/jobs.ts` (BENCH_DAEMON_TREE), so an older
+ * version is timed as this one is (an old script may stop its clock
+ * elsewhere); each job's end-to-end time is compared with the other's of
  * the same run pair. Environment for bench/jobs.ts (BENCH_EMAILS,
  * BENCH_PIN, ...) passes through. Progress goes to standard error; the
  * final line on standard output is JSON: per job, the end-to-end seconds'
@@ -41,16 +43,21 @@ const daemonCore = availableParallelism() >= 2 && process.env.BENCH_PIN !== "0" 
 /** The machine probe's milliseconds before each run, in run order. */
 const probes: Array<number> = []
 
-/** One run of `tree`'s bench:jobs without latency rounds: its jobs' figures. */
+/** One run of bench:jobs without latency rounds on the daemon of `tree`: its jobs' figures. */
 const run = (tree: string): ReadonlyArray<JobFigures> => {
   try {
     probes.push(machineProbeMs(daemonCore))
   } catch {
     probes.push(machineProbeMs())
   }
-  const env = { ...process.env, BENCH_ROUNDS: "0", BENCH_BEFORE_TREE: "" }
-  const done = spawnSync(process.execPath, [join(tree, "bench", "jobs.ts")], {
-    cwd: tree,
+  const env = {
+    ...process.env,
+    BENCH_ROUNDS: "0",
+    BENCH_BEFORE_TREE: "",
+    BENCH_DAEMON_TREE: tree === thisTree ? "" : tree
+  }
+  const done = spawnSync(process.execPath, [join(thisTree, "bench", "jobs.ts")], {
+    cwd: thisTree,
     env,
     encoding: "utf8",
     stdio: ["ignore", "pipe", "inherit"],

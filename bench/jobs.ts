@@ -36,7 +36,10 @@
  * jobs count nothing, and once took three times as long that way);
  * BENCH_PIN=0 pins nothing; BENCH_WAIT=poll polls the job's record every
  * 20 ms instead of waiting for its callback; BENCH_NODE_ARGS are Node options for every
- * daemon. BENCH_BEFORE_TREE=DIR (another
+ * daemon. BENCH_DAEMON_TREE=DIR (another checkout, built) measures its
+ * daemon, on its own shipped config, in place of this checkout's: the same
+ * measurements of another version (`bench/jobRuns.ts` alternates the two).
+ * BENCH_BEFORE_TREE=DIR (another
  * checkout, built) runs its daemon as `before` on its own shipped config:
  * job i of the five on this daemon, then job i on it, both alive, one
  * working at a time; and in every latency round. Progress goes to standard error;
@@ -413,8 +416,11 @@ const emails = generateEmails(buildInstitutionTable(), emailCount, 5)
 const body = Buffer.from(`${emails.map((email) => JSON.stringify(email)).join("\n")}\n`)
 log(`${emailCount.toLocaleString()} emails, ${(body.length / 1e6).toFixed(1)} MB of NDJSON`)
 
+/** The checkout whose daemon is measured: this one, or BENCH_DAEMON_TREE. */
+const daemonTree = process.env.BENCH_DAEMON_TREE || undefined
+
 const variants = [
-  { name: "jobThreads", config: configFor("threads", threadsSetting) },
+  { name: "jobThreads", config: configFor("threads", threadsSetting, daemonTree) },
   ...(withBaseline ? [{ name: "requestThread", config: configFor("request-thread", "0") }] : []),
   ...(beforeTree === undefined ? [] : [{ name: "before", config: configFor("before", undefined, beforeTree) }])
 ]
@@ -492,6 +498,7 @@ try {
       emails: emailCount,
       quick,
       pinned: pinning ?? null,
+      daemonTree: daemonTree ?? null,
       jobs,
       endToEndSeconds: { targetGroup: endToEnd("targetGroup"), offerThreeGroups: endToEnd("offer") },
       vmHwmMbAfterEachJob: vmHwm,
