@@ -152,10 +152,9 @@ export class JobThreads implements BatchEvaluator {
 
   /**
    * A job is on its way (its upload has begun): every thread is started
-   * and sent the configuration in force, so that the job's first batch
-   * does not wait while a thread loads its modules and builds its engine
-   * (1-2.5 s on the 2-core machine, where a batch of 2,048 emails takes
-   * ~5 ms) but the upload's time is used for it. A thread that gets no
+   * and sent the configuration in force, so that it loads its modules and
+   * builds its engine (1-2.5 s on the 2-core machine) while the upload is
+   * read, not after the job's first batch is sent. A thread that gets no
    * batch stops after `idleMs`, as an idle one does.
    */
   prepare(): void {
