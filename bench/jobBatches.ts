@@ -14,7 +14,8 @@
  * machine has `taskset`. With BENCH_BEFORE_TREE=DIR (another checkout, its
  * `node_modules` and built data in place) every round also runs that tree's
  * code on the same emails, the two alternating, so a change is compared in
- * separate processes under the same conditions. BENCH_ROUNDS (default 3),
+ * separate processes under the same conditions, the pair's order
+ * alternating from round to round. BENCH_ROUNDS (default 3),
  * BENCH_EMAILS. Progress goes to standard error; the final line on
  * standard output is JSON: seconds per pass, median and spread over the
  * rounds, and the ratios to the before tree's.
@@ -135,12 +136,14 @@ const main = () => {
     const before: Array<Array<number>> = []
     const shown = (seconds: Array<number>) => `${seconds.map((s) => s.toFixed(2)).join(" / ")} s`
     for (let i = 0; i < rounds; i++) {
+      // The pair's order alternates: the same code measured against itself ran 5-10% slower first in a fixed order.
+      const beforeFirst = beforeTree !== undefined && i % 2 === 1
+      if (beforeFirst) before.push(round(beforeTree, emailsFile))
       after.push(round(thisTree, emailsFile))
+      if (beforeTree !== undefined && !beforeFirst) before.push(round(beforeTree, emailsFile))
       console.error(`round ${i + 1}: ${shown(after.at(-1)!)} (${PASS_NAMES.join(" / ")})`)
-      if (beforeTree !== undefined) {
-        before.push(round(beforeTree, emailsFile))
-        console.error(`  before: ${shown(before.at(-1)!)}`)
-      }
+      if (beforeTree !== undefined)
+        console.error(`  before: ${shown(before.at(-1)!)}${beforeFirst ? " (ran first)" : ""}`)
     }
     const byPass = (of: Array<Array<number>>) =>
       Object.fromEntries(PASS_NAMES.map((name, p) => [name, spread(of.map((seconds) => seconds[p]!))]))
