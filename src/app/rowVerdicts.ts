@@ -57,10 +57,9 @@ import { HostNumbers } from "./HostNumbers.ts"
  * Hosts whose verdicts the targets keep at most: a job's million emails of
  * bench:jobs' mix come from ~113k hosts (listed domains, their sub-domains,
  * academic-suffix and other hosts) with ~39k distinct verdicts for a target
- * group or the three-group offer (~42k verdict objects, see
- * `sharedVerdict`). Started afresh when full, which bounds memory at no
- * cost per hit: ~4.5 MB of hosts (`HostNumbers`: their slots, text and
- * ends, three typed arrays), and the verdicts' text (~240 bytes each for
+ * group or the three-group offer. Started afresh when full, which bounds
+ * memory at no cost per hit: ~5.7 MB of hosts (`HostNumbers`: their slots
+ * and text, two typed arrays), and the verdicts' text (~240 bytes each for
  * that target group, ~350 for that offer).
  */
 const MAX_HOSTS = 1 << 17
@@ -74,15 +73,15 @@ export const keptHosts = (): number => hostNumbers.size
 /**
  * What a target keeps (a compiled offer or target group, so a new
  * configuration starts afresh): each host's verdict by the host's number,
- * and each institution's last verdict, so that the hosts of one verdict
+ * and each institution's verdicts, so that the hosts of one verdict
  * (`x.edu`, `stu.x.edu`, `mail.x.edu`) share one and its text is kept once.
  */
 interface Kept {
   /** The `hostNumbers` generation `byHost` belongs to. */
   generation: number
   byHost: Array<SharedVerdict | undefined>
-  /** Each institution's last verdict made (`sharedVerdict`), emptied with `byHost`. */
-  readonly byInstitution: Map<RowInstitution, SharedVerdict>
+  /** The verdicts each institution's hosts share (`sharedVerdict`), emptied with `byHost`. */
+  readonly byInstitution: Map<RowInstitution, Array<SharedVerdict>>
   /** The verdict on an input the target's syntax refuses, by the refusal's message (the parser's catalogue: a few dozen). */
   readonly refusals: Map<string, SharedVerdict>
 }
@@ -142,26 +141,33 @@ const factsOf = (context: EngineContext, number: number, host: string): HostFact
   return facts
 }
 
+/** Distinct verdicts an institution's hosts share at most (`sharedVerdict`): its students', staff's, alumni's, ... */
+const VERDICTS_AN_INSTITUTION = 8
+
 /**
- * The shared verdict of `row` (a host's, evaluated in full): its
- * institution's last verdict when that has the same text (the text holds
- * every member, so the verdicts are equal), else a new one, kept as the
- * institution's last. The hosts of an institution most often answer alike
- * (70.6k of bench:jobs' 113k hosts found their institution's last verdict
- * equal); a host of another role (`alumni.x.edu`) or of no institution gets
- * its own. Before, verdicts were shared by their text in a map, which
- * hashed each new ~300-byte text to look it up: in two cold passes (a
- * target group's, then the offer's; CPU profile of `bench:jobs:batches`'
- * child on one core) sharing took 0.85 s, 0.55 s of it the map's; now 0.51
- * and 0.18 s, with ~42k verdict objects where there were ~39k.
+ * The shared verdict of `row` (a host's, evaluated in full): one its
+ * institution's hosts had before with the same text (the text holds every
+ * member, so the verdicts are equal), else a new one, kept with them. The
+ * hosts of an institution answer in few ways (by their role: `x.edu`,
+ * `stu.x.edu`, `alumni.x.edu`), and a host of no institution is named in
+ * its verdict (`x.com is not a known academic institution`). Before,
+ * verdicts were shared by their text in a map, which hashed each new
+ * ~300-byte text to look it up: in two cold passes (a target group's, then
+ * the offer's; CPU profile of `bench:jobs:batches`' child on one core)
+ * sharing took 0.85 s, 0.55 s of it the map's; with an institution's last
+ * verdict alone to compare with, 0.51 and 0.18 s.
  */
 const sharedVerdict = (row: RowVerdict, kept: Kept): SharedVerdict => {
   const made = new SharedVerdict(row)
   const institution = row.institution
   if (institution === undefined) return made
-  const last = kept.byInstitution.get(institution)
-  if (last !== undefined && last.text === made.text) return last
-  kept.byInstitution.set(institution, made)
+  const known = kept.byInstitution.get(institution)
+  if (known === undefined) {
+    kept.byInstitution.set(institution, [made])
+    return made
+  }
+  for (const verdict of known) if (verdict.text === made.text) return verdict
+  if (known.length < VERDICTS_AN_INSTITUTION) known.push(made)
   return made
 }
 

@@ -198,6 +198,24 @@ describe("targetGroupRowVerdicts", () => {
     expect(alumni).not.toBe(own)
     expect(alumni).toMatchObject({ isValid: false })
   })
+
+  it("shares them whatever the order the hosts come in", () => {
+    // A configuration of its own, so that its group has judged no host yet.
+    const loaded = LiveSnapshot.loadSync(resourcesSource(resources), { now: () => now })
+    if (loaded instanceof InvalidConfiguration) throw loaded
+    const { engine } = loaded.current()
+    const group = engine.targetGroups.get("uk")!
+    const [own, alumni, students, staff] = targetGroupRowVerdicts(group, engine.context, [
+      "sam@ox.ac.uk",
+      "sam@alumni.ox.ac.uk",
+      "sam@students.ox.ac.uk",
+      "sam@cs.ox.ac.uk"
+    ])
+    expect(alumni).toMatchObject({ isValid: false })
+    expect(own).not.toBe(alumni)
+    expect(students).toBe(own)
+    expect(staff).toBe(own)
+  })
 })
 
 describe("the hosts whose verdicts are kept", () => {
