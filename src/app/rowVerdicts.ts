@@ -80,8 +80,13 @@ interface Kept {
   /** The `hostNumbers` generation `byHost` belongs to. */
   generation: number
   byHost: Array<SharedVerdict | undefined>
-  /** The verdicts each institution's hosts share (`sharedVerdict`), emptied with `byHost`. */
-  readonly byInstitution: Map<RowInstitution, Array<SharedVerdict>>
+  /**
+   * The verdicts each institution's hosts share (`sharedVerdict`), emptied with `byHost`: most institutions' hosts
+   * answer alike, so one verdict, or else an array of them. With an array for each, what a thread kept after a target
+   * group's cold pass and the offer's was 69.6 MB of heap (after a full collection), against 65.2 MB with the map by
+   * text before and 65.4 MB this way.
+   */
+  readonly byInstitution: Map<RowInstitution, SharedVerdict | Array<SharedVerdict>>
   /** The verdict on an input the target's syntax refuses, by the refusal's message (the parser's catalogue: a few dozen). */
   readonly refusals: Map<string, SharedVerdict>
 }
@@ -163,7 +168,12 @@ const sharedVerdict = (row: RowVerdict, kept: Kept): SharedVerdict => {
   if (institution === undefined) return made
   const known = kept.byInstitution.get(institution)
   if (known === undefined) {
-    kept.byInstitution.set(institution, [made])
+    kept.byInstitution.set(institution, made)
+    return made
+  }
+  if (known instanceof SharedVerdict) {
+    if (known.text === made.text) return known
+    kept.byInstitution.set(institution, [known, made])
     return made
   }
   for (const verdict of known) if (verdict.text === made.text) return verdict
