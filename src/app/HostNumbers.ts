@@ -9,13 +9,10 @@
  * ~113k hosts in bench:jobs' mix. In a `Map` of the hosts' strings each
  * look-up read three places far apart (the bucket, the entry, the key's
  * text), and was 8-12% of an offer job's CPU (perf of the daemon). Here a
- * host's slot holds its hash, number, length and where its text starts, and
- * its text lies in one byte array, so a look-up reads the slot and then the
- * text it compares; and the kept hosts are two typed arrays (~5.7 MB for
- * 113k hosts), not 113k strings in a map for the collector to trace. (With
- * the texts' ends in an array of their own, a look-up read that too: `find`
- * was 9.3-9.6% of bench:jobs:batches' child's CPU profile, one core, against
- * 7.3-8.1% since, two runs each.) Measured in
+ * host's slot holds its hash and number side by side, and its text lies in
+ * one byte array, so a look-up reads the slot and then the text it
+ * compares; and the kept hosts are three typed arrays (~4.5 MB for 113k
+ * hosts), not 113k strings in a map for the collector to trace. Measured in
  * process on bench:jobs' 1M emails against the three-group offer (separate
  * processes alternating, one core): warm passes 1.86-1.89 s against
  * 1.94-2.14 s with the map, the first pass 3.4-3.8 s against 3.9-4.2 s.
@@ -40,20 +37,15 @@ export const hashOf = (text: string, from = 0): number => {
 const MIN_SLOTS = 1024
 const MIN_TEXT_BYTES = 16 * 1024
 
-/** A slot's four numbers: the host's hash, its number + 1 (0: an empty slot), where its text starts, its length. */
-const SLOT = 4
-
 export class HostNumbers {
   readonly #max: number
   #generation = 0
   #size = 0
-  /** Open addressing with linear probing, at most half full, `SLOT` numbers a slot. */
-  #slots = new Int32Array(SLOT * MIN_SLOTS)
-  /** The slots' count - 1 (a power of two - 1). */
-  #mask = MIN_SLOTS - 1
-  /** The hosts' text one after another, `#textUsed` bytes of it. */
+  /** Open addressing with linear probing, at most half full: each slot a host's hash and its number + 1 (0: empty). */
+  #slots = new Int32Array(2 * MIN_SLOTS)
+  /** The hosts' text one after another, host n from `#ends[n - 1]` (0 for the first) to `#ends[n]`. */
   #text = new Uint8Array(MIN_TEXT_BYTES)
-  #textUsed = 0
+  #ends = new Int32Array(MIN_SLOTS / 2)
 
   constructor(max: number) {
     this.#max = max
@@ -73,14 +65,12 @@ export class HostNumbers {
   find(text: string, from = 0): number {
     const hash = hashOf(text, from)
     if (hash < 0) return -1
-    const length = text.length - from
     const slots = this.#slots
-    const mask = this.#mask
+    const mask = (slots.length >>> 1) - 1
     for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
-      const at = SLOT * slot
-      const numbered = slots[at + 1]!
+      const numbered = slots[2 * slot + 1]!
       if (numbered === 0) return -1
-      if (slots[at] === hash && slots[at + 3] === length && this.#is(slots[at + 2]!, text, from)) return numbered - 1
+      if (slots[2 * slot] === hash && this.#is(numbered - 1, text, from)) return numbered - 1
     }
   }
 
@@ -93,34 +83,33 @@ export class HostNumbers {
     const hash = hashOf(host)
     if (hash < 0) return -1
     if (this.#size >= this.#max) this.#clear()
-    if (2 * (this.#size + 1) > this.#mask + 1) this.#growSlots()
+    if (2 * (this.#size + 1) > this.#slots.length >>> 1) this.#growSlots()
     const number = this.#size++
-    this.#place(hash, number, this.#keepText(host), host.length)
+    this.#place(hash, number)
+    this.#keepText(number, host)
     return number
   }
 
-  /** Whether the text kept from `start` is `host[from..]` (of the same length). */
-  #is(start: number, host: string, from: number): boolean {
+  /** Whether host `number`'s text is `host[from..]`. */
+  #is(number: number, host: string, from: number): boolean {
+    const start = number === 0 ? 0 : this.#ends[number - 1]!
+    if (this.#ends[number]! - start !== host.length - from) return false
     const text = this.#text
     for (let i = from; i < host.length; i++) if (text[start + i - from] !== host.charCodeAt(i)) return false
     return true
   }
 
-  #place(hash: number, number: number, start: number, length: number): void {
+  #place(hash: number, number: number): void {
     const slots = this.#slots
-    const mask = this.#mask
+    const mask = (slots.length >>> 1) - 1
     let slot = hash & mask
-    while (slots[SLOT * slot + 1] !== 0) slot = (slot + 1) & mask
-    const at = SLOT * slot
-    slots[at] = hash
-    slots[at + 1] = number + 1
-    slots[at + 2] = start
-    slots[at + 3] = length
+    while (slots[2 * slot + 1] !== 0) slot = (slot + 1) & mask
+    slots[2 * slot] = hash
+    slots[2 * slot + 1] = number + 1
   }
 
-  /** Keeps `host`'s text after the others'; answers where it starts. */
-  #keepText(host: string): number {
-    const start = this.#textUsed
+  #keepText(number: number, host: string): void {
+    const start = number === 0 ? 0 : this.#ends[number - 1]!
     const end = start + host.length
     if (end > this.#text.length) {
       const text = new Uint8Array(Math.max(2 * this.#text.length, end))
@@ -128,25 +117,27 @@ export class HostNumbers {
       this.#text = text
     }
     for (let i = 0; i < host.length; i++) this.#text[start + i] = host.charCodeAt(i)
-    this.#textUsed = end
-    return start
+    if (number >= this.#ends.length) {
+      const ends = new Int32Array(2 * this.#ends.length)
+      ends.set(this.#ends)
+      this.#ends = ends
+    }
+    this.#ends[number] = end
   }
 
   /** Twice the slots, every host placed again by its hash. */
   #growSlots(): void {
     const old = this.#slots
     this.#slots = new Int32Array(2 * old.length)
-    this.#mask = 2 * this.#mask + 1
-    for (let at = 0; at < old.length; at += SLOT) {
-      const numbered = old[at + 1]!
-      if (numbered !== 0) this.#place(old[at]!, numbered - 1, old[at + 2]!, old[at + 3]!)
+    for (let slot = 0; slot < old.length >>> 1; slot++) {
+      const numbered = old[2 * slot + 1]!
+      if (numbered !== 0) this.#place(old[2 * slot]!, numbered - 1)
     }
   }
 
   #clear(): void {
     this.#slots.fill(0)
     this.#size = 0
-    this.#textUsed = 0
     this.#generation++
   }
 }

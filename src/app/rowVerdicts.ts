@@ -23,9 +23,9 @@
  * the full evaluation's over generated emails and hosts.
  *
  * Verdicts are kept by host (the domain as parsed, numbered once for all
- * targets: `HostNumbers`), per compiled target, and the hosts of one
- * institution that answer alike share one verdict object and its text
- * (`Kept`, `sharedVerdict`). A repeated host then costs one map look-up after
+ * targets: `HostNumbers`), per compiled target, and distinct verdicts by
+ * their text, so the hosts of one institution share one verdict object and
+ * its text (`Kept`). A repeated host then costs one map look-up after
  * parsing: neither the host directory's walk nor the groups' judgements
  * run again. Measured in one thread over the 1M emails of bench:jobs' mix
  * (~113k hosts), a warm pass: 1.7-1.9 µs an email against 2.7-4.0 for a
@@ -36,13 +36,7 @@
  */
 
 import { effectiveStatus } from "../domain/Offer.ts"
-import {
-  type RowInstitution,
-  type RowVerdict,
-  SharedVerdict,
-  toOfferResultRow,
-  toResultRow
-} from "../domain/ResultRow.ts"
+import { type RowVerdict, SharedVerdict, toOfferResultRow, toResultRow } from "../domain/ResultRow.ts"
 import { parseEmail } from "../engine/email/parseEmail.ts"
 import { acceptedPlainAt, type PlainForms } from "../engine/email/plainAddress.ts"
 import type { CompiledTargetGroup } from "../engine/targeting/compileTargetGroup.ts"
@@ -54,13 +48,15 @@ import { normalizedAddress, refusedAddress } from "../stats/UsageRecorder.ts"
 import { HostNumbers } from "./HostNumbers.ts"
 
 /**
- * Hosts whose verdicts the targets keep at most: a job's million emails of
- * bench:jobs' mix come from ~113k hosts (listed domains, their sub-domains,
- * academic-suffix and other hosts) with ~39k distinct verdicts for a target
- * group or the three-group offer. Started afresh when full, which bounds
- * memory at no cost per hit: ~5.7 MB of hosts (`HostNumbers`: their slots
- * and text, two typed arrays), and the verdicts' text (~240 bytes each for
- * that target group, ~350 for that offer).
+ * Hosts whose verdicts the targets keep at most, and distinct verdicts a
+ * target keeps: a job's million emails of bench:jobs' mix come from ~113k
+ * hosts (listed domains, their sub-domains, academic-suffix and other
+ * hosts) with ~39k distinct verdicts for a target group and ~87k for the
+ * three-group offer, whose reasons name the host where a group's domain
+ * lists refuse it. Either is started afresh when full, which bounds memory
+ * at no cost per hit: ~4.5 MB of hosts (`HostNumbers`: their slots, text
+ * and ends, three typed arrays), and the verdicts' text (10 MB for that
+ * target group, 44 MB for that offer).
  */
 const MAX_HOSTS = 1 << 17
 
@@ -73,20 +69,14 @@ export const keptHosts = (): number => hostNumbers.size
 /**
  * What a target keeps (a compiled offer or target group, so a new
  * configuration starts afresh): each host's verdict by the host's number,
- * and each institution's verdicts, so that the hosts of one verdict
+ * and each distinct verdict by its text, so that the hosts of one verdict
  * (`x.edu`, `stu.x.edu`, `mail.x.edu`) share one and its text is kept once.
  */
 interface Kept {
   /** The `hostNumbers` generation `byHost` belongs to. */
   generation: number
   byHost: Array<SharedVerdict | undefined>
-  /**
-   * The verdicts each institution's hosts share (`sharedVerdict`), emptied with `byHost`: most institutions' hosts
-   * answer alike, so one verdict, or else an array of them. With an array for each, what a thread kept after a target
-   * group's cold pass and the offer's was 69.6 MB of heap (after a full collection), against 65.2 MB with the map by
-   * text before and 65.4 MB this way.
-   */
-  readonly byInstitution: Map<RowInstitution, SharedVerdict | Array<SharedVerdict>>
+  readonly verdicts: Map<string, SharedVerdict>
   /** The verdict on an input the target's syntax refuses, by the refusal's message (the parser's catalogue: a few dozen). */
   readonly refusals: Map<string, SharedVerdict>
 }
@@ -94,7 +84,7 @@ const kept = new WeakMap<CompiledOffer | CompiledTargetGroup, Kept>()
 const keptFor = (target: CompiledOffer | CompiledTargetGroup): Kept => {
   let found = kept.get(target)
   if (found === undefined) {
-    found = { generation: -1, byHost: [], byInstitution: new Map(), refusals: new Map() }
+    found = { generation: -1, byHost: [], verdicts: new Map(), refusals: new Map() }
     kept.set(target, found)
   }
   return found
@@ -104,7 +94,6 @@ const keptFor = (target: CompiledOffer | CompiledTargetGroup): Kept => {
 const byHostOf = (kept: Kept): Array<SharedVerdict | undefined> => {
   if (kept.generation !== hostNumbers.generation) {
     kept.byHost = []
-    kept.byInstitution.clear()
     kept.generation = hostNumbers.generation
   }
   return kept.byHost
@@ -146,38 +135,13 @@ const factsOf = (context: EngineContext, number: number, host: string): HostFact
   return facts
 }
 
-/** Distinct verdicts an institution's hosts share at most (`sharedVerdict`): its students', staff's, alumni's, ... */
-const VERDICTS_AN_INSTITUTION = 8
-
-/**
- * The shared verdict of `row` (a host's, evaluated in full): one its
- * institution's hosts had before with the same text (the text holds every
- * member, so the verdicts are equal), else a new one, kept with them. The
- * hosts of an institution answer in few ways (by their role: `x.edu`,
- * `stu.x.edu`, `alumni.x.edu`), and a host of no institution is named in
- * its verdict (`x.com is not a known academic institution`). Before,
- * verdicts were shared by their text in a map, which hashed each new
- * ~300-byte text to look it up: in two cold passes (a target group's, then
- * the offer's; CPU profile of `bench:jobs:batches`' child on one core)
- * sharing took 0.85 s, 0.55 s of it the map's; with an institution's last
- * verdict alone to compare with, 0.51 and 0.18 s.
- */
-const sharedVerdict = (row: RowVerdict, kept: Kept): SharedVerdict => {
+/** The shared verdict of `row`: the one kept with the same text, else a new one, kept. */
+const sharedVerdict = (row: RowVerdict, verdicts: Kept["verdicts"]): SharedVerdict => {
   const made = new SharedVerdict(row)
-  const institution = row.institution
-  if (institution === undefined) return made
-  const known = kept.byInstitution.get(institution)
-  if (known === undefined) {
-    kept.byInstitution.set(institution, made)
-    return made
-  }
-  if (known instanceof SharedVerdict) {
-    if (known.text === made.text) return known
-    kept.byInstitution.set(institution, [known, made])
-    return made
-  }
-  for (const verdict of known) if (verdict.text === made.text) return verdict
-  if (known.length < VERDICTS_AN_INSTITUTION) known.push(made)
+  const known = verdicts.get(made.text)
+  if (known !== undefined) return known
+  if (verdicts.size >= MAX_HOSTS) verdicts.clear()
+  verdicts.set(made.text, made)
   return made
 }
 
@@ -265,7 +229,7 @@ const byHost = (
       }
       const known =
         number < 0 || syntax === STRICTEST ? undefined : { syntax, parsed, facts: factsOf(context, number, host) }
-      verdict = sharedVerdict(full(-1, input, known), kept)
+      verdict = sharedVerdict(full(-1, input, known), kept.verdicts)
       if (number >= 0) {
         // Filled up to the number first: an array with holes, or made with `new Array(length)` of this
         // many, would be a dictionary, each probe ~1.6x as long (measured: a warm pass of bench:jobs' mix).
