@@ -13,10 +13,11 @@
  * - Its engine keeps no target group's verdicts on institutions
  *   (`EngineContext.remembersVerdicts`), which the request thread's engine
  *   keeps so that the next email of an institution costs a lookup. A job
- *   judges a host once per target and keeps the row, so an institution's
- *   verdict is asked for about once per host (~113k hosts, ~37k
- *   institutions in bench:jobs' mix), and keeping the verdicts of a few
- *   groups held ~80 MB live (heap snapshot of the thread: 195 MB live, the
+ *   judges a host once per target and keeps the row, and a new host of a
+ *   matched domain judged before mostly takes its row (`rowVerdicts.ts`),
+ *   so an institution's verdict is asked for about once per matched
+ *   domain (~39k in bench:jobs' mix, of ~113k hosts); keeping the verdicts
+ *   of a few groups held ~80 MB live (heap snapshot of the thread: 195 MB live, the
  *   engine 43 MB, the verdicts of four groups 83 MB, the host directory's
  *   records 31 MB). Every verdict a job keeps was copied by the thread's
  *   young-generation collections and traced by its old-generation ones.

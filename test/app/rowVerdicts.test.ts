@@ -33,12 +33,29 @@ const resources = {
       }
     },
     { id: "alumni", name: "Alumni too", criteria: { institutions: { roles: ["student", "staff", "alumni"] } } },
-    { id: "quoted", name: "Quoted", criteria: { institutions: {}, email: { allowQuotedLocalPart: true } } }
+    { id: "quoted", name: "Quoted", criteria: { institutions: {}, email: { allowQuotedLocalPart: true } } },
+    {
+      id: "patterned",
+      name: "Institutions and lists",
+      criteria: {
+        institutions: { countries: ["US", "DE"] },
+        domains: { deny: ["cs.mit.edu"] },
+        patterns: { deny: ["mail.*.edu"] },
+        email: { rejectFreeMail: true, rejectDisposable: false }
+      }
+    }
   ],
   offers: [
     { id: "three", team: "acme", name: "Three", status: "active", targetGroups: ["uk", "unis", "lists"] },
     { id: "alumni", team: "acme", name: "Alumni", status: "active", targetGroups: ["alumni", "lists"] },
     { id: "syntaxes", team: "acme", name: "Two syntaxes", status: "active", targetGroups: ["unis", "quoted"] },
+    {
+      id: "institutions",
+      team: "acme",
+      name: "Institutions only",
+      status: "active",
+      targetGroups: ["uk", "unis", "alumni", "patterned"]
+    },
     {
       id: "later",
       team: "acme",
@@ -63,15 +80,35 @@ const hosts = [
   "cs.ox.ac.uk",
   "alumni.ox.ac.uk",
   "students.ox.ac.uk",
+  "cs.mit.edu",
+  "mail.mit.edu",
+  "alumni.mit.edu",
+  "stu.mit.edu",
+  "web.mit.edu",
   "tum.de",
+  "mail.tum.de",
   "lmu.de",
   "mytum.de",
   "newcollege.edu",
+  "www.newcollege.edu",
+  "alumni.newcollege.edu",
   "students.unlisted-school.edu",
+  "unlisted-school.edu",
   "agnesscott.edu",
   "gmail.com",
   "googlemail.com",
   "mailinator.com",
+  "x.mailinator.com",
+  "2011.cqut.edu.cn",
+  "a.2011.cqut.edu.cn",
+  "aarnet.edu.au",
+  "mail.aarnet.edu.au",
+  // Free mail of an organisation that is not an institution; a stoplisted domain that is disposable itself.
+  "pobox.com",
+  "a.pobox.com",
+  "b.pobox.com",
+  "mdu.edu.rs",
+  "a.mdu.edu.rs",
   "acme.samples",
   "unknown.samples",
   "müller-universität.de",
@@ -110,7 +147,7 @@ const emails = fc.array(
   { minLength: 1, maxLength: 60 }
 )
 
-const offers = ["three", "alumni", "syntaxes", "later"]
+const offers = ["three", "alumni", "syntaxes", "institutions", "later"]
 const key = hashKeyFromSecret("row verdicts test")
 
 describe("offerRowVerdicts", () => {
@@ -165,7 +202,7 @@ describe("targetGroupRowVerdicts", () => {
     const { engine } = live.current()
     fc.assert(
       fc.property(
-        fc.constantFrom("uk", "unis", "lists", "alumni", "quoted"),
+        fc.constantFrom("uk", "unis", "lists", "alumni", "quoted", "patterned"),
         emails,
         fc.boolean(),
         (groupId, batch, readFirst) => {

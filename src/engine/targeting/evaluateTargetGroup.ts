@@ -136,6 +136,46 @@ type RoleMatch = Extract<HostMatch, { kind: "listed" | "suffix" }>
 const hostRoleOf = (host: string, match: RoleMatch): RoleFact =>
   roleFactOf(host, match.matchedDomain, match.kind === "listed" ? match.entry.role : "mixed")
 
+/**
+ * The match on which every group of `groups` judges an email alone — so
+ * that the hosts of one match (`x.edu`, `cs.x.edu`, `students.x.edu`) get
+ * one row — or `undefined` when a group's result may say more of the host
+ * than its match: it names the host where a policy refuses it (disposable,
+ * free mail), where a group does not accept the role it serves
+ * (`alumni.x.edu`), and where the host is of no institution or a group has
+ * no institution criteria; and a group's own list or pattern that speaks
+ * for the host decides by the host itself. Otherwise `judgeEmail` ends,
+ * for every group, in the group's verdict on the match, whose members the
+ * row holds (`app/rowVerdicts.ts` shares it).
+ *
+ * For plain ASCII addresses (no look-alike check) whose local part no group
+ * reads: the caller checks that the email is not a role account where a
+ * group rejects them.
+ */
+export const rowMatchOf = (
+  groups: ReadonlyArray<CompiledTargetGroup>,
+  email: ParsedEmail,
+  facts: HostFacts
+): Exclude<HostMatch, { kind: "none" }> | undefined => {
+  const match = facts.match
+  if (match.kind === "none") return undefined
+  const host = email.domain
+  const flags = (facts.disposable ? DISPOSABLE : 0) | (facts.freeMail ? FREE_MAIL : 0)
+  let role: RoleFact | undefined
+  for (let i = 0; i < groups.length; i++) {
+    const group = groups[i]!
+    const criteria = group.institutions
+    if (criteria === null || policyFailure(group, email, facts, flags, null) !== undefined) return undefined
+    if (resolveCustomRule(group, match, host) !== undefined) return undefined
+    if (match.kind === "listed" || match.kind === "suffix") {
+      // As `judgeEmail`'s role check: a verdict refuses the role of its matched domain exactly when the group does not accept it.
+      role ??= hostRoleOf(host, match)
+      if (!criteria.acceptsRoleFact[role.index]) return undefined
+    }
+  }
+  return match
+}
+
 // The refusals below are out of line: keeping `evaluateTargetGroup` small lets the engine inline
 // what every email runs (measured: bench/library.ts).
 
