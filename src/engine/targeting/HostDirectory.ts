@@ -21,7 +21,7 @@
  * sight (up to a bound), so it too is answered from the map afterwards. A
  * host allocates nothing once its key is known.
  */
-import type { HostMatch, InstitutionTable, SuffixRule } from "../institutions/InstitutionTable.ts"
+import type { HostMatch, InstitutionTable } from "../institutions/InstitutionTable.ts"
 import type { EmailLists } from "../policy/EmailLists.ts"
 
 /** Facts kept in the map, with room for values callers derive from them (see `HostDirectory.memo`). */
@@ -87,8 +87,6 @@ class KeyRecord extends StoredFacts {
   /** `null` when the key is a suffix rule (`edu`) itself: then the matched domain depends on the host. */
   readonly below: StoredFacts | null
   #belowListedDisposable: StoredFacts | null = null
-  /** With `below === null`: the rule. */
-  readonly rule: SuffixRule | null
   readonly belowDisposable: boolean
   readonly belowFreeMail: boolean
 
@@ -97,7 +95,6 @@ class KeyRecord extends StoredFacts {
     const match = below.match
     const bareRule = match.kind === "suffix" && match.matchedDomain.startsWith(probe)
     this.below = bareRule ? null : new StoredFacts(match, below.disposable, below.freeMail)
-    this.rule = bareRule ? match.rule : null
     this.belowDisposable = below.disposable
     this.belowFreeMail = below.freeMail
   }
@@ -157,7 +154,10 @@ export class HostDirectory {
    * matched domain is the host's label in front of the rule
    * (`newcollege.edu`). That domain becomes a key of its own, up to
    * `maxLearnedKeys`, so that its facts and verdicts are kept like a listed
-   * domain's.
+   * domain's. Past the bound, the table is asked for the matched domain's
+   * match each time: the rule may lend it a sibling's facts (`kaist.edu`,
+   * `siblings.ts`), which the rule's record, asked for any host below it,
+   * does not hold.
    */
   #underBareRule(record: KeyRecord, host: string, at: number, listedDisposable: boolean): HostFacts {
     const start = host.lastIndexOf(".", at - 2) + 1
@@ -168,7 +168,7 @@ export class HostDirectory {
       return start === 0 ? own : own.factsBelow(own.below!, listedDisposable)
     }
     return new StoredFacts(
-      { kind: "suffix", rule: record.rule!, matchedDomain },
+      this.#index.lookup(matchedDomain),
       listedDisposable || record.belowDisposable,
       record.belowFreeMail
     )

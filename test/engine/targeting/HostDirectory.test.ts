@@ -1,8 +1,11 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
+import { compileInstitutionIndex } from "../../../src/engine/institutions/compileIndex.ts"
+import { InstitutionTable } from "../../../src/engine/institutions/InstitutionTable.ts"
 import { type EmailLists, loadEmailLists } from "../../../src/engine/policy/EmailLists.ts"
 import { HostDirectory } from "../../../src/engine/targeting/HostDirectory.ts"
 import { fixtureListsData, fixtureTable } from "../../fixtures.ts"
+import { rorSnapshot, rorV2, subdivisions, swotSnapshot } from "../institutions/sourceFixtures.ts"
 
 const table = fixtureTable()
 
@@ -112,6 +115,29 @@ describe("HostDirectory", () => {
     // Past the bound, answers stay right but are not kept.
     expect(directory.facts("a.othercollege.edu").match).toMatchObject({ matchedDomain: "othercollege.edu" })
     expect(directory.size).toBe(keys + 1)
+  })
+
+  it("answers a host under a bare suffix rule as the table does past its bound too, a .edu domain abroad included", () => {
+    // `samplestech.edu` borrows the facts of its sibling at home (`samplestech.de`, see `siblings.ts`).
+    const { data } = compileInstitutionIndex({
+      swot: swotSnapshot([]),
+      ror: rorSnapshot([
+        rorV2("01aaaaa01", "Samples Institute of Technology", ["education"], {
+          domains: ["samplestech.de"],
+          country: "DE",
+          subdivision: "BY"
+        })
+      ]),
+      nonInstitutions: [],
+      subdivisions: subdivisions()
+    })
+    const abroad = InstitutionTable.fromData(data)
+    const hosts = ["othercollege.edu", "samplestech.edu", "students.samplestech.edu", "cs.othercollege.edu"]
+    for (const maxLearnedKeys of [0, 1, 10]) {
+      const directory = new HostDirectory(abroad, lists, { maxLearnedKeys })
+      for (const host of [...hosts, ...hosts]) expect(directory.facts(host).match, host).toEqual(abroad.lookup(host))
+    }
+    expect(abroad.lookup("samplestech.edu")).toMatchObject({ rule: { summary: { country: "DE" } } })
   })
 
   it("remembers a derived value per facts for the last few owners that asked (an offer's groups take turns)", () => {
