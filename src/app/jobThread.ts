@@ -108,6 +108,7 @@ port.on("message", (message: ThreadMessage) => {
     })
     config = message.config
     build()
+    heapBound.settle()
     return
   }
   const { id } = message

@@ -39,8 +39,8 @@
 
 /**
  * When a job thread collects its heap in full (`HeapBound`, checked after
- * each batch): past 1.25 times what the last full collection left, plus
- * 16 MB. V8's own bound let the thread's heap reach ~220 MB around ~130 MB
+ * each batch, and settled once its engine is built): past 1.25 times what
+ * the last full collection left, plus 16 MB. V8's own bound let the thread's heap reach ~220 MB around ~130 MB
  * live (`--trace-gc`: one full collection in five 1M-email jobs, on one
  * core). Measured with `BENCH_BEFORE_TREE=<the code before> BENCH_ROUNDS=1
  * npm run bench:jobs` (one core, shared machine, VmHWM after five jobs):
