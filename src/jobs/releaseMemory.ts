@@ -118,10 +118,7 @@ export class HeapBound {
    * 1.02 and 1.06, which it starts during.
    */
   settle(): void {
-    const gc = collector()
-    if (gc === null) return
-    gc({ type: "major", execution: "sync" })
-    this.#live = getHeapStatistics().used_heap_size
+    this.#collect()
   }
 
   /** Collects when the heap has grown past the bound; answers whether it collected. */
@@ -132,6 +129,11 @@ export class HeapBound {
       return false
     }
     if (used <= this.#live * this.#factor + this.#slackBytes) return false
+    return this.#collect()
+  }
+
+  /** A full collection, and what it left as the measure; false where V8's `gc` cannot be had. */
+  #collect(): boolean {
     const gc = collector()
     if (gc === null) return false
     gc({ type: "major", execution: "sync" })

@@ -9,19 +9,14 @@
 import type { Institution } from "../../domain/Institution.ts"
 import { nonInstitutionPhrase, nonInstitutionReason } from "../../domain/NonInstitution.ts"
 import type { ReasonCode } from "../../domain/ReasonCode.ts"
-import type {
-  CustomListDetail,
-  EmailPolicyDetail,
-  EmailPolicyFlags,
-  ValidationDetails,
-  ValidationResult
-} from "../../domain/ValidationResult.ts"
+import type { CustomListDetail, ValidationDetails, ValidationResult } from "../../domain/ValidationResult.ts"
 import { type EmailParse, type ParsedEmail, parseEmail } from "../email/parseEmail.ts"
 import type { HostMatch } from "../institutions/InstitutionTable.ts"
 import { assessConfusable } from "../policy/confusable.ts"
 import { type CompiledTargetGroup, rolePhrases } from "./compileTargetGroup.ts"
 import { resolveCustomRule } from "./customRule.ts"
 import type { EngineContext } from "./EngineContext.ts"
+import { ABUSED, CONFUSABLE, hostPolicyFlags, policyDetail, policyFailure, ROLE_ACCOUNT } from "./emailPolicy.ts"
 import type { HostFacts } from "./HostDirectory.ts"
 import { type RoleFact, roleFactOf } from "./hostRole.ts"
 import { domainWithRole, type InstitutionVerdict, judgeListed, judgeSuffixRule } from "./judgeInstitution.ts"
@@ -33,31 +28,6 @@ const passed = Object.freeze({ status: "passed" } as const)
 const failed = Object.freeze({ status: "failed" } as const)
 
 type Details = { -readonly [K in keyof ValidationDetails]: ValidationDetails[K] }
-
-/** The email-policy flags as bits, so that every combination's detail is built once and shared. */
-const DISPOSABLE = 1
-const FREE_MAIL = 2
-const ROLE_ACCOUNT = 4
-const CONFUSABLE = 8
-const ABUSED = 16
-
-const flagsOf = (bits: number): EmailPolicyFlags =>
-  Object.freeze({
-    disposable: (bits & DISPOSABLE) !== 0,
-    freeMail: (bits & FREE_MAIL) !== 0,
-    roleAccount: (bits & ROLE_ACCOUNT) !== 0,
-    confusable: (bits & CONFUSABLE) !== 0,
-    abused: (bits & ABUSED) !== 0
-  })
-const sharedPolicyDetails = (status: "passed" | "failed"): ReadonlyArray<EmailPolicyDetail> =>
-  Array.from({ length: 32 }, (_, bits) => Object.freeze({ status, flags: flagsOf(bits) }))
-const policyPassed = sharedPolicyDetails("passed")
-const policyFailed = sharedPolicyDetails("failed")
-
-const policyDetail = (failed: boolean, bits: number, imitates: string | null): EmailPolicyDetail =>
-  imitates === null
-    ? (failed ? policyFailed : policyPassed)[bits]!
-    : { status: failed ? "failed" : "passed", flags: flagsOf(bits), imitates }
 
 const result = (
   group: CompiledTargetGroup,
@@ -93,31 +63,6 @@ const emptyDetails = (): Details => ({
   customList: skipped,
   emailPolicy: skipped
 })
-
-const policyFailure = (
-  group: CompiledTargetGroup,
-  email: ParsedEmail,
-  facts: HostFacts,
-  flags: number,
-  imitates: string | null
-): readonly [ReasonCode, string] | undefined => {
-  const policy = group.policy
-  if ((flags & DISPOSABLE) !== 0 && policy.rejectDisposable)
-    return ["DISPOSABLE_EMAIL", `${email.domain} is a disposable email service.`]
-  if ((flags & CONFUSABLE) !== 0 && policy.rejectConfusable)
-    return [
-      "CONFUSABLE_DOMAIN",
-      imitates === null
-        ? `${email.unicodeDomain} mixes writing systems in a way used to imitate other domains.`
-        : `${email.unicodeDomain} imitates ${imitates} with look-alike characters.`
-    ]
-  if ((flags & ROLE_ACCOUNT) !== 0 && policy.rejectRoleAccounts)
-    return ["ROLE_ACCOUNT", `"${email.localPart}" is a role account, not a personal address.`]
-  // The free-mail list names a few institutions' own domains (nus.edu.sg): a listed institution is never free mail.
-  if ((flags & FREE_MAIL) !== 0 && policy.rejectFreeMail && facts.matchKind !== "listed")
-    return ["FREE_MAIL_PROVIDER", `${email.domain} is a free email provider, not an institution.`]
-  return undefined
-}
 
 const judgeHost = (group: CompiledTargetGroup, facts: HostFacts, remember = true): InstitutionVerdict => {
   const match = facts.match
@@ -160,7 +105,7 @@ export const rowMatchOf = (
   const match = facts.match
   if (match.kind === "none") return undefined
   const host = email.domain
-  const flags = (facts.disposable ? DISPOSABLE : 0) | (facts.freeMail ? FREE_MAIL : 0)
+  const flags = hostPolicyFlags(facts)
   let role: RoleFact | undefined
   for (let i = 0; i < groups.length; i++) {
     const group = groups[i]!
@@ -315,7 +260,7 @@ export const judgeEmail = (
   const host = email.domain
   details.format = { status: "passed", normalized: email.address }
 
-  let flags = (facts.disposable ? DISPOSABLE : 0) | (facts.freeMail ? FREE_MAIL : 0)
+  let flags = hostPolicyFlags(facts)
   // Checked only when the group rejects role accounts: it is the costliest flag (measured: bench/library.ts).
   if (group.policy.rejectRoleAccounts && context.lists.isRoleAccount(email.localPart)) flags |= ROLE_ACCOUNT
   let imitates: string | null = null
