@@ -50,10 +50,12 @@ import { makeLookups } from "./verificationLookups.ts"
 import { policyOf } from "./verificationPolicy.ts"
 import { makeRecords } from "./verificationRecords.ts"
 import {
+  alreadyRedeemed,
   canonicalOf,
-  checkMessageLimit,
   invalid,
-  limitReached,
+  limitRefusal,
+  mailboxCapOf,
+  messageLimits,
   methodOf,
   normalizedOf,
   notPending,
@@ -190,17 +192,13 @@ export class Verifications extends Context.Service<Verifications, VerificationsS
           const method = yield* methodOf(request, policy)
           const normalized = normalizedOf(answer)
           if (normalized === undefined) return { ineligible: answer }
-          const now = yield* Clock.currentTimeMillis
-          const addressHash = keys.addressHash(canonicalOf(normalized))
-          const others = yield* store.byAddress(addressHash)
-          const limit = limitReached(others, request.offerId, policy, now)
-          if (limit !== undefined) return yield* refuse(limit)
-          yield* checkMessageLimit(others, policy, now)
           if (work.queue.size >= snapshot.config.settings.verification.mail.maxQueued) {
             return yield* unavailable(
               "Too many messages are waiting to be sent; nothing was accepted. Try again later."
             )
           }
+          const now = yield* Clock.currentTimeMillis
+          const addressHash = keys.addressHash(canonicalOf(normalized))
           const id = newVerificationId()
           const secret = method === "code" ? newCode(policy.codeLength) : newLinkSecret()
           const record = pendingRecord({
@@ -218,23 +216,26 @@ export class Verifications extends Context.Service<Verifications, VerificationsS
             claim: work.claimFor(now),
             now
           })
-          yield* store
-            .insert(record)
-            .pipe(
-              Effect.catch((error) =>
+          const redeemed = alreadyRedeemed(yield* store.byAddress(addressHash), record, policy, now)
+          if (redeemed !== undefined) return yield* refuse(redeemed)
+          // The message limits are decided with the write: of concurrent starts, only as many as they allow are stored.
+          const cap = mailboxCapOf(snapshot)
+          yield* store.insert(record, messageLimits(record, policy, cap, now)).pipe(
+            Effect.catchTags({
+              LimitExceeded: (exceeded) => refuse(limitRefusal(exceeded, record, policy, cap, now)),
+              VerificationStoreError: (error) =>
                 unavailable(
                   `The verification could not be stored (${error.message}); nothing was accepted. Try again later.`
                 )
-              )
-            )
+            })
+          )
           // Stored as queued: if the queue is full now, the sweep queues it.
           work.send({ id, secret })
           count(record, "started")
           return { started: toView(record) }
         })
 
-        const { settle, confirm, confirmLink } = makeConfirmations({
-          store,
+        const { settle, settleWithin, confirm, confirmLink } = makeConfirmations({
           records,
           keys,
           snapshots,
@@ -255,12 +256,9 @@ export class Verifications extends Context.Service<Verifications, VerificationsS
               if (now < record.resendAvailableAt) {
                 return yield* refuse(new ResendTooSoon({ retryAfterSeconds: seconds(record.resendAvailableAt - now) }))
               }
-              const policy = policyOf(snapshots.current(), record)
-              const others = (yield* store.byAddress(record.addressHash)).map((other) =>
-                other.id === id ? { ...other, delivery: { ...other.delivery, state: "sent" as const } } : other
-              )
-              yield* checkMessageLimit(others, policy, now)
-              if (work.queue.size >= snapshots.current().config.settings.verification.mail.maxQueued) {
+              const snapshot = snapshots.current()
+              const policy = policyOf(snapshot, record)
+              if (work.queue.size >= snapshot.config.settings.verification.mail.maxQueued) {
                 return yield* unavailable("Too many messages are waiting to be sent. Try again later.")
               }
               const secret = record.method === "code" ? newCode(policy.codeLength) : newLinkSecret()
@@ -272,7 +270,10 @@ export class Verifications extends Context.Service<Verifications, VerificationsS
                 policy.resendAfterMs,
                 work.claimFor(now)
               )
-              const stored = yield* settle(next)
+              const cap = mailboxCapOf(snapshot)
+              const stored = yield* settleWithin(next, messageLimits(next, policy, cap, now)).pipe(
+                Effect.catchTag("LimitExceeded", (exceeded) => refuse(limitRefusal(exceeded, next, policy, cap, now)))
+              )
               work.send({ id, secret })
               return toView(stored)
             })

@@ -104,6 +104,21 @@ export class TooManyMessages extends Schema.TaggedError<TooManyMessages>()(
   }
 }
 
+/**
+ * The deployment's cap on messages to one mailbox is reached. It says
+ * nothing of who asked for them or when (they may be another team's):
+ * the wait is the cap's whole window.
+ */
+export class MailboxLimitReached extends Schema.TaggedError<MailboxLimitReached>()(
+  "MailboxLimitReached",
+  { retryAfterSeconds: Schema.Number },
+  { httpApiStatus: 429 }
+) {
+  override get message(): string {
+    return `This address cannot be sent more messages for now; retry in ${this.retryAfterSeconds} seconds.`
+  }
+}
+
 /** The message cannot be queued now (the store cannot be written, or the send queue is full); nothing was accepted. */
 export class VerificationUnavailable extends Schema.TaggedError<VerificationUnavailable>()(
   "VerificationUnavailable",
@@ -124,6 +139,7 @@ export class VerificationsError extends Schema.TaggedError<VerificationsError>()
     RedemptionLimitReached,
     ResendTooSoon,
     TooManyMessages,
+    MailboxLimitReached,
     VerificationUnavailable
   ])
 }) {

@@ -2,24 +2,34 @@
  * Confirming proof of ownership: by the code a person types back, or by
  * opening the link they were sent (`Verifications.ts`). A confirmation that
  * matches finishes the record as verified, with a signed eligibility token,
- * unless the address reached the offer's redemption limit meanwhile; a
- * wrong code counts an attempt. `settle` stores a finished record only if
- * nobody changed it since it was read, then counts it and sends its
+ * unless the address reached the offer's redemption limit meanwhile (the
+ * store decides that with the write); a wrong code counts an attempt.
+ * `settle` stores a finished record only if nobody changed it since it was
+ * read (and it keeps the limits it names), then counts it and sends its
  * notices; resends and cancellations settle through it too.
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { toView, type VerificationRecord, type VerificationView } from "../domain/Verification.ts"
 import { fail, verify, wrongCode } from "../domain/verificationLifecycle.ts"
+import type { LimitCheck } from "../domain/verificationLimits.ts"
 import { ALL_TEAMS, type Viewer } from "../domain/visibility.ts"
 import { parseLinkToken } from "../verification/codes.ts"
 import type { VerificationKeys } from "../verification/secrets.ts"
-import type { VerificationStoreService } from "../verification/VerificationStore.ts"
+import type { VerificationStoreError } from "../verification/VerificationStore.ts"
 import type { Snapshot } from "./Snapshot.ts"
 import { TooManyAttempts, type VerificationsError, WrongCode } from "./VerificationsError.ts"
 import { policyOf } from "./verificationPolicy.ts"
 import type { Records } from "./verificationRecords.ts"
-import { invalid, limitReached, notPending, refuse, unavailable } from "./verificationRules.ts"
+import {
+  invalid,
+  limitRefusal,
+  mailboxCapOf,
+  notPending,
+  redemptionLimits,
+  refuse,
+  unavailable
+} from "./verificationRules.ts"
 import type { Tokens } from "./verificationTokens.ts"
 import type { Work } from "./verificationWork.ts"
 
@@ -32,7 +42,6 @@ export interface LinkOutcome {
 }
 
 export interface ConfirmDependencies {
-  readonly store: VerificationStoreService
   readonly records: Records
   readonly keys: VerificationKeys
   readonly snapshots: Snapshot["Service"]
@@ -47,34 +56,14 @@ export interface ConfirmDependencies {
 }
 
 export const makeConfirmations = (dependencies: ConfirmDependencies) => {
-  const { store, records, keys, snapshots, tokens, work, count, notifies, visible } = dependencies
+  const { records, keys, snapshots, tokens, work, count, notifies, visible } = dependencies
 
-  const finishVerified = Effect.fnUntraced(function* (record: VerificationRecord, now: number, counted: boolean) {
-    const policy = policyOf(snapshots.current(), record)
-    const others = yield* store.byAddress(record.addressHash)
-    const limit = limitReached(
-      others.filter((other) => other.id !== record.id),
-      record.offerId,
-      policy,
-      now
-    )
-    if (limit !== undefined) {
-      return { record: fail(record, "REDEMPTION_LIMIT_REACHED", now, notifies(record)), refused: limit }
-    }
-    const validUntil = now + policy.validForMs
-    const token = yield* tokens
-      .issue(record, validUntil, now)
-      .pipe(
-        Effect.catch((error) => unavailable(`The eligibility token could not be signed (${error.message}). Try again.`))
-      )
-    return { record: verify(record, token, validUntil, now, counted, notifies(record)), refused: undefined }
-  })
-
-  /** Stores a finished record, counts it, sends its notices; fails with `refused` if any. */
-  const settle = Effect.fnUntraced(function* (next: VerificationRecord, refused?: VerificationsError["reason"]) {
-    const stored = yield* records
-      .modify(next.id, (current) => (current.version === next.version - 1 ? next : undefined), true)
-      .pipe(Effect.catch((error) => unavailable(`The verification could not be stored (${error.message}). Try again.`)))
+  /** Counts a stored record that ended and sends its notices; fails with `refused` if any. */
+  const settled = Effect.fnUntraced(function* (
+    next: VerificationRecord,
+    stored: VerificationRecord | undefined,
+    refused: VerificationsError["reason"] | undefined
+  ) {
     if (stored === undefined || stored.version !== next.version)
       return yield* unavailable("The verification changed meanwhile. Try again.")
     if (next.status !== "pending") {
@@ -83,6 +72,54 @@ export const makeConfirmations = (dependencies: ConfirmDependencies) => {
     }
     if (refused !== undefined) return yield* refuse(refused)
     return next
+  })
+
+  const notStored = (error: VerificationStoreError) =>
+    unavailable(`The verification could not be stored (${error.message}). Try again.`)
+
+  /** Stores a finished (or renewed) record over the version it was computed from, then `settled`. */
+  const settle = (next: VerificationRecord, refused?: VerificationsError["reason"]) =>
+    records
+      .modify(next.id, (current) => (current.version === next.version - 1 ? next : undefined), true)
+      .pipe(
+        Effect.catchTag("VerificationStoreError", notStored),
+        Effect.flatMap((stored) => settled(next, stored, refused))
+      )
+
+  /** `settle` if the write keeps `limits`; else it fails with `LimitExceeded`, and nothing was stored. */
+  const settleWithin = (next: VerificationRecord, limits: ReadonlyArray<LimitCheck>) =>
+    records
+      .modify(next.id, (current) => (current.version === next.version - 1 ? next : undefined), true, limits)
+      .pipe(
+        Effect.catchTag("VerificationStoreError", notStored),
+        Effect.flatMap((stored) => settled(next, stored, undefined))
+      )
+
+  /**
+   * Finishes a pending record whose code or link matched: verified with a
+   * signed token, unless the offer's redemption limit refuses the write (the
+   * store decides it with the write, so of concurrent confirmations only as
+   * many as the limit allows pass); then it fails, and `refused` says why.
+   */
+  const finishVerified = Effect.fnUntraced(function* (record: VerificationRecord, now: number, counted: boolean) {
+    const policy = policyOf(snapshots.current(), record)
+    const validUntil = now + policy.validForMs
+    const token = yield* tokens
+      .issue(record, validUntil, now)
+      .pipe(
+        Effect.catch((error) => unavailable(`The eligibility token could not be signed (${error.message}). Try again.`))
+      )
+    const verified = verify(record, token, validUntil, now, counted, notifies(record))
+    return yield* settleWithin(verified, redemptionLimits(verified, policy, now)).pipe(
+      Effect.map((stored) => ({ stored, refused: undefined })),
+      Effect.catchTag("LimitExceeded", (exceeded) => {
+        const refused = limitRefusal(exceeded, verified, policy, mailboxCapOf(snapshots.current()), now)
+        return Effect.map(settle(fail(record, "REDEMPTION_LIMIT_REACHED", now, notifies(record))), (stored) => ({
+          stored,
+          refused
+        }))
+      })
+    )
   })
 
   const confirm = Effect.fn("Verifications.confirm")(function* (viewer: Viewer, id: string, code: string) {
@@ -108,8 +145,9 @@ export const makeConfirmations = (dependencies: ConfirmDependencies) => {
             )
           )
         }
-        const { record: next, refused } = yield* finishVerified(record, now, true)
-        return toView(yield* settle(next, refused))
+        const { stored, refused } = yield* finishVerified(record, now, true)
+        if (refused !== undefined) return yield* refuse(refused)
+        return toView(stored)
       })
     )
   })
@@ -137,8 +175,7 @@ export const makeConfirmations = (dependencies: ConfirmDependencies) => {
           if (record.status !== "pending") return answer("failed", record)
           if (!genuine || record.method !== "link") return { outcome: "invalid" as const, locale: record.locale }
           const now = yield* Clock.currentTimeMillis
-          const { record: next, refused } = yield* finishVerified(record, now, false)
-          const stored = yield* settle(next, refused).pipe(Effect.catch(() => Effect.succeed(next)))
+          const { stored } = yield* finishVerified(record, now, false)
           return answer(stored.status === "verified" ? "verified" : "failed", stored)
         })
       )
@@ -151,5 +188,5 @@ export const makeConfirmations = (dependencies: ConfirmDependencies) => {
       )
     )
 
-  return { settle, confirm, confirmLink }
+  return { settle, settleWithin, confirm, confirmLink }
 }

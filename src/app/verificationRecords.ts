@@ -9,7 +9,12 @@
 import * as Effect from "effect/Effect"
 import * as Semaphore from "effect/Semaphore"
 import type { VerificationRecord } from "../domain/Verification.ts"
-import type { VerificationStoreError, VerificationStoreService } from "../verification/VerificationStore.ts"
+import type { LimitCheck } from "../domain/verificationLimits.ts"
+import type {
+  LimitExceeded,
+  VerificationStoreError,
+  VerificationStoreService
+} from "../verification/VerificationStore.ts"
 
 const MAX_RACES = 5
 
@@ -18,17 +23,27 @@ export interface Records {
   locked<A, E, R>(id: string, body: Effect.Effect<A, E, R>): Effect.Effect<A, E, R>
   /**
    * Applies `change` to the stored record and stores the result (unless it
-   * answers undefined: no change); answers the record as stored after, or
-   * undefined when there is none. Takes the lock unless `held`.
+   * answers undefined: no change) if it keeps `limits`; answers the record
+   * as stored after, or undefined when there is none. Takes the lock unless
+   * `held`.
    */
   modify<E = never>(
     id: string,
-    change: (
-      record: VerificationRecord
-    ) => Effect.Effect<VerificationRecord | undefined, E> | VerificationRecord | undefined,
+    change: Change<E>,
     held?: boolean
   ): Effect.Effect<VerificationRecord | undefined, E | VerificationStoreError>
+  modify<E = never>(
+    id: string,
+    change: Change<E>,
+    held: boolean,
+    limits: ReadonlyArray<LimitCheck>
+  ): Effect.Effect<VerificationRecord | undefined, E | VerificationStoreError | LimitExceeded>
 }
+
+/** A change to a record: its next version, or undefined for none. */
+type Change<E> = (
+  record: VerificationRecord
+) => Effect.Effect<VerificationRecord | undefined, E> | VerificationRecord | undefined
 
 export const makeRecords = (store: VerificationStoreService): Records => {
   const locks = new Map<string, { readonly semaphore: Semaphore.Semaphore; users: number }>()
@@ -51,24 +66,22 @@ export const makeRecords = (store: VerificationStoreService): Records => {
     })
   const attempt = <E>(
     id: string,
-    change: (
-      record: VerificationRecord
-    ) => Effect.Effect<VerificationRecord | undefined, E> | VerificationRecord | undefined,
+    change: Change<E>,
+    limits: ReadonlyArray<LimitCheck> | undefined,
     races: number
-  ): Effect.Effect<VerificationRecord | undefined, E | VerificationStoreError> =>
+  ): Effect.Effect<VerificationRecord | undefined, E | VerificationStoreError | LimitExceeded> =>
     Effect.gen(function* () {
       const current = yield* store.get(id)
       if (current === undefined) return undefined
       const computed = change(current)
       const next = Effect.isEffect(computed) ? yield* computed : computed
       if (next === undefined) return current
-      if (yield* store.replace(next)) return next
+      if (yield* store.replace(next, limits)) return next
       if (races >= MAX_RACES)
         return yield* Effect.die(new Error(`verification ${id} changed ${MAX_RACES} times under one change`))
-      return yield* attempt(id, change, races + 1)
+      return yield* attempt(id, change, limits, races + 1)
     })
-  return {
-    locked,
-    modify: (id, change, held = false) => (held ? attempt(id, change, 0) : locked(id, attempt(id, change, 0)))
-  }
+  const modify = <E>(id: string, change: Change<E>, held = false, limits?: ReadonlyArray<LimitCheck>) =>
+    held ? attempt(id, change, limits, 0) : locked(id, attempt(id, change, limits, 0))
+  return { locked, modify } as Records
 }

@@ -2,7 +2,8 @@
  * The refusals of proof of ownership, each written once for `Verifications`:
  * a request that is not valid (a field error), a store or queue that cannot
  * take the work now (503 with `Retry-After`), a verification that is no
- * longer pending, an address past its message or redemption limit; and the
+ * longer pending, an address past its message or redemption limit; the
+ * limits a write must keep (decided by the store with the write); and the
  * pending record a start stores. Pure but for the failures they return.
  */
 import * as Duration from "effect/Duration"
@@ -10,15 +11,23 @@ import * as Effect from "effect/Effect"
 import { DEFAULT_TEAM } from "../config/settingsFile.ts"
 import type { OfferValidationResult, ValidationResult } from "../domain/ValidationResult.ts"
 import type { VerificationRecord } from "../domain/Verification.ts"
-import type { ResolvedPolicy, VerificationMethod } from "../domain/VerificationPolicy.ts"
-import { countsTowardsLimit, messagesSince } from "../domain/verificationLifecycle.ts"
+import { periodMillis, type ResolvedPolicy, type VerificationMethod } from "../domain/VerificationPolicy.ts"
+import {
+  type LimitCheck,
+  mailboxKey,
+  messageBudgetKey,
+  redemptionKey,
+  unitsSince
+} from "../domain/verificationLimits.ts"
 import type { Viewer } from "../domain/visibility.ts"
 import { canonicalAddress } from "../engine/email/canonical.ts"
 import type { ParsedEmail } from "../engine/email/parseEmail.ts"
 import { messageLocale } from "../verification/messages.ts"
+import type { LimitExceeded } from "../verification/VerificationStore.ts"
 import type { ConfigSnapshot } from "./Snapshot.ts"
 import {
   InvalidVerificationRequest,
+  MailboxLimitReached,
   RedemptionLimitReached,
   TooManyAttempts,
   TooManyMessages,
@@ -60,37 +69,87 @@ export const notPending = (record: VerificationRecord) => {
   return refuse(new VerificationNotPending({ status: record.status }))
 }
 
-/** Refuses when the address has been sent (or will be sent) the policy's messages in its window. */
-export const checkMessageLimit = (others: ReadonlyArray<VerificationRecord>, policy: ResolvedPolicy, now: number) => {
-  const times = messagesSince(others, now - policy.messageWindowMs)
-  if (times.length < policy.maxMessagesPerAddress) return Effect.void
-  const oldest = times[0]!
-  const retryAfterMs = Number.isFinite(oldest) ? oldest + policy.messageWindowMs - now : policy.resendAfterMs
-  return refuse(
-    new TooManyMessages({
-      limit: policy.maxMessagesPerAddress,
-      window: periodText(policy.messageWindowMs),
-      retryAfterSeconds: seconds(retryAfterMs)
-    })
-  )
+/** The deployment's cap on the messages one mailbox is sent (`verification.mail`), in force for every offer. */
+export interface MailboxCap {
+  readonly max: number
+  readonly windowMs: number
 }
 
-/** The refusal when the address has used the offer's redemptions in the window (`others`: its other verifications). */
-export const limitReached = (
+export const mailboxCapOf = (snapshot: ConfigSnapshot): MailboxCap => {
+  const { maxMessagesPerMailbox, mailboxWindow } = snapshot.config.settings.verification.mail
+  return { max: maxMessagesPerMailbox, windowMs: periodMillis(mailboxWindow) }
+}
+
+/**
+ * What a write that asks for a message (a start, a resend) must keep: its
+ * team's budget for the offer (or target group) and the mailbox's cap.
+ */
+export const messageLimits = (
+  record: VerificationRecord,
+  policy: ResolvedPolicy,
+  cap: MailboxCap,
+  now: number
+): ReadonlyArray<LimitCheck> => [
+  { key: messageBudgetKey(record), max: policy.maxMessagesPerAddress, since: now - policy.messageWindowMs },
+  { key: mailboxKey(record.addressHash), max: cap.max, since: now - cap.windowMs }
+]
+
+/** What a write that makes a verification of an offer verified must keep: the offer's redemption limit. */
+export const redemptionLimits = (
+  record: VerificationRecord,
+  policy: ResolvedPolicy,
+  now: number
+): ReadonlyArray<LimitCheck> =>
+  record.offerId === undefined || policy.maxVerificationsPerAddress === undefined
+    ? []
+    : [
+        {
+          key: redemptionKey(record.team, record.offerId, record.addressHash),
+          max: policy.maxVerificationsPerAddress,
+          since: now - policy.redemptionWindowMs
+        }
+      ]
+
+const redemptionLimitReached = (policy: ResolvedPolicy) =>
+  new RedemptionLimitReached({
+    limit: policy.maxVerificationsPerAddress ?? 0,
+    window: periodText(policy.redemptionWindowMs)
+  })
+
+/** The refusal of a write a limit refused: the team's own figures, or for the shared cap nothing of others. */
+export const limitRefusal = (
+  exceeded: LimitExceeded,
+  record: VerificationRecord,
+  policy: ResolvedPolicy,
+  cap: MailboxCap,
+  now: number
+): VerificationsError["reason"] => {
+  const key = exceeded.check.key
+  if (key === mailboxKey(record.addressHash))
+    return new MailboxLimitReached({ retryAfterSeconds: seconds(cap.windowMs) })
+  if (key !== messageBudgetKey(record)) return redemptionLimitReached(policy)
+  return new TooManyMessages({
+    limit: policy.maxMessagesPerAddress,
+    window: periodText(policy.messageWindowMs),
+    retryAfterSeconds: seconds(exceeded.oldest + policy.messageWindowMs - now)
+  })
+}
+
+/**
+ * The refusal when the address has already used the offer's redemptions in
+ * the window (`others`: the address's verifications): read before a start,
+ * so no message goes to someone who may not redeem. The decision that holds
+ * under concurrency is taken when a verification is verified.
+ */
+export const alreadyRedeemed = (
   others: ReadonlyArray<VerificationRecord>,
-  offerId: string | undefined,
+  record: VerificationRecord,
   policy: ResolvedPolicy,
   now: number
 ): RedemptionLimitReached | undefined => {
-  if (offerId === undefined || policy.maxVerificationsPerAddress === undefined) return undefined
-  const since = now - policy.redemptionWindowMs
-  const used = others.filter((record) => countsTowardsLimit(record, offerId, since)).length
-  return used >= policy.maxVerificationsPerAddress
-    ? new RedemptionLimitReached({
-        limit: policy.maxVerificationsPerAddress,
-        window: periodText(policy.redemptionWindowMs)
-      })
-    : undefined
+  const [check] = redemptionLimits(record, policy, now)
+  if (check === undefined) return undefined
+  return unitsSince(others, check.key, check.since) >= check.max ? redemptionLimitReached(policy) : undefined
 }
 
 /** What a start asks of the method and the redirect. */
@@ -199,6 +258,7 @@ export const pendingRecord = (input: PendingRecordInput): VerificationRecord => 
     attempts: 0,
     maxAttempts: policy.maxAttempts,
     sentAt: [],
+    messagesAt: [now],
     resendAvailableAt: now + policy.resendAfterMs,
     delivery: { state: "queued", attempts: 0, claim: input.claim },
     notices: []

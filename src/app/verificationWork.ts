@@ -32,6 +32,7 @@ import {
   sendFailed,
   sent
 } from "../domain/verificationLifecycle.ts"
+import { messageTimes } from "../domain/verificationLimits.ts"
 import type { UsageStatistics } from "../stats/UsageStatistics.ts"
 import { linkToken, newCode, newLinkSecret } from "../verification/codes.ts"
 import type { MailTransportService } from "../verification/MailTransport.ts"
@@ -43,6 +44,7 @@ import { type DeliveryOptions, deliverCallback } from "../webhooks/delivery.ts"
 import type { Snapshot } from "./Snapshot.ts"
 import { policyOf } from "./verificationPolicy.ts"
 import type { Records } from "./verificationRecords.ts"
+import { mailboxCapOf } from "./verificationRules.ts"
 import type { Tokens } from "./verificationTokens.ts"
 
 /** Notice deliveries (each of up to six attempts) before a notice is given up. */
@@ -286,12 +288,16 @@ export const makeWork = (context: WorkContext): Effect.Effect<Work, never, Scope
         )
       })
 
+    /** A finished record is kept for its retention, and as long as the limits count its units. */
     const keepUntil = (record: VerificationRecord): number => {
       const snapshot = snapshots.current()
+      const policy = policyOf(snapshot, record)
       const finished = record.finishedAt ?? record.createdAt
       let until = finished + periodMillis(snapshot.config.settings.verification.retention)
+      const lastMessage = Math.max(0, ...messageTimes(record))
+      until = Math.max(until, lastMessage + Math.max(policy.messageWindowMs, mailboxCapOf(snapshot).windowMs))
       if (record.status === "verified") {
-        until = Math.max(until, record.validUntil ?? 0, finished + policyOf(snapshot, record).redemptionWindowMs)
+        until = Math.max(until, record.validUntil ?? 0, finished + policy.redemptionWindowMs)
       }
       return until
     }

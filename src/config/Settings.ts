@@ -60,7 +60,14 @@ export const MailSettings = Schema.Struct({
   /** Messages sent at once. */
   concurrency: withDefault(PositiveInt, 4),
   /** Messages waiting beyond this refuse new verifications with 503. */
-  maxQueued: withDefault(PositiveInt, 10_000)
+  maxQueued: withDefault(PositiveInt, 10_000),
+  /**
+   * The most messages one mailbox is sent by the whole deployment in
+   * `mailboxWindow`, whatever the teams and offers asking (an offer's
+   * `maxMessagesPerAddress` cannot raise it).
+   */
+  maxMessagesPerMailbox: withDefault(PositiveInt, 10),
+  mailboxWindow: withDefault(Period, "1 hour")
 })
 export type MailSettings = typeof MailSettings.Type
 

@@ -104,8 +104,14 @@ export const VerificationRecord = Schema.Struct({
   expiresAt: Millis,
   attempts: Count,
   maxAttempts: Count,
-  /** When each message was handed to the mail server (the per-address message limit counts them). */
+  /** When each message was handed to the mail server. */
   sentAt: Schema.Array(Millis),
+  /**
+   * When each message was asked for, by the start and each resend: the
+   * message limits count them (`verificationLimits.ts`). Absent in records
+   * written before it was kept: `sentAt` counts instead.
+   */
+  messagesAt: Schema.optionalKey(Schema.Array(Millis)),
   resendAvailableAt: Millis,
   delivery: Delivery,
   finishedAt: Schema.optionalKey(Millis),

@@ -8,6 +8,7 @@
  * increments `version`, which the store checks.
  */
 import type { Delivery, FailureReason, Notice, VerificationEvent, VerificationRecord } from "./Verification.ts"
+import { messageTimes } from "./verificationLimits.ts"
 
 const changed = (record: VerificationRecord, fields: Partial<VerificationRecord>): VerificationRecord => ({
   ...record,
@@ -83,7 +84,7 @@ export const verify = (
     now
   )
 
-/** A new message: a new secret (only it is valid), a new lifetime, queued for sending. */
+/** A new message: a new secret (only it is valid), a new lifetime, queued for sending (asked for `now`). */
 export const renew = (
   record: VerificationRecord,
   secretHash: string,
@@ -94,6 +95,7 @@ export const renew = (
 ): VerificationRecord =>
   changed(record, {
     secretHash,
+    messagesAt: [...messageTimes(record), now],
     expiresAt: now + lifetimeMs,
     resendAvailableAt: now + resendAfterMs,
     delivery: claim === undefined ? { state: "queued", attempts: 0 } : { state: "queued", attempts: 0, claim }
@@ -164,20 +166,3 @@ export const noticeAttempted = (record: VerificationRecord, index: number, deliv
       i === index ? { ...entry, delivered: entry.delivered || delivered, attempts: entry.attempts + 1 } : entry
     )
   })
-
-/** Whether the verification counts towards its address's redemption limit at `now`. */
-export const countsTowardsLimit = (record: VerificationRecord, offerId: string, since: number): boolean =>
-  record.offerId === offerId &&
-  record.status === "verified" &&
-  record.limitReset !== true &&
-  (record.finishedAt ?? 0) >= since
-
-/** Messages sent to the address since `since`, and those queued to be sent. */
-export const messagesSince = (records: ReadonlyArray<VerificationRecord>, since: number): Array<number> => {
-  const times: Array<number> = []
-  for (const record of records) {
-    for (const at of record.sentAt) if (at >= since) times.push(at)
-    if (record.status === "pending" && record.delivery.state === "queued") times.push(Number.POSITIVE_INFINITY)
-  }
-  return times.sort((a, b) => a - b)
-}

@@ -149,6 +149,7 @@ export const verificationsProblem = (
         retryAfterSeconds: reason.retryAfterSeconds
       })
     case "TooManyMessages":
+    case "MailboxLimitReached":
       return new TooManyRequests({
         code: "TOO_MANY_MESSAGES",
         detail: reason.message,

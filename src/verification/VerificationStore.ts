@@ -4,13 +4,22 @@
  * naming the version it was read at (`version + 1`), so two changes to one
  * verification cannot both win — what a shared store (Redis: a WATCHed key
  * or a compare-and-set script) does across daemons. Records are found by id,
- * by the keyed hash of their canonical address (lookups, redemption and
- * message limits) and all at once (resuming sends at start, the sweeper).
+ * by the keyed hash of their canonical address (lookups) and all at once
+ * (resuming sends at start, the sweeper).
  *
- * Adapters: `layerMemory` (the library without a data directory, tests) and
+ * The store also keeps the limits of an address (`domain/verificationLimits.ts`):
+ * a write may name checks (at most so many units under a key since a
+ * time), and the store decides them together with the write, over every
+ * record of the address as it would be after it — in one step no other
+ * write of the address can come between, in this process and across the
+ * processes sharing the store — and refuses the write with
+ * `LimitExceeded` when one would break. That is how concurrent starts and
+ * confirmations keep the message and redemption limits exactly.
+ *
+ * Adapters: `layerMemory` (the library without a data directory, tests),
  * `layerFiles(dataDir)` (`verificationJournal.ts`: an fsync'd append-only
  * journal with group commit) and `layerRedis` (`verificationRedis.ts`). One contract suite
- * (`test/verification/VerificationStore.test.ts`) runs against both.
+ * (`test/verification/VerificationStore.test.ts`) runs against each.
  * Guarantee of a durable adapter: a change whose effect succeeded survives
  * a crash; a change that failed changed nothing that a reader can see.
  */
@@ -20,6 +29,7 @@ import * as Layer from "effect/Layer"
 import type * as Redis from "effect/persistence/Redis"
 import * as Schema from "effect/Schema"
 import type { VerificationRecord } from "../domain/Verification.ts"
+import { breachOf, type LimitCheck } from "../domain/verificationLimits.ts"
 import { RecordIndex } from "./recordIndex.ts"
 import { openJournal } from "./verificationJournal.ts"
 import { makeRedisVerificationStore } from "./verificationRedis.ts"
@@ -34,6 +44,13 @@ export class VerificationStoreError extends Schema.TaggedError<VerificationStore
   }
 }
 
+/** A write that would break one of its limit checks; nothing was written. */
+export class LimitExceeded extends Schema.TaggedError<LimitExceeded>()("LimitExceeded", {
+  check: Schema.Struct({ key: Schema.String, max: Schema.Number, since: Schema.Number }),
+  /** The oldest unit under the key in the check's window: the limit lets one more through once it leaves. */
+  oldest: Schema.Number
+}) {}
+
 export interface VerificationStoreService {
   /**
    * Whether other processes share the store (Redis): then a message another
@@ -42,14 +59,21 @@ export interface VerificationStoreService {
    * dead process's, taken over at once.
    */
   readonly shared: boolean
-  /** Stores a new record (version 0). */
-  insert(record: VerificationRecord): Effect.Effect<void, VerificationStoreError>
+  /** Stores a new record (version 0), unless that would break one of `limits`. */
+  insert(
+    record: VerificationRecord,
+    limits?: ReadonlyArray<LimitCheck>
+  ): Effect.Effect<void, VerificationStoreError | LimitExceeded>
   /**
    * Replaces the stored record with `record` when the stored one is at
    * `record.version - 1`; answers false (changing nothing) when it is not
-   * (another change came first) or is gone.
+   * (another change came first) or is gone. Refuses with `LimitExceeded`
+   * (changing nothing) when the replacement would break one of `limits`.
    */
-  replace(record: VerificationRecord): Effect.Effect<boolean, VerificationStoreError>
+  replace(
+    record: VerificationRecord,
+    limits?: ReadonlyArray<LimitCheck>
+  ): Effect.Effect<boolean, VerificationStoreError | LimitExceeded>
   get(id: string): Effect.Effect<VerificationRecord | undefined>
   /** The records whose canonical address has this keyed hash. */
   byAddress(addressHash: string): Effect.Effect<ReadonlyArray<VerificationRecord>>
@@ -100,8 +124,10 @@ export type JournalLine = { readonly r: VerificationRecord } | { readonly d: str
 
 /**
  * The adapters' one logic over an index: a change is checked against the
- * latest version (committed or being written), written by `persist`, and
- * only then visible to readers; a failed write leaves the index as it was.
+ * latest version (committed or being written) and its limits against the
+ * latest versions of the address's records, synchronously with staging it,
+ * so no other change comes between; then written by `persist`, and only
+ * then visible to readers. A failed write leaves the index as it was.
  */
 const storeOver = (
   index: RecordIndex,
@@ -110,22 +136,34 @@ const storeOver = (
     operation: VerificationStoreError["operation"]
   ) => Effect.Effect<void, VerificationStoreError>
 ): VerificationStoreService => {
-  const write = (line: JournalLine, operation: VerificationStoreError["operation"], id: string) =>
-    Effect.suspend(() => {
-      const ticket = index.stage(id, "r" in line ? line.r : undefined)
-      return persist(line, operation).pipe(
-        Effect.onExit((exit) =>
-          Effect.sync(() => (exit._tag === "Success" ? index.commit(ticket) : index.drop(ticket)))
-        )
-      )
-    })
+  /** Stages the change now (call it in the same synchronous step as the checks it passed) and writes it. */
+  const write = (line: JournalLine, operation: VerificationStoreError["operation"], id: string) => {
+    const ticket = index.stage(id, "r" in line ? line.r : undefined)
+    return persist(line, operation).pipe(
+      Effect.onExit((exit) => Effect.sync(() => (exit._tag === "Success" ? index.commit(ticket) : index.drop(ticket))))
+    )
+  }
+  /** The breach `record` would make of `limits`, with every other record of its address as it is latest. */
+  const breach = (record: VerificationRecord, limits: ReadonlyArray<LimitCheck> | undefined) => {
+    if (limits === undefined || limits.length === 0) return undefined
+    const after = index.latestByAddress(record.addressHash).filter((other) => other.id !== record.id)
+    after.push(record)
+    const found = breachOf(after, limits)
+    return found === undefined ? undefined : new LimitExceeded(found)
+  }
   return {
     shared: false,
-    insert: (record) => write({ r: record }, "insert", record.id),
-    replace: (record) =>
-      Effect.suspend(() => {
+    insert: (record, limits) =>
+      Effect.suspend((): Effect.Effect<void, VerificationStoreError | LimitExceeded> => {
+        const refused = breach(record, limits)
+        return refused === undefined ? write({ r: record }, "insert", record.id) : Effect.fail(refused)
+      }),
+    replace: (record, limits) =>
+      Effect.suspend((): Effect.Effect<boolean, VerificationStoreError | LimitExceeded> => {
         const latest = index.latest(record.id)
         if (latest === undefined || latest.version !== record.version - 1) return Effect.succeed(false)
+        const refused = breach(record, limits)
+        if (refused !== undefined) return Effect.fail(refused)
         return Effect.as(write({ r: record }, "replace", record.id), true)
       }),
     get: (id) => Effect.sync(() => index.get(id)),

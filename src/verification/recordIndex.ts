@@ -85,6 +85,19 @@ export class RecordIndex {
     return records
   }
 
+  /** The newest version, staged or committed, of every record of the address (limits are decided over them). */
+  latestByAddress(addressHash: string): Array<VerificationRecord> {
+    const ids = new Set(this.#byAddress.get(addressHash))
+    for (const [id, changes] of this.#staged)
+      if (changes[changes.length - 1]!.record?.addressHash === addressHash) ids.add(id)
+    const records: Array<VerificationRecord> = []
+    for (const id of ids) {
+      const record = this.latest(id)
+      if (record?.addressHash === addressHash) records.push(record)
+    }
+    return records
+  }
+
   all(): Array<VerificationRecord> {
     return [...this.#records.values()]
   }

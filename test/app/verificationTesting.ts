@@ -12,6 +12,7 @@ import { LiveSnapshot, Snapshot } from "../../src/app/Snapshot.ts"
 import { resourcesSource } from "../../src/app/sources.ts"
 import { Validation, ValidationCounters } from "../../src/app/Validation.ts"
 import { Verifications } from "../../src/app/Verifications.ts"
+import type { Settings } from "../../src/config/Settings.ts"
 import { InvalidConfiguration } from "../../src/domain/errors.ts"
 import type { OfferInput } from "../../src/domain/Offer.ts"
 import { UsageStatistics } from "../../src/stats/UsageStatistics.ts"
@@ -50,7 +51,7 @@ export const resources = (offers: ReadonlyArray<OfferInput> = defaultOffers) => 
 })
 
 export interface Harness {
-  readonly layer: Layer.Layer<Verifications | UsageStatistics>
+  readonly layer: Layer.Layer<Verifications | UsageStatistics, unknown>
   readonly mail: ReturnType<typeof MailTransport.makeMemory>
   readonly store: VerificationStore["Service"]
   readonly keys: SigningKeyStore["Service"]
@@ -64,9 +65,24 @@ export const harness = (
     keys?: SigningKeyStore["Service"]
     mail?: ReturnType<typeof MailTransport.makeMemory>
     webhookDelivery?: DeliveryOptions
+    /** Another store kind than memory (files, Redis): built with the service, `store` then unused. */
+    storeLayer?: Layer.Layer<VerificationStore, unknown>
+    /** Changes to the default settings of `campusgate.yaml`. */
+    settings?: (settings: Settings) => Settings
   } = {}
 ): Harness => {
-  const live = LiveSnapshot.loadSync(resourcesSource(resources(options.offers)))
+  const source = resourcesSource(resources(options.offers))
+  const change = options.settings
+  const live = LiveSnapshot.loadSync(
+    change === undefined
+      ? source
+      : {
+          ...source,
+          load: Effect.map(source.load, (load) =>
+            load.ok ? { ...load, config: { ...load.config, settings: change(load.config.settings) } } : load
+          )
+        }
+  )
   if (live instanceof InvalidConfiguration) throw live
   const store =
     options.store ?? Effect.runSync(Effect.provide(Effect.service(VerificationStore), VerificationStore.layerMemory))
@@ -82,7 +98,7 @@ export const harness = (
     Layer.provideMerge(Validation.layer),
     Layer.provide(
       Layer.mergeAll(
-        Layer.succeed(VerificationStore, store),
+        options.storeLayer ?? Layer.succeed(VerificationStore, store),
         Layer.succeed(SigningKeyStore, keys),
         MailTransport.layer(mail),
         Logger.layer([])

@@ -2,11 +2,14 @@ import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { VerificationId, VerificationRecord } from "../../src/domain/Verification.ts"
-import { VerificationStore } from "../../src/verification/VerificationStore.ts"
-import { testRedisLayer, whenRedis } from "../redisTesting.ts"
+import { messageBudgetKey, redemptionKey } from "../../src/domain/verificationLimits.ts"
+import { Redis, redisStoreLayer } from "../../src/store/redis.ts"
+import { LimitExceeded, VerificationStore } from "../../src/verification/VerificationStore.ts"
+import { describeRedis, testPrefix, testRedisLayer, testRedisUrl, whenRedis } from "../redisTesting.ts"
 
 const record = (n: number, addressHash = "a".repeat(64)): VerificationRecord => ({
   id: `ver_${String(n).padStart(26, "0")}` as VerificationId,
@@ -60,6 +63,62 @@ describe.each(adapters)("VerificationStore contract (%s)", (_, layer) => {
       yield* store.remove(record(1).id)
       expect(yield* store.get(record(1).id)).toBeUndefined()
       expect(yield* store.byAddress("a".repeat(64))).toEqual([])
+    }).pipe(Effect.provide(layer()))
+  )
+
+  it.effect("decides a limit with the write: of 50 inserts at once of one address, exactly the limit is stored", () =>
+    Effect.gen(function* () {
+      const store = yield* VerificationStore
+      const asked = (n: number) => ({ ...record(100 + n), messagesAt: [1_000 + n] })
+      const limits = [{ key: messageBudgetKey(asked(0)), max: 5, since: 0 }]
+      const outcomes = yield* Effect.all(
+        Array.from({ length: 50 }, (_, n) =>
+          Effect.match(store.insert(asked(n), limits), { onSuccess: () => "stored", onFailure: (error) => error })
+        ),
+        { concurrency: "unbounded" }
+      )
+      expect(outcomes.filter((outcome) => outcome === "stored")).toHaveLength(5)
+      const refusals = outcomes.filter((outcome) => outcome instanceof LimitExceeded)
+      expect(refusals).toHaveLength(45)
+      // The oldest unit in the window: when the limit lets one more through.
+      const stored = yield* store.byAddress("a".repeat(64))
+      expect(stored).toHaveLength(5)
+      expect((refusals[0] as LimitExceeded).oldest).toBe(Math.min(...stored.map((r) => r.messagesAt![0]!)))
+      // Units before `since` do not count.
+      yield* store.insert(asked(60), [{ ...limits[0]!, since: 2_000 }])
+    }).pipe(Effect.provide(layer()))
+  )
+
+  it.effect("of 50 replacements at once that each verify a record of one person, exactly the limit passes", () =>
+    Effect.gen(function* () {
+      const store = yield* VerificationStore
+      const pending = Array.from({ length: 50 }, (_, n) => record(200 + n))
+      for (const one of pending) yield* store.insert(one)
+      const verified = (one: VerificationRecord): VerificationRecord => ({
+        ...one,
+        version: 1,
+        status: "verified",
+        finishedAt: 5_000
+      })
+      const limits = [{ key: redemptionKey("acme", "spring", "a".repeat(64)), max: 1, since: 0 }]
+      const outcomes = yield* Effect.all(
+        pending.map((one) =>
+          Effect.match(store.replace(verified(one), limits), { onSuccess: String, onFailure: (error) => error._tag })
+        ),
+        { concurrency: "unbounded" }
+      )
+      expect(outcomes.filter((outcome) => outcome === "true")).toHaveLength(1)
+      expect(outcomes.filter((outcome) => outcome === "LimitExceeded")).toHaveLength(49)
+      // A unit given up (an operator's reset) frees the limit; so does a record removed.
+      const winner = (yield* store.byAddress("a".repeat(64))).find((one) => one.status === "verified")!
+      const other = pending.find((one) => one.id !== winner.id)!
+      expect(yield* Effect.flip(store.replace(verified(other), limits))).toBeInstanceOf(LimitExceeded)
+      expect(yield* store.replace({ ...winner, version: 2, limitReset: true })).toBe(true)
+      expect(yield* store.replace(verified(other), limits)).toBe(true)
+      yield* store.remove(other.id)
+      expect(
+        yield* store.replace(verified(pending.find((one) => ![winner.id, other.id].includes(one.id))!), limits)
+      ).toBe(true)
     }).pipe(Effect.provide(layer()))
   )
 
@@ -117,5 +176,54 @@ describe("the file adapter", () => {
       expect(error.message).toContain("load")
       expect(String((error.cause as Error).message)).toContain("journal.ndjson:1")
     })
+  )
+})
+
+describeRedis("the Redis adapter across daemons", () => {
+  it.effect("two daemons' stores on one Redis decide a limit together: exactly the limit of 50 inserts at once", () =>
+    Effect.gen(function* () {
+      const prefix = testPrefix()
+      const open = Effect.map(
+        Layer.build(VerificationStore.layerRedis.pipe(Layer.provide(testRedisLayer(prefix)))),
+        Context.get(VerificationStore)
+      )
+      const [one, two] = [yield* open, yield* open]
+      const asked = (n: number) => ({ ...record(300 + n), messagesAt: [1_000 + n] })
+      const limits = [{ key: messageBudgetKey(asked(0)), max: 5, since: 0 }]
+      const outcomes = yield* Effect.all(
+        Array.from({ length: 50 }, (_, n) =>
+          Effect.match((n % 2 === 0 ? one : two).insert(asked(n), limits), {
+            onSuccess: () => "stored",
+            onFailure: (error) => error._tag
+          })
+        ),
+        { concurrency: "unbounded" }
+      )
+      expect(outcomes.filter((outcome) => outcome === "stored")).toHaveLength(5)
+      expect(outcomes.filter((outcome) => outcome === "LimitExceeded")).toHaveLength(45)
+    }).pipe(Effect.scoped)
+  )
+
+  it.effect("lists the units of records stored before units were kept, when a daemon starts", () =>
+    Effect.gen(function* () {
+      const prefix = testPrefix()
+      const open = Effect.map(
+        Layer.build(VerificationStore.layerRedis.pipe(Layer.provide(testRedisLayer(prefix)))),
+        Context.get(VerificationStore)
+      )
+      const first = yield* open
+      const asked = (n: number) => ({ ...record(400 + n), messagesAt: [1_000 + n] })
+      for (let n = 0; n < 3; n++) yield* first.insert(asked(n))
+      // As an older daemon left them: records without units.
+      yield* Effect.gen(function* () {
+        const redis = yield* Redis
+        for (const key of yield* redis.send<Array<string>>("KEYS", `${prefix}verifications:units*`))
+          yield* redis.send("DEL", key)
+      }).pipe(Effect.provide(redisStoreLayer({ url: testRedisUrl, keyPrefix: prefix })), Effect.scoped)
+      const limits = [{ key: messageBudgetKey(asked(0)), max: 3, since: 0 }]
+      yield* first.insert(asked(3), limits)
+      const restarted = yield* open
+      expect(yield* Effect.flip(restarted.insert(asked(4), limits))).toBeInstanceOf(LimitExceeded)
+    }).pipe(Effect.scoped)
   )
 })
