@@ -236,6 +236,7 @@ export class Verifications extends Context.Service<Verifications, VerificationsS
         })
 
         const { settle, settleWithin, confirm, confirmLink } = makeConfirmations({
+          store,
           records,
           keys,
           snapshots,

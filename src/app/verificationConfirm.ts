@@ -16,7 +16,7 @@ import type { LimitCheck } from "../domain/verificationLimits.ts"
 import { ALL_TEAMS, type Viewer } from "../domain/visibility.ts"
 import { parseLinkToken } from "../verification/codes.ts"
 import type { VerificationKeys } from "../verification/secrets.ts"
-import type { VerificationStoreError } from "../verification/VerificationStore.ts"
+import type { VerificationStoreService } from "../verification/VerificationStore.ts"
 import type { Snapshot } from "./Snapshot.ts"
 import { TooManyAttempts, type VerificationsError, WrongCode } from "./VerificationsError.ts"
 import { policyOf } from "./verificationPolicy.ts"
@@ -42,6 +42,7 @@ export interface LinkOutcome {
 }
 
 export interface ConfirmDependencies {
+  readonly store: VerificationStoreService
   readonly records: Records
   readonly keys: VerificationKeys
   readonly snapshots: Snapshot["Service"]
@@ -56,16 +57,27 @@ export interface ConfirmDependencies {
 }
 
 export const makeConfirmations = (dependencies: ConfirmDependencies) => {
-  const { records, keys, snapshots, tokens, work, count, notifies, visible } = dependencies
+  const { store, records, keys, snapshots, tokens, work, count, notifies, visible } = dependencies
+
+  /**
+   * Stores `next` over the version it was computed from, if it keeps
+   * `limits` (else `LimitExceeded`, nothing stored). One compare-and-set,
+   * not retried: a change computed on a version another process changed
+   * meanwhile (a wrong code counted by another daemon) must not be answered
+   * as if it counted.
+   */
+  const replace = (next: VerificationRecord, limits?: ReadonlyArray<LimitCheck>) =>
+    store.replace(next, limits).pipe(
+      Effect.catchTag("VerificationStoreError", (error) =>
+        unavailable(`The verification could not be stored (${error.message}). Try again.`)
+      ),
+      Effect.flatMap((written) =>
+        written ? Effect.succeed(next) : unavailable("The verification changed meanwhile. Try again.")
+      )
+    )
 
   /** Counts a stored record that ended and sends its notices; fails with `refused` if any. */
-  const settled = Effect.fnUntraced(function* (
-    next: VerificationRecord,
-    stored: VerificationRecord | undefined,
-    refused: VerificationsError["reason"] | undefined
-  ) {
-    if (stored === undefined || stored.version !== next.version)
-      return yield* unavailable("The verification changed meanwhile. Try again.")
+  const settled = Effect.fnUntraced(function* (next: VerificationRecord, refused?: VerificationsError["reason"]) {
     if (next.status !== "pending") {
       count(next, next.status === "verified" ? "verified" : next.status === "failed" ? "failed" : "expired")
       yield* work.notify(next)
@@ -74,26 +86,17 @@ export const makeConfirmations = (dependencies: ConfirmDependencies) => {
     return next
   })
 
-  const notStored = (error: VerificationStoreError) =>
-    unavailable(`The verification could not be stored (${error.message}). Try again.`)
-
   /** Stores a finished (or renewed) record over the version it was computed from, then `settled`. */
   const settle = (next: VerificationRecord, refused?: VerificationsError["reason"]) =>
-    records
-      .modify(next.id, (current) => (current.version === next.version - 1 ? next : undefined), true)
-      .pipe(
-        Effect.catchTag("VerificationStoreError", notStored),
-        Effect.flatMap((stored) => settled(next, stored, refused))
-      )
+    Effect.flatMap(
+      // No limits: nothing can be refused.
+      replace(next).pipe(Effect.catchTag("LimitExceeded", Effect.die)),
+      () => settled(next, refused)
+    )
 
   /** `settle` if the write keeps `limits`; else it fails with `LimitExceeded`, and nothing was stored. */
   const settleWithin = (next: VerificationRecord, limits: ReadonlyArray<LimitCheck>) =>
-    records
-      .modify(next.id, (current) => (current.version === next.version - 1 ? next : undefined), true, limits)
-      .pipe(
-        Effect.catchTag("VerificationStoreError", notStored),
-        Effect.flatMap((stored) => settled(next, stored, undefined))
-      )
+    Effect.flatMap(replace(next, limits), () => settled(next))
 
   /**
    * Finishes a pending record whose code or link matched: verified with a

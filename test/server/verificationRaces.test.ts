@@ -103,6 +103,24 @@ const races = (deployment: () => Deployment) => {
     expect((await start(6, globex, "shared@ox.ac.uk", "race-globex-default")).status).toBe(201)
   })
 
+  it("50 wrong codes at once against one verification: each answer counted, no more than its 5 attempts", async () => {
+    const { acme } = deployment()
+    const started = await start(0, acme, "guess@ox.ac.uk", "race-default")
+    expect(started.status).toBe(201)
+    const answers = await atOnce(50, (i) =>
+      call(at(i), "POST", `/api/v1/verifications/${started.body.id}/confirm`, {
+        key: acme,
+        body: { code: String(i).padStart(6, "0").replace(/^0/, "9") }
+      })
+    )
+    const wrong = answers.filter((answer) => answer.body.code === "INVALID_CODE")
+    // Every "wrong code" answer is an attempt counted: each says a different number left.
+    expect(new Set(wrong.map((answer) => answer.body.attemptsRemaining)).size).toBe(wrong.length)
+    expect(wrong.length).toBeLessThanOrEqual(4)
+    const view = await call(at(0), "GET", `/api/v1/verifications/${started.body.id}`, { key: acme })
+    expect(view.body).toMatchObject({ status: "failed", failureReason: "TOO_MANY_ATTEMPTS", attempts: { made: 5 } })
+  })
+
   it("50 confirmations at once, with the right codes, of one person's 10 verifications: one redemption", async () => {
     const { acme, daemons } = deployment()
     const ids: Array<string> = []
