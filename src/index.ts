@@ -58,8 +58,11 @@ export type { LibraryVerificationOptions, VerificationsFacade } from "./libraryV
 export { UsageStatistics, type UsageStatisticsOptions } from "./stats/UsageStatistics.ts"
 export { UsageStore, UsageStoreError } from "./stats/UsageStore.ts"
 export {
+  type EligibilityAudience,
   type EligibilityClaims,
   EligibilityTokenError,
+  type EligibilityTokenProblem,
+  eligibilityAudience,
   type VerifyEligibilityOptions,
   verifyEligibilityToken
 } from "./verification/eligibilityToken.ts"

@@ -162,7 +162,7 @@ describe("examples", () => {
     expect(output).toContain('inspect mit.ed: "mit.edu"')
   })
 
-  it("examples/merchant-backend.ts verifies a token offline and refuses a wrong offer and a tampered token", () => {
+  it("examples/merchant-backend.ts verifies a token offline and refuses a wrong offer, another team and a tampered token", () => {
     const output = execFileSync(
       process.execPath,
       [fileURLToPath(new URL("../examples/merchant-backend.ts", import.meta.url))],
@@ -173,7 +173,8 @@ describe("examples", () => {
       /^eligible: offer spring-sale, University of Oxford \(GB\), person .{8}…, until \d{4}-\d\d-\d\d$/
     )
     expect(lines[1]).toMatch(/^refused: wrong-offer/)
-    expect(lines[2]).toMatch(/^refused: invalid/)
+    expect(lines[2]).toMatch(/^refused: wrong-team/)
+    expect(lines[3]).toMatch(/^refused: invalid/)
   })
 
   it("examples/webhook-receiver.ts accepts a signed callback and refuses an unsigned one", async () => {

@@ -1,7 +1,8 @@
 /**
  * Eligibility tokens as the `Verifications` service issues them: the claims
- * of a verified record (names from the snapshot in force, a pseudonymous
- * `sub` per offer), signed with the current signing key, which is rotated
+ * of a verified record (names from the snapshot in force, the audience of
+ * the record's team and offer or target group, a pseudonymous `sub` per
+ * offer, or per team and target group), signed with the current signing key, which is rotated
  * when older than `verification.signing.rotateAfter`; the retired key stays
  * published as long as the longest `validFor` of the deployment, so every
  * token it signed can still be checked.
@@ -12,7 +13,7 @@ import type { JSONWebKeySet } from "jose"
 import type { LoadedConfig } from "../config/loadConfig.ts"
 import type { VerificationRecord } from "../domain/Verification.ts"
 import { periodMillis, resolvePolicy } from "../domain/VerificationPolicy.ts"
-import type { EligibilityClaims } from "../verification/eligibilityToken.ts"
+import { type EligibilityClaims, eligibilityAudience } from "../verification/eligibilityToken.ts"
 import type { SigningKey, SigningKeyStoreError, SigningKeyStoreService } from "../verification/SigningKeyStore.ts"
 import type { VerificationKeys } from "../verification/secrets.ts"
 import { activeKey, needsRotation, publishedKeys, rotate, signToken } from "../verification/signing.ts"
@@ -82,9 +83,18 @@ export const makeTokens = (
         const { config, engine } = snapshots.current()
         const offer = record.offerId === undefined ? undefined : engine.offers.get(record.offerId)?.offer
         const group = engine.targetGroups.get(record.targetGroupId)?.targetGroup
-        const scope = record.offerId === undefined ? `targetGroup:${record.targetGroupId}` : `offer:${record.offerId}`
+        // An offer is one team's; a target group may serve several, so its tokens (and `sub`) are per team too.
+        const scope =
+          record.offerId === undefined
+            ? `targetGroup:${record.team}:${record.targetGroupId}`
+            : `offer:${record.offerId}`
         const claims: EligibilityClaims = {
           iss: issuerOf(config),
+          aud: eligibilityAudience(
+            record.offerId === undefined
+              ? { team: record.team, targetGroupId: record.targetGroupId }
+              : { team: record.team, offerId: record.offerId }
+          ),
           sub: keys.subject(scope, record.addressHash),
           jti: record.id,
           iat: Math.floor(now / 1000),
