@@ -71,7 +71,7 @@ export class StatusApi extends HttpApiGroup.make("status")
         OpenApi.annotations({
           summary: "The daemon's version, uptime and the configuration in force, with a rejected change's problems",
           description:
-            "For operators: the version, the uptime, the generation of the configuration serving and when it loaded, and, when a change was rejected and an older configuration keeps serving, that change's problems with file, line and column (`/readyz` names no file); the rate limits in force; and `keys`, the caller's team's keys that still work but expire within 14 days, soonest first."
+            "For operators: the version, the uptime, the generation of the configuration serving and when it loaded, and, when a change was rejected and an older configuration keeps serving, that change's problems with file (relative to the config directory), line and column — those in the caller's team's target groups, offers and API keys, in shared target groups and in the deployment's own files, never another team's (`/readyz` names no file); the rate limits in force; and `keys`, the caller's team's keys that still work but expire within 14 days, soonest first."
         })
       )
   )

@@ -11,7 +11,7 @@
  *   offers/*.yaml                 stats/, jobs/          (usage statistics, bulk jobs)
  *   templates/<locale>.yaml       verifications/, outbox/, signing-keys.json  (proof of ownership)
  */
-import { relative, sep } from "node:path"
+import { basename, isAbsolute, relative, resolve, sep } from "node:path"
 import { isTemporaryFile } from "../store/atomicWrite.ts"
 
 export const SETTINGS_FILE = "campusgate.yaml"
@@ -27,4 +27,22 @@ export const isResourceFile = (name: string): boolean =>
 export const displayPath = (absolute: string): string => {
   const path = relative(process.cwd(), absolute)
   return path === "" || path.startsWith("..") ? absolute : path.split(sep).join("/")
+}
+
+/**
+ * A problem's file as the HTTP API shows it (`GET /status`): relative to the
+ * config directory, a data directory's file as `<data>/…`, a store's document
+ * as its name (`redis:…`); never a path of the host's file system.
+ */
+export const apiPath = (displayed: string, dirs: { readonly configDir: string; readonly dataDir: string }): string => {
+  if (/^[a-z]+:/.test(displayed)) return displayed
+  const absolute = resolve(displayed)
+  for (const [dir, prefix] of [
+    [dirs.configDir, ""],
+    [dirs.dataDir, "<data>/"]
+  ] as const) {
+    const path = relative(dir, absolute)
+    if (path !== "" && !path.startsWith("..") && !isAbsolute(path)) return prefix + path.split(sep).join("/")
+  }
+  return basename(absolute)
 }

@@ -260,20 +260,22 @@ const loadWith = (location: ConfigLocation, data: DataDocuments, cache: DecodeCa
     ...resourceFiles(configDir, "config", directory),
     ...stored(directory === TARGET_GROUPS_DIR ? data.targetGroups : data.offers)
   ]
+  const targetGroupFiles = yamlFiles(TARGET_GROUPS_DIR)
+  const offerFiles = yamlFiles(OFFERS_DIR)
+  const keyFiles: Array<SourceFile> = data.apiKeys.map((document) => ({
+    store: document.store,
+    path: document.location,
+    text: document.text
+  }))
   const targetGroups = decodeFiles<TargetGroup>(
-    yamlFiles(TARGET_GROUPS_DIR),
+    targetGroupFiles,
     (file) => decode(TargetGroup, displayPath(file.path), file.text),
     problems
   )
-  const offers = decodeFiles<Offer>(
-    yamlFiles(OFFERS_DIR),
-    (file) => decode(Offer, displayPath(file.path), file.text),
-    problems
-  )
+  const offers = decodeFiles<Offer>(offerFiles, (file) => decode(Offer, displayPath(file.path), file.text), problems)
   const apiKeys: Array<Decoded<ApiKeyRecord>> = []
   const brokenKeys: Array<References> = []
-  for (const document of data.apiKeys) {
-    const file: SourceFile = { store: document.store, path: document.location, text: document.text }
+  for (const file of keyFiles) {
     const decoded = decode(ApiKeysFile, displayPath(file.path), file.text, { empty: { keys: [] } })
     if (decoded.ok) {
       apiKeys.push(...decoded.value.keys.map((value, i) => ({ value, file, at: ["keys", i] })))
@@ -312,7 +314,8 @@ const loadWith = (location: ConfigLocation, data: DataDocuments, cache: DecodeCa
   const datasets = readDatasets(configDir, settings.datasets, settingsFile, problems)
   const templates = loadMessageTemplates(configDir, problems)
   const smtpCa = readSmtpCa(configDir, settings, settingsFile, problems)
-  if (problems.length > 0) return { ok: false, problems: byFile(problems) }
+  if (problems.length > 0)
+    return { ok: false, problems: byFile(withOwners(problems, [...targetGroupFiles, ...offerFiles], keyFiles)) }
   const origins = <A>(byId: Map<string, Decoded<A>>) => new Map([...byId].map(([id, item]) => [id, item.file]))
   return {
     ok: true,
@@ -370,6 +373,36 @@ const byFile = (problems: ReadonlyArray<ConfigurationProblem>): Array<Configurat
         a.i - b.i
     )
     .map(({ problem }) => problem)
+}
+
+/**
+ * Each problem with the team it concerns (`team`): the team of the target
+ * group or offer its file holds, or of the API key its path is in; none for
+ * a shared target group or the deployment's own files, which concern every
+ * team. What a team is shown of a rejected change (`domain/visibility.ts`).
+ */
+const withOwners = (
+  problems: ReadonlyArray<ConfigurationProblem>,
+  resourceFiles: ReadonlyArray<SourceFile>,
+  keyFiles: ReadonlyArray<SourceFile>
+): Array<ConfigurationProblem> => {
+  const resourceTeams = new Map<string, string | undefined>()
+  for (const file of resourceFiles) resourceTeams.set(displayPath(file.path), rawStringField(file.text, "team"))
+  const keyEntries = new Map<string, unknown>()
+  for (const file of keyFiles) keyEntries.set(displayPath(file.path), rawDocument(file.text))
+  const teamOf = (problem: ConfigurationProblem): string | undefined => {
+    if (problem.file === undefined) return undefined
+    if (resourceTeams.has(problem.file)) return resourceTeams.get(problem.file)
+    const keys = (keyEntries.get(problem.file) as { keys?: unknown } | null | undefined)?.keys
+    const entry = /^keys\[(\d+)\]/.exec(problem.path)?.[1]
+    const team =
+      Array.isArray(keys) && entry !== undefined ? (keys[Number(entry)] as { team?: unknown })?.team : undefined
+    return typeof team === "string" ? team : undefined
+  }
+  return problems.map((problem) => {
+    const team = teamOf(problem)
+    return team === undefined ? problem : { ...problem, team }
+  })
 }
 
 /** The data directory a location resolves to (settings that do not decode count as defaults here). */

@@ -40,7 +40,9 @@ export const ConfigurationProblem = Schema.Struct({
   column: Schema.optionalKey(Schema.Number),
   /** The field: e.g. `offers[2].targetGroups[0]`, or `criteria.countries[1]` within `file`. */
   path: Schema.String,
-  message: Schema.String
+  message: Schema.String,
+  /** The team whose target group, offer or API key the problem is in; absent: a shared target group or the deployment's own files. */
+  team: Schema.optionalKey(Schema.String)
 })
 export type ConfigurationProblem = typeof ConfigurationProblem.Type
 

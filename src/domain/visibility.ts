@@ -26,3 +26,7 @@ export const offerVisible = (offer: Pick<Offer, "team">, viewer: Viewer): boolea
 /** A verification is visible to its own team only (its offer's team, or the team that started it). */
 export const verificationVisible = (verification: { readonly team: string }, viewer: Viewer): boolean =>
   viewer === ALL_TEAMS || verification.team === viewer
+
+/** A problem of a rejected configuration change is shown to the team it concerns; one of no team, to every team. */
+export const problemVisible = (problem: { readonly team?: string | undefined }, viewer: Viewer): boolean =>
+  viewer === ALL_TEAMS || problem.team === undefined || problem.team === viewer

@@ -22,7 +22,6 @@ import {
   fsync,
   fsyncSync,
   ftruncateSync,
-  mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
@@ -36,7 +35,14 @@ import { join } from "node:path"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import { fsyncPath, writeFileAtomic, writeFileAtomicAsync } from "../store/atomicWrite.ts"
+import {
+  ensureDirectory,
+  ensurePrivateDirectory,
+  fsyncPath,
+  PRIVATE_FILE,
+  writeFileAtomic,
+  writeFileAtomicAsync
+} from "../store/atomicWrite.ts"
 import { isJobId, Job, type JobId } from "./Job.ts"
 import { type JobBytes, type JobFile, JobStore, JobStoreError, type StagedUpload } from "./JobStore.ts"
 
@@ -123,9 +129,9 @@ export const jobFiles = (dataDir: string) => {
     root,
     /** A fresh hidden upload file under `jobs/` (the same file system, so it is moved in by `rename`). */
     stage: (): StagedUpload => {
-      mkdirSync(root, { recursive: true })
+      ensurePrivateDirectory(root)
       const path = join(root, `.upload-${randomBytes(8).toString("hex")}.tmp`)
-      return { id: path, path, bytes: new FileBytes(openSync(path, "wx+", 0o644)) } as StagedFile
+      return { id: path, path, bytes: new FileBytes(openSync(path, "wx+", PRIVATE_FILE)) } as StagedFile
     },
     discard: (upload: StagedUpload): void => {
       closeQuietly(upload.bytes)
@@ -137,7 +143,7 @@ export const jobFiles = (dataDir: string) => {
       try {
         staged.bytes.sync()
         closeQuietly(staged.bytes)
-        mkdirSync(directoryOf(jobId), { recursive: true })
+        ensureDirectory(directoryOf(jobId))
         renameSync(staged.path, join(directoryOf(jobId), fileNames.input))
         fsyncPath(directoryOf(jobId))
       } catch (error) {
@@ -148,7 +154,7 @@ export const jobFiles = (dataDir: string) => {
     open: (jobId: string, file: JobFile): JobBytes => {
       const path = join(directoryOf(jobId), fileNames[file])
       const flags = file === "input" ? constants.O_RDONLY : constants.O_RDWR | constants.O_CREAT
-      return new FileBytes(openSync(path, flags, 0o644))
+      return new FileBytes(openSync(path, flags, PRIVATE_FILE))
     },
     /** Renames the job's directory to a hidden name, flushes that, then deletes it: never half-deleted and alive. */
     remove: (jobId: string): void => {
@@ -202,7 +208,7 @@ export const layer = (dataDir: string): Layer.Layer<JobStore> =>
       list: () =>
         Effect.gen(function* () {
           const names = yield* attempt("list", undefined, () => {
-            mkdirSync(root, { recursive: true })
+            ensurePrivateDirectory(root)
             return readdirSync(root)
           })
           const jobs: Array<Job> = []

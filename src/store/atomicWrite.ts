@@ -5,11 +5,32 @@
  * rename itself survives a crash. A reader sees the old file or the new one,
  * never a mix. A crash can leave a temporary file behind: its name ends in
  * `.tmp` and loaders ignore it (`isTemporaryFile`).
+ *
+ * What the daemon writes holds addresses, codes, tokens and keys' hashes:
+ * files are made readable by the daemon's own user only (`PRIVATE_FILE`,
+ * 0600) in directories only it may enter (`PRIVATE_DIRECTORY`, 0700), the
+ * one rule for every store's files.
  */
 import { randomBytes } from "node:crypto"
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs"
+import {
+  chmodSync,
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeSync
+} from "node:fs"
 import { mkdir, open, rename, rm } from "node:fs/promises"
 import { basename, dirname, join } from "node:path"
+
+/** The mode of every file the daemon writes: its own user reads and writes it, nobody else. */
+export const PRIVATE_FILE = 0o600
+
+/** The mode of every directory the daemon makes. */
+export const PRIVATE_DIRECTORY = 0o700
 
 /** The temporary files `writeFileAtomic` creates: `.<name>.<random>.tmp`. */
 export const isTemporaryFile = (name: string): boolean => name.startsWith(".") && name.endsWith(".tmp")
@@ -26,11 +47,11 @@ export const fsyncPath = (path: string): void => {
 
 /**
  * Writes `content` to `path` atomically and durably, creating its directory
- * if needed; `mode` 0o600 keeps a secret unreadable to others from the start.
+ * if needed; private (`PRIVATE_FILE`) from the start unless `mode` says otherwise.
  */
-export const writeFileAtomic = (path: string, content: string | Uint8Array, mode = 0o644): void => {
+export const writeFileAtomic = (path: string, content: string | Uint8Array, mode = PRIVATE_FILE): void => {
   const directory = dirname(path)
-  mkdirSync(directory, { recursive: true })
+  mkdirSync(directory, { recursive: true, mode: PRIVATE_DIRECTORY })
   const temporary = join(directory, `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`)
   const fd = openSync(temporary, "wx", mode)
   try {
@@ -57,9 +78,13 @@ export const writeFileAtomic = (path: string, content: string | Uint8Array, mode
  * is not held by the two fsyncs (a job's checkpoint record, written while
  * the same thread answers requests).
  */
-export const writeFileAtomicAsync = async (path: string, content: string | Uint8Array, mode = 0o644): Promise<void> => {
+export const writeFileAtomicAsync = async (
+  path: string,
+  content: string | Uint8Array,
+  mode = PRIVATE_FILE
+): Promise<void> => {
   const directory = dirname(path)
-  await mkdir(directory, { recursive: true })
+  await mkdir(directory, { recursive: true, mode: PRIVATE_DIRECTORY })
   const temporary = join(directory, `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`)
   const file = await open(temporary, "wx", mode)
   try {
@@ -85,9 +110,32 @@ export const writeFileAtomicAsync = async (path: string, content: string | Uint8
   }
 }
 
-/** Creates `directory` (and its parents) when it does not exist. */
+/** Creates `directory` (and its parents) when it does not exist, private (`PRIVATE_DIRECTORY`). */
 export const ensureDirectory = (directory: string): void => {
-  mkdirSync(directory, { recursive: true })
+  mkdirSync(directory, { recursive: true, mode: PRIVATE_DIRECTORY })
+}
+
+/**
+ * `ensureDirectory` for a directory of records (verifications, jobs, the
+ * outbox): one made by an older version, open to others, is closed too.
+ */
+export const ensurePrivateDirectory = (directory: string): void => {
+  ensureDirectory(directory)
+  chmodSync(directory, PRIVATE_DIRECTORY)
+}
+
+/** Removes the temporary files an interrupted write left in `directory` (`isTemporaryFile`); none when it is absent. */
+export const removeTemporaryFiles = (directory: string): number => {
+  let names: Array<string>
+  try {
+    names = readdirSync(directory)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return 0
+    throw error
+  }
+  const stale = names.filter(isTemporaryFile)
+  for (const name of stale) rmSync(join(directory, name), { force: true })
+  return stale.length
 }
 
 /** Removes `path` durably (no error when it is already gone). */

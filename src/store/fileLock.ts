@@ -17,6 +17,7 @@
  */
 import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from "node:fs"
 import { basename, dirname, join } from "node:path"
+import { PRIVATE_FILE } from "./atomicWrite.ts"
 
 export interface FileLockOptions {
   /** How long to wait for another writer (default 10 s). */
@@ -63,7 +64,7 @@ export const withFileLock = <A>(path: string, body: () => A, options: FileLockOp
   const deadline = Date.now() + timeoutMs
   for (let attempt = 0; ; attempt++) {
     try {
-      const fd = openSync(lockPath, "wx", 0o644)
+      const fd = openSync(lockPath, "wx", PRIVATE_FILE)
       try {
         writeSync(fd, mine)
       } finally {

@@ -7,9 +7,9 @@
  * secret. The directory is flushed, so the secret survives a crash.
  */
 import { randomBytes } from "node:crypto"
-import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs"
+import { closeSync, fsyncSync, linkSync, openSync, readFileSync, rmSync, writeSync } from "node:fs"
 import { basename, dirname, join } from "node:path"
-import { fsyncPath } from "./atomicWrite.ts"
+import { ensureDirectory, fsyncPath } from "./atomicWrite.ts"
 
 /** The secret stored at `path`; undefined when there is none. */
 export const readSecret = (path: string): string | undefined => {
@@ -26,7 +26,7 @@ export const secretFile = (path: string, generate: () => string = () => randomBy
   const existing = readSecret(path)
   if (existing !== undefined) return existing
   const directory = dirname(path)
-  mkdirSync(directory, { recursive: true })
+  ensureDirectory(directory)
   const temporary = join(directory, `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`)
   const fd = openSync(temporary, "wx", 0o600)
   try {

@@ -12,7 +12,7 @@
  * refused the message with a 5xx); its detail is the error class and SMTP
  * reply code only — a server's reply text can quote the address.
  */
-import { mkdir, open, rename } from "node:fs/promises"
+import { chmod, mkdir, open, rename, rm } from "node:fs/promises"
 import { join } from "node:path"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -20,6 +20,7 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import nodemailer from "nodemailer"
 import type { MailSettings } from "../config/Settings.ts"
+import { PRIVATE_DIRECTORY, PRIVATE_FILE, removeTemporaryFiles } from "../store/atomicWrite.ts"
 
 export interface OutgoingMail {
   /** Names the message (outbox file names, logs); never an address. */
@@ -111,16 +112,26 @@ export class MailTransport extends Context.Service<MailTransport, MailTransportS
     }
   }
 
-  /** Writes each message to `directory` as `<time>-<verification id>.eml`; `onWritten` is told the file. */
+  /**
+   * Writes each message to `directory` as `<time>-<verification id>.eml`
+   * (private: `PRIVATE_FILE` in a `PRIVATE_DIRECTORY`); `onWritten` is told
+   * the file. A write that fails (a full disk) leaves nothing behind, and
+   * the temporary files of one a crash cut short are removed when the
+   * outbox opens.
+   */
   static readonly makeOutbox = (
     directory: string,
     onWritten: (file: string) => void = () => {}
   ): MailTransportService => {
     const builder = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: "unix" })
     let sequence = 0
+    removeTemporaryFiles(directory)
     // The directory is made once, and again only if it disappears.
     let made: Promise<unknown> | undefined
-    const directoryMade = () => (made ??= mkdir(directory, { recursive: true }))
+    const directoryMade = () =>
+      (made ??= mkdir(directory, { recursive: true, mode: PRIVATE_DIRECTORY }).then(() =>
+        chmod(directory, PRIVATE_DIRECTORY)
+      ))
     return {
       description: directory,
       send: (mail) =>
@@ -139,19 +150,24 @@ export class MailTransport extends Context.Service<MailTransport, MailTransportS
             // Written off the event loop: a temporary file, flushed, renamed into place (readers never see half).
             const temporary = join(directory, `.${name}.tmp`)
             await directoryMade()
-            const handle = await open(temporary, "wx", 0o600).catch(async (error: NodeJS.ErrnoException) => {
+            const handle = await open(temporary, "wx", PRIVATE_FILE).catch(async (error: NodeJS.ErrnoException) => {
               if (error.code !== "ENOENT") throw error
               made = undefined
               await directoryMade()
-              return open(temporary, "wx", 0o600)
+              return open(temporary, "wx", PRIVATE_FILE)
             })
             try {
-              await handle.writeFile(built.message as Buffer)
-              await handle.sync()
-            } finally {
-              await handle.close()
+              try {
+                await handle.writeFile(built.message as Buffer)
+                await handle.sync()
+              } finally {
+                await handle.close()
+              }
+              await rename(temporary, file)
+            } catch (error) {
+              await rm(temporary, { force: true })
+              throw error
             }
-            await rename(temporary, file)
             onWritten(file)
           },
           catch: failureOf

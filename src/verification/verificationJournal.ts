@@ -17,11 +17,11 @@
  * only (`writeFileAtomic`) — at start and whenever it has grown to twice
  * the live records plus 10,000 lines.
  */
-import { closeSync, fstatSync, fsync, ftruncateSync, openSync, readFileSync, writeSync } from "node:fs"
+import { closeSync, fchmodSync, fstatSync, fsync, ftruncateSync, openSync, readFileSync, writeSync } from "node:fs"
 import { join } from "node:path"
 import * as Schema from "effect/Schema"
 import { VerificationRecord } from "../domain/Verification.ts"
-import { ensureDirectory, fsyncPath, writeFileAtomic } from "../store/atomicWrite.ts"
+import { ensurePrivateDirectory, fsyncPath, PRIVATE_FILE, writeFileAtomic } from "../store/atomicWrite.ts"
 import { RecordIndex } from "./recordIndex.ts"
 import type { JournalLine } from "./VerificationStore.ts"
 
@@ -55,7 +55,7 @@ interface Pending {
 export const openJournal = (dataDir: string): Journal => {
   const directory = join(dataDir, VERIFICATIONS_DIR)
   const path = join(directory, JOURNAL_FILE)
-  ensureDirectory(directory)
+  ensurePrivateDirectory(directory)
   const index = new RecordIndex()
   let text = ""
   try {
@@ -86,13 +86,14 @@ export const openJournal = (dataDir: string): Journal => {
     if (fd >= 0) closeSync(fd)
     fd = -1
     writeFileAtomic(path, content)
-    fd = openSync(path, "a")
+    fd = openSync(path, "a", PRIVATE_FILE)
     fileBytes = fstatSync(fd).size
     linesWritten = index.size
   }
   if (complete < text.length || lines.length > index.size) compact()
   else {
-    fd = openSync(path, "a")
+    fd = openSync(path, "a", PRIVATE_FILE)
+    fchmodSync(fd, PRIVATE_FILE)
     fsyncPath(directory)
     fileBytes = fstatSync(fd).size
     linesWritten = lines.length

@@ -6,15 +6,15 @@
  * see, and what readiness tells anyone.
  */
 import { once } from "node:events"
-import { rmSync, writeFileSync } from "node:fs"
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { createServer } from "node:http"
 import { type AddressInfo, connect } from "node:net"
-import { join } from "node:path"
+import { join, relative } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createApiKey, revokeApiKey } from "../../src/app/Keys.ts"
 import { allScopes } from "../../src/domain/ApiKey.ts"
 import type { TeamId } from "../../src/domain/Identifiers.ts"
-import { call, copyConfig, type Daemon, makeKey, setSettings, startDaemon } from "./daemon.ts"
+import { call, copyConfig, type Daemon, makeKey, setSettings, startDaemon, waitForJob } from "./daemon.ts"
 
 let daemon: Daemon
 let acme: string
@@ -274,6 +274,42 @@ describe("readiness", () => {
     expect((await call(daemon, "GET", "/api/v1/status", { key: offersReader })).status).toBe(403)
   })
 
+  it("shows a rejected change's problems to the team they concern, files relative to the config directory", async () => {
+    const file = join(daemon.configDir, "offers", "globex-broken.yaml")
+    writeFileSync(
+      file,
+      "id: globex-broken\nteam: globex\nname: Broken\ntargetGroups: [no-such-group]\nstatus: active\n"
+    )
+    try {
+      await eventually(async () => (await call(daemon, "GET", "/api/v1/status", { key: globex })).body.config.stale)
+      const theirs = (await call(daemon, "GET", "/api/v1/status", { key: globex })).body.config.problems
+      expect(theirs).toEqual([
+        expect.objectContaining({ file: "offers/globex-broken.yaml", team: "globex", path: "targetGroups[0]" })
+      ])
+      const acmeView = (await call(daemon, "GET", "/api/v1/status", { key: acme })).body.config
+      expect(acmeView).toMatchObject({ stale: true, problems: [] })
+      // A problem of the deployment's own files concerns every team, named without the host's paths.
+      const settings = join(daemon.configDir, "campusgate.yaml")
+      const original = readFileSync(settings, "utf8")
+      writeFileSync(settings, `${original}\nnoSuchSetting: 1\n`)
+      try {
+        await eventually(async () =>
+          (await call(daemon, "GET", "/api/v1/status", { key: acme })).body.config.problems.some(
+            (problem: { file?: string }) => problem.file === "campusgate.yaml"
+          )
+        )
+        const body = JSON.stringify((await call(daemon, "GET", "/api/v1/status", { key: acme })).body)
+        expect(body).not.toContain(daemon.configDir)
+        expect(body).not.toContain("globex-broken")
+      } finally {
+        writeFileSync(settings, original)
+      }
+    } finally {
+      rmSync(file)
+    }
+    await eventually(async () => !(await call(daemon, "GET", "/api/v1/status", { key: acme })).body.config.stale)
+  }, 30_000)
+
   it("gives the rate limits in force and the caller's team's keys that expire within 14 days", async () => {
     const detail = await call(daemon, "GET", "/api/v1/status", { key: acme })
     expect(detail.body.rateLimits).toEqual({
@@ -357,3 +393,34 @@ const eventually = async (holds: () => Promise<boolean>, ms = 10_000) => {
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
 }
+
+describe("the data directory", () => {
+  /** Every file and directory under `root`, with its permission bits. */
+  const modes = (root: string): Array<{ path: string; mode: number; directory: boolean }> =>
+    readdirSync(root, { recursive: true, withFileTypes: true }).map((entry) => {
+      const path = join(entry.parentPath, entry.name)
+      return { path: relative(root, path), mode: statSync(path).mode & 0o777, directory: entry.isDirectory() }
+    })
+
+  it("keeps what holds addresses, codes and tokens private: files 0600 in directories 0700", async () => {
+    const started = await call(daemon, "POST", "/api/v1/verifications", {
+      key: acme,
+      body: { email: "private@ox.ac.uk", offerId: "acme-student-discount" }
+    })
+    expect(started.status).toBe(201)
+    const job = await call(daemon, "POST", "/api/v1/validate/bulk-async?targetGroupId=uk-students", {
+      key: acme,
+      rawBody: "email\njane@ox.ac.uk\n",
+      headers: { "content-type": "text/csv" }
+    })
+    expect(job.status).toBe(202)
+    await waitForJob(daemon, acme, job.body.jobId)
+    await eventually(
+      async () => existsSync(join(daemon.dataDir, "outbox")) && readdirSync(join(daemon.dataDir, "outbox")).length > 0
+    )
+    const entries = modes(daemon.dataDir)
+    for (const where of ["verifications", "jobs", "outbox"]) expect(entries.map((entry) => entry.path)).toContain(where)
+    const open = entries.filter((entry) => entry.mode !== (entry.directory ? 0o700 : 0o600))
+    expect(open.map((entry) => `${entry.path} ${entry.mode.toString(8)}`)).toEqual([])
+  })
+})

@@ -1,15 +1,18 @@
 /**
- * The handler of `GET /status`: the snapshot's reload status, the version,
- * the uptime, the rate limits in force and the caller's team's keys about
- * to expire.
+ * The handler of `GET /status`: the snapshot's reload status (a rejected
+ * change's problems that concern the caller's team, files named relative to
+ * the config directory), the version, the uptime, the rate limits in force
+ * and the caller's team's keys about to expire.
  */
 import * as Effect from "effect/Effect"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { CampusgateApi } from "../../api/Api.ts"
 import { Caller } from "../../api/Authorization.ts"
 import { Snapshot } from "../../app/Snapshot.ts"
+import { apiPath } from "../../config/layout.ts"
 import type { Settings } from "../../config/Settings.ts"
 import { keysExpiringSoon } from "../../domain/ApiKey.ts"
+import { problemVisible } from "../../domain/visibility.ts"
 import { VERSION } from "../../version.ts"
 
 /** The budgets alone, bucket by bucket (not `whenStoreDown`, which is no budget). */
@@ -24,7 +27,15 @@ export const StatusHandlers = HttpApiBuilder.group(
     return handlers.handle("get", () =>
       Effect.map(Effect.service(Caller), (caller) => {
         const config = snapshot.status()
-        const { settings, apiKeys } = snapshot.current().config
+        const { settings, apiKeys, configDir, dataDir } = snapshot.current().config
+        // The caller's team's problems and those of every team, named relative to the config directory.
+        const problems = config.problems
+          .filter((problem) => problemVisible(problem, caller.team))
+          .map(({ file, ...problem }) =>
+            file === undefined || configDir === undefined || dataDir === undefined
+              ? problem
+              : { ...problem, file: apiPath(file, { configDir, dataDir }) }
+          )
         const now = Date.now()
         return {
           status: "ready" as const,
@@ -35,7 +46,7 @@ export const StatusHandlers = HttpApiBuilder.group(
             generation: config.generation,
             loadedAt: config.loadedAt,
             stale: config.stale,
-            problems: config.problems,
+            problems,
             lastAttemptAt: config.lastAttemptAt,
             reloads: config.reloads
           },
