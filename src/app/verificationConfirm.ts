@@ -172,11 +172,11 @@ export const makeConfirmations = (dependencies: ConfirmDependencies) => {
             verification: toView(shown),
             ...(shown.redirectUrl === undefined ? {} : { redirectUrl: shown.redirectUrl })
           })
-          if (record.status === "verified")
-            return genuine ? answer("verified", record) : { outcome: "invalid" as const, locale: record.locale }
+          // Without the secret, a link says nothing of its verification: not even that it ended.
+          if (!genuine || record.method !== "link") return { outcome: "invalid" as const, locale: fallbackLocale }
+          if (record.status === "verified") return answer("verified", record)
           if (record.status === "expired") return answer("expired", record)
           if (record.status !== "pending") return answer("failed", record)
-          if (!genuine || record.method !== "link") return { outcome: "invalid" as const, locale: record.locale }
           const now = yield* Clock.currentTimeMillis
           const { stored } = yield* finishVerified(record, now, false)
           return answer(stored.status === "verified" ? "verified" : "failed", stored)

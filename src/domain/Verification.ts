@@ -96,7 +96,7 @@ export const VerificationRecord = Schema.Struct({
   addressHash: Schema.String,
   /** The address encrypted with the deployment's key, kept only while the verification is pending. */
   sealedAddress: Schema.optionalKey(Schema.String),
-  /** Keyed hash of the current code or link secret; absent until one is made, and once the verification ends. */
+  /** Keyed hash of the current code or link secret; absent until one is made, and for a code once the verification ends. */
   secretHash: Schema.optionalKey(Schema.String),
   redirectUrl: Schema.optionalKey(Schema.String),
   institution: Schema.NullOr(VerifiedInstitution),

@@ -3,7 +3,7 @@
  * the time: the one place the lifecycle rules are written. A pending
  * verification ends once — verified, failed, expired or cancelled — and
  * ending it drops what only a pending one needs (the sealed address, and
- * the secret's hash unless a link may be opened again), owes the event's
+ * a code's hash; a link's stays, so opening it again is answered), owes the event's
  * webhook notice, and gives up a message not yet sent. Every change
  * increments `version`, which the store checks.
  */
@@ -25,8 +25,8 @@ const ended = (
   at: number
 ): VerificationRecord => {
   const { sealedAddress: _sealed, secretHash, ...rest } = record
-  // A verified link keeps its secret's hash, so opening the link again shows the same result.
-  const keepSecret = fields.status === "verified" && record.method === "link" && secretHash !== undefined
+  // A link keeps its secret's hash, so whoever holds it is shown what became of it (and nobody else is).
+  const keepSecret = record.method === "link" && secretHash !== undefined
   return changed(rest as VerificationRecord, {
     ...fields,
     ...(keepSecret ? { secretHash } : {}),

@@ -243,6 +243,45 @@ describe("Verifications", () => {
     }
   )
 
+  it.effect("a link with a forged secret reveals nothing of its verification, whatever its status", () => {
+    const { layer, mail } = harness()
+    return Effect.gen(function* () {
+      const verifications = yield* Verifications
+      const linkOf = Effect.fnUntraced(function* (email: string) {
+        const before = mail.sent.length
+        const started = yield* verifications.start("acme", {
+          email,
+          offerId: "spring",
+          method: "link",
+          redirectUrl: "https://shop.example/done"
+        })
+        yield* until(() => mail.sent.length === before + 1)
+        const token = linkTokenIn(mail.sent[before]!)
+        const forged = `${token.slice(0, -5)}${token.at(-5) === "A" ? "B" : "A"}${token.slice(-4)}`
+        return { id: "started" in started ? started.started.id : "", token, forged }
+      })
+      const cancelled = yield* linkOf("cancel@ox.ac.uk")
+      yield* verifications.cancel("acme", cancelled.id)
+      const expired = yield* linkOf("expire@ox.ac.uk")
+      yield* TestClock.adjust("11 minutes")
+      for (const link of [cancelled, expired]) {
+        const outcome = yield* verifications.confirmLink(link.forged)
+        expect(outcome.outcome).toBe("invalid")
+        expect(outcome.verification).toBeUndefined()
+        expect(outcome.redirectUrl).toBeUndefined()
+      }
+      // The person holding the link is still told what became of it.
+      expect(yield* verifications.confirmLink(cancelled.token)).toMatchObject({
+        outcome: "failed",
+        verification: { status: "cancelled" }
+      })
+      expect(yield* verifications.confirmLink(expired.token)).toMatchObject({
+        outcome: "expired",
+        redirectUrl: "https://shop.example/done"
+      })
+    }).pipe(Effect.provide(layer))
+  })
+
   it.effect("a failed send keeps the verification pending and is retried with backoff until it goes through", () => {
     const { layer, mail } = harness()
     return Effect.gen(function* () {
