@@ -48,7 +48,7 @@ import {
 import { authenticateSession, cameOverTls, keyRefused } from "./credentials.ts"
 import { answerWith } from "./problemResponse.ts"
 import { makeRateLimitDecider } from "./rateLimit.ts"
-import { malformedJson, payloadParseOptions, requestProblem } from "./requestErrors.ts"
+import { payloadParseOptions, requestProblem, unreadableBody } from "./requestErrors.ts"
 import { CONSOLE_FILES_PATH, CONSOLE_PATH, CONSOLE_SESSION_PATH, routedPath } from "./routes.ts"
 import { assetResponse } from "./staticAsset.ts"
 
@@ -134,7 +134,7 @@ const signIn = Effect.map(makeRateLimitDecider, ({ decide }) =>
       Effect.map(answerWith(problem), withHeaders(decision.headers))
     if (decision.problem !== undefined) return yield* answer(decision.problem)
     const body = yield* Effect.result(request.json)
-    if (body._tag === "Failure") return yield* answer(malformedJson())
+    if (body._tag === "Failure") return yield* answer(unreadableBody(body.failure))
     const payload = yield* Effect.result(decodeSignIn(body.success))
     if (payload._tag === "Failure") return yield* answer(requestProblem("Payload", payload.failure))
     const presented = payload.success.key.trim()

@@ -47,7 +47,7 @@ import { VerificationsHandlers } from "./handlers/verifications.ts"
 import { Metrics, MetricsRoute } from "./metrics.ts"
 import { problemResponse } from "./problemResponse.ts"
 import { RequestLogger, recordRequest } from "./RequestLogger.ts"
-import { malformedJson, RequestErrorsLive } from "./requestErrors.ts"
+import { malformedJson, payloadTooLarge, RequestErrorsLive } from "./requestErrors.ts"
 import { bodyLimitOf, brokenPercentEncoding, declaredTooLarge, isUtf8Body, readsJsonBody } from "./requestGuards.ts"
 import { REQUEST_ID_HEADER, requestIdFor, requestKeyIds } from "./requestId.ts"
 import { RequestIdsLive } from "./requestIds.ts"
@@ -103,13 +103,7 @@ const normalize = (
       )
     }
     case 413:
-      return respond(
-        new PayloadTooLarge({
-          code: "PAYLOAD_TOO_LARGE",
-          detail: "The request body is larger than this server accepts; split it, or use bulk-async for large batches.",
-          requestId
-        })
-      )
+      return respond(withRequestId(payloadTooLarge(), requestId))
     case 415: {
       const accepted = [...(findRoute(request.method, path)?.endpoint?.payload.keys() ?? ["application/json"])]
       const sent = request.headers["content-type"]
@@ -178,13 +172,7 @@ const Outermost = HttpRouter.middleware(
       if (declared !== undefined) {
         // Answered before any of the body is read; the connection closes, so the rest is never waited for.
         return yield* Effect.map(
-          respond(
-            new PayloadTooLarge({
-              code: "PAYLOAD_TOO_LARGE",
-              detail: `The request body (${declared} bytes) is larger than this endpoint accepts (${limit} bytes); split it, or use bulk-async for large batches.`,
-              requestId
-            })
-          ),
+          respond(withRequestId(payloadTooLarge({ bytes: declared, limit }), requestId)),
           HttpServerResponse.setHeader("connection", "close")
         )
       }

@@ -1,7 +1,8 @@
 /**
  * Request decoding failures as problems, for the Effect app (the
  * `RequestErrors` transform) and the fast path alike: a body that is not
- * JSON (or not UTF-8) is `MALFORMED_JSON`; a body, query or path value that
+ * JSON (or not UTF-8) is `MALFORMED_JSON`, one past the size limit
+ * `PAYLOAD_TOO_LARGE`; a body, query or path value that
  * does not match the contract is `VALIDATION_ERROR` with one
  * `{ field, code, message }` per issue, `field` a JSON pointer into the
  * request (`/emails/3`).
@@ -17,6 +18,7 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import type * as HttpServerError from "effect/http/HttpServerError"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpApi from "effect/http-api/HttpApi"
 import type * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
@@ -24,7 +26,7 @@ import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { CampusgateApi, RequestErrors } from "../api/Api.ts"
-import { BadRequest, type FieldError } from "../api/problems.ts"
+import { BadRequest, type FieldError, PayloadTooLarge } from "../api/problems.ts"
 import { fieldErrorsOf } from "../domain/fieldErrors.ts"
 
 /** An answer lists at most this many field errors (and says how many there were). */
@@ -37,6 +39,22 @@ export const payloadParseOptions = Context.getOrUndefined(CampusgateApi.annotati
 
 export const malformedJson = (): BadRequest =>
   new BadRequest({ code: "MALFORMED_JSON", detail: "The request body is not valid JSON." })
+
+/** A body larger than the endpoint accepts: its declared length against `limit` when known (413). */
+export const payloadTooLarge = (declared?: { readonly bytes: number; readonly limit: number }): PayloadTooLarge =>
+  new PayloadTooLarge({
+    code: "PAYLOAD_TOO_LARGE",
+    detail:
+      declared === undefined
+        ? "The request body is larger than this server accepts; split it, or use bulk-async for large batches."
+        : `The request body (${declared.bytes} bytes) is larger than this endpoint accepts (${declared.limit} bytes); split it, or use bulk-async for large batches.`
+  })
+
+/** A JSON body read by hand that could not be read: past the size limit while it streamed in (413), else not JSON. */
+export const unreadableBody = (error: HttpServerError.HttpServerError): BadRequest | PayloadTooLarge =>
+  error.reason._tag === "RequestParseError" && error.reason.reason === "BodyTooLarge"
+    ? payloadTooLarge()
+    : malformedJson()
 
 const counted = (count: number, listed: number): string => {
   if (count <= listed) return count === 1 ? "1 problem" : `${count} problems`

@@ -171,6 +171,38 @@ describe("signing in", () => {
     expect(await postSession("{")).toMatchObject({ status: 400, body: { code: "MALFORMED_JSON" } })
   })
 
+  it("answers 413 to a body past the size limit, sent in chunks with no length declared", async () => {
+    const url = new URL(daemon.url)
+    const answer = await new Promise<{ status: number; body: { code?: string } }>((resolve, reject) => {
+      const sent = httpRequest(
+        {
+          host: url.hostname,
+          port: url.port,
+          localAddress: freshAddress(),
+          method: "POST",
+          path: "/console/session",
+          headers: { "content-type": "application/json", "transfer-encoding": "chunked" }
+        },
+        (response) => {
+          let text = ""
+          response.on("data", (chunk) => {
+            text += String(chunk)
+          })
+          response.on("end", () => resolve({ status: response.statusCode!, body: JSON.parse(text) }))
+        }
+      )
+      // The server may stop reading once it has answered: the rest of the body has nowhere to go.
+      sent.on("error", (error: NodeJS.ErrnoException) => {
+        if (error.code !== "EPIPE" && error.code !== "ECONNRESET") reject(error)
+      })
+      const chunk = Buffer.alloc(64 * 1024, "a")
+      sent.write('{"key":"')
+      for (let written = 0; written < 10 * 1024 * 1024; written += chunk.length) sent.write(chunk)
+      sent.end('"}')
+    })
+    expect(answer).toMatchObject({ status: 413, body: { code: "PAYLOAD_TOO_LARGE" } })
+  })
+
   it("answers the live session again for a reload, and 401 without one", async () => {
     const session = await signIn(acme)
     const again = await withSession(session, "GET", "/console/session")
