@@ -7,11 +7,13 @@
  * the AI agent). The bearer scheme is selected, so every generated snippet
  * sends `Authorization: Bearer …`.
  *
- * Every asset is compressed and cacheable (`staticAsset.ts`): the script's
+ * The page is served with a strict Content Security Policy (`DOCS_CSP`) and
+ * may not be framed. Every asset is compressed and cacheable (`staticAsset.ts`): the script's
  * URL carries its content hash and is cached for a year (`immutable`); the
  * page and the OpenAPI document are revalidated (`no-cache`, `ETag`), so a
  * new build or a changed bound shows at once.
  */
+import { createHash } from "node:crypto"
 import * as Effect from "effect/Effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
@@ -50,6 +52,39 @@ const scalarConfiguration = {
 /** `<`-escaped JSON, safe inside a `<script>` element. */
 const scriptJson = (value: unknown): string => JSON.stringify(value).replaceAll("<", "\\u003c")
 
+const INLINE_STYLE =
+  "body { margin: 0; font-family: system-ui, sans-serif; } code, pre { font-family: ui-monospace, monospace; }"
+const INLINE_SCRIPT = `Scalar.createApiReference("#reference", ${scriptJson(scalarConfiguration)})`
+
+const sha256 = (text: string) => `'sha256-${createHash("sha256").update(text).digest("base64")}'`
+
+/**
+ * The page's Content Security Policy: scripts from this daemon and the one
+ * inline script by its hash, requests to this daemon only (the document,
+ * "try it"), no frames around it (clickjacking), no plugins, no base or
+ * form elsewhere. Styles may be inline: the reference sets its styles from
+ * its script.
+ */
+export const DOCS_CSP = [
+  "default-src 'none'",
+  `script-src 'self' ${sha256(INLINE_SCRIPT)}`,
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'"
+].join("; ")
+
+/** The header fields of the page beside its caching: the policy, and neither sniffing nor referrers. */
+const pageHeaders = {
+  "content-security-policy": DOCS_CSP,
+  "x-frame-options": "DENY",
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer"
+}
+
 // The container is not `#api-reference`: the bundle mounts a second reference, with its defaults (outside
 // fonts, the AI agent), on an element of that id by itself.
 const page = (scriptVersion: string): string => `<!doctype html>
@@ -60,14 +95,12 @@ const page = (scriptVersion: string): string => `<!doctype html>
     <title>Campusgate API</title>
     <meta name="description" content="The Campusgate HTTP API: validate emails against target groups and offers, jobs, resources, verifications." />
     <link rel="icon" href="data:," />
-    <style>body { margin: 0; font-family: system-ui, sans-serif; } code, pre { font-family: ui-monospace, monospace; }</style>
+    <style>${INLINE_STYLE}</style>
   </head>
   <body>
     <div id="reference"></div>
     <script src="${DOCS_SCRIPT_PATH}?v=${scriptVersion}"></script>
-    <script>
-      Scalar.createApiReference("#reference", ${scriptJson(scalarConfiguration)})
-    </script>
+    <script>${INLINE_SCRIPT}</script>
   </body>
 </html>
 `
@@ -129,7 +162,10 @@ export const DocsRoutes = Layer.mergeAll(
   HttpRouter.add(
     "GET",
     DOCS_PATH,
-    serve((built) => ({ asset: built.page }))
+    Effect.map(
+      serve((built) => ({ asset: built.page })),
+      (response) => (response.status < 400 ? HttpServerResponse.setHeaders(response, pageHeaders) : response)
+    )
   ),
   // Cached for good only under the URL the page names (its hash); any other is revalidated.
   HttpRouter.add(

@@ -55,6 +55,12 @@ describe("the docs over HTTP", () => {
     expect(page.headers.get("content-encoding")).toBe("br")
     expect(page.headers.get("vary")).toBe("accept-encoding")
     expect(page.headers.get("cache-control")).toBe("no-cache")
+    // A strict policy: scripts from here (the inline one by its hash), requests here, never in a frame.
+    const policy = page.headers.get("content-security-policy") ?? ""
+    expect(policy).toMatch(/frame-ancestors 'none'/)
+    expect(policy).toMatch(/script-src 'self' 'sha256-[\w+/=]+'(;|$)/)
+    expect(policy).toMatch(/default-src 'none'/)
+    expect(page.headers.get("x-frame-options")).toBe("DENY")
     const html = await page.text()
     expect(html).not.toMatch(/https?:\/\//)
     const script = html.match(/src="(\/docs\/scalar\.js\?v=[\w-]+)"/)?.[1]
@@ -126,6 +132,10 @@ describe.skipIf(!browserAvailable && !BROWSER_REQUIRED)("the docs page in a real
       const page = await context.newPage()
       const errors: Array<string> = []
       page.on("pageerror", (error) => errors.push(error.message))
+      // What the Content Security Policy refused (the page must need nothing it refuses).
+      page.on("console", (message) => {
+        if (message.type() === "error" && /Content Security Policy/.test(message.text())) errors.push(message.text())
+      })
       page.on("response", async (response) => {
         bytesOnTheWire += Number((await response.allHeaders())["content-length"] ?? 0)
       })
