@@ -38,6 +38,9 @@ export const scopesAcceptedBy = (annotations: Context.Context<never>): ReadonlyA
 export const keyMayCall = (keyScopes: ReadonlyArray<Scope>, accepted: ReadonlyArray<Scope>): boolean =>
   accepted.length === 0 || accepted.some((scope) => keyScopes.includes(scope))
 
+/** The name of the bearer scheme in the OpenAPI document. */
+export const BEARER = "bearer"
+
 /** The bearer scheme, with what the OpenAPI document says about it. */
 const bearer = HttpApiSecurity.annotateMerge(
   HttpApiSecurity.bearer,
@@ -51,7 +54,7 @@ export class Authorization extends HttpApiMiddleware.Service<Authorization, { pr
   "campusgate/api/Authorization",
   {
     requiredForClient: true,
-    security: { bearer },
+    security: { [BEARER]: bearer },
     // Rate limits are applied right after the key is known: 429, or 503 when the limiter store is down.
     error: [Unauthorized, Forbidden, TooManyRequests, ServiceUnavailable]
   }

@@ -12,10 +12,15 @@
  * - `limit` is an integer (query values are strings on the wire, so the
  *   generator writes a numeric string);
  * - the problems the server answers for any endpoint: 500, and for one that
- *   takes a body 413 (over the size limit) and 415 (another media type).
+ *   takes a body 413 (over the size limit) and 415 (another media type);
+ * - the scopes an operation needs, from its `RequiredScope`: in its
+ *   `security` requirements (OpenAPI 3.1 lets a bearer requirement list
+ *   them; one requirement per scope, as any one will do) and in its
+ *   description, for people and generators alike.
  */
 import * as OpenApi from "effect/http-api/OpenApi"
-import { API_PREFIX, CampusgateApi } from "./Api.ts"
+import { API_PREFIX, apiEndpoints, CampusgateApi } from "./Api.ts"
+import { Authorization, BEARER, scopesAcceptedBy } from "./Authorization.ts"
 import { RESULTS_LIMIT_DEFAULT, RESULTS_LIMIT_MAX } from "./jobs.ts"
 import { bulkProcessSummary } from "./offers.ts"
 import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from "./resources.ts"
@@ -67,6 +72,24 @@ const integerLimits = (document: OpenApi.OpenAPISpec): void => {
   }
 }
 
+/** Each operation that takes a key names the scopes it accepts, in `security` and in words. */
+const requiredScopes = (document: OpenApi.OpenAPISpec): void => {
+  for (const endpoint of apiEndpoints) {
+    if (!endpoint.middlewares.has(Authorization)) continue
+    const path = endpoint.path.replace(/:(\w+)/g, "{$1}")
+    const operation = document.paths[path]?.[endpoint.method.toLowerCase() as "get"] as Operation | undefined
+    if (operation === undefined) throw new Error(`openApiDocument: no operation for ${endpoint.method} ${path}`)
+    const scopes = scopesAcceptedBy(endpoint.annotations)
+    // Requirements are alternatives and the scopes of one are all needed: any one scope is one requirement each.
+    operation.security = scopes.length === 0 ? [{ [BEARER]: [] }] : scopes.map((scope) => ({ [BEARER]: [scope] }))
+    const words =
+      scopes.length === 0
+        ? "**Scope:** any valid API key."
+        : `**Scope:** ${scopes.map((scope) => `\`${scope}\``).join(" or ")}.`
+    operation.description = operation.description === undefined ? words : `${operation.description}\n\n${words}`
+  }
+}
+
 export const openApiDocument = (bulkMaxEmails: number): OpenApi.OpenAPISpec => {
   let document = documents.get(bulkMaxEmails)
   if (document !== undefined) return document
@@ -89,6 +112,7 @@ export const openApiDocument = (bulkMaxEmails: number): OpenApi.OpenAPISpec => {
   ;(document as unknown as JsonObject).servers = [{ url: "/", description: "This daemon" }]
   integerLimits(document)
   completeProblems(document)
+  requiredScopes(document)
   documents.set(bulkMaxEmails, document)
   return document
 }

@@ -12,6 +12,7 @@ import type * as OpenApi from "effect/http-api/OpenApi"
 import * as Schema from "effect/Schema"
 import { describe, expect, it } from "vitest"
 import { CampusgateApi } from "../../src/api/Api.ts"
+import { scopesAcceptedBy } from "../../src/api/Authorization.ts"
 import { BulkAsyncJsonBody } from "../../src/api/jobs.ts"
 import { openApiDocument } from "../../src/api/openApiDocument.ts"
 import { BULK_MAX_EMAILS } from "../../src/api/validation.ts"
@@ -25,6 +26,7 @@ const strict = { errors: "all", onExcessProperty: "error" } as const
 const endpoints = Object.values(CampusgateApi.groups).flatMap((group) =>
   Object.values(group.endpoints).map((endpoint) => ({
     name: `${endpoint.method} ${endpoint.path}`,
+    annotations: endpoint.annotations,
     path: endpoint.path.replace(/:(\w+)/g, "{$1}"),
     method: endpoint.method.toLowerCase() as OpenApi.OpenAPISpecMethodName,
     payloads: [...endpoint.payload.values()].flatMap((entry) => entry.schemas),
@@ -87,7 +89,25 @@ describe("the OpenAPI document", () => {
 
   it("lists the bearer security scheme in lower case (tools know no other spelling), and every endpoint requires it", () => {
     expect(spec.components.securitySchemes.bearer).toMatchObject({ type: "http", scheme: "bearer" })
-    for (const endpoint of endpoints) expect(operationOf(endpoint)!.security, endpoint.name).toEqual([{ bearer: [] }])
+    for (const endpoint of endpoints) {
+      const requirements = operationOf(endpoint)!.security as Array<Record<string, Array<string>>>
+      expect(requirements.length, endpoint.name).toBeGreaterThan(0)
+      for (const requirement of requirements) expect(Object.keys(requirement), endpoint.name).toEqual(["bearer"])
+    }
+  })
+
+  it("names the scopes each operation needs, in its security requirements (any one) and in its description", () => {
+    for (const endpoint of endpoints) {
+      const scopes = scopesAcceptedBy(endpoint.annotations)
+      const operation = operationOf(endpoint)!
+      expect(operation.security, endpoint.name).toEqual(
+        scopes.length === 0 ? [{ bearer: [] }] : scopes.map((scope) => ({ bearer: [scope] }))
+      )
+      for (const scope of scopes) expect(operation.description, endpoint.name).toContain(`\`${scope}\``)
+    }
+    const jobs = spec.paths["/api/v1/jobs/{jobId}"]!.get!
+    expect(jobs.security).toEqual([{ bearer: ["jobs:read"] }, { bearer: ["validate:bulk"] }])
+    expect(jobs.description).toMatch(/\*\*Scope:\*\* `jobs:read` or `validate:bulk`\.$/)
   })
 
   it("lists the problem responses: RFC 9457 problem details for every error status", () => {
