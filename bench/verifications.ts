@@ -17,8 +17,8 @@
  * second on the daemon's one core (one Node process), with the server's CPU
  * time per answer and how many messages had reached the outbox when the run
  * ended. Against the built daemon (`npm run build` first). The per-address
- * message limit is raised out of reach, since autocannon's connections send
- * the same addresses; everything else is the default. Progress goes to standard error;
+ * message limit and the mailbox cap are raised out of reach, since
+ * autocannon's connections send the same addresses; everything else is the default. Progress goes to standard error;
  * the final line on standard output is JSON.
  */
 import { execFileSync } from "node:child_process"
@@ -127,7 +127,8 @@ const dirs = prepareConfig(
   ["validate:offers", "verifications:write"],
   [
     [["rateLimits", "verifications", "requests"], 1_000_000_000],
-    [["verification", "maxMessagesPerAddress"], 1_000_000_000]
+    [["verification", "maxMessagesPerAddress"], 1_000_000_000],
+    [["verification", "mail", "maxMessagesPerMailbox"], 1_000_000_000]
   ]
 )
 const daemon = await startDaemon(
