@@ -1,7 +1,7 @@
 /**
  * The typed HTTP client against a running daemon: validates one email
  * against a target group and prints the result as JSON. Starts nothing
- * itself; point it at a daemon (`npx campusgate serve` prints its URL and,
+ * itself; point it at a daemon (`npm start` in a checkout prints its URL and,
  * on the first start, an API key):
  *
  *   CAMPUSGATE_URL=http://localhost:8080 CAMPUSGATE_API_KEY=cg_... \

@@ -3,7 +3,7 @@
  * JavaScript app uses it (no Effect): validate one email, stream a CSV job
  * whose rows keep their customer ids, wait for it with progress, read every
  * result, and page through the team's offers. Start a daemon first
- * (`npx campusgate serve` prints its URL and, on the first start, a key):
+ * (`npm start` in a checkout prints its URL and, on the first start, a key):
  *
  *   CAMPUSGATE_URL=http://localhost:8080 CAMPUSGATE_API_KEY=cgk_... node examples/promise-client.ts
  *

@@ -1,3 +1,4 @@
+import { resolve } from "node:path"
 import * as Effect from "effect/Effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServer from "effect/http/HttpServer"
@@ -59,10 +60,15 @@ export const serverLayer = (options: ServeOptions) =>
       const dataDirectory = resolveDataDir(location)
       // The data directory exists from the start, so it is watched from the start.
       ensureDirectory(dataDirectory)
+      // A line for each step of the start, with the milliseconds since the process began, so a slow start says where.
+      const phase = (msg: string, fields: Record<string, unknown> = {}) =>
+        log.write("info", msg, { ...fields, sinceStartMs: Math.round(performance.now()) })
+      phase("opening the stores", { dataDir: dataDirectory })
       // The Redis client's own warnings (a lost connection, each reconnection attempt) go to the daemon's log.
       const stores = yield* openStores(location, secretsFrom(options.env ?? process.env)).pipe(
         Effect.provide(Log.layerOf(log))
       )
+      phase("loading the configuration", { configDir: resolve(options.configDir), store: stores.kind })
       const resourceStore = stores.resources
       const keyStore = stores.keys
       // Every load after this process starts runs on a worker thread: a large or hostile file never stalls requests.
@@ -96,6 +102,11 @@ export const serverLayer = (options: ServeOptions) =>
         }
       })
       current = live
+      phase("configuration loaded and engine built", {
+        generation: live.current().generation,
+        targetGroups: live.current().config.targetGroups.length,
+        offers: live.current().config.offers.length
+      })
       // Listening only once every change is seen.
       yield* Effect.promise(() => live.watching)
       yield* Effect.addFinalizer(() => Effect.sync(() => live.close()))

@@ -26,7 +26,6 @@ import {
   InternalError,
   MethodNotAllowed,
   NotFound,
-  PayloadTooLarge,
   type Problem,
   ServiceUnavailable,
   UnsupportedMediaType,

@@ -253,6 +253,22 @@ describe("malformed and hostile requests", () => {
 })
 
 describe("request ids, logs and docs", () => {
+  it("says each step of its start at info level, in order, with the time since the process began", () => {
+    const steps = [
+      "opening the stores",
+      "loading the configuration",
+      "configuration loaded and engine built",
+      "starting",
+      "listening"
+    ]
+    const lines = steps.map((msg) => daemon.lines.find((line) => line.msg === msg))
+    expect(lines.map((line) => line?.level)).toEqual(steps.map(() => "info"))
+    const times = lines.slice(0, 3).map((line) => line!.sinceStartMs as number)
+    expect(times).toEqual([...times].sort((a, b) => a - b))
+    expect(lines[2]).toMatchObject({ targetGroups: expect.any(Number), offers: expect.any(Number) })
+    expect(daemon.lines.indexOf(lines[3]!)).toBeLessThan(daemon.lines.indexOf(lines[4]!))
+  })
+
   it("keeps a sane inbound X-Request-Id and replaces an insane one", async () => {
     const kept = await call(daemon, "GET", "/nowhere", { headers: { "x-request-id": "checkout-1234" } })
     expect(kept.headers.get("x-request-id")).toBe("checkout-1234")
