@@ -8,7 +8,8 @@
  * - the daemon answers /healthz, and the bootstrap key it prints validates
  *   an email;
  * - it runs as a user other than root, and that user writes /data (the
- *   bootstrap key is stored there);
+ *   bootstrap key is stored there); the image carries no API key of the
+ *   checkout it was built from (when one stops the bootstrap key, it says so);
  * - SIGTERM (what `docker stop` sends) ends it with exit code 0;
  * - `docker run IMAGE check /app/config` runs the CLI's check instead.
  * Prints the image size and the times as one final JSON line.
@@ -49,6 +50,25 @@ const fail = (message: string): never => {
 const check = (holds: boolean, message: string) => {
   if (!holds) fail(message)
   step(`ok: ${message}`)
+}
+
+/**
+ * Why the image's first start made no bootstrap key: it found keys already,
+ * in the image's config (baked in from the build context) or in /data.
+ */
+const whyNoBootstrap = (pid: number): string => {
+  for (const file of ["app/config/api-keys.yaml", "data/api-keys.yaml"]) {
+    let text = ""
+    try {
+      text = readFileSync(`/proc/${pid}/root/${file}`, "utf8")
+    } catch {
+      continue
+    }
+    const ids = [...text.matchAll(/^\s*-?\s*id:\s*(key_\w+)/gm)].map((match) => match[1])
+    if (ids.length > 0)
+      return `the image's /${file} already holds ${ids.length} key(s) (${ids.join(", ")}), so the daemon made none; keys must not be baked into the image (.dockerignore excludes config/api-keys.yaml: was it changed?)`
+  }
+  return "the image holds no API key either: see the daemon's log lines above"
 }
 
 /** A loopback port free now (the chroot isolation shares the host's network). */
@@ -152,7 +172,12 @@ try {
   check(true, `/healthz answers ${readySeconds} s after the entrypoint started`)
 
   const bootstrap = lines.find((line) => line.msg === "created the first API key; it is shown only this once")
-  const key = typeof bootstrap?.key === "string" ? bootstrap.key : fail("no bootstrap key was printed")
+  const key =
+    typeof bootstrap?.key === "string"
+      ? bootstrap.key
+      : fail(
+          `no bootstrap key was printed: ${whyNoBootstrap(Number(lines.find((line) => line.msg === "starting")?.pid))}`
+        )
   const answer = await fetch(`${url}/api/v1/validate/target-group`, {
     method: "POST",
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
@@ -166,6 +191,10 @@ try {
   const uid = Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1])
   check(uid !== 0 && Number.isInteger(uid), `the daemon runs as uid ${uid}, not root`)
   check(bootstrap?.storedIn === "/data/api-keys.yaml", "it stored the bootstrap key in /data")
+  check(
+    !existsSync(`/proc/${pid}/root/app/config/api-keys.yaml`),
+    "the image carries no API keys from the build context (.dockerignore: config/api-keys.yaml)"
+  )
   // Seen through the daemon's own root: /data is the image's volume, mounted for the run.
   const stored = statSync(`/proc/${pid}/root/data/api-keys.yaml`)
   check(stored.uid === uid, `/data/api-keys.yaml belongs to uid ${uid}: /data is writable by the daemon's user`)

@@ -5,8 +5,8 @@
  * into git by moving its file).
  *
  * config/                       data/
- *   campusgate.yaml               api-keys.yaml   (keys made when config/ is read-only, the bootstrap key)
- *   api-keys.yaml                 target-groups/*.yaml   (created through the API)
+ *   campusgate.yaml               api-keys.yaml   (the bootstrap key, keys made by `keys create`)
+ *   api-keys.yaml (to commit)     target-groups/*.yaml   (created through the API)
  *   target-groups/*.yaml          offers/*.yaml          (created through the API)
  *   offers/*.yaml                 stats/, jobs/          (usage statistics, bulk jobs)
  *   templates/<locale>.yaml       verifications/, outbox/, signing-keys.json  (proof of ownership)

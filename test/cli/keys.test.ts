@@ -41,8 +41,15 @@ describe("campusgate keys", () => {
     expect(created).toMatchObject({ team: "acme", scopes: ["offers:read", "jobs:read"], expiresAt: null })
     expect(created.id).toMatch(/^key_[a-z2-7]{12}$/)
     expect(created.key).toMatch(/^cgk_[A-Za-z0-9_-]{43}$/)
-    expect(readFileSync(join(config, "api-keys.yaml"), "utf8")).toContain(`id: ${created.id}`)
+    // In the data directory: a key made to try the daemon never lands in the config repository.
+    expect(readFileSync(join(root, "data", "api-keys.yaml"), "utf8")).toContain(`id: ${created.id}`)
+    expect(readdirSync(config)).toEqual(["campusgate.yaml"])
     expect(allText(root)).not.toContain(created.key)
+    // Asked for, into the config directory's file, to commit it.
+    const committed = JSON.parse(
+      run("create", "--team", "acme", "--scope", "offers:read", "--config-file", "--json").stdout
+    )
+    expect(readFileSync(join(config, "api-keys.yaml"), "utf8")).toContain(`id: ${committed.id}`)
   })
 
   it("prints the key once, on its own line, with a warning, in human output", () => {

@@ -1,6 +1,8 @@
 /**
  * `campusgate keys create|list|revoke`: API keys for the daemon. `create`
- * prints the new key once (only its hash is stored); `list` never prints
+ * prints the new key once (only its hash is stored: in the data directory
+ * or the shared store, or with `--config-file` in the config directory's
+ * `api-keys.yaml`, to commit it); `list` never prints
  * hashes unless asked for JSON; `revoke` marks a key revoked in whichever
  * `api-keys.yaml` holds it (or in Redis, when the deployment's store is
  * Redis: every daemon refuses it within a second). `keys rotate-signing` retires the key that signs
@@ -89,12 +91,18 @@ const create = Command.make(
       Flag.optional
     ),
     name: Flag.String("name").pipe(Flag.withDescription("A label to recognise the key by"), Flag.optional),
+    configFile: Flag.Boolean("config-file").pipe(
+      Flag.withDescription(
+        "Store the key's hash in the config directory's api-keys.yaml, to commit it (default: the data directory, or the shared store)"
+      ),
+      Flag.withDefault(false)
+    ),
     json: Flag.Boolean("json").pipe(
       Flag.withDescription('Print {"id","key","team","scopes","expiresAt"} as JSON'),
       Flag.withDefault(false)
     )
   },
-  Effect.fn("keys.create")(function* ({ config, data, team, scopes, expires, name, json }) {
+  Effect.fn("keys.create")(function* ({ config, data, team, scopes, expires, name, configFile, json }) {
     if (!isTeamId(team)) {
       return yield* userError(
         `Invalid --team ${JSON.stringify(team)}: a team id is 1-64 characters: lower-case letters, digits, ".", "_" or "-", starting with a letter or digit.`
@@ -114,14 +122,18 @@ const create = Command.make(
         )
       : undefined
     const dirs = yield* directories(config, data)
+    // Into the data directory (or the shared store) unless asked: a key made to try the daemon never lands in git.
     const created = yield* withKeys(dirs, (keys) =>
-      keys.create({
-        team,
-        scopes: validScopes,
-        now,
-        ...(Option.isSome(name) ? { name: name.value } : {}),
-        ...(expiresAt === undefined ? {} : { expiresAt })
-      })
+      keys.create(
+        {
+          team,
+          scopes: validScopes,
+          now,
+          ...(Option.isSome(name) ? { name: name.value } : {}),
+          ...(expiresAt === undefined ? {} : { expiresAt })
+        },
+        configFile
+      )
     )
     if (json) {
       const { id, key, scopes: granted, expiresAt: expiry } = created
