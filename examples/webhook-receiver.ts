@@ -4,7 +4,9 @@
  * so a captured callback cannot be replayed later).
  * Run it with `CAMPUSGATE_WEBHOOK_SECRET=… node examples/webhook-receiver.ts [port]`
  * and give `http://localhost:PORT/campusgate` as a job's `callbackUrl`; the
- * daemon must sign with the same secret (`CAMPUSGATE_WEBHOOK_SECRET`).
+ * daemon must sign with the same secret (`CAMPUSGATE_WEBHOOK_SECRET`), and,
+ * since callbacks reach public addresses only, be told that this one may be
+ * called: `jobs: { callbacks: { allowHosts: [localhost] } }` in campusgate.yaml.
  */
 import { createServer } from "node:http"
 import { SIGNATURE_HEADER, verifyCallback } from "campusgate/webhook"

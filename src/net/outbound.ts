@@ -98,7 +98,7 @@ export const refusedTarget = async (
   const target = await resolveTarget(url, policy, resolve)
   if (target === "dns") return `the host "${url.hostname}" does not resolve`
   if (target === "blocked") {
-    return `the host "${url.hostname}" is a loopback, private, link-local or reserved address, which callbacks may not reach`
+    return `the host "${url.hostname}" is a loopback, private, link-local or reserved address, which callbacks may not reach unless campusgate.yaml allows it (jobs.callbacks.allowHosts: ["${url.hostname}"], or jobs.callbacks.allowPrivateNetworks: true)`
   }
   return undefined
 }

@@ -45,6 +45,10 @@ describe("refusedTarget", () => {
       expect(await refusedTarget(url, publicOnly, fixed("93.184.216.34")), url).toMatch(/may not reach/)
     }
     expect(await refusedTarget("https://hooks.example/x", publicOnly, fixed("127.0.0.1"))).toMatch(/may not reach/)
+    // It names the setting that would allow it.
+    expect(await refusedTarget("http://localhost:4000/hooks", publicOnly, fixed("127.0.0.1"))).toContain(
+      'jobs.callbacks.allowHosts: ["localhost"]'
+    )
     // One internal address among public ones is enough.
     expect(await refusedTarget("https://hooks.example/x", publicOnly, fixed("93.184.216.34", "10.0.0.1"))).toMatch(
       /may not reach/
