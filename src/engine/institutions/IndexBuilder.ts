@@ -33,6 +33,7 @@ import {
   type InstitutionInput,
   mergeDraftFacts,
   newDraft,
+  overrideDraft,
   settledDraft,
   unsettleDraft
 } from "./institutionDraft.ts"
@@ -178,8 +179,11 @@ export class IndexBuilder {
   /**
    * Adds an institution. Without `override` it merges into an institution that
    * already owns one of its domains, filling only what is missing and taking
-   * only domains nobody owns; with `override` (user datasets) its facts win
-   * and its domains move to it.
+   * only domains nobody owns; with `override` (user datasets) it replaces the
+   * record of the institution owning its domains: its facts win, its domains
+   * join it, and the institution keeps its id and its other domains (one
+   * institution, not a second one beside it; the institutions of several
+   * domains it names become one).
    */
   addInstitution(input: InstitutionInput, source: DataSource, options: { readonly override?: boolean } = {}): void {
     const sourceIndex = this.source(source)
@@ -190,7 +194,14 @@ export class IndexBuilder {
     const free = override ? domains : domains.filter((d) => !this.nonInstitutions.has(d))
     const owners = [...new Set(free.flatMap((d) => this.byDomain.get(d) ?? []))]
     const existing = owners[0]
-    if (existing !== undefined && !override) {
+    if (existing !== undefined && override) {
+      this.unsettle(existing)
+      for (const other of owners.slice(1)) this.merge(existing, other)
+      overrideDraft(existing, input, source.dataset, sourceIndex)
+      for (const domain of free) this.claim(existing, domain)
+      return
+    }
+    if (existing !== undefined) {
       this.unsettle(existing)
       // A dataset that names several listed domains as one institution joins them (unless the registry tells them apart).
       for (const other of owners.slice(1)) if (other.ror === null || existing.ror === null) this.merge(existing, other)

@@ -141,6 +141,36 @@ export const fillDraft = (draft: Draft, input: InstitutionInput, dataset: string
 }
 
 /** Moves `other`'s names and sources into `into` (both unsettled), filling the facts `into` lacks; not its domains. */
+/**
+ * A user dataset's record replacing the record of an institution it shares
+ * a domain with: each fact it states wins (the one it replaces stays as an
+ * other name); what it does not state, the institution keeps.
+ */
+export const overrideDraft = (draft: Draft, input: InstitutionInput, dataset: string, sourceIndex: number): void => {
+  draft.sources.add(sourceIndex)
+  if (input.name) {
+    if (draft.name !== null && draft.name !== input.name) draft.names.add(draft.name)
+    draft.names.delete(input.name)
+    draft.name = input.name
+    draft.nameEvidence = stated(dataset, "dataset-name")
+  }
+  for (const name of input.names ?? []) if (name !== draft.name) draft.names.add(name)
+  if (input.country) {
+    draft.country = input.country
+    draft.countryEvidence = input.countryEvidence ?? stated(dataset, "dataset-country")
+  }
+  if (input.region) {
+    draft.region = input.region
+    draft.regionEvidence = stated(dataset, "dataset-region")
+  }
+  if (input.type) {
+    draft.type = input.type
+    draft.typeEvidence = stated(dataset, "dataset-type")
+  }
+  if (input.rorTypes) draft.rorTypes = input.rorTypes
+  if (input.ror) draft.ror = input.ror
+}
+
 export const mergeDraftFacts = (into: Draft, other: Draft): void => {
   for (const source of other.sources) into.sources.add(source)
   if (other.name !== null && other.name !== into.name) into.names.add(other.name)

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest"
 import { buildInstitutionTable } from "../../../src/engine/InstitutionIndex.ts"
 import { IndexBuilder } from "../../../src/engine/institutions/IndexBuilder.ts"
+import { InstitutionSearch } from "../../../src/engine/institutions/InstitutionSearch.ts"
 import { InstitutionTable } from "../../../src/engine/institutions/InstitutionTable.ts"
 import { DatasetError, type DatasetSpec, parseDataset } from "../../../src/engine/institutions/userDatasets.ts"
 import { fixtureBuilder } from "../../fixtures.ts"
@@ -77,9 +78,39 @@ describe("CSV datasets", () => {
       name: "MIT (renamed)",
       region: "US-MA",
       type: "research",
-      sources: [{ dataset: "partners.csv" }]
+      names: ["Massachusetts Institute of Technology"]
     })
+    expect(institutionAt(table, "mit.edu")?.sources.map((source) => source.dataset)).toContain("partners.csv")
     expect(institutionAt(table, "pc-online.org")?.domains).toEqual(["partner-college.org", "pc-online.org"])
+  })
+
+  it("replaces the built-in record of a domain it names: one institution, its id and other domains kept", () => {
+    const builder = fixtureBuilder()
+    const builtIn = builder.sourceAt(builder.source({ dataset: "built-in" }))
+    builder.addInstitution(
+      { name: "Technical University of Munich", domains: ["tum.edu", "mytum.edu"], country: "DE" },
+      builtIn
+    )
+    const csv = "domain,name,country,region,type\ntum.edu,Technische Universität München,DE,DE-BY,university\n"
+    const source = builder.sourceAt(builder.source({ dataset: "regions.csv" }))
+    for (const record of parseDataset({ name: "regions.csv", format: "csv", content: csv }))
+      builder.addInstitution(record, source, { override: true })
+    const table = InstitutionTable.fromData(builder.finish())
+    const tum = institutionAt(table, "tum.edu")
+    expect(tum).toMatchObject({
+      id: "tum.edu",
+      name: "Technische Universität München",
+      region: "DE-BY",
+      type: "university",
+      domains: ["tum.edu", "mytum.edu"]
+    })
+    // The same institution from its other domain, and once in a search, found by its old name too.
+    expect(institutionAt(table, "mytum.edu")?.id).toBe("tum.edu")
+    const found = InstitutionSearch.of(table).search({ q: "technical university of munich", limit: 10 })
+    expect(found.institutions.filter((entry) => entry.domains.includes("tum.edu")).map((entry) => entry.id)).toEqual([
+      "tum.edu"
+    ])
+    expect(table.institutions.filter((entry) => entry.id.startsWith("tum.edu"))).toHaveLength(1)
   })
 
   it("names the line and field of every bad row", () => {
