@@ -25,3 +25,15 @@ export class RateLimitBucket extends Context.Service<RateLimitBucket, RateLimitB
 /** The bucket of an endpoint, from its annotations. */
 export const rateLimitBucketOf = (annotations: Context.Context<never>): RateLimitBucketName =>
   Context.getOrUndefined(annotations, RateLimitBucket) ?? "default"
+
+/**
+ * The buckets that count what was accepted, not what was asked: a request
+ * the handler refused (a client error) or answered as a replay of an
+ * earlier one (`Idempotent-Replayed: true`) gives its unit back. The jobs
+ * budget counts jobs made; a mistyped submission or a client's retry does
+ * not use it up.
+ */
+export const countsAcceptedOnly = (bucket: RateLimitBucketName): boolean => bucket === "jobs"
+
+/** The header field marking an answer replayed for a repeated `Idempotency-Key`. */
+export const REPLAYED_HEADER = "idempotent-replayed"

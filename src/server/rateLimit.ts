@@ -28,7 +28,7 @@ import * as Layer from "effect/Layer"
 import * as RateLimiter from "effect/persistence/RateLimiter"
 import type * as Redis from "effect/persistence/Redis"
 import { ServiceUnavailable, TooManyRequests } from "../api/problems.ts"
-import { type RateLimitBucketName, rateLimitBucketOf } from "../api/rateLimits.ts"
+import { countsAcceptedOnly, type RateLimitBucketName, REPLAYED_HEADER, rateLimitBucketOf } from "../api/rateLimits.ts"
 import { Snapshot } from "../app/Snapshot.ts"
 import type { RateLimit } from "../config/Settings.ts"
 import { RedisKeyPrefix } from "../store/redis.ts"
@@ -121,6 +121,8 @@ const windowOf = (policy: RateLimit): Window => {
 export interface RateLimitDecider {
   /** Consumes one request of the key's budget in the bucket (never fails: the decision says); `signIn` counts by client address. */
   decide(keyId: string, bucket: RateLimitBucketName): Effect.Effect<RateLimitDecision>
+  /** Gives one request back to the key's budget in the bucket (a take undone: the count and its window both). */
+  giveBack(keyId: string, bucket: RateLimitBucketName): Effect.Effect<void>
   /** The same, taken at `now` (epoch ms) without an effect: present only when the store is process memory. */
   readonly decideNow: ((keyId: string, bucket: RateLimitBucketName, now: number) => RateLimitDecision) | undefined
 }
@@ -171,26 +173,55 @@ export const makeRateLimitDecider: Effect.Effect<RateLimitDecider, never, RateLi
           })
         )
     }
+    // A take of -1 undoes one: both stores lower the count and shorten the window by one request's share.
+    const giveBack = (keyId: string, bucket: RateLimitBucketName): Effect.Effect<void> => {
+      const policy = config.current().config.settings.rateLimits[bucket]
+      return limiter
+        .consume({
+          key: `${bucket}:${keyId}`,
+          limit: policy.requests,
+          window: Duration.seconds(policy.windowSeconds),
+          algorithm: "fixed-window",
+          onExceeded: "fail",
+          tokens: -1
+        })
+        .pipe(Effect.ignore)
+    }
     const decideNow =
       counters === undefined
         ? undefined
         : (keyId: string, bucket: RateLimitBucketName, now: number): RateLimitDecision =>
             decideIn(counters, keyId, bucket, now)
-    return { decide, decideNow }
+    return { decide, giveBack, decideNow }
   })
 
-/** The decision as middleware: sets the header fields on the response and fails with the problem, if any. */
+/** Whether an answer accepted the request: not a client error (a 429 of the handler's own too), not a replay. */
+const accepted = (response: HttpServerResponse.HttpServerResponse): boolean =>
+  !(response.status >= 400 && response.status < 500) && response.headers[REPLAYED_HEADER] !== "true"
+
+/**
+ * The decision as middleware: sets the header fields on the response and
+ * fails with the problem, if any; in a bucket that counts accepted requests
+ * only, an answer that did not accept gives the unit back.
+ */
 export const makeRateLimitCheck = Effect.map(
   makeRateLimitDecider,
-  ({ decide }) =>
+  ({ decide, giveBack }) =>
     (
       keyId: string,
       annotations: Context.Context<never>
-    ): Effect.Effect<void, TooManyRequests | ServiceUnavailable, HttpServerRequest.HttpServerRequest> =>
-      Effect.flatMap(decide(keyId, rateLimitBucketOf(annotations)), (decision) =>
-        Effect.andThen(
-          withHeaders(decision.headers),
-          decision.problem === undefined ? Effect.void : Effect.fail(decision.problem)
+    ): Effect.Effect<void, TooManyRequests | ServiceUnavailable, HttpServerRequest.HttpServerRequest> => {
+      const bucket = rateLimitBucketOf(annotations)
+      return Effect.flatMap(decide(keyId, bucket), (decision) => {
+        if (decision.problem !== undefined)
+          return Effect.andThen(withHeaders(decision.headers), Effect.fail(decision.problem))
+        if (!countsAcceptedOnly(bucket)) return withHeaders(decision.headers)
+        return HttpEffect.appendPreResponseHandler((_request, response) =>
+          Effect.as(
+            accepted(response) ? Effect.void : giveBack(keyId, bucket),
+            HttpServerResponse.setHeaders(response, decision.headers)
+          )
         )
-      )
+      })
+    }
 )

@@ -8,7 +8,7 @@ import { allScopes } from "../../src/domain/ApiKey.ts"
 import { call, copyConfig, type Daemon, makeKey, startDaemon } from "./daemon.ts"
 
 let daemon: Daemon
-const keyNames = ["bulk", "otherBulk", "validate", "mixed", "headers", "reload", "jobs"] as const
+const keyNames = ["bulk", "otherBulk", "validate", "mixed", "headers", "reload", "jobs", "refused"] as const
 const keys = {} as Record<(typeof keyNames)[number], string>
 
 /** The shipped config with single validations lowered from 6000 to 5 per minute; bulk keeps the spec's 10. */
@@ -88,6 +88,36 @@ describe("rate limits per API key", () => {
     const refused = await submit()
     expect(refused).toMatchObject({ status: 429, body: { code: "RATE_LIMIT_EXCEEDED" } })
     expect(refused.headers.get("ratelimit")).toMatch(/^"jobs";r=0;t=\d+$/)
+  })
+
+  it("counts accepted jobs only: refused submissions and idempotent replays give their unit back", async () => {
+    const submit = (body: unknown, headers: Record<string, string> = {}) =>
+      call(daemon, "POST", "/api/v1/validate/bulk-async", { key: keys.refused, body, headers })
+    const good = { emails: ["jane@ox.ac.uk"], targetGroupId: "uk-students" }
+    // Refused: no target, an unknown target group, another media type.
+    for (let i = 0; i < 4; i++) expect((await submit({ emails: ["jane@ox.ac.uk"] })).status).toBe(400)
+    for (let i = 0; i < 4; i++) {
+      expect((await submit({ emails: ["jane@ox.ac.uk"], targetGroupId: "no-such-group" })).status).toBe(404)
+    }
+    for (let i = 0; i < 4; i++) {
+      const answer = await call(daemon, "POST", "/api/v1/validate/bulk-async?targetGroupId=uk-students", {
+        key: keys.refused,
+        rawBody: "jane@ox.ac.uk",
+        headers: { "content-type": "application/pdf" }
+      })
+      expect(answer.status).toBe(415)
+    }
+    // Replays of one accepted job.
+    const first = await submit(good, { "idempotency-key": "one-job" })
+    expect(first.status).toBe(202)
+    for (let i = 0; i < 4; i++) {
+      const again = await submit(good, { "idempotency-key": "one-job" })
+      expect(again).toMatchObject({ status: 202, body: { jobId: first.body.jobId } })
+      expect(again.headers.get("idempotent-replayed")).toBe("true")
+    }
+    // Nine more jobs fit the budget of ten; the eleventh does not.
+    for (let i = 1; i < 10; i++) expect((await submit(good)).status).toBe(202)
+    expect((await submit(good)).status).toBe(429)
   })
 
   it("gives each key its own budget", async () => {

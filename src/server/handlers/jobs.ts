@@ -19,6 +19,7 @@ import { API_PREFIX, CampusgateApi } from "../../api/Api.ts"
 import { Caller } from "../../api/Authorization.ts"
 import { RESULTS_LIMIT_DEFAULT } from "../../api/jobs.ts"
 import { BadRequest, Conflict, type FieldError, PayloadTooLarge, TooManyRequests } from "../../api/problems.ts"
+import { REPLAYED_HEADER } from "../../api/rateLimits.ts"
 import { PAGE_LIMIT_DEFAULT } from "../../api/resources.ts"
 import { Snapshot } from "../../app/Snapshot.ts"
 import { visibleOffer, visibleTargetGroup } from "../../app/visibility.ts"
@@ -228,7 +229,7 @@ export const JobsHandlers = HttpApiBuilder.group(
             return yield* bodyCallback
           }
           const callbackUrl = query.callbackUrl ?? input.fields.callbackUrl
-          const { job } = yield* queue.submit({
+          const { job, created } = yield* queue.submit({
             team: caller.team as TeamId,
             target,
             total: input.total,
@@ -241,7 +242,7 @@ export const JobsHandlers = HttpApiBuilder.group(
           const links = jobLinks(job.jobId)
           return HttpServerResponse.jsonUnsafe(
             { jobId: job.jobId, status: job.status, links },
-            { status: 202, headers: { location: links.self } }
+            { status: 202, headers: { location: links.self, ...(created ? {} : { [REPLAYED_HEADER]: "true" }) } }
           )
         }).pipe(Effect.scoped, Effect.catchTags({ JobsError: answerJobsError, JobStoreError: answerJobStoreError }))
       )
