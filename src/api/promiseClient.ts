@@ -12,7 +12,8 @@
  * Beyond one method per endpoint: `all(...)` iterates every item of a paged
  * list (`for await`), `jobs.results(id)` every result row of a job, and
  * `jobs.waitForJob(id)` polls with backoff until a job has finished,
- * reporting progress. Reads of a resource answer its `etag`; writes take it
+ * reporting progress; with `retry`, a call answered 429 or 503 is tried
+ * again after its `Retry-After`. Reads of a resource answer its `etag`; writes take it
  * back as `ifMatch`, so a change to a resource someone else changed since
  * is refused (`PreconditionFailed`).
  */
@@ -199,14 +200,53 @@ const bodyStream = (body: JobBody): ReadableStream<Uint8Array> | Uint8Array => {
   })
 }
 
+/** Calls answered 429 or 503 are tried again after their `Retry-After` (opt-in: `retry` in the options). */
+export interface RetryOptions {
+  /** Tries after the first (default 2). */
+  readonly retries?: number | undefined
+  /** The longest `Retry-After` waited for (default 30,000 ms); an answer asking for longer rejects at once. */
+  readonly maxDelayMs?: number | undefined
+}
+
+export interface PromiseClientOptions extends CampusgateClientOptions {
+  /**
+   * Tries a call again when the daemon answers 429 (a rate limit) or 503
+   * (it cannot take the work for now: nothing was done) after the
+   * `Retry-After` it names; `true` for the defaults. Off by default: the
+   * problem rejects at once. Streamed job uploads are never retried (their
+   * body is read once).
+   */
+  readonly retry?: boolean | RetryOptions | undefined
+}
+
+/** How long to wait before trying again after `error` (the `attempt`-th failure), if at all. */
+const retryDelayMs = (error: unknown, attempt: number, retry: RetryOptions | undefined): number | undefined => {
+  if (retry === undefined || attempt >= (retry.retries ?? 2)) return undefined
+  if (!isProblem(error) || (error._tag !== "TooManyRequests" && error._tag !== "ServiceUnavailable")) return undefined
+  const seconds = (error as { readonly retryAfterSeconds?: number }).retryAfterSeconds ?? 1
+  const delay = seconds * 1000
+  return delay <= (retry.maxDelayMs ?? 30_000) ? delay : undefined
+}
+
 /** Makes a Promise client for one daemon and API key. */
-export const createCampusgateClient = (options: CampusgateClientOptions) => {
+export const createCampusgateClient = (options: PromiseClientOptions) => {
   let made: Promise<Client> | undefined
   const client = () => {
     made ??= Effect.runPromise(makeCampusgateClient(options))
     return made
   }
-  const call = async <A>(use: (client: Client) => Effect.Effect<A, unknown>): Promise<A> => run(use(await client()))
+  const retry = options.retry === true ? {} : options.retry === false ? undefined : options.retry
+  const call = async <A>(use: (client: Client) => Effect.Effect<A, unknown>): Promise<A> => {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await run(use(await client()))
+      } catch (error) {
+        const delay = retryDelayMs(error, attempt, retry)
+        if (delay === undefined) throw error
+        await wait(delay, undefined)
+      }
+    }
+  }
   const apiKey = typeof options.apiKey === "string" ? options.apiKey : Redacted.value(options.apiKey)
   const url = (path: string) => new URL(`${API_PREFIX}${path}`, options.baseUrl)
   const decodeAccepted = Schema.decodeUnknownSync(JobAccepted)
@@ -242,8 +282,9 @@ export const createCampusgateClient = (options: CampusgateClientOptions) => {
         call((c) => Effect.flatMap(checked(BulkRequest, request), (payload) => c.validation.bulk({ payload })))
     },
     offers: {
+      /** A page of the team's offers; `status` filters on the effective status (`scheduled` and `expired` from the window). */
       list: offersList,
-      /** Every offer of the list, page after page. */
+      /** Every offer of the list, page after page; `status` filters on the effective status, as `list` does. */
       all: (query: Omit<ListOffers, "cursor"> = {}) => pages(offersList, query as ListOffers),
       get: async (id: string) => versioned(await call((c) => c.offers.get({ params: { id } }))),
       /** The offer's status and usage; `days`: `usage.daily` as the last that many days, every day present. */

@@ -9,22 +9,26 @@ import { execFile } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { NotFound, PayloadTooLarge, PreconditionFailed } from "../../src/api/problems.ts"
+import { NotFound, PayloadTooLarge, PreconditionFailed, TooManyRequests } from "../../src/api/problems.ts"
 import { CampusgateClientError, createCampusgateClient } from "../../src/api/promiseClient.ts"
 import { allScopes } from "../../src/domain/ApiKey.ts"
 import { copyConfig, type Daemon, freePort, makeKey, setSettings, startDaemon } from "./daemon.ts"
 
 let daemon: Daemon
 let key: string
+let limitedKey: string
 let client: ReturnType<typeof createCampusgateClient>
 
 beforeAll(async () => {
   const dirs = copyConfig()
   setSettings(dirs, [
     [["server", "maxBodyBytes"], 4096],
-    [["rateLimits", "jobs", "requests"], 1000]
+    [["rateLimits", "jobs", "requests"], 1000],
+    // One bulk call a second per key: the retry test waits for the next.
+    [["rateLimits", "bulk"], { requests: 1, windowSeconds: 1 }]
   ])
   key = makeKey(dirs, "acme", allScopes)
+  limitedKey = makeKey(dirs, "acme", allScopes)
   daemon = await startDaemon(dirs)
   client = createCampusgateClient({ baseUrl: daemon.url, apiKey: key })
 }, 30_000)
@@ -47,6 +51,23 @@ describe("the Promise client", () => {
     const tooLarge = await client.validation.bulk({ emails, targetGroupId: "uk-students" }).catch((e: unknown) => e)
     expect(tooLarge).toBeInstanceOf(PayloadTooLarge)
     expect(tooLarge).toMatchObject({ code: "PAYLOAD_TOO_LARGE" })
+  })
+
+  it("tries a call answered 429 again after its Retry-After when asked to, and rejects at once otherwise", async () => {
+    const request = { emails: ["jane@ox.ac.uk"], targetGroupId: "uk-students" }
+    const plain = createCampusgateClient({ baseUrl: daemon.url, apiKey: limitedKey })
+    await plain.validation.bulk(request)
+    await expect(plain.validation.bulk(request)).rejects.toBeInstanceOf(TooManyRequests)
+    await new Promise((resolve) => setTimeout(resolve, 1100))
+    const patient = createCampusgateClient({ baseUrl: daemon.url, apiKey: limitedKey, retry: { retries: 2 } })
+    await patient.validation.bulk(request)
+    const started = performance.now()
+    const second = await patient.validation.bulk(request)
+    expect(second.summary.total).toBe(1)
+    expect(performance.now() - started).toBeGreaterThan(500)
+    // A wait longer than it is allowed to take rejects at once.
+    const hasty = createCampusgateClient({ baseUrl: daemon.url, apiKey: limitedKey, retry: { maxDelayMs: 100 } })
+    await expect(hasty.validation.bulk(request)).rejects.toBeInstanceOf(TooManyRequests)
   })
 
   it("rejects with CampusgateClientError when the daemon cannot be reached", async () => {
