@@ -262,9 +262,35 @@ describe("changing and deleting offers", () => {
     expect(created.status).toBe(201)
     expect(created.headers.get("location")).toBe("/api/v1/offers/api-located")
     const etag = created.headers.get("etag")
-    expect(etag).toMatch(/^"[\w-]+"$/)
+    expect(etag).toMatch(/^"[\w.-]+"$/)
     const read = await call(daemon, "GET", created.headers.get("location")!, { key: acme })
     expect(read.headers.get("etag")).toBe(etag)
+  })
+
+  it("answers 304 Not Modified to a read whose If-None-Match names the current version, 200 once it changed", async () => {
+    const created = await createOffer(offer("api-cached"))
+    const etag = created.headers.get("etag")!
+    const cached = await call(daemon, "GET", "/api/v1/offers/api-cached", {
+      key: acme,
+      headers: { "if-none-match": etag }
+    })
+    expect(cached.status).toBe(304)
+    expect(cached.headers.get("etag")).toBe(etag)
+    expect(cached.body).toBeUndefined()
+    // Weak comparison, lists and * (RFC 9110, 13.1.2).
+    for (const ifNoneMatch of [`W/${etag}`, `"other", ${etag}`, "*"]) {
+      const answer = await call(daemon, "GET", "/api/v1/offers/api-cached", {
+        key: acme,
+        headers: { "if-none-match": ifNoneMatch }
+      })
+      expect(answer.status, ifNoneMatch).toBe(304)
+    }
+    expect((await patch("api-cached", { name: "Renamed" }, { "if-match": etag })).status).toBe(200)
+    const changed = await call(daemon, "GET", "/api/v1/offers/api-cached", {
+      key: acme,
+      headers: { "if-none-match": etag }
+    })
+    expect(changed).toMatchObject({ status: 200, body: { name: "Renamed" } })
   })
 
   it("changes any field with JSON merge patch semantics: given fields replace, null removes, the rest stays", async () => {

@@ -29,6 +29,7 @@ import { currentRequestId } from "../requestId.ts"
 import { jsonBytesResponse, offerResultText } from "../resultJson.ts"
 import {
   answerCreateError,
+  answerRead,
   byId,
   createdAnswer,
   entityTag,
@@ -44,12 +45,14 @@ const toResource = (snapshot: ConfigSnapshot, offer: Offer): OfferResource => ({
   source: sourceOf(snapshot, "offer", offer.id)
 })
 
-/** The offer as answered, with its version. */
-const versioned = (snapshot: ConfigSnapshot, offer: Offer) =>
-  HttpApiSchema.withHeaders({
-    body: toResource(snapshot, offer),
-    headers: { etag: entityTag(versionOf("offer", offer)) }
-  })
+/** The offer as answered, and its tag: its version and its effective status (which its window moves). */
+const answered = (snapshot: ConfigSnapshot, offer: Offer) => {
+  const body = toResource(snapshot, offer)
+  return { body, headers: { etag: entityTag(versionOf("offer", offer), body.effectiveStatus) } }
+}
+
+/** The offer as answered, with its tag. */
+const versioned = (snapshot: ConfigSnapshot, offer: Offer) => HttpApiSchema.withHeaders(answered(snapshot, offer))
 
 /** About how many bytes an offer result of a batch takes (an estimate; the answer grows past it). */
 const BATCH_RESULT_BYTES = 3072
@@ -129,7 +132,8 @@ export const OffersHandlers = HttpApiBuilder.group(
           const { effectiveStatus: _effective, source: _source, ...fields } = payload
           const { snapshot, resource } = yield* resources.createOffer(caller.team, fields)
           const location = `${API_PREFIX}/offers/${resource.id}`
-          return createdAnswer(location, toResource(snapshot, resource), versionOf("offer", resource))
+          const { body, headers } = answered(snapshot, resource)
+          return createdAnswer(location, body, headers.etag)
         }).pipe(Effect.catchTag("ResourcesError", answerCreateError))
       )
       .handle("list", ({ query }) =>
@@ -145,7 +149,7 @@ export const OffersHandlers = HttpApiBuilder.group(
         })
       )
       .handle("get", ({ params }) =>
-        Effect.map(callersOffer(params.id), ({ snapshot, offer }) => versioned(snapshot, offer))
+        Effect.flatMap(callersOffer(params.id), ({ snapshot, offer }) => answerRead(answered(snapshot, offer)))
       )
       .handle("status", ({ params, query }) =>
         Effect.gen(function* () {

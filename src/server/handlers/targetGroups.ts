@@ -17,19 +17,30 @@ import { type ConfigSnapshot, Snapshot } from "../../app/Snapshot.ts"
 import { visibleTargetGroup, visibleTargetGroups } from "../../app/visibility.ts"
 import type { TargetGroup } from "../../domain/TargetGroup.ts"
 import { answerResourcesError } from "../problemOf.ts"
-import { answerCreateError, byId, createdAnswer, entityTag, expectedVersion, notFound, paginate } from "./shared.ts"
+import {
+  answerCreateError,
+  answerRead,
+  byId,
+  createdAnswer,
+  entityTag,
+  expectedVersion,
+  notFound,
+  paginate
+} from "./shared.ts"
 
 const toResource = (snapshot: ConfigSnapshot, group: TargetGroup): TargetGroupResource => ({
   ...group,
   source: sourceOf(snapshot, "targetGroup", group.id)
 })
 
-/** The group as answered, with its version. */
-const versioned = (snapshot: ConfigSnapshot, group: TargetGroup) =>
-  HttpApiSchema.withHeaders({
-    body: toResource(snapshot, group),
-    headers: { etag: entityTag(versionOf("targetGroup", group)) }
-  })
+/** The group as answered, and its tag (its version). */
+const answered = (snapshot: ConfigSnapshot, group: TargetGroup) => ({
+  body: toResource(snapshot, group),
+  headers: { etag: entityTag(versionOf("targetGroup", group)) }
+})
+
+/** The group as answered, with its tag. */
+const versioned = (snapshot: ConfigSnapshot, group: TargetGroup) => HttpApiSchema.withHeaders(answered(snapshot, group))
 
 export const TargetGroupsHandlers = HttpApiBuilder.group(
   CampusgateApi,
@@ -44,7 +55,8 @@ export const TargetGroupsHandlers = HttpApiBuilder.group(
           const { source: _source, ...fields } = payload
           const { snapshot, resource } = yield* resources.createTargetGroup(caller.team, fields)
           const location = `${API_PREFIX}/target-groups/${resource.id}`
-          return createdAnswer(location, toResource(snapshot, resource), versionOf("targetGroup", resource))
+          const { body, headers } = answered(snapshot, resource)
+          return createdAnswer(location, body, headers.etag)
         }).pipe(Effect.catchTag("ResourcesError", answerCreateError))
       )
       .handle("list", ({ query }) =>
@@ -66,7 +78,7 @@ export const TargetGroupsHandlers = HttpApiBuilder.group(
           if (group === undefined) {
             return yield* notFound("target group", params.id)
           }
-          return versioned(snapshot, group)
+          return yield* answerRead(answered(snapshot, group))
         })
       )
       .handle("update", ({ params, headers, payload }) =>
