@@ -7,14 +7,16 @@
  * endpoint applies (`rateLimit.ts`).
  */
 import * as Effect from "effect/Effect"
+import * as HttpEffect from "effect/http/HttpEffect"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Layer from "effect/Layer"
 import { Authorization, Caller, keyMayCall, scopesAcceptedBy } from "../api/Authorization.ts"
 import { Forbidden } from "../api/problems.ts"
 import { Snapshot } from "../app/Snapshot.ts"
 import { ConsoleSessions } from "./consoleSession.ts"
 import { authenticate } from "./credentials.ts"
-import { answerWith } from "./problemResponse.ts"
+import { answerWith, challengeOf } from "./problemResponse.ts"
 import { makeRateLimitCheck } from "./rateLimit.ts"
 import { requestKeyIds } from "./requestId.ts"
 
@@ -32,7 +34,12 @@ export const AuthorizationLive = Layer.effect(
         if (!authenticated.ok) {
           const { problem } = authenticated
           // Only the console's session meets a CSRF check: answered, not declared in the public contract.
-          return yield* problem._tag === "CsrfFailed" ? answerWith(problem) : problem
+          if (problem._tag === "CsrfFailed") return yield* answerWith(problem)
+          // The framework encodes the declared 401; its challenge is added as the response leaves.
+          yield* HttpEffect.appendPreResponseHandler((_request, response) =>
+            Effect.succeed(HttpServerResponse.setHeader(response, "www-authenticate", challengeOf(problem)))
+          )
+          return yield* problem
         }
         const record = authenticated.record
         requestKeyIds.set(request, record.id)

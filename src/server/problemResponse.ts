@@ -2,7 +2,7 @@
  * The one renderer of problems: a problem as the response it answers, its
  * RFC 9457 body (`application/problem+json`, encoded by the problem's own
  * class) and, for a problem that says when to retry (429, 503),
- * `Retry-After`. The Effect app's problem middleware, the handlers that
+ * `Retry-After`; for a 401, the `WWW-Authenticate` challenge. The Effect app's problem middleware, the handlers that
  * answer a 503 and the fast path all answer through it.
  */
 import * as Effect from "effect/Effect"
@@ -13,11 +13,19 @@ import * as Option from "effect/Option"
 import { type Problem, withRequestId } from "../api/problems.ts"
 import { REQUEST_ID_HEADER } from "./requestId.ts"
 
+/**
+ * The challenge of a 401 (RFC 9110, 11.6.1; RFC 6750, 3): the bearer scheme,
+ * and for a key that was sent but refused, `error="invalid_token"`.
+ */
+export const challengeOf = (problem: Problem): string =>
+  problem.code === "MISSING_API_KEY" ? 'Bearer realm="campusgate"' : 'Bearer realm="campusgate", error="invalid_token"'
+
 export const problemResponse = (problem: Problem): HttpServerResponse.HttpServerResponse => {
   const response = Effect.runSync(HttpServerRespondable.toResponse(problem))
-  return "retryAfterSeconds" in problem
-    ? HttpServerResponse.setHeader(response, "retry-after", String(problem.retryAfterSeconds))
-    : response
+  if ("retryAfterSeconds" in problem)
+    return HttpServerResponse.setHeader(response, "retry-after", String(problem.retryAfterSeconds))
+  if (problem.status === 401) return HttpServerResponse.setHeader(response, "www-authenticate", challengeOf(problem))
+  return response
 }
 
 /**

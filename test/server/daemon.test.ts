@@ -200,6 +200,28 @@ describe("authentication and authorisation", () => {
   })
 })
 
+describe("the 401 challenge", () => {
+  it("names the bearer scheme on every 401, the fast path's and the Effect app's, and says when a key was refused", async () => {
+    const missing = 'Bearer realm="campusgate"'
+    const refused = 'Bearer realm="campusgate", error="invalid_token"'
+    const fast = await call(daemon, "POST", "/api/v1/validate/target-group", {
+      body: { email: "jane@ox.ac.uk", targetGroupId: "uk-students" }
+    })
+    expect(fast.status).toBe(401)
+    expect(fast.headers.get("www-authenticate")).toBe(missing)
+    const app = await call(daemon, "GET", "/api/v1/offers")
+    expect(app.headers.get("www-authenticate")).toBe(missing)
+    const bad = await call(daemon, "GET", "/api/v1/offers", { key: "cgk_not-a-key" })
+    expect(bad).toMatchObject({ status: 401, body: { code: "INVALID_API_KEY" } })
+    expect(bad.headers.get("www-authenticate")).toBe(refused)
+    const badFast = await call(daemon, "POST", "/api/v1/validate/target-group", {
+      key: "cgk_not-a-key",
+      body: { email: "jane@ox.ac.uk", targetGroupId: "uk-students" }
+    })
+    expect(badFast.headers.get("www-authenticate")).toBe(refused)
+  })
+})
+
 describe("malformed and hostile requests", () => {
   it("answers MALFORMED_JSON for a body that does not parse, and for non-UTF-8 bytes", async () => {
     const broken = await call(daemon, "POST", "/api/v1/validate/target-group", { key: acme, rawBody: '{"email": ' })
