@@ -30,6 +30,7 @@ import type { JsonObject } from "../domain/mergePatch.ts"
 import type { Offer, OfferStatus } from "../domain/Offer.ts"
 import { refusedTransition } from "../domain/offerLifecycle.ts"
 import type { TargetGroup } from "../domain/TargetGroup.ts"
+import { capitalized, withArticle } from "../domain/words.ts"
 import { type ResourceKind, ResourceStore, type ResourceStoreError } from "../resources/ResourceStore.ts"
 import { offerDocument, targetGroupDocument } from "../resources/resourceYaml.ts"
 import {
@@ -159,8 +160,8 @@ export class Resources extends Context.Service<Resources, ResourcesService>()("c
         const detail = !visible
           ? `The ${what[kind]} id "${id}" is not available; choose another id.`
           : origin.store === "config"
-            ? `A ${what[kind]} "${id}" is already defined in the config directory; choose another id.`
-            : `A ${what[kind]} "${id}" already exists; choose another id.`
+            ? `${capitalized(withArticle(what[kind]))} "${id}" is already defined in the config directory; choose another id.`
+            : `${capitalized(withArticle(what[kind]))} "${id}" already exists; choose another id.`
         return yield* fail(new ResourceConflict({ detail }))
       })
 

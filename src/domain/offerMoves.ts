@@ -10,7 +10,9 @@
  * published offer is paused or archived instead. Imports nothing at run
  * time, so the console's bundle offers the same moves the API allows.
  */
+
 import type { OfferStatus } from "./Offer.ts"
+import { withArticle } from "./words.ts"
 
 const moves: Record<OfferStatus, ReadonlyArray<OfferStatus>> = {
   draft: ["active", "archived"],
@@ -28,6 +30,6 @@ export const refusedTransition = (from: OfferStatus, to: OfferStatus): string | 
   if (from === "archived") {
     return "the offer is archived, and archiving is final: create a new offer (with a new id) instead"
   }
-  if (to === "draft") return `a ${from} offer cannot go back to draft; pause or archive it instead`
-  return `a ${from} offer cannot become ${to}; from ${from} it can become ${moves[from].join(" or ")}`
+  if (to === "draft") return `${withArticle(from)} offer cannot go back to draft; pause or archive it instead`
+  return `${withArticle(from)} offer cannot become ${to}; from ${from} it can become ${moves[from].join(" or ")}`
 }

@@ -12,6 +12,7 @@
  */
 import type { CriterionExplanation, ExplainedCriterion, Explanation } from "../../domain/Explanation.ts"
 import type { CheckStatus, EmailPolicyFlags, ValidationResult } from "../../domain/ValidationResult.ts"
+import { capitalized, withArticle } from "../../domain/words.ts"
 import { inspectInput } from "../inspect.ts"
 import { type CompiledTargetGroup, rolePhrases } from "./compileTargetGroup.ts"
 import type { EngineContext } from "./EngineContext.ts"
@@ -73,7 +74,8 @@ const passedOrUnused = (
     },
     organisationType: () => {
       const type = details.organizationType
-      if (type.status === "passed") return `A ${type.type} is among the types accepted (${listed(type.allowedTypes)}).`
+      if (type.status === "passed")
+        return `${capitalized(withArticle(type.type ?? "institution"))} is among the types accepted (${listed(type.allowedTypes)}).`
       if (institutions === null || institutions.types === null) {
         return "The target group accepts any type of institution."
       }
