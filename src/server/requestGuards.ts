@@ -5,14 +5,16 @@
  *   is a 400 naming `/path`: no route can match it, and the 404/405 logic
  *   would otherwise answer "method not allowed";
  * - a declared `Content-Length` above the route's limit is a 413 before any
- *   of the body is read (the job upload has its own, larger limit);
+ *   of the body is read (the job upload has its own, larger limit), and a
+ *   client that sent `Expect: 100-continue` is not asked for the body;
  * - a buffered JSON body that is not UTF-8 is `MALFORMED_JSON`: decoding
  *   would turn its bytes into U+FFFD and validate another address.
  */
 import { isUtf8 } from "node:buffer"
+import type { IncomingMessage } from "node:http"
 import type { Settings } from "../config/Settings.ts"
 import { jsonPayloadSchema } from "./requestErrors.ts"
-import type { Route } from "./routes.ts"
+import { findRoute, type Route, routedPath } from "./routes.ts"
 
 /** Whether a path's percent-encoding is broken: a `%` without two hex digits, or escapes that are not UTF-8. */
 export const brokenPercentEncoding = (path: string): boolean => {
@@ -37,6 +39,17 @@ export const declaredTooLarge = (contentLength: string | undefined, limit: numbe
   const length = Number(contentLength)
   return Number.isFinite(length) && length > limit ? length : undefined
 }
+
+/**
+ * The declared body length of a request when it is above its route's limit:
+ * answered 413 before any of the body is read, and a client that asked
+ * first (`Expect: 100-continue`) is never told to send it.
+ */
+export const declaredOverLimit = (request: IncomingMessage, settings: Settings): number | undefined =>
+  declaredTooLarge(
+    request.headers["content-length"],
+    bodyLimitOf(findRoute(request.method ?? "GET", routedPath(request.url ?? "/")), settings)
+  )
 
 /** Whether the route reads its body whole as JSON (so it can be checked for UTF-8 before decoding). */
 export const readsJsonBody = (route: Route | undefined): boolean =>

@@ -220,6 +220,18 @@ describe("declared sizes and stalled bodies", () => {
     }
   })
 
+  it("answers Expect: 100-continue with the 413 alone when the declared body is too large, else asks for it", async () => {
+    const head = (path: string, length: number) =>
+      `POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${acme}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${length}\r\nExpect: 100-continue\r\n\r\n`
+    const tooLarge = await raw(head("/api/v1/validate/bulk", 50 * 1024 * 1024), "", 3000)
+    expect(tooLarge.received).toMatch(/^HTTP\/1\.1 413 /)
+    expect(tooLarge.received).not.toContain("100 Continue")
+    const body = '{"email":"jane@ox.ac.uk","targetGroupId":"uk-students"}'
+    const fits = await raw(head("/api/v1/validate/target-group", Buffer.byteLength(body)), "", 1000)
+    expect(fits.received).toMatch(/^HTTP\/1\.1 100 Continue\r\n/)
+  })
+
   it("drops a connection whose body stalls longer than server.bodyTimeoutSeconds", async () => {
     const head =
       `POST /api/v1/validate/bulk HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${acme}\r\n` +
