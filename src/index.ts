@@ -37,7 +37,14 @@ export { ALL_TEAMS, type Viewer } from "./domain/visibility.ts"
 export { EmailPolicyLists } from "./engine/EmailPolicyLists.ts"
 export { Engine } from "./engine/Engine.ts"
 export { canonicalAddress } from "./engine/email/canonical.ts"
-export { type EmailParse, type EmailSyntaxOptions, type ParsedEmail, parseEmail } from "./engine/email/parseEmail.ts"
+export {
+  type DomainParse,
+  type EmailParse,
+  type EmailSyntaxOptions,
+  type ParsedEmail,
+  parseDomain,
+  parseEmail
+} from "./engine/email/parseEmail.ts"
 export { InstitutionIndex, type InstitutionIndexOptions } from "./engine/InstitutionIndex.ts"
 export type { InspectInstitution, InspectResult } from "./engine/inspect.ts"
 export type { InstitutionPage, InstitutionQuery } from "./engine/institutions/InstitutionSearch.ts"

@@ -7,11 +7,24 @@ import {
   InvalidConfiguration,
   OfferNotFound,
   type OutgoingMail,
+  parseDomain,
+  parseEmail,
   TargetGroupNotFound,
   verifyEligibilityToken,
   WrongCode
 } from "../src/index.ts"
 import { signCallback } from "../src/webhooks/signature.ts"
+
+describe("the email syntax the docs describe", () => {
+  it("is exported as docs/email-policy.md names it: parseEmail, parseDomain, canonicalAddress", async () => {
+    expect(parseEmail("Jane@OX.ac.uk")).toMatchObject({ ok: true })
+    expect(parseDomain("ox.ac.uk")).toMatchObject({ ok: true })
+    expect(parseDomain("ex_ample.com")).toMatchObject({ ok: false, reason: "INVALID_DOMAIN" })
+    const api = await import("../src/index.ts")
+    for (const name of ["parseEmail", "parseDomain", "canonicalAddress"])
+      expect(typeof api[name as keyof typeof api]).toBe("function")
+  })
+})
 
 describe("createCampusgate (built-in data)", () => {
   it("validates against target groups and offers synchronously, and can be reloaded", async () => {
