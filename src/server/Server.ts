@@ -169,6 +169,7 @@ export const serverLayer = (options: ServeOptions) =>
         Layer.provideMerge(Resources.layer),
         Layer.provideMerge(validation),
         Layer.provideMerge(Layer.succeed(ResourceStore, resourceStore)),
+        Layer.provideMerge(stores.idempotency),
         Layer.provideMerge(
           Layer.mergeAll(Metrics.layer, rateLimiterLayer(options.rateLimiterStore ?? stores.rateLimits), usage)
         ),

@@ -144,6 +144,8 @@ export class FastPath extends Context.Service<
         const endpoint = routed === undefined ? undefined : fastEndpoints.get(routed)
         if (endpoint === undefined) return undefined
         if (header(request, "content-type")?.startsWith("application/json") !== true) return undefined
+        // A request with an Idempotency-Key is the Effect app's: its answer is kept and replayed there.
+        if (header(request, "idempotency-key") !== undefined) return undefined
         const length = Number(header(request, "content-length"))
         const current = snapshot.current()
         const { config } = current

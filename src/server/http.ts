@@ -46,6 +46,7 @@ import { VerificationsHandlers } from "./handlers/verifications.ts"
 import { Metrics, MetricsRoute } from "./metrics.ts"
 import { problemResponse } from "./problemResponse.ts"
 import { RequestLogger, recordRequest } from "./RequestLogger.ts"
+import { IdempotencyLive } from "./idempotency.ts"
 import { malformedJson, payloadTooLarge, RequestErrorsLive } from "./requestErrors.ts"
 import { bodyLimitOf, brokenPercentEncoding, declaredTooLarge, isUtf8Body, readsJsonBody } from "./requestGuards.ts"
 import { REQUEST_ID_HEADER, requestIdFor, requestKeyIds } from "./requestId.ts"
@@ -231,7 +232,7 @@ const Handlers = Layer.mergeAll(
   StatusHandlers,
   VerificationsHandlers,
   InstitutionsHandlers
-).pipe(Layer.provideMerge(Layer.mergeAll(AuthorizationLive, RequestErrorsLive, RequestIdsLive)))
+).pipe(Layer.provideMerge(Layer.mergeAll(AuthorizationLive, IdempotencyLive, RequestErrorsLive, RequestIdsLive)))
 
 const ApiRoutes = HttpApiBuilder.layer(CampusgateApi).pipe(Layer.provide(Handlers))
 

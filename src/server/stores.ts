@@ -22,6 +22,8 @@ import { type ConfigLocation, resolveDataDir } from "../config/loadConfig.ts"
 import type { StoreSettings } from "../config/Settings.ts"
 import { loadSettings } from "../config/settingsFile.ts"
 import type { HashKey } from "../engine/email/canonicalHash.ts"
+import { layerIdempotencyRedis } from "../idempotency/idempotencyRedis.ts"
+import { IdempotencyStore } from "../idempotency/IdempotencyStore.ts"
 import { JobQueue, type JobQueueOptions } from "../jobs/JobQueue.ts"
 import type { JobStore } from "../jobs/JobStore.ts"
 import * as JobStoreFiles from "../jobs/JobStoreFiles.ts"
@@ -51,6 +53,8 @@ export interface Stores {
   readonly jobs: (options: JobQueueOptions) => Layer.Layer<JobQueue | JobStore>
   readonly verifications: Layer.Layer<VerificationStore, VerificationStoreError>
   readonly signingKeys: Layer.Layer<SigningKeyStore>
+  /** The answers to requests sent with an Idempotency-Key. */
+  readonly idempotency: Layer.Layer<IdempotencyStore>
   readonly webhookSecret: string
   readonly verificationSecret: string
   /** The key of console sessions' signatures (`consoleSession.ts`). */
@@ -82,6 +86,7 @@ const fileStores = (configDir: string, dataDir: string, secrets: Secrets): Effec
       jobs: (options) => JobQueue.layer(options).pipe(Layer.provideMerge(JobStoreFiles.layer(dataDir))),
       verifications: VerificationStore.layerFiles(dataDir),
       signingKeys: SigningKeyStore.layerFiles(dataDir),
+      idempotency: IdempotencyStore.layerFiles(dataDir),
       webhookSecret: secretInDataDir(deploymentSecrets.webhook, dataDir, secrets),
       verificationSecret: secretInDataDir(deploymentSecrets.verification, dataDir, secrets),
       consoleSecret: secretInDataDir(deploymentSecrets.console, dataDir, secrets),
@@ -112,6 +117,7 @@ const redisStores = (
       jobs: (options) => JobQueue.layerRedis({ ...options, dataDir }).pipe(Layer.provide(shared)),
       verifications: VerificationStore.layerRedis.pipe(Layer.provide(shared)),
       signingKeys: SigningKeyStore.layerRedis.pipe(Layer.provide(shared)),
+      idempotency: layerIdempotencyRedis.pipe(Layer.provide(shared)),
       webhookSecret: yield* secret("webhook"),
       verificationSecret: yield* secret("verification"),
       consoleSecret: yield* secret("console"),
