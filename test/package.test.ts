@@ -14,13 +14,14 @@ import { describe, expect, it } from "vitest"
 const repo = fileURLToPath(new URL("../", import.meta.url))
 const packageJson = JSON.parse(readFileSync(join(repo, "package.json"), "utf8"))
 
-const packed = (): Array<string> => {
+const packed = (): { files: Array<string>; unpackedSize: number } => {
   const output = execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], {
     cwd: repo,
     encoding: "utf8",
     stdio: ["ignore", "pipe", "ignore"]
   })
-  return (JSON.parse(output)[0].files as Array<{ path: string }>).map((file) => file.path)
+  const [pack] = JSON.parse(output) as Array<{ files: Array<{ path: string }>; unpackedSize: number }>
+  return { files: pack!.files.map((file) => file.path), unpackedSize: pack!.unpackedSize }
 }
 
 const sourceFiles = (dir: string): Array<string> =>
@@ -29,7 +30,13 @@ const sourceFiles = (dir: string): Array<string> =>
     .map((name) => join(dir, name))
 
 describe("the npm package", () => {
-  const files = packed()
+  const { files, unpackedSize } = packed()
+
+  it("ships the docs page's script once, in its brotli form, and weighs under 25 MB unpacked", () => {
+    // The plain bundle and a gzip form beside it made the docs 6.7 MB of a 29.5 MB package.
+    expect(files.filter((file) => file.startsWith("dist/docs/"))).toEqual(["dist/docs/scalar.js.br"])
+    expect(unpackedSize).toBeLessThan(25 * 1024 * 1024)
+  })
 
   it("ships the code, its types, the compiled data, the schemas, the preinstall check and the licence", () => {
     for (const file of [
