@@ -195,6 +195,11 @@ describe("compressed job uploads", () => {
     )
     const fromDocument = await runJob(daemon, acme, "", gzipSync(document), { "content-type": "application/gzip" })
     expect(fromDocument.rows.map((row) => row.email)).toEqual(["jane@ox.ac.uk", "bob@mit.edu"])
+    const encodedDocument = await runJob(daemon, acme, "", zstdCompressSync(document), {
+      "content-type": "application/json",
+      "content-encoding": "zstd"
+    })
+    expect(encodedDocument.rows).toEqual(fromDocument.rows)
 
     const contradicted = await call(daemon, "POST", `${BULK_ASYNC}${query}&format=ndjson`, {
       key: acme,
