@@ -4,7 +4,8 @@
  * The batch is sent as one JSON document, or streamed as NDJSON (a JSON
  * string or `{"email": ...}` per line) or CSV (a header row with an `email`
  * column) with the target in the query, so a million addresses never have
- * to sit in one JSON document. Only the team that created a job sees it.
+ * to sit in one JSON document; any of them compressed (`Content-Encoding`,
+ * or a gzip file as it is). Only the team that created a job sees it.
  */
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
@@ -26,11 +27,13 @@ import {
 import { RateLimitBucket } from "./rateLimits.ts"
 import { PageQuery, pageQueryFields } from "./resources.ts"
 
+/** A gzip file uploaded as it is: its content is NDJSON, CSV or a JSON document (`format`, else detected). */
+export const JOB_GZIP_TYPES = ["application/gzip", "application/x-gzip"] as const
 /**
  * The media types a batch may be sent as. The first is what the typed
  * client sends its stream as: NDJSON, the form made for large batches.
  */
-export const JOB_INPUT_TYPES = ["application/x-ndjson", "text/csv", "application/json"] as const
+export const JOB_INPUT_TYPES = ["application/x-ndjson", "text/csv", "application/json", ...JOB_GZIP_TYPES] as const
 /** The media types results may be downloaded as (`Accept`); JSON is paged, the others stream everything. */
 export const JOB_RESULT_TYPES = ["application/json", "application/x-ndjson", "text/csv"] as const
 
@@ -46,10 +49,26 @@ export const BulkAsyncQuery = Schema.Struct({
   /** POSTed a signed summary when the job finishes (no email addresses). */
   callbackUrl: Schema.optionalKey(CallbackUrl),
   /** For CSV: the field delimiter; detected from the header row (`,`, `;` or tab) when absent. */
-  delimiter: Schema.optionalKey(Schema.Literals(["comma", "semicolon", "tab"]))
+  delimiter: Schema.optionalKey(Schema.Literals(["comma", "semicolon", "tab"])),
+  format: Schema.optionalKey(
+    Schema.Literals(["csv", "ndjson", "json"]).pipe(
+      Schema.annotate({
+        description:
+          "What an `application/gzip` body holds. Absent: a JSON document when the query names no target, else NDJSON when its first line is a JSON string or object, else CSV. With another Content-Type it must agree with it."
+      })
+    )
+  )
 })
 
 export const BulkAsyncHeaders = Schema.Struct({
+  "content-encoding": Schema.optionalKey(
+    Schema.String.pipe(
+      Schema.annotate({
+        description:
+          "`gzip`, `br` or `zstd` (any case; `identity`: none): the body is decompressed as it arrives, the size limit applying to the decompressed bytes. Another coding, or several, is a 415 whose `Accept-Encoding` names those taken."
+      })
+    )
+  ),
   /** A repeated request with the same key answers the same job; with another body it is a 409. */
   "idempotency-key": Schema.optionalKey(
     Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(Schema.isMaxLength(255)))
@@ -99,6 +118,16 @@ const describeBatchForms = (operation: Record<string, unknown>): Record<string, 
         "RFC 4180 CSV with a header row that has an `email` column; fields separated by `,`, `;` or tab (detected from the header row, or `delimiter`); a BOM is dropped. The other columns come back with each result."
     },
     example: "customerId,email\r\nc-41,jane@ox.ac.uk\r\nc-42,kim@partner-college.org\r\n"
+  }
+  for (const type of JOB_GZIP_TYPES) {
+    content[type] = {
+      schema: {
+        type: "string",
+        format: "binary",
+        description:
+          "A gzip file of NDJSON, CSV or a JSON document, sent as it is: `format` names which; absent, a JSON document when the query names no target, else NDJSON when its first line is a JSON string or object, else CSV."
+      }
+    }
   }
   return operation
 }
@@ -157,7 +186,7 @@ export class JobsApi extends HttpApiGroup.make("jobs")
         OpenApi.annotations({
           summary: "Start validating a large batch of emails as a job",
           description:
-            "Send `application/json` (`{emails, targetGroupId | offerId, callbackUrl?}`), or stream `application/x-ndjson` (one JSON string or `{\"email\": ...}` per line) or `text/csv` (a header row with an `email` column; `,`, `;` or tab, detected or named by `delimiter`) with `targetGroupId` or `offerId` (and `callbackUrl`) in the query. Other columns (CSV cells, NDJSON fields; at most 100) come back with every result. Answers 202 with the job's `Location`; the batch is stored before the answer. `Idempotency-Key` makes a retry safe. Submissions draw on the key's `jobs` rate limit, apart from synchronous bulk calls. 503 with `Retry-After` when the job queue is full.",
+            "Send `application/json` (`{emails, targetGroupId | offerId, callbackUrl?}`), or stream `application/x-ndjson` (one JSON string or `{\"email\": ...}` per line) or `text/csv` (a header row with an `email` column; `,`, `;` or tab, detected or named by `delimiter`) with `targetGroupId` or `offerId` (and `callbackUrl`) in the query. Any of them may be compressed: `Content-Encoding: gzip`, `br` or `zstd`, or a gzip file sent as `application/gzip` (`format` names what it holds, else it is detected); the size limit applies to the decompressed bytes, and a body that inflates more than 100 times is refused (413). Other columns (CSV cells, NDJSON fields; at most 100) come back with every result. Answers 202 with the job's `Location`; the batch is stored before the answer. `Idempotency-Key` makes a retry safe. Submissions draw on the key's `jobs` rate limit, apart from synchronous bulk calls. 503 with `Retry-After` when the job queue is full.",
           transform: describeBatchForms
         })
       ),

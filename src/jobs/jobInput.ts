@@ -8,8 +8,12 @@
  *   item per row, the other columns kept for the results; fields separated
  *   by `,`, `;` or tab (`delimiter`, else detected from the header row);
  * - `json`: `{ emails, targetGroupId | offerId, callbackUrl? }`, scanned as
- *   it arrives (`jsonDocumentReader.ts`).
- * All three are read and written incrementally, in constant memory.
+ *   it arrives (`jsonDocumentReader.ts`);
+ * - `detect`: NDJSON or CSV, told from the first line (`inputFormat.ts`),
+ *   for a gzip file whose request does not say which.
+ * All are read and written incrementally, in constant memory. A compressed
+ * body reaches this reader decompressed (`uploadCoding.ts`): the rules and
+ * limits here apply to the decompressed bytes.
  *
  * Guarantees: the body is UTF-8 (a leading BOM is dropped; invalid UTF-8 is
  * an error); lines end in `\n` or `\r\n`; empty lines are skipped; an item that
@@ -31,6 +35,7 @@ import { createHash } from "node:crypto"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import { CSV_DELIMITERS, type CsvDelimiter, CsvReader, detectDelimiter } from "./csv.ts"
+import { detectFormat } from "./inputFormat.ts"
 import { InputItems, MAX_INPUT_COLUMNS } from "./inputItems.ts"
 import { type JobBytes, JobStoreError } from "./JobStore.ts"
 import type { JobInputFields } from "./jobDocument.ts"
@@ -49,7 +54,8 @@ import { NdjsonReader } from "./ndjson.ts"
 export type JobInputFormat = "json" | "ndjson" | "csv"
 
 export interface JobInputOptions {
-  readonly format: JobInputFormat
+  /** `detect`: NDJSON or CSV, as the first line says. */
+  readonly format: JobInputFormat | "detect"
   /** Where the input lines are written, from its start. */
   readonly output: JobBytes
   /** More items than this (bad items included: each is a result row) fail the upload. */
@@ -71,7 +77,7 @@ export interface JobInput {
   readonly total: number
   /** Items that could not be read as an email. */
   readonly badInput: number
-  /** SHA-256 of the raw body bytes, hex, when asked for (`hashBody`). */
+  /** SHA-256 of the body bytes read (decompressed), hex, when asked for (`hashBody`). */
   readonly bodyHash: string | undefined
   readonly inputBytes: number
   /** For a JSON body, the document's other fields; empty for NDJSON and CSV (query parameters carry them). */
@@ -206,8 +212,45 @@ const jsonReader = (items: InputItems): BodyReader => {
   )
 }
 
-const readerFor = (format: JobInputFormat, items: InputItems, options: JobInputOptions): BodyReader =>
-  format === "csv" ? csvReader(items, options.delimiter) : format === "ndjson" ? ndjsonReader(items) : jsonReader(items)
+/** NDJSON or CSV, as the first line that is not blank says: the bytes before it are held, then read by the reader chosen. */
+const detectingReader = (items: InputItems, options: JobInputOptions): BodyReader => {
+  let chosen: BodyReader | undefined
+  let head: Uint8Array = new Uint8Array(0)
+  const choose = (format: JobInputFormat): JobInputError | undefined => {
+    chosen = readerFor(format, items, options)
+    const held = head
+    head = new Uint8Array(0)
+    return chosen.push(held)
+  }
+  return {
+    push: (chunk) => {
+      if (chosen !== undefined) return chosen.push(chunk)
+      head = head.length === 0 ? chunk : Buffer.concat([head, chunk])
+      const format = detectFormat(head, false)
+      return format === undefined ? undefined : choose(format)
+    },
+    end: () => {
+      if (chosen === undefined) {
+        const failure = choose(detectFormat(head, true) ?? "csv")
+        if (failure !== undefined) return failure
+      }
+      return chosen!.end()
+    }
+  }
+}
+
+const readerFor = (format: JobInputFormat | "detect", items: InputItems, options: JobInputOptions): BodyReader => {
+  switch (format) {
+    case "csv":
+      return csvReader(items, options.delimiter)
+    case "ndjson":
+      return ndjsonReader(items)
+    case "json":
+      return jsonReader(items)
+    case "detect":
+      return detectingReader(items, options)
+  }
+}
 
 /** Pending output is written once it reaches this many characters. */
 const FLUSH_AT = 1 << 20

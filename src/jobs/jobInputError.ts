@@ -3,7 +3,9 @@
  * problem code the HTTP layer answers (`src/api/problems.ts`) and whose
  * `errors` name the field at fault as a JSON pointer (`/emails`,
  * `/targetGroupId`, `/body` for a streamed body). `reason` tells the cases
- * apart for code and tests.
+ * apart for code and tests. The compressed forms of an upload add theirs
+ * (`uploadCoding.ts`): a coding not accepted, a compressed stream that
+ * cannot be undone, and one that inflates past the ratio a job accepts.
  */
 import * as Schema from "effect/Schema"
 
@@ -19,13 +21,16 @@ export const JobInputErrorReason = Schema.Literals([
   "TooManyEmails",
   "BodyTooLarge",
   "NoEmails",
-  "TooManyColumns"
+  "TooManyColumns",
+  "UnsupportedEncoding",
+  "CorruptEncoding",
+  "CompressionBomb"
 ])
 export type JobInputErrorReason = typeof JobInputErrorReason.Type
 
 export class JobInputError extends Schema.TaggedError<JobInputError>()("JobInputError", {
   reason: JobInputErrorReason,
-  code: Schema.Literals(["MALFORMED_JSON", "VALIDATION_ERROR", "PAYLOAD_TOO_LARGE"]),
+  code: Schema.Literals(["MALFORMED_JSON", "VALIDATION_ERROR", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"]),
   detail: Schema.String,
   errors: Schema.Array(InputFieldError)
 }) {
@@ -93,3 +98,32 @@ export const tooManyColumns = (maxColumns: number): JobInputError =>
     `at most ${maxColumns} columns besides the email`,
     `The input has more than ${maxColumns} columns besides the email; results carry every column, so send fewer.`
   )
+
+/** A decompressed body past the limit: the limit is on what the reader reads, however it was sent. */
+export const decompressedTooLarge = (maxBytes: number): JobInputError =>
+  new JobInputError({
+    reason: "BodyTooLarge",
+    code: "PAYLOAD_TOO_LARGE",
+    detail: `The body decompresses to more than ${maxBytes} bytes, the largest job upload, compressed or not.`,
+    errors: []
+  })
+
+export const unsupportedEncoding = (detail: string): JobInputError =>
+  new JobInputError({ reason: "UnsupportedEncoding", code: "UNSUPPORTED_MEDIA_TYPE", detail, errors: [] })
+
+export const corruptEncoding = (coding: string, why: string): JobInputError =>
+  invalid(
+    "CorruptEncoding",
+    "/body",
+    "CORRUPT_ENCODING",
+    `the ${coding} stream cannot be decompressed: ${why}`,
+    `The body is not a valid ${coding} stream: ${why}.`
+  )
+
+export const compressionBomb = (ratio: number, sentBytes: number, decodedBytes: number): JobInputError =>
+  new JobInputError({
+    reason: "CompressionBomb",
+    code: "PAYLOAD_TOO_LARGE",
+    detail: `The body inflates more than ${ratio} times (${sentBytes} bytes sent had already become ${decodedBytes}), which a job upload may not: it is refused as a decompression bomb. Send such a file uncompressed.`,
+    errors: []
+  })

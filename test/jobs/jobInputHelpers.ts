@@ -4,7 +4,7 @@ import * as Stream from "effect/Stream"
 import type { CsvDelimiter } from "../../src/jobs/csv.ts"
 import type { JobBytes } from "../../src/jobs/JobStore.ts"
 import { MemoryBytes } from "../../src/jobs/JobStoreMemory.ts"
-import { type JobInputFormat, readJobInput } from "../../src/jobs/jobInput.ts"
+import { type JobInputOptions, readJobInput } from "../../src/jobs/jobInput.ts"
 import { bytesText } from "./jobTesting.ts"
 
 export const encoder = new TextEncoder()
@@ -25,7 +25,7 @@ export const bytesOf = (body: string | Uint8Array): Uint8Array =>
   typeof body === "string" ? encoder.encode(body) : body
 
 export const read = (
-  format: JobInputFormat,
+  format: JobInputOptions["format"],
   body: string | Uint8Array | ReadonlyArray<Uint8Array>,
   limits: {
     readonly maxEmails?: number

@@ -2,11 +2,13 @@
  * A bounded fuzz run against the real daemon: random bodies for every
  * endpoint that takes one (arbitrary JSON, valid bodies with fields of the
  * wrong type or unknown fields added, raw bytes that may not be UTF-8) and
- * random path parameters for every endpoint that has one. Whatever comes
+ * random path parameters for every endpoint that has one, and compressed
+ * job uploads whatever their bytes. Whatever comes
  * in, no answer is a 5xx, every error is a problem document naming its
  * request, and no error answer grows past 64 KB. fast-check prints the seed
  * and the smallest failing input of a failure, to replay it.
  */
+import { brotliCompressSync, gzipSync, zstdCompressSync } from "node:zlib"
 import fc from "fast-check"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { allScopes } from "../../src/domain/ApiKey.ts"
@@ -54,10 +56,20 @@ afterAll(async () => {
 })
 
 /** Sends a request and checks the answer as the module header says. */
-const check = async (method: string, path: string, body?: string | Uint8Array, contentType = "application/json") => {
+const check = async (
+  method: string,
+  path: string,
+  body?: string | Uint8Array,
+  contentType = "application/json",
+  headers: Record<string, string> = {}
+) => {
   const response = await fetch(`${daemon.url}${path}`, {
     method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": contentType }) },
+    headers: {
+      authorization: `Bearer ${key}`,
+      ...(body === undefined ? {} : { "content-type": contentType }),
+      ...headers
+    },
     ...(body === undefined ? {} : { body })
   })
   const text = await response.text()
@@ -155,6 +167,34 @@ describe("fuzzing every endpoint that takes a body", () => {
         fc.constantFrom("application/x-ndjson", "text/csv"),
         fc.oneof(fc.uint8Array({ maxLength: 300 }), fc.string({ unit: "binary", maxLength: 300 })),
         (type, body) => check("POST", `/api/v1/validate/bulk-async${target}`, body, type)
+      ),
+      { numRuns: RUNS }
+    )
+  }, 60_000)
+
+  it("POST /api/v1/validate/bulk-async compressed: any bytes, and compressed text cut and changed anywhere", async () => {
+    const compress = { gzip: gzipSync, br: brotliCompressSync, zstd: zstdCompressSync }
+    const compressed = fc
+      .tuple(
+        fc.constantFrom("gzip", "br", "zstd"),
+        fc.string({ unit: "binary", maxLength: 300 }),
+        fc.nat(),
+        fc.option(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })))
+      )
+      .map(([coding, text, cut, change]) => {
+        const bytes = Uint8Array.from(compress[coding](text))
+        if (change !== null) bytes[change[0] % bytes.length] = change[1]
+        return [coding, bytes.subarray(0, bytes.length - (cut % 4))] as const
+      })
+    const raw = fc.tuple(fc.constantFrom("gzip", "br", "zstd", "x-gzip, br", "GZIP"), fc.uint8Array({ maxLength: 300 }))
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom("application/x-ndjson", "text/csv", "application/gzip"),
+        fc.oneof(compressed, raw),
+        (type, [coding, body]) =>
+          check("POST", "/api/v1/validate/bulk-async?targetGroupId=uk-students", body, type, {
+            "content-encoding": coding
+          })
       ),
       { numRuns: RUNS }
     )

@@ -353,7 +353,7 @@ describe("asynchronous bulk jobs", () => {
     const xml = await submit({ rawBody: "<emails/>", headers: { "content-type": "application/xml" } })
     expect(xml).toMatchObject({ status: 415, body: { code: "UNSUPPORTED_MEDIA_TYPE" } })
     expect(xml.body.detail).toBe(
-      "This endpoint takes application/x-ndjson, text/csv, application/json; the request was sent as application/xml."
+      "This endpoint takes application/x-ndjson, text/csv, application/json, application/gzip, application/x-gzip; the request was sent as application/xml."
     )
     // No refused upload is left behind in the data directory.
     const leftovers = readdirSync(join(daemon.dataDir, "jobs")).filter((name) => name.startsWith(".upload-"))

@@ -1,9 +1,12 @@
 /**
  * Handlers of the job endpoints. A submission names its target (in the JSON
  * document, or in the query for NDJSON and CSV, checked before the body is
- * read); the upload is written to the job store while it arrives and the
- * job is acknowledged (202) only once it is stored, so an accepted job
- * survives any crash. A job is visible to the team that created it only.
+ * read); a compressed body (`Content-Encoding`, a gzip file) is
+ * decompressed as it arrives (`jobs/uploadCoding.ts`; a coding not taken is
+ * refused before the body is read); the upload is written to the job store
+ * while it arrives and the job is acknowledged (202) only once it is
+ * stored, so an accepted job survives any crash. A job is visible to the
+ * team that created it only.
  * Results are read once the job has finished: a running job's results file
  * is still being written (and cut back on resume).
  */
@@ -17,8 +20,15 @@ import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import type * as Stream from "effect/Stream"
 import { API_PREFIX, CampusgateApi } from "../../api/Api.ts"
 import { Caller } from "../../api/Authorization.ts"
-import { RESULTS_LIMIT_DEFAULT } from "../../api/jobs.ts"
-import { BadRequest, Conflict, type FieldError, PayloadTooLarge, TooManyRequests } from "../../api/problems.ts"
+import { JOB_GZIP_TYPES, RESULTS_LIMIT_DEFAULT } from "../../api/jobs.ts"
+import {
+  BadRequest,
+  Conflict,
+  type FieldError,
+  PayloadTooLarge,
+  TooManyRequests,
+  UnsupportedMediaType
+} from "../../api/problems.ts"
 import { REPLAYED_HEADER } from "../../api/rateLimits.ts"
 import { PAGE_LIMIT_DEFAULT } from "../../api/resources.ts"
 import { Snapshot } from "../../app/Snapshot.ts"
@@ -32,6 +42,7 @@ import { JobStore, JobStoreError } from "../../jobs/JobStore.ts"
 import { type JobInputFormat, readJobInput } from "../../jobs/jobInput.ts"
 import { JobInputError } from "../../jobs/jobInputError.ts"
 import { JobResultsError, readResultsPage, streamResults } from "../../jobs/jobResults.ts"
+import { decodeUpload, UPLOAD_CODINGS, uploadCodings } from "../../jobs/uploadCoding.ts"
 import { type OutboundPolicy, refusedTarget } from "../../net/outbound.ts"
 import { answerJobStoreError, answerJobsError } from "../problemOf.ts"
 import { answerWith } from "../problemResponse.ts"
@@ -80,6 +91,30 @@ const formats: Record<string, JobInputFormat> = {
 }
 
 const mediaType = (header: string | undefined): string => (header ?? "").split(";")[0]!.trim().toLowerCase()
+
+const isGzipFile = (type: string): boolean => (JOB_GZIP_TYPES as ReadonlyArray<string>).includes(type)
+
+/**
+ * What a body sent as `contentType` holds: its media type says, but for a
+ * gzip file, whose content `format` names, else is detected (NDJSON or CSV
+ * when the query names the target, as only a JSON document names its own).
+ * A `format` that another media type contradicts is a problem.
+ */
+const inputFormatOf = (contentType: string, query: Named & { readonly format?: JobInputFormat | undefined }) => {
+  if (isGzipFile(contentType)) {
+    return query.format ?? (query.targetGroupId !== undefined || query.offerId !== undefined ? "detect" : "json")
+  }
+  const format = formats[contentType] ?? "json"
+  return query.format === undefined || query.format === format
+    ? format
+    : invalid([
+        {
+          field: "/query/format",
+          code: "CONFLICTS_WITH_CONTENT_TYPE",
+          message: `the body is sent as ${contentType}, which is ${format}; format names what an application/gzip file holds`
+        }
+      ])
+}
 
 /** The download format `Accept` asks for: NDJSON or CSV stream everything; anything else is JSON pages. */
 const downloadFormat = (accept: string | undefined): "ndjson" | "csv" | "json" => {
@@ -148,13 +183,18 @@ const callbackProblem = (url: string | undefined, where: string, policy: Outboun
       )
 
 /** Why an upload cannot become a job, as the problem to answer. */
-const uploadProblem = (error: JobInputError | unknown): BadRequest | PayloadTooLarge => {
+const uploadProblem = (error: JobInputError | unknown): BadRequest | PayloadTooLarge | UnsupportedMediaType => {
   if (!(error instanceof JobInputError)) {
     return invalid([{ field: "/body", code: "UNREADABLE", message: "the body could not be read" }])
   }
-  return error.code === "PAYLOAD_TOO_LARGE"
-    ? new PayloadTooLarge({ code: "PAYLOAD_TOO_LARGE", detail: error.detail })
-    : new BadRequest({ code: error.code, detail: error.detail, errors: error.errors })
+  switch (error.code) {
+    case "PAYLOAD_TOO_LARGE":
+      return new PayloadTooLarge({ code: "PAYLOAD_TOO_LARGE", detail: error.detail })
+    case "UNSUPPORTED_MEDIA_TYPE":
+      return new UnsupportedMediaType({ code: "UNSUPPORTED_MEDIA_TYPE", detail: error.detail })
+    default:
+      return new BadRequest({ code: error.code, detail: error.detail, errors: error.errors })
+  }
 }
 
 export const JobsHandlers = HttpApiBuilder.group(
@@ -171,7 +211,17 @@ export const JobsHandlers = HttpApiBuilder.group(
         Effect.gen(function* () {
           const caller = yield* Caller
           const request = yield* HttpServerRequest.HttpServerRequest
-          const format = formats[mediaType(request.headers["content-type"])] ?? "json"
+          const contentType = mediaType(request.headers["content-type"])
+          const codings = uploadCodings(headers["content-encoding"], isGzipFile(contentType))
+          if (codings instanceof JobInputError) {
+            // RFC 9110 15.5.16: a 415 for a content coding names those accepted.
+            return yield* Effect.map(
+              answerWith(uploadProblem(codings)),
+              HttpServerResponse.setHeader("accept-encoding", UPLOAD_CODINGS.join(", "))
+            )
+          }
+          const format = inputFormatOf(contentType, query)
+          if (typeof format !== "string") return yield* format
           const { engine, config: loaded } = config.current()
           const { limits, jobs } = loaded.settings
           let target: JobTarget | undefined
@@ -201,7 +251,7 @@ export const JobsHandlers = HttpApiBuilder.group(
           const upload = yield* store.stage()
           // The job threads start and build their engine while the upload is read.
           queue.prepare()
-          const input = yield* readJobInput(payload, {
+          const input = yield* readJobInput(decodeUpload(payload, codings, limits.jobMaxBodyBytes), {
             format,
             output: upload.bytes,
             maxEmails: limits.jobMaxEmails,
@@ -211,7 +261,7 @@ export const JobsHandlers = HttpApiBuilder.group(
           }).pipe(
             Effect.onError(() => store.discard(upload)),
             Effect.catch(
-              (error): Effect.Effect<never, JobStoreError | BadRequest | PayloadTooLarge> =>
+              (error): Effect.Effect<never, JobStoreError | BadRequest | PayloadTooLarge | UnsupportedMediaType> =>
                 error instanceof JobStoreError ? Effect.fail(error) : Effect.fail(uploadProblem(error))
             )
           )
