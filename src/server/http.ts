@@ -48,7 +48,14 @@ import { Metrics, MetricsRoute } from "./metrics.ts"
 import { problemResponse } from "./problemResponse.ts"
 import { RequestLogger, recordRequest } from "./RequestLogger.ts"
 import { malformedJson, payloadTooLarge, RequestErrorsLive } from "./requestErrors.ts"
-import { bodyLimitOf, brokenPercentEncoding, declaredTooLarge, isUtf8Body, readsJsonBody } from "./requestGuards.ts"
+import {
+  bodyLimitOf,
+  brokenPercentEncoding,
+  declaredTooLarge,
+  isUploadRoute,
+  isUtf8Body,
+  readsJsonBody
+} from "./requestGuards.ts"
 import { REQUEST_ID_HEADER, requestIdFor, requestKeyIds } from "./requestId.ts"
 import { RequestIdsLive } from "./requestIds.ts"
 import {
@@ -172,7 +179,7 @@ const Outermost = HttpRouter.middleware(
       if (declared !== undefined) {
         // Answered before any of the body is read; the connection closes, so the rest is never waited for.
         return yield* Effect.map(
-          respond(withRequestId(payloadTooLarge({ bytes: declared, limit }), requestId)),
+          respond(withRequestId(payloadTooLarge({ bytes: declared, limit, upload: isUploadRoute(route) }), requestId)),
           HttpServerResponse.setHeader("connection", "close")
         )
       }

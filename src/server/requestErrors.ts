@@ -40,15 +40,26 @@ export const payloadParseOptions = Context.getOrUndefined(CampusgateApi.annotati
 export const malformedJson = (): BadRequest =>
   new BadRequest({ code: "MALFORMED_JSON", detail: "The request body is not valid JSON." })
 
-/** A body larger than the endpoint accepts: its declared length against `limit` when known (413). */
-export const payloadTooLarge = (declared?: { readonly bytes: number; readonly limit: number }): PayloadTooLarge =>
-  new PayloadTooLarge({
+/**
+ * A body larger than the endpoint accepts: its declared length against
+ * `limit` when known (413), with what to do instead — several jobs for a
+ * job upload (`upload`), bulk-async for any other batch.
+ */
+export const payloadTooLarge = (declared?: {
+  readonly bytes: number
+  readonly limit: number
+  readonly upload?: boolean
+}): PayloadTooLarge => {
+  const instead =
+    declared?.upload === true ? "split it into several jobs" : "split it, or use bulk-async for large batches"
+  return new PayloadTooLarge({
     code: "PAYLOAD_TOO_LARGE",
     detail:
       declared === undefined
-        ? "The request body is larger than this server accepts; split it, or use bulk-async for large batches."
-        : `The request body (${declared.bytes} bytes) is larger than this endpoint accepts (${declared.limit} bytes); split it, or use bulk-async for large batches.`
+        ? `The request body is larger than this server accepts; ${instead}.`
+        : `The request body (${declared.bytes} bytes) is larger than this endpoint accepts (${declared.limit} bytes); ${instead}.`
   })
+}
 
 /** A JSON body read by hand that could not be read: past the size limit while it streamed in (413), else not JSON. */
 export const unreadableBody = (error: HttpServerError.HttpServerError): BadRequest | PayloadTooLarge =>

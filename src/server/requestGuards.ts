@@ -27,11 +27,13 @@ export const brokenPercentEncoding = (path: string): boolean => {
   }
 }
 
+/** Whether the route takes a job upload (a streamed body, with the jobs' own limit). */
+export const isUploadRoute = (route: Route | undefined): boolean =>
+  route?.endpoint?.payload.get("application/json")?.encoding._tag === "Stream"
+
 /** The largest body a route accepts, in bytes. */
 export const bodyLimitOf = (route: Route | undefined, settings: Settings): number =>
-  route?.endpoint?.payload.get("application/json")?.encoding._tag === "Stream"
-    ? settings.limits.jobMaxBodyBytes
-    : settings.server.maxBodyBytes
+  isUploadRoute(route) ? settings.limits.jobMaxBodyBytes : settings.server.maxBodyBytes
 
 /** The declared body length when it is above `limit`, else undefined (no header: the limit applies while reading). */
 export const declaredTooLarge = (contentLength: string | undefined, limit: number): number | undefined => {

@@ -217,7 +217,15 @@ describe("declared sizes and stalled bodies", () => {
       const answer = await raw(head, '{"emails": [', 3000)
       expect(answer.received).toMatch(/^HTTP\/1\.1 413 /)
       expect(answer.received).toContain('"code":"PAYLOAD_TOO_LARGE"')
+      expect(answer.received).toContain("use bulk-async for large batches")
     }
+    // A job upload over its own limit is told to split the job, not to use the endpoint it is on.
+    const upload =
+      `POST /api/v1/validate/bulk-async?targetGroupId=uk-students HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${acme}\r\n` +
+      `Content-Type: text/csv\r\nContent-Length: ${2 * 1024 * 1024 * 1024}\r\n\r\n`
+    const job = await raw(upload, "email\n", 3000)
+    expect(job.received).toMatch(/^HTTP\/1\.1 413 /)
+    expect(job.received).toContain("split it into several jobs")
   })
 
   it("answers Expect: 100-continue with the 413 alone when the declared body is too large, else asks for it", async () => {
