@@ -17,6 +17,7 @@ export {
   type ResultRow,
   type ResultsPage,
   type RetryOptions,
+  type SendOptions,
   type StreamedJob,
   type TargetGroupResource,
   type Versioned,

@@ -18,6 +18,7 @@ import { EffectiveOfferStatus, Instant, Offer, OfferStatus } from "../domain/Off
 import { DAILY_RETENTION_DAYS, OfferUsage } from "../domain/OfferUsage.ts"
 import { OfferValidationResult } from "../domain/ValidationResult.ts"
 import { Authorization, RequiredScope } from "./Authorization.ts"
+import { Idempotency, IdempotencyHeaders } from "./idempotency.ts"
 import { RateLimitBucket } from "./rateLimits.ts"
 import {
   Created,
@@ -200,10 +201,12 @@ const writeErrors = resourceWriteErrors
 export class OffersApi extends HttpApiGroup.make("offers")
   .add(
     HttpApiEndpoint.post("create", "/offers", {
+      headers: IdempotencyHeaders,
       payload: CreateOfferRequest,
       success: Created(OfferResource.pipe(Schema.annotateEncoded({ examples: [createdExample] }))),
       error: resourceCreateErrors
     })
+      .middleware(Idempotency)
       .annotate(RequiredScope, "offers:write")
       .annotateMerge(
         OpenApi.annotations({
@@ -282,10 +285,12 @@ export class OffersApi extends HttpApiGroup.make("offers")
         })
       ),
     HttpApiEndpoint.post("bulkProcess", "/offers/bulk-process", {
+      headers: IdempotencyHeaders,
       payload: BulkProcessRequest,
       success: BulkProcessResponse,
       error: readErrors
     })
+      .middleware(Idempotency)
       .annotate(RequiredScope, "validate:offers")
       .annotate(RateLimitBucket, "bulk")
       .annotateMerge(

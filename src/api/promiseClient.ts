@@ -59,6 +59,18 @@ export interface Versioned<A> {
   readonly etag: string
 }
 
+/**
+ * A create or a send made safe to retry: with the same `idempotencyKey` and
+ * the same request, the daemon answers the first answer again (for 24
+ * hours) instead of creating or sending twice.
+ */
+export interface SendOptions {
+  readonly idempotencyKey?: string | undefined
+}
+
+const idempotent = (send: SendOptions | undefined) =>
+  send?.idempotencyKey === undefined ? {} : { "idempotency-key": send.idempotencyKey }
+
 /** A write's precondition: the `etag` of the version it is based on (optional; `*` for any). */
 export interface WriteOptions {
   readonly ifMatch?: string | undefined
@@ -290,10 +302,12 @@ export const createCampusgateClient = (options: PromiseClientOptions) => {
       /** The offer's status and usage; `days`: `usage.daily` as the last that many days, every day present. */
       status: (id: string, query: { readonly days?: number } = {}) =>
         call((c) => c.offers.status({ params: { id }, query })),
-      create: async (offer: typeof CreateOfferRequest.Encoded) =>
+      create: async (offer: typeof CreateOfferRequest.Encoded, send?: SendOptions) =>
         versioned(
           await call((c) =>
-            Effect.flatMap(checked(CreateOfferRequest, offer), (payload) => c.offers.create({ payload }))
+            Effect.flatMap(checked(CreateOfferRequest, offer), (payload) =>
+              c.offers.create({ headers: idempotent(send), payload })
+            )
           )
         ),
       /** Changes the offer with a JSON merge patch: the fields given replace its own, `null` removes one. */
@@ -307,19 +321,22 @@ export const createCampusgateClient = (options: PromiseClientOptions) => {
         ),
       delete: (id: string, write?: WriteOptions) =>
         call((c) => c.offers.delete({ params: { id }, headers: ifMatch(write) })).then(() => undefined),
-      bulkProcess: (request: {
-        readonly requests: ReadonlyArray<{ readonly offerId: string; readonly email: string }>
-      }) => call((c) => c.offers.bulkProcess({ payload: request }))
+      bulkProcess: (
+        request: { readonly requests: ReadonlyArray<{ readonly offerId: string; readonly email: string }> },
+        send?: SendOptions
+      ) => call((c) => c.offers.bulkProcess({ headers: idempotent(send), payload: request }))
     },
     targetGroups: {
       list: groupsList,
       /** Every target group of the list, page after page. */
       all: (query: Omit<ListGroups, "cursor"> = {}) => pages(groupsList, query as ListGroups),
       get: async (id: string) => versioned(await call((c) => c.targetGroups.get({ params: { id } }))),
-      create: async (group: typeof CreateTargetGroupRequest.Encoded) =>
+      create: async (group: typeof CreateTargetGroupRequest.Encoded, send?: SendOptions) =>
         versioned(
           await call((c) =>
-            Effect.flatMap(checked(CreateTargetGroupRequest, group), (payload) => c.targetGroups.create({ payload }))
+            Effect.flatMap(checked(CreateTargetGroupRequest, group), (payload) =>
+              c.targetGroups.create({ headers: idempotent(send), payload })
+            )
           )
         ),
       /** Changes the group with a JSON merge patch: objects such as `criteria` are merged member by member. */
@@ -385,14 +402,17 @@ export const createCampusgateClient = (options: PromiseClientOptions) => {
       }
     },
     verifications: {
-      start: (request: typeof StartVerificationRequest.Encoded) =>
+      start: (request: typeof StartVerificationRequest.Encoded, send?: SendOptions) =>
         call((c) =>
-          Effect.flatMap(checked(StartVerificationRequest, request), (payload) => c.verifications.start({ payload }))
+          Effect.flatMap(checked(StartVerificationRequest, request), (payload) =>
+            c.verifications.start({ headers: idempotent(send), payload })
+          )
         ),
       confirm: (id: string, code: string) =>
         call((c) => c.verifications.confirm({ params: { id }, payload: { code } })),
       get: (id: string) => call((c) => c.verifications.get({ params: { id } })),
-      resend: (id: string) => call((c) => c.verifications.resend({ params: { id } })),
+      resend: (id: string, send?: SendOptions) =>
+        call((c) => c.verifications.resend({ params: { id }, headers: idempotent(send) })),
       cancel: (id: string) => call((c) => c.verifications.cancel({ params: { id } })),
       lookup: (query: Query<Client["verifications"]["lookup"]>) => call((c) => c.verifications.lookup({ query })),
       resetLimit: (request: typeof ResetLimitRequest.Encoded) =>

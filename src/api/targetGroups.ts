@@ -15,6 +15,7 @@ import * as Schema from "effect/Schema"
 import { TargetGroupId, TeamId } from "../domain/Identifiers.ts"
 import { TargetGroup } from "../domain/TargetGroup.ts"
 import { Authorization, RequiredScope } from "./Authorization.ts"
+import { Idempotency, IdempotencyHeaders } from "./idempotency.ts"
 import {
   Created,
   IfMatchHeaders,
@@ -116,10 +117,12 @@ const IdParam = { id: Schema.String }
 export class TargetGroupsApi extends HttpApiGroup.make("targetGroups")
   .add(
     HttpApiEndpoint.post("create", "/target-groups", {
+      headers: IdempotencyHeaders,
       payload: CreateTargetGroupRequest,
       success: Created(TargetGroupResource.pipe(Schema.annotateEncoded({ examples: [createdExample] }))),
       error: resourceCreateErrors
     })
+      .middleware(Idempotency)
       .annotate(RequiredScope, "target-groups:write")
       .annotateMerge(
         OpenApi.annotations({

@@ -16,6 +16,7 @@ import { Count } from "../domain/Count.ts"
 import { VerificationView } from "../domain/Verification.ts"
 import { VerificationMethod } from "../domain/VerificationPolicy.ts"
 import { Authorization, RequiredScope } from "./Authorization.ts"
+import { Idempotency, IdempotencyHeaders } from "./idempotency.ts"
 import { BadRequest, Conflict, Gone, NotFound, ServiceUnavailable, TooManyRequests } from "./problems.ts"
 import { RateLimitBucket } from "./rateLimits.ts"
 import { OfferValidationResponse, ValidationResponse } from "./validation.ts"
@@ -113,6 +114,7 @@ const common = [BadRequest, NotFound, Conflict, Gone, TooManyRequests, ServiceUn
 export class VerificationsApi extends HttpApiGroup.make("verifications")
   .add(
     HttpApiEndpoint.post("start", "/verifications", {
+      headers: IdempotencyHeaders,
       payload: StartVerificationRequest,
       success: [
         VerificationView.pipe(Schema.annotateEncoded({ examples: [pendingExample] }), HttpApiSchema.status(201)),
@@ -120,6 +122,7 @@ export class VerificationsApi extends HttpApiGroup.make("verifications")
       ],
       error: common
     })
+      .middleware(Idempotency)
       .annotate(RequiredScope, "verifications:write")
       .annotate(RateLimitBucket, "verifications")
       .annotateMerge(
@@ -167,10 +170,12 @@ export class VerificationsApi extends HttpApiGroup.make("verifications")
         })
       ),
     HttpApiEndpoint.post("resend", "/verifications/:id/resend", {
+      headers: IdempotencyHeaders,
       params: IdParam,
       success: VerificationView,
       error: common
     })
+      .middleware(Idempotency)
       .annotate(RequiredScope, "verifications:write")
       .annotate(RateLimitBucket, "verifications")
       .annotateMerge(
