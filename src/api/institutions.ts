@@ -33,7 +33,7 @@ export class InstitutionsApi extends HttpApiGroup.make("institutions")
   .add(
     HttpApiEndpoint.get("search", "/institutions", {
       query: InstitutionSearchQuery,
-      success: Page(Institution),
+      success: Page(Institution, "InstitutionPage"),
       error: readErrors
     }).annotateMerge(
       OpenApi.annotations({
@@ -43,7 +43,7 @@ export class InstitutionsApi extends HttpApiGroup.make("institutions")
       })
     ),
     HttpApiEndpoint.get("get", "/institutions/:domain", {
-      params: { domain: Schema.String },
+      params: { domain: Schema.String.annotate({ examples: ["ox.ac.uk"] }) },
       success: InstitutionMatch,
       error: readErrors
     }).annotateMerge(
@@ -53,5 +53,11 @@ export class InstitutionsApi extends HttpApiGroup.make("institutions")
           "The institution of a host or email domain (`cs.ox.ac.uk`), how it matched (a listed domain, or an academic zone with its registry policy), whom the host serves (student, staff, alumni, mixed) and the evidence for each fact. 404 for a host that belongs to no institution, with the reason (a research network, sector body, government body or platform; a stoplisted host; unknown)."
       })
     )
+  )
+  .annotateMerge(
+    OpenApi.annotations({
+      description:
+        "The institution data behind the decisions: search it by name, country and type, or look up a domain or an address."
+    })
   )
   .middleware(Authorization) {}

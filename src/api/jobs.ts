@@ -44,15 +44,17 @@ const Id = Schema.String.pipe(Schema.check(Schema.isMinLength(1)), Schema.check(
 
 /** Where the batch goes when the body is NDJSON or CSV (a JSON body names it inside). */
 export const BulkAsyncQuery = Schema.Struct({
-  targetGroupId: Schema.optionalKey(Id),
+  // The docs page's snippet sends the CSV example (the body's first form) with these.
+  targetGroupId: Schema.optionalKey(Id.annotate({ examples: ["uk-students"] })),
   offerId: Schema.optionalKey(Id),
   /** POSTed a signed summary when the job finishes (no email addresses). */
   callbackUrl: Schema.optionalKey(CallbackUrl),
   /** For CSV: the field delimiter; detected from the header row (`,`, `;` or tab) when absent. */
-  delimiter: Schema.optionalKey(Schema.Literals(["comma", "semicolon", "tab"])),
+  delimiter: Schema.optionalKey(Schema.Literals(["comma", "semicolon", "tab"]).annotate({ examples: ["comma"] })),
   format: Schema.optionalKey(
     Schema.Literals(["csv", "ndjson", "json"]).pipe(
       Schema.annotate({
+        examples: ["csv"],
         description:
           "What an `application/gzip` body holds. Absent: a JSON document when the query names no target, else NDJSON when its first line is a JSON string or object, else CSV. With another Content-Type it must agree with it."
       })
@@ -102,6 +104,11 @@ const describeBatchForms = (operation: Record<string, unknown>): Record<string, 
   const content = (operation.requestBody as { content?: Record<string, unknown> } | undefined)?.content
   if (content === undefined) return operation
   const json = Schema.toJsonSchemaDocument(BulkAsyncJsonBody).schema
+  // CSV first: the form a docs page shows first, and the one a file most often comes in.
+  const forms = { ...content }
+  for (const type of Object.keys(content)) delete content[type]
+  content["text/csv"] = forms["text/csv"]
+  Object.assign(content, forms)
   content["application/json"] = { schema: json }
   content["application/x-ndjson"] = {
     schema: {
@@ -117,7 +124,7 @@ const describeBatchForms = (operation: Record<string, unknown>): Record<string, 
       description:
         "RFC 4180 CSV with a header row that has an `email` column; fields separated by `,`, `;` or tab (detected from the header row, or `delimiter`); a BOM is dropped. The other columns come back with each result."
     },
-    example: "customerId,email\r\nc-41,jane@ox.ac.uk\r\nc-42,kim@partner-college.org\r\n"
+    example: "customerId,email\nc-41,jane@ox.ac.uk\nc-42,kim@partner-college.org\n"
   }
   for (const type of JOB_GZIP_TYPES) {
     content[type] = {
@@ -132,10 +139,13 @@ const describeBatchForms = (operation: Record<string, unknown>): Record<string, 
   return operation
 }
 
-export const JobAccepted = Schema.Struct({ jobId: Schema.String, status: JobStatus, links: JobLinks })
+export const JobAccepted = Schema.Struct({ jobId: Schema.String, status: JobStatus, links: JobLinks }).annotate({
+  identifier: "JobAccepted"
+})
 export type JobAccepted = typeof JobAccepted.Type
 
-export const JobParams = Schema.Struct({ jobId: Id })
+/** A job's id; the example is of the form the daemon makes (the docs page's snippets use the job just submitted). */
+export const JobParams = Schema.Struct({ jobId: Id.annotate({ examples: ["job_bd12483c4fbdaf09133602058b4ea8ee"] }) })
 
 export const ResultsQuery = Schema.Struct({
   ...pageQueryFields(RESULTS_LIMIT_MAX),
@@ -147,7 +157,7 @@ export const ResultsPage = Schema.Struct({
   data: Schema.Array(ResultRow),
   /** Pass it as `cursor` for the next page; null on the last page (of a finished job). */
   nextCursor: Schema.NullOr(Schema.String)
-})
+}).annotate({ identifier: "JobResultsPage" })
 
 export const ListJobsQuery = {
   ...PageQuery,
@@ -159,14 +169,14 @@ export const JobsPage = Schema.Struct({
   data: Schema.Array(JobView),
   /** Pass it as `cursor` for the next page; null on the last page. */
   nextCursor: Schema.NullOr(Schema.String)
-})
+}).annotate({ identifier: "JobPage" })
 
 export const JobDeleted = Schema.Struct({
   jobId: Schema.String,
   status: JobStatus,
   /** true: the finished job and its results are gone; false: the job was cancelled and is kept until it expires. */
   deleted: Schema.Boolean
-})
+}).annotate({ identifier: "JobDeleted" })
 
 const readErrors = [BadRequest, NotFound, TooManyRequests, ServiceUnavailable] as const
 const readScopes = ["jobs:read", "validate:bulk"] as const
@@ -236,5 +246,11 @@ export class JobsApi extends HttpApiGroup.make("jobs")
             "A queued or running job is cancelled (`deleted: false`): it stops within milliseconds and keeps the results so far until it expires. A finished job is deleted with its input and results (`deleted: true`)."
         })
       )
+  )
+  .annotateMerge(
+    OpenApi.annotations({
+      description:
+        "Asynchronous bulk validation: submit up to a million emails (JSON, NDJSON or CSV, compressed or not), follow the job, read or download its results in input order."
+    })
   )
   .middleware(Authorization) {}

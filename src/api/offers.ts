@@ -13,6 +13,7 @@ import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
 import * as OpenApi from "effect/http-api/OpenApi"
 import * as Schema from "effect/Schema"
+import { Count } from "../domain/Count.ts"
 import { OfferId, TargetGroupId, TeamId } from "../domain/Identifiers.ts"
 import { EffectiveOfferStatus, Instant, Offer, OfferStatus } from "../domain/Offer.ts"
 import { DAILY_RETENTION_DAYS, OfferUsage } from "../domain/OfferUsage.ts"
@@ -40,7 +41,7 @@ export const OfferResource = Schema.Struct({
   ...Offer.fields,
   effectiveStatus: EffectiveOfferStatus,
   source: ResourceSource
-})
+}).annotate({ identifier: "Offer" })
 export type OfferResource = typeof OfferResource.Type
 
 // The OpenAPI examples use the shipped example config in config/: new offers of team
@@ -133,7 +134,7 @@ export const OfferStatusResponse = Schema.Struct({
   window: Schema.Struct({ startsAt: Schema.NullOr(Instant), endsAt: Schema.NullOr(Instant) }),
   /** How the offer has been used: validations, eligibility, unique people, by day. */
   usage: OfferUsage
-})
+}).annotate({ identifier: "OfferStatus" })
 
 export const OfferStatusQuery = {
   /** `usage.daily` as the last this many UTC days up to today, every day present (default: the days with validations). */
@@ -185,16 +186,17 @@ export const BulkProcessItemError = Schema.Struct({
 export const BulkProcessResponse = Schema.Struct({
   results: Schema.Array(Schema.Union([OfferValidationResult, BulkProcessItemError])),
   summary: Schema.Struct({
-    total: Schema.Number,
-    eligible: Schema.Number,
-    ineligible: Schema.Number,
-    errors: Schema.Number
+    total: Count,
+    eligible: Count,
+    ineligible: Count,
+    errors: Count
   }),
   requestId: Schema.String
-})
+}).annotate({ identifier: "OfferBatchResult" })
 export type BulkProcessResponse = typeof BulkProcessResponse.Type
 
-const IdParam = { id: Schema.String }
+// The docs page's snippets read, change and delete the offer its create example makes (those of the config are read-only).
+const IdParam = { id: Schema.String.annotate({ examples: ["acme-spring-sale"] }) }
 const readErrors = resourceReadErrors
 const writeErrors = resourceWriteErrors
 
@@ -217,7 +219,7 @@ export class OffersApi extends HttpApiGroup.make("offers")
       ),
     HttpApiEndpoint.get("list", "/offers", {
       query: ListOffersQuery,
-      success: Page(OfferResource),
+      success: Page(OfferResource, "OfferPage"),
       error: readErrors
     })
       .annotate(RequiredScope, "offers:read")
@@ -300,5 +302,11 @@ export class OffersApi extends HttpApiGroup.make("offers")
             "Results come in input order: an offer validation result per request, or a per-item NOT_FOUND error for an offer the caller cannot see. One bad item never fails the whole request."
         })
       )
+  )
+  .annotateMerge(
+    OpenApi.annotations({
+      description:
+        "A team's offers: which target groups they are for, their status and window, their usage statistics; created, changed and deleted through the API, or kept in git (read-only here)."
+    })
   )
   .middleware(Authorization) {}

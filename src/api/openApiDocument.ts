@@ -16,13 +16,16 @@
  * - the scopes an operation needs, from its `RequiredScope`: in its
  *   `security` requirements (OpenAPI 3.1 lets a bearer requirement list
  *   them; one requirement per scope, as any one will do) and in its
- *   description, for people and generators alike.
+ *   description, for people and generators alike;
+ * - what generators need to make working clients: component names, the
+ *   response header fields, the job results' streams (`openApiShapes.ts`).
  */
 import * as OpenApi from "effect/http-api/OpenApi"
 import { API_PREFIX, apiEndpoints, CampusgateApi } from "./Api.ts"
 import { Authorization, BEARER, scopesAcceptedBy } from "./Authorization.ts"
 import { RESULTS_LIMIT_DEFAULT, RESULTS_LIMIT_MAX } from "./jobs.ts"
 import { bulkProcessSummary } from "./offers.ts"
+import { nameComponents, responseHeaders, resultStreams } from "./openApiShapes.ts"
 import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from "./resources.ts"
 import { bulkSummary } from "./validation.ts"
 
@@ -113,6 +116,9 @@ export const openApiDocument = (bulkMaxEmails: number): OpenApi.OpenAPISpec => {
   integerLimits(document)
   completeProblems(document)
   requiredScopes(document)
+  nameComponents(document)
+  responseHeaders(document, (operation) => Array.isArray(operation.security) && operation.security.length > 0)
+  resultStreams(document, `${API_PREFIX}/jobs/{jobId}/results`)
   documents.set(bulkMaxEmails, document)
   return document
 }

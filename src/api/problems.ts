@@ -9,6 +9,7 @@
 import * as Effect from "effect/Effect"
 import * as HttpApiError from "effect/http-api/HttpApiError"
 import * as Schema from "effect/Schema"
+import { Count } from "../domain/Count.ts"
 import { FieldError } from "../domain/errors.ts"
 
 const typeBase = "https://campusgate.dev/problems/"
@@ -39,7 +40,7 @@ export class BadRequest extends HttpApiError.Problem<BadRequest>()(
     ]),
     errors: Schema.optionalKey(Schema.Array(FieldError)),
     /** For `INVALID_CODE` and `TOO_MANY_ATTEMPTS`: wrong codes the verification still accepts. */
-    attemptsRemaining: Schema.optionalKey(Schema.Number)
+    attemptsRemaining: Schema.optionalKey(Count)
   }
 ) {}
 
@@ -114,7 +115,7 @@ export class TooManyRequests extends HttpApiError.Problem<TooManyRequests>()(
   {
     ...common,
     code: Schema.Literals(["RATE_LIMIT_EXCEEDED", "RESEND_TOO_SOON", "TOO_MANY_MESSAGES"]),
-    retryAfterSeconds: Schema.Number
+    retryAfterSeconds: Count
   }
 ) {}
 
@@ -127,7 +128,7 @@ export class InternalError extends HttpApiError.Problem<InternalError>()(
 export class ServiceUnavailable extends HttpApiError.Problem<ServiceUnavailable>()(
   "ServiceUnavailable",
   { type: `${typeBase}service-unavailable`, status: 503, title: "Service Unavailable" },
-  { ...common, code: Schema.Literal("SERVICE_ERROR"), retryAfterSeconds: Schema.Number }
+  { ...common, code: Schema.Literal("SERVICE_ERROR"), retryAfterSeconds: Count }
 ) {}
 
 /** Problem classes by tag, to recognise a problem and copy it with its request id. */

@@ -44,13 +44,13 @@ export const pageQueryFields = (maxLimit: number) => ({
 /** The query fields every list endpoint takes. */
 export const PageQuery = pageQueryFields(PAGE_LIMIT_MAX)
 
-/** One page of a list. */
-export const Page = <S extends Schema.Top>(item: S) =>
+/** One page of a list, named for the OpenAPI document (`OfferPage`). */
+export const Page = <S extends Schema.Top>(item: S, identifier: string) =>
   Schema.Struct({
     data: Schema.Array(item),
     /** Pass it as `cursor` for the next page; null on the last page. */
     nextCursor: Schema.NullOr(Schema.String)
-  })
+  }).annotate({ identifier })
 
 /** A resource's version as an HTTP entity tag (RFC 9110): `"<version>"`, strong. */
 export const ETag = Schema.String.pipe(

@@ -11,6 +11,7 @@ import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
 import * as Schema from "effect/Schema"
+import { Count } from "../domain/Count.ts"
 import { ConfigurationProblem } from "../domain/errors.ts"
 import { Authorization, RequiredScope } from "./Authorization.ts"
 import { ServiceUnavailable, TooManyRequests } from "./problems.ts"
@@ -55,12 +56,12 @@ export const DaemonStatus = Schema.Struct({
   status: Schema.Literal("ready"),
   version: Schema.String,
   startedAt: Schema.String,
-  uptimeSeconds: Schema.Number,
+  uptimeSeconds: Count,
   config: ConfigStatus,
   rateLimits: RateLimitsStatus,
   /** The caller's team's keys that still work and expire within 14 days, soonest first (empty when none). */
   keys: Schema.Array(ExpiringKey)
-})
+}).annotate({ identifier: "DaemonStatus" })
 export type DaemonStatus = typeof DaemonStatus.Type
 
 export class StatusApi extends HttpApiGroup.make("status")
@@ -74,5 +75,10 @@ export class StatusApi extends HttpApiGroup.make("status")
             "For operators: the version, the uptime, the generation of the configuration serving and when it loaded, and, when a change was rejected and an older configuration keeps serving, that change's problems with file (relative to the config directory), line and column — those in the caller's team's target groups, offers and API keys, in shared target groups and in the deployment's own files, never another team's (`/readyz` names no file); the rate limits in force; and `keys`, the caller's team's keys that still work but expire within 14 days, soonest first."
         })
       )
+  )
+  .annotateMerge(
+    OpenApi.annotations({
+      description: "The daemon's version, uptime and configuration in force, and the caller's keys about to expire."
+    })
   )
   .middleware(Authorization) {}

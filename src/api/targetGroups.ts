@@ -31,7 +31,9 @@ import {
 } from "./resources.ts"
 
 /** A target group as the API answers it: the YAML fields plus where it is defined. */
-export const TargetGroupResource = Schema.Struct({ ...TargetGroup.fields, source: ResourceSource })
+export const TargetGroupResource = Schema.Struct({ ...TargetGroup.fields, source: ResourceSource }).annotate({
+  identifier: "TargetGroup"
+})
 export type TargetGroupResource = typeof TargetGroupResource.Type
 
 // The OpenAPI examples: new groups of team acme, written like those in the shipped config/.
@@ -112,7 +114,8 @@ export type UpdateTargetGroupRequest = typeof UpdateTargetGroupRequest.Type
 
 const readErrors = resourceReadErrors
 const writeErrors = resourceWriteErrors
-const IdParam = { id: Schema.String }
+// The docs page's snippets read, change and delete the group its create example makes (those of the config are read-only).
+const IdParam = { id: Schema.String.annotate({ examples: ["acme-uk-universities"] }) }
 
 export class TargetGroupsApi extends HttpApiGroup.make("targetGroups")
   .add(
@@ -133,7 +136,7 @@ export class TargetGroupsApi extends HttpApiGroup.make("targetGroups")
       ),
     HttpApiEndpoint.get("list", "/target-groups", {
       query: PageQuery,
-      success: Page(TargetGroupResource),
+      success: Page(TargetGroupResource, "TargetGroupPage"),
       error: readErrors
     })
       .annotate(RequiredScope, "target-groups:read")
@@ -186,5 +189,11 @@ export class TargetGroupsApi extends HttpApiGroup.make("targetGroups")
             "Removes a group made through the API: 204. A group that offers still use is 409, naming them: change or delete those offers first. With `If-Match`, deleting a group that has changed since is 412. Groups defined in the config directory are removed in git (409)."
         })
       )
+  )
+  .annotateMerge(
+    OpenApi.annotations({
+      description:
+        "Who qualifies: institutions by type, country and region, domain lists and patterns, and an email policy. A team's own groups and the shared ones."
+    })
   )
   .middleware(Authorization) {}

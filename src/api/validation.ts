@@ -10,6 +10,7 @@ import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as OpenApi from "effect/http-api/OpenApi"
 import * as Schema from "effect/Schema"
+import { Count } from "../domain/Count.ts"
 import { Explanation } from "../domain/Explanation.ts"
 import { ResultRow } from "../domain/ResultRow.ts"
 import { OfferValidationResult, ValidationResult } from "../domain/ValidationResult.ts"
@@ -92,8 +93,11 @@ export const ValidationResponse = Schema.Struct({ ...ValidationResult.fields, re
 export const ExplainedValidationResponse = Schema.Struct({
   ...ValidationResponse.fields,
   explanation: Schema.optionalKey(Explanation)
-})
-export const OfferValidationResponse = Schema.Struct({ ...OfferValidationResult.fields, requestId: Schema.String })
+}).annotate({ identifier: "ValidationResult" })
+export const OfferValidationResponse = Schema.Struct({
+  ...OfferValidationResult.fields,
+  requestId: Schema.String
+}).annotate({ identifier: "OfferValidationResult" })
 
 /** What `validate/target-group` answers for `jane@ox.ac.uk` and `uk-students` with the shipped config. */
 const validationResponseExample: typeof ValidationResponse.Encoded = {
@@ -147,12 +151,12 @@ const validationResponseExample: typeof ValidationResponse.Encoded = {
 }
 
 export const BulkSummary = Schema.Struct({
-  total: Schema.Number,
-  valid: Schema.Number,
-  invalid: Schema.Number,
+  total: Count,
+  valid: Count,
+  invalid: Count,
   /** Emails whose format is invalid (a subset of `invalid`). */
-  badFormat: Schema.Number,
-  byReasonCode: Schema.Record(Schema.String, Schema.Number)
+  badFormat: Count,
+  byReasonCode: Schema.Record(Schema.String, Count)
 })
 
 export const BulkResponse = Schema.Struct({
@@ -160,7 +164,7 @@ export const BulkResponse = Schema.Struct({
   results: Schema.Union([Schema.Array(ResultRow), Schema.Array(ValidationResult), Schema.Array(OfferValidationResult)]),
   summary: BulkSummary,
   requestId: Schema.String
-})
+}).annotate({ identifier: "BulkValidationResult" })
 export type BulkResponse = typeof BulkResponse.Type
 
 const errors = [BadRequest, NotFound, TooManyRequests, ServiceUnavailable] as const
@@ -209,5 +213,11 @@ export class ValidationApi extends HttpApiGroup.make("validation")
             "Results come in input order; a bad email is a failed result, not a failed request. Each item is a compact result row (the email as given, isValid, reasonCode, reason, matchedDomain, institution); send `details: true` for full validation results, or `reasonText: false` for rows without the reason sentence."
         })
       )
+  )
+  .annotateMerge(
+    OpenApi.annotations({
+      description:
+        "Decide whether an email address qualifies for a target group or an offer: one at a time, or up to the bulk bound in one request. Every answer says why, with a stable reasonCode and the facts behind each criterion."
+    })
   )
   .middleware(Authorization) {}

@@ -89,15 +89,17 @@ export const ConfirmRequest = Schema.Struct({
 }).pipe(Schema.annotateEncoded({ examples: [{ code: "493027" }] }))
 
 export const LookupQuery = {
-  email: Schema.String,
-  offerId: Schema.optionalKey(Schema.String),
+  email: Schema.String.annotate({ examples: ["jane@ox.ac.uk"] }),
+  offerId: Schema.optionalKey(Schema.String.annotate({ examples: ["acme-student-discount"] })),
   targetGroupId: Schema.optionalKey(Schema.String)
 }
 
 export const LookupResponse = Schema.Struct({
   /** The newest verified verification of the address whose token is still valid; null when there is none. */
   current: Schema.NullOr(VerificationView)
-}).pipe(Schema.annotateEncoded({ examples: [{ current: verifiedExample }, { current: null }] }))
+})
+  .annotate({ identifier: "VerificationLookup" })
+  .pipe(Schema.annotateEncoded({ examples: [{ current: verifiedExample }, { current: null }] }))
 
 export const ResetLimitRequest = Schema.Struct({ email: Schema.String, offerId: Schema.String }).pipe(
   Schema.annotateEncoded({ examples: [{ email: "jane@ox.ac.uk", offerId: "acme-student-discount" }] })
@@ -106,9 +108,11 @@ export const ResetLimitRequest = Schema.Struct({ email: Schema.String, offerId: 
 export const ResetLimitResponse = Schema.Struct({
   /** Verifications of the address that no longer count towards the offer's redemption limit. */
   reset: Count
-}).pipe(Schema.annotateEncoded({ examples: [{ reset: 1 }] }))
+})
+  .annotate({ identifier: "RedemptionLimitReset" })
+  .pipe(Schema.annotateEncoded({ examples: [{ reset: 1 }] }))
 
-const IdParam = { id: Schema.String }
+const IdParam = { id: Schema.String.annotate({ examples: ["ver_k3v9q2m7x4c8b1n6z5t0w2y4r8"] }) }
 const common = [BadRequest, NotFound, Conflict, Gone, TooManyRequests, ServiceUnavailable] as const
 
 export class VerificationsApi extends HttpApiGroup.make("verifications")
@@ -212,5 +216,11 @@ export class VerificationsApi extends HttpApiGroup.make("verifications")
             "The address's verified verifications of the offer stop counting towards `maxVerificationsPerAddress` (they stay verified)."
         })
       )
+  )
+  .annotateMerge(
+    OpenApi.annotations({
+      description:
+        "Proof that a person controls an eligible address: a one-time code or link sent to it, confirmed for a signed eligibility token that a shop checks offline against /.well-known/jwks.json."
+    })
   )
   .middleware(Authorization) {}

@@ -71,7 +71,7 @@ export const Institution = Schema.Struct({
   /** The Research Organization Registry id, when ROR knows the institution. */
   ror: Schema.NullOr(Schema.String),
   evidence: FactEvidence
-})
+}).annotate({ identifier: "Institution" })
 export type Institution = typeof Institution.Type
 
 /**

@@ -31,5 +31,5 @@ export const InstitutionMatch = Schema.Struct({
   names: Schema.Array(Schema.String),
   ror: Schema.NullOr(Schema.String),
   zone: Schema.NullOr(ZonePolicySummary)
-})
+}).annotate({ identifier: "InstitutionMatch" })
 export type InstitutionMatch = typeof InstitutionMatch.Type

@@ -111,5 +111,5 @@ export const jobViewFields = {
 export const JobLinks = Schema.Struct({ self: Schema.String, results: Schema.String })
 
 /** A job as `GET /jobs/{jobId}` answers it. */
-export const JobView = Schema.Struct({ ...jobViewFields, links: JobLinks })
+export const JobView = Schema.Struct({ ...jobViewFields, links: JobLinks }).annotate({ identifier: "Job" })
 export type JobView = typeof JobView.Type

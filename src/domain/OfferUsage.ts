@@ -32,7 +32,7 @@ export const UniqueEmails = Schema.Struct({
   /** log2 of the number of registers. */
   precision: Schema.Int,
   /** Relative standard error of `estimate` (small counts are exact in practice). */
-  relativeStandardError: Schema.Number
+  relativeStandardError: Schema.Finite
 })
 export type UniqueEmails = typeof UniqueEmails.Type
 
@@ -53,7 +53,7 @@ export const VerificationUsage = Schema.Struct({
   failed: Count,
   expired: Count,
   /** `verified / started`, 0 before the first start. */
-  conversionRate: Schema.Number
+  conversionRate: Schema.Finite
 })
 export type VerificationUsage = typeof VerificationUsage.Type
 

@@ -159,7 +159,7 @@ export const VerificationView = Schema.Struct({
   notices: Schema.Array(
     Schema.Struct({ event: VerificationEvent, at: Schema.String, delivered: Schema.Boolean, attempts: Count })
   )
-})
+}).annotate({ identifier: "Verification" })
 export type VerificationView = typeof VerificationView.Type
 
 const iso = (millis: number): string => new Date(millis).toISOString()

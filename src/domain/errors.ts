@@ -36,8 +36,8 @@ export const ConfigurationProblem = Schema.Struct({
   /** The file, relative to the config (or data) directory, when the problem is in one. */
   file: Schema.optionalKey(Schema.String),
   /** 1-based line and column in `file`, when known. */
-  line: Schema.optionalKey(Schema.Number),
-  column: Schema.optionalKey(Schema.Number),
+  line: Schema.optionalKey(Schema.Int),
+  column: Schema.optionalKey(Schema.Int),
   /** The field: e.g. `offers[2].targetGroups[0]`, or `criteria.countries[1]` within `file`. */
   path: Schema.String,
   message: Schema.String,

@@ -45,6 +45,8 @@ const scalarConfiguration = {
   agent: { disabled: true },
   mcp: { disabled: true },
   hideClientButton: true,
+  // Every operation on the page, with its snippet: a reader scrolls or searches, never unfolds a tag first.
+  defaultOpenAllTags: true,
   documentDownloadType: "json",
   theme: "default"
 }

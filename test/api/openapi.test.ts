@@ -110,6 +110,54 @@ describe("the OpenAPI document", () => {
     expect(jobs.description).toMatch(/\*\*Scope:\*\* `jobs:read` or `validate:bulk`\.$/)
   })
 
+  it("names a component for every resource and problem, as a generator would want to name its types", () => {
+    const names = Object.keys(spec.components.schemas)
+    for (const name of [
+      "Offer",
+      "OfferPage",
+      "OfferStatus",
+      "TargetGroup",
+      "TargetGroupPage",
+      "Job",
+      "JobPage",
+      "JobAccepted",
+      "JobResultsPage",
+      "ValidationResult",
+      "OfferValidationResult",
+      "BulkValidationResult",
+      "Verification",
+      "Institution",
+      "InstitutionPage",
+      "DaemonStatus",
+      "BadRequest",
+      "NotFound",
+      "Conflict",
+      "TooManyRequests",
+      "ServiceUnavailable"
+    ])
+      expect(names).toContain(name)
+    expect(names.filter((name) => /Encoded$|_\d+$/.test(name))).toEqual([])
+    // Numbers are plain numbers: nothing a finite value is never encoded as ("Infinity", "NaN").
+    expect(JSON.stringify(spec)).not.toMatch(/"(-?Infinity|NaN)"/)
+  })
+
+  it("documents the header fields of every answer, and the job results' CSV and NDJSON streams", () => {
+    for (const endpoint of endpoints) {
+      for (const [status, response] of Object.entries(operationOf(endpoint)!.responses)) {
+        const headers = (response as { headers?: Record<string, unknown> }).headers ?? {}
+        expect(Object.keys(headers), `${endpoint.name} ${status}`).toContain("X-Request-Id")
+        expect(Object.keys(headers), `${endpoint.name} ${status}`).toContain("RateLimit")
+        if (status === "429" || status === "503") expect(Object.keys(headers)).toContain("Retry-After")
+        if (status === "401") expect(Object.keys(headers)).toContain("WWW-Authenticate")
+      }
+    }
+    const created = spec.paths["/api/v1/offers"]!.post!.responses["201"] as { headers: Record<string, unknown> }
+    expect(Object.keys(created.headers)).toEqual(expect.arrayContaining(["location", "etag"]))
+    const results = spec.paths["/api/v1/jobs/{jobId}/results"]!.get!.responses["200"] as { content: object }
+    expect(Object.keys(results.content).sort()).toEqual(["application/json", "application/x-ndjson", "text/csv"])
+    for (const tag of spec.tags) expect(tag.description?.length ?? 0, tag.name).toBeGreaterThan(40)
+  })
+
   it("lists the problem responses: RFC 9457 problem details for every error status", () => {
     for (const endpoint of endpoints) {
       const responses = operationOf(endpoint)!.responses

@@ -17,15 +17,16 @@
  * page may cause no Content-Security-Policy violation. Without chromium
  * the test is skipped loudly, unless CAMPUSGATE_REQUIRE_BROWSER=1 (CI).
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import axe from "axe-core"
-import { type BrowserContext, chromium, type Page } from "playwright-core"
+import type { BrowserContext, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { utcDate } from "../../console/src/data/days.ts"
 import { buildConsole } from "../../scripts/build-console.ts"
+import { browserAvailable, browserRequired, CHROMIUM, launchBrowser, warnWithoutBrowser } from "../browser.ts"
 import { call } from "../server/daemon.ts"
 import { DEMO_HISTORY, DEMO_OFFER, DEMO_TODAY, type Demo, startDemo } from "./demo.ts"
 
@@ -39,16 +40,9 @@ declare const document: {
 declare const localStorage: { readonly length: number }
 declare const sessionStorage: { readonly length: number }
 
-const CHROMIUM = process.env.CAMPUSGATE_CHROMIUM ?? "/usr/bin/chromium"
-const BROWSER_REQUIRED = process.env.CAMPUSGATE_REQUIRE_BROWSER === "1"
-const browserAvailable = existsSync(CHROMIUM)
 const artifacts = fileURLToPath(new URL("../../test-artifacts/console/", import.meta.url))
 
-if (!browserAvailable && !BROWSER_REQUIRED) {
-  console.warn(
-    `\n${"!".repeat(78)}\n!! SKIPPED: the console's browser test: no chromium at ${CHROMIUM}.\n!! Install it (apt-get install chromium) or set CAMPUSGATE_CHROMIUM; CI runs it.\n${"!".repeat(78)}\n`
-  )
-}
+warnWithoutBrowser("the console's browser test")
 
 const DAY_MS = 86_400_000
 const today = () => utcDate(Date.now())
@@ -69,7 +63,7 @@ const expectedDay = (days: number) => {
 const windowTotal = (days: number) =>
   Array.from({ length: days }, (_, index) => expectedDay(index).validations).reduce((sum, count) => sum + count, 0)
 
-describe.skipIf(!browserAvailable && !BROWSER_REQUIRED)("the console in a real headless browser", () => {
+describe.skipIf(!browserAvailable && !browserRequired)("the console in a real headless browser", () => {
   let demo: Demo
   let context: BrowserContext
   let page: Page
@@ -130,13 +124,10 @@ describe.skipIf(!browserAvailable && !BROWSER_REQUIRED)("the console in a real h
     const consoleDir = mkdtempSync(join(tmpdir(), "campusgate-console-build-"))
     await buildConsole(consoleDir)
     demo = await startDemo({ consoleDir })
-    context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), "campusgate-chromium-")), {
-      executablePath: CHROMIUM,
-      headless: true,
+    context = await launchBrowser({
       viewport: { width: 1280, height: 900 },
       colorScheme: "light",
-      acceptDownloads: true,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
+      acceptDownloads: true
     })
     await context.route("**/*", (route) => {
       const target = new URL(route.request().url())

@@ -10,24 +10,16 @@
  * `artifacts/docs.png`. Without chromium the browser test is skipped with
  * a loud warning, unless CAMPUSGATE_REQUIRE_BROWSER=1 (CI) makes it fail.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { chromium } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { browserAvailable, browserRequired, CHROMIUM, launchBrowser, warnWithoutBrowser } from "../browser.ts"
 import { copyConfig, type Daemon, startDaemon } from "./daemon.ts"
 
-const CHROMIUM = process.env.CAMPUSGATE_CHROMIUM ?? "/usr/bin/chromium"
-const BROWSER_REQUIRED = process.env.CAMPUSGATE_REQUIRE_BROWSER === "1"
-const browserAvailable = existsSync(CHROMIUM)
 const artifacts = fileURLToPath(new URL("../../artifacts/", import.meta.url))
 
-if (!browserAvailable && !BROWSER_REQUIRED) {
-  console.warn(
-    `\n${"!".repeat(78)}\n!! SKIPPED: the docs page's browser test: no chromium at ${CHROMIUM}.\n!! Install it (apt-get install chromium) or set CAMPUSGATE_CHROMIUM; CI runs it.\n${"!".repeat(78)}\n`
-  )
-}
+warnWithoutBrowser("the docs page's browser test")
 
 let daemon: Daemon
 
@@ -99,25 +91,10 @@ describe("the docs over HTTP", () => {
   })
 })
 
-describe.skipIf(!browserAvailable && !BROWSER_REQUIRED)("the docs page in a real headless browser", () => {
+describe.skipIf(!browserAvailable && !browserRequired)("the docs page in a real headless browser", () => {
   it("renders from this daemon alone, with bearer auth selected and curl snippets that send Bearer", async () => {
     expect(browserAvailable, `CAMPUSGATE_REQUIRE_BROWSER=1 but there is no chromium at ${CHROMIUM}`).toBe(true)
-    const profile = mkdtempSync(join(tmpdir(), "campusgate-chromium-"))
-    const context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: { width: 1400, height: 1000 },
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync"
-      ]
-    })
+    const context = await launchBrowser()
     try {
       const requests: Array<string> = []
       const outside: Array<string> = []
@@ -166,7 +143,6 @@ describe.skipIf(!browserAvailable && !BROWSER_REQUIRED)("the docs page in a real
       expect(bytesOnTheWire).toBeLessThan(1_500_000)
     } finally {
       await context.close()
-      rmSync(profile, { recursive: true, force: true })
     }
   }, 120_000)
 })
