@@ -9,6 +9,7 @@
  */
 import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
 import * as Schema from "effect/Schema"
+import * as SchemaGetter from "effect/SchemaGetter"
 import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from "./pageLimits.ts"
 import {
   BadRequest,
@@ -26,18 +27,25 @@ export type ResourceSource = typeof ResourceSource.Type
 
 export { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX }
 
+/**
+ * `limit` as a query string carries it: digits, read as a whole number from
+ * 1 to `maxLimit`; anything else (`limit=abc`, `limit=1.5`) is told so in
+ * those words rather than a parser's.
+ */
+const limitOf = (maxLimit: number) => {
+  const message = `limit is a whole number from 1 to ${maxLimit}`
+  return Schema.String.pipe(
+    Schema.check(Schema.isPattern(/^\d{1,9}$/, { message })),
+    Schema.decodeTo(Schema.Int.pipe(Schema.check(Schema.isBetween({ minimum: 1, maximum: maxLimit }, { message }))), {
+      decode: SchemaGetter.transform((text: string) => Number(text)),
+      encode: SchemaGetter.transform((limit: number) => String(limit))
+    })
+  )
+}
+
 /** The query fields of a paged endpoint: `limit` (1 to `maxLimit`) and the opaque `cursor`. */
 export const pageQueryFields = (maxLimit: number) => ({
-  limit: Schema.optionalKey(
-    Schema.Int.pipe(
-      Schema.check(
-        Schema.isBetween(
-          { minimum: 1, maximum: maxLimit },
-          { message: `limit is a whole number from 1 to ${maxLimit}` }
-        )
-      )
-    )
-  ),
+  limit: Schema.optionalKey(limitOf(maxLimit)),
   cursor: Schema.optionalKey(Schema.String.pipe(Schema.check(Schema.isMaxLength(512))))
 })
 

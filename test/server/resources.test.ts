@@ -149,7 +149,10 @@ describe("GET /offers", () => {
     for (const limit of ["0", "101", "2.5", "ten"]) {
       const result = await call(daemon, "GET", `/api/v1/offers?limit=${limit}`, { key: acme })
       expect(result.status).toBe(400)
-      expect(result.body.errors[0].field).toBe("/query/limit")
+      expect(result.body.errors[0]).toMatchObject({
+        field: "/query/limit",
+        message: "limit is a whole number from 1 to 100"
+      })
     }
     const cursor = await call(daemon, "GET", "/api/v1/offers?cursor=!!!", { key: acme })
     expect(cursor).toMatchObject({
