@@ -37,7 +37,10 @@ const replaceRefs = (node: unknown, from: string, to: string): void => {
 const mediaUsing = (document: OpenApi.OpenAPISpec, ref: string): Array<JsonObject> => {
   const found: Array<JsonObject> = []
   const walk = (node: unknown): void => {
-    if (Array.isArray(node)) return node.forEach(walk)
+    if (Array.isArray(node)) {
+      for (const item of node) walk(item)
+      return
+    }
     if (!isObject(node)) return
     if (isObject(node.content))
       for (const media of Object.values(node.content))
@@ -120,7 +123,8 @@ export const responseHeaders = (document: OpenApi.OpenAPISpec, authenticated: (o
       const keyed = authenticated(operation)
       for (const [status, response] of Object.entries(operation.responses)) {
         if (!isObject(response)) continue
-        const headers = (response.headers ??= {}) as JsonObject
+        if (!isObject(response.headers)) response.headers = {}
+        const headers = response.headers as JsonObject
         headers["X-Request-Id"] = headerRef("XRequestId")
         if (keyed) {
           headers.RateLimit = headerRef("RateLimit")
