@@ -12,7 +12,7 @@ import { Validation, ValidationCounters } from "../app/Validation.ts"
 import { type Environment, secretsFrom } from "../config/environment.ts"
 import { directoriesOf, resolveDataDir } from "../config/loadConfig.ts"
 import { makeThreadConfigLoader } from "../config/loadConfigThread.ts"
-import { DEFAULT_TEAM } from "../config/settingsFile.ts"
+import { DEFAULT_TEAM, loadSettings } from "../config/settingsFile.ts"
 import { formatProblem } from "../domain/errors.ts"
 import type { TeamId } from "../domain/Identifiers.ts"
 import { Log, type LogOutput } from "../observability/Log.ts"
@@ -60,6 +60,8 @@ export const serverLayer = (options: ServeOptions) =>
       const dataDirectory = resolveDataDir(location)
       // The data directory exists from the start, so it is watched from the start.
       ensureDirectory(dataDirectory)
+      // The logging settings as campusgate.yaml has them, before the configuration is loaded: the steps obey them too.
+      log.configure(loadSettings(resolve(options.configDir), options.env ?? process.env, []).settings.logging)
       // A line for each step of the start, with the milliseconds since the process began, so a slow start says where.
       const phase = (msg: string, fields: Record<string, unknown> = {}) =>
         log.write("info", msg, { ...fields, sinceStartMs: Math.round(performance.now()) })

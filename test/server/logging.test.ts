@@ -73,16 +73,21 @@ const breakConfig = (daemon: Daemon) =>
 const repairConfig = (daemon: Daemon) => rmSync(join(daemon.configDir, "offers", "broken.yaml"))
 
 describe("event lines", () => {
-  it("say the daemon is starting, with its directories, then where it listens", () => {
-    expect(daemon.lines[0]).toMatchObject({
+  it("say each step of the start, that the daemon is starting, with its directories, then where it listens", () => {
+    expect(daemon.lines.slice(0, 3).map((line) => line.msg)).toEqual([
+      "opening the stores",
+      "loading the configuration",
+      "configuration loaded and engine built"
+    ])
+    expect(daemon.lines[3]).toMatchObject({
       level: "info",
       msg: "starting",
       configDir: daemon.configDir,
       dataDir: daemon.dataDir,
       generation: 1
     })
-    expect(daemon.lines[0]!.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
-    expect(daemon.lines[1]).toMatchObject({ level: "info", msg: "listening", url: daemon.url })
+    expect(daemon.lines[3]!.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
+    expect(daemon.lines[4]).toMatchObject({ level: "info", msg: "listening", url: daemon.url })
   })
 
   it("report a rejected config change with each problem as file:line:col path: message, and the next applied one", async () => {
