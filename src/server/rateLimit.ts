@@ -153,40 +153,31 @@ export const makeRateLimitDecider: Effect.Effect<RateLimitDecider, never, RateLi
       config.current().config.settings.rateLimits.whenStoreDown === "open"
         ? decideIn(meanwhile, keyId, bucket, Date.now())
         : storeDown()
+    /** Takes `tokens` from the key's budget in the bucket, as its policy in force says (a fixed window). */
+    const take = (keyId: string, bucket: RateLimitBucketName, policy: RateLimit, tokens: number) =>
+      limiter.consume({
+        key: `${bucket}:${keyId}`,
+        limit: policy.requests,
+        window: Duration.seconds(policy.windowSeconds),
+        algorithm: "fixed-window",
+        onExceeded: "fail",
+        tokens
+      })
     const decide = (keyId: string, bucket: RateLimitBucketName): Effect.Effect<RateLimitDecision> => {
       const policy = config.current().config.settings.rateLimits[bucket]
-      return limiter
-        .consume({
-          key: `${bucket}:${keyId}`,
-          limit: policy.requests,
-          window: Duration.seconds(policy.windowSeconds),
-          algorithm: "fixed-window",
-          onExceeded: "fail"
+      return take(keyId, bucket, policy, 1).pipe(
+        Effect.match({
+          onSuccess: (result): RateLimitDecision => allowed(bucket, policy, result.remaining, result.resetAfter),
+          onFailure: (error): RateLimitDecision =>
+            error.reason._tag === "RateLimitExceeded"
+              ? exceeded(bucket, policy, error.reason.retryAfter)
+              : whenDown(keyId, bucket)
         })
-        .pipe(
-          Effect.match({
-            onSuccess: (result): RateLimitDecision => allowed(bucket, policy, result.remaining, result.resetAfter),
-            onFailure: (error): RateLimitDecision =>
-              error.reason._tag === "RateLimitExceeded"
-                ? exceeded(bucket, policy, error.reason.retryAfter)
-                : whenDown(keyId, bucket)
-          })
-        )
+      )
     }
     // A take of -1 undoes one: both stores lower the count and shorten the window by one request's share.
-    const giveBack = (keyId: string, bucket: RateLimitBucketName): Effect.Effect<void> => {
-      const policy = config.current().config.settings.rateLimits[bucket]
-      return limiter
-        .consume({
-          key: `${bucket}:${keyId}`,
-          limit: policy.requests,
-          window: Duration.seconds(policy.windowSeconds),
-          algorithm: "fixed-window",
-          onExceeded: "fail",
-          tokens: -1
-        })
-        .pipe(Effect.ignore)
-    }
+    const giveBack = (keyId: string, bucket: RateLimitBucketName): Effect.Effect<void> =>
+      Effect.ignore(take(keyId, bucket, config.current().config.settings.rateLimits[bucket], -1))
     const decideNow =
       counters === undefined
         ? undefined
