@@ -18,7 +18,8 @@ export const Scope = Schema.Literals([
   "offers:write",
   "target-groups:read",
   "target-groups:write",
-  "status:read"
+  "status:read",
+  "institutions:review"
 ])
 export type Scope = typeof Scope.Type
 export const allScopes: ReadonlyArray<Scope> = Scope.literals

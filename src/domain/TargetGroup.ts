@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { CountryCode } from "./Country.ts"
 import { TargetGroupId, TeamId } from "./Identifiers.ts"
-import { HostRole, InstitutionType } from "./Institution.ts"
+import { Confidence, HostRole, InstitutionType } from "./Institution.ts"
 import { RegionCode } from "./Region.ts"
 
 /** A host name in its ASCII form: lower-case LDH labels separated by dots. */
@@ -47,7 +47,25 @@ export const InstitutionCriteria = Schema.Struct({
    */
   roles: Schema.optionalKey(Schema.Array(HostRole)),
   /** Accept hosts matched only by an academic suffix rule (`*.edu`, `*.ac.XX`) with no listed institution. */
-  includeSuffixRules: Schema.Boolean.pipe(Schema.withDecodingDefaultKey(Effect.succeed(true)))
+  includeSuffixRules: Schema.Boolean.pipe(Schema.withDecodingDefaultKey(Effect.succeed(true))),
+  /**
+   * The least confidence a fact the criteria judge (type, country, region)
+   * must have to count; a fact below it counts as unknown. Absent: `low`,
+   * every fact counts, an inferred type too.
+   */
+  minConfidence: Schema.optionalKey(Confidence),
+  /**
+   * Accept a domain no source lists when its candidate score (0..1) is at
+   * least `minScore`: answered valid with `LIKELY_INSTITUTION` and low
+   * confidence. Absent: such a domain is refused as `UNKNOWN_INSTITUTION`.
+   */
+  acceptCandidates: Schema.optionalKey(
+    Schema.Struct({
+      minScore: Schema.Number.pipe(
+        Schema.check(Schema.isBetween({ minimum: 0, maximum: 1 }, { message: "minScore is a number from 0 to 1" }))
+      )
+    })
+  )
 })
 export type InstitutionCriteria = typeof InstitutionCriteria.Type
 

@@ -14,6 +14,7 @@ import {
   InstitutionType,
   MatchRule
 } from "./Institution.ts"
+import { Candidate } from "./InstitutionReview.ts"
 import { NonInstitutionKind } from "./NonInstitution.ts"
 import { EffectiveOfferStatus } from "./Offer.ts"
 import { ReasonCode } from "./ReasonCode.ts"
@@ -71,7 +72,9 @@ export const DomainDetail = Schema.Struct({
   /** The organisation the host belongs to when it is not an educational institution. */
   organization: Schema.optionalKey(NonInstitutionSummary),
   /** A likely intended domain when this one is unknown (`mit.ed` → `mit.edu`). */
-  suggestion: Schema.optionalKey(Schema.String)
+  suggestion: Schema.optionalKey(Schema.String),
+  /** For a domain no source lists: how likely it is an institution, and why. */
+  candidate: Schema.optionalKey(Candidate)
 })
 export type DomainDetail = typeof DomainDetail.Type
 
