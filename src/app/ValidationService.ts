@@ -11,7 +11,7 @@ import { OfferNotFound, TargetGroupNotFound } from "../domain/errors.ts"
 import type { MadeHashes, UsageTally } from "../domain/OfferUsage.ts"
 import { type ResultRow, type RowVerdict, toOfferResultRow, toResultRow } from "../domain/ResultRow.ts"
 import type { OfferValidationResult, ValidationResult } from "../domain/ValidationResult.ts"
-import type { Viewer } from "../domain/visibility.ts"
+import { ALL_TEAMS, type Viewer } from "../domain/visibility.ts"
 import type { PlainForms } from "../engine/email/plainAddress.ts"
 import { evaluateOffer } from "../engine/targeting/evaluateOffer.ts"
 import { evaluateTargetGroup } from "../engine/targeting/evaluateTargetGroup.ts"
@@ -122,6 +122,10 @@ export interface ValidationService {
   ): ReadonlyArray<RowVerdict>
 }
 
+/** The team whose reviewed institutions a validation sees: the caller's, or for every team's key the group's own. */
+const teamOf = (viewer: Viewer, groupTeam: string | undefined): string | undefined =>
+  viewer === ALL_TEAMS ? groupTeam : viewer
+
 /** The service over a snapshot holder, usage statistics and counters. */
 export const makeValidation = (
   snapshot: { current(): Pick<ConfigSnapshot, "engine"> },
@@ -133,7 +137,8 @@ export const makeValidation = (
     const group = visibleTargetGroup(engine, viewer, targetGroupId)
     if (group === undefined) return targetGroupNotFound(targetGroupId)
     const results = new Array<ValidationResult>(emails.length)
-    for (let i = 0; i < emails.length; i++) results[i] = evaluateTargetGroup(group, engine.context, emails[i]!)
+    const context = engine.contextFor(teamOf(viewer, group.targetGroup.team))
+    for (let i = 0; i < emails.length; i++) results[i] = evaluateTargetGroup(group, context, emails[i]!)
     counters.validatedAll(results)
     return results
   }
@@ -143,7 +148,8 @@ export const makeValidation = (
     if (offer === undefined) return offerNotFound(offerId)
     const at = engine.now()
     const results = new Array<OfferValidationResult>(emails.length)
-    for (let i = 0; i < emails.length; i++) results[i] = evaluateOffer(offer, engine.context, emails[i]!, at)
+    const context = engine.contextFor(offer.offer.team)
+    for (let i = 0; i < emails.length; i++) results[i] = evaluateOffer(offer, context, emails[i]!, at)
     counters.validatedAll(results)
     if (tally === undefined) usage.recordMany(offerId, emails, results, at)
     else tally.recordMany(emails, results, at)
@@ -169,7 +175,7 @@ export const makeValidation = (
       const { engine } = snapshot.current()
       const group = visibleTargetGroup(engine, viewer, targetGroupId)
       if (group === undefined) return targetGroupNotFound(targetGroupId)
-      const result = evaluateTargetGroup(group, engine.context, email)
+      const result = evaluateTargetGroup(group, engine.contextFor(teamOf(viewer, group.targetGroup.team)), email)
       counters.validated(result)
       return result
     },
@@ -178,16 +184,17 @@ export const makeValidation = (
       const { engine } = snapshot.current()
       const group = visibleTargetGroup(engine, viewer, targetGroupId)
       if (group === undefined) return targetGroupNotFound(targetGroupId)
-      const result = evaluateTargetGroup(group, engine.context, email)
+      const context = engine.contextFor(teamOf(viewer, group.targetGroup.team))
+      const result = evaluateTargetGroup(group, context, email)
       counters.validated(result)
-      return { result, explanation: explainResult(group, engine.context, result) }
+      return { result, explanation: explainResult(group, context, result) }
     },
     offer: (viewer, email, offerId) => {
       const { engine } = snapshot.current()
       const offer = visibleOffer(engine, viewer, offerId)
       if (offer === undefined) return offerNotFound(offerId)
       const at = engine.now()
-      const result = evaluateOffer(offer, engine.context, email, at)
+      const result = evaluateOffer(offer, engine.contextFor(offer.offer.team), email, at)
       counters.validated(result)
       usage.record(offerId, email, result, at)
       return result
@@ -200,7 +207,7 @@ export const makeValidation = (
       const results = requests.map(({ offerId, email }) => {
         const offer = visibleOffer(engine, viewer, offerId)
         if (offer === undefined) return offerNotFound(offerId)
-        const result = evaluateOffer(offer, engine.context, email, at)
+        const result = evaluateOffer(offer, engine.contextFor(offer.offer.team), email, at)
         usage.record(offerId, email, result, at)
         return result
       })
@@ -213,14 +220,19 @@ export const makeValidation = (
       if ("targetGroupId" in target) {
         const group = visibleTargetGroup(engine, viewer, target.targetGroupId)
         if (group === undefined) throw targetGroupNotFound(target.targetGroupId).reason
-        const verdicts = targetGroupRowVerdicts(group, engine.context, emails, read)
+        const verdicts = targetGroupRowVerdicts(
+          group,
+          engine.contextFor(teamOf(viewer, group.targetGroup.team)),
+          emails,
+          read
+        )
         counters.validatedAll(verdicts)
         return verdicts
       }
       const offer = visibleOffer(engine, viewer, target.offerId)
       if (offer === undefined) throw offerNotFound(target.offerId).reason
       const at = engine.now()
-      const { verdicts, addresses } = offerRowVerdicts(offer, engine.context, emails, at, read)
+      const { verdicts, addresses } = offerRowVerdicts(offer, engine.contextFor(offer.offer.team), emails, at, read)
       counters.validatedAll(verdicts)
       tally?.recordVerdicts(addresses, verdicts, at, read)
       return verdicts

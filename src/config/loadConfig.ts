@@ -16,6 +16,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { type ApiKeyRecord, ApiKeysFile } from "../domain/ApiKey.ts"
 import type { ConfigurationProblem } from "../domain/errors.ts"
+import type { ReviewedInstitution } from "../domain/InstitutionReview.ts"
 import type { TemplateFile } from "../domain/MessageTemplate.ts"
 import { Offer } from "../domain/Offer.ts"
 import { TargetGroup } from "../domain/TargetGroup.ts"
@@ -63,6 +64,8 @@ export interface LoadedConfig {
   readonly offers: ReadonlyArray<Offer>
   readonly apiKeys: ReadonlyArray<ApiKeyRecord>
   readonly datasets: ReadonlyArray<DatasetSpec>
+  /** Institutions operators approved from the review queue, each for its team (absent: none). */
+  readonly reviewed?: ReadonlyArray<ReviewedInstitution> | undefined
   /** Overrides of the verification messages by locale (`templates/<locale>.yaml`). */
   readonly templates: ReadonlyMap<string, TemplateFile>
   /** The certificate authorities (PEM) `verification.mail.smtp.ca` names, read with the config. */
