@@ -37,6 +37,12 @@ export const builtInCandidateModel = (): CandidateModel => {
   return builtInModel
 }
 
+/** A host's candidate, and the sentence a refusal adds about it. */
+export interface Scored {
+  readonly candidate: Candidate
+  readonly phrase: string
+}
+
 /** How many hosts' candidates a table keeps. */
 const remembered = 10_000
 
@@ -45,7 +51,7 @@ export class CandidateScorer {
   readonly #knowledge: CandidateKnowledge
   readonly #letters: ReadonlyMap<string, number>
   /** The last hosts met, oldest first (a `Map` keeps insertion order). */
-  readonly #byHost = new Map<string, Candidate | null>()
+  readonly #byHost = new Map<string, Scored | null>()
 
   constructor(model: CandidateModel, table: InstitutionTable) {
     this.model = model
@@ -58,6 +64,11 @@ export class CandidateScorer {
 
   /** The candidate of a host's registrable domain, or null when the host has none (a bare suffix, an address literal). */
   candidateOf(host: string): Candidate | null {
+    return this.scored(host)?.candidate ?? null
+  }
+
+  /** `candidateOf` with the phrase a refusal says of it, made once per host. */
+  scored(host: string): Scored | null {
     const known = this.#byHost.get(host)
     if (known !== undefined) return known
     const parsed = parse(host)
@@ -73,9 +84,13 @@ export class CandidateScorer {
               this.#letters
             )
           )
+    const scored =
+      candidate === null
+        ? null
+        : { candidate, phrase: ` As a likely institution ${candidate.domain} scores ${candidate.score}.` }
     if (this.#byHost.size >= remembered) this.#byHost.delete(this.#byHost.keys().next().value!)
-    this.#byHost.set(host, candidate)
-    return candidate
+    this.#byHost.set(host, scored)
+    return scored
   }
 }
 

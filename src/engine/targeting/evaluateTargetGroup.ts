@@ -17,6 +17,7 @@ import { type CompiledTargetGroup, rolePhrases } from "./compileTargetGroup.ts"
 import { resolveCustomRule } from "./customRule.ts"
 import type { EngineContext } from "./EngineContext.ts"
 import { ABUSED, CONFUSABLE, hostPolicyFlags, policyDetail, policyFailure, ROLE_ACCOUNT } from "./emailPolicy.ts"
+import { type Details, groupResult } from "./groupResult.ts"
 import type { HostFacts } from "./HostDirectory.ts"
 import { type RoleFact, roleFactOf } from "./hostRole.ts"
 import { domainWithRole, type InstitutionVerdict, judgeListed, judgeSuffixRule } from "./judgeInstitution.ts"
@@ -28,32 +29,7 @@ const skipped = Object.freeze({ status: "skipped" } as const)
 const passed = Object.freeze({ status: "passed" } as const)
 const failed = Object.freeze({ status: "failed" } as const)
 
-type Details = { -readonly [K in keyof ValidationDetails]: ValidationDetails[K] }
-
-/** The reason codes a valid result may carry: how it was accepted, where that is worth saying. */
-const validCodes: ReadonlySet<ReasonCode> = new Set(["LIKELY_INSTITUTION"])
-
-const result = (
-  group: CompiledTargetGroup,
-  email: string,
-  details: Details,
-  matchedDomain: string | undefined,
-  reasonCode?: ReasonCode,
-  reason?: string
-): ValidationResult => {
-  const out: { -readonly [K in keyof ValidationResult]: ValidationResult[K] } = {
-    isValid: reasonCode === undefined || validCodes.has(reasonCode),
-    email,
-    targetGroup: group.ref,
-    validationDetails: details
-  }
-  if (matchedDomain !== undefined) out.matchedDomain = matchedDomain
-  if (reasonCode !== undefined) {
-    out.reasonCode = reasonCode
-    out.reason = reason!
-  }
-  return out
-}
+const result = groupResult
 
 /** A failed result because the host is a known non-student part of an institution (the stoplist). */
 const denied = (group: CompiledTargetGroup, email: string, details: Details, reason: string): ValidationResult =>
@@ -319,9 +295,7 @@ export const judgeEmail = (
     if (group.hasCustomLists) details.customList = failed
     const suggestion = suggestionFor(context, host)
     if (group.institutions !== null) {
-      return unknownHostResult(group, context, input, details, host, suggestion, (code, reason, matched) =>
-        result(group, input, details, matched, code, reason)
-      )
+      return unknownHostResult(group, context, input, details, host, suggestion)
     }
     const hint = suggestion === null ? "" : ` Did you mean ${suggestion}?`
     return result(

@@ -21,10 +21,9 @@ import type {
 import { candidateScorer } from "../institutions/CandidateScorer.ts"
 import { type CompiledTargetGroup, confidenceRank } from "./compileTargetGroup.ts"
 import type { EngineContext } from "./EngineContext.ts"
+import { type Details, groupResult } from "./groupResult.ts"
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] }
-
-type Details = { -readonly [K in keyof ValidationDetails]: ValidationDetails[K] }
 
 const low = (rule: string): Evidence => ({ source: "campusgate", rule, confidence: "low" })
 
@@ -111,10 +110,10 @@ export const unknownHostResult = (
   input: string,
   details: Details,
   host: string,
-  suggestion: string | null,
-  result: (reasonCode: ReasonCode, reason: string, matchedDomain?: string) => ValidationResult
+  suggestion: string | null
 ): ValidationResult => {
-  const candidate = candidateScorer(context.index).candidateOf(host)
+  const scored = candidateScorer(context.index).scored(host)
+  const candidate = scored?.candidate ?? null
   const minScore = group.institutions!.acceptCandidates
   const hint = suggestion === null ? "" : ` Did you mean ${suggestion}?`
   if (candidate !== null && minScore !== null && candidate.score >= minScore) {
@@ -127,20 +126,26 @@ export const unknownHostResult = (
       institution: summary,
       candidate
     }
-    if (failure !== undefined) return result(failure[0], failure[1])
-    return result(
+    if (failure !== undefined) return groupResult(group, input, details, undefined, failure[0], failure[1])
+    return groupResult(
+      group,
+      input,
+      details,
+      candidate.domain,
       "LIKELY_INSTITUTION",
-      `${candidate.domain} is in no source, but scores ${candidate.score} as an institution (this target group accepts ${minScore} and above): accepted with low confidence.`,
-      candidate.domain
+      `${candidate.domain} is in no source, but scores ${candidate.score} as an institution (this target group accepts ${minScore} and above): accepted with low confidence.`
     )
   }
   const domain: Mutable<DomainDetail> = { status: "failed", domain: host }
   if (suggestion !== null) domain.suggestion = suggestion
   if (candidate !== null) domain.candidate = candidate
   details.domain = domain
-  const score = candidate === null ? "" : ` As a likely institution ${candidate.domain} scores ${candidate.score}.`
-  return result(
+  return groupResult(
+    group,
+    input,
+    details,
+    undefined,
     "UNKNOWN_INSTITUTION",
-    `${host} is not a known academic institution${group.hasCustomLists ? " nor on the target group's lists" : ""}.${score}${hint}`
+    `${host} is not a known academic institution${group.hasCustomLists ? " nor on the target group's lists" : ""}.${scored?.phrase ?? ""}${hint}`
   )
 }
