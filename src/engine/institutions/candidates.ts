@@ -399,9 +399,9 @@ export const fitLogistic = (
   examples: ReadonlyArray<Example>,
   options: { readonly iterations?: number; readonly l2?: number; readonly rate?: number } = {}
 ): { bias: number; weights: Record<string, number> } => {
-  const iterations = options.iterations ?? 1500
+  const iterations = options.iterations ?? 500
   const l2 = options.l2 ?? 1e-4
-  const rate = options.rate ?? 2
+  const rate = options.rate ?? 4
   const index = new Map(featureIds.map((id, i) => [id, i]))
   const rows = examples.map((example) => {
     const known = example.features.filter((f) => index.has(f.id))
