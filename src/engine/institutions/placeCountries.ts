@@ -107,6 +107,12 @@ const countryNamedIn = (index: PlaceIndex, row: InstitutionRow): Place | undefin
   return undefined
 }
 
+/** Whether a row's country is stated by its data (not a zone's assumption, nor placed by these rules). */
+const statesCountry = (data: InstitutionsData, row: InstitutionRow): boolean =>
+  row[2] !== null &&
+  row[3] !== "suffix-rule" &&
+  !/^(place-name|country-in-label):/.test(data.evidence[row[10][2]]?.[1] ?? "")
+
 /** The rule's precision on the institutions whose data states their country. */
 export const measurePlaceRule = (
   data: InstitutionsData,
@@ -115,7 +121,7 @@ export const measurePlaceRule = (
   let right = 0
   let support = 0
   for (const row of data.institutions) {
-    if (row[2] === null || row[3] === "suffix-rule") continue
+    if (!statesCountry(data, row)) continue
     const place = placeOf(index, row)
     if (place === undefined) continue
     support++
@@ -132,7 +138,7 @@ export const measureCountryLabelRule = (
   let right = 0
   let support = 0
   for (const row of data.institutions) {
-    if (row[2] === null || row[3] === "suffix-rule") continue
+    if (!statesCountry(data, row)) continue
     const place = countryNamedIn(index, row)
     if (place === undefined) continue
     support++

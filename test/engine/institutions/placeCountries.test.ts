@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest"
+import { loadBuiltInInstitutions } from "../../../src/engine/InstitutionIndex.ts"
 import { compileInstitutionIndex } from "../../../src/engine/institutions/compileIndex.ts"
 import { InstitutionTable } from "../../../src/engine/institutions/InstitutionTable.ts"
-import { buildPlaceIndex, placeInName } from "../../../src/engine/institutions/placeCountries.ts"
+import {
+  buildPlaceIndex,
+  measureCountryLabelRule,
+  measurePlaceRule,
+  placeInName
+} from "../../../src/engine/institutions/placeCountries.ts"
 import { builtInSubdivisions } from "../../../src/engine/institutions/Subdivisions.ts"
 import { rorSnapshot, swotSnapshot } from "./sourceFixtures.ts"
 
@@ -34,5 +40,18 @@ describe("countries from place names", () => {
       rule: "place-name:cairo",
       precision: expect.any(Number)
     })
+  })
+
+  it("ships the precision measuring the bundled data gives (npm run rules prints it)", () => {
+    const data = loadBuiltInInstitutions()
+    const place = measurePlaceRule(data, index)
+    const label = measureCountryLabelRule(data, index)
+    expect(data.placeRule).toMatchObject({
+      precision: place.precision,
+      support: place.support,
+      countryInLabelPrecision: label.precision,
+      countryInLabelSupport: label.support
+    })
+    expect(place.precision).toBeGreaterThan(0.85)
   })
 })
