@@ -227,14 +227,15 @@ export const letterRatios = (letters: LetterModel): ReadonlyMap<string, number> 
  * at least `minCount` times and says something (|ratio| ≥ 0.2).
  */
 export const fitLetters = (
-  labels: ReadonlyArray<{ readonly label: string; readonly positive: boolean }>,
+  labels: ReadonlyArray<{ readonly label: string; readonly suffix?: string; readonly positive: boolean }>,
   minCount = 4
 ): LetterModel => {
   const counts = new Map<string, [number, number]>()
   let positives = 0
   let negatives = 0
-  for (const { label, positive } of labels) {
-    for (const gram of new Set(gramsOf(label))) {
+  for (const { label, suffix, positive } of labels) {
+    const zones = suffix === undefined ? [] : zoneKeys(suffix)
+    for (const gram of new Set([...gramsOf(label), ...zones])) {
       let pair = counts.get(gram)
       if (pair === undefined) {
         pair = [0, 0]
@@ -252,6 +253,12 @@ export const fitLetters = (
     if (Math.abs(ratio) >= 0.2) kept.push(gram, (Math.round(ratio * 100) / 100).toString())
   }
   return { grams: kept.join(" ") }
+}
+
+/** The keys of a public suffix in a letter model: itself and its top-level label (`.co.uk`, `.uk`). */
+const zoneKeys = (suffix: string): Array<string> => {
+  const tld = suffix.slice(suffix.lastIndexOf(".") + 1)
+  return tld === suffix ? [`.${suffix}`] : [`.${suffix}`, `.${tld}`]
 }
 
 /** A label's mean letter ratio and the sequences that speak most for it. */
@@ -274,6 +281,7 @@ export const featureIds: ReadonlyArray<string> = [
   ...wordFamilies.map((family) => `family:${family}`),
   ...(Object.keys(zoneDetail) as Array<ZoneKind>).map((kind) => `zone:${kind}`),
   "letters",
+  "zone-prior",
   "place",
   "known-name",
   "known-acronym",
@@ -311,6 +319,15 @@ export const featuresOf = (
       id: `family:${hit.family}`,
       detail: `"${hit.stem}" in ${hit.label}: ${familyDetail[hit.family]}`,
       value: 1
+    })
+  }
+  const [exact, top] = zoneKeys(parts.suffix)
+  const prior = letters.get(exact!) ?? (top === undefined ? undefined : letters.get(top))
+  if (prior !== undefined) {
+    features.push({
+      id: "zone-prior",
+      detail: `${prior > 0 ? "more" : "fewer"} institutions than other domains register under ${parts.suffix}`,
+      value: prior
     })
   }
   const zone = zoneKindOf(parts.suffix)
