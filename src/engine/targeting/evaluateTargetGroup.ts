@@ -8,8 +8,7 @@
  */
 import type { Institution } from "../../domain/Institution.ts"
 import { nonInstitutionPhrase, nonInstitutionReason } from "../../domain/NonInstitution.ts"
-import type { ReasonCode } from "../../domain/ReasonCode.ts"
-import type { CustomListDetail, ValidationDetails, ValidationResult } from "../../domain/ValidationResult.ts"
+import type { CustomListDetail, ValidationResult } from "../../domain/ValidationResult.ts"
 import { type EmailParse, type ParsedEmail, parseEmail } from "../email/parseEmail.ts"
 import type { HostMatch } from "../institutions/InstitutionTable.ts"
 import { assessConfusable } from "../policy/confusable.ts"

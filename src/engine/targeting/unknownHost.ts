@@ -12,12 +12,7 @@ import { countryFromTld } from "../../domain/Country.ts"
 import type { Evidence, FactEvidence, InstitutionType } from "../../domain/Institution.ts"
 import type { Candidate } from "../../domain/InstitutionReview.ts"
 import type { ReasonCode } from "../../domain/ReasonCode.ts"
-import type {
-  DomainDetail,
-  InstitutionSummary,
-  ValidationDetails,
-  ValidationResult
-} from "../../domain/ValidationResult.ts"
+import type { DomainDetail, InstitutionSummary, ValidationResult } from "../../domain/ValidationResult.ts"
 import { candidateScorer } from "../institutions/CandidateScorer.ts"
 import { type CompiledTargetGroup, confidenceRank } from "./compileTargetGroup.ts"
 import type { EngineContext } from "./EngineContext.ts"
