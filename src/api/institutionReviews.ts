@@ -12,17 +12,12 @@ import * as Schema from "effect/Schema"
 import { Count } from "../domain/Count.ts"
 import { CountryCode } from "../domain/Country.ts"
 import { HostRole, InstitutionType } from "../domain/Institution.ts"
-import {
-  Candidate,
-  ReviewedInstitution,
-  ReviewRejection,
-  ReviewStatus
-} from "../domain/InstitutionReview.ts"
+import { Candidate, ReviewedInstitution, ReviewRejection, ReviewStatus } from "../domain/InstitutionReview.ts"
 import { ReasonCode } from "../domain/ReasonCode.ts"
 import { RegionCode } from "../domain/Region.ts"
 import { Authorization, RequiredScope } from "./Authorization.ts"
 import { BadRequest, Conflict, NotFound, ServiceUnavailable, TooManyRequests } from "./problems.ts"
-import { Page, pageQueryFields } from "./resources.ts"
+import { pageQueryFields } from "./resources.ts"
 
 export const ReviewSort = Schema.Literals(["count", "score", "recent"])
 export type ReviewSort = typeof ReviewSort.Type
