@@ -325,15 +325,21 @@ const loadWith = (location: ConfigLocation, data: DataDocuments, cache: DecodeCa
   checkTargetGroups(references, offerReferences, problems)
 
   const datasets = readDatasets(configDir, settings.datasets, settingsFile, problems)
+  // The files are the team's to fix (an undeclared team is a problem); the store's approvals of a team no longer
+  // declared are left out, so removing a team does not stop the configuration from loading.
   const reviewedTeams = readable ? teams : undefined
-  const reviewedFiles: Array<SourceFile> = [
-    ...[join(configDir, REVIEWED_CONFIG_FILE), join(dataDir, REVIEWED_DATA_FILE)].flatMap((path) =>
-      existsSync(path) ? [{ store: "config" as const, path, text: readFileSync(path, "utf8") }] : []
-    ),
-    ...(data.reviewed ?? []).map(({ location, text }) => ({ store: "data" as const, path: location, text }))
-  ]
+  const reviewedFiles = [join(configDir, REVIEWED_CONFIG_FILE), join(dataDir, REVIEWED_DATA_FILE)].flatMap((path) =>
+    existsSync(path) ? [{ store: "config" as const, path, text: readFileSync(path, "utf8") }] : []
+  )
   const reviewed = mergeReviewed(
-    reviewedFiles.map((file) => decodeReviewed(file, reviewedTeams, problems)),
+    [
+      ...reviewedFiles.map((file) => decodeReviewed(file, reviewedTeams, problems)),
+      ...(data.reviewed ?? []).map(({ location, text }) =>
+        decodeReviewed({ store: "data", path: location, text }, undefined, problems).filter((approval) =>
+          teams.has(approval.team)
+        )
+      )
+    ],
     new Set(data.reviewedRejected ?? [])
   )
   const templates = loadMessageTemplates(configDir, problems)

@@ -81,20 +81,24 @@ export class ReviewStore extends Context.Service<
   )
 
   /** `<dataDir>/reviews/queue.json` and `decisions.json`, loaded at start, each replaced whole and durably on a write. */
+  static readonly makeFiles = (dataDir: string): Effect.Effect<ReviewStore["Service"], ReviewStoreError> =>
+    Effect.flatMap(
+      Effect.try({
+        try: () => readReviewFiles(dataDir),
+        catch: (cause) => new ReviewStoreError({ operation: "load", cause })
+      }),
+      (stored) =>
+        storeOver(stored, {
+          queue: (teams) => writeQueueFile(dataDir, teams),
+          decisions: (stored) => writeDecisionsFile(dataDir, stored)
+        })
+    )
+
+  /** `makeFiles` as a layer. */
   static readonly layerFiles = (dataDir: string): Layer.Layer<ReviewStore, ReviewStoreError> =>
     Layer.effect(
       ReviewStore,
-      Effect.flatMap(
-        Effect.try({
-          try: () => readReviewFiles(dataDir),
-          catch: (cause) => new ReviewStoreError({ operation: "load", cause })
-        }),
-        (stored) =>
-          storeOver(stored, {
-            queue: (teams) => writeQueueFile(dataDir, teams),
-            decisions: (stored) => writeDecisionsFile(dataDir, stored)
-          })
-      )
+      Effect.suspend(() => ReviewStore.makeFiles(dataDir))
     )
 
   /** Hashes and sorted sets on the shared Redis server (`reviewRedis.ts`); a decision makes every daemon reload. */
