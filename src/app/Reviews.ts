@@ -61,7 +61,7 @@ export interface Reviewer {
 
 const NEAREST = 5
 const DEFAULT_LIMIT = 50
-const NO_CANDIDATE: Candidate = { score: 0, signals: [] }
+const noCandidate = (domain: string): Candidate => ({ domain, score: 0, signals: [] })
 /** Labels that say nothing of an institution's name. */
 const GENERIC_LABELS = new Set(["www", "mail", "ac", "edu", "co", "com", "org", "net", "gov", "sch", "info", "web"])
 
@@ -160,7 +160,7 @@ const candidateNow = (snapshot: ConfigSnapshot, team: string, domain: string): C
       .candidate
     if (candidate !== undefined) return candidate
   }
-  return NO_CANDIDATE
+  return noCandidate(domain)
 }
 
 /** A row as answered. */
@@ -196,7 +196,7 @@ const unseen = (domain: string): QueueEntry => ({
   days: {},
   firstSeen: 0,
   lastSeen: 0,
-  candidate: NO_CANDIDATE
+  candidate: noCandidate(domain)
 })
 
 /** Whether a source lists the domain already (or a domain it is under): nothing to approve. */

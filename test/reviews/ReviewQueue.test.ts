@@ -8,7 +8,7 @@ import { ReviewBuffer, ReviewQueue } from "../../src/reviews/ReviewQueue.ts"
 import { ReviewStore, ReviewStoreError } from "../../src/reviews/ReviewStore.ts"
 
 const T0 = Date.UTC(2026, 10, 20, 12)
-const candidate = (score: number): Candidate => ({ score, signals: [] })
+const candidate = (score: number): Candidate => ({ domain: "x.de", score, signals: [] })
 
 /** The fields of a result the queue reads. */
 const result = (domain: string, reasonCode: string, score = 0.5, matchedDomain?: string): ValidationResult =>

@@ -15,6 +15,7 @@ const DAY = 86_400_000
 const T0 = Date.UTC(2026, 10, 20, 12)
 
 const candidate = (score: number): Candidate => ({
+  domain: "x.de",
   score,
   signals: [{ signal: "academic-word", detail: `score ${score}`, weight: score }]
 })
