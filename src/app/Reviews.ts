@@ -230,9 +230,26 @@ export class Reviews extends Context.Service<Reviews, ReviewsService>()("campusg
         const lock = yield* Semaphore.make(1)
         const flushed = queue.flush.pipe(Effect.mapError(unavailable))
 
+        /**
+         * The team's decisions: the store's, and the approvals of the reviewed dataset in force that the store
+         * does not hold (an entry committed to git, or made with `campusgate review` beside a running daemon).
+         */
+        const decisionsOf = (team: string) =>
+          store.decisions(team).pipe(
+            Effect.mapError(unavailable),
+            Effect.map(({ approvals, rejections }) => {
+              const rejected = new Set(rejections.map((rejection) => rejection.domain))
+              const byDomain = new Map<string, ReviewedInstitution>()
+              for (const approval of snapshots.current().config.reviewed)
+                if (approval.team === team && !rejected.has(approval.domain)) byDomain.set(approval.domain, approval)
+              for (const approval of approvals) byDomain.set(approval.domain, approval)
+              return { approvals: [...byDomain.values()], rejections }
+            })
+          )
+
         const rowOf = Effect.fnUntraced(function* (team: string, domain: string) {
           const entry = yield* store.entry(team, domain).pipe(Effect.mapError(unavailable))
-          const { approvals, rejections } = yield* store.decisions(team).pipe(Effect.mapError(unavailable))
+          const { approvals, rejections } = yield* decisionsOf(team)
           const approval = approvals.find((decision) => decision.domain === domain)
           const rejection = rejections.find((decision) => decision.domain === domain)
           return { entry: entry ?? unseen(domain), approval, rejection } satisfies Row
@@ -251,7 +268,7 @@ export class Reviews extends Context.Service<Reviews, ReviewsService>()("campusg
           }
           yield* flushed
           const { entries, dropped } = yield* store.queue(team).pipe(Effect.mapError(unavailable))
-          const { approvals, rejections } = yield* store.decisions(team).pipe(Effect.mapError(unavailable))
+          const { approvals, rejections } = yield* decisionsOf(team)
           const approved = new Map(approvals.map((approval) => [approval.domain, approval]))
           const rejected = new Map(rejections.map((rejection) => [rejection.domain, rejection]))
           const status = query.status ?? "pending"
