@@ -6,14 +6,17 @@
  */
 import { cpSync } from "node:fs"
 import { join } from "node:path"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { afterAll, beforeAll, expect, it } from "vitest"
-import { describeRedis, testPrefix, testRedisUrl } from "../redisTesting.ts"
+import { describeRedis, testPrefix, testRedisLayer, testRedisUrl } from "../redisTesting.ts"
 import { call, copyConfig, type Daemon, makeKey, setSettings, startDaemon } from "./daemon.ts"
 
 const DOMAIN = "fachhochschule-irgendwo.de"
 
 let daemons: Array<Daemon> = []
 let key = ""
+const prefix = testPrefix()
 
 const validate = (daemon: Daemon, email: string) =>
   call(daemon, "POST", "/api/v1/validate/target-group", { key, body: { email, targetGroupId: "universities" } })
@@ -30,7 +33,7 @@ const within = async (check: () => Promise<boolean>, limitMs: number): Promise<n
 describeRedis("the institution review queue on two daemons sharing Redis", () => {
   beforeAll(async () => {
     const base = copyConfig()
-    setSettings(base, [[["store"], { kind: "redis", url: testRedisUrl, keyPrefix: testPrefix() }]])
+    setSettings(base, [[["store"], { kind: "redis", url: testRedisUrl, keyPrefix: prefix }]])
     key = makeKey(base, "acme", ["validate:target-groups", "institutions:review"])
     const configDirs = [0, 1].map((i) => {
       const dir = join(base.configDir, "..", `config-${i}`)
@@ -42,6 +45,8 @@ describeRedis("the institution review queue on two daemons sharing Redis", () =>
 
   afterAll(async () => {
     await Promise.all(daemons.map((daemon) => daemon.stop("SIGKILL")))
+    // The daemons' keys: the test layer deletes its prefix's keys when released.
+    await Effect.runPromise(Effect.scoped(Layer.build(testRedisLayer(prefix))))
   })
 
   it("counts what both daemons met, and an approval on A is served by B within a second", async () => {
