@@ -65,12 +65,11 @@ describe("Reviews", () => {
       expect(yield* reviews.exportYaml("acme")).toContain("approvedBy: key_test")
       // The snapshot in force holds them for the team.
       const snapshot = yield* Snapshot
-      expect(
-        snapshot
-          .current()
-          .config.reviewed.map((approval) => approval.domain)
-          .sort()
-      ).toEqual(["a-hochschule.de", "b-hochschule.de", "c-hochschule.de"])
+      expect((snapshot.current().config.reviewed ?? []).map((approval) => approval.domain).sort()).toEqual([
+        "a-hochschule.de",
+        "b-hochschule.de",
+        "c-hochschule.de"
+      ])
     }).pipe(Effect.provide(layer))
   })
 
