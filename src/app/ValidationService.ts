@@ -16,6 +16,7 @@ import type { PlainForms } from "../engine/email/plainAddress.ts"
 import { evaluateOffer } from "../engine/targeting/evaluateOffer.ts"
 import { evaluateTargetGroup } from "../engine/targeting/evaluateTargetGroup.ts"
 import { explainResult } from "../engine/targeting/explainResult.ts"
+import type { ReviewQueue } from "../reviews/ReviewQueue.ts"
 import type { UsageStatistics } from "../stats/UsageStatistics.ts"
 import { offerRowVerdicts, targetGroupRowVerdicts } from "./rowVerdicts.ts"
 import type { ConfigSnapshot } from "./Snapshot.ts"
@@ -126,19 +127,48 @@ export interface ValidationService {
 const teamOf = (viewer: Viewer, groupTeam: string | undefined): string | undefined =>
   viewer === ALL_TEAMS ? groupTeam : viewer
 
-/** The service over a snapshot holder, usage statistics and counters. */
+/** Where unknown domains are recorded for review (`reviews/ReviewQueue.ts`); nothing where absent. */
+export type Sightings = Pick<ReviewQueue["Service"], "sighted">
+
+const noSightings: Sightings = { sighted: () => undefined }
+
+/** An offer's results, each group's recorded (a group that met an unknown domain says so; the rest cost a comparison). */
+const sightOffer = (sightings: Sightings, team: string | undefined, result: OfferValidationResult): void => {
+  if (team === undefined) return
+  const groups = result.results
+  for (let i = 0; i < groups.length; i++) {
+    const code = groups[i]!.reasonCode
+    if (code === "UNKNOWN_INSTITUTION" || code === "LIKELY_INSTITUTION") {
+      sightings.sighted(team, groups[i]!)
+      return
+    }
+  }
+}
+
+/** The service over a snapshot holder, usage statistics, counters and the review queue. */
 export const makeValidation = (
   snapshot: { current(): Pick<ConfigSnapshot, "engine"> },
   usage: Pick<UsageStatistics["Service"], "record" | "recordMany">,
-  counters: Counters
+  counters: Counters,
+  sightings: Sightings = noSightings
 ): ValidationService => {
+  const sightGroup = (team: string | undefined, result: ValidationResult): void => {
+    const code = result.reasonCode
+    if (team !== undefined && (code === "UNKNOWN_INSTITUTION" || code === "LIKELY_INSTITUTION"))
+      sightings.sighted(team, result)
+  }
   const manyTargetGroup = (viewer: Viewer, emails: ReadonlyArray<string>, targetGroupId: string) => {
     const { engine } = snapshot.current()
     const group = visibleTargetGroup(engine, viewer, targetGroupId)
     if (group === undefined) return targetGroupNotFound(targetGroupId)
     const results = new Array<ValidationResult>(emails.length)
-    const context = engine.contextFor(teamOf(viewer, group.targetGroup.team))
-    for (let i = 0; i < emails.length; i++) results[i] = evaluateTargetGroup(group, context, emails[i]!)
+    const team = teamOf(viewer, group.targetGroup.team)
+    const context = engine.contextFor(team)
+    for (let i = 0; i < emails.length; i++) {
+      const result = evaluateTargetGroup(group, context, emails[i]!)
+      results[i] = result
+      sightGroup(team, result)
+    }
     counters.validatedAll(results)
     return results
   }
@@ -148,8 +178,13 @@ export const makeValidation = (
     if (offer === undefined) return offerNotFound(offerId)
     const at = engine.now()
     const results = new Array<OfferValidationResult>(emails.length)
+    const team = teamOf(viewer, offer.offer.team)
     const context = engine.contextFor(offer.offer.team)
-    for (let i = 0; i < emails.length; i++) results[i] = evaluateOffer(offer, context, emails[i]!, at)
+    for (let i = 0; i < emails.length; i++) {
+      const result = evaluateOffer(offer, context, emails[i]!, at)
+      results[i] = result
+      sightOffer(sightings, team, result)
+    }
     counters.validatedAll(results)
     if (tally === undefined) usage.recordMany(offerId, emails, results, at)
     else tally.recordMany(emails, results, at)
@@ -177,6 +212,7 @@ export const makeValidation = (
       if (group === undefined) return targetGroupNotFound(targetGroupId)
       const result = evaluateTargetGroup(group, engine.contextFor(teamOf(viewer, group.targetGroup.team)), email)
       counters.validated(result)
+      sightGroup(teamOf(viewer, group.targetGroup.team), result)
       return result
     },
     explainTargetGroup: (viewer, email, targetGroupId) => {
@@ -187,6 +223,7 @@ export const makeValidation = (
       const context = engine.contextFor(teamOf(viewer, group.targetGroup.team))
       const result = evaluateTargetGroup(group, context, email)
       counters.validated(result)
+      sightGroup(teamOf(viewer, group.targetGroup.team), result)
       return { result, explanation: explainResult(group, context, result) }
     },
     offer: (viewer, email, offerId) => {
@@ -197,6 +234,7 @@ export const makeValidation = (
       const result = evaluateOffer(offer, engine.contextFor(offer.offer.team), email, at)
       counters.validated(result)
       usage.record(offerId, email, result, at)
+      sightOffer(sightings, teamOf(viewer, offer.offer.team), result)
       return result
     },
     manyTargetGroup,
@@ -209,6 +247,7 @@ export const makeValidation = (
         if (offer === undefined) return offerNotFound(offerId)
         const result = evaluateOffer(offer, engine.contextFor(offer.offer.team), email, at)
         usage.record(offerId, email, result, at)
+        sightOffer(sightings, teamOf(viewer, offer.offer.team), result)
         return result
       })
       counters.validatedAll(results)
