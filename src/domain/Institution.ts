@@ -38,7 +38,7 @@ export const Evidence = Schema.Struct({
   rule: Schema.String,
   confidence: Confidence,
   /** For a rule measured on the bundled data (a type inferred from a label's words or a zone's members): its precision, 0 to 1. */
-  precision: Schema.optionalKey(Schema.Number)
+  precision: Schema.optionalKey(Schema.Finite)
 })
 export type Evidence = typeof Evidence.Type
 

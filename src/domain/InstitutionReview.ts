@@ -20,7 +20,7 @@ export const CandidateSignal = Schema.Struct({
   /** What was seen, in words: `label "hochschule" (a college word)`. */
   detail: Schema.String,
   /** The signal's contribution to the score's log-odds; negative speaks against. */
-  weight: Schema.Number
+  weight: Schema.Finite
 })
 export type CandidateSignal = typeof CandidateSignal.Type
 
@@ -28,7 +28,7 @@ export type CandidateSignal = typeof CandidateSignal.Type
 export const Candidate = Schema.Struct({
   /** The registrable domain judged (`hfmt-hamburg.de` for `mail.hfmt-hamburg.de`). */
   domain: Schema.String,
-  score: Schema.Number,
+  score: Schema.Finite,
   signals: Schema.Array(CandidateSignal)
 }).annotate({ identifier: "Candidate" })
 export type Candidate = typeof Candidate.Type
