@@ -13,6 +13,8 @@ export type Route =
   | { readonly screen: "offer"; readonly id: string }
   | { readonly screen: "target-groups" }
   | { readonly screen: "jobs" }
+  | { readonly screen: "reviews" }
+  | { readonly screen: "review"; readonly domain: string }
   | { readonly screen: "status" }
 
 export const routeOf = (pathname: string): Route => {
@@ -25,6 +27,8 @@ export const routeOf = (pathname: string): Route => {
       return { screen: "target-groups" }
     case "jobs":
       return { screen: "jobs" }
+    case "reviews":
+      return parts[1] === undefined ? { screen: "reviews" } : { screen: "review", domain: decodeURIComponent(parts[1]) }
     case "status":
       return { screen: "status" }
     default:
@@ -32,8 +36,16 @@ export const routeOf = (pathname: string): Route => {
   }
 }
 
-export const hrefOf = (route: Route): string =>
-  route.screen === "offer" ? `${BASE}/offers/${encodeURIComponent(route.id)}` : `${BASE}/${route.screen}`
+export const hrefOf = (route: Route): string => {
+  switch (route.screen) {
+    case "offer":
+      return `${BASE}/offers/${encodeURIComponent(route.id)}`
+    case "review":
+      return `${BASE}/reviews/${encodeURIComponent(route.domain)}`
+    default:
+      return `${BASE}/${route.screen}`
+  }
+}
 
 const listeners = new Set<() => void>()
 
