@@ -417,9 +417,9 @@ const ReviewView = (props: {
           </dd>
         </div>
       </dl>
-      <div aria-live="polite">
+      <div aria-live="polite" class="visually-hidden">
         {props.done === undefined ? null : (
-          <p class="note" role="status" data-done>
+          <p role="status" data-done>
             {props.done}
           </p>
         )}
@@ -427,7 +427,7 @@ const ReviewView = (props: {
       <DecisionNow review={review} />
       <Evidence review={review} />
       <section aria-labelledby="decide-heading">
-        <h2 id="decide-heading">Decide</h2>
+        <h2 id="decide-heading">{review.status === "pending" ? "Decide" : "Change the decision"}</h2>
         <div class="columns">
           {review.status === "approved" ? null : (
             <ApproveForm key={`approve:${review.status}`} review={review} onDecided={props.onDecided} />
