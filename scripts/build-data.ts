@@ -4,11 +4,12 @@
  * import` needs to compile newer source snapshots the same way
  * (`dist/data/sources/`). Prints what it compiled as one JSON line.
  */
-import { copyFileSync, mkdirSync, renameSync, writeFileSync } from "node:fs"
+import { copyFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { builtInDataDir, builtInSourcesDir } from "../src/engine/data/builtInData.ts"
 import { loadSubdivisions } from "../src/engine/institutions/Subdivisions.ts"
-import { encodeSnapshot } from "../src/engine/institutions/sources/SourceSnapshot.ts"
+import { decodeSnapshot, encodeSnapshot, rorSnapshotFormat } from "../src/engine/institutions/sources/SourceSnapshot.ts"
+import { compileCandidateModel } from "./data/candidateModel.ts"
 import { datasetsDir } from "./data/datasets.ts"
 import { compileEmailLists } from "./data/emailLists.ts"
 import { compileInstitutions, hipoSnapshot } from "./data/institutions.ts"
@@ -27,9 +28,18 @@ mkdirSync(builtInSourcesDir, { recursive: true })
 const subdivisions = compileSubdivisions()
 const hipo = hipoSnapshot()
 const institutions = compileInstitutions(loadSubdivisions(subdivisions), hipo)
+const emailLists = compileEmailLists()
+const candidates = compileCandidateModel({
+  institutions: institutions.data,
+  ror: decodeSnapshot(readFileSync(join(datasetsDir, "ror.json.gz")), rorSnapshotFormat, "datasets/ror.json.gz"),
+  freeMail: emailLists.lists.freeMail.entries.split("\n"),
+  disposable: emailLists.lists.disposable.entries.split("\n"),
+  subdivisions: loadSubdivisions(subdivisions)
+})
 const bytes = {
   institutions: write("institutions.json", institutions.data),
-  emailLists: write("email-lists.json", compileEmailLists()),
+  emailLists: write("email-lists.json", emailLists),
+  candidates: write("candidates.json", candidates),
   subdivisions: write("subdivisions.json", subdivisions),
   hipoSnapshot: writeAtomically(join(builtInSourcesDir, "university-domains.json.gz"), encodeSnapshot(hipo))
 }
@@ -40,6 +50,7 @@ console.log(
   JSON.stringify({
     built: builtInDataDir,
     ...institutions.report,
+    candidates: { auc: candidates.auc, recommended: candidates.recommended, trainedOn: candidates.trainedOn },
     bytes,
     ms: Math.round(performance.now() - started)
   })

@@ -9,7 +9,14 @@
  *   only newer data or general rules can find;
  * - type: share of institutions whose name says University or College that
  *   are typed `university` or `college`;
+ * - typed: share of the recognised domains absent from the old snapshots
+ *   typed `university` or `college` (every one is a university or college);
  * - false positives: share of popular non-academic domains recognised;
+ * - candidates: for the university domains no source knows and the
+ *   non-academic ones, the candidate score's ROC AUC; recall, right
+ *   country and false positives when a target group accepts candidates at
+ *   the recommended score (`acceptCandidates.minScore`, from the model
+ *   compiled at build time), against the default settings;
  * - agreement with the public email syntax suites.
  * Goals (DESIGN.md and the institution-data issue): recall >= 97%, country
  * >= 97% (also on the absent domains), type >= 95%, false positives
@@ -23,6 +30,8 @@ import { fileURLToPath } from "node:url"
 import { readSwotCheckout } from "../src/cli/data/readSources.ts"
 import { buildInstitutionTable } from "../src/engine/InstitutionIndex.ts"
 import { inspectInput } from "../src/engine/inspect.ts"
+import { builtInCandidateModel, candidateScorer } from "../src/engine/institutions/CandidateScorer.ts"
+import { rocAuc } from "../src/engine/institutions/candidates.ts"
 import { loadBuiltInEmailLists } from "../src/engine/policy/EmailLists.ts"
 import { makeEngineContext } from "../src/engine/targeting/EngineContext.ts"
 import { evaluateEmailSuites } from "./eval-email.ts"
@@ -68,7 +77,18 @@ const universities = JSON.parse(readFileSync(new URL("universities-sample.json",
 let domains = 0
 let recognised = 0
 let countryCorrect = 0
-const absent = { domains: 0, recognised: 0, countryCorrect: 0 }
+const absent = { domains: 0, recognised: 0, countryCorrect: 0, typed: 0 }
+const scorer = candidateScorer(context.index)
+const minScore = builtInCandidateModel().recommended.minScore
+/** Novel domains a target group accepting candidates at `minScore` takes: found, or unknown and scored at least that. */
+const withCandidates = { recognised: 0, countryCorrect: 0 }
+const candidateScores = { universities: [] as Array<number>, nonAcademic: [] as Array<number> }
+const wrongNovelType: Array<string> = []
+/** The country a candidate implies: its country-code TLD's. */
+const candidateCountry = (domain: string): string | null => {
+  const tld = domain.slice(domain.lastIndexOf(".") + 1)
+  return tld.length === 2 ? tld.toUpperCase().replace("UK", "GB") : null
+}
 const typed = { named: 0, right: 0 }
 const misses: Array<string> = []
 const wrongCountry: Array<string> = []
@@ -82,11 +102,30 @@ for (const university of universities) {
     if (namedUniversityOrCollege) typed.named++
     const result = inspectInput(context, domain)
     if (result.institution === null) {
-      misses.push(`${domain} (${university.alpha_two_code}) ${JSON.stringify(result.flags)}`)
+      const candidate = result.flags.denied === null ? scorer.candidateOf(domain) : null
+      if (candidate !== null) {
+        candidateScores.universities.push(candidate.score)
+        if (isAbsent && candidate.score >= minScore) {
+          withCandidates.recognised++
+          if (candidateCountry(candidate.domain) === university.alpha_two_code) withCandidates.countryCorrect++
+        }
+      }
+      misses.push(
+        `${domain} (${university.alpha_two_code}) ${JSON.stringify(result.flags)}${candidate === null ? "" : ` candidate ${candidate.score}: ${candidate.signals.map((s) => s.signal).join(", ")}`}`
+      )
       continue
     }
     recognised++
-    if (isAbsent) absent.recognised++
+    if (isAbsent) {
+      absent.recognised++
+      withCandidates.recognised++
+      if (result.institution.country === university.alpha_two_code) withCandidates.countryCorrect++
+      if (result.institution.type === "university" || result.institution.type === "college") absent.typed++
+      else
+        wrongNovelType.push(
+          `${domain} "${university.name}": ${result.institution.type} (${result.institution.rule}, ${result.institution.evidence.type.rule})`
+        )
+    }
     if (namedUniversityOrCollege) {
       if (result.institution.type === "university" || result.institution.type === "college") typed.right++
       else wrongType.push(`${domain} "${university.name}": ${result.institution.type} (${result.institution.rule})`)
@@ -105,11 +144,22 @@ const nonAcademic = readFileSync(new URL("non-academic-sample.txt", evalDir), "u
   .split(/\r?\n/)
   .map((line) => line.trim())
   .filter((line) => line !== "")
+const candidateFalsePositives: Array<string> = []
 const falsePositives = nonAcademic.flatMap((domain) => {
   const result = inspectInput(context, domain)
-  return result.institution === null
-    ? []
-    : [`${domain} -> ${result.institution.name ?? result.institution.id} (${result.institution.rule})`]
+  if (result.institution === null) {
+    const candidate = result.flags.denied === null ? scorer.candidateOf(domain) : null
+    if (candidate !== null) {
+      candidateScores.nonAcademic.push(candidate.score)
+      if (candidate.score >= minScore) {
+        candidateFalsePositives.push(
+          `${domain} ${candidate.score}: ${candidate.signals.map((s) => s.signal).join(", ")}`
+        )
+      }
+    }
+    return []
+  }
+  return [`${domain} -> ${result.institution.name ?? result.institution.id} (${result.institution.rule})`]
 })
 
 const show = (title: string, lines: ReadonlyArray<string>) => {
@@ -120,7 +170,9 @@ const show = (title: string, lines: ReadonlyArray<string>) => {
 show("Universities not recognised", misses)
 show("Wrong or unknown country", wrongCountry)
 show("Named University or College but typed otherwise (or not recognised: counted wrong)", wrongType)
+show("Absent from the old snapshots, recognised, typed neither university nor college", wrongNovelType)
 show("Non-academic domains recognised", falsePositives)
+show(`Non-academic domains a group accepting candidates at ${minScore} takes`, candidateFalsePositives)
 
 const email = await evaluateEmailSuites()
 for (const suite of email.suites) console.log(`\nEmail suite ${suite.name}: ${suite.agree}/${suite.total} agree`)
@@ -135,7 +187,18 @@ console.log(
       recognised: absent.recognised,
       recallPercent: ratio(absent.recognised, absent.domains),
       countryCorrect: absent.countryCorrect,
-      countryPercent: ratio(absent.countryCorrect, absent.recognised)
+      countryPercent: ratio(absent.countryCorrect, absent.recognised),
+      typedUniversityOrCollegePercent: ratio(absent.typed, absent.recognised)
+    },
+    candidates: {
+      auc: Math.round(rocAuc(candidateScores.universities, candidateScores.nonAcademic) * 10_000) / 10_000,
+      unknownUniversities: candidateScores.universities.length,
+      unknownNonAcademic: candidateScores.nonAcademic.length,
+      recommendedMinScore: minScore,
+      absentRecallPercent: ratio(withCandidates.recognised, absent.domains),
+      absentCountryPercentOfAll: ratio(withCandidates.countryCorrect, absent.domains),
+      nonAcademicFalsePositives: falsePositives.length + candidateFalsePositives.length,
+      nonAcademicPercent: ratio(falsePositives.length + candidateFalsePositives.length, nonAcademic.length)
     },
     typeUniversityOrCollege: { named: typed.named, right: typed.right, percent: ratio(typed.right, typed.named) },
     nonAcademic: {

@@ -12,12 +12,7 @@ import * as Schema from "effect/Schema"
 import { Count } from "../domain/Count.ts"
 import { CountryCode } from "../domain/Country.ts"
 import { HostRole, InstitutionType } from "../domain/Institution.ts"
-import {
-  Candidate,
-  ReviewedInstitution,
-  ReviewRejection,
-  ReviewStatus
-} from "../domain/InstitutionReview.ts"
+import { Candidate, ReviewedInstitution, ReviewRejection, ReviewStatus } from "../domain/InstitutionReview.ts"
 import { ReasonCode } from "../domain/ReasonCode.ts"
 import { RegionCode } from "../domain/Region.ts"
 import { Authorization, RequiredScope } from "./Authorization.ts"

@@ -36,7 +36,9 @@ export type Confidence = typeof Confidence.Type
 export const Evidence = Schema.Struct({
   source: Schema.String,
   rule: Schema.String,
-  confidence: Confidence
+  confidence: Confidence,
+  /** For a rule measured on the bundled data (a type inferred from a label's words or a zone's members): its precision, 0 to 1. */
+  precision: Schema.optionalKey(Schema.Number)
 })
 export type Evidence = typeof Evidence.Type
 

@@ -26,6 +26,8 @@ export type CandidateSignal = typeof CandidateSignal.Type
 
 /** How likely an unknown domain is an academic institution: a score from 0 to 1 with the signals behind it. */
 export const Candidate = Schema.Struct({
+  /** The registrable domain judged (`hfmt-hamburg.de` for `mail.hfmt-hamburg.de`). */
+  domain: Schema.String,
   score: Schema.Number,
   signals: Schema.Array(CandidateSignal)
 }).annotate({ identifier: "Candidate" })

@@ -44,7 +44,7 @@ export const nameWords = (name: string): Array<string> =>
     .replace(apostrophes, "")
     .split(wordSeparators)
     .filter((word) => word.length > 0 && !droppedWords.has(word))
-    .map((word) => wordSynonyms[word] ?? word)
+    .map((word) => (Object.hasOwn(wordSynonyms, word) ? wordSynonyms[word]! : word))
 
 /** The comparison key of one spelling: its words joined without separators. */
 export const nameKey = (name: string): string => nameWords(name).join("")

@@ -27,6 +27,7 @@ import type { NonInstitutionKind } from "../../domain/NonInstitution.ts"
 import type { InstitutionSummary } from "../../domain/ValidationResult.ts"
 import type { EvidenceRow, FactEvidenceRow, InstitutionsData } from "./InstitutionsData.ts"
 import { siblingEvidence, siblingVia, siblingZone } from "./siblings.ts"
+import { type InferredType, TypeInference } from "./typeInference.ts"
 
 /** A listed domain: the institution it belongs to, whether it is on the abused list, and whom it serves. */
 export interface ListedEntry {
@@ -133,6 +134,24 @@ const borrowFacts = (zone: SuffixRule, institution: Institution, via: string): S
   }
 }
 
+/** A compiled evidence row as the model's `Evidence`, frozen. */
+const evidenceOf = ([source, rule, confidence, precision]: EvidenceRow): Evidence =>
+  Object.freeze(precision === undefined ? { source, rule, confidence } : { source, rule, confidence, precision })
+
+/** The zone's rule for `matchedDomain` with the type its label or the zone's members infer (`typeInference.ts`). */
+const inferType = (zone: SuffixRule, inferred: InferredType): SuffixRule => {
+  const evidence = evidenceOf(inferred.evidence)
+  return {
+    ...zone,
+    type: inferred.type,
+    summary: Object.freeze({
+      ...zone.summary,
+      type: inferred.type,
+      evidence: Object.freeze({ ...zone.summary.evidence, type: evidence })
+    })
+  }
+}
+
 /** Frozen, so one value can be shared by every institution that repeats it. */
 const noStrings: ReadonlyArray<never> = Object.freeze([])
 
@@ -193,20 +212,26 @@ class Repeats {
 
 const abusedFlags: ReadonlyArray<"abused"> = Object.freeze(["abused" as const])
 
+/** How many rules made for domains under zones a table keeps (`InstitutionTable.#ruleFor`). */
+const maxMadeRules = 50_000
+
 export class InstitutionTable {
   readonly entries = new Map<string, HostEntry>()
   /** The compiled siblings (`siblings.ts`), searched for each unlisted `.edu` domain met. */
   readonly #siblings: string
-  /** The rules lent to the `.edu` domains registered abroad met so far (`kaist.edu`): at most one per sibling. */
-  readonly #lent = new Map<string, SuffixRule>()
+  /**
+   * The rules made for the domains under zones met so far: a sibling's
+   * facts lent (`kaist.edu`), a type inferred (`thenewcollege.edu.in`).
+   * Bounded: past `maxMadeRules` the oldest half goes.
+   */
+  readonly #made = new Map<string, SuffixRule>()
+  readonly #types: TypeInference
   readonly institutions: ReadonlyArray<Institution>
   readonly sources: ReadonlyArray<DataSource>
 
   private constructor(data: InstitutionsData) {
     this.sources = data.sources
-    const evidence: Array<Evidence> = data.evidence.map(([source, rule, confidence]: EvidenceRow) =>
-      Object.freeze({ source, rule, confidence })
-    )
+    const evidence: Array<Evidence> = data.evidence.map(evidenceOf)
     const abused = new Set(data.abused.map(([domain]) => domain))
     const roles = new Map(data.roles)
     const repeats = new Repeats(data.sources, evidence)
@@ -290,6 +315,7 @@ export class InstitutionTable {
       if (!this.entries.has(suffix)) this.entries.set(suffix, rule)
     }
     this.#siblings = data.siblings ?? ""
+    this.#types = new TypeInference(data.typeRules ?? [])
     // An abused subdomain of a listed institution (`academia.umb.edu.co`) resolves to that institution, flagged.
     for (const domain of abused) {
       if (this.entries.has(domain)) continue
@@ -307,16 +333,34 @@ export class InstitutionTable {
     }
   }
 
-  /** The zone's rule for `domain` (`kaist.edu`), with its sibling's facts when it has one. */
-  #lend(zone: SuffixRule, domain: string): SuffixRule {
-    const known = this.#lent.get(domain)
+  /**
+   * The zone's rule for `domain` (`kaist.edu`, `thenewcollege.edu.in`):
+   * under `.edu`, with its sibling's facts when it has one; where the zone
+   * does not fix the type, with the type a measured rule infers.
+   */
+  #ruleFor(zone: SuffixRule, domain: string): SuffixRule {
+    const known = this.#made.get(domain)
     if (known !== undefined) return known
     const label = domain.slice(0, domain.length - zone.suffix.length - 1)
-    const via = label.includes(".") || this.#siblings === "" ? undefined : siblingVia(this.#siblings, label)
-    const entry = via === undefined ? undefined : this.entries.get(via)
-    if (entry?.kind !== "listed") return zone
-    const rule = borrowFacts(zone, entry.institution, via!)
-    this.#lent.set(domain, rule)
+    let rule = zone
+    if (zone.suffix === siblingZone && this.#siblings !== "" && !label.includes(".")) {
+      const via = siblingVia(this.#siblings, label)
+      const entry = via === undefined ? undefined : this.entries.get(via)
+      if (entry?.kind === "listed") rule = borrowFacts(zone, entry.institution, via!)
+    }
+    if (rule.summary.evidence.type.rule === "unknown") {
+      const inferred = this.#types.infer(label, zone.suffix)
+      if (inferred !== undefined) rule = inferType(rule, inferred)
+    }
+    if (rule === zone) return zone
+    if (this.#made.size >= maxMadeRules) {
+      let drop = this.#made.size / 2
+      for (const key of this.#made.keys()) {
+        if (drop-- <= 0) break
+        this.#made.delete(key)
+      }
+    }
+    this.#made.set(domain, rule)
     return rule
   }
 
@@ -337,7 +381,7 @@ export class InstitutionTable {
     return this.#walk(host, true)
   }
 
-  /** `lookup`, lending a sibling's facts to a `.edu` domain registered abroad when `lend`. */
+  /** `lookup`, with the rule made for the domain under a zone (a sibling's facts, an inferred type) when `lend`. */
   #walk(host: string, lend: boolean): HostMatch {
     let previous = -1
     for (let i = 0; ; ) {
@@ -349,7 +393,7 @@ export class InstitutionTable {
         if (entry.kind === "non-institution") return { kind: "non-institution", entry, matchedDomain: suffix }
         if (previous >= 0) {
           const matchedDomain = host.slice(previous)
-          const rule = lend && entry.suffix === siblingZone ? this.#lend(entry, matchedDomain) : entry
+          const rule = lend ? this.#ruleFor(entry, matchedDomain) : entry
           return { kind: "suffix", rule, matchedDomain }
         }
       }

@@ -7,11 +7,18 @@
  */
 import type { Confidence, CountrySource, DataSource, HostRole, InstitutionType } from "../../domain/Institution.ts"
 import type { NonInstitutionKind } from "../../domain/NonInstitution.ts"
+import type { TypeRuleRow } from "./typeInference.ts"
 
 export const institutionsDataFormat = "campusgate-institutions/2"
 
 /** Where a fact came from: the dataset (or `campusgate` for a rule of ours), the rule, how sure. */
-export type EvidenceRow = readonly [source: string, rule: string, confidence: Confidence]
+export type EvidenceRow = readonly [
+  source: string,
+  rule: string,
+  confidence: Confidence,
+  /** For a rule of ours measured on the data: its precision (`typeInference.ts`). */
+  precision?: number
+]
 
 /** The evidence table being written: each distinct row once, referred to by its position. */
 export class EvidenceTable {
@@ -113,4 +120,10 @@ export interface InstitutionsData {
    * compiled before it was added: then nothing is lent.
    */
   readonly siblings?: string | undefined
+  /**
+   * The measured type rules (`typeInference.ts`) that type the hosts matched
+   * by a zone alone. Absent from indexes compiled before: then such hosts
+   * keep the zone's type.
+   */
+  readonly typeRules?: ReadonlyArray<TypeRuleRow> | undefined
 }

@@ -32,6 +32,7 @@ import type { Subdivisions } from "./Subdivisions.ts"
 import { decodeSiblings, withSiblings } from "./siblings.ts"
 import type { CuratedNonInstitution } from "./sources/curated.ts"
 import type { HipoSnapshot, RorRecordRow, RorSnapshot, SourceInfo, SwotSnapshot } from "./sources/SourceSnapshot.ts"
+import { withInferredTypes } from "./typeInference.ts"
 import { documentedZones, generalZonePolicy } from "./zones.ts"
 
 export interface CompileInputs {
@@ -192,7 +193,7 @@ export const compileInstitutionIndex = (inputs: CompileInputs): CompiledIndex =>
   for (const domain of swot.stoplist) builder.addDeny(domain, swotSource)
   for (const domain of swot.abused) builder.addAbused(domain, swotSource)
 
-  const data = withSiblings(builder.finish())
+  const data = withInferredTypes(withSiblings(builder.finish()))
   return {
     data,
     report: {
@@ -209,6 +210,12 @@ export const compileInstitutionIndex = (inputs: CompileInputs): CompiledIndex =>
       abused: data.abused.length,
       suffixRules: data.suffixRules.length,
       siblings: decodeSiblings(data.siblings).length,
+      typeRules: data.typeRules?.length ?? 0,
+      typesInferred: data.institutions.filter(
+        (row) =>
+          data.evidence[row[10][1]]?.[1].includes(":") === true &&
+          /^(label-word|zone-composition):/.test(data.evidence[row[10][1]]![1])
+      ).length,
       droppedPublicSuffixes: builder.report.droppedPublicSuffixes.length,
       droppedInvalid: builder.report.droppedInvalid.length
     }

@@ -1,0 +1,92 @@
+/**
+ * Scores unknown domains at run time (`candidates.ts`): the model compiled
+ * at build time (`dist/data/candidates.json`) with the knowledge of names
+ * and places built from the institution table in use, both made on the
+ * first unknown domain a table meets (about 0.3 s), and the answers for the
+ * last hosts met kept, so a domain seen again costs a look-up.
+ */
+import { parse } from "tldts"
+import type { Candidate } from "../../domain/InstitutionReview.ts"
+import { readBuiltInJson } from "../data/builtInData.ts"
+import {
+  buildCandidateKnowledge,
+  type CandidateKnowledge,
+  type CandidateModel,
+  candidateModelFormat,
+  featuresOf,
+  letterRatios,
+  placesOf,
+  scoreFeatures
+} from "./candidates.ts"
+import type { InstitutionTable } from "./InstitutionTable.ts"
+import { builtInSubdivisions } from "./Subdivisions.ts"
+
+export const candidateModelFile = "candidates.json"
+
+let builtInModel: CandidateModel | undefined
+
+/** The compiled model; throws `BuiltInDataMissing` when the build has not run. */
+export const builtInCandidateModel = (): CandidateModel => {
+  if (builtInModel === undefined) {
+    const model = readBuiltInJson(candidateModelFile) as CandidateModel
+    if (model.format !== candidateModelFormat) {
+      throw new Error(`${candidateModelFile}: format ${String(model.format)}, expected ${candidateModelFormat}`)
+    }
+    builtInModel = model
+  }
+  return builtInModel
+}
+
+/** How many hosts' candidates a table keeps. */
+const remembered = 10_000
+
+export class CandidateScorer {
+  readonly model: CandidateModel
+  readonly #knowledge: CandidateKnowledge
+  readonly #letters: ReadonlyMap<string, number>
+  /** The last hosts met, oldest first (a `Map` keeps insertion order). */
+  readonly #byHost = new Map<string, Candidate | null>()
+
+  constructor(model: CandidateModel, table: InstitutionTable) {
+    this.model = model
+    this.#letters = letterRatios(model.letters)
+    this.#knowledge = buildCandidateKnowledge({
+      institutions: table.institutions,
+      places: placesOf(builtInSubdivisions())
+    })
+  }
+
+  /** The candidate of a host's registrable domain, or null when the host has none (a bare suffix, an address literal). */
+  candidateOf(host: string): Candidate | null {
+    const known = this.#byHost.get(host)
+    if (known !== undefined) return known
+    const parsed = parse(host)
+    const candidate =
+      parsed.domain === null || parsed.domainWithoutSuffix === null || parsed.publicSuffix === null || parsed.isIp
+        ? null
+        : scoreFeatures(
+            this.model,
+            parsed.domain,
+            featuresOf(
+              { domain: parsed.domain, label: parsed.domainWithoutSuffix, suffix: parsed.publicSuffix },
+              this.#knowledge,
+              this.#letters
+            )
+          )
+    if (this.#byHost.size >= remembered) this.#byHost.delete(this.#byHost.keys().next().value!)
+    this.#byHost.set(host, candidate)
+    return candidate
+  }
+}
+
+const scorers = new WeakMap<InstitutionTable, CandidateScorer>()
+
+/** The scorer of a table, made on first use with the built-in model. */
+export const candidateScorer = (table: InstitutionTable): CandidateScorer => {
+  let scorer = scorers.get(table)
+  if (scorer === undefined) {
+    scorer = new CandidateScorer(builtInCandidateModel(), table)
+    scorers.set(table, scorer)
+  }
+  return scorer
+}

@@ -1,0 +1,475 @@
+/**
+ * How likely a domain no source lists is an academic institution, from the
+ * domain alone: the word families of its labels (`domainWords.ts`), the
+ * kind of zone it is registered in, whether its label holds a place of the
+ * zone's country or a word that names known institutions there, and its
+ * shape. Each of these is a feature; a logistic model weighs them
+ * (`trainCandidateModel`, fitted at build time on the bundled institutions
+ * against the project's own lists of non-institutions, free-mail
+ * providers and non-academic organisations: `scripts/data/candidateModel.ts`).
+ * The score is the model's probability; the signals are the features that
+ * fired, with their weights, so an operator sees why.
+ *
+ * The knowledge of names and places (`CandidateKnowledge`) is built from
+ * the index in use, so an imported index brings its own.
+ */
+import { type CountryCode, countryFromTld } from "../../domain/Country.ts"
+import { countryRows } from "../../domain/countries.data.ts"
+import type { Candidate, CandidateSignal } from "../../domain/InstitutionReview.ts"
+import { nameKey, nameWords } from "../../domain/nameKey.ts"
+import { familiesOf, type WordFamily, wordFamilies, type ZoneKind, zoneKindOf } from "./domainWords.ts"
+import type { Subdivisions } from "./Subdivisions.ts"
+
+export const candidateModelFormat = "campusgate-candidates/1"
+
+/**
+ * How institutions' labels are spelled, against other domains' labels: the
+ * log-likelihood ratio of each letter sequence of 3 and 4 (`hoch`, `uni`,
+ * `^uni`, `shop`), fitted on the same data. A label's mean ratio is one
+ * feature of the model (`letters:*`), so a word the lexicon lacks, in any
+ * language, still counts.
+ */
+export interface LetterModel {
+  /** `gram ratio` pairs, space-separated: compact in the compiled file. */
+  readonly grams: string
+}
+
+/** The fitted model: a bias and a weight per feature (log-odds), with how it was measured. */
+export interface CandidateModel {
+  readonly format: typeof candidateModelFormat
+  readonly letters: LetterModel
+  readonly bias: number
+  readonly weights: Readonly<Record<string, number>>
+  /** The score the docs recommend for `acceptCandidates.minScore`, and what it gave in cross-validation. */
+  readonly recommended: {
+    readonly minScore: number
+    readonly recall: number
+    readonly falsePositiveRate: number
+  }
+  /** Measured by 5-fold cross-validation on the training data. */
+  readonly auc: number
+  readonly trainedOn: { readonly positives: number; readonly negatives: number }
+}
+
+/** Names and places by country, to tell `hfmt-hamburg.de` from `hamburger-shop.de`. */
+export interface CandidateKnowledge {
+  /** Per country (`*` for all), the words (folded, 5+ letters) that name institutions there, with how many. */
+  readonly nameWords: ReadonlyMap<string, ReadonlyMap<string, number>>
+  /** Per country, the acronyms of its institutions (lower case), with how many. */
+  readonly acronyms: ReadonlyMap<string, ReadonlyMap<string, number>>
+  /** Per country (`*` for all), the names of its subdivisions and itself (folded, 5+ letters). */
+  readonly places: ReadonlyMap<string, ReadonlySet<string>>
+}
+
+/** What the knowledge is built from: each institution's names and country; each country's place names. */
+export interface KnowledgeInput {
+  readonly institutions: Iterable<{
+    readonly country: string | null
+    readonly name: string | null
+    readonly names: ReadonlyArray<string>
+  }>
+  readonly places: Iterable<readonly [country: string, names: ReadonlyArray<string>]>
+}
+
+/** Words that name no institution in particular: the lexicon's and the grammar's, across the datasets' languages. */
+const isGenericWord = (word: string): boolean => familiesOf([word]).length > 0 || word.length < 5
+
+const acronymPattern = /^[A-Z][A-Z0-9&]{1,7}$/
+
+/** The words of a name worth looking for in a label: folded, 5+ letters, not generic. */
+const distinctiveWords = (name: string): Array<string> =>
+  nameWords(name)
+    .map((word) => nameKey(word))
+    .filter((word) => /^[a-z]+$/.test(word) && !isGenericWord(word))
+
+const bump = (maps: Map<string, Map<string, number>>, country: string, key: string): void => {
+  let map = maps.get(country)
+  if (map === undefined) {
+    map = new Map()
+    maps.set(country, map)
+  }
+  map.set(key, (map.get(key) ?? 0) + 1)
+}
+
+/** A word in this many countries' names or more is a common word, not a name (`national`, `saint`). */
+const maxCountriesOfAName = 8
+
+export const buildCandidateKnowledge = (input: KnowledgeInput): CandidateKnowledge => {
+  const nameWordMaps = new Map<string, Map<string, number>>()
+  const acronyms = new Map<string, Map<string, number>>()
+  const countriesOfWord = new Map<string, Set<string>>()
+  for (const institution of input.institutions) {
+    const country = institution.country ?? "*"
+    const words = new Set<string>()
+    for (const name of [institution.name, ...institution.names]) {
+      if (name === null) continue
+      if (acronymPattern.test(name)) bump(acronyms, country, name.toLowerCase())
+      else for (const word of distinctiveWords(name)) words.add(word)
+    }
+    for (const word of words) {
+      bump(nameWordMaps, country, word)
+      if (country !== "*") bump(nameWordMaps, "*", word)
+      let countries = countriesOfWord.get(word)
+      if (countries === undefined) {
+        countries = new Set()
+        countriesOfWord.set(word, countries)
+      }
+      countries.add(country)
+    }
+  }
+  for (const [word, countries] of countriesOfWord) {
+    if (countries.size < maxCountriesOfAName) continue
+    for (const map of nameWordMaps.values()) map.delete(word)
+  }
+  const places = new Map<string, Set<string>>([["*", new Set()]])
+  for (const [country, names] of input.places) {
+    const set = places.get(country) ?? new Set<string>()
+    for (const name of names) {
+      for (const key of [nameKey(name), ...nameWords(name).map((w) => nameKey(w))]) {
+        if (/^[a-z]{5,}$/.test(key)) {
+          set.add(key)
+          places.get("*")!.add(key)
+        }
+      }
+    }
+    places.set(country, set)
+  }
+  return { nameWords: nameWordMaps, acronyms, places }
+}
+
+/** One fired feature: its id (the model's key) and what was seen. */
+export interface Feature {
+  readonly id: string
+  readonly detail: string
+  /** The feature's value: 1 for a feature that fired, the mean ratio for `letters`. */
+  readonly value: number
+}
+
+/** The registrable domain's parts: its first label (the name) and its public suffix. */
+export interface DomainParts {
+  readonly domain: string
+  readonly label: string
+  readonly suffix: string
+}
+
+/** What an institution's own words are, to leave out of its own features while fitting (leave-one-out). */
+export interface OwnWords {
+  readonly words: ReadonlySet<string>
+  readonly acronyms: ReadonlySet<string>
+}
+
+const vowels = /[aeiouy]/g
+
+/** The first substring of `text` (5 to 16 letters) that `has` accepts, longest first at each start. */
+const findWord = (text: string, has: (word: string) => boolean): string | undefined => {
+  for (let start = 0; start + 5 <= text.length; start++) {
+    for (let end = Math.min(text.length, start + 16); end - start >= 5; end--) {
+      const word = text.slice(start, end)
+      if (has(word)) return word
+    }
+  }
+  return undefined
+}
+
+const zoneDetail: Record<ZoneKind, string> = {
+  "academic-gtld": "an academic top-level domain",
+  "commercial-sld": "a commercial second-level zone",
+  "organisation-sld": "an organisations' second-level zone",
+  "government-sld": "a government second-level zone",
+  cctld: "a country-code top-level domain",
+  "generic-cctld": "a country code sold as a generic top-level domain",
+  com: ".com",
+  org: ".org",
+  net: ".net",
+  gtld: "a generic top-level domain"
+}
+
+const familyDetail: Record<WordFamily, string> = {
+  university: "a university word",
+  college: "a college word",
+  polytechnic: "a polytechnic word",
+  institute: "an institute word",
+  academy: "an academy word",
+  school: "a school word",
+  k12: "a school-district word",
+  arts: "an arts or music word",
+  medicine: "a medicine word",
+  science: "a science word",
+  research: "a research word",
+  education: "an education word",
+  seminary: "a seminary or theology word",
+  hospital: "a hospital or health word",
+  government: "a government word",
+  commerce: "a commercial word",
+  media: "a media word",
+  technology: "a technology word"
+}
+
+/** The letter sequences of a label (3 and 4 letters, with `^` and `$` at its ends). */
+export const gramsOf = (label: string): Array<string> => {
+  const text = `^${label.replace(/[^a-z]/g, "")}$`
+  const grams: Array<string> = []
+  for (let n = 3; n <= 4; n++) for (let i = 0; i + n <= text.length; i++) grams.push(text.slice(i, i + n))
+  return grams
+}
+
+/** Reads a letter model into a map. */
+export const letterRatios = (letters: LetterModel): ReadonlyMap<string, number> => {
+  const map = new Map<string, number>()
+  const parts = letters.grams.split(" ")
+  for (let i = 0; i + 1 < parts.length; i += 2) map.set(parts[i]!, Number(parts[i + 1]))
+  return map
+}
+
+/**
+ * Fits a letter model: each sequence's smoothed log ratio of its share among
+ * positive labels to its share among negative ones, kept when it was seen
+ * at least `minCount` times and says something (|ratio| ≥ 0.2).
+ */
+export const fitLetters = (
+  labels: ReadonlyArray<{ readonly label: string; readonly positive: boolean }>,
+  minCount = 4
+): LetterModel => {
+  const counts = new Map<string, [number, number]>()
+  let positives = 0
+  let negatives = 0
+  for (const { label, positive } of labels) {
+    for (const gram of new Set(gramsOf(label))) {
+      let pair = counts.get(gram)
+      if (pair === undefined) {
+        pair = [0, 0]
+        counts.set(gram, pair)
+      }
+      pair[positive ? 0 : 1]++
+    }
+    if (positive) positives++
+    else negatives++
+  }
+  const kept: Array<string> = []
+  for (const [gram, [p, n]] of [...counts].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+    if (p + n < minCount) continue
+    const ratio = Math.log((p + 1) / (positives + 2) / ((n + 1) / (negatives + 2)))
+    if (Math.abs(ratio) >= 0.2) kept.push(gram, (Math.round(ratio * 100) / 100).toString())
+  }
+  return { grams: kept.join(" ") }
+}
+
+/** A label's mean letter ratio and the sequences that speak most for it. */
+const letterScore = (ratios: ReadonlyMap<string, number>, label: string): { mean: number; top: Array<string> } => {
+  const grams = gramsOf(label)
+  let sum = 0
+  const seen: Array<[string, number]> = []
+  for (const gram of grams) {
+    const ratio = ratios.get(gram) ?? 0
+    sum += ratio
+    if (ratio !== 0) seen.push([gram, ratio])
+  }
+  const mean = grams.length === 0 ? 0 : sum / grams.length
+  seen.sort((a, b) => (mean >= 0 ? b[1] - a[1] : a[1] - b[1]))
+  return { mean, top: seen.slice(0, 3).map(([gram]) => gram.replace(/[$^]/g, "")) }
+}
+
+/** Every feature id the model knows, in a fixed order. */
+export const featureIds: ReadonlyArray<string> = [
+  ...wordFamilies.map((family) => `family:${family}`),
+  ...(Object.keys(zoneDetail) as Array<ZoneKind>).map((kind) => `zone:${kind}`),
+  "letters",
+  "place",
+  "known-name",
+  "known-acronym",
+  "shape:acronym",
+  "shape:digits",
+  "shape:hyphens",
+  "shape:short",
+  "shape:long",
+  "shape:no-word"
+]
+
+/**
+ * The features of a registrable domain. `own` leaves an institution's own
+ * words and acronyms out (fitting on the institutions themselves: a word
+ * known only from the domain's own institution says nothing).
+ */
+export const featuresOf = (
+  parts: DomainParts,
+  knowledge: CandidateKnowledge,
+  letters: ReadonlyMap<string, number>,
+  own?: OwnWords
+): Array<Feature> => {
+  const features: Array<Feature> = []
+  const label = parts.label
+  const spelled = letterScore(letters, label)
+  const mean = Math.round(spelled.mean * 100) / 100
+  features.push({
+    id: "letters",
+    detail: `${label} is spelled ${mean >= 0.3 ? "like institutions' domains" : mean <= -0.3 ? "like other domains" : "like any domain"}${spelled.top.length === 0 ? "" : ` (${spelled.top.map((g) => `"${g}"`).join(", ")})`}`,
+    value: mean
+  })
+  const families = familiesOf([label])
+  for (const hit of families) {
+    features.push({
+      id: `family:${hit.family}`,
+      detail: `"${hit.stem}" in ${hit.label}: ${familyDetail[hit.family]}`,
+      value: 1
+    })
+  }
+  const zone = zoneKindOf(parts.suffix)
+  features.push({ id: `zone:${zone}`, detail: `registered under ${parts.suffix}: ${zoneDetail[zone]}`, value: 1 })
+  const tld = parts.suffix.slice(parts.suffix.lastIndexOf(".") + 1)
+  const country = tld.length === 2 ? (countryFromTld(tld) ?? "*") : "*"
+  const text = label.replace(/[^a-z]/g, "")
+  const places = knowledge.places.get(country) ?? knowledge.places.get("*")!
+  const place = findWord(text, (word) => places.has(word))
+  if (place !== undefined)
+    features.push({ id: "place", detail: `"${place}" is a place${country === "*" ? "" : ` in ${country}`}`, value: 1 })
+  const words = knowledge.nameWords.get(country)
+  if (words !== undefined) {
+    const known = findWord(text, (word) => {
+      const count = words.get(word)
+      return count !== undefined && count - (own?.words.has(word) ? 1 : 0) >= 2 && word !== place
+    })
+    if (known !== undefined) {
+      features.push({
+        id: "known-name",
+        detail: `"${known}" is in the names of ${words.get(known)! - (own?.words.has(known) ? 1 : 0)} known institutions${country === "*" ? "" : ` in ${country}`}`,
+        value: 1
+      })
+    }
+  }
+  const acronyms = knowledge.acronyms.get(country)
+  const parts_ = label.split("-")
+  const acronym = parts_.find((part) => {
+    const count = acronyms?.get(part)
+    return count !== undefined && count - (own?.acronyms.has(part) ? 1 : 0) > 0
+  })
+  if (acronym !== undefined)
+    features.push({ id: "known-acronym", detail: `"${acronym}" is a known institution's acronym`, value: 1 })
+  const plain = /^[a-z]{2,6}$/.test(label)
+  if (plain && families.length === 0 && (label.match(vowels)?.length ?? 0) <= 1) {
+    features.push({ id: "shape:acronym", detail: `${label} reads as an acronym`, value: 1 })
+  }
+  if (/[0-9]/.test(label)) features.push({ id: "shape:digits", detail: `${label} has digits`, value: 1 })
+  if (label.split("-").length > 2)
+    features.push({ id: "shape:hyphens", detail: `${label} has several hyphens`, value: 1 })
+  if (label.length <= 3)
+    features.push({ id: "shape:short", detail: `${label} is ${label.length} characters`, value: 1 })
+  if (label.length > 20) features.push({ id: "shape:long", detail: `${label} is ${label.length} characters`, value: 1 })
+  if (families.length === 0 && place === undefined)
+    features.push({ id: "shape:no-word", detail: "no word the lexicon knows", value: 1 })
+  return features
+}
+
+const sigmoid = (x: number): number => 1 / (1 + Math.exp(-x))
+
+/** The probability a fitted bias and weights give `features`. */
+export const probability = (
+  fitted: { readonly bias: number; readonly weights: Readonly<Record<string, number>> },
+  features: ReadonlyArray<Pick<Feature, "id" | "value">>
+): number => {
+  let logit = fitted.bias
+  for (const f of features) logit += (fitted.weights[f.id] ?? 0) * f.value
+  return sigmoid(logit)
+}
+
+/** The model's probability for the features, with each feature's signal. */
+export const scoreFeatures = (model: CandidateModel, domain: string, features: ReadonlyArray<Feature>): Candidate => {
+  let logit = model.bias
+  const signals: Array<CandidateSignal> = []
+  for (const feature of features) {
+    const weight = (model.weights[feature.id] ?? 0) * feature.value
+    logit += weight
+    if (weight !== 0)
+      signals.push({ signal: feature.id, detail: feature.detail, weight: Math.round(weight * 100) / 100 })
+  }
+  signals.sort((a, b) => Math.abs(b.weight) - Math.abs(a.weight))
+  return { domain, score: Math.round(sigmoid(logit) * 1000) / 1000, signals }
+}
+
+/** A training example: its features and whether it is an institution. */
+export interface Example {
+  readonly features: ReadonlyArray<Pick<Feature, "id" | "value">>
+  readonly positive: boolean
+}
+
+/**
+ * Fits the weights by gradient descent on the log-loss with an L2 penalty
+ * (λ), positives and negatives weighted to count alike. Deterministic.
+ */
+export const fitLogistic = (
+  examples: ReadonlyArray<Example>,
+  options: { readonly iterations?: number; readonly l2?: number; readonly rate?: number } = {}
+): { bias: number; weights: Record<string, number> } => {
+  const iterations = options.iterations ?? 1500
+  const l2 = options.l2 ?? 1e-4
+  const rate = options.rate ?? 2
+  const index = new Map(featureIds.map((id, i) => [id, i]))
+  const rows = examples.map((example) => {
+    const known = example.features.filter((f) => index.has(f.id))
+    return {
+      features: known.map((f) => index.get(f.id)!),
+      values: known.map((f) => f.value),
+      positive: example.positive
+    }
+  })
+  const positives = rows.filter((row) => row.positive).length
+  const negatives = rows.length - positives
+  const classWeight = (positive: boolean) => (positive ? rows.length / (2 * positives) : rows.length / (2 * negatives))
+  const weights = new Float64Array(featureIds.length)
+  let bias = 0
+  for (let step = 0; step < iterations; step++) {
+    const gradient = new Float64Array(featureIds.length)
+    let biasGradient = 0
+    for (const row of rows) {
+      let logit = bias
+      for (let k = 0; k < row.features.length; k++) logit += weights[row.features[k]!]! * row.values[k]!
+      const error = (sigmoid(logit) - (row.positive ? 1 : 0)) * classWeight(row.positive)
+      biasGradient += error
+      for (let k = 0; k < row.features.length; k++) gradient[row.features[k]!]! += error * row.values[k]!
+    }
+    bias -= (rate * biasGradient) / rows.length
+    for (let i = 0; i < weights.length; i++) weights[i]! -= rate * (gradient[i]! / rows.length + l2 * weights[i]!)
+  }
+  const named: Record<string, number> = {}
+  featureIds.forEach((id, i) => {
+    const weight = Math.round(weights[i]! * 1000) / 1000
+    if (weight !== 0) named[id] = weight
+  })
+  return { bias: Math.round(bias * 1000) / 1000, weights: named }
+}
+
+/** The area under the ROC curve of scores for positives against negatives (ties count half). */
+export const rocAuc = (positives: ReadonlyArray<number>, negatives: ReadonlyArray<number>): number => {
+  const all = [...positives.map((s) => [s, 1] as const), ...negatives.map((s) => [s, 0] as const)].sort(
+    (a, b) => a[0] - b[0]
+  )
+  let rankSum = 0
+  for (let i = 0; i < all.length; ) {
+    let j = i
+    while (j < all.length && all[j]![0] === all[i]![0]) j++
+    const rank = (i + j + 1) / 2
+    for (let k = i; k < j; k++) if (all[k]![1] === 1) rankSum += rank
+    i = j
+  }
+  const p = positives.length
+  const n = negatives.length
+  return (rankSum - (p * (p + 1)) / 2) / (p * n)
+}
+
+/** The places of every country: its names and its subdivisions' names. */
+export const placesOf = (subdivisions: Subdivisions): Array<readonly [string, ReadonlyArray<string>]> =>
+  countryRows.map(([alpha2, , ...names]) => [
+    alpha2,
+    [...names, ...subdivisions.regionsOf(alpha2 as CountryCode).flatMap((code) => subdivisions.regionName(code) ?? [])]
+  ])
+
+/** An institution's own words and acronyms, left out of its own features while fitting. */
+export const ownWordsOf = (name: string | null, names: ReadonlyArray<string>): OwnWords => {
+  const words = new Set<string>()
+  const acronyms = new Set<string>()
+  for (const each of [name, ...names]) {
+    if (each === null) continue
+    if (acronymPattern.test(each)) acronyms.add(each.toLowerCase())
+    else for (const word of distinctiveWords(each)) words.add(word)
+  }
+  return { words, acronyms }
+}
