@@ -6,6 +6,7 @@
 import * as HttpApi from "effect/http-api/HttpApi"
 import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
 import * as OpenApi from "effect/http-api/OpenApi"
+import { InstitutionReviewsApi } from "./institutionReviews.ts"
 import { InstitutionsApi } from "./institutions.ts"
 import { JobsApi } from "./jobs.ts"
 import { OffersApi } from "./offers.ts"
@@ -42,6 +43,7 @@ export class CampusgateApi extends HttpApi.make("campusgate")
   .add(OffersApi)
   .add(TargetGroupsApi)
   .add(InstitutionsApi)
+  .add(InstitutionReviewsApi)
   .add(StatusApi)
   .add(VerificationsApi)
   .middleware(RequestErrors)

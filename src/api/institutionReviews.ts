@@ -17,7 +17,7 @@ import { ReasonCode } from "../domain/ReasonCode.ts"
 import { RegionCode } from "../domain/Region.ts"
 import { Authorization, RequiredScope } from "./Authorization.ts"
 import { BadRequest, Conflict, NotFound, ServiceUnavailable, TooManyRequests } from "./problems.ts"
-import { Page, pageQueryFields } from "./resources.ts"
+import { pageQueryFields } from "./resources.ts"
 
 export const ReviewSort = Schema.Literals(["count", "score", "recent"])
 export type ReviewSort = typeof ReviewSort.Type

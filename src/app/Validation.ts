@@ -3,7 +3,9 @@
  * (offer, email) pairs, a job's chunk — against the snapshot in force, with
  * the team rule applied (`domain/visibility.ts`: what a viewer cannot see is
  * not found), every result counted in the validation metrics and every
- * offer validation recorded in the offer's usage statistics. The library
+ * offer validation recorded in the offer's usage statistics, and every
+ * result that met a domain no source lists recorded in the team's review
+ * queue (`reviews/ReviewQueue.ts`). The library
  * facade, the HTTP handlers, the fast path and the job runner call this and
  * nothing below it, so "validate, then record" is written once.
  *
@@ -17,6 +19,8 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import { ReviewQueue } from "../reviews/ReviewQueue.ts"
 import { UsageStatistics } from "../stats/UsageStatistics.ts"
 import { Snapshot } from "./Snapshot.ts"
 import { type Counters, makeValidation, type ValidationService } from "./ValidationService.ts"
@@ -46,10 +50,12 @@ export class Validation extends Context.Service<Validation, ValidationService>()
   /** The service over a snapshot holder, usage statistics and counters (`makeValidation`). */
   static readonly make = makeValidation
 
+  /** With a `ReviewQueue` in the context, results that met an unknown domain are recorded for review. */
   static readonly layer: Layer.Layer<Validation, never, Snapshot | UsageStatistics | ValidationCounters> = Layer.effect(
     Validation,
     Effect.gen(function* () {
-      return Validation.of(Validation.make(yield* Snapshot, yield* UsageStatistics, yield* ValidationCounters))
+      const reviews = Option.getOrUndefined(yield* Effect.serviceOption(ReviewQueue))
+      return Validation.of(Validation.make(yield* Snapshot, yield* UsageStatistics, yield* ValidationCounters, reviews))
     })
   )
 }

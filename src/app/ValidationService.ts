@@ -11,11 +11,12 @@ import { OfferNotFound, TargetGroupNotFound } from "../domain/errors.ts"
 import type { MadeHashes, UsageTally } from "../domain/OfferUsage.ts"
 import { type ResultRow, type RowVerdict, toOfferResultRow, toResultRow } from "../domain/ResultRow.ts"
 import type { OfferValidationResult, ValidationResult } from "../domain/ValidationResult.ts"
-import type { Viewer } from "../domain/visibility.ts"
+import { ALL_TEAMS, type Viewer } from "../domain/visibility.ts"
 import type { PlainForms } from "../engine/email/plainAddress.ts"
 import { evaluateOffer } from "../engine/targeting/evaluateOffer.ts"
 import { evaluateTargetGroup } from "../engine/targeting/evaluateTargetGroup.ts"
 import { explainResult } from "../engine/targeting/explainResult.ts"
+import type { ReviewQueue } from "../reviews/ReviewQueue.ts"
 import type { UsageStatistics } from "../stats/UsageStatistics.ts"
 import { offerRowVerdicts, targetGroupRowVerdicts } from "./rowVerdicts.ts"
 import type { ConfigSnapshot } from "./Snapshot.ts"
@@ -122,18 +123,51 @@ export interface ValidationService {
   ): ReadonlyArray<RowVerdict>
 }
 
-/** The service over a snapshot holder, usage statistics and counters. */
+/** Where unknown domains are recorded for review (`reviews/ReviewQueue.ts`); nothing where absent. */
+export type Sightings = Pick<ReviewQueue["Service"], "sighted">
+
+const noSightings: Sightings = { sighted: () => undefined }
+
+/** The team a result is recorded for: the viewer's, else (the library sees all teams) the target's own. */
+const teamOf = (viewer: Viewer, owner: { readonly team?: string | undefined }): string | undefined =>
+  viewer === ALL_TEAMS ? owner.team : viewer
+
+/** An offer's results, each group's recorded (a group that met an unknown domain says so; the rest cost a comparison). */
+const sightOffer = (sightings: Sightings, team: string | undefined, result: OfferValidationResult): void => {
+  if (team === undefined) return
+  const groups = result.results
+  for (let i = 0; i < groups.length; i++) {
+    const code = groups[i]!.reasonCode
+    if (code === "UNKNOWN_INSTITUTION" || code === "LIKELY_INSTITUTION") {
+      sightings.sighted(team, groups[i]!)
+      return
+    }
+  }
+}
+
+/** The service over a snapshot holder, usage statistics, counters and the review queue. */
 export const makeValidation = (
   snapshot: { current(): Pick<ConfigSnapshot, "engine"> },
   usage: Pick<UsageStatistics["Service"], "record" | "recordMany">,
-  counters: Counters
+  counters: Counters,
+  sightings: Sightings = noSightings
 ): ValidationService => {
+  const sightGroup = (team: string | undefined, result: ValidationResult): void => {
+    const code = result.reasonCode
+    if (team !== undefined && (code === "UNKNOWN_INSTITUTION" || code === "LIKELY_INSTITUTION"))
+      sightings.sighted(team, result)
+  }
   const manyTargetGroup = (viewer: Viewer, emails: ReadonlyArray<string>, targetGroupId: string) => {
     const { engine } = snapshot.current()
     const group = visibleTargetGroup(engine, viewer, targetGroupId)
     if (group === undefined) return targetGroupNotFound(targetGroupId)
     const results = new Array<ValidationResult>(emails.length)
-    for (let i = 0; i < emails.length; i++) results[i] = evaluateTargetGroup(group, engine.context, emails[i]!)
+    const team = teamOf(viewer, group.targetGroup)
+    for (let i = 0; i < emails.length; i++) {
+      const result = evaluateTargetGroup(group, engine.context, emails[i]!)
+      results[i] = result
+      sightGroup(team, result)
+    }
     counters.validatedAll(results)
     return results
   }
@@ -143,7 +177,12 @@ export const makeValidation = (
     if (offer === undefined) return offerNotFound(offerId)
     const at = engine.now()
     const results = new Array<OfferValidationResult>(emails.length)
-    for (let i = 0; i < emails.length; i++) results[i] = evaluateOffer(offer, engine.context, emails[i]!, at)
+    const team = teamOf(viewer, offer.offer)
+    for (let i = 0; i < emails.length; i++) {
+      const result = evaluateOffer(offer, engine.context, emails[i]!, at)
+      results[i] = result
+      sightOffer(sightings, team, result)
+    }
     counters.validatedAll(results)
     if (tally === undefined) usage.recordMany(offerId, emails, results, at)
     else tally.recordMany(emails, results, at)
@@ -171,6 +210,7 @@ export const makeValidation = (
       if (group === undefined) return targetGroupNotFound(targetGroupId)
       const result = evaluateTargetGroup(group, engine.context, email)
       counters.validated(result)
+      sightGroup(teamOf(viewer, group.targetGroup), result)
       return result
     },
     explainTargetGroup: (viewer, email, targetGroupId) => {
@@ -180,6 +220,7 @@ export const makeValidation = (
       if (group === undefined) return targetGroupNotFound(targetGroupId)
       const result = evaluateTargetGroup(group, engine.context, email)
       counters.validated(result)
+      sightGroup(teamOf(viewer, group.targetGroup), result)
       return { result, explanation: explainResult(group, engine.context, result) }
     },
     offer: (viewer, email, offerId) => {
@@ -190,6 +231,7 @@ export const makeValidation = (
       const result = evaluateOffer(offer, engine.context, email, at)
       counters.validated(result)
       usage.record(offerId, email, result, at)
+      sightOffer(sightings, teamOf(viewer, offer.offer), result)
       return result
     },
     manyTargetGroup,
@@ -202,6 +244,7 @@ export const makeValidation = (
         if (offer === undefined) return offerNotFound(offerId)
         const result = evaluateOffer(offer, engine.context, email, at)
         usage.record(offerId, email, result, at)
+        sightOffer(sightings, teamOf(viewer, offer.offer), result)
         return result
       })
       counters.validatedAll(results)

@@ -11,9 +11,11 @@ import * as Effect from "effect/Effect"
 import { type ConfigLoad, type ConfigLocation, loadConfig, resolveDataDir } from "../config/loadConfig.ts"
 import type { ConfigLoader } from "../config/loadConfigThread.ts"
 import { configFromResources, type InMemoryResources } from "../config/resourcesConfig.ts"
+import { reviewedKey, reviewedYaml } from "../config/reviewedDatasets.ts"
 import type { DatasetSpec } from "../engine/institutions/userDatasets.ts"
 import { ApiKeyStore } from "../keys/ApiKeyStore.ts"
 import { makeFileResourceStore, type ResourceStore } from "../resources/ResourceStore.ts"
+import type { ReviewStore } from "../reviews/ReviewStore.ts"
 
 /** Where the configuration is read from. */
 export interface SnapshotSource {
@@ -31,6 +33,12 @@ export interface DirectoryStores {
   readonly resources?: ResourceStore["Service"] | undefined
   /** API keys (default: the `api-keys.yaml` files of the config and data directories). */
   readonly keys?: ApiKeyStore["Service"] | undefined
+  /**
+   * The review store: its approvals count as a reviewed dataset and its
+   * rejections end what a file still approves (default: none; the reviewed
+   * files of both directories are read whatever the store).
+   */
+  readonly reviews?: ReviewStore["Service"] | undefined
 }
 
 /** A store that cannot be read fails the load, like a broken file: the last good snapshot keeps serving. */
@@ -48,7 +56,24 @@ export const directorySource = (location: ConfigLocation, stores: DirectoryStore
       const targetGroups = yield* resources.list("targetGroup").pipe(Effect.catch(unreadable("resources")))
       const offers = yield* resources.list("offer").pipe(Effect.catch(unreadable("resources")))
       const apiKeys = yield* keys.documents.pipe(Effect.catch(unreadable("apiKeys")))
-      const documents = { targetGroups, offers, apiKeys }
+      const decisions =
+        stores.reviews === undefined
+          ? undefined
+          : yield* stores.reviews.decisions().pipe(Effect.catch(unreadable("reviews")))
+      const documents = {
+        targetGroups,
+        offers,
+        apiKeys,
+        ...(decisions === undefined
+          ? {}
+          : {
+              reviewed:
+                decisions.approvals.length === 0
+                  ? []
+                  : [{ location: "review store (approvals)", text: reviewedYaml(decisions.approvals) }],
+              reviewedRejected: decisions.rejections.map((rejection) => reviewedKey(rejection.team, rejection.domain))
+            })
+      }
       const { loader } = stores
       return loader === undefined
         ? loadConfig(location, documents)

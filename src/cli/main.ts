@@ -13,6 +13,7 @@ import { inspectCommand } from "./commands/inspect.ts"
 import { keysCommand } from "./commands/keys.ts"
 import { migrateCommand } from "./commands/migrate.ts"
 import { outboxCommand } from "./commands/outbox.ts"
+import { reviewCommand } from "./commands/review.ts"
 import { schemaCommand } from "./commands/schema.ts"
 import { serveCommand } from "./commands/serve.ts"
 
@@ -23,6 +24,7 @@ const campusgate = Command.make("campusgate").pipe(
     checkCommand,
     inspectCommand,
     keysCommand,
+    reviewCommand,
     outboxCommand,
     schemaCommand,
     dataCommand,

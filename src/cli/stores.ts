@@ -2,7 +2,8 @@
  * The stores a command works on, as the daemon would open them
  * (`server/stores.ts`): the data directory's files, or the Redis server
  * campusgate.yaml (or CAMPUSGATE_REDIS_URL) names, so `campusgate keys`
- * creates and revokes keys where every daemon reads them.
+ * creates and revokes keys (and `campusgate review` decides) where every
+ * daemon reads them.
  */
 import { resolve } from "node:path"
 import * as Effect from "effect/Effect"
@@ -11,6 +12,8 @@ import type * as Scope from "effect/Scope"
 import { ApiKeyStore, type ApiKeyStoreService } from "../keys/ApiKeyStore.ts"
 import type { KeyDirectories } from "../keys/apiKeyFiles.ts"
 import { makeRedisApiKeyStore } from "../keys/apiKeyRedis.ts"
+import { ReviewStore } from "../reviews/ReviewStore.ts"
+import { makeRedisReviewStore } from "../reviews/reviewRedis.ts"
 import { storeSettingsOf } from "../server/stores.ts"
 import { redisStoreLayer } from "../store/redis.ts"
 import { SigningKeyStore, type SigningKeyStoreService } from "../verification/SigningKeyStore.ts"
@@ -40,4 +43,15 @@ export const signingKeyStoreFor = (
     const redis = yield* redisFor(configDir)
     if (redis === undefined) return SigningKeyStore.makeFiles(dataDir)
     return yield* Effect.provide(SigningKeyStore.makeRedis, redis)
+  })
+
+/** The review store of the deployment (the data directory's `reviews/`, or Redis). */
+export const reviewStoreFor = (
+  configDir: string,
+  dataDir: string
+): Effect.Effect<{ readonly store: ReviewStore["Service"]; readonly redis: boolean }, unknown, Scope.Scope> =>
+  Effect.gen(function* () {
+    const redis = yield* redisFor(configDir)
+    if (redis === undefined) return { store: yield* ReviewStore.makeFiles(dataDir), redis: false }
+    return { store: ReviewStore.of(yield* Effect.provide(makeRedisReviewStore, redis)), redis: true }
   })

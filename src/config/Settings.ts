@@ -233,6 +233,14 @@ export const Settings = Schema.Struct({
     }),
     {}
   ),
+  /** The institution review queue: unknown domains the teams' traffic met. */
+  reviews: withDefault(
+    Schema.Struct({
+      /** The most undecided domains a team's queue keeps; past it the least met are dropped (and counted). */
+      maxDomainsPerTeam: withDefault(PositiveInt, 10000)
+    }),
+    {}
+  ),
   logging: withDefault(
     Schema.Struct({
       level: withDefault(Schema.Literals(["debug", "info", "warn", "error"]), "info"),

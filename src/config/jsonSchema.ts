@@ -242,6 +242,11 @@ const settingsAdditions: Additions = [
     "statistics.flushIntervalMs",
     describe("How often counters are written to the data directory (a crash loses at most this much).")
   ],
+  ["reviews", describe("The institution review queue: unknown domains the teams' traffic met.")],
+  [
+    "reviews.maxDomainsPerTeam",
+    describe("The most undecided domains a team's queue keeps; past it the least met are dropped and counted.")
+  ],
   ["logging", describe("Logging.")],
   ["logging.level", describe("The lowest level logged; env CAMPUSGATE_LOG_LEVEL.")],
   ["logging.logEmails", describe("Write full email addresses in logs (off: only their domain).")],

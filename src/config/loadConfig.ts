@@ -16,6 +16,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { type ApiKeyRecord, ApiKeysFile } from "../domain/ApiKey.ts"
 import type { ConfigurationProblem } from "../domain/errors.ts"
+import type { ReviewedInstitution } from "../domain/InstitutionReview.ts"
 import type { TemplateFile } from "../domain/MessageTemplate.ts"
 import { Offer } from "../domain/Offer.ts"
 import { TargetGroup } from "../domain/TargetGroup.ts"
@@ -38,6 +39,7 @@ import {
   rawReferences,
   type SourceFile
 } from "./references.ts"
+import { decodeReviewed, mergeReviewed, REVIEWED_CONFIG_FILE, REVIEWED_DATA_FILE } from "./reviewedDatasets.ts"
 import type { Settings } from "./Settings.ts"
 import { dataDirFor, loadSettings, teamsOf } from "./settingsFile.ts"
 import { type DecodeCache, decodeYaml, rawDocument, rawStringField, type YamlDecoded } from "./yamlDecode.ts"
@@ -63,6 +65,12 @@ export interface LoadedConfig {
   readonly offers: ReadonlyArray<Offer>
   readonly apiKeys: ReadonlyArray<ApiKeyRecord>
   readonly datasets: ReadonlyArray<DatasetSpec>
+  /**
+   * Institutions approved from the review queue, each for its team's targets
+   * (`datasets/reviewed.yaml` in the config directory, `reviewed.yaml` in the
+   * data directory, and the Redis store's approvals).
+   */
+  readonly reviewed: ReadonlyArray<ReviewedInstitution>
   /** Overrides of the verification messages by locale (`templates/<locale>.yaml`). */
   readonly templates: ReadonlyMap<string, TemplateFile>
   /** The certificate authorities (PEM) `verification.mail.smtp.ca` names, read with the config. */
@@ -89,6 +97,10 @@ export interface DataDocuments {
     readonly location: string
     readonly text: string
   }>
+  /** The store's approvals as reviewed datasets (Redis); the files of both directories are read besides. */
+  readonly reviewed?: ReadonlyArray<{ readonly location: string; readonly text: string }> | undefined
+  /** `team/domain` of the store's rejections: an approval a file still holds no longer counts. */
+  readonly reviewedRejected?: ReadonlyArray<string> | undefined
 }
 
 const noDocuments: DataDocuments = { targetGroups: [], offers: [], apiKeys: [] }
@@ -255,7 +267,7 @@ const loadWith = (location: ConfigLocation, data: DataDocuments, cache: DecodeCa
     }
   })
 
-  const stored = (documents: DataDocuments[keyof DataDocuments]): Array<SourceFile> =>
+  const stored = (documents: DataDocuments["offers"]): Array<SourceFile> =>
     documents.map(({ location, text }) => ({ store: "data", path: location, text }))
   const yamlFiles = (directory: string) => [
     ...resourceFiles(configDir, "config", directory),
@@ -313,6 +325,23 @@ const loadWith = (location: ConfigLocation, data: DataDocuments, cache: DecodeCa
   checkTargetGroups(references, offerReferences, problems)
 
   const datasets = readDatasets(configDir, settings.datasets, settingsFile, problems)
+  // The files are the team's to fix (an undeclared team is a problem); the store's approvals of a team no longer
+  // declared are left out, so removing a team does not stop the configuration from loading.
+  const reviewedTeams = readable ? teams : undefined
+  const reviewedFiles = [join(configDir, REVIEWED_CONFIG_FILE), join(dataDir, REVIEWED_DATA_FILE)].flatMap((path) =>
+    existsSync(path) ? [{ store: "config" as const, path, text: readFileSync(path, "utf8") }] : []
+  )
+  const reviewed = mergeReviewed(
+    [
+      ...reviewedFiles.map((file) => decodeReviewed(file, reviewedTeams, problems)),
+      ...(data.reviewed ?? []).map(({ location, text }) =>
+        decodeReviewed({ store: "data", path: location, text }, undefined, problems).filter((approval) =>
+          teams.has(approval.team)
+        )
+      )
+    ],
+    new Set(data.reviewedRejected ?? [])
+  )
   const templates = loadMessageTemplates(configDir, problems)
   const smtpCa = readSmtpCa(configDir, settings, settingsFile, problems)
   if (problems.length > 0)
@@ -330,6 +359,7 @@ const loadWith = (location: ConfigLocation, data: DataDocuments, cache: DecodeCa
       offers: offers.decoded.map((item) => item.value),
       apiKeys: apiKeys.map((item) => item.value),
       datasets,
+      reviewed,
       templates,
       smtpCa,
       origins: { targetGroups: origins(groupsById), offers: origins(offersById), apiKeys: origins(keysById) }

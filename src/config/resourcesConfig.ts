@@ -41,6 +41,7 @@ export const configFromResources = (
       offers,
       apiKeys: [],
       datasets,
+      reviewed: [],
       templates: new Map(),
       smtpCa: undefined,
       origins: { targetGroups: new Map(), offers: new Map(), apiKeys: new Map() }

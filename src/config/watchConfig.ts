@@ -1,8 +1,9 @@
 /**
  * Watches the config and data directories and calls back, debounced, when a
  * file that can change the configuration changes: `campusgate.yaml`,
- * `api-keys.yaml`, and the YAML files under `target-groups/`, `offers/`
- * and `templates/` (verification messages).
+ * `api-keys.yaml`, the YAML files under `target-groups/`, `offers/`
+ * and `templates/` (verification messages), and the reviewed dataset
+ * (`datasets/reviewed.yaml`, or `reviewed.yaml` in the data directory).
  *
  * Built on chokidar, polling the few paths that matter every 100 ms, not on
  * change events. Event watchers follow a file's inode: Node's recursive
@@ -26,12 +27,15 @@ import { watch } from "chokidar"
 import { isTemporaryFile } from "../store/atomicWrite.ts"
 import { API_KEYS_FILE, OFFERS_DIR, SETTINGS_FILE, TARGET_GROUPS_DIR } from "./layout.ts"
 import { TEMPLATES_DIR } from "./messageTemplates.ts"
+import { REVIEWED_CONFIG_FILE, REVIEWED_DATA_FILE } from "./reviewedDatasets.ts"
 
 /** How often each watched path is checked. */
 const POLL_INTERVAL_MS = 100
 
 const RESOURCE_DIRS: ReadonlySet<string> = new Set([TARGET_GROUPS_DIR, OFFERS_DIR, TEMPLATES_DIR])
-const TOP_FILES: ReadonlySet<string> = new Set([SETTINGS_FILE, API_KEYS_FILE])
+const TOP_FILES: ReadonlySet<string> = new Set([SETTINGS_FILE, API_KEYS_FILE, REVIEWED_DATA_FILE])
+/** The reviewed dataset in the config directory (`datasets/reviewed.yaml`): the one file of `datasets/` watched. */
+const [REVIEWED_DIR, REVIEWED_NAME] = REVIEWED_CONFIG_FILE.split(sep) as [string, string]
 
 /** Whether `path`, inside one of `roots`, can change the configuration (or leads to what can). */
 const isWatched = (roots: ReadonlyArray<string>, path: string): boolean => {
@@ -42,7 +46,8 @@ const isWatched = (roots: ReadonlyArray<string>, path: string): boolean => {
     const parts = inside.split(sep)
     const name = parts[parts.length - 1]!
     if (name.startsWith(".") || isTemporaryFile(name)) return false
-    if (parts.length === 1) return TOP_FILES.has(name) || RESOURCE_DIRS.has(name)
+    if (parts.length === 1) return TOP_FILES.has(name) || RESOURCE_DIRS.has(name) || name === REVIEWED_DIR
+    if (parts[0] === REVIEWED_DIR) return parts.length === 2 && name === REVIEWED_NAME
     return parts.length === 2 && RESOURCE_DIRS.has(parts[0]!) && /\.ya?ml$/.test(name)
   }
   return false

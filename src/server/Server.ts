@@ -6,6 +6,7 @@ import * as Layer from "effect/Layer"
 import type * as RateLimiter from "effect/persistence/RateLimiter"
 import { type BootstrapResult, Keys } from "../app/Keys.ts"
 import { Resources } from "../app/Resources.ts"
+import { Reviews } from "../app/Reviews.ts"
 import { LiveSnapshot, Snapshot } from "../app/Snapshot.ts"
 import { directorySource } from "../app/sources.ts"
 import { Validation, ValidationCounters } from "../app/Validation.ts"
@@ -17,6 +18,8 @@ import { formatProblem } from "../domain/errors.ts"
 import type { TeamId } from "../domain/Identifiers.ts"
 import { Log, type LogOutput } from "../observability/Log.ts"
 import { ResourceStore } from "../resources/ResourceStore.ts"
+import { ReviewQueue } from "../reviews/ReviewQueue.ts"
+import { ReviewStore } from "../reviews/ReviewStore.ts"
 import { UsageStatistics } from "../stats/UsageStatistics.ts"
 import { ensureDirectory } from "../store/atomicWrite.ts"
 import { ConsoleAssets } from "./consoleAssets.ts"
@@ -79,7 +82,12 @@ export const serverLayer = (options: ServeOptions) =>
         Effect.sync(() => makeThreadConfigLoader({ keepWarm: stores.kind === "redis" })),
         (loader) => Effect.promise(() => loader.close())
       )
-      const source = directorySource(location, { resources: resourceStore, keys: keyStore, loader })
+      const source = directorySource(location, {
+        resources: resourceStore,
+        keys: keyStore,
+        reviews: stores.reviews,
+        loader
+      })
       // A first start with no API key anywhere gets its bootstrap key before the first snapshot, which
       // then holds it: no reload for it, and its file is written before the watcher starts.
       const keys = Keys.make(keyStore)
@@ -167,13 +175,23 @@ export const serverLayer = (options: ServeOptions) =>
         : UsageStatistics.layerOff
       const consoleDir = options.consoleDir ?? ((options.env ?? process.env).CAMPUSGATE_CONSOLE_DIR || undefined)
       const validation = Validation.layer.pipe(Layer.provide(Layer.effect(ValidationCounters, Effect.service(Metrics))))
+      // Unknown domains met by validations, buffered and flushed to the review store; bounded by the setting in force.
+      const reviewQueue = ReviewQueue.layer({
+        maxPerTeam: () => live.current().config.settings.reviews.maxDomainsPerTeam
+      }).pipe(Layer.provideMerge(Layer.succeed(ReviewStore, stores.reviews)))
       const services = Layer.mergeAll(jobsLayer(stores), verificationsLayer(stores, publicUrl)).pipe(
         Layer.provideMerge(Resources.layer),
+        Layer.provideMerge(Reviews.layer(stores.kind === "redis" ? "config-only" : "config-or-data")),
         Layer.provideMerge(validation),
         Layer.provideMerge(Layer.succeed(ResourceStore, resourceStore)),
         Layer.provideMerge(stores.idempotency),
         Layer.provideMerge(
-          Layer.mergeAll(Metrics.layer, rateLimiterLayer(options.rateLimiterStore ?? stores.rateLimits), usage)
+          Layer.mergeAll(
+            Metrics.layer,
+            rateLimiterLayer(options.rateLimiterStore ?? stores.rateLimits),
+            usage,
+            reviewQueue
+          )
         ),
         Layer.provideMerge(Snapshot.layer(live)),
         Layer.provideMerge(ConsoleAssets.layer(consoleDir)),

@@ -36,6 +36,7 @@ import { isStoreDown } from "../store/redis.ts"
 import { AuthorizationLive } from "./authorization.ts"
 import { ConsoleRoutes, consoleHeaders } from "./console.ts"
 import { DocsRoutes } from "./docs.ts"
+import { InstitutionReviewsHandlers } from "./handlers/institutionReviews.ts"
 import { InstitutionsHandlers } from "./handlers/institutions.ts"
 import { JobsHandlers } from "./handlers/jobs.ts"
 import { OffersHandlers } from "./handlers/offers.ts"
@@ -238,7 +239,8 @@ const Handlers = Layer.mergeAll(
   TargetGroupsHandlers,
   StatusHandlers,
   VerificationsHandlers,
-  InstitutionsHandlers
+  InstitutionsHandlers,
+  InstitutionReviewsHandlers
 ).pipe(Layer.provideMerge(Layer.mergeAll(AuthorizationLive, IdempotencyLive, RequestErrorsLive, RequestIdsLive)))
 
 const ApiRoutes = HttpApiBuilder.layer(CampusgateApi).pipe(Layer.provide(Handlers))

@@ -16,6 +16,7 @@ import {
   TooManyRequests
 } from "../api/problems.ts"
 import type { ResourcesError } from "../app/ResourcesError.ts"
+import type { ReviewsError } from "../app/Reviews.ts"
 import type { VerificationsError } from "../app/VerificationsError.ts"
 import type { JobsError } from "../jobs/errors.ts"
 import type { JobStoreError } from "../jobs/JobStore.ts"
@@ -115,6 +116,52 @@ export const answerJobStoreError = (error: JobStoreError): Effect.Effect<HttpSer
     Effect.logWarning("the job store cannot be used now", { error: error.message }),
     answerWith(jobStoreProblem(error))
   )
+
+/** A review queue reason as its problem. */
+export const reviewsProblem = (error: ReviewsError): BadRequest | NotFound | Conflict | ServiceUnavailable => {
+  switch (error.reason) {
+    case "invalid-domain":
+      return new BadRequest({
+        code: "VALIDATION_ERROR",
+        detail: error.detail,
+        errors: [{ field: "/path/domain", code: "INVALID_DOMAIN", message: "a domain name such as hfmt-hamburg.de" }]
+      })
+    case "invalid-cursor":
+      return new BadRequest({
+        code: "VALIDATION_ERROR",
+        detail: error.detail,
+        errors: [
+          {
+            field: "/query/cursor",
+            code: "INVALID_CURSOR",
+            message: "pass the nextCursor of a previous page as it was given"
+          }
+        ]
+      })
+    case "not-found":
+      return new NotFound({ code: "NOT_FOUND", detail: error.detail })
+    case "listed":
+      return new Conflict({ code: "CONFLICT", detail: error.detail })
+    case "unavailable":
+      return new ServiceUnavailable({
+        code: "SERVICE_ERROR",
+        detail: error.detail,
+        retryAfterSeconds: STORE_RETRY_SECONDS
+      })
+  }
+}
+
+/** A handler's answer to a `ReviewsError`; a store that is down is logged and answered 503 with `Retry-After`. */
+export const answerReviewsError = (
+  error: ReviewsError
+): Effect.Effect<HttpServerResponse, BadRequest | NotFound | Conflict> =>
+  Effect.suspend(() => {
+    const logged =
+      error.reason === "unavailable"
+        ? Effect.logWarning("the review store cannot be used now", { error: error.detail })
+        : Effect.void
+    return Effect.andThen(logged, answerProblem(reviewsProblem(error)))
+  })
 
 /** A verification reason as its problem; none carries a code or an address. */
 export const verificationsProblem = (

@@ -31,6 +31,8 @@ import { ApiKeyStore, type ApiKeyStoreService } from "../keys/ApiKeyStore.ts"
 import { makeRedisApiKeyStore } from "../keys/apiKeyRedis.ts"
 import { makeFileResourceStore, ResourceStore } from "../resources/ResourceStore.ts"
 import { makeRedisResourceStore } from "../resources/resourceRedis.ts"
+import { ReviewStore, type ReviewStoreError } from "../reviews/ReviewStore.ts"
+import { makeRedisReviewStore } from "../reviews/reviewRedis.ts"
 import { EndedSessions, type EndedSessionsService } from "../sessions/EndedSessions.ts"
 import { makeRedisEndedSessions } from "../sessions/endedSessionsRedis.ts"
 import { hashKeyFromSecret } from "../stats/hashKey.ts"
@@ -45,6 +47,8 @@ export interface Stores {
   readonly kind: StoreSettings["kind"]
   readonly resources: ResourceStore["Service"]
   readonly keys: ApiKeyStoreService
+  /** The institution review queue and its decisions. */
+  readonly reviews: ReviewStore["Service"]
   readonly usage: Layer.Layer<UsageStore, UsageStoreError>
   /** The key of the unique-email hash (made on first use: statistics may be off). */
   readonly statsKey: Effect.Effect<HashKey, UsageStoreError | Redis.RedisError>
@@ -70,7 +74,11 @@ export const storeSettingsOf = (location: ConfigLocation): StoreSettings =>
   loadSettings(resolve(location.configDir), location.env ?? process.env, []).settings.store
 
 /** The data directory's files: one daemon. */
-const fileStores = (configDir: string, dataDir: string, secrets: Secrets): Effect.Effect<Stores, UsageStoreError> =>
+const fileStores = (
+  configDir: string,
+  dataDir: string,
+  secrets: Secrets
+): Effect.Effect<Stores, UsageStoreError | ReviewStoreError> =>
   Effect.gen(function* () {
     const statsKey = Effect.try({
       try: () => hashKeyFromSecret(secretInDataDir(deploymentSecrets.statsHashKey, dataDir, secrets)),
@@ -80,6 +88,7 @@ const fileStores = (configDir: string, dataDir: string, secrets: Secrets): Effec
       kind: "files",
       resources: makeFileResourceStore(dataDir),
       keys: ApiKeyStore.makeFiles({ configDir, dataDir }),
+      reviews: yield* ReviewStore.makeFiles(dataDir),
       usage: UsageStore.layerFile(dataDir),
       statsKey,
       rateLimits: undefined,
@@ -111,6 +120,7 @@ const redisStores = (
       kind: "redis",
       resources: ResourceStore.of(yield* within(makeRedisResourceStore)),
       keys: yield* within(makeRedisApiKeyStore(configDir)),
+      reviews: ReviewStore.of(yield* within(makeRedisReviewStore)),
       usage: UsageStore.layerRedis.pipe(Layer.provide(shared)),
       statsKey: Effect.map(secret("statsHashKey"), hashKeyFromSecret),
       rateLimits: rateLimiterStoreRedis.pipe(Layer.provide(shared)),
@@ -130,7 +140,7 @@ const redisStores = (
 export const openStores = (
   location: ConfigLocation,
   secrets: Secrets
-): Effect.Effect<Stores, Redis.RedisError | UsageStoreError, Scope.Scope> => {
+): Effect.Effect<Stores, Redis.RedisError | UsageStoreError | ReviewStoreError, Scope.Scope> => {
   const settings = storeSettingsOf(location)
   const configDir = resolve(location.configDir)
   const dataDir = resolveDataDir(location)
