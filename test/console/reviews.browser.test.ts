@@ -198,7 +198,7 @@ describe.skipIf(!browserAvailable && !browserRequired)(
       )
       await expect.poll(rows).toEqual(byScore)
       await scan("reviews")
-      await shot("reviews")
+      await shot("reviews-queue")
     })
 
     it("shows a domain's evidence: its signals in words, the nearest institutions and the target groups' verdicts", async () => {
@@ -221,7 +221,7 @@ describe.skipIf(!browserAvailable && !browserRequired)(
       expect(await page.getByLabel("Name").inputValue()).not.toBe("")
       expect(await page.getByLabel("Country").inputValue()).toBe("DE")
       await scan("review")
-      await shot("review")
+      await shot("review-evidence")
     })
 
     it("shows the API's field messages beside the fields of a refused approval", async () => {

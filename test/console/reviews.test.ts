@@ -16,6 +16,7 @@ import {
   scorePercent,
   scoreWords,
   signalLines,
+  signalName,
   suggestName,
   suggestType,
   withoutDomain,
@@ -30,7 +31,7 @@ const review = (domain: string, extra: Partial<InstitutionReview> = {}): Institu
   days: [],
   firstSeen: "2026-11-20T08:00:00.000Z",
   lastSeen: "2026-11-28T09:30:00.000Z",
-  candidate: { score: 0.5, signals: [] },
+  candidate: { domain, score: 0.5, signals: [] },
   nearest: [],
   decisions: [],
   ...extra
@@ -83,26 +84,36 @@ describe("a candidate in words", () => {
 
   it("lists the signals weightiest first, each for or against, and how strongly", () => {
     const lines = signalLines([
-      signal("tld", 'ccTLD "de"', 0.4),
-      signal("commercial-word", 'label "shop"', -2.5),
-      signal("academic-word", 'label "hochschule" (a college word)', 2.5),
-      signal("acronym", '"hfmt" reads as an acronym', 1.2),
-      signal("shape", "nothing unusual", 0),
-      signal("something-new", "a family this console does not know", -1)
+      signal("zone:cctld", "registered under de: a country-code top-level domain", 0.4),
+      signal("family:commerce", '"shop" in hamburg-shop: a commerce word', -2.5),
+      signal("family:college", '"hoch" in musikhochschule-nordheim: a college word', 2.5),
+      signal("known-name", '"nordheim" is in the names of 3 known institutions in DE', 1.2),
+      signal("shape:hyphens", "x-y-z has several hyphens", 0),
+      signal("something-new", "a signal this console does not know", -1)
     ])
     expect(lines.map((line) => [line.name, line.direction, line.strength])).toEqual([
-      ["Academic word", "for", "strongly"],
-      ["Commercial word", "against", "strongly"],
-      ["Acronym", "for", "clearly"],
+      ["Word", "for", "strongly"],
+      ["Word", "against", "strongly"],
+      ["Known name", "for", "clearly"],
       ["something-new", "against", "clearly"],
-      ["Top-level domain", "for", "slightly"],
-      ["Shape of the name", "neither", "not at all"]
+      ["Zone", "for", "slightly"],
+      ["Shape", "neither", "not at all"]
     ])
     expect(lines[0]!.text).toBe("Speaks strongly for an institution (+2.5)")
     expect(lines[1]!.text).toBe("Speaks strongly against an institution (−2.5)")
     expect(lines[4]!.text).toBe("Speaks slightly for an institution (+0.4)")
     expect(lines[5]!.text).toBe("Says nothing either way (±0.0)")
-    expect(lines[0]!.detail).toBe('label "hochschule" (a college word)')
+    expect(lines[0]!.detail).toBe('"hoch" in musikhochschule-nordheim: a college word')
+  })
+
+  it("names each kind of signal the engine reports", () => {
+    expect(signalName("letters")).toBe("Spelling")
+    expect(signalName("family:university")).toBe("Word")
+    expect(signalName("zone:academic-gtld")).toBe("Zone")
+    expect(signalName("place")).toBe("Place name")
+    expect(signalName("known-acronym")).toBe("Known acronym")
+    expect(signalName("shape:acronym")).toBe("Shape")
+    expect(signalName("new-kind:x")).toBe("new-kind:x")
   })
 })
 
@@ -162,30 +173,48 @@ describe("the approve form's suggestions", () => {
     ])
   })
 
-  it("take the type the signals speak for most, or university", () => {
+  it("take the type the domain's words name, or university", () => {
     expect(suggestType([])).toBe("university")
-    expect(suggestType([signal("tld", 'ccTLD "de"', 0.5)])).toBe("university")
-    expect(suggestType([signal("academic-word", 'label "hochschule" (a college word)', 2.1)])).toBe("college")
-    expect(suggestType([signal("academic-word", 'label "musikhochschule"', 2.1)])).toBe("college")
-    expect(suggestType([signal("zone", 'zone "sch.uk"', 1.5)])).toBe("school")
-    expect(suggestType([signal("academic-word", 'label "gymnasium"', 1.5)])).toBe("school")
-    expect(suggestType([signal("academic-word", 'label "institut" (a research word)', 1)])).toBe("research")
-    // A word against an institution says nothing of its type; the weightier type wins.
+    expect(suggestType([signal("zone:cctld", "registered under de", 0.5)])).toBe("university")
+    expect(suggestType([signal("family:college", '"hfk" in hfk-nordstadt: a college word', 0.83)])).toBe("college")
+    expect(suggestType([signal("family:arts", '"musik" in musik-x: an arts or music word', -0.02)])).toBe("college")
+    expect(suggestType([signal("family:k12", '"k12" in k12-x: a school-district word', 1.5)])).toBe("school")
+    expect(suggestType([signal("family:research", '"forschung" in x: a research word', 1)])).toBe("research")
+    expect(suggestType([signal("family:medicine", '"med" in med-x: a medicine word', 3)])).toBe("university")
+    // As the engine scores musikhochschule-nordheim.de: the "schule" of "hochschule" names no school.
     expect(
       suggestType([
-        signal("commercial-word", 'label "school-shop"', -2),
-        signal("academic-word", 'label "uni"', 1.8),
-        signal("academic-word", 'label "college"', 0.9)
+        signal("letters", "musikhochschule-nordheim is spelled like institutions' domains", 2.5),
+        signal("family:school", '"schule" in musikhochschule-nordheim: a school word', 1.44),
+        signal("zone:cctld", "registered under de: a country-code top-level domain", 1.05),
+        signal("family:college", '"hochschule" in musikhochschule-nordheim: a college word', 0.83),
+        signal("family:arts", '"musik" in musikhochschule-nordheim: an arts or music word', -0.02)
+      ])
+    ).toBe("college")
+    // The type most named wins; a tie goes to university before college, school and research.
+    expect(
+      suggestType([
+        signal("family:university", '"uni" in uni-college-academy: a university word', 1.2),
+        signal("family:college", '"college" in uni-college-academy: a college word', 0.9),
+        signal("family:academy", '"academy" in uni-college-academy: an academy word', 0.5)
+      ])
+    ).toBe("college")
+    expect(
+      suggestType([
+        signal("family:school", '"school" in school-uni: a school word', 2),
+        signal("family:university", '"uni" in school-uni: a university word', 0.1)
       ])
     ).toBe("university")
-    // "academic" names no type.
-    expect(suggestType([signal("academic-word", "an academic word", 3)])).toBe("university")
   })
 
   it("start the form from the suggestions, and send only what was filled", () => {
     const draft = approvalDraft(
       review("hfmt-hamburg.de", {
-        candidate: { score: 0.8, signals: [signal("academic-word", 'label "hochschule" (a college word)', 2)] }
+        candidate: {
+          domain: "hfmt-hamburg.de",
+          score: 0.8,
+          signals: [signal("family:college", '"hoch" in hfmt-hamburg: a college word', 2)]
+        }
       })
     )
     expect(draft).toEqual({ name: "HFMT Hamburg", type: "college", country: "DE", region: "", role: "" })

@@ -112,20 +112,29 @@ export const scoreWords = (score: number): string => {
   return "very unlikely an institution"
 }
 
-/** The families of signals the engine reports, by name; another family shows as it is spelled. */
+/**
+ * The signals the engine reports (`src/engine/institutions/candidates.ts`),
+ * by the part of their id before a colon, with their names: `family:college`
+ * is a word of the college family in the label, `zone:cctld` the kind of
+ * zone it is registered in, `shape:hyphens` its shape. Another id shows as
+ * it is spelled.
+ */
 const SIGNAL_NAMES: Readonly<Record<string, string>> = {
-  "academic-word": "Academic word",
-  zone: "Academic zone",
-  tld: "Top-level domain",
+  letters: "Spelling",
+  family: "Word",
+  zone: "Zone",
+  place: "Place name",
   "known-name": "Known name",
-  acronym: "Acronym",
-  shape: "Shape of the name",
-  "commercial-word": "Commercial word"
+  "known-acronym": "Known acronym",
+  shape: "Shape"
 }
+
+/** A signal's name: `Word` for `family:college`, or the id as it is. */
+export const signalName = (signal: string): string => SIGNAL_NAMES[signal.split(":")[0] ?? signal] ?? signal
 
 export interface SignalLine {
   readonly signal: string
-  /** The family's name: `Academic word`. */
+  /** The signal's name: `Word` for `family:college`. */
   readonly name: string
   readonly detail: string
   readonly weight: number
@@ -160,7 +169,7 @@ export const signalLines = (signals: ReadonlyArray<CandidateSignal>): ReadonlyAr
           : `Speaks ${strength} ${direction} an institution (${signedWeight(entry.weight)})`
       return {
         signal: entry.signal,
-        name: SIGNAL_NAMES[entry.signal] ?? entry.signal,
+        name: signalName(entry.signal),
         detail: entry.detail,
         weight: entry.weight,
         direction,
@@ -240,40 +249,57 @@ export const nearestNames = (review: Pick<InstitutionReview, "nearest">): Readon
   ...new Set(review.nearest.flatMap((near) => (near.name === null ? [] : [near.name])))
 ]
 
-/** Words that say which type of institution a signal speaks of (first rule that matches a word wins). */
-const TYPE_WORDS: ReadonlyArray<readonly [RegExp, InstitutionType]> = [
-  [/^(univ.*|uni|universit.*|université|università)$/, "university"],
-  [
-    /^(college|colleges|colegio|.*hochschule|fh|polytechnic|politecnico|polytechnique|conservatoire|conservatory|conservatorio|konservatorium|academy|akademie|academia)$/,
-    "college"
-  ],
-  [/^(school|schools|.*schule|gymnasium|lyceum|lycee|lycée|liceo|k12|sch)$/, "school"],
-  [/^(research|institute|institut|instituto|istituto|forschung.*|laboratory|laboratories|lab|labs)$/, "research"]
-]
+/**
+ * The type of institution each word family of the engine speaks for (as
+ * `src/engine/institutions/inferType.ts` types names: a Hochschule, an
+ * academy, a conservatoire or an institute is a college); the families
+ * that say nothing of a type (medicine, science, technology…) are left out.
+ */
+const FAMILY_TYPES: Readonly<Record<string, InstitutionType>> = {
+  university: "university",
+  college: "college",
+  polytechnic: "college",
+  academy: "college",
+  arts: "college",
+  seminary: "college",
+  institute: "college",
+  school: "school",
+  k12: "school",
+  research: "research"
+}
 
-const typeOfWord = (word: string): InstitutionType | undefined =>
-  TYPE_WORDS.find(([pattern]) => pattern.test(word))?.[1]
+/** The order a tie between types is broken in. */
+const TYPE_ORDER: ReadonlyArray<InstitutionType> = ["university", "college", "school", "research"]
+
+/** The stem a word-family signal found: `hochschule` of `"hochschule" in musikhochschule-x: a college word`. */
+const stemOf = (detail: string): string => /^"([^"]+)"/.exec(detail)?.[1] ?? ""
 
 /**
- * The type the signals speak for most: each signal that speaks for an
- * institution adds its weight to the type its words name (`label
- * "hochschule" (a college word)` to college; `zone "sch.uk"` to school);
- * `university` when none names one.
+ * The type the domain's words name: each word-family signal
+ * (`family:college`, `"hochschule" in musikhochschule-x: a college word`)
+ * counts for its family's type, except one whose word lies inside another
+ * signal's longer word (the `schule` of `hochschule` names no school); the
+ * type most named wins, ties in the order university, college, school,
+ * research; `university` when none is named. A signal's weight says how
+ * much it speaks for an institution, not for a type, so it is not counted.
  */
 export const suggestType = (signals: ReadonlyArray<CandidateSignal>): InstitutionType => {
-  const totals = new Map<InstitutionType, number>()
-  for (const entry of signals) {
-    if (entry.weight <= 0) continue
-    const words = `${entry.signal} ${entry.detail}`.toLowerCase().split(/[^\p{L}\p{N}]+/u)
-    const types = new Set(words.flatMap((word) => typeOfWord(word) ?? []))
-    for (const type of types) totals.set(type, (totals.get(type) ?? 0) + entry.weight)
+  const words = signals.flatMap((entry) => {
+    const [kind, family] = entry.signal.split(":")
+    const type = kind === "family" && family !== undefined ? FAMILY_TYPES[family] : undefined
+    return type === undefined ? [] : [{ type, stem: stemOf(entry.detail) }]
+  })
+  const counts = new Map<InstitutionType, number>()
+  for (const word of words) {
+    const inside = words.some((other) => other.stem.length > word.stem.length && other.stem.includes(word.stem))
+    if (!inside || word.stem === "") counts.set(word.type, (counts.get(word.type) ?? 0) + 1)
   }
   let best: InstitutionType = "university"
   let most = 0
-  for (const [type, total] of totals)
-    if (total > most) {
+  for (const type of TYPE_ORDER)
+    if ((counts.get(type) ?? 0) > most) {
       best = type
-      most = total
+      most = counts.get(type) ?? 0
     }
   return best
 }
