@@ -11,14 +11,12 @@ import { useEffect, useMemo, useState } from "preact/hooks"
 import { currentSession, makeApi, signOut } from "./api.ts"
 import type { Session } from "./apiTypes.ts"
 import { Link } from "./components/common.tsx"
-import { REVIEW_SCOPE } from "./components/ReviewBits.tsx"
-import { SignedContext } from "./context.ts"
+import { REVIEW_SCOPE, SignedContext } from "./context.ts"
 import { hrefOf, type Route, useRoute } from "./router.ts"
 import { Jobs } from "./screens/Jobs.tsx"
+import { LazyReviews } from "./screens/LazyReviews.tsx"
 import { OfferPage } from "./screens/OfferPage.tsx"
 import { Offers } from "./screens/Offers.tsx"
-import { ReviewPage } from "./screens/ReviewPage.tsx"
-import { Reviews } from "./screens/Reviews.tsx"
 import { SignIn } from "./screens/SignIn.tsx"
 import { Status } from "./screens/Status.tsx"
 import { TargetGroups } from "./screens/TargetGroups.tsx"
@@ -52,9 +50,8 @@ const Screen = (props: { readonly route: Route }) => {
     case "jobs":
       return <Jobs />
     case "reviews":
-      return <Reviews />
     case "review":
-      return <ReviewPage domain={props.route.domain} />
+      return <LazyReviews route={props.route} />
     case "status":
       return <Status />
   }

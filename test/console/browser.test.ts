@@ -452,6 +452,8 @@ describe.skipIf(!browserAvailable && !browserRequired)("the console in a real he
   it("lists the team's review queue, and a domain's evidence", async () => {
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Reviews" }).click()
     await heading("Reviews").waitFor()
+    // The screens come in a chunk of their own; once it is in, the focus is on the heading, as on every navigation.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe("Reviews")
     const rows = () =>
       page.locator("tr[data-review]").evaluateAll((found) => found.map((row) => row.getAttribute("data-review")))
     const queue = (await api("GET", "/api/v1/institution-reviews")).body

@@ -87,22 +87,25 @@ describe("a candidate in words", () => {
       signal("zone:cctld", "registered under de: a country-code top-level domain", 0.4),
       signal("family:commerce", '"shop" in hamburg-shop: a commerce word', -2.5),
       signal("family:college", '"hoch" in musikhochschule-nordheim: a college word', 2.5),
-      signal("known-name", '"nordheim" is in the names of 3 known institutions in DE', 1.2),
+      signal("known-name", '"nordheim" is in the names of 3 known institutions in DE', 0.5),
+      signal("family:technology", '"online" in cheap-degrees-online: a technology word', 0.02),
       signal("shape:hyphens", "x-y-z has several hyphens", 0),
-      signal("something-new", "a signal this console does not know", -1)
+      signal("something-new", "a signal this console does not know", -1.5)
     ])
     expect(lines.map((line) => [line.name, line.direction, line.strength])).toEqual([
       ["Word", "for", "strongly"],
       ["Word", "against", "strongly"],
+      ["something-new", "against", "strongly"],
       ["Known name", "for", "clearly"],
-      ["something-new", "against", "clearly"],
       ["Zone", "for", "slightly"],
+      ["Word", "neither", "not at all"],
       ["Shape", "neither", "not at all"]
     ])
-    expect(lines[0]!.text).toBe("Speaks strongly for an institution (+2.5)")
-    expect(lines[1]!.text).toBe("Speaks strongly against an institution (−2.5)")
-    expect(lines[4]!.text).toBe("Speaks slightly for an institution (+0.4)")
-    expect(lines[5]!.text).toBe("Says nothing either way (±0.0)")
+    expect(lines[0]!.text).toBe("Speaks strongly for an institution (+2.50)")
+    expect(lines[1]!.text).toBe("Speaks strongly against an institution (−2.50)")
+    expect(lines[4]!.text).toBe("Speaks slightly for an institution (+0.40)")
+    expect(lines[5]!.text).toBe("Says next to nothing either way (+0.02)")
+    expect(lines[6]!.text).toBe("Says next to nothing either way (±0.00)")
     expect(lines[0]!.detail).toBe('"hoch" in musikhochschule-nordheim: a college word')
   })
 

@@ -6,9 +6,10 @@
  * without `institutions:review`.
  */
 import { ApiError } from "../api.ts"
+import { REVIEW_SCOPE } from "../context.ts"
 import { dayBars, scorePercent, scoreWords } from "../data/reviews.ts"
 
-export const REVIEW_SCOPE = "institutions:review"
+export { REVIEW_SCOPE }
 
 /** Whether a failure is the daemon refusing the key for want of a scope. */
 export const isScopeRefusal = (error: Error): boolean =>

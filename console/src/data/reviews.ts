@@ -141,18 +141,23 @@ export interface SignalLine {
   readonly direction: "for" | "against" | "neither"
   /** By how much, in words: `strongly`, `clearly`, `slightly`. */
   readonly strength: "strongly" | "clearly" | "slightly" | "not at all"
-  /** The whole line: `Speaks strongly for an institution (+2.3)`. */
+  /** The whole line: `Speaks strongly for an institution (+2.30)`. */
   readonly text: string
 }
 
 const signedWeight = (weight: number): string =>
-  `${weight > 0 ? "+" : weight < 0 ? "−" : "±"}${Math.abs(weight).toFixed(1)}`
+  `${weight > 0 ? "+" : weight < 0 ? "−" : "±"}${Math.abs(weight).toFixed(2)}`
+
+/** Below this weight (in log-odds: a change of about 1% in the odds), a signal says next to nothing. */
+const NEGLIGIBLE = 0.05
 
 /**
  * A candidate's signals in words, the weightiest first (ties: for before
- * against, then by family): each says whether it speaks for or against an
- * institution, and how strongly (a weight is the signal's share of the
- * score's log-odds: 2 or more is strong, 1 or more clear, less slight).
+ * against, then by id): each says whether it speaks for or against an
+ * institution, and how strongly. A weight is the signal's share of the
+ * score's log-odds (the engine's add up to a few units): 1.5 or more is
+ * strong (the odds change more than fourfold), 0.5 or more clear, more
+ * than 0.05 slight, less next to nothing.
  */
 export const signalLines = (signals: ReadonlyArray<CandidateSignal>): ReadonlyArray<SignalLine> =>
   [...signals]
@@ -161,11 +166,12 @@ export const signalLines = (signals: ReadonlyArray<CandidateSignal>): ReadonlyAr
     )
     .map((entry) => {
       const size = Math.abs(entry.weight)
-      const direction = entry.weight > 0 ? "for" : entry.weight < 0 ? "against" : "neither"
-      const strength = size >= 2 ? "strongly" : size >= 1 ? "clearly" : size > 0 ? "slightly" : "not at all"
+      const direction = size < NEGLIGIBLE ? "neither" : entry.weight > 0 ? "for" : "against"
+      const strength =
+        size >= 1.5 ? "strongly" : size >= 0.5 ? "clearly" : size >= NEGLIGIBLE ? "slightly" : "not at all"
       const text =
         direction === "neither"
-          ? `Says nothing either way (${signedWeight(entry.weight)})`
+          ? `Says next to nothing either way (${signedWeight(entry.weight)})`
           : `Speaks ${strength} ${direction} an institution (${signedWeight(entry.weight)})`
       return {
         signal: entry.signal,
