@@ -80,6 +80,7 @@ const runAdapter = (name: string, store: Layer.Layer<ReviewStore, unknown>) =>
       const queue = yield* ReviewQueue
       const stored = yield* ReviewStore
       let sightings = 0
+      let peakHeap = 0
       for (let i = 0; i < domains; i++) {
         queue.sighted(TEAM, unknownResult(`${randomLabel(next)}.${i % 7 === 0 ? "edu.pl" : "de"}`, next()))
         sightings++
@@ -87,18 +88,26 @@ const runAdapter = (name: string, store: Layer.Layer<ReviewStore, unknown>) =>
           queue.sighted(TEAM, unknownResult(hot[Math.floor(next() * hot.length)]!, 0.8))
           sightings++
         }
-        if (sightings % FLUSH_EVERY < 2 && i > 0) yield* queue.flush
+        if (sightings % FLUSH_EVERY < 2 && i > 0) {
+          yield* queue.flush
+          peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed)
+        }
       }
       yield* queue.flush
       const view = yield* stored.queue(TEAM)
-      return { sightings, kept: view.entries.length, dropped: view.dropped }
+      return {
+        sightings,
+        kept: view.entries.length,
+        dropped: view.dropped,
+        peakHeapMb: Math.round(peakHeap / 1e5) / 10
+      }
     }).pipe(
       Effect.provide(ReviewQueue.layer({ flushIntervalMs: 3_600_000 }).pipe(Layer.provideMerge(store), Layer.orDie))
     )
     const after = memory()
     const seconds = Math.round((performance.now() - started) / 10) / 100
     console.error(
-      `${name}: ${stats.sightings} sightings of ${domains} distinct domains in ${seconds} s, kept ${stats.kept}, dropped ${stats.dropped}; heap ${before.heapMb} -> ${after.heapMb} MB, RSS ${before.rssMb} -> ${after.rssMb} MB`
+      `${name}: ${stats.sightings} sightings of ${domains} distinct domains in ${seconds} s, kept ${stats.kept}, dropped ${stats.dropped}; heap at flushes at most ${stats.peakHeapMb} MB; heap ${before.heapMb} -> ${after.heapMb} MB, RSS ${before.rssMb} -> ${after.rssMb} MB`
     )
     return { adapter: name, ...stats, seconds, before, after }
   })

@@ -82,15 +82,26 @@ export const ApproveRequest = Schema.Struct({
   country: Schema.optionalKey(Schema.NullOr(CountryCode)),
   region: Schema.optionalKey(Schema.NullOr(RegionCode)),
   role: Schema.optionalKey(HostRole)
-}).annotate({ identifier: "InstitutionApproval" })
+}).annotate({
+  identifier: "InstitutionApproval",
+  examples: [
+    {
+      name: "Hochschule Musterstadt",
+      type: "university",
+      country: "DE" as CountryCode,
+      region: "DE-NW" as RegionCode
+    }
+  ]
+})
 export type ApproveRequest = typeof ApproveRequest.Type
 
 export const RejectRequest = Schema.Struct({
   reason: Schema.NonEmptyString.pipe(Schema.check(Schema.isMaxLength(500)))
-}).annotate({ identifier: "InstitutionRejection" })
+}).annotate({ identifier: "InstitutionRejection", examples: [{ reason: "An online shop for student supplies." }] })
 export type RejectRequest = typeof RejectRequest.Type
 
-const DomainParam = { domain: Schema.String.annotate({ examples: ["hfmt-hamburg.de"] }) }
+/** The example is a domain no source lists (the docs page's snippets approve, reject and read it). */
+const DomainParam = { domain: Schema.String.annotate({ examples: ["hochschule-musterstadt.de"] }) }
 const errors = [BadRequest, NotFound, Conflict, TooManyRequests, ServiceUnavailable] as const
 
 export class InstitutionReviewsApi extends HttpApiGroup.make("institutionReviews")
@@ -114,7 +125,13 @@ export class InstitutionReviewsApi extends HttpApiGroup.make("institutionReviews
       error: errors
     })
       .annotate(RequiredScope, "institutions:review")
-      .annotateMerge(OpenApi.annotations({ summary: "One domain of the review queue" })),
+      .annotateMerge(
+        OpenApi.annotations({
+          summary: "One domain of the review queue",
+          description:
+            "The domain as the list shows it: counts, candidate, nearest institutions, each target group's decision now and the decision made. A domain neither met nor decided is 404."
+        })
+      ),
     HttpApiEndpoint.post("approve", "/institution-reviews/:domain/approve", {
       params: DomainParam,
       payload: ApproveRequest,

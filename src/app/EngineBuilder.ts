@@ -17,7 +17,7 @@ import { type CompiledTargetGroup, compileTargetGroup } from "../engine/targetin
 import { type EngineContext, makeEngineContext } from "../engine/targeting/EngineContext.ts"
 
 /** What of a loaded config the engine is built from (a worker thread is sent just this). */
-export type EngineConfig = Pick<LoadedConfig, "dataDir" | "datasets" | "targetGroups" | "offers">
+export type EngineConfig = Pick<LoadedConfig, "dataDir" | "datasets" | "targetGroups" | "offers" | "reviewed">
 
 export interface EngineBuilderOptions {
   /** The clock for offer windows (default `Date.now`). */
@@ -85,7 +85,8 @@ export class EngineBuilder {
         targetGroups: config.targetGroups,
         offers: config.offers,
         now: this.#options.now,
-        compile
+        compile,
+        reviewed: config.reviewed
       })
       this.#compiled = compiled
       return engine

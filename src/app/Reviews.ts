@@ -240,7 +240,7 @@ export class Reviews extends Context.Service<Reviews, ReviewsService>()("campusg
             Effect.map(({ approvals, rejections }) => {
               const rejected = new Set(rejections.map((rejection) => rejection.domain))
               const byDomain = new Map<string, ReviewedInstitution>()
-              for (const approval of snapshots.current().config.reviewed)
+              for (const approval of snapshots.current().config.reviewed ?? [])
                 if (approval.team === team && !rejected.has(approval.domain)) byDomain.set(approval.domain, approval)
               for (const approval of approvals) byDomain.set(approval.domain, approval)
               return { approvals: [...byDomain.values()], rejections }

@@ -123,14 +123,14 @@ export interface ValidationService {
   ): ReadonlyArray<RowVerdict>
 }
 
+/** The team whose reviewed institutions a validation sees: the caller's, or for every team's key the group's own. */
+const teamOf = (viewer: Viewer, groupTeam: string | undefined): string | undefined =>
+  viewer === ALL_TEAMS ? groupTeam : viewer
+
 /** Where unknown domains are recorded for review (`reviews/ReviewQueue.ts`); nothing where absent. */
 export type Sightings = Pick<ReviewQueue["Service"], "sighted">
 
 const noSightings: Sightings = { sighted: () => undefined }
-
-/** The team a result is recorded for: the viewer's, else (the library sees all teams) the target's own. */
-const teamOf = (viewer: Viewer, owner: { readonly team?: string | undefined }): string | undefined =>
-  viewer === ALL_TEAMS ? owner.team : viewer
 
 /** An offer's results, each group's recorded (a group that met an unknown domain says so; the rest cost a comparison). */
 const sightOffer = (sightings: Sightings, team: string | undefined, result: OfferValidationResult): void => {
@@ -162,9 +162,10 @@ export const makeValidation = (
     const group = visibleTargetGroup(engine, viewer, targetGroupId)
     if (group === undefined) return targetGroupNotFound(targetGroupId)
     const results = new Array<ValidationResult>(emails.length)
-    const team = teamOf(viewer, group.targetGroup)
+    const team = teamOf(viewer, group.targetGroup.team)
+    const context = engine.contextFor(team)
     for (let i = 0; i < emails.length; i++) {
-      const result = evaluateTargetGroup(group, engine.context, emails[i]!)
+      const result = evaluateTargetGroup(group, context, emails[i]!)
       results[i] = result
       sightGroup(team, result)
     }
@@ -177,9 +178,10 @@ export const makeValidation = (
     if (offer === undefined) return offerNotFound(offerId)
     const at = engine.now()
     const results = new Array<OfferValidationResult>(emails.length)
-    const team = teamOf(viewer, offer.offer)
+    const team = teamOf(viewer, offer.offer.team)
+    const context = engine.contextFor(offer.offer.team)
     for (let i = 0; i < emails.length; i++) {
-      const result = evaluateOffer(offer, engine.context, emails[i]!, at)
+      const result = evaluateOffer(offer, context, emails[i]!, at)
       results[i] = result
       sightOffer(sightings, team, result)
     }
@@ -208,9 +210,9 @@ export const makeValidation = (
       const { engine } = snapshot.current()
       const group = visibleTargetGroup(engine, viewer, targetGroupId)
       if (group === undefined) return targetGroupNotFound(targetGroupId)
-      const result = evaluateTargetGroup(group, engine.context, email)
+      const result = evaluateTargetGroup(group, engine.contextFor(teamOf(viewer, group.targetGroup.team)), email)
       counters.validated(result)
-      sightGroup(teamOf(viewer, group.targetGroup), result)
+      sightGroup(teamOf(viewer, group.targetGroup.team), result)
       return result
     },
     explainTargetGroup: (viewer, email, targetGroupId) => {
@@ -218,20 +220,21 @@ export const makeValidation = (
       const { engine } = snapshot.current()
       const group = visibleTargetGroup(engine, viewer, targetGroupId)
       if (group === undefined) return targetGroupNotFound(targetGroupId)
-      const result = evaluateTargetGroup(group, engine.context, email)
+      const context = engine.contextFor(teamOf(viewer, group.targetGroup.team))
+      const result = evaluateTargetGroup(group, context, email)
       counters.validated(result)
-      sightGroup(teamOf(viewer, group.targetGroup), result)
-      return { result, explanation: explainResult(group, engine.context, result) }
+      sightGroup(teamOf(viewer, group.targetGroup.team), result)
+      return { result, explanation: explainResult(group, context, result) }
     },
     offer: (viewer, email, offerId) => {
       const { engine } = snapshot.current()
       const offer = visibleOffer(engine, viewer, offerId)
       if (offer === undefined) return offerNotFound(offerId)
       const at = engine.now()
-      const result = evaluateOffer(offer, engine.context, email, at)
+      const result = evaluateOffer(offer, engine.contextFor(offer.offer.team), email, at)
       counters.validated(result)
       usage.record(offerId, email, result, at)
-      sightOffer(sightings, teamOf(viewer, offer.offer), result)
+      sightOffer(sightings, teamOf(viewer, offer.offer.team), result)
       return result
     },
     manyTargetGroup,
@@ -242,9 +245,9 @@ export const makeValidation = (
       const results = requests.map(({ offerId, email }) => {
         const offer = visibleOffer(engine, viewer, offerId)
         if (offer === undefined) return offerNotFound(offerId)
-        const result = evaluateOffer(offer, engine.context, email, at)
+        const result = evaluateOffer(offer, engine.contextFor(offer.offer.team), email, at)
         usage.record(offerId, email, result, at)
-        sightOffer(sightings, teamOf(viewer, offer.offer), result)
+        sightOffer(sightings, teamOf(viewer, offer.offer.team), result)
         return result
       })
       counters.validatedAll(results)
@@ -256,14 +259,19 @@ export const makeValidation = (
       if ("targetGroupId" in target) {
         const group = visibleTargetGroup(engine, viewer, target.targetGroupId)
         if (group === undefined) throw targetGroupNotFound(target.targetGroupId).reason
-        const verdicts = targetGroupRowVerdicts(group, engine.context, emails, read)
+        const verdicts = targetGroupRowVerdicts(
+          group,
+          engine.contextFor(teamOf(viewer, group.targetGroup.team)),
+          emails,
+          read
+        )
         counters.validatedAll(verdicts)
         return verdicts
       }
       const offer = visibleOffer(engine, viewer, target.offerId)
       if (offer === undefined) throw offerNotFound(target.offerId).reason
       const at = engine.now()
-      const { verdicts, addresses } = offerRowVerdicts(offer, engine.context, emails, at, read)
+      const { verdicts, addresses } = offerRowVerdicts(offer, engine.contextFor(offer.offer.team), emails, at, read)
       counters.validatedAll(verdicts)
       tally?.recordVerdicts(addresses, verdicts, at, read)
       return verdicts

@@ -124,6 +124,19 @@ const targetGroupAdditions: Additions = [
     )
   ],
   [
+    "criteria.institutions.minConfidence",
+    describe(
+      "The least confidence (low, medium, high) a fact the filters judge must have: a type, country or region known with less counts as unknown. Every fact carries its confidence and evidence; a type inferred from a domain's words or its zone's members is low or medium. Absent: low, every fact counts."
+    )
+  ],
+  [
+    "criteria.institutions.acceptCandidates",
+    describe(
+      "Accept a domain no source lists when its candidate score (how likely it is an institution, 0 to 1, from the domain alone) is at least minScore: valid with reason code LIKELY_INSTITUTION and low confidence in its facts. Absent: such a domain is refused as UNKNOWN_INSTITUTION, its candidate attached. The docs give the recommended score."
+    )
+  ],
+  ["criteria.institutions.acceptCandidates.minScore", describe("The least candidate score accepted, 0 to 1.")],
+  [
     "criteria.institutions.includeSuffixRules",
     describe(
       "Accept hosts matched only by an academic suffix rule, a zone such as *.edu, *.ac.XX or *.k12.XX.us, with no listed institution; the zone's policy gives their country and, where it admits one kind, their type."

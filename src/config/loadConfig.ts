@@ -68,9 +68,9 @@ export interface LoadedConfig {
   /**
    * Institutions approved from the review queue, each for its team's targets
    * (`datasets/reviewed.yaml` in the config directory, `reviewed.yaml` in the
-   * data directory, and the Redis store's approvals).
+   * data directory, and the Redis store's approvals). Absent: none.
    */
-  readonly reviewed: ReadonlyArray<ReviewedInstitution>
+  readonly reviewed?: ReadonlyArray<ReviewedInstitution> | undefined
   /** Overrides of the verification messages by locale (`templates/<locale>.yaml`). */
   readonly templates: ReadonlyMap<string, TemplateFile>
   /** The certificate authorities (PEM) `verification.mail.smtp.ca` names, read with the config. */

@@ -61,7 +61,7 @@ export const InstitutionCriteria = Schema.Struct({
    */
   acceptCandidates: Schema.optionalKey(
     Schema.Struct({
-      minScore: Schema.Number.pipe(
+      minScore: Schema.Finite.pipe(
         Schema.check(Schema.isBetween({ minimum: 0, maximum: 1 }, { message: "minScore is a number from 0 to 1" }))
       )
     })

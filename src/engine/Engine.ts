@@ -11,6 +11,7 @@ import {
   OfferNotFound,
   TargetGroupNotFound
 } from "../domain/errors.ts"
+import type { ReviewedInstitution } from "../domain/InstitutionReview.ts"
 import type { Offer } from "../domain/Offer.ts"
 import type { TargetGroup } from "../domain/TargetGroup.ts"
 import type { OfferValidationResult, ValidationResult } from "../domain/ValidationResult.ts"
@@ -19,6 +20,7 @@ import { type CompiledTargetGroup, compileTargetGroup } from "./targeting/compil
 import type { EngineContext } from "./targeting/EngineContext.ts"
 import { type CompiledOffer, evaluateOffer } from "./targeting/evaluateOffer.ts"
 import { evaluateTargetGroup } from "./targeting/evaluateTargetGroup.ts"
+import { reviewedContexts } from "./targeting/ReviewedHosts.ts"
 
 export interface EngineInput {
   readonly context: EngineContext
@@ -28,10 +30,15 @@ export interface EngineInput {
   readonly now?: (() => number) | undefined
   /** Compiles a target group (default `compileTargetGroup`); a builder passes one that reuses unchanged groups. */
   readonly compile?: ((group: TargetGroup) => CompiledTargetGroup) | undefined
+  /** Institutions operators approved, each for its team's targets (`ReviewedHosts.ts`). */
+  readonly reviewed?: ReadonlyArray<ReviewedInstitution> | undefined
 }
 
 export class Engine {
+  /** The shared context: every team's without approvals, and the one `inspect` and look-ups read. */
   readonly context: EngineContext
+  /** The context of each team with reviewed institutions. */
+  readonly #teamContexts: ReadonlyMap<string, EngineContext>
   readonly targetGroups: ReadonlyMap<string, CompiledTargetGroup>
   readonly offers: ReadonlyMap<string, CompiledOffer>
   /** The clock for offer windows. */
@@ -43,6 +50,10 @@ export class Engine {
     offers: Map<string, CompiledOffer>
   ) {
     this.context = input.context
+    this.#teamContexts =
+      input.reviewed === undefined || input.reviewed.length === 0
+        ? new Map()
+        : reviewedContexts(input.context, input.reviewed)
     this.targetGroups = groups
     this.offers = offers
     this.now = input.now ?? Date.now
@@ -79,11 +90,20 @@ export class Engine {
     return new Engine(input, groups, offers)
   }
 
-  /** Validates one email against a target group; throws `TargetGroupNotFound` for an unknown id. */
-  validate(email: string, targetGroupId: string): ValidationResult {
+  /**
+   * The context a team's validations run in: with the institutions its
+   * operators approved where it has any (`team` undefined: the group's own
+   * team, or none for a shared group).
+   */
+  contextFor(team: string | undefined): EngineContext {
+    return team === undefined ? this.context : (this.#teamContexts.get(team) ?? this.context)
+  }
+
+  /** Validates one email against a target group (for `team`, default the group's); throws `TargetGroupNotFound` for an unknown id. */
+  validate(email: string, targetGroupId: string, team?: string): ValidationResult {
     const group = this.targetGroups.get(targetGroupId)
     if (group === undefined) throw new TargetGroupNotFound({ targetGroupId })
-    return evaluateTargetGroup(group, this.context, email)
+    return evaluateTargetGroup(group, this.contextFor(team ?? group.targetGroup.team), email)
   }
 
   /** Validates emails in input order against a target group; throws `TargetGroupNotFound` for an unknown id. */
@@ -91,7 +111,8 @@ export class Engine {
     const group = this.targetGroups.get(targetGroupId)
     if (group === undefined) throw new TargetGroupNotFound({ targetGroupId })
     const results = new Array<ValidationResult>(emails.length)
-    for (let i = 0; i < emails.length; i++) results[i] = evaluateTargetGroup(group, this.context, emails[i]!)
+    const context = this.contextFor(group.targetGroup.team)
+    for (let i = 0; i < emails.length; i++) results[i] = evaluateTargetGroup(group, context, emails[i]!)
     return results
   }
 
@@ -100,7 +121,8 @@ export class Engine {
     const offer = this.offers.get(offerId)
     if (offer === undefined) throw new OfferNotFound({ offerId })
     const now = this.now()
-    return emails.map((email) => evaluateOffer(offer, this.context, email, now))
+    const context = this.contextFor(offer.offer.team)
+    return emails.map((email) => evaluateOffer(offer, context, email, now))
   }
 
   /**
@@ -110,6 +132,6 @@ export class Engine {
   validateOffer(email: string, offerId: string, now: number = this.now()): OfferValidationResult {
     const offer = this.offers.get(offerId)
     if (offer === undefined) throw new OfferNotFound({ offerId })
-    return evaluateOffer(offer, this.context, email, now)
+    return evaluateOffer(offer, this.contextFor(offer.offer.team), email, now)
   }
 }

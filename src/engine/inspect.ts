@@ -9,8 +9,10 @@
  * service, a stoplisted host, a non-institution).
  */
 import type { Evidence, FactEvidence, HostRole } from "../domain/Institution.ts"
+import type { Candidate } from "../domain/InstitutionReview.ts"
 import type { NonInstitutionSummary } from "../domain/ValidationResult.ts"
 import { parseDomain, parseEmail } from "./email/parseEmail.ts"
+import { candidateScorer } from "./institutions/CandidateScorer.ts"
 import { assessConfusable } from "./policy/confusable.ts"
 import type { EngineContext } from "./targeting/EngineContext.ts"
 import { roleFactOf } from "./targeting/hostRole.ts"
@@ -54,6 +56,8 @@ export interface InspectResult {
     readonly denied: "stoplist" | "alumni-subdomain" | "non-institution" | null
     readonly suggestion: string | null
   }
+  /** For a host no source lists: how likely its domain is an institution, and why. */
+  readonly candidate: Candidate | null
 }
 
 export const inspectInput = (context: EngineContext, input: string): InspectResult => {
@@ -75,7 +79,8 @@ export const inspectInput = (context: EngineContext, input: string): InspectResu
         abused: false,
         denied: null,
         suggestion: null
-      }
+      },
+      candidate: null
     }
   }
   const email = "email" in parsed ? parsed.email : undefined
@@ -130,6 +135,7 @@ export const inspectInput = (context: EngineContext, input: string): InspectResu
       abused: match.kind === "listed" && match.entry.abused,
       denied,
       suggestion: match.kind === "none" ? suggestionFor(context, host) : null
-    }
+    },
+    candidate: match.kind === "none" ? candidateScorer(context.index).candidateOf(host) : null
   }
 }

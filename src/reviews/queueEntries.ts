@@ -61,8 +61,18 @@ export interface QueueView {
   readonly dropped: number
 }
 
-/** The UTC day of an instant, `YYYY-MM-DD`. */
-export const dayOf = (at: number): string => new Date(at).toISOString().slice(0, 10)
+let cachedDayNumber = Number.NaN
+let cachedDay = ""
+
+/** The UTC day of an instant, `YYYY-MM-DD` (the last one computed is kept: sightings come in the same day). */
+export const dayOf = (at: number): string => {
+  const dayNumber = Math.floor(at / DAY_MS)
+  if (dayNumber !== cachedDayNumber) {
+    cachedDay = new Date(dayNumber * DAY_MS).toISOString().slice(0, 10)
+    cachedDayNumber = dayNumber
+  }
+  return cachedDay
+}
 
 /** The oldest day an entry keeps at `now`. */
 export const oldestDayKept = (now: number): string => dayOf(now - (DAYS_KEPT - 1) * DAY_MS)

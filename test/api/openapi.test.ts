@@ -193,6 +193,8 @@ describe("the OpenAPI document", () => {
     expect(withPayload.map((endpoint) => endpoint.name).sort()).toEqual([
       "PATCH /api/v1/offers/:id",
       "PATCH /api/v1/target-groups/:id",
+      "POST /api/v1/institution-reviews/:domain/approve",
+      "POST /api/v1/institution-reviews/:domain/reject",
       "POST /api/v1/offers",
       "POST /api/v1/offers/bulk-process",
       "POST /api/v1/target-groups",

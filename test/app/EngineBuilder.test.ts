@@ -44,9 +44,9 @@ describe("EngineBuilder", () => {
         expect(forgetting.validate(email, id)).toEqual(remembering.validate(email, id))
       }
     }
-    expect(remembering.context.hosts.memoized).toBeGreaterThan(0)
+    expect(remembering.context.directory.memoized).toBeGreaterThan(0)
     expect(remembering.targetGroups.get("uk")!.verdicts.size).toBeGreaterThan(0)
-    expect(forgetting.context.hosts.memoized).toBe(0)
+    expect(forgetting.context.directory.memoized).toBe(0)
     expect(forgetting.targetGroups.get("uk")!.verdicts.size).toBe(0)
     expect(forgetting.targetGroups.get("uni")!.verdicts.size).toBe(0)
   })

@@ -16,7 +16,16 @@ describe("campusgate inspect", () => {
   it("prints one JSON object per input line, in order, with the stable field names", () => {
     const lines = run(["inspect"], "jane@mit.edu\n\nox.ac.uk\r\nnot an email@\nalumni.mit.edu\n")
     expect(lines.map((l) => l.input)).toEqual(["jane@mit.edu", "ox.ac.uk", "not an email@", "alumni.mit.edu"])
-    expect(Object.keys(lines[0])).toEqual(["input", "format", "domain", "institution", "organization", "flags"])
+    expect(Object.keys(lines[0])).toEqual([
+      "input",
+      "format",
+      "domain",
+      "institution",
+      "organization",
+      "flags",
+      "candidate"
+    ])
+    expect(lines[0].candidate).toBeNull()
     expect(lines[0]).toMatchObject({
       format: { valid: true, code: null },
       domain: "mit.edu",
@@ -38,6 +47,12 @@ describe("campusgate inspect", () => {
     expect(lines[1].institution).toMatchObject({ country: "GB", type: "university" })
     expect(lines[2]).toMatchObject({ format: { valid: false, code: expect.any(String) }, institution: null })
     expect(lines[3]).toMatchObject({ institution: null, flags: { denied: "alumni-subdomain" } })
+    const [unknown] = run(["inspect", "musikhochschule-sampleburg.de"])
+    expect(unknown).toMatchObject({
+      institution: null,
+      candidate: { domain: "musikhochschule-sampleburg.de", score: expect.any(Number) }
+    })
+    expect(unknown.candidate.signals.length).toBeGreaterThan(0)
   })
 
   it("searches institutions with --search, one JSON object per line, best first", () => {

@@ -189,7 +189,9 @@ describe("jsonSchemas", () => {
       "countries",
       "regions",
       "roles",
-      "includeSuffixRules"
+      "includeSuffixRules",
+      "minConfidence",
+      "acceptCandidates"
     ])
     expect(Object.keys(props.domains!.properties as JsonObject)).toEqual(["allow", "deny"])
     expect(Object.keys(props.patterns!.properties as JsonObject)).toEqual(["allow", "deny"])

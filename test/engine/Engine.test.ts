@@ -45,7 +45,7 @@ describe("offers", () => {
 
   it("explains a failure with the shared reason code when every group fails the same way", () => {
     const result = engineWith(offer()).validateOffer("a@samples.com", "student-discount")
-    expect(result).toMatchObject({ isValid: false, reasonCode: "NOT_AN_INSTITUTION", matchedTargetGroups: [] })
+    expect(result).toMatchObject({ isValid: false, reasonCode: "UNKNOWN_INSTITUTION", matchedTargetGroups: [] })
     const mixed = engineWith(offer()).validateOffer("a@tum.de", "student-discount")
     expect(mixed.reasonCode).toBe("COUNTRY_NOT_ALLOWED")
   })

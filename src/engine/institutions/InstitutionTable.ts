@@ -29,6 +29,8 @@ import type { EvidenceRow, FactEvidenceRow, InstitutionsData } from "./Instituti
 import { siblingEvidence, siblingVia, siblingZone } from "./siblings.ts"
 import { type InferredType, TypeInference } from "./typeInference.ts"
 
+export type { InferredType }
+
 /** A listed domain: the institution it belongs to, whether it is on the abused list, and whom it serves. */
 export interface ListedEntry {
   readonly kind: "listed"
@@ -362,6 +364,11 @@ export class InstitutionTable {
     }
     this.#made.set(domain, rule)
     return rule
+  }
+
+  /** The type the measured rules infer for a registrable domain's label outside any zone (a candidate's). */
+  inferredType(label: string): InferredType | undefined {
+    return this.#types.infer(label, undefined)
   }
 
   static fromData(data: InstitutionsData): InstitutionTable {

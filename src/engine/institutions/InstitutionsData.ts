@@ -126,4 +126,15 @@ export interface InstitutionsData {
    * keep the zone's type.
    */
   readonly typeRules?: ReadonlyArray<TypeRuleRow> | undefined
+  /** How the place-name rule measured and how many institutions it placed (`placeCountries.ts`). */
+  readonly placeRule?:
+    | {
+        readonly precision: number
+        readonly support: number
+        readonly placed: number
+        /** A country's name in a `.edu` domain's label (`mitindia.edu`). */
+        readonly countryInLabelPrecision: number
+        readonly countryInLabelSupport: number
+      }
+    | undefined
 }

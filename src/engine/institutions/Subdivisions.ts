@@ -51,6 +51,8 @@ export interface Subdivisions {
   readonly regionFromName: (country: CountryCode, name: string) => RegionCode | undefined
   /** The listed subdivisions of a country, higher levels first. */
   readonly regionsOf: (country: CountryCode) => ReadonlyArray<RegionCode>
+  /** Every name the list gives a subdivision (`EG-C`: Al Qāhirah, Cairo). */
+  readonly namesOf: (code: RegionCode) => ReadonlyArray<string>
 }
 
 /** Words that say what kind of subdivision a name is, not which one. */
@@ -79,11 +81,13 @@ const setIfAbsent = (map: Map<string, RegionCode>, key: string, code: RegionCode
 export const loadSubdivisions = (input: unknown): Subdivisions => {
   const data = Schema.decodeUnknownSync(SubdivisionsData)(input)
   const names = new Map<string, string>()
+  const allNames = new Map<string, ReadonlyArray<string>>()
   const regionsByCountry = new Map<string, Array<RegionCode>>()
   for (const [country, entries] of Object.entries(data.countries)) {
     const codes: Array<RegionCode> = []
-    for (const [part, name] of entries) {
+    for (const [part, name, ...others] of entries) {
       const code = `${country}-${part}`
+      allNames.set(code, [name, ...others])
       if (!isRegionCode(code)) throw new Error(`subdivisions data: "${code}" is not a well-formed ISO 3166-2 code`)
       names.set(code, name)
       codes.push(code)
@@ -143,7 +147,8 @@ export const loadSubdivisions = (input: unknown): Subdivisions => {
     currentRegionCode,
     regionName: (code) => names.get(code),
     regionFromName,
-    regionsOf: (country) => regionsByCountry.get(country) ?? []
+    regionsOf: (country) => regionsByCountry.get(country) ?? [],
+    namesOf: (code) => allNames.get(code) ?? []
   }
 }
 

@@ -28,6 +28,7 @@ import { nameKey } from "../../domain/nameKey.ts"
 import { IndexBuilder } from "./IndexBuilder.ts"
 import type { InstitutionsData } from "./InstitutionsData.ts"
 import { nonInstitutionKind } from "./organizationKind.ts"
+import { withPlaceCountries } from "./placeCountries.ts"
 import type { Subdivisions } from "./Subdivisions.ts"
 import { decodeSiblings, withSiblings } from "./siblings.ts"
 import type { CuratedNonInstitution } from "./sources/curated.ts"
@@ -193,7 +194,7 @@ export const compileInstitutionIndex = (inputs: CompileInputs): CompiledIndex =>
   for (const domain of swot.stoplist) builder.addDeny(domain, swotSource)
   for (const domain of swot.abused) builder.addAbused(domain, swotSource)
 
-  const data = withInferredTypes(withSiblings(builder.finish()))
+  const data = withInferredTypes(withPlaceCountries(withSiblings(builder.finish()), subdivisions))
   return {
     data,
     report: {
@@ -211,6 +212,9 @@ export const compileInstitutionIndex = (inputs: CompileInputs): CompiledIndex =>
       suffixRules: data.suffixRules.length,
       siblings: decodeSiblings(data.siblings).length,
       typeRules: data.typeRules?.length ?? 0,
+      placeRulePrecision: data.placeRule?.precision ?? 0,
+      placed: data.placeRule?.placed ?? 0,
+      countryInLabelPrecision: data.placeRule?.countryInLabelPrecision ?? 0,
       typesInferred: data.institutions.filter(
         (row) =>
           data.evidence[row[10][1]]?.[1].includes(":") === true &&

@@ -13,14 +13,25 @@
  */
 import type { InstitutionTable } from "../institutions/InstitutionTable.ts"
 import type { EmailLists } from "../policy/EmailLists.ts"
-import { HostDirectory } from "./HostDirectory.ts"
+import { HostDirectory as Directory, type HostDirectory, type HostFacts } from "./HostDirectory.ts"
+
+/** What the per-email path asks of hosts: their facts, and values derived from them kept beside them (`HostDirectory`). */
+export interface HostFactsSource {
+  facts(host: string): HostFacts
+  memo<O extends object, A>(facts: HostFacts, owner: O, derive: (owner: O, facts: HostFacts) => A): A
+}
 
 export interface EngineContext {
   readonly index: InstitutionTable
   readonly lists: EmailLists
-  readonly hosts: HostDirectory
+  /** The shared `directory`, or a team's reviewed institutions over it (`ReviewedHosts.ts`). */
+  readonly hosts: HostFactsSource
+  /** The one host directory every team's context shares. */
+  readonly directory: HostDirectory
   readonly remembersVerdicts: boolean
 }
+
+const directoryFields = (directory: HostDirectory) => ({ hosts: directory, directory })
 
 export const makeEngineContext = (
   index: InstitutionTable,
@@ -29,6 +40,6 @@ export const makeEngineContext = (
 ): EngineContext => ({
   index,
   lists,
-  hosts: new HostDirectory(index, lists),
+  ...directoryFields(new Directory(index, lists)),
   remembersVerdicts: options?.rememberVerdicts ?? true
 })

@@ -3,7 +3,7 @@
  * reads: hash sets for filters, one map for the custom domain lists, compiled
  * globs, and the shared "skipped" details for criterion types it does not use.
  */
-import type { HostRole, InstitutionType } from "../../domain/Institution.ts"
+import type { Confidence, HostRole, InstitutionType } from "../../domain/Institution.ts"
 import type { EmailPolicy, TargetGroup } from "../../domain/TargetGroup.ts"
 import type { EmailSyntaxOptions } from "../email/parseEmail.ts"
 import { compileHostGlob, type HostGlob } from "./hostGlob.ts"
@@ -15,6 +15,10 @@ export interface CompiledInstitutionCriteria {
   readonly countries: ReadonlySet<string> | null
   readonly regions: ReadonlySet<string> | null
   readonly includeSuffixRules: boolean
+  /** The least confidence a judged fact needs (`confidenceRank`): 0 (low, the default) counts every fact. */
+  readonly minConfidence: number
+  /** The least candidate score accepted for a domain no source lists (`acceptCandidates.minScore`), or null: none is. */
+  readonly acceptCandidates: number | null
   /** The host roles accepted: `mixed` is in it whenever `student` or `staff` is. */
   readonly roles: ReadonlySet<HostRole>
   /** Whether each role fact (by its index) is accepted: the per-email check is one array read. */
@@ -47,6 +51,9 @@ export interface CompiledTargetGroup {
   /** Verdicts on listed institutions, built on first use (see `judgeInstitution.ts`). */
   readonly verdicts: Map<object, InstitutionVerdict>
 }
+
+/** Confidence as a number to compare: low 0, medium 1, high 2. */
+export const confidenceRank: Readonly<Record<Confidence, number>> = { low: 0, medium: 1, high: 2 }
 
 /** Students and staff, and the hosts that serve both: what a group accepts unless it names roles. */
 const defaultRoles: ReadonlyArray<HostRole> = ["student", "staff"]
@@ -113,6 +120,8 @@ export const compileTargetGroup = (targetGroup: TargetGroup): CompiledTargetGrou
             countries: setOrNull(institutions.countries),
             regions: setOrNull(institutions.regions),
             includeSuffixRules: institutions.includeSuffixRules,
+            minConfidence: confidenceRank[institutions.minConfidence ?? "low"],
+            acceptCandidates: institutions.acceptCandidates?.minScore ?? null,
             roles: acceptedRoles(institutions.roles?.length ? institutions.roles : defaultRoles),
             acceptsRoleFact: allRoleFacts.map((fact) =>
               acceptedRoles(institutions.roles?.length ? institutions.roles : defaultRoles).has(fact.role)

@@ -21,6 +21,7 @@ import type { HostFacts } from "./HostDirectory.ts"
 import { type RoleFact, roleFactOf } from "./hostRole.ts"
 import { domainWithRole, type InstitutionVerdict, judgeListed, judgeSuffixRule } from "./judgeInstitution.ts"
 import { suggestionFor } from "./suggestion.ts"
+import { unknownHostResult } from "./unknownHost.ts"
 
 // Shared by every result, hence frozen (as are verdicts and policy details): a caller may cache their JSON.
 const skipped = Object.freeze({ status: "skipped" } as const)
@@ -28,6 +29,9 @@ const passed = Object.freeze({ status: "passed" } as const)
 const failed = Object.freeze({ status: "failed" } as const)
 
 type Details = { -readonly [K in keyof ValidationDetails]: ValidationDetails[K] }
+
+/** The reason codes a valid result may carry: how it was accepted, where that is worth saying. */
+const validCodes: ReadonlySet<ReasonCode> = new Set(["LIKELY_INSTITUTION"])
 
 const result = (
   group: CompiledTargetGroup,
@@ -38,7 +42,7 @@ const result = (
   reason?: string
 ): ValidationResult => {
   const out: { -readonly [K in keyof ValidationResult]: ValidationResult[K] } = {
-    isValid: reasonCode === undefined,
+    isValid: reasonCode === undefined || validCodes.has(reasonCode),
     email,
     targetGroup: group.ref,
     validationDetails: details
@@ -314,19 +318,12 @@ export const judgeEmail = (
   if (kind === "none") {
     if (group.hasCustomLists) details.customList = failed
     const suggestion = suggestionFor(context, host)
-    const hint = suggestion === null ? "" : ` Did you mean ${suggestion}?`
     if (group.institutions !== null) {
-      details.domain =
-        suggestion === null ? { status: "failed", domain: host } : { status: "failed", domain: host, suggestion }
-      return result(
-        group,
-        input,
-        details,
-        undefined,
-        "NOT_AN_INSTITUTION",
-        `${host} is not a known academic institution${group.hasCustomLists ? " nor on the target group's lists" : ""}.${hint}`
+      return unknownHostResult(group, context, input, details, host, suggestion, (code, reason, matched) =>
+        result(group, input, details, matched, code, reason)
       )
     }
+    const hint = suggestion === null ? "" : ` Did you mean ${suggestion}?`
     return result(
       group,
       input,

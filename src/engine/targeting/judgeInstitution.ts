@@ -7,11 +7,11 @@
  * domain detail reports the role of a host equal to the matched domain; a
  * host of another role (`staff.x.edu`) gets a detail of its own, made once.
  */
-import type { InstitutionType } from "../../domain/Institution.ts"
+import type { Evidence, InstitutionType } from "../../domain/Institution.ts"
 import type { ReasonCode } from "../../domain/ReasonCode.ts"
 import type { DomainDetail, GeographyDetail, OrganizationTypeDetail } from "../../domain/ValidationResult.ts"
 import type { ListedEntry, SuffixRule } from "../institutions/InstitutionTable.ts"
-import type { CompiledTargetGroup } from "./compileTargetGroup.ts"
+import { type CompiledTargetGroup, confidenceRank } from "./compileTargetGroup.ts"
 import { ROLE_FACTS, type RoleFact, roleFactOf } from "./hostRole.ts"
 
 export interface InstitutionVerdict {
@@ -119,13 +119,17 @@ const judge = (
       true
     )
   }
+  const evidence = summary.evidence
   if (criteria.types !== null) {
     organizationType.allowedTypes = criteria.allowedTypes!
-    organizationType.status = criteria.types.has(type) ? "passed" : "failed"
+    const sure = confidenceRank[evidence.type.confidence] >= criteria.minConfidence
+    organizationType.status = sure && criteria.types.has(type) ? "passed" : "failed"
     if (organizationType.status === "failed") {
       return verdict([
         "ORGANIZATION_TYPE_NOT_ALLOWED",
-        `${subject} is ${typePhrase(type)}; this target group accepts ${criteria.typesText}.`
+        sure
+          ? `${subject} is ${typePhrase(type)}; this target group accepts ${criteria.typesText}.`
+          : `${subject} is ${typePhrase(type)} only with ${evidence.type.confidence} confidence (${evidence.type.rule}); this target group accepts ${criteria.typesText} known with more.`
       ])
     }
   }
@@ -137,7 +141,7 @@ const judge = (
       "country",
       name,
       subject,
-      country,
+      sureOf(country, evidence.country, criteria.minConfidence),
       criteria.countries,
       criteria.countriesText
     )
@@ -154,7 +158,7 @@ const judge = (
       "region",
       name,
       subject,
-      region,
+      sureOf(region, evidence.region, criteria.minConfidence),
       criteria.regions,
       criteria.regionsText
     )
@@ -165,6 +169,10 @@ const judge = (
   }
   return verdict(undefined)
 }
+
+/** A fact as the group judges it: unknown (null) when its evidence is less sure than the group asks. */
+const sureOf = (value: string | null, evidence: Evidence | undefined, minConfidence: number): string | null =>
+  value === null || (evidence !== undefined && confidenceRank[evidence.confidence] < minConfidence) ? null : value
 
 /** An institution of `type` as a sentence says it: "a college organisation", "an organisation of type other". */
 const typePhrase = (type: InstitutionType): string =>

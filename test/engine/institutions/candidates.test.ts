@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest"
+import { buildInstitutionTable } from "../../../src/engine/InstitutionIndex.ts"
+import { builtInCandidateModel, candidateScorer } from "../../../src/engine/institutions/CandidateScorer.ts"
 import {
   buildCandidateKnowledge,
   featuresOf,
@@ -8,8 +10,6 @@ import {
   rocAuc,
   scoreFeatures
 } from "../../../src/engine/institutions/candidates.ts"
-import { builtInCandidateModel, candidateScorer } from "../../../src/engine/institutions/CandidateScorer.ts"
-import { buildInstitutionTable } from "../../../src/engine/InstitutionIndex.ts"
 
 const knowledge = buildCandidateKnowledge({
   institutions: [
@@ -39,7 +39,12 @@ describe("candidate features", () => {
 
   it("leaves an institution's own words out while fitting on it", () => {
     const own = { words: new Set(["sampleburg"]), acronyms: new Set<string>() }
-    const withOwn = featuresOf({ domain: "sampleburg.de", label: "sampleburg", suffix: "de" }, knowledge, noLetters, own)
+    const withOwn = featuresOf(
+      { domain: "sampleburg.de", label: "sampleburg", suffix: "de" },
+      knowledge,
+      noLetters,
+      own
+    )
     // Two institutions name it; without the domain's own, one is left: not enough.
     expect(withOwn.map((f) => f.id)).not.toContain("known-name")
   })

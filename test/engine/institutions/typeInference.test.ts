@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { compileInstitutionIndex } from "../../../src/engine/institutions/compileIndex.ts"
 import { loadBuiltInInstitutions } from "../../../src/engine/InstitutionIndex.ts"
+import { compileInstitutionIndex } from "../../../src/engine/institutions/compileIndex.ts"
 import { InstitutionTable } from "../../../src/engine/institutions/InstitutionTable.ts"
 import { confidenceOf, measureTypeRules } from "../../../src/engine/institutions/typeInference.ts"
 import { rorSnapshot, subdivisions, swotSnapshot } from "./sourceFixtures.ts"

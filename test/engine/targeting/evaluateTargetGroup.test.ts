@@ -57,8 +57,69 @@ describe("institutions criterion", () => {
 
   it("rejects a domain that is no institution, with a plain reason", () => {
     const result = check({ institutions: {} }, "jane@samples.com")
-    expect(result).toMatchObject({ isValid: false, reasonCode: "NOT_AN_INSTITUTION" })
+    expect(result).toMatchObject({ isValid: false, reasonCode: "UNKNOWN_INSTITUTION" })
     expect(result.reason).toContain("samples.com")
+  })
+
+  it("attaches how likely an unknown domain is an institution, and why", () => {
+    const result = check({ institutions: {} }, "jane@mail.musikhochschule-sampleburg.de")
+    expect(result).toMatchObject({
+      isValid: false,
+      reasonCode: "UNKNOWN_INSTITUTION",
+      validationDetails: { domain: { status: "failed", candidate: { domain: "musikhochschule-sampleburg.de" } } }
+    })
+    const candidate = result.validationDetails.domain.candidate!
+    expect(candidate.score).toBeGreaterThan(0)
+    expect(candidate.signals.map((s) => s.signal)).toContain("family:college")
+  })
+
+  it("accepts a candidate scoring at least acceptCandidates.minScore, with low confidence in its facts", () => {
+    const result = check(
+      { institutions: { acceptCandidates: { minScore: 0.01 } } },
+      "jane@musikhochschule-sampleburg.de"
+    )
+    expect(result).toMatchObject({
+      isValid: true,
+      reasonCode: "LIKELY_INSTITUTION",
+      matchedDomain: "musikhochschule-sampleburg.de",
+      validationDetails: {
+        domain: {
+          status: "passed",
+          institution: { country: "DE", evidence: { country: { confidence: "low" }, type: { confidence: "low" } } }
+        }
+      }
+    })
+    expect(
+      check({ institutions: { acceptCandidates: { minScore: 1 } } }, "jane@musikhochschule-sampleburg.de")
+    ).toMatchObject({
+      isValid: false,
+      reasonCode: "UNKNOWN_INSTITUTION"
+    })
+    // The group's filters judge the candidate's facts; facts of low confidence fail a group asking for more.
+    const accepting = (more: object) => ({ institutions: { acceptCandidates: { minScore: 0.01 }, ...more } })
+    expect(check(accepting({ countries: ["FR"] }), "a@musikhochschule-sampleburg.de").reasonCode).toBe(
+      "COUNTRY_NOT_ALLOWED"
+    )
+    expect(check(accepting({ countries: ["DE"] }), "a@musikhochschule-sampleburg.de").isValid).toBe(true)
+    expect(
+      check(accepting({ countries: ["DE"], minConfidence: "medium" }), "a@musikhochschule-sampleburg.de").reasonCode
+    ).toBe("COUNTRY_NOT_ALLOWED")
+  })
+
+  it("judges a fact only when its evidence is as sure as minConfidence asks", () => {
+    // A zone-only match: its country is the zone's (medium), its type unknown (low).
+    const result = check(
+      { institutions: { types: ["university", "college", "other"], minConfidence: "medium" } },
+      "a@nowhere-listed.ac.uk"
+    )
+    expect(result).toMatchObject({ isValid: false, reasonCode: "ORGANIZATION_TYPE_NOT_ALLOWED" })
+    expect(result.reason).toContain("confidence")
+    expect(
+      check({ institutions: { countries: ["GB"], minConfidence: "medium" } }, "a@nowhere-listed.ac.uk").isValid
+    ).toBe(true)
+    expect(
+      check({ institutions: { countries: ["GB"], minConfidence: "high" } }, "a@nowhere-listed.ac.uk").reasonCode
+    ).toBe("COUNTRY_NOT_ALLOWED")
   })
 
   it("filters by country", () => {
@@ -303,7 +364,7 @@ describe("email policy", () => {
   it("suggests the intended domain for a mistyped top-level label", () => {
     const result = check({ institutions: {} }, "a@mit.ed")
     expect(result).toMatchObject({
-      reasonCode: "NOT_AN_INSTITUTION",
+      reasonCode: "UNKNOWN_INSTITUTION",
       validationDetails: { domain: { suggestion: "mit.edu" } }
     })
     expect(result.reason).toContain("Did you mean mit.edu?")
