@@ -458,7 +458,8 @@ describe.skipIf(!browserAvailable && !browserRequired)("the console in a real he
       page.locator("tr[data-review]").evaluateAll((found) => found.map((row) => row.getAttribute("data-review")))
     const queue = (await api("GET", "/api/v1/institution-reviews")).body
     const domains = queue.data.map((review: { domain: string }) => review.domain)
-    expect([...domains].sort()).toEqual(DEMO_REVIEWS.map((review) => review.domain).sort())
+    // The demo's queue, and the unknown domains the validations above met (partner-college.org, samples.com…).
+    expect(domains).toEqual(expect.arrayContaining(DEMO_REVIEWS.map((review) => review.domain)))
     await expect.poll(rows).toEqual(domains)
     const first = queue.data[0]
     expect(await page.locator(`tr[data-review="${first.domain}"] [data-count]`).textContent()).toBe(String(first.count))
