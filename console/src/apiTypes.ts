@@ -4,6 +4,13 @@
  * bundle carries none of the server's code and a change to the contract
  * that the console does not follow fails the typecheck.
  */
+import type {
+  ApproveRequest,
+  InstitutionReview as InstitutionReviewResource,
+  RejectRequest,
+  ReviewPage,
+  ReviewSort
+} from "../../src/api/institutionReviews.ts"
 import type { JobAccepted, JobsPage } from "../../src/api/jobs.ts"
 import type { OfferResource, OfferStatusResponse } from "../../src/api/offers.ts"
 import type { DaemonStatus } from "../../src/api/status.ts"
@@ -25,6 +32,16 @@ export type JobList = typeof JobsPage.Encoded
 export type JobStarted = typeof JobAccepted.Encoded
 export type Status = typeof DaemonStatus.Encoded
 export type { EffectiveOfferStatus, OfferStatus }
+/** A domain of the review queue, with its evidence and the decision once made. */
+export type InstitutionReview = typeof InstitutionReviewResource.Encoded
+export type ReviewList = typeof ReviewPage.Encoded
+export type ReviewStatus = InstitutionReview["status"]
+export type { ReviewSort }
+export type CandidateSignal = InstitutionReview["candidate"]["signals"][number]
+export type Approval = typeof ApproveRequest.Encoded
+export type Rejection = typeof RejectRequest.Encoded
+export type InstitutionType = Approval["type"]
+export type HostRole = NonNullable<Approval["role"]>
 
 /** A page of a list endpoint. */
 export interface Page<A> {

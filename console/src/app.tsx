@@ -11,9 +11,10 @@ import { useEffect, useMemo, useState } from "preact/hooks"
 import { currentSession, makeApi, signOut } from "./api.ts"
 import type { Session } from "./apiTypes.ts"
 import { Link } from "./components/common.tsx"
-import { SignedContext } from "./context.ts"
+import { REVIEW_SCOPE, SignedContext } from "./context.ts"
 import { hrefOf, type Route, useRoute } from "./router.ts"
 import { Jobs } from "./screens/Jobs.tsx"
+import { LazyReviews } from "./screens/LazyReviews.tsx"
 import { OfferPage } from "./screens/OfferPage.tsx"
 import { Offers } from "./screens/Offers.tsx"
 import { SignIn } from "./screens/SignIn.tsx"
@@ -25,12 +26,18 @@ type Phase =
   | { readonly phase: "signed-out"; readonly notice?: string }
   | { readonly phase: "signed-in"; readonly session: Session }
 
-const NAV: ReadonlyArray<readonly [Route["screen"], string]> = [
+/** The navigation: each screen's name, and the scope it needs to be listed (the Reviews screen's, `institutions:review`). */
+const NAV: ReadonlyArray<readonly [Route["screen"], string, string?]> = [
   ["offers", "Offers"],
   ["target-groups", "Target groups"],
   ["jobs", "Jobs"],
+  ["reviews", "Reviews", REVIEW_SCOPE],
   ["status", "Status"]
 ]
+
+/** The section of the navigation a route belongs to. */
+const sectionOf = (route: Route): Route["screen"] =>
+  route.screen === "offer" ? "offers" : route.screen === "review" ? "reviews" : route.screen
 
 const Screen = (props: { readonly route: Route }) => {
   switch (props.route.screen) {
@@ -42,6 +49,9 @@ const Screen = (props: { readonly route: Route }) => {
       return <TargetGroups />
     case "jobs":
       return <Jobs />
+    case "reviews":
+    case "review":
+      return <LazyReviews route={props.route} />
     case "status":
       return <Status />
   }
@@ -54,8 +64,8 @@ const Console = (props: { readonly session: Session; readonly onSignedOut: (noti
     [props.session, props.onSignedOut]
   )
   const [signingOut, setSigningOut] = useState(false)
-  const section = route.screen === "offer" ? "offers" : route.screen
-  const routeKey = route.screen === "offer" ? `offer/${route.id}` : route.screen
+  const section = sectionOf(route)
+  const routeKey = hrefOf(route)
 
   useEffect(() => {
     const heading = document.querySelector<HTMLElement>("main h1")
@@ -90,13 +100,15 @@ const Console = (props: { readonly session: Session; readonly onSignedOut: (noti
         <span class="brand">Campusgate</span>
         <nav aria-label="Main">
           <ul>
-            {NAV.map(([screen, label]) => (
-              <li key={screen}>
-                <Link href={hrefOf({ screen } as Route)} current={section === screen}>
-                  {label}
-                </Link>
-              </li>
-            ))}
+            {NAV.filter(([, , scope]) => scope === undefined || props.session.scopes.includes(scope)).map(
+              ([screen, label]) => (
+                <li key={screen}>
+                  <Link href={hrefOf({ screen } as Route)} current={section === screen}>
+                    {label}
+                  </Link>
+                </li>
+              )
+            )}
           </ul>
         </nav>
         <div class="who">

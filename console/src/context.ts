@@ -17,6 +17,9 @@ export const useSigned = (): Signed => {
   return signed
 }
 
+/** The scope the Reviews screens need (the navigation lists them only for a key that has it). */
+export const REVIEW_SCOPE = "institutions:review"
+
 /** Whether the session's key has a scope (the daemon decides; this only hides what would be refused). */
 export const useScope = (...scopes: ReadonlyArray<string>): boolean => {
   const { session } = useSigned()

@@ -1,39 +1,11 @@
 /**
- * Screens by path under `/console` (the daemon answers the app for any
- * path there without a file extension, so a reload or a shared link opens
- * the same screen): history navigation without reloads, and the screen a
- * path names.
+ * History navigation without reloads under `/console`, and the route of
+ * the address bar (the paths and screens themselves: `data/routes.ts`).
  */
 import { useEffect, useState } from "preact/hooks"
+import { type Route, routeOf } from "./data/routes.ts"
 
-export const BASE = "/console"
-
-export type Route =
-  | { readonly screen: "offers" }
-  | { readonly screen: "offer"; readonly id: string }
-  | { readonly screen: "target-groups" }
-  | { readonly screen: "jobs" }
-  | { readonly screen: "status" }
-
-export const routeOf = (pathname: string): Route => {
-  const rest = pathname.startsWith(BASE) ? pathname.slice(BASE.length) : pathname
-  const parts = rest.split("/").filter(Boolean)
-  switch (parts[0]) {
-    case "offers":
-      return parts[1] === undefined ? { screen: "offers" } : { screen: "offer", id: decodeURIComponent(parts[1]) }
-    case "target-groups":
-      return { screen: "target-groups" }
-    case "jobs":
-      return { screen: "jobs" }
-    case "status":
-      return { screen: "status" }
-    default:
-      return { screen: "offers" }
-  }
-}
-
-export const hrefOf = (route: Route): string =>
-  route.screen === "offer" ? `${BASE}/offers/${encodeURIComponent(route.id)}` : `${BASE}/${route.screen}`
+export { BASE, hrefOf, type Route, routeOf } from "./data/routes.ts"
 
 const listeners = new Set<() => void>()
 

@@ -9,7 +9,9 @@
  * resumes the offer (the writes carry the CSRF token; one without it is
  * refused), tries an email, uploads a job and follows its progress bar to
  * 100% and downloads its results, cancels a running job, pages through the
- * jobs a job at a time (`?limit=1`) with the keyboard, reads the status, signs out, and checks
+ * jobs a job at a time (`?limit=1`) with the keyboard, reads the status and
+ * the team's review queue (the demo's, with a domain's evidence; the
+ * decisions are `reviews.browser.test.ts`'s), signs out, and checks
  * that another team's key sees none of the first team's offers. Every
  * screen is scanned by axe-core (no serious or critical violation) in
  * light, dark and at a phone's width, and photographed into
@@ -28,7 +30,7 @@ import { utcDate } from "../../console/src/data/days.ts"
 import { buildConsole } from "../../scripts/build-console.ts"
 import { browserAvailable, browserRequired, CHROMIUM, launchBrowser, warnWithoutBrowser } from "../browser.ts"
 import { call } from "../server/daemon.ts"
-import { DEMO_HISTORY, DEMO_OFFER, DEMO_TODAY, type Demo, startDemo } from "./demo.ts"
+import { DEMO_HISTORY, DEMO_OFFER, DEMO_REVIEWS, DEMO_TODAY, type Demo, startDemo } from "./demo.ts"
 
 // What the callbacks evaluated in the page use of its globals (this file is type-checked without the DOM library).
 declare const window: { readonly innerWidth: number; readonly axe?: typeof axe }
@@ -447,6 +449,32 @@ describe.skipIf(!browserAvailable && !browserRequired)("the console in a real he
     await shot("status")
   })
 
+  it("lists the team's review queue, and a domain's evidence", async () => {
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Reviews" }).click()
+    await heading("Reviews").waitFor()
+    // The screens come in a chunk of their own; once it is in, the focus is on the heading, as on every navigation.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe("Reviews")
+    const rows = () =>
+      page.locator("tr[data-review]").evaluateAll((found) => found.map((row) => row.getAttribute("data-review")))
+    const queue = (await api("GET", "/api/v1/institution-reviews")).body
+    const domains = queue.data.map((review: { domain: string }) => review.domain)
+    // The demo's queue, and the unknown domains the validations above met (partner-college.org, samples.com…).
+    expect(domains).toEqual(expect.arrayContaining(DEMO_REVIEWS.map((review) => review.domain)))
+    await expect.poll(rows).toEqual(domains)
+    const first = queue.data[0]
+    expect(await page.locator(`tr[data-review="${first.domain}"] [data-count]`).textContent()).toBe(String(first.count))
+    await page.locator("table.audit, .note").last().waitFor()
+    await scan("reviews")
+    await shot("reviews")
+    await page.getByRole("link", { name: first.domain }).click()
+    await heading(first.domain).waitFor()
+    await page.locator("table.signals").waitFor()
+    expect(await page.locator("table.signals tbody tr").count()).toBe(first.candidate.signals.length)
+    expect(await page.locator("tr[data-decision]").count()).toBe(first.decisions.length)
+    await scan("review")
+    await shot("review")
+  })
+
   it("reads in the dark and at a phone's width", async () => {
     await page.emulateMedia({ colorScheme: "dark" })
     await page.goto(url(`/console/offers/${DEMO_OFFER.id}`))
@@ -482,6 +510,8 @@ describe.skipIf(!browserAvailable && !browserRequired)("the console in a real he
   it("shows another team's key none of the first team's offers", async () => {
     await signIn(demo.globexKey)
     await page.locator("tr[data-offer]").first().waitFor()
+    // A key without institutions:review is not offered the Reviews screen.
+    expect(await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Reviews" }).count()).toBe(0)
     const ids = await offerIds()
     expect(ids.length).toBeGreaterThan(0)
     expect(ids.every((id) => id?.startsWith("globex-"))).toBe(true)

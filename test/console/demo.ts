@@ -5,7 +5,9 @@
  * the API today, and, since the API cannot make validations on past days,
  * a history of the previous weeks written into its usage statistics before
  * the daemon starts, through the file adapter's own writer, and a key that
- * expires in five days. Jobs are evaluated on the daemon's own thread
+ * expires in five days, and a review queue of acme's: unknown domains its
+ * traffic met over the last weeks, with the candidates the engine scores
+ * for them, written the same way. Jobs are evaluated on the daemon's own thread
  * (`jobs.workerThreads: 0`, a batch at a time), so a job of a million
  * emails runs for seconds: long enough to be cancelled from the page. Used
  * by the console's browser test and by `npm run screenshots`.
@@ -13,6 +15,10 @@
 import { createHash } from "node:crypto"
 import { createApiKey } from "../../src/app/Keys.ts"
 import type { TeamId } from "../../src/domain/Identifiers.ts"
+import { buildInstitutionTable } from "../../src/engine/InstitutionIndex.ts"
+import { candidateScorer } from "../../src/engine/institutions/CandidateScorer.ts"
+import { dayOf, type QueueEntry } from "../../src/reviews/queueEntries.ts"
+import { writeQueueFile } from "../../src/reviews/reviewFiles.ts"
 import { addUniqueHash, DAY_MS, emptyUsageState } from "../../src/stats/UsageState.ts"
 import { writeUsageFile } from "../../src/stats/usageFiles.ts"
 import { call, copyConfig, type Daemon, makeKey, setSettings, startDaemon } from "../server/daemon.ts"
@@ -93,6 +99,78 @@ const writeHistory = (dataDir: string, now: number): Promise<void> => {
   return writeUsageFile(dataDir, DEMO_OFFER.id, { state, applied: new Map() })
 }
 
+/** An unknown domain of a review queue: the days before today it was met on, with their counts. */
+export interface PastReview {
+  readonly domain: string
+  readonly days: ReadonlyArray<readonly [daysAgo: number, count: number]>
+}
+
+/** Domains no source lists that acme's traffic met, for the Reviews screen. */
+export const DEMO_REVIEWS: ReadonlyArray<PastReview> = [
+  {
+    domain: "hfk-nordstadt.de",
+    days: [
+      [12, 3],
+      [6, 5],
+      [2, 2],
+      [1, 9],
+      [0, 4]
+    ]
+  },
+  {
+    domain: "sampleton-state-college.us",
+    days: [
+      [20, 1],
+      [3, 2],
+      [0, 1]
+    ]
+  },
+  {
+    domain: "bright-minds-academy.org",
+    days: [
+      [9, 2],
+      [2, 1]
+    ]
+  },
+  {
+    domain: "cheap-degrees-online.com",
+    days: [
+      [4, 1],
+      [1, 2]
+    ]
+  }
+]
+
+/**
+ * Writes a team's review queue into the data directory (before the daemon
+ * starts), through the file adapter's own writer, each domain with the
+ * candidate the engine scores for it.
+ */
+export const writeReviewQueue = async (
+  dataDir: string,
+  team: string,
+  reviews: ReadonlyArray<PastReview>,
+  now: number
+): Promise<void> => {
+  const scorer = candidateScorer(buildInstitutionTable())
+  const entries = new Map<string, QueueEntry>()
+  for (const review of reviews) {
+    const candidate = scorer.candidateOf(review.domain)
+    if (candidate === null) throw new Error(`${review.domain} has no candidate`)
+    const ages = review.days.map(([daysAgo]) => daysAgo)
+    entries.set(review.domain, {
+      domain: review.domain,
+      count: review.days.reduce((sum, [, count]) => sum + count, 0),
+      accepted: 0,
+      days: Object.fromEntries(review.days.map(([daysAgo, count]) => [dayOf(now - daysAgo * DAY_MS), count])),
+      firstSeen: now - Math.max(...ages) * DAY_MS - 3_600_000,
+      lastSeen: now - Math.min(...ages) * DAY_MS - 60_000,
+      candidate
+    })
+  }
+  await writeQueueFile(dataDir, new Map([[team, { entries, dropped: 0 }]]))
+}
+
 export interface Demo {
   readonly daemon: Daemon
   /** A key of team acme that may do everything the console offers. */
@@ -114,7 +192,8 @@ export const startDemo = async (options: { readonly consoleDir?: string } = {}):
     "validate:offers",
     "validate:bulk",
     "jobs:read",
-    "status:read"
+    "status:read",
+    "institutions:review"
   ])
   const globexKey = makeKey(dirs, "globex", ["offers:read", "target-groups:read", "jobs:read", "status:read"])
   const expiring = createApiKey({
@@ -125,6 +204,7 @@ export const startDemo = async (options: { readonly consoleDir?: string } = {}):
     expiresInDays: 5
   })
   await writeHistory(dirs.dataDir, Date.now())
+  await writeReviewQueue(dirs.dataDir, "acme", DEMO_REVIEWS, Date.now())
   const daemon = await startDaemon(
     dirs,
     options.consoleDir === undefined ? {} : { CAMPUSGATE_CONSOLE_DIR: options.consoleDir }

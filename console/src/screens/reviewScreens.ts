@@ -1,0 +1,3 @@
+/** The Reviews screens, the chunk `LazyReviews.tsx` loads. */
+export { ReviewPage } from "./ReviewPage.tsx"
+export { Reviews } from "./Reviews.tsx"
