@@ -60,11 +60,10 @@ export class ReviewBuffer {
   sighted(team: string, result: ValidationResult): void {
     const code = result.reasonCode
     if (code !== "UNKNOWN_INSTITUTION" && code !== "LIKELY_INSTITUTION") return
-    const domain = result.validationDetails.domain
-    const candidate = domain.candidate
-    const name = domain.matchedDomain ?? domain.domain
-    if (candidate === undefined || name === undefined) return
-    this.add(team, name, code === "LIKELY_INSTITUTION", candidate, this.#now())
+    // The registrable domain the candidate judged: `students.x.org` and `x.org` are one entry.
+    const candidate = result.validationDetails.domain.candidate
+    if (candidate === undefined) return
+    this.add(team, candidate.domain, code === "LIKELY_INSTITUTION", candidate, this.#now())
   }
 
   /** Adds one sighting (what `sighted` does once it knows the domain). */

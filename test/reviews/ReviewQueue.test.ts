@@ -8,26 +8,19 @@ import { ReviewBuffer, ReviewQueue } from "../../src/reviews/ReviewQueue.ts"
 import { ReviewStore, ReviewStoreError } from "../../src/reviews/ReviewStore.ts"
 
 const T0 = Date.UTC(2026, 10, 20, 12)
-const candidate = (score: number): Candidate => ({ domain: "x.de", score, signals: [] })
+const candidate = (score: number, domain = "x.de"): Candidate => ({ domain, score, signals: [] })
 
-/** The fields of a result the queue reads. */
-const result = (domain: string, reasonCode: string, score = 0.5, matchedDomain?: string): ValidationResult =>
+/** The fields of a result the queue reads: the host, and the registrable domain its candidate judged. */
+const result = (host: string, reasonCode: string, score = 0.5, registrable = host): ValidationResult =>
   ({
     isValid: reasonCode === "LIKELY_INSTITUTION",
-    email: `someone@${domain}`,
+    email: `someone@${host}`,
     reasonCode,
-    validationDetails: {
-      domain: {
-        status: "failed",
-        domain,
-        ...(matchedDomain === undefined ? {} : { matchedDomain }),
-        candidate: candidate(score)
-      }
-    }
+    validationDetails: { domain: { status: "failed", domain: host, candidate: candidate(score, registrable) } }
   }) as unknown as ValidationResult
 
 describe("ReviewBuffer", () => {
-  it("records unknown and likely institutions only, by matched domain, never the address", () => {
+  it("records unknown and likely institutions only, by the registrable domain judged, never the address", () => {
     const buffer = new ReviewBuffer(
       () => 100,
       () => T0
@@ -44,7 +37,7 @@ describe("ReviewBuffer", () => {
         days: { "2026-11-20": 2 },
         firstSeen: T0,
         lastSeen: T0,
-        candidate: candidate(0.6)
+        candidate: candidate(0.6, "x-college.de")
       }
     ])
     expect(JSON.stringify([...batch.get("team-a")!.entries.values()])).not.toContain("@")
