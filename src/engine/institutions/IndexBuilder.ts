@@ -58,6 +58,27 @@ export const normalizeDatasetDomain = (raw: string): string =>
 const byFirst = <T extends readonly [string, ...Array<unknown>]>(a: T, b: T): number =>
   a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0
 
+/** The character references some sources leave in names (`Science &amp; Technology`, `&#39;`). */
+const characterReference = /&(amp|quot|apos|lt|gt|#(\d{1,7})|#x([0-9a-f]{1,6}));/gi
+const namedReferences: Readonly<Record<string, string>> = { amp: "&", quot: '"', apos: "'", lt: "<", gt: ">" }
+
+/** A name as plain text, its character references replaced by the characters they stand for. */
+export const plainText = (name: string): string =>
+  name.includes("&")
+    ? name.replace(characterReference, (whole, named: string, decimal?: string, hex?: string) => {
+        const code = decimal !== undefined ? Number(decimal) : hex !== undefined ? Number.parseInt(hex, 16) : undefined
+        if (code === undefined) return namedReferences[named.toLowerCase()] ?? whole
+        return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole
+      })
+    : name
+
+const plainNames = (input: InstitutionInput): InstitutionInput =>
+  ({
+    ...input,
+    ...(input.name === undefined || input.name === null ? {} : { name: plainText(input.name) }),
+    ...(input.names === undefined ? {} : { names: input.names.map(plainText) })
+  }) as InstitutionInput
+
 export class IndexBuilder {
   private readonly sources: Array<DataSource> = []
   private readonly drafts: Array<Draft> = []
@@ -185,7 +206,8 @@ export class IndexBuilder {
    * institution, not a second one beside it; the institutions of several
    * domains it names become one).
    */
-  addInstitution(input: InstitutionInput, source: DataSource, options: { readonly override?: boolean } = {}): void {
+  addInstitution(given: InstitutionInput, source: DataSource, options: { readonly override?: boolean } = {}): void {
+    const input = plainNames(given)
     const sourceIndex = this.source(source)
     const override = options.override === true
     this.byRor = undefined

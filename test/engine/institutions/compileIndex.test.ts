@@ -173,3 +173,24 @@ describe("compileInstitutionIndex", () => {
     expect(table.lookup("alumni.oldlisted.edu").kind).toBe("deny")
   })
 })
+
+describe("names", () => {
+  it("are plain text: character references a source left in them are the characters they stand for", () => {
+    const data = compileInstitutionIndex({
+      swot: swotSnapshot([
+        ["sample-amp.ac.zm", "Sample University of Science &amp; Technology", "Sample &#39;Tech&#x27;"],
+        ["sample-odd.ac.zm", "Sample &unknown; College &#0;"]
+      ]),
+      ror: rorSnapshot([]),
+      nonInstitutions: [],
+      subdivisions: subdivisions()
+    }).data
+    const table = InstitutionTable.fromData(data)
+    const first = table.lookup("sample-amp.ac.zm")
+    const second = table.lookup("sample-odd.ac.zm")
+    if (first.kind !== "listed" || second.kind !== "listed") throw new Error("expected listed domains")
+    expect(first.entry.institution.name).toBe("Sample University of Science & Technology")
+    expect(first.entry.institution.names).toEqual(["Sample 'Tech'"])
+    expect(second.entry.institution.name).toBe("Sample &unknown; College &#0;")
+  })
+})
