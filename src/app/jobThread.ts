@@ -80,8 +80,8 @@ const validation = makeValidation(
   }
 )
 
-const evaluate: Evaluate = (target, emails, tally, read) =>
-  validation.rowVerdicts(ALL_TEAMS, target, emails, tally, read)
+const evaluate: Evaluate = (target, emails, tally, read, team) =>
+  validation.rowVerdicts(team ?? ALL_TEAMS, target, emails, tally, read)
 
 /** The key of this thread's duplicate hashes: the same as every thread's, and the request thread's. */
 const hashKey = duplicatesKey(usageKey)

@@ -93,12 +93,22 @@ interface MatchVerdict {
   readonly verdict: SharedVerdict
 }
 
-const kept = new WeakMap<CompiledOffer | CompiledTargetGroup, Kept>()
-const keptFor = (target: CompiledOffer | CompiledTargetGroup): Kept => {
-  let found = kept.get(target)
+/**
+ * By context, then target: a team with reviewed institutions judges in a
+ * context of its own (`Engine.contextFor`), where a host's verdict may
+ * differ from the one shared by every other team.
+ */
+const kept = new WeakMap<EngineContext, WeakMap<CompiledOffer | CompiledTargetGroup, Kept>>()
+const keptFor = (context: EngineContext, target: CompiledOffer | CompiledTargetGroup): Kept => {
+  let byTarget = kept.get(context)
+  if (byTarget === undefined) {
+    byTarget = new WeakMap()
+    kept.set(context, byTarget)
+  }
+  let found = byTarget.get(target)
   if (found === undefined) {
     found = { generation: -1, byHost: [], byMatch: new Map(), refusals: new Map() }
-    kept.set(target, found)
+    byTarget.set(target, found)
   }
   return found
 }
@@ -333,7 +343,7 @@ export const offerRowVerdicts = (
     emails,
     syntax,
     rejectsRoles,
-    keptFor(compiled),
+    keptFor(context, compiled),
     read,
     full,
     (i, address) => {
@@ -359,7 +369,7 @@ export const targetGroupRowVerdicts = (
     emails,
     group.syntax,
     group.policy.rejectRoleAccounts,
-    keptFor(group),
+    keptFor(context, group),
     read,
     (_, input, known) =>
       toResultRow(

@@ -140,6 +140,7 @@ export class JobRunner {
     }
     const request: BatchRequest = {
       target: this.committed.target,
+      team: this.committed.team,
       lines: chunk.lines,
       count: chunk.count,
       columns: this.committed.inputColumns ?? []

@@ -32,7 +32,9 @@ export type Evaluate = (
   target: JobTarget,
   emails: ReadonlyArray<string>,
   tally: UsageTally | undefined,
-  read?: (MadeHashes & PlainForms) | undefined
+  read?: (MadeHashes & PlainForms) | undefined,
+  /** The job's team: whose reviewed institutions its validations see (`Engine.contextFor`). */
+  team?: string | undefined
 ) => ReadonlyArray<RowVerdict>
 
 /** Why a job failed, in words fit for its record. */
@@ -41,6 +43,8 @@ export class JobFailure extends Error {}
 /** A batch of a job's input to evaluate. */
 export interface BatchRequest {
   readonly target: JobTarget
+  /** The job's team; absent in requests made before jobs carried it. */
+  readonly team?: string | undefined
   /**
    * Whole input lines (`inputLines.ts`): a view of the reader's buffer, good
    * until the runner reads the next batch. `evaluate` reads them at once or
@@ -213,7 +217,7 @@ export const encodeBatch = (
   const plain = new PlainHashes(hashKey, emails)
   let verdicts: ReadonlyArray<RowVerdict>
   try {
-    verdicts = emails.length === 0 ? [] : evaluate(request.target, emails, tally, plain)
+    verdicts = emails.length === 0 ? [] : evaluate(request.target, emails, tally, plain, request.team)
   } catch (error) {
     throw new JobFailure(error instanceof Error ? error.message : String(error))
   }

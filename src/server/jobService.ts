@@ -41,8 +41,8 @@ import type { Stores } from "./stores.ts"
  */
 const evaluator =
   (validation: Validation["Service"]): Evaluate =>
-  (target, emails, tally, read) =>
-    validation.rowVerdicts(ALL_TEAMS, target, emails, tally, read)
+  (target, emails, tally, read, team) =>
+    validation.rowVerdicts(team ?? ALL_TEAMS, target, emails, tally, read)
 
 /**
  * Job threads when `jobs.workerThreads` is absent: one per available core
