@@ -35,6 +35,7 @@ import type { UsageTally } from "../domain/OfferUsage.ts"
 import type { HashKey } from "../engine/email/canonicalHash.ts"
 import { duplicatesKey } from "../jobs/duplicates.ts"
 import { type BatchEvaluator, type BatchRequest, type EncodedBatch, JobFailure } from "../jobs/jobBatches.ts"
+import type { ReviewQueue, Sighting } from "../reviews/ReviewQueue.ts"
 import { type BatchSlot, fitsSlot, slotMemory, slotsOf } from "./batchSlots.ts"
 import type { EngineConfig } from "./EngineBuilder.ts"
 import { HostShards } from "./hostShards.ts"
@@ -80,7 +81,14 @@ export interface AnsweredBatch extends Omit<EncodedBatch, "text" | "splices" | "
 }
 
 export type ThreadAnswer =
-  | { readonly id: number; readonly ok: true; readonly batch: AnsweredBatch; readonly verdicts: Verdicts }
+  | {
+      readonly id: number
+      readonly ok: true
+      readonly batch: AnsweredBatch
+      readonly verdicts: Verdicts
+      /** The unknown domains the batch met, by team, for the review queue. */
+      readonly sightings: ReadonlyArray<readonly [team: string, seen: ReadonlyArray<Sighting>]>
+    }
   | { readonly id: number; readonly ok: false; readonly error: string }
 
 export interface JobThreadsOptions {
@@ -89,6 +97,8 @@ export interface JobThreadsOptions {
   readonly snapshot: Pick<Snapshot["Service"], "current">
   /** Where verdicts are counted (the daemon's metrics). */
   readonly counters?: ValidationCounters["Service"] | undefined
+  /** Where the unknown domains jobs meet are recorded for review; undefined: nowhere. */
+  readonly reviews?: Pick<ReviewQueue["Service"], "seen"> | undefined
   /** The usage statistics' unique-email key; undefined: offer usage is not counted. */
   readonly usageKey?: HashKey | undefined
   /** A thread without work this long is stopped (default 30 s). */
@@ -344,6 +354,8 @@ export class JobThreads implements BatchEvaluator {
         else for (let i = 0; i < verdict.times; i++) counters.validated(verdict)
       }
     }
+    const reviews = this.#options.reviews
+    if (reviews !== undefined) for (const [team, seen] of answer.sightings) reviews.seen(team, seen)
     const { slot, count } = waiting
     const sent = answer.batch
     const batch: EncodedBatch = {

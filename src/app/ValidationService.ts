@@ -13,10 +13,13 @@ import { type ResultRow, type RowVerdict, toOfferResultRow, toResultRow } from "
 import type { OfferValidationResult, ValidationResult } from "../domain/ValidationResult.ts"
 import { ALL_TEAMS, type Viewer } from "../domain/visibility.ts"
 import type { PlainForms } from "../engine/email/plainAddress.ts"
+import { hostOf } from "../engine/institutionOf.ts"
+import { candidateScorer } from "../engine/institutions/CandidateScorer.ts"
+import type { EngineContext } from "../engine/targeting/EngineContext.ts"
 import { evaluateOffer } from "../engine/targeting/evaluateOffer.ts"
 import { evaluateTargetGroup } from "../engine/targeting/evaluateTargetGroup.ts"
 import { explainResult } from "../engine/targeting/explainResult.ts"
-import type { ReviewQueue } from "../reviews/ReviewQueue.ts"
+import type { ReviewQueue, Sighting } from "../reviews/ReviewQueue.ts"
 import type { UsageStatistics } from "../stats/UsageStatistics.ts"
 import { offerRowVerdicts, targetGroupRowVerdicts } from "./rowVerdicts.ts"
 import type { ConfigSnapshot } from "./Snapshot.ts"
@@ -128,9 +131,43 @@ const teamOf = (viewer: Viewer, groupTeam: string | undefined): string | undefin
   viewer === ALL_TEAMS ? groupTeam : viewer
 
 /** Where unknown domains are recorded for review (`reviews/ReviewQueue.ts`); nothing where absent. */
-export type Sightings = Pick<ReviewQueue["Service"], "sighted">
+export type Sightings = Pick<ReviewQueue["Service"], "sighted" | "seen">
 
-const noSightings: Sightings = { sighted: () => undefined }
+const noSightings: Sightings = { sighted: () => undefined, seen: () => undefined }
+
+/**
+ * A job's rows that met unknown domains, recorded for review: the rows of
+ * one host share one verdict (`rowVerdicts.ts`), so each verdict's host is
+ * read once, from its first row, and counted for all of them.
+ */
+const sightRows = (
+  sightings: Sightings,
+  team: string | undefined,
+  context: EngineContext,
+  emails: ReadonlyArray<string>,
+  verdicts: ReadonlyArray<RowVerdict>
+): void => {
+  if (team === undefined) return
+  let byVerdict: Map<RowVerdict, { readonly first: number; times: number }> | undefined
+  for (let i = 0; i < verdicts.length; i++) {
+    const verdict = verdicts[i]!
+    const code = verdict.reasonCode
+    if (code !== "UNKNOWN_INSTITUTION" && code !== "LIKELY_INSTITUTION") continue
+    byVerdict ??= new Map()
+    const counted = byVerdict.get(verdict)
+    if (counted === undefined) byVerdict.set(verdict, { first: i, times: 1 })
+    else counted.times++
+  }
+  if (byVerdict === undefined) return
+  const scorer = candidateScorer(context.index)
+  const seen: Array<Sighting> = []
+  for (const [verdict, { first, times }] of byVerdict) {
+    const host = hostOf(emails[first]!)
+    const candidate = host === undefined ? null : scorer.candidateOf(host)
+    if (candidate !== null) seen.push({ candidate, accepted: verdict.reasonCode === "LIKELY_INSTITUTION", times })
+  }
+  if (seen.length > 0) sightings.seen(team, seen)
+}
 
 /** An offer's results, each group's recorded (a group that met an unknown domain says so; the rest cost a comparison). */
 const sightOffer = (sightings: Sightings, team: string | undefined, result: OfferValidationResult): void => {
@@ -259,20 +296,20 @@ export const makeValidation = (
       if ("targetGroupId" in target) {
         const group = visibleTargetGroup(engine, viewer, target.targetGroupId)
         if (group === undefined) throw targetGroupNotFound(target.targetGroupId).reason
-        const verdicts = targetGroupRowVerdicts(
-          group,
-          engine.contextFor(teamOf(viewer, group.targetGroup.team)),
-          emails,
-          read
-        )
+        const team = teamOf(viewer, group.targetGroup.team)
+        const context = engine.contextFor(team)
+        const verdicts = targetGroupRowVerdicts(group, context, emails, read)
         counters.validatedAll(verdicts)
+        sightRows(sightings, team, context, emails, verdicts)
         return verdicts
       }
       const offer = visibleOffer(engine, viewer, target.offerId)
       if (offer === undefined) throw offerNotFound(target.offerId).reason
       const at = engine.now()
-      const { verdicts, addresses } = offerRowVerdicts(offer, engine.contextFor(offer.offer.team), emails, at, read)
+      const context = engine.contextFor(offer.offer.team)
+      const { verdicts, addresses } = offerRowVerdicts(offer, context, emails, at, read)
       counters.validatedAll(verdicts)
+      sightRows(sightings, teamOf(viewer, offer.offer.team), context, emails, verdicts)
       tally?.recordVerdicts(addresses, verdicts, at, read)
       return verdicts
     }

@@ -15,6 +15,7 @@ import type { Engine } from "../engine/Engine.ts"
 import { duplicatesKey } from "../jobs/duplicates.ts"
 import { type Evaluate, encodeBatch } from "../jobs/jobBatches.ts"
 import { HeapBound } from "../jobs/releaseMemory.ts"
+import type { Sighting } from "../reviews/ReviewQueue.ts"
 import { usageTally } from "../stats/UsageRecorder.ts"
 import { slotsOf } from "./batchSlots.ts"
 import { EngineBuilder, type EngineConfig } from "./EngineBuilder.ts"
@@ -49,6 +50,8 @@ let config: EngineConfig | undefined
 /** The instant of the batch being evaluated: offer windows are judged at the daemon's clock, sent with it. */
 let at = 0
 let verdicts: Verdicts = []
+/** The unknown domains the batch met, by team (`ValidationService.ts` `sightRows`), sent back with its rows. */
+let sightings: Array<readonly [string, ReadonlyArray<Sighting>]> = []
 const heapBound = new HeapBound(HEAP_BOUND)
 
 const count = (result: Validated, times: number) => {
@@ -77,7 +80,8 @@ const validation = makeValidation(
     validatedAll: (results) => {
       for (const result of results) if (isValidated(result)) count(result, 1)
     }
-  }
+  },
+  { sighted: () => undefined, seen: (team, seen) => sightings.push([team, seen]) }
 )
 
 const evaluate: Evaluate = (target, emails, tally, read, team) =>
@@ -117,6 +121,7 @@ port.on("message", (message: ThreadMessage) => {
   const request = { ...message.request, lines }
   at = message.at
   verdicts = []
+  sightings = []
   const tally =
     message.countUsage && usageKey !== undefined && "offerId" in request.target
       ? usageTally(usageKey, request.target.offerId)
@@ -136,7 +141,7 @@ port.on("message", (message: ThreadMessage) => {
     const moved: Array<ArrayBuffer> = []
     if (!inSlot) moved.push(batch.text.buffer as ArrayBuffer)
     if (slot === undefined) moved.push(batch.splices.buffer as ArrayBuffer, batch.hashes.buffer as ArrayBuffer)
-    answer({ id, ok: true, batch: sent, verdicts }, moved)
+    answer({ id, ok: true, batch: sent, verdicts, sightings }, moved)
     // After the answer, so the batch's runner does not wait for the collection.
     heapBound.check()
   } catch (error) {

@@ -66,14 +66,20 @@ export class ReviewBuffer {
     this.add(team, candidate.domain, code === "LIKELY_INSTITUTION", candidate, this.#now())
   }
 
-  /** Adds one sighting (what `sighted` does once it knows the domain). */
-  add(team: string, domain: string, accepted: boolean, candidate: Candidate, at: number): void {
+  /** Records sightings counted elsewhere (a job's rows), now. */
+  seen(team: string, sightings: ReadonlyArray<Sighting>): void {
+    const at = this.#now()
+    for (const s of sightings) this.add(team, s.candidate.domain, s.accepted, s.candidate, at, s.times)
+  }
+
+  /** Adds `times` sightings of one domain (what `sighted` does once it knows the domain). */
+  add(team: string, domain: string, accepted: boolean, candidate: Candidate, at: number, times = 1): void {
     let queue = this.#teams.get(team)
     if (queue === undefined) {
       queue = emptyTeamQueue()
       this.#teams.set(team, queue)
     }
-    addSighting(queue.entries, domain, accepted, candidate, at)
+    addSighting(queue.entries, domain, accepted, candidate, at, times)
     const max = this.#maxPerTeam()
     if (queue.entries.size >= 2 * max) boundTeam(queue, max)
   }
@@ -111,11 +117,20 @@ export class ReviewBuffer {
   }
 }
 
+/** Rows of one unknown domain met `times` in a batch (a job's rows share a verdict per host). */
+export interface Sighting {
+  readonly candidate: Candidate
+  readonly accepted: boolean
+  readonly times: number
+}
+
 export class ReviewQueue extends Context.Service<
   ReviewQueue,
   {
     /** Records a result of `team`'s when it met an unknown domain. Synchronous, never fails. */
     sighted(team: string, result: ValidationResult): void
+    /** Records sightings counted elsewhere (a job's rows, on its thread). Synchronous, never fails. */
+    seen(team: string, sightings: ReadonlyArray<Sighting>): void
     /** Writes the buffer to the store now; on failure it stays buffered. */
     readonly flush: Effect.Effect<void, ReviewStoreError>
   }
@@ -152,12 +167,20 @@ export class ReviewQueue extends Context.Service<
             Effect.andThen(Effect.sleep(options.flushIntervalMs ?? DEFAULT_REVIEW_FLUSH_MS), flushOrLog("on interval"))
           )
         )
-        return ReviewQueue.of({ sighted: (team, result) => buffer.sighted(team, result), flush })
+        return ReviewQueue.of({
+          sighted: (team, result) => buffer.sighted(team, result),
+          seen: (team, sightings) => buffer.seen(team, sightings),
+          flush
+        })
       })
     )
 
   /** Records nothing (the library, a job thread). */
-  static readonly none: ReviewQueue["Service"] = { sighted: () => undefined, flush: Effect.void }
+  static readonly none: ReviewQueue["Service"] = {
+    sighted: () => undefined,
+    seen: () => undefined,
+    flush: Effect.void
+  }
 
   static readonly layerNone: Layer.Layer<ReviewQueue> = Layer.succeed(ReviewQueue, ReviewQueue.none)
 }

@@ -87,25 +87,26 @@ export const addSighting = (
   domain: string,
   accepted: boolean,
   candidate: Candidate,
-  at: number
+  at: number,
+  times = 1
 ): void => {
   const day = dayOf(at)
   const entry = entries.get(domain)
   if (entry === undefined) {
     entries.set(domain, {
       domain,
-      count: 1,
-      accepted: accepted ? 1 : 0,
-      days: { [day]: 1 },
+      count: times,
+      accepted: accepted ? times : 0,
+      days: { [day]: times },
       firstSeen: at,
       lastSeen: at,
       candidate
     })
     return
   }
-  entry.count++
-  if (accepted) entry.accepted++
-  entry.days[day] = (entry.days[day] ?? 0) + 1
+  entry.count += times
+  if (accepted) entry.accepted += times
+  entry.days[day] = (entry.days[day] ?? 0) + times
   if (at < entry.firstSeen) entry.firstSeen = at
   if (at >= entry.lastSeen) {
     entry.lastSeen = at

@@ -17,6 +17,7 @@ import { availableParallelism } from "node:os"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import { JobThreads } from "../app/JobThreads.ts"
 import { Snapshot } from "../app/Snapshot.ts"
@@ -29,6 +30,7 @@ import type { JobStore } from "../jobs/JobStore.ts"
 import { type BatchEvaluator, type Evaluate, evaluateHere } from "../jobs/jobBatches.ts"
 import type { JobUsage } from "../jobs/jobUsage.ts"
 import type { OutboundPolicy } from "../net/outbound.ts"
+import { ReviewQueue } from "../reviews/ReviewQueue.ts"
 import { UsageStatistics } from "../stats/UsageStatistics.ts"
 import { type DeliveryAttempt, type DeliveryObserver, deliverCallback } from "../webhooks/delivery.ts"
 import { Metrics } from "./metrics.ts"
@@ -142,12 +144,14 @@ export const jobsLayer = (
       const metrics = yield* Metrics
       const validation = yield* Validation
       const statistics = yield* UsageStatistics
+      const reviews = Option.getOrUndefined(yield* Effect.serviceOption(ReviewQueue))
       const { settings } = config.current().config
       const secret = stores.webhookSecret
       const evaluatorOfJobs = yield* batchEvaluator(settings.jobs.workerThreads ?? defaultJobThreads(), validation, {
         snapshot: config,
         counters: metrics,
-        usageKey: statistics.uniqueEmailKey
+        usageKey: statistics.uniqueEmailKey,
+        reviews
       })
       return stores
         .jobs({

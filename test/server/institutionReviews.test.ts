@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { parse } from "yaml"
-import { call, copyConfig, type Daemon, makeKey, startDaemon } from "./daemon.ts"
+import { call, copyConfig, type Daemon, makeKey, startDaemon, waitForJob } from "./daemon.ts"
 
 /** A domain no source lists, named like a college. */
 const DOMAIN = "hochschule-musterstadt.de"
@@ -45,7 +45,13 @@ const reject = (domain: string, reason = "not an institution", key = acme) =>
 describe("the institution review queue (files)", () => {
   beforeAll(async () => {
     dirs = copyConfig()
-    const scopes = ["validate:target-groups", "validate:offers", "institutions:review"] as const
+    const scopes = [
+      "validate:target-groups",
+      "validate:offers",
+      "validate:bulk",
+      "jobs:read",
+      "institutions:review"
+    ] as const
     acme = makeKey(dirs, "acme", scopes)
     globex = makeKey(dirs, "globex", scopes)
     validateOnly = makeKey(dirs, "acme", ["validate:target-groups"])
@@ -158,5 +164,28 @@ describe("the institution review queue (files)", () => {
     const rejected = await call(daemon, "GET", "/api/v1/institution-reviews?status=rejected", { key: acme })
     expect(rejected.body.data.map((review: { domain: string }) => review.domain)).toContain(DOMAIN)
     expect(readFileSync(join(dirs.configDir, "datasets", "reviewed.yaml"), "utf8")).not.toContain(DOMAIN)
+  })
+
+  it("counts the unknown domains a job's rows met, each row once, for the job's team", async () => {
+    const domain = "fachhochschule-jobtown.de"
+    const emails = [
+      "a@fachhochschule-jobtown.de",
+      "b@fachhochschule-jobtown.de",
+      "c@students.fachhochschule-jobtown.de"
+    ]
+    const submitted = await call(daemon, "POST", "/api/v1/validate/bulk-async", {
+      key: acme,
+      body: { emails: [...emails, "d@ox.ac.uk"], targetGroupId: "universities" }
+    })
+    expect(submitted.status).toBe(202)
+    const job = await waitForJob(daemon, acme, submitted.body.jobId)
+    expect(job.status).toBe("completed")
+    const counted = await within(async () => {
+      const one = await call(daemon, "GET", `/api/v1/institution-reviews/${domain}`, { key: acme })
+      return one.status === 200 && one.body.count === 3
+    }, 5000)
+    expect(counted).toBeLessThan(5000)
+    const other = await call(daemon, "GET", `/api/v1/institution-reviews/${domain}`, { key: globex })
+    expect(other.status).toBe(404)
   })
 })
