@@ -30,7 +30,8 @@ import { fileURLToPath } from "node:url"
 import { readSwotCheckout } from "../src/cli/data/readSources.ts"
 import { buildInstitutionTable } from "../src/engine/InstitutionIndex.ts"
 import { inspectInput } from "../src/engine/inspect.ts"
-import { builtInCandidateModel, candidateScorer } from "../src/engine/institutions/CandidateScorer.ts"
+import { candidateOf } from "../src/engine/targeting/candidateOf.ts"
+import { builtInCandidateModel } from "../src/engine/institutions/CandidateScorer.ts"
 import { rocAuc } from "../src/engine/institutions/candidates.ts"
 import { loadBuiltInEmailLists } from "../src/engine/policy/EmailLists.ts"
 import { makeEngineContext } from "../src/engine/targeting/EngineContext.ts"
@@ -78,7 +79,6 @@ let domains = 0
 let recognised = 0
 let countryCorrect = 0
 const absent = { domains: 0, recognised: 0, countryCorrect: 0, typed: 0 }
-const scorer = candidateScorer(context.index)
 const minScore = builtInCandidateModel().recommended.minScore
 /** Novel domains a target group accepting candidates at `minScore` takes: found, or unknown and scored at least that. */
 const withCandidates = { recognised: 0, countryCorrect: 0 }
@@ -102,7 +102,7 @@ for (const university of universities) {
     if (namedUniversityOrCollege) typed.named++
     const result = inspectInput(context, domain)
     if (result.institution === null) {
-      const candidate = result.flags.denied === null ? scorer.candidateOf(domain) : null
+      const candidate = result.flags.denied === null ? candidateOf(context, domain) : null
       if (candidate !== null) {
         candidateScores.universities.push(candidate.score)
         if (isAbsent && candidate.score >= minScore) {
@@ -148,7 +148,7 @@ const candidateFalsePositives: Array<string> = []
 const falsePositives = nonAcademic.flatMap((domain) => {
   const result = inspectInput(context, domain)
   if (result.institution === null) {
-    const candidate = result.flags.denied === null ? scorer.candidateOf(domain) : null
+    const candidate = result.flags.denied === null ? candidateOf(context, domain) : null
     if (candidate !== null) {
       candidateScores.nonAcademic.push(candidate.score)
       if (candidate.score >= minScore) {

@@ -14,7 +14,7 @@ import type { OfferValidationResult, ValidationResult } from "../domain/Validati
 import { ALL_TEAMS, type Viewer } from "../domain/visibility.ts"
 import type { PlainForms } from "../engine/email/plainAddress.ts"
 import { hostOf } from "../engine/institutionOf.ts"
-import { candidateScorer } from "../engine/institutions/CandidateScorer.ts"
+import { candidateOf } from "../engine/targeting/candidateOf.ts"
 import type { EngineContext } from "../engine/targeting/EngineContext.ts"
 import { evaluateOffer } from "../engine/targeting/evaluateOffer.ts"
 import { evaluateTargetGroup } from "../engine/targeting/evaluateTargetGroup.ts"
@@ -159,11 +159,10 @@ const sightRows = (
     else counted.times++
   }
   if (byVerdict === undefined) return
-  const scorer = candidateScorer(context.index)
   const seen: Array<Sighting> = []
   for (const [verdict, { first, times }] of byVerdict) {
     const host = hostOf(emails[first]!)
-    const candidate = host === undefined ? null : scorer.candidateOf(host)
+    const candidate = host === undefined ? null : candidateOf(context, host)
     if (candidate !== null) seen.push({ candidate, accepted: verdict.reasonCode === "LIKELY_INSTITUTION", times })
   }
   if (seen.length > 0) sightings.seen(team, seen)

@@ -12,8 +12,8 @@ import type { Evidence, FactEvidence, HostRole } from "../domain/Institution.ts"
 import type { Candidate } from "../domain/InstitutionReview.ts"
 import type { NonInstitutionSummary } from "../domain/ValidationResult.ts"
 import { parseDomain, parseEmail } from "./email/parseEmail.ts"
-import { candidateScorer } from "./institutions/CandidateScorer.ts"
 import { assessConfusable } from "./policy/confusable.ts"
+import { candidateOf } from "./targeting/candidateOf.ts"
 import type { EngineContext } from "./targeting/EngineContext.ts"
 import { roleFactOf } from "./targeting/hostRole.ts"
 import { suggestionFor } from "./targeting/suggestion.ts"
@@ -136,6 +136,6 @@ export const inspectInput = (context: EngineContext, input: string): InspectResu
       denied,
       suggestion: match.kind === "none" ? suggestionFor(context, host) : null
     },
-    candidate: match.kind === "none" ? candidateScorer(context.index).candidateOf(host) : null
+    candidate: match.kind === "none" ? candidateOf(context, host) : null
   }
 }

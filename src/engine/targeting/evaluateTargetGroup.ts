@@ -294,7 +294,7 @@ export const judgeEmail = (
     if (group.hasCustomLists) details.customList = failed
     const suggestion = suggestionFor(context, host)
     if (group.institutions !== null) {
-      return unknownHostResult(group, context, input, details, host, suggestion)
+      return unknownHostResult(group, context, input, details, host, facts, suggestion)
     }
     const hint = suggestion === null ? "" : ` Did you mean ${suggestion}?`
     return result(

@@ -13,10 +13,11 @@ import type { Evidence, FactEvidence, InstitutionType } from "../../domain/Insti
 import type { Candidate } from "../../domain/InstitutionReview.ts"
 import type { ReasonCode } from "../../domain/ReasonCode.ts"
 import type { DomainDetail, InstitutionSummary, ValidationResult } from "../../domain/ValidationResult.ts"
-import { candidateScorer } from "../institutions/CandidateScorer.ts"
+import { scoredCandidate } from "./candidateOf.ts"
 import { type CompiledTargetGroup, confidenceRank } from "./compileTargetGroup.ts"
 import type { EngineContext } from "./EngineContext.ts"
 import { type Details, groupResult } from "./groupResult.ts"
+import type { HostFacts } from "./HostDirectory.ts"
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] }
 
@@ -105,9 +106,10 @@ export const unknownHostResult = (
   input: string,
   details: Details,
   host: string,
+  facts: HostFacts,
   suggestion: string | null
 ): ValidationResult => {
-  const scored = candidateScorer(context.index).scored(host)
+  const scored = scoredCandidate(context, host, facts)
   const candidate = scored?.candidate ?? null
   const minScore = group.institutions!.acceptCandidates
   const hint = suggestion === null ? "" : ` Did you mean ${suggestion}?`

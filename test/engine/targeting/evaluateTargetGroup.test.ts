@@ -71,6 +71,10 @@ describe("institutions criterion", () => {
     const candidate = result.validationDetails.domain.candidate!
     expect(candidate.score).toBeGreaterThan(0)
     expect(candidate.signals.map((s) => s.signal)).toContain("family:college")
+    // A mail provider's host is unknown to the institution data, but no candidate.
+    const provider = check({ institutions: { acceptCandidates: { minScore: 0 } } }, "jane@gmail.com")
+    expect(provider).toMatchObject({ isValid: false, reasonCode: "UNKNOWN_INSTITUTION" })
+    expect(provider.validationDetails.domain.candidate).toBeUndefined()
   })
 
   it("accepts a candidate scoring at least acceptCandidates.minScore, with low confidence in its facts", () => {
