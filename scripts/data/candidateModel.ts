@@ -11,22 +11,19 @@
  * `acceptCandidates.minScore`) and fits the shipped weights on all of it.
  */
 import { parse } from "tldts"
+import { fitLetters, letterRatios } from "../../src/engine/institutions/candidateLetters.ts"
 import {
   buildCandidateKnowledge,
   type CandidateKnowledge,
   type CandidateModel,
   candidateModelFormat,
-  type Example,
+  featureIds,
   featuresOf,
-  fitLetters,
-  fitLogistic,
-  letterRatios,
   ownWordsOf,
-  placesOf,
-  probability,
-  rocAuc
+  placesOf
 } from "../../src/engine/institutions/candidates.ts"
 import type { InstitutionsData } from "../../src/engine/institutions/InstitutionsData.ts"
+import { type Example, fitLogistic, probability, rocAuc } from "../../src/engine/institutions/logistic.ts"
 import type { Subdivisions } from "../../src/engine/institutions/Subdivisions.ts"
 import type { RorSnapshot } from "../../src/engine/institutions/sources/SourceSnapshot.ts"
 
@@ -126,7 +123,10 @@ export const compileCandidateModel = (inputs: CandidateInputs): CandidateModel =
   const examples = outOfFold(labelled, knowledge)
   const scores: Array<{ readonly score: number; readonly positive: boolean }> = []
   for (let fold = 0; fold < folds; fold++) {
-    const fitted = fitLogistic(examples.filter((_, i) => i % folds !== fold))
+    const fitted = fitLogistic(
+      examples.filter((_, i) => i % folds !== fold),
+      featureIds
+    )
     examples.forEach((example, i) => {
       if (i % folds !== fold) return
       scores.push({ score: probability(fitted, example.features), positive: example.positive })
@@ -135,7 +135,7 @@ export const compileCandidateModel = (inputs: CandidateInputs): CandidateModel =
   const positives = scores.filter((s) => s.positive).map((s) => s.score)
   const negatives = scores.filter((s) => !s.positive).map((s) => s.score)
   const minScore = Math.round(thresholdFor(negatives, 0.003) * 1000) / 1000
-  const fitted = fitLogistic(examples)
+  const fitted = fitLogistic(examples, featureIds)
   const ratio = (n: number, d: number) => Math.round((n / d) * 10_000) / 10_000
   return {
     format: candidateModelFormat,

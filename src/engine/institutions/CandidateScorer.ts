@@ -8,13 +8,13 @@
 import { parse } from "tldts"
 import type { Candidate } from "../../domain/InstitutionReview.ts"
 import { readBuiltInJson } from "../data/builtInData.ts"
+import { letterRatios } from "./candidateLetters.ts"
 import {
   buildCandidateKnowledge,
   type CandidateKnowledge,
   type CandidateModel,
   candidateModelFormat,
   featuresOf,
-  letterRatios,
   placesOf,
   scoreFeatures
 } from "./candidates.ts"

@@ -17,22 +17,14 @@ import { type CountryCode, countryFromTld } from "../../domain/Country.ts"
 import { countryRows } from "../../domain/countries.data.ts"
 import type { Candidate, CandidateSignal } from "../../domain/InstitutionReview.ts"
 import { nameKey, nameWords } from "../../domain/nameKey.ts"
+import { type LetterModel, letterScore, zoneKeys } from "./candidateLetters.ts"
 import { familiesOf, type WordFamily, wordFamilies, type ZoneKind, zoneKindOf } from "./domainWords.ts"
+import { sigmoid } from "./logistic.ts"
 import type { Subdivisions } from "./Subdivisions.ts"
 
 export const candidateModelFormat = "campusgate-candidates/1"
 
-/**
- * How institutions' labels are spelled, against other domains' labels: the
- * log-likelihood ratio of each letter sequence of 3 and 4 (`hoch`, `uni`,
- * `^uni`, `shop`), fitted on the same data. A label's mean ratio is one
- * feature of the model (`letters:*`), so a word the lexicon lacks, in any
- * language, still counts.
- */
-export interface LetterModel {
-  /** `gram ratio` pairs, space-separated: compact in the compiled file. */
-  readonly grams: string
-}
+export type { LetterModel }
 
 /** The fitted model: a bias and a weight per feature (log-odds), with how it was measured. */
 export interface CandidateModel {
@@ -205,77 +197,6 @@ const familyDetail: Record<WordFamily, string> = {
   technology: "a technology word"
 }
 
-/** The letter sequences of a label (3 and 4 letters, with `^` and `$` at its ends). */
-export const gramsOf = (label: string): Array<string> => {
-  const text = `^${label.replace(/[^a-z]/g, "")}$`
-  const grams: Array<string> = []
-  for (let n = 3; n <= 4; n++) for (let i = 0; i + n <= text.length; i++) grams.push(text.slice(i, i + n))
-  return grams
-}
-
-/** Reads a letter model into a map. */
-export const letterRatios = (letters: LetterModel): ReadonlyMap<string, number> => {
-  const map = new Map<string, number>()
-  const parts = letters.grams.split(" ")
-  for (let i = 0; i + 1 < parts.length; i += 2) map.set(parts[i]!, Number(parts[i + 1]))
-  return map
-}
-
-/**
- * Fits a letter model: each sequence's smoothed log ratio of its share among
- * positive labels to its share among negative ones, kept when it was seen
- * at least `minCount` times and says something (|ratio| ≥ 0.2).
- */
-export const fitLetters = (
-  labels: ReadonlyArray<{ readonly label: string; readonly suffix?: string; readonly positive: boolean }>,
-  minCount = 4
-): LetterModel => {
-  const counts = new Map<string, [number, number]>()
-  let positives = 0
-  let negatives = 0
-  for (const { label, suffix, positive } of labels) {
-    const zones = suffix === undefined ? [] : zoneKeys(suffix)
-    for (const gram of new Set([...gramsOf(label), ...zones])) {
-      let pair = counts.get(gram)
-      if (pair === undefined) {
-        pair = [0, 0]
-        counts.set(gram, pair)
-      }
-      pair[positive ? 0 : 1]++
-    }
-    if (positive) positives++
-    else negatives++
-  }
-  const kept: Array<string> = []
-  for (const [gram, [p, n]] of [...counts].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
-    if (p + n < minCount) continue
-    const ratio = Math.log((p + 1) / (positives + 2) / ((n + 1) / (negatives + 2)))
-    if (Math.abs(ratio) >= 0.2) kept.push(gram, (Math.round(ratio * 100) / 100).toString())
-  }
-  return { grams: kept.join(" ") }
-}
-
-/** The keys of a public suffix in a letter model: itself and its top-level label (`.co.uk`, `.uk`). */
-const zoneKeys = (suffix: string): Array<string> => {
-  const tld = suffix.slice(suffix.lastIndexOf(".") + 1)
-  return tld === suffix ? [`.${suffix}`] : [`.${suffix}`, `.${tld}`]
-}
-
-/** A label's mean letter ratio and the sequences that speak most for it. */
-const letterScore = (ratios: ReadonlyMap<string, number>, label: string): { mean: number; top: Array<string> } => {
-  const grams = gramsOf(label)
-  let sum = 0
-  const seen: Array<[string, number]> = []
-  for (const gram of grams) {
-    const ratio = ratios.get(gram) ?? 0
-    sum += ratio
-    if (ratio !== 0) seen.push([gram, ratio])
-  }
-  const mean = grams.length === 0 ? 0 : sum / grams.length
-  seen.sort((a, b) => (mean >= 0 ? b[1] - a[1] : a[1] - b[1]))
-  return { mean, top: seen.slice(0, 3).map(([gram]) => gram.replace(/[$^]/g, "")) }
-}
-
 /** Every feature id the model knows, in a fixed order. */
 export const featureIds: ReadonlyArray<string> = [
   ...wordFamilies.map((family) => `family:${family}`),
@@ -376,18 +297,6 @@ export const featuresOf = (
   return features
 }
 
-const sigmoid = (x: number): number => 1 / (1 + Math.exp(-x))
-
-/** The probability a fitted bias and weights give `features`. */
-export const probability = (
-  fitted: { readonly bias: number; readonly weights: Readonly<Record<string, number>> },
-  features: ReadonlyArray<Pick<Feature, "id" | "value">>
-): number => {
-  let logit = fitted.bias
-  for (const f of features) logit += (fitted.weights[f.id] ?? 0) * f.value
-  return sigmoid(logit)
-}
-
 /** The model's probability for the features, with each feature's signal. */
 export const scoreFeatures = (model: CandidateModel, domain: string, features: ReadonlyArray<Feature>): Candidate => {
   let logit = model.bias
@@ -400,76 +309,6 @@ export const scoreFeatures = (model: CandidateModel, domain: string, features: R
   }
   signals.sort((a, b) => Math.abs(b.weight) - Math.abs(a.weight))
   return { domain, score: Math.round(sigmoid(logit) * 1000) / 1000, signals }
-}
-
-/** A training example: its features and whether it is an institution. */
-export interface Example {
-  readonly features: ReadonlyArray<Pick<Feature, "id" | "value">>
-  readonly positive: boolean
-}
-
-/**
- * Fits the weights by gradient descent on the log-loss with an L2 penalty
- * (λ), positives and negatives weighted to count alike. Deterministic.
- */
-export const fitLogistic = (
-  examples: ReadonlyArray<Example>,
-  options: { readonly iterations?: number; readonly l2?: number; readonly rate?: number } = {}
-): { bias: number; weights: Record<string, number> } => {
-  const iterations = options.iterations ?? 500
-  const l2 = options.l2 ?? 1e-4
-  const rate = options.rate ?? 4
-  const index = new Map(featureIds.map((id, i) => [id, i]))
-  const rows = examples.map((example) => {
-    const known = example.features.filter((f) => index.has(f.id))
-    return {
-      features: known.map((f) => index.get(f.id)!),
-      values: known.map((f) => f.value),
-      positive: example.positive
-    }
-  })
-  const positives = rows.filter((row) => row.positive).length
-  const negatives = rows.length - positives
-  const classWeight = (positive: boolean) => (positive ? rows.length / (2 * positives) : rows.length / (2 * negatives))
-  const weights = new Float64Array(featureIds.length)
-  let bias = 0
-  for (let step = 0; step < iterations; step++) {
-    const gradient = new Float64Array(featureIds.length)
-    let biasGradient = 0
-    for (const row of rows) {
-      let logit = bias
-      for (let k = 0; k < row.features.length; k++) logit += weights[row.features[k]!]! * row.values[k]!
-      const error = (sigmoid(logit) - (row.positive ? 1 : 0)) * classWeight(row.positive)
-      biasGradient += error
-      for (let k = 0; k < row.features.length; k++) gradient[row.features[k]!]! += error * row.values[k]!
-    }
-    bias -= (rate * biasGradient) / rows.length
-    for (let i = 0; i < weights.length; i++) weights[i]! -= rate * (gradient[i]! / rows.length + l2 * weights[i]!)
-  }
-  const named: Record<string, number> = {}
-  featureIds.forEach((id, i) => {
-    const weight = Math.round(weights[i]! * 1000) / 1000
-    if (weight !== 0) named[id] = weight
-  })
-  return { bias: Math.round(bias * 1000) / 1000, weights: named }
-}
-
-/** The area under the ROC curve of scores for positives against negatives (ties count half). */
-export const rocAuc = (positives: ReadonlyArray<number>, negatives: ReadonlyArray<number>): number => {
-  const all = [...positives.map((s) => [s, 1] as const), ...negatives.map((s) => [s, 0] as const)].sort(
-    (a, b) => a[0] - b[0]
-  )
-  let rankSum = 0
-  for (let i = 0; i < all.length; ) {
-    let j = i
-    while (j < all.length && all[j]![0] === all[i]![0]) j++
-    const rank = (i + j + 1) / 2
-    for (let k = i; k < j; k++) if (all[k]![1] === 1) rankSum += rank
-    i = j
-  }
-  const p = positives.length
-  const n = negatives.length
-  return (rankSum - (p * (p + 1)) / 2) / (p * n)
 }
 
 /** The places of every country: its names and its subdivisions' names. */

@@ -16,7 +16,7 @@ import type { CountryCode } from "../../domain/Country.ts"
 import { countryRows } from "../../domain/countries.data.ts"
 import { nameKey, nameWords } from "../../domain/nameKey.ts"
 import type { RegionCode } from "../../domain/Region.ts"
-import type { EvidenceRow, InstitutionRow, InstitutionsData } from "./InstitutionsData.ts"
+import { EvidenceTable, type InstitutionRow, type InstitutionsData } from "./InstitutionsData.ts"
 import type { Subdivisions } from "./Subdivisions.ts"
 import { confidenceOf } from "./typeInference.ts"
 
@@ -113,16 +113,16 @@ const statesCountry = (data: InstitutionsData, row: InstitutionRow): boolean =>
   row[3] !== "suffix-rule" &&
   !/^(place-name|country-in-label):/.test(data.evidence[row[10][2]]?.[1] ?? "")
 
-/** The rule's precision on the institutions whose data states their country. */
-export const measurePlaceRule = (
+/** A rule's precision: the share of the institutions whose data states their country that its place gives right. */
+const measure = (
   data: InstitutionsData,
-  index: PlaceIndex
+  placeFor: (row: InstitutionRow) => Place | undefined
 ): { readonly precision: number; readonly support: number } => {
   let right = 0
   let support = 0
   for (const row of data.institutions) {
     if (!statesCountry(data, row)) continue
-    const place = placeOf(index, row)
+    const place = placeFor(row)
     if (place === undefined) continue
     support++
     if (place.country === row[2]) right++
@@ -130,39 +130,19 @@ export const measurePlaceRule = (
   return { precision: support === 0 ? 0 : Math.round((right / support) * 1000) / 1000, support }
 }
 
-/** The precision of a country's name in a domain label, on the institutions whose data states their country. */
-export const measureCountryLabelRule = (
-  data: InstitutionsData,
-  index: PlaceIndex
-): { readonly precision: number; readonly support: number } => {
-  let right = 0
-  let support = 0
-  for (const row of data.institutions) {
-    if (!statesCountry(data, row)) continue
-    const place = countryNamedIn(index, row)
-    if (place === undefined) continue
-    support++
-    if (place.country === row[2]) right++
-  }
-  return { precision: support === 0 ? 0 : Math.round((right / support) * 1000) / 1000, support }
-}
+/** The precision of the places in a name or label. */
+export const measurePlaceRule = (data: InstitutionsData, index: PlaceIndex) =>
+  measure(data, (row) => placeOf(index, row))
+
+/** The precision of a country's name in a domain label. */
+export const measureCountryLabelRule = (data: InstitutionsData, index: PlaceIndex) =>
+  measure(data, (row) => countryNamedIn(index, row))
 
 /** Gives the institutions without a country the one their places name. */
 export const withPlaceCountries = (data: InstitutionsData, subdivisions: Subdivisions): InstitutionsData => {
   const index = buildPlaceIndex(subdivisions)
   const { precision, support } = measurePlaceRule(data, index)
-  const evidence = [...data.evidence]
-  const positions = new Map(evidence.map((row, i) => [row.join("\u0000"), i]))
-  const ref = (row: EvidenceRow): number => {
-    const key = row.join("\u0000")
-    let at = positions.get(key)
-    if (at === undefined) {
-      at = evidence.length
-      evidence.push(row)
-      positions.set(key, at)
-    }
-    return at
-  }
+  const evidence = new EvidenceTable(data.evidence)
   const byLabel = measureCountryLabelRule(data, index)
   let placed = 0
   const institutions = data.institutions.map((row): InstitutionRow => {
@@ -173,7 +153,7 @@ export const withPlaceCountries = (data: InstitutionsData, subdivisions: Subdivi
     if (place === undefined) return row
     placed++
     const measured = row[2] === null ? { precision, support } : byLabel
-    const via = ref([
+    const via = evidence.ref([
       "campusgate",
       `${row[2] === null ? "place-name" : "country-in-label"}:${place.key}`,
       confidenceOf(measured.precision, measured.support),
@@ -197,7 +177,7 @@ export const withPlaceCountries = (data: InstitutionsData, subdivisions: Subdivi
   })
   return {
     ...data,
-    evidence,
+    evidence: evidence.rows,
     institutions,
     placeRule: {
       precision,

@@ -20,7 +20,7 @@
 import { parse } from "tldts"
 import type { Confidence, InstitutionType } from "../../domain/Institution.ts"
 import { familiesOf } from "./domainWords.ts"
-import type { EvidenceRow, InstitutionRow, InstitutionsData } from "./InstitutionsData.ts"
+import { type EvidenceRow, EvidenceTable, type InstitutionRow, type InstitutionsData } from "./InstitutionsData.ts"
 
 /** A measured rule: its id, the type it infers, its leave-one-out precision and how many institutions it was measured on. */
 export type TypeRuleRow = readonly [rule: string, type: InstitutionType, precision: number, support: number]
@@ -174,18 +174,7 @@ export const withInferredTypes = (data: InstitutionsData): InstitutionsData => {
   const typeRules = measureTypeRules(data)
   const inference = new TypeInference(typeRules)
   const zones = new Set(data.suffixRules.map((rule) => rule[0]))
-  const evidence = [...data.evidence]
-  const positions = new Map(evidence.map((row, i) => [row.join("\u0000"), i]))
-  const ref = (row: EvidenceRow): number => {
-    const key = row.join("\u0000")
-    let at = positions.get(key)
-    if (at === undefined) {
-      at = evidence.length
-      evidence.push(row)
-      positions.set(key, at)
-    }
-    return at
-  }
+  const evidence = new EvidenceTable(data.evidence)
   const institutions = data.institutions.map((row): InstitutionRow => {
     if (row[5] !== "other") return row
     const inferred = inference.inferForDomains(row[7], zones)
@@ -202,8 +191,8 @@ export const withInferredTypes = (data: InstitutionsData): InstitutionsData => {
       row[7],
       row[8],
       row[9],
-      [facts[0], ref(inferred.evidence), facts[2], facts[3]]
+      [facts[0], evidence.ref(inferred.evidence), facts[2], facts[3]]
     ]
   })
-  return { ...data, evidence, institutions, typeRules }
+  return { ...data, evidence: evidence.rows, institutions, typeRules }
 }

@@ -1,15 +1,14 @@
 import { describe, expect, it } from "vitest"
 import { buildInstitutionTable } from "../../../src/engine/InstitutionIndex.ts"
 import { builtInCandidateModel, candidateScorer } from "../../../src/engine/institutions/CandidateScorer.ts"
+import { fitLetters, letterRatios } from "../../../src/engine/institutions/candidateLetters.ts"
 import {
   buildCandidateKnowledge,
+  featureIds,
   featuresOf,
-  fitLetters,
-  fitLogistic,
-  letterRatios,
-  rocAuc,
   scoreFeatures
 } from "../../../src/engine/institutions/candidates.ts"
+import { fitLogistic, rocAuc } from "../../../src/engine/institutions/logistic.ts"
 
 const knowledge = buildCandidateKnowledge({
   institutions: [
@@ -56,7 +55,7 @@ describe("fitting", () => {
       ...Array.from({ length: 50 }, () => ({ features: [{ id: "family:university", value: 1 }], positive: true })),
       ...Array.from({ length: 50 }, () => ({ features: [{ id: "family:commerce", value: 1 }], positive: false }))
     ]
-    const fitted = fitLogistic(examples)
+    const fitted = fitLogistic(examples, featureIds)
     expect(fitted.weights["family:university"]).toBeGreaterThan(1)
     expect(fitted.weights["family:commerce"]).toBeLessThan(-1)
   })
