@@ -3,6 +3,7 @@
  * through the same code paths as the real data so tests exercise them.
  */
 import { InvalidConfiguration } from "../src/domain/errors.ts"
+import type { ReviewedInstitution } from "../src/domain/InstitutionReview.ts"
 import type { Engine } from "../src/engine/Engine.ts"
 import { IndexBuilder } from "../src/engine/institutions/IndexBuilder.ts"
 import { InstitutionTable } from "../src/engine/institutions/InstitutionTable.ts"
@@ -77,3 +78,15 @@ export const fixtureEngine = (): Engine => {
   if (made instanceof InvalidConfiguration) throw made
   return made
 }
+
+/** An institution team acme's operator approved from the review queue (`engine/targeting/ReviewedHosts.ts`). */
+export const reviewedFixture = {
+  domain: "newschool-sampleburg.de",
+  team: "acme",
+  name: "Neue Schule Sampleburg",
+  type: "college",
+  country: "DE",
+  region: null,
+  approvedBy: "key_reviewer01",
+  approvedAt: "2026-11-29T02:00:00.000Z"
+} as ReviewedInstitution

@@ -1,21 +1,11 @@
 import { describe, expect, it } from "vitest"
 import { makeValidation } from "../../src/app/ValidationService.ts"
 import { decodeOffers, decodeTargetGroups } from "../../src/domain/decodeResources.ts"
-import type { ReviewedInstitution } from "../../src/domain/InstitutionReview.ts"
 import { ALL_TEAMS } from "../../src/domain/visibility.ts"
 import { Engine } from "../../src/engine/Engine.ts"
-import { fixtureContext } from "../fixtures.ts"
+import { fixtureContext, reviewedFixture } from "../fixtures.ts"
 
-const approved = {
-  domain: "newschool-sampleburg.de",
-  team: "acme",
-  name: "Neue Schule Sampleburg",
-  type: "college",
-  country: "DE",
-  region: null,
-  approvedBy: "key_reviewer01",
-  approvedAt: "2026-11-29T02:00:00.000Z"
-} as ReviewedInstitution
+const approved = reviewedFixture
 
 const problems: Array<never> = []
 const engine = Engine.make({

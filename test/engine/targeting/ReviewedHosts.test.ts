@@ -2,19 +2,10 @@ import { describe, expect, it } from "vitest"
 import { decodeOffers, decodeTargetGroups } from "../../../src/domain/decodeResources.ts"
 import type { ReviewedInstitution } from "../../../src/domain/InstitutionReview.ts"
 import { Engine } from "../../../src/engine/Engine.ts"
-import { fixtureContext } from "../../fixtures.ts"
+import { fixtureContext, reviewedFixture } from "../../fixtures.ts"
 
 const context = fixtureContext()
-const approved = {
-  domain: "newschool-sampleburg.de",
-  team: "acme",
-  name: "Neue Schule Sampleburg",
-  type: "college",
-  country: "DE",
-  region: null,
-  approvedBy: "key_reviewer01",
-  approvedAt: "2026-11-29T02:00:00.000Z"
-} as ReviewedInstitution
+const approved = reviewedFixture
 
 const engine = (reviewed: ReadonlyArray<ReviewedInstitution>) => {
   const problems: Array<never> = []
