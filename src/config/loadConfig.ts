@@ -39,7 +39,7 @@ import {
   rawReferences,
   type SourceFile
 } from "./references.ts"
-import { decodeReviewed, mergeReviewed, REVIEWED_CONFIG_FILE, REVIEWED_DATA_FILE } from "./reviewedDatasets.ts"
+import { readReviewed } from "./reviewedDatasets.ts"
 import type { Settings } from "./Settings.ts"
 import { dataDirFor, loadSettings, teamsOf } from "./settingsFile.ts"
 import { type DecodeCache, decodeYaml, rawDocument, rawStringField, type YamlDecoded } from "./yamlDecode.ts"
@@ -325,23 +325,7 @@ const loadWith = (location: ConfigLocation, data: DataDocuments, cache: DecodeCa
   checkTargetGroups(references, offerReferences, problems)
 
   const datasets = readDatasets(configDir, settings.datasets, settingsFile, problems)
-  // The files are the team's to fix (an undeclared team is a problem); the store's approvals of a team no longer
-  // declared are left out, so removing a team does not stop the configuration from loading.
-  const reviewedTeams = readable ? teams : undefined
-  const reviewedFiles = [join(configDir, REVIEWED_CONFIG_FILE), join(dataDir, REVIEWED_DATA_FILE)].flatMap((path) =>
-    existsSync(path) ? [{ store: "config" as const, path, text: readFileSync(path, "utf8") }] : []
-  )
-  const reviewed = mergeReviewed(
-    [
-      ...reviewedFiles.map((file) => decodeReviewed(file, reviewedTeams, problems)),
-      ...(data.reviewed ?? []).map(({ location, text }) =>
-        decodeReviewed({ store: "data", path: location, text }, undefined, problems).filter((approval) =>
-          teams.has(approval.team)
-        )
-      )
-    ],
-    new Set(data.reviewedRejected ?? [])
-  )
+  const reviewed = readReviewed(configDir, dataDir, data, teams, readable, problems)
   const templates = loadMessageTemplates(configDir, problems)
   const smtpCa = readSmtpCa(configDir, settings, settingsFile, problems)
   if (problems.length > 0)

@@ -9,6 +9,7 @@
  * here with positions, like every config file: a bad entry is a problem
  * with its file, line and column.
  */
+import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
@@ -125,4 +126,39 @@ export const mergeReviewed = (
     for (const approval of approvals) byKey.set(reviewedKey(approval.team, approval.domain), approval)
   for (const key of rejected) byKey.delete(key)
   return [...byKey.values()]
+}
+
+/**
+ * The reviewed institutions in force: the config directory's and the data
+ * directory's files, then the store's approvals (Redis), less the store's
+ * rejections. The files are the team's to fix (an undeclared team is a
+ * problem, where `checkTeams`); the store's approvals of a team no longer
+ * declared are left out, so removing a team does not stop the
+ * configuration from loading.
+ */
+export const readReviewed = (
+  configDir: string,
+  dataDir: string,
+  stored: {
+    readonly reviewed?: ReadonlyArray<{ readonly location: string; readonly text: string }> | undefined
+    readonly reviewedRejected?: ReadonlyArray<string> | undefined
+  },
+  teams: ReadonlySet<string>,
+  checkTeams: boolean,
+  problems: Array<ConfigurationProblem>
+): Array<ReviewedInstitution> => {
+  const files = [join(configDir, REVIEWED_CONFIG_FILE), join(dataDir, REVIEWED_DATA_FILE)].flatMap((path) =>
+    existsSync(path) ? [{ store: "config" as const, path, text: readFileSync(path, "utf8") }] : []
+  )
+  return mergeReviewed(
+    [
+      ...files.map((file) => decodeReviewed(file, checkTeams ? teams : undefined, problems)),
+      ...(stored.reviewed ?? []).map(({ location, text }) =>
+        decodeReviewed({ store: "data", path: location, text }, undefined, problems).filter((approval) =>
+          teams.has(approval.team)
+        )
+      )
+    ],
+    new Set(stored.reviewedRejected ?? [])
+  )
 }
