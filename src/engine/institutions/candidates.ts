@@ -133,7 +133,7 @@ export const buildCandidateKnowledge = (input: KnowledgeInput): CandidateKnowled
 export interface Feature {
   readonly id: string
   readonly detail: string
-  /** The feature's value: 1 for a feature that fired, the mean ratio for `letters`. */
+  /** The feature's value: 1 for a feature that fired, the letter score for `letters` (`candidateLetters.ts`). */
   readonly value: number
 }
 
