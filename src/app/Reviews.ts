@@ -21,16 +21,18 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as Semaphore from "effect/Semaphore"
-import type {
-  ApproveRequest,
-  InstitutionReview,
-  RejectRequest,
-  ReviewPage,
-  ReviewQuery
-} from "../api/institutionReviews.ts"
 import { reviewedYaml } from "../config/reviewedDatasets.ts"
 import { countryFromTld } from "../domain/Country.ts"
-import type { Candidate, ReviewedInstitution, ReviewRejection } from "../domain/InstitutionReview.ts"
+import type {
+  ApproveRequest,
+  Candidate,
+  InstitutionReview,
+  RejectRequest,
+  ReviewedInstitution,
+  ReviewListing,
+  ReviewPage,
+  ReviewRejection
+} from "../domain/InstitutionReview.ts"
 import { DomainName } from "../domain/TargetGroup.ts"
 import { hostOf } from "../engine/institutionOf.ts"
 import { InstitutionSearch } from "../engine/institutions/InstitutionSearch.ts"
@@ -88,7 +90,7 @@ const decodeCursor = (cursor: string): number | undefined => {
 }
 
 /** The order of a listing. */
-const sorters: Record<NonNullable<ReviewQuery["sort"]>, (a: Row, b: Row) => number> = {
+const sorters: Record<NonNullable<ReviewListing["sort"]>, (a: Row, b: Row) => number> = {
   count: (a, b) => byRank(a.entry, b.entry),
   score: (a, b) => b.entry.candidate.score - a.entry.candidate.score || b.entry.count - a.entry.count || byName(a, b),
   recent: (a, b) => b.entry.lastSeen - a.entry.lastSeen || byName(a, b)
@@ -206,7 +208,7 @@ const listedBy = (snapshot: ConfigSnapshot, domain: string): string | undefined 
 }
 
 export interface ReviewsService {
-  list(team: string, query: ReviewQuery): Effect.Effect<ReviewPage, ReviewsError>
+  list(team: string, query: ReviewListing): Effect.Effect<ReviewPage, ReviewsError>
   get(team: string, domain: string): Effect.Effect<InstitutionReview, ReviewsError>
   approve(reviewer: Reviewer, domain: string, request: ApproveRequest): Effect.Effect<InstitutionReview, ReviewsError>
   reject(reviewer: Reviewer, domain: string, request: RejectRequest): Effect.Effect<InstitutionReview, ReviewsError>
@@ -258,7 +260,7 @@ export class Reviews extends Context.Service<Reviews, ReviewsService>()("campusg
         const answer = (team: string, row: Row) =>
           Effect.map(Clock.currentTimeMillis, (now) => reviewOf(snapshots.current(), team, row, now))
 
-        const list = Effect.fn("Reviews.list")(function* (team: string, query: ReviewQuery) {
+        const list = Effect.fn("Reviews.list")(function* (team: string, query: ReviewListing) {
           let offset = 0
           if (query.cursor !== undefined) {
             const decoded = decodeCursor(query.cursor)
