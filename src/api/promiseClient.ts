@@ -23,6 +23,7 @@ import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { API_PREFIX } from "./Api.ts"
 import { type CampusgateClient, type CampusgateClientOptions, makeCampusgateClient } from "./client.ts"
+import { ApproveRequest, RejectRequest } from "./institutionReviews.ts"
 import { JobAccepted } from "./jobs.ts"
 import { CreateOfferRequest, UpdateOfferRequest } from "./offers.ts"
 import { problemFromBody } from "./problems.ts"
@@ -153,6 +154,7 @@ export const createCampusgateClient = (options: PromiseClientOptions) => {
   type ListOffers = NonNullable<Query<Client["offers"]["list"]>>
   type ListGroups = NonNullable<Query<Client["targetGroups"]["list"]>>
   type ListJobs = NonNullable<Query<Client["jobs"]["list"]>>
+  type SearchQuery = NonNullable<Query<Client["institutions"]["search"]>>
 
   const offersList = (query: ListOffers = {}) => call((c) => c.offers.list({ query }))
   const groupsList = (query: ListGroups = {}) => call((c) => c.targetGroups.list({ query }))
@@ -303,6 +305,32 @@ export const createCampusgateClient = (options: PromiseClientOptions) => {
       resetLimit: (request: typeof ResetLimitRequest.Encoded) =>
         call((c) =>
           Effect.flatMap(checked(ResetLimitRequest, request), (payload) => c.verifications.resetLimit({ payload }))
+        )
+    },
+    institutions: {
+      /** Institutions by name, acronym or domain, country and type, best matches first (the daemon checks `country`). */
+      search: (query: Omit<SearchQuery, "country"> & { readonly country?: string } = {}) =>
+        call((c) => c.institutions.search({ query: query as SearchQuery })),
+      /** The institution a domain or an address's host belongs to, with the match and its evidence. */
+      get: (domain: string) => call((c) => c.institutions.get({ params: { domain } }))
+    },
+    institutionReviews: {
+      /** The team's unknown domains met by its validations (`status`, `sort`, `limit`, `cursor`). */
+      list: (query: Query<Client["institutionReviews"]["list"]> = {}) =>
+        call((c) => c.institutionReviews.list({ query })),
+      get: (domain: string) => call((c) => c.institutionReviews.get({ params: { domain } })),
+      /** Approves a domain as an institution of the team's: it serves within a second and is written for git. */
+      approve: (domain: string, request: typeof ApproveRequest.Encoded) =>
+        call((c) =>
+          Effect.flatMap(checked(ApproveRequest, request), (payload) =>
+            c.institutionReviews.approve({ params: { domain }, payload })
+          )
+        ),
+      reject: (domain: string, request: typeof RejectRequest.Encoded) =>
+        call((c) =>
+          Effect.flatMap(checked(RejectRequest, request), (payload) =>
+            c.institutionReviews.reject({ params: { domain }, payload })
+          )
         )
     },
     status: () => call((c) => c.status.get())

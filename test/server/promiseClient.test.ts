@@ -145,6 +145,27 @@ describe("the Promise client", () => {
     expect(listed).toContain(job.jobId)
   })
 
+  it("searches institutions and reviews an unknown domain, approving it for the team", async () => {
+    const found = await client.institutions.search({ q: "oxford", country: "GB" })
+    expect(found.data.some((institution) => institution.domains.includes("ox.ac.uk"))).toBe(true)
+    expect((await client.institutions.get("cs.ox.ac.uk")).matchedDomain).toBe("ox.ac.uk")
+    await expect(client.institutions.get("no-institution-here.com")).rejects.toBeInstanceOf(NotFound)
+    const domain = "promise-client-college.de"
+    const refused = await client.validation.targetGroup({ email: `jane@${domain}`, targetGroupId: "universities" })
+    expect(refused.reasonCode).toBe("UNKNOWN_INSTITUTION")
+    const pending = await client.institutionReviews.list({ status: "pending", sort: "recent" })
+    expect(pending.data.map((review) => review.domain)).toContain(domain)
+    const approved = await client.institutionReviews.approve(domain, {
+      name: "Promise Client College",
+      type: "college",
+      country: "DE"
+    })
+    expect(approved).toMatchObject({ domain, status: "approved", approval: { team: "acme" } })
+    expect((await client.institutionReviews.get(domain)).status).toBe("approved")
+    const rejected = await client.institutionReviews.reject(domain, { reason: "a test school" })
+    expect(rejected.rejection).toMatchObject({ reason: "a test school" })
+  })
+
   it("stops waiting when the signal aborts", async () => {
     const accepted = await client.jobs.submit({ emails: ["jane@ox.ac.uk"], targetGroupId: "uk-students" })
     const controller = new AbortController()
