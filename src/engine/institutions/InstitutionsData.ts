@@ -7,7 +7,6 @@
  */
 import type { Confidence, CountrySource, DataSource, HostRole, InstitutionType } from "../../domain/Institution.ts"
 import type { NonInstitutionKind } from "../../domain/NonInstitution.ts"
-import type { TypeRuleRow } from "./typeInference.ts"
 
 export const institutionsDataFormat = "campusgate-institutions/2"
 
@@ -44,6 +43,9 @@ export class EvidenceTable {
     return position
   }
 }
+
+/** A measured type rule (`typeInference.ts`): its id, the type it infers, its leave-one-out precision and how many institutions it was measured on. */
+export type TypeRuleRow = readonly [rule: string, type: InstitutionType, precision: number, support: number]
 
 /** Positions in `evidence` of the evidence for each fact; -1 when the fact is unknown. */
 export type FactEvidenceRow = readonly [name: number, type: number, country: number, region: number]

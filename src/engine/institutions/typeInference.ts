@@ -20,10 +20,15 @@
 import { parse } from "tldts"
 import type { Confidence, InstitutionType } from "../../domain/Institution.ts"
 import { familiesOf } from "./domainWords.ts"
-import { type EvidenceRow, EvidenceTable, type InstitutionRow, type InstitutionsData } from "./InstitutionsData.ts"
+import {
+  type EvidenceRow,
+  EvidenceTable,
+  type InstitutionRow,
+  type InstitutionsData,
+  type TypeRuleRow
+} from "./InstitutionsData.ts"
 
-/** A measured rule: its id, the type it infers, its leave-one-out precision and how many institutions it was measured on. */
-export type TypeRuleRow = readonly [rule: string, type: InstitutionType, precision: number, support: number]
+export type { TypeRuleRow }
 
 /** Rules measured on fewer institutions than this infer nothing. */
 export const minSupport = 20

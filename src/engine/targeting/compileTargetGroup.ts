@@ -3,7 +3,7 @@
  * reads: hash sets for filters, one map for the custom domain lists, compiled
  * globs, and the shared "skipped" details for criterion types it does not use.
  */
-import type { Confidence, HostRole, InstitutionType } from "../../domain/Institution.ts"
+import { confidenceRank, type HostRole, type InstitutionType } from "../../domain/Institution.ts"
 import type { EmailPolicy, TargetGroup } from "../../domain/TargetGroup.ts"
 import type { EmailSyntaxOptions } from "../email/parseEmail.ts"
 import { compileHostGlob, type HostGlob } from "./hostGlob.ts"
@@ -51,9 +51,6 @@ export interface CompiledTargetGroup {
   /** Verdicts on listed institutions, built on first use (see `judgeInstitution.ts`). */
   readonly verdicts: Map<object, InstitutionVerdict>
 }
-
-/** Confidence as a number to compare: low 0, medium 1, high 2. */
-export const confidenceRank: Readonly<Record<Confidence, number>> = { low: 0, medium: 1, high: 2 }
 
 /** Students and staff, and the hosts that serve both: what a group accepts unless it names roles. */
 const defaultRoles: ReadonlyArray<HostRole> = ["student", "staff"]

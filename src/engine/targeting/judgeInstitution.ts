@@ -7,11 +7,11 @@
  * domain detail reports the role of a host equal to the matched domain; a
  * host of another role (`staff.x.edu`) gets a detail of its own, made once.
  */
-import type { Evidence, InstitutionType } from "../../domain/Institution.ts"
+import { confidenceRank, type Evidence, type InstitutionType } from "../../domain/Institution.ts"
 import type { ReasonCode } from "../../domain/ReasonCode.ts"
 import type { DomainDetail, GeographyDetail, OrganizationTypeDetail } from "../../domain/ValidationResult.ts"
 import type { ListedEntry, SuffixRule } from "../institutions/InstitutionTable.ts"
-import { type CompiledTargetGroup, confidenceRank } from "./compileTargetGroup.ts"
+import type { CompiledTargetGroup } from "./compileTargetGroup.ts"
 import { ROLE_FACTS, type RoleFact, roleFactOf } from "./hostRole.ts"
 
 export interface InstitutionVerdict {

@@ -9,12 +9,12 @@
  * as they judge a listed institution's.
  */
 import { countryFromTld } from "../../domain/Country.ts"
-import type { Evidence, FactEvidence, InstitutionType } from "../../domain/Institution.ts"
+import { confidenceRank, type Evidence, type FactEvidence, type InstitutionType } from "../../domain/Institution.ts"
 import type { Candidate } from "../../domain/InstitutionReview.ts"
 import type { ReasonCode } from "../../domain/ReasonCode.ts"
 import type { DomainDetail, InstitutionSummary, ValidationResult } from "../../domain/ValidationResult.ts"
 import { scoredCandidate } from "./candidateOf.ts"
-import { type CompiledTargetGroup, confidenceRank } from "./compileTargetGroup.ts"
+import type { CompiledTargetGroup } from "./compileTargetGroup.ts"
 import type { EngineContext } from "./EngineContext.ts"
 import { type Details, groupResult } from "./groupResult.ts"
 import type { HostFacts } from "./HostDirectory.ts"
