@@ -6,7 +6,7 @@ import { CHAR_OPEN_BRACKET } from "./charTable.ts"
 import { HAS_UPPER, MAYBE_SPECIAL_USE, scanAsciiDomain } from "./domain.ts"
 import { resolveDomain } from "./idn.ts"
 import { parseIpLiteral } from "./ipLiteral.ts"
-import type { EmailParse, EmailSyntaxOptions } from "./parseEmail.ts"
+import type { EmailParse, EmailSyntaxOptions } from "./parseTypes.ts"
 import { FAIL } from "./reasons.ts"
 import { isSpecialUseDomain } from "./specialUse.ts"
 

@@ -6,7 +6,7 @@
 import { domainToASCII } from "node:url"
 import { CHAR_CLASS, CHAR_DOT, CHAR_HYPHEN, LDH } from "./charTable.ts"
 import { badDomainChar, HAS_A_LABEL, HAS_UPPER, NON_ASCII_DOMAIN, scanAsciiDomain } from "./domain.ts"
-import type { DomainParse } from "./parseEmail.ts"
+import type { DomainParse } from "./parseTypes.ts"
 import { decodePunycode } from "./punycode.ts"
 import { FAIL, type FormatFailure } from "./reasons.ts"
 

@@ -18,20 +18,13 @@ import {
 } from "./charTable.ts"
 import { resolveDomain } from "./idn.ts"
 import { badLocalChar, finishUnicodeLocal, MAX_LOCAL_OCTETS, scanDotAtom } from "./localPart.ts"
+import type { DomainParse, EmailParse, EmailSyntaxOptions } from "./parseTypes.ts"
 import { parseQuotedAddress } from "./quotedLocalPart.ts"
-import { type EmailFormatReason, FAIL, type FormatFailure } from "./reasons.ts"
+import { FAIL, type FormatFailure } from "./reasons.ts"
 import { isSpecialUseDomain } from "./specialUse.ts"
 
+export type { DomainParse, EmailParse, EmailSyntaxOptions, ParsedEmail } from "./parseTypes.ts"
 export { EMAIL_FORMAT_REASONS, type EmailFormatReason } from "./reasons.ts"
-
-export interface EmailSyntaxOptions {
-  /** Accept an RFC 5321 quoted local part such as `"john doe"@example.com`. Default false. */
-  readonly allowQuotedLocalPart?: boolean
-  /** Accept an address literal domain such as `[192.0.2.1]` or `[IPv6:2001:db8::1]`. Default false. */
-  readonly allowIpLiteral?: boolean
-  /** Accept special-use and reserved names (`example.com`, `.test`, `.local`, `.onion`; see `specialUse.ts`). Default false. */
-  readonly allowSpecialUseDomains?: boolean
-}
 
 /**
  * The syntax that accepts the most addresses: what any target may accept.
@@ -43,28 +36,6 @@ export const WIDEST_SYNTAX: EmailSyntaxOptions = Object.freeze({
   allowIpLiteral: true,
   allowSpecialUseDomains: true
 })
-
-export interface ParsedEmail {
-  /** The local part as given, in Unicode NFC. */
-  readonly localPart: string
-  /** ASCII, lower case, A-labels (punycode), no trailing dot; for IP literals the bracketed literal. */
-  readonly domain: string
-  /** The domain with U-labels, for display (=== domain when plain ASCII). */
-  readonly unicodeDomain: string
-  /** The domain had non-ASCII characters or `xn--` labels. */
-  readonly isInternational: boolean
-  readonly isIpLiteral: boolean
-  /** `${localPart}@${domain}` */
-  readonly address: string
-}
-
-export type EmailParse =
-  | { readonly ok: true; readonly email: ParsedEmail }
-  | { readonly ok: false; readonly reason: EmailFormatReason; readonly message: string }
-
-export type DomainParse =
-  | { readonly ok: true; readonly domain: string; readonly unicodeDomain: string; readonly isInternational: boolean }
-  | { readonly ok: false; readonly reason: EmailFormatReason; readonly message: string }
 
 /** Longer inputs are rejected before any analysis (a valid address is at most 254 octets). */
 const MAX_INPUT_LENGTH = 1024

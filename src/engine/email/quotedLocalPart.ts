@@ -11,7 +11,7 @@
 import { completeAddress } from "./address.ts"
 import { CHAR_BACKSLASH, CHAR_CLASS, CHAR_QUOTE, isAsciiControl, QTEXT } from "./charTable.ts"
 import { finishUnicodeLocal, MAX_LOCAL_OCTETS, NON_ASCII } from "./localPart.ts"
-import type { EmailParse, EmailSyntaxOptions } from "./parseEmail.ts"
+import type { EmailParse, EmailSyntaxOptions } from "./parseTypes.ts"
 import { FAIL, type FormatFailure } from "./reasons.ts"
 
 /**
