@@ -8,7 +8,7 @@ import type { EmailPolicy, TargetGroup } from "../../domain/TargetGroup.ts"
 import type { EmailSyntaxOptions } from "../email/parseEmail.ts"
 import { compileHostGlob, type HostGlob } from "./hostGlob.ts"
 import { allRoleFacts } from "./hostRole.ts"
-import type { InstitutionVerdict } from "./judgeInstitution.ts"
+import type { InstitutionVerdict } from "./institutionVerdict.ts"
 
 export interface CompiledInstitutionCriteria {
   readonly types: ReadonlySet<InstitutionType> | null

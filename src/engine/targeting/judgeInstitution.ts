@@ -12,24 +12,11 @@ import type { ReasonCode } from "../../domain/ReasonCode.ts"
 import type { DomainDetail, GeographyDetail, OrganizationTypeDetail } from "../../domain/ValidationResult.ts"
 import type { ListedEntry, SuffixRule } from "../institutions/InstitutionTable.ts"
 import type { CompiledTargetGroup } from "./compileTargetGroup.ts"
-import { ROLE_FACTS, type RoleFact, roleFactOf } from "./hostRole.ts"
+import type { InstitutionVerdict } from "./institutionVerdict.ts"
 
-export interface InstitutionVerdict {
-  readonly domain: DomainDetail
-  readonly organizationType: OrganizationTypeDetail
-  readonly geography: GeographyDetail
-  /** The abuse policy rejected it: the email-policy detail fails too. */
-  readonly abusedRejected: boolean
-  /** Set when a filter rejected it; kept flat (no tuple) since the per-email path reads them. */
-  readonly reasonCode: ReasonCode | undefined
-  readonly reason: string | undefined
-  /** The role of a host equal to the matched domain, which `domain` reports. */
-  readonly role: RoleFact
-  /** The group does not accept `role`. */
-  readonly roleRefused: boolean
-  /** `domain` for hosts of another role (`staff.x.edu`), one frozen object per role fact, by its index; made on first need. */
-  withRole: Array<DomainDetail | undefined> | null
-}
+export type { InstitutionVerdict }
+
+import { ROLE_FACTS, type RoleFact, roleFactOf } from "./hostRole.ts"
 
 /**
  * The verdict's domain detail for a host of `role`: `verdict.domain` for the
