@@ -26,6 +26,7 @@ import { buildInstitutionTable } from "../src/engine/InstitutionIndex.ts"
 import { DEFAULT_MAX_DOMAINS_PER_TEAM } from "../src/reviews/queueEntries.ts"
 import { ReviewBuffer, ReviewQueue } from "../src/reviews/ReviewQueue.ts"
 import { ReviewStore } from "../src/reviews/ReviewStore.ts"
+import { layerRedis as reviewStoreRedis } from "../src/reviews/reviewRedis.ts"
 import { redisAnswers, testRedisLayer, testRedisUrl } from "../test/redisTesting.ts"
 import { BENCH_TARGET_GROUP, makeBenchEngine } from "./benchEngine.ts"
 import { generateEmails } from "./generateEmails.ts"
@@ -126,7 +127,7 @@ const adapters: Array<{ readonly name: string; readonly layer: () => Layer.Layer
 ]
 if (await redisAnswers(testRedisUrl)) {
   // Its keys under a fresh prefix, deleted when the layer is released.
-  adapters.push({ name: "redis", layer: () => ReviewStore.layerRedis.pipe(Layer.provide(testRedisLayer())) })
+  adapters.push({ name: "redis", layer: () => reviewStoreRedis.pipe(Layer.provide(testRedisLayer())) })
 } else console.error(`no Redis answers at ${testRedisUrl}: the Redis adapter is left out`)
 
 const stores = []

@@ -11,7 +11,6 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type * as Redis from "effect/persistence/Redis"
 import * as Schema from "effect/Schema"
 import { stringify } from "yaml"
 import type { ApiKeyId, ApiKeyRecord } from "../domain/ApiKey.ts"
@@ -29,7 +28,6 @@ import {
   readKeyDocuments,
   revokeApiKeyRecord
 } from "./apiKeyFiles.ts"
-import { makeRedisApiKeyStore } from "./apiKeyRedis.ts"
 
 /** The store could not be read or written (a failing disk, permissions). */
 export class ApiKeyStoreUnavailable extends Schema.TaggedError<ApiKeyStoreUnavailable>()("ApiKeyStoreUnavailable", {
@@ -107,16 +105,6 @@ export class ApiKeyStore extends Context.Service<ApiKeyStore, ApiKeyStoreService
 
   static readonly layerFiles = (directories: KeyDirectories): Layer.Layer<ApiKeyStore> =>
     Layer.succeed(ApiKeyStore, ApiKeyStore.makeFiles(directories))
-
-  /** The config directory's `api-keys.yaml` (git) with keys and revocations held in Redis (`apiKeyRedis.ts`). */
-  static readonly layerRedis = (
-    configDir: string,
-    isWritable?: (directory: string) => boolean
-  ): Layer.Layer<ApiKeyStore, never, Redis.Redis> =>
-    Layer.effect(
-      ApiKeyStore,
-      Effect.suspend(() => makeRedisApiKeyStore(configDir, isWritable))
-    )
 
   /** Records in this process's memory, one list per location: lost when it ends. */
   static readonly layerMemory: Layer.Layer<ApiKeyStore> = Layer.sync(ApiKeyStore, () => {

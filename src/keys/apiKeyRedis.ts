@@ -12,12 +12,19 @@
  */
 import { resolve } from "node:path"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Redis from "effect/persistence/Redis"
 import { parseDocument, YAMLMap, YAMLSeq } from "yaml"
 import type { ApiKeyId, ApiKeyRecord } from "../domain/ApiKey.ts"
 import { hashEntries, RedisKeyPrefix, redisKey } from "../store/redis.ts"
 import { announceLua, configVersionKeys } from "../store/redisConfigVersion.ts"
-import { type ApiKeyStoreService, ApiKeyStoreUnavailable, ApiKeysError, type KeyDocument } from "./ApiKeyStore.ts"
+import {
+  ApiKeyStore,
+  type ApiKeyStoreService,
+  ApiKeyStoreUnavailable,
+  ApiKeysError,
+  type KeyDocument
+} from "./ApiKeyStore.ts"
 import {
   ApiKeyAlreadyRevoked,
   ApiKeyNotFound,
@@ -186,3 +193,13 @@ export const makeRedisApiKeyStore = (
         })
     }
   })
+
+/** The config directory's `api-keys.yaml` (git) with keys and revocations held in Redis. */
+export const layerRedis = (
+  configDir: string,
+  isWritable?: (directory: string) => boolean
+): Layer.Layer<ApiKeyStore, never, Redis.Redis> =>
+  Layer.effect(
+    ApiKeyStore,
+    Effect.suspend(() => makeRedisApiKeyStore(configDir, isWritable))
+  )

@@ -12,11 +12,9 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type * as Redis from "effect/persistence/Redis"
 import * as Schema from "effect/Schema"
 import type { ResourceDocument, ResourceKind } from "./ResourceDocument.ts"
 import { listResourceFiles, readResourceFile, removeResourceFile, writeResourceFile } from "./resourceFiles.ts"
-import { makeRedisResourceStore } from "./resourceRedis.ts"
 
 export type { ResourceDocument, ResourceKind } from "./ResourceDocument.ts"
 
@@ -77,12 +75,6 @@ export class ResourceStore extends Context.Service<
         })
     })
   })
-
-  /** One hash per kind on the shared Redis server (`resourceRedis.ts`); a change makes every daemon reload. */
-  static readonly layerRedis: Layer.Layer<ResourceStore, never, Redis.Redis> = Layer.effect(
-    ResourceStore,
-    Effect.suspend(() => Effect.map(makeRedisResourceStore, ResourceStore.of))
-  )
 
   /** One YAML file per resource under the data directory (`target-groups/<id>.yaml`, `offers/<id>.yaml`). */
   static readonly layerFiles = (dataDir: string): Layer.Layer<ResourceStore> =>

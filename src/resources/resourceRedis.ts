@@ -7,11 +7,12 @@
  * second. A failure is a `ResourceStoreError` (503) and changed nothing.
  */
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Redis from "effect/persistence/Redis"
 import { hashEntries, RedisKeyPrefix, redisKey } from "../store/redis.ts"
 import { announceLua, configVersionKeys } from "../store/redisConfigVersion.ts"
 import type { ResourceDocument, ResourceKind } from "./ResourceDocument.ts"
-import { ResourceStoreError } from "./ResourceStore.ts"
+import { ResourceStore, ResourceStoreError } from "./ResourceStore.ts"
 
 /**
  * A write (unconditional, or only over the expected text: `expect` is
@@ -95,3 +96,9 @@ export const makeRedisResourceStore = Effect.gen(function* () {
       )
   }
 })
+
+/** One hash per kind on the shared Redis server; a change makes every daemon reload. */
+export const layerRedis: Layer.Layer<ResourceStore, never, Redis.Redis> = Layer.effect(
+  ResourceStore,
+  Effect.suspend(() => Effect.map(makeRedisResourceStore, ResourceStore.of))
+)

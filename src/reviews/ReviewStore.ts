@@ -15,7 +15,6 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type * as Redis from "effect/persistence/Redis"
 import * as Schema from "effect/Schema"
 import * as Semaphore from "effect/Semaphore"
 import type { ReviewedInstitution, ReviewRejection } from "../domain/InstitutionReview.ts"
@@ -30,7 +29,6 @@ import {
   type QueueView
 } from "./queueEntries.ts"
 import { readReviewFiles, type StoredReviews, writeDecisionsFile, writeQueueFile } from "./reviewFiles.ts"
-import { makeRedisReviewStore } from "./reviewRedis.ts"
 
 export class ReviewStoreError extends Schema.TaggedError<ReviewStoreError>()("ReviewStoreError", {
   operation: Schema.Literals(["load", "record", "read", "decide"]),
@@ -100,12 +98,6 @@ export class ReviewStore extends Context.Service<
       ReviewStore,
       Effect.suspend(() => ReviewStore.makeFiles(dataDir))
     )
-
-  /** Hashes and sorted sets on the shared Redis server (`reviewRedis.ts`); a decision makes every daemon reload. */
-  static readonly layerRedis: Layer.Layer<ReviewStore, never, Redis.Redis> = Layer.effect(
-    ReviewStore,
-    Effect.suspend(() => Effect.map(makeRedisReviewStore, ReviewStore.of))
-  )
 }
 
 const emptyStored = (): StoredReviews => ({ teams: new Map(), approvals: new Map(), rejections: new Map() })

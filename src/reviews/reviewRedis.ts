@@ -15,14 +15,14 @@
  * built inside the scripts from the prefix: one Redis server, not a cluster.
  */
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Redis from "effect/persistence/Redis"
 import * as Schema from "effect/Schema"
 import { ReviewedInstitution, ReviewRejection } from "../domain/InstitutionReview.ts"
 import { hashEntries, RedisKeyPrefix, redisKey } from "../store/redis.ts"
 import { announceLua, configVersionKeys } from "../store/redisConfigVersion.ts"
 import { oldestDayKept, type QueueBatch, type QueueEntry, StoredEntry } from "./queueEntries.ts"
-import type { RecordOptions, ReviewDecision, ReviewStore } from "./ReviewStore.ts"
-import { decisionKey, ReviewStoreError } from "./ReviewStore.ts"
+import { decisionKey, type RecordOptions, type ReviewDecision, ReviewStore, ReviewStoreError } from "./ReviewStore.ts"
 
 const record = Redis.script(
   (prefix: string, batch: string, max: number, oldest: string) => [prefix, batch, max, oldest],
@@ -184,3 +184,9 @@ export const makeRedisReviewStore = Effect.gen(function* () {
       }).pipe(Effect.mapError(fail("read")))
   } satisfies ReviewStore["Service"]
 })
+
+/** Hashes and sorted sets on the shared Redis server; a decision makes every daemon reload. */
+export const layerRedis: Layer.Layer<ReviewStore, never, Redis.Redis> = Layer.effect(
+  ReviewStore,
+  Effect.suspend(() => Effect.map(makeRedisReviewStore, ReviewStore.of))
+)

@@ -37,10 +37,12 @@ import { EndedSessions, type EndedSessionsService } from "../sessions/EndedSessi
 import { makeRedisEndedSessions } from "../sessions/endedSessionsRedis.ts"
 import { hashKeyFromSecret } from "../stats/hashKey.ts"
 import { UsageStore, UsageStoreError } from "../stats/UsageStore.ts"
+import { layerRedis as usageStoreRedis } from "../stats/usageRedis.ts"
 import { redisStoreLayer } from "../store/redis.ts"
 import { watchConfigVersion } from "../store/redisConfigVersion.ts"
 import { SigningKeyStore } from "../verification/SigningKeyStore.ts"
 import { VerificationStore, type VerificationStoreError } from "../verification/VerificationStore.ts"
+import { layerRedis as verificationStoreRedis } from "../verification/verificationRedis.ts"
 import { rateLimiterStoreRedis } from "./rateLimit.ts"
 
 export interface Stores {
@@ -121,11 +123,11 @@ const redisStores = (
       resources: ResourceStore.of(yield* within(makeRedisResourceStore)),
       keys: yield* within(makeRedisApiKeyStore(configDir)),
       reviews: ReviewStore.of(yield* within(makeRedisReviewStore)),
-      usage: UsageStore.layerRedis.pipe(Layer.provide(shared)),
+      usage: usageStoreRedis.pipe(Layer.provide(shared)),
       statsKey: Effect.map(secret("statsHashKey"), hashKeyFromSecret),
       rateLimits: rateLimiterStoreRedis.pipe(Layer.provide(shared)),
       jobs: (options) => JobQueue.layerRedis({ ...options, dataDir }).pipe(Layer.provide(shared)),
-      verifications: VerificationStore.layerRedis.pipe(Layer.provide(shared)),
+      verifications: verificationStoreRedis.pipe(Layer.provide(shared)),
       signingKeys: SigningKeyStore.layerRedis.pipe(Layer.provide(shared)),
       idempotency: layerIdempotencyRedis.pipe(Layer.provide(shared)),
       webhookSecret: yield* secret("webhook"),

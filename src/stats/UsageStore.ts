@@ -13,7 +13,6 @@
  * lost after it did the write, so callers that retry use `applyOnce`.
  */
 
-import type * as NodeRedis from "@effect/platform-node/NodeRedis"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -21,7 +20,6 @@ import * as Schema from "effect/Schema"
 import * as Semaphore from "effect/Semaphore"
 import { addUsage, copyUsage, emptyUsageState, type UsageState } from "./UsageState.ts"
 import { readUsageFiles, type StoredUsage, writeUsageFile } from "./usageFiles.ts"
-import { makeRedisUsageStore } from "./usageRedis.ts"
 
 export class UsageStoreError extends Schema.TaggedError<UsageStoreError>()("UsageStoreError", {
   operation: Schema.Literals(["load", "apply", "get", "forget"]),
@@ -57,12 +55,6 @@ export class UsageStore extends Context.Service<
   static readonly layerMemory: Layer.Layer<UsageStore> = Layer.effect(
     UsageStore,
     Effect.suspend(() => storeOver(new Map(), undefined))
-  )
-
-  /** Counters, a native HyperLogLog and the steps applied once, per offer, on the shared Redis server (`usageRedis.ts`). */
-  static readonly layerRedis: Layer.Layer<UsageStore, never, NodeRedis.NodeRedis> = Layer.effect(
-    UsageStore,
-    Effect.suspend(() => Effect.map(makeRedisUsageStore, UsageStore.of))
   )
 
   /**

@@ -15,6 +15,7 @@
  */
 import * as NodeRedis from "@effect/platform-node/NodeRedis"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { RESP_TYPES } from "redis"
 import { RedisKeyPrefix, redisKey } from "../store/redis.ts"
 import { fromRedisHll, toRedisHll } from "./redisHyperLogLog.ts"
@@ -25,8 +26,7 @@ import {
   VERIFICATION_EVENTS,
   type VerificationCounts
 } from "./UsageState.ts"
-import type { UsageStore } from "./UsageStore.ts"
-import { UsageStoreError } from "./UsageStore.ts"
+import { UsageStore, UsageStoreError } from "./UsageStore.ts"
 
 const APPLY = `
 local counters, hll, applied, scratch, offers = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
@@ -176,3 +176,9 @@ export const makeRedisUsageStore = Effect.gen(function* () {
       )
   } satisfies UsageStore["Service"]
 })
+
+/** Counters, a native HyperLogLog and the steps applied once, per offer, on the shared Redis server. */
+export const layerRedis: Layer.Layer<UsageStore, never, NodeRedis.NodeRedis> = Layer.effect(
+  UsageStore,
+  Effect.suspend(() => Effect.map(makeRedisUsageStore, UsageStore.of))
+)

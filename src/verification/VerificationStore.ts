@@ -26,13 +26,11 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type * as Redis from "effect/persistence/Redis"
 import * as Schema from "effect/Schema"
 import type { VerificationRecord } from "../domain/Verification.ts"
 import { breachOf, type LimitCheck } from "../domain/verificationLimits.ts"
 import { RecordIndex } from "./recordIndex.ts"
 import { openJournal } from "./verificationJournal.ts"
-import { makeRedisVerificationStore } from "./verificationRedis.ts"
 
 export class VerificationStoreError extends Schema.TaggedError<VerificationStoreError>()("VerificationStoreError", {
   operation: Schema.Literals(["load", "insert", "replace", "remove"]),
@@ -89,12 +87,6 @@ export class VerificationStore extends Context.Service<VerificationStore, Verifi
   /** Records in this process's memory: lost when it ends. */
   static readonly layerMemory: Layer.Layer<VerificationStore> = Layer.sync(VerificationStore, () =>
     storeOver(new RecordIndex(), () => Effect.void)
-  )
-
-  /** Records on the shared Redis server, replaced by compare-and-set (`verificationRedis.ts`). */
-  static readonly layerRedis: Layer.Layer<VerificationStore, never, Redis.Redis> = Layer.effect(
-    VerificationStore,
-    Effect.suspend(() => makeRedisVerificationStore)
   )
 
   /** Records in `<dataDir>/verifications/journal.ndjson`, loaded at start, every change fsync'd before it counts. */

@@ -22,12 +22,18 @@
  * shared store while it is down.
  */
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Redis from "effect/persistence/Redis"
 import * as Schema from "effect/Schema"
 import { VerificationRecord } from "../domain/Verification.ts"
 import { type LimitCheck, unitsOf } from "../domain/verificationLimits.ts"
 import { RedisKeyPrefix, redisKey } from "../store/redis.ts"
-import { LimitExceeded, VerificationStoreError, type VerificationStoreService } from "./VerificationStore.ts"
+import {
+  LimitExceeded,
+  VerificationStore,
+  VerificationStoreError,
+  type VerificationStoreService
+} from "./VerificationStore.ts"
 
 /**
  * KEYS: records, address set, units list, then the sorted set of every
@@ -188,4 +194,10 @@ export const makeRedisVerificationStore: Effect.Effect<VerificationStoreService,
         error instanceof Redis.RedisError ? failed(operation)(error) : error
     }
   }
+)
+
+/** Records on the shared Redis server, replaced by compare-and-set. */
+export const layerRedis: Layer.Layer<VerificationStore, never, Redis.Redis> = Layer.effect(
+  VerificationStore,
+  Effect.suspend(() => makeRedisVerificationStore)
 )

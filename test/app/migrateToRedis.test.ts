@@ -12,8 +12,10 @@ import { type JobId, newJob } from "../../src/jobs/Job.ts"
 import { JobStore } from "../../src/jobs/JobStore.ts"
 import * as JobStoreFiles from "../../src/jobs/JobStoreFiles.ts"
 import { ApiKeyStore } from "../../src/keys/ApiKeyStore.ts"
+import { layerRedis as apiKeyStoreRedis } from "../../src/keys/apiKeyRedis.ts"
 import { hashApiKey } from "../../src/keys/apiKeys.ts"
 import { ResourceStore } from "../../src/resources/ResourceStore.ts"
+import { layerRedis as resourceStoreRedis } from "../../src/resources/resourceRedis.ts"
 import { makeSessionKeys } from "../../src/server/consoleSession.ts"
 import { EndedSessions } from "../../src/sessions/EndedSessions.ts"
 import { makeRedisEndedSessions } from "../../src/sessions/endedSessionsRedis.ts"
@@ -21,6 +23,7 @@ import { hashKeyFor } from "../../src/stats/hashKey.ts"
 import { UsageRecorder } from "../../src/stats/UsageRecorder.ts"
 import { toOfferUsage } from "../../src/stats/UsageState.ts"
 import { UsageStore } from "../../src/stats/UsageStore.ts"
+import { layerRedis as usageStoreRedis } from "../../src/stats/usageRedis.ts"
 import { Redis } from "../../src/store/redis.ts"
 import { secretKey } from "../../src/store/redisSecret.ts"
 import { SigningKeyStore } from "../../src/verification/SigningKeyStore.ts"
@@ -104,20 +107,18 @@ describeRedis("campusgate migrate --from files --to redis", () => {
       const redis = yield* Redis
       const prefix = yield* currentPrefix
       expect(
-        yield* ResourceStore.use((store) => store.read("offer", "spring")).pipe(
-          Effect.provide(ResourceStore.layerRedis)
-        )
+        yield* ResourceStore.use((store) => store.read("offer", "spring")).pipe(Effect.provide(resourceStoreRedis))
       ).toMatchObject({ text: "id: spring\n" })
-      const keys = yield* ApiKeyStore.use((store) => store.list).pipe(Effect.provide(ApiKeyStore.layerRedis(configDir)))
+      const keys = yield* ApiKeyStore.use((store) => store.list).pipe(Effect.provide(apiKeyStoreRedis(configDir)))
       expect(keys.map((listed) => listed.record.id)).toEqual([key.id])
-      const counted = yield* UsageStore.use((store) => store.get("spring")).pipe(Effect.provide(UsageStore.layerRedis))
+      const counted = yield* UsageStore.use((store) => store.get("spring")).pipe(Effect.provide(usageStoreRedis))
       expect(toOfferUsage(counted).validations).toBe(2)
       // The job step already counted stays counted once.
       yield* UsageStore.use((store) => store.applyOnce("spring", "job_1", 7, usage)).pipe(
-        Effect.provide(UsageStore.layerRedis)
+        Effect.provide(usageStoreRedis)
       )
       expect(
-        toOfferUsage(yield* UsageStore.use((store) => store.get("spring")).pipe(Effect.provide(UsageStore.layerRedis)))
+        toOfferUsage(yield* UsageStore.use((store) => store.get("spring")).pipe(Effect.provide(usageStoreRedis)))
           .validations
       ).toBe(2)
       expect(

@@ -14,6 +14,7 @@ import * as Layer from "effect/Layer"
 import { Verifications } from "../../src/app/Verifications.ts"
 import type { OfferInput } from "../../src/domain/Offer.ts"
 import { VerificationStore } from "../../src/verification/VerificationStore.ts"
+import { layerRedis as verificationStoreRedis } from "../../src/verification/verificationRedis.ts"
 import { testRedisLayer, whenRedis } from "../redisTesting.ts"
 import { codeIn, defaultOffers, harness } from "./verificationTesting.ts"
 
@@ -21,7 +22,7 @@ const storeKinds: ReadonlyArray<readonly [string, () => Layer.Layer<Verification
   ["memory", () => VerificationStore.layerMemory],
   ["files", () => VerificationStore.layerFiles(mkdtempSync(join(tmpdir(), "campusgate-limits-")))],
   ...whenRedis("verification limits under concurrency", [
-    ["redis", () => VerificationStore.layerRedis.pipe(Layer.provide(testRedisLayer()))] as const
+    ["redis", () => verificationStoreRedis.pipe(Layer.provide(testRedisLayer()))] as const
   ])
 ]
 

@@ -8,6 +8,7 @@ import { parse } from "yaml"
 import type { ApiKeyId, ApiKeyRecord } from "../../src/domain/ApiKey.ts"
 import type { TeamId } from "../../src/domain/Identifiers.ts"
 import { ApiKeyStore } from "../../src/keys/ApiKeyStore.ts"
+import { layerRedis as apiKeyStoreRedis } from "../../src/keys/apiKeyRedis.ts"
 import { hashApiKey } from "../../src/keys/apiKeys.ts"
 import { describeRedis, everywhere, type Suite, testRedisLayer } from "../redisTesting.ts"
 
@@ -81,12 +82,12 @@ contract(
   "redis",
   () => {
     const configDir = mkdtempSync(join(tmpdir(), "campusgate-keys-"))
-    return ApiKeyStore.layerRedis(configDir).pipe(Layer.provide(testRedisLayer()))
+    return apiKeyStoreRedis(configDir).pipe(Layer.provide(testRedisLayer()))
   },
   describeRedis
 )
 
-describeRedis("ApiKeyStore.layerRedis", () => {
+describeRedis("apiKeyStoreRedis", () => {
   it.effect("a key of the config directory revoked through Redis is revoked in the document every daemon loads", () =>
     Effect.gen(function* () {
       const store = yield* ApiKeyStore
@@ -100,7 +101,7 @@ describeRedis("ApiKeyStore.layerRedis", () => {
       expect(yield* reasonOf(store.revoke("key_configgg", "2026-11-03T00:00:00.000Z"))).toBe("ApiKeyAlreadyRevoked")
     }).pipe(
       Effect.provide(
-        ApiKeyStore.layerRedis(mkdtempSync(join(tmpdir(), "campusgate-keys-"))).pipe(Layer.provide(testRedisLayer()))
+        apiKeyStoreRedis(mkdtempSync(join(tmpdir(), "campusgate-keys-"))).pipe(Layer.provide(testRedisLayer()))
       )
     )
   )
@@ -116,7 +117,7 @@ describeRedis("ApiKeyStore.layerRedis", () => {
       expect(yield* store.list).toHaveLength(1)
     }).pipe(
       Effect.provide(
-        ApiKeyStore.layerRedis(mkdtempSync(join(tmpdir(), "campusgate-keys-"))).pipe(Layer.provide(testRedisLayer()))
+        apiKeyStoreRedis(mkdtempSync(join(tmpdir(), "campusgate-keys-"))).pipe(Layer.provide(testRedisLayer()))
       )
     )
   )

@@ -13,6 +13,7 @@ import { directorySource, loadDirectory } from "../../src/app/sources.ts"
 import { InvalidConfiguration } from "../../src/domain/errors.ts"
 import { makeFileResourceStore, ResourceStore } from "../../src/resources/ResourceStore.ts"
 import { resourcePath } from "../../src/resources/resourceFiles.ts"
+import { layerRedis as resourceStoreRedis } from "../../src/resources/resourceRedis.ts"
 import { offerDocument, targetGroupDocument } from "../../src/resources/resourceYaml.ts"
 import { makeDirs, validConfig } from "../config/configFiles.ts"
 import { describeRedis, everywhere, type Suite, testRedisLayer } from "../redisTesting.ts"
@@ -77,7 +78,7 @@ const contract = (name: string, makeLayer: () => Layer.Layer<ResourceStore>, sui
 
 contract("memory", () => ResourceStore.layerMemory)
 contract("files", () => ResourceStore.layerFiles(tempDir()))
-contract("redis", () => ResourceStore.layerRedis.pipe(Layer.provide(testRedisLayer())), describeRedis)
+contract("redis", () => resourceStoreRedis.pipe(Layer.provide(testRedisLayer())), describeRedis)
 
 describe("the file store", () => {
   it("fails with ResourceStoreError, changing nothing, when the data directory cannot be written", () => {

@@ -7,6 +7,7 @@ import * as Layer from "effect/Layer"
 import type { Candidate, ReviewedInstitution, ReviewRejection } from "../../src/domain/InstitutionReview.ts"
 import { addSighting, emptyTeamQueue, type QueueBatch } from "../../src/reviews/queueEntries.ts"
 import { ReviewStore } from "../../src/reviews/ReviewStore.ts"
+import { layerRedis as reviewStoreRedis } from "../../src/reviews/reviewRedis.ts"
 import { describeRedis, everywhere, type Suite, testRedisLayer } from "../redisTesting.ts"
 
 const tempDir = () => mkdtempSync(join(tmpdir(), "campusgate-reviews-"))
@@ -165,7 +166,7 @@ const contract = (name: string, makeLayer: () => Layer.Layer<ReviewStore>, suite
 
 contract("memory", () => ReviewStore.layerMemory)
 contract("files", () => ReviewStore.layerFiles(tempDir()).pipe(Layer.orDie))
-contract("redis", () => ReviewStore.layerRedis.pipe(Layer.provide(testRedisLayer())), describeRedis)
+contract("redis", () => reviewStoreRedis.pipe(Layer.provide(testRedisLayer())), describeRedis)
 
 everywhere("ReviewStore files", () => {
   it.effect("keeps the queue and decisions across a restart", () =>

@@ -10,6 +10,7 @@ import { hashKeyFor, hashKeyFromSecret } from "../../src/stats/hashKey.ts"
 import { UsageRecorder } from "../../src/stats/UsageRecorder.ts"
 import { toOfferUsage, type UsageState, VERIFICATION_EVENTS } from "../../src/stats/UsageState.ts"
 import { UsageStore, type UsageStoreError } from "../../src/stats/UsageStore.ts"
+import { layerRedis as usageStoreRedis } from "../../src/stats/usageRedis.ts"
 import { Redis } from "../../src/store/redis.ts"
 import { currentPrefix, describeRedis, everywhere, type Suite, testRedisLayer } from "../redisTesting.ts"
 import { DAY, eligible, ineligible, MAY_1 } from "./fixtures.ts"
@@ -128,9 +129,9 @@ const contract = (name: string, makeLayer: () => Layer.Layer<UsageStore, UsageSt
 
 contract("memory", () => UsageStore.layerMemory)
 contract("file", () => UsageStore.layerFile(tempDir()))
-contract("redis", () => UsageStore.layerRedis.pipe(Layer.provide(testRedisLayer())), describeRedis)
+contract("redis", () => usageStoreRedis.pipe(Layer.provide(testRedisLayer())), describeRedis)
 
-describeRedis("UsageStore.layerRedis", () => {
+describeRedis("usageStoreRedis", () => {
   it.effect("keeps unique emails in a native HyperLogLog: the registers read back merged, PFCOUNT agrees", () =>
     Effect.gen(function* () {
       const store = yield* UsageStore
@@ -148,7 +149,7 @@ describeRedis("UsageStore.layerRedis", () => {
       const redis = yield* Redis
       const counted = Number(yield* redis.send("PFCOUNT", `${yield* currentPrefix}usage:o:hll`))
       expect(Math.abs(counted - estimate(stored!.registers)) / 20_000).toBeLessThan(0.02)
-    }).pipe(Effect.provide(UsageStore.layerRedis.pipe(Layer.provideMerge(testRedisLayer()))))
+    }).pipe(Effect.provide(usageStoreRedis.pipe(Layer.provideMerge(testRedisLayer()))))
   )
 })
 

@@ -9,6 +9,7 @@ import type { VerificationId, VerificationRecord } from "../../src/domain/Verifi
 import { messageBudgetKey, redemptionKey } from "../../src/domain/verificationLimits.ts"
 import { Redis, redisStoreLayer } from "../../src/store/redis.ts"
 import { LimitExceeded, VerificationStore } from "../../src/verification/VerificationStore.ts"
+import { layerRedis as verificationStoreRedis } from "../../src/verification/verificationRedis.ts"
 import { describeRedis, testPrefix, testRedisLayer, testRedisUrl, whenRedis } from "../redisTesting.ts"
 
 const record = (n: number, addressHash = "a".repeat(64)): VerificationRecord => ({
@@ -41,7 +42,7 @@ const adapters: ReadonlyArray<readonly [string, () => Layer.Layer<VerificationSt
   ["memory", () => VerificationStore.layerMemory],
   ["files", () => VerificationStore.layerFiles(dataDir())],
   ...whenRedis("VerificationStore contract", [
-    ["redis", () => VerificationStore.layerRedis.pipe(Layer.provide(testRedisLayer()))] as const
+    ["redis", () => verificationStoreRedis.pipe(Layer.provide(testRedisLayer()))] as const
   ])
 ]
 
@@ -184,7 +185,7 @@ describeRedis("the Redis adapter across daemons", () => {
     Effect.gen(function* () {
       const prefix = testPrefix()
       const open = Effect.map(
-        Layer.build(VerificationStore.layerRedis.pipe(Layer.provide(testRedisLayer(prefix)))),
+        Layer.build(verificationStoreRedis.pipe(Layer.provide(testRedisLayer(prefix)))),
         Context.get(VerificationStore)
       )
       const [one, two] = [yield* open, yield* open]
@@ -208,7 +209,7 @@ describeRedis("the Redis adapter across daemons", () => {
     Effect.gen(function* () {
       const prefix = testPrefix()
       const open = Effect.map(
-        Layer.build(VerificationStore.layerRedis.pipe(Layer.provide(testRedisLayer(prefix)))),
+        Layer.build(verificationStoreRedis.pipe(Layer.provide(testRedisLayer(prefix)))),
         Context.get(VerificationStore)
       )
       const first = yield* open
