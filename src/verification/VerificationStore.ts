@@ -30,7 +30,7 @@ import * as Schema from "effect/Schema"
 import type { VerificationRecord } from "../domain/Verification.ts"
 import { breachOf, type LimitCheck } from "../domain/verificationLimits.ts"
 import { RecordIndex } from "./recordIndex.ts"
-import { openJournal } from "./verificationJournal.ts"
+import { type JournalLine, openJournal } from "./verificationJournal.ts"
 
 export class VerificationStoreError extends Schema.TaggedError<VerificationStoreError>()("VerificationStoreError", {
   operation: Schema.Literals(["load", "insert", "replace", "remove"]),
@@ -110,9 +110,6 @@ export class VerificationStore extends Context.Service<VerificationStore, Verifi
       })
     )
 }
-
-/** A journal line: a record's new version, or the removal of one. */
-export type JournalLine = { readonly r: VerificationRecord } | { readonly d: string }
 
 /**
  * The adapters' one logic over an index: a change is checked against the

@@ -23,7 +23,9 @@ import * as Schema from "effect/Schema"
 import { VerificationRecord } from "../domain/Verification.ts"
 import { ensurePrivateDirectory, fsyncPath, PRIVATE_FILE, writeFileAtomic } from "../store/atomicWrite.ts"
 import { RecordIndex } from "./recordIndex.ts"
-import type { JournalLine } from "./VerificationStore.ts"
+
+/** A journal line: a record's new version, or the removal of one. */
+export type JournalLine = { readonly r: VerificationRecord } | { readonly d: string }
 
 export const VERIFICATIONS_DIR = "verifications"
 const JOURNAL_FILE = "journal.ndjson"
