@@ -1,11 +1,11 @@
 /**
- * The README's scope table, generated from the HTTP contract: every endpoint
+ * The scope table in docs/http-api.md, generated from the HTTP contract: every endpoint
  * of `CampusgateApi` with the scope its `RequiredScope` annotation names.
  *
  *   node scripts/scope-table.ts            prints the table (markdown)
- *   node scripts/scope-table.ts --write    replaces the table in README.md
+ *   node scripts/scope-table.ts --write    replaces the table in docs/http-api.md
  *
- * `test/scripts/scopeTable.test.ts` fails when README.md and the contract
+ * `test/scripts/scopeTable.test.ts` fails when docs/http-api.md and the contract
  * disagree, so the table cannot drift from the code.
  */
 import { readFileSync, writeFileSync } from "node:fs"
@@ -41,16 +41,16 @@ const line = (cells: ReadonlyArray<string>) => `| ${cells.map((cell, i) => cell.
 const table = [line(rows[0]!), line(widths.map((width) => "-".repeat(width))), ...rows.slice(1).map(line)].join("\n")
 
 if (process.argv.includes("--write")) {
-  const readme = fileURLToPath(new URL("../README.md", import.meta.url))
-  const text = readFileSync(readme, "utf8")
+  const page = fileURLToPath(new URL("../docs/http-api.md", import.meta.url))
+  const text = readFileSync(page, "utf8")
   const start = text.indexOf(START_MARKER)
   const end = text.indexOf(END_MARKER)
   if (start < 0 || end < start) {
-    console.error(`README.md has no ${START_MARKER} ... ${END_MARKER} block`)
+    console.error(`docs/http-api.md has no ${START_MARKER} ... ${END_MARKER} block`)
     process.exit(1)
   }
-  writeFileSync(readme, `${text.slice(0, start + START_MARKER.length)}\n${table}\n${text.slice(end)}`)
-  console.error(`README.md: scope table updated (${rows.length - 1} endpoints)`)
+  writeFileSync(page, `${text.slice(0, start + START_MARKER.length)}\n${table}\n${text.slice(end)}`)
+  console.error(`docs/http-api.md: scope table updated (${rows.length - 1} endpoints)`)
 } else {
   console.log(table)
 }

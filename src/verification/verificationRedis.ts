@@ -5,8 +5,8 @@
  * replacement is a compare-and-set script: it writes only over the version
  * the change was computed from, so of two daemons changing one
  * verification at once exactly one wins, as in one process. Redis
- * acknowledges a write once it is in its append-only file (see the README
- * for the persistence settings that keep that promise).
+ * acknowledges a write once it is in its append-only file (see docs/operations.md,
+ * "Redis settings", for the persistence settings that keep that promise).
  *
  * Limits: each unit a record holds (`domain/verificationLimits.ts`, computed
  * here, never in the script) is a member `<id>#<n>` of a sorted set per

@@ -8,7 +8,7 @@
  * single kind of institution, its type. Where a zone mixes schools,
  * universities and research bodies the type stays unknown (`other`).
  *
- * Each policy names its source, and README.md lists them. The registries'
+ * Each policy names its source, and docs/institution-data.md lists them. The registries'
  * own wording is summarised, not quoted.
  */
 import type { InstitutionType } from "../../domain/Institution.ts"
