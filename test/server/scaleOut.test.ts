@@ -35,7 +35,7 @@ const suite = redisInstalled || required ? describe : describe.skip
 const main = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url))
 const prefix = "cgscale:"
 
-/** A Redis server of the test's own, with the persistence the README asks for. */
+/** A Redis server of the test's own, with the persistence docs/operations.md asks for. */
 class RedisServer {
   process: ChildProcess | undefined
   readonly port: number
