@@ -1,4 +1,11 @@
 /**
+ * In the `jobs/` slice (records, queue, runner, input and result formats),
+ * job evaluation on worker threads: this file, `jobThread.ts`,
+ * `hostShards.ts`, `batchSlots.ts` and `jobThreadMemory.ts`, the slice's
+ * only files that import the core (`app/`). The verdicts by host
+ * (`app/rowVerdicts.ts`, `app/HostNumbers.ts`) stay in the core, which
+ * serves them through `Validation`.
+ *
  * Job batches evaluated on worker threads (`node:worker_threads`, one
  * module: `jobThread.ts`), so a running job no longer shares the event loop
  * that answers requests: with evaluation on that loop, single validations'

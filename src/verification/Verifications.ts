@@ -1,4 +1,10 @@
 /**
+ * The `verification/` slice holds proof of ownership whole: its stores
+ * (records, signing keys), the send queue, mail transport and outbox, and
+ * its application logic over the core (`app/`: `Validation`, the
+ * snapshot) — this file and the `verification*.ts` files beside it, which
+ * the slice's other files never import.
+ *
  * Proof of ownership, as every transport asks for it (HTTP handlers, the
  * link page, the library facade, the CLI): start a verification, confirm
  * it with its code or link, read, resend, cancel, look an address up, reset
