@@ -54,7 +54,7 @@ const child = async (tree: string, emailsFile: string): Promise<void> => {
     const loaded = loadConfig({ configDir, dataDir: join(configDir, "data") })
     if (!loaded.ok) throw new Error(JSON.stringify(loaded.problems))
     const at = Date.now()
-    // As on a job thread: no target group's verdicts on institutions kept (`app/jobThreadMemory.ts`).
+    // As on a job thread: no target group's verdicts on institutions kept (`jobs/jobThreadMemory.ts`).
     const engine = new EngineBuilder({ now: () => at, rememberVerdicts: false }).engineFor(loaded.config)
     const counted = { validated: () => {}, validatedAll: () => {} }
     const validation = Validation.make(

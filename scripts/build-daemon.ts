@@ -2,7 +2,7 @@
  * `npm run build` step 6: the `campusgate` executable as a bundle in
  * `dist/daemon/` (the package's `bin`, and the Docker image's). esbuild
  * bundles `src/cli/bin.ts` with the two worker-thread modules it starts by
- * their place beside it (`app/jobThread.ts`, `config/loadConfigWorker.ts`;
+ * their place beside it (`jobs/jobThread.ts`, `config/loadConfigWorker.ts`;
  * their code shared in chunks), the dependencies included, comments and
  * whitespace left out. Names are kept (identifiers are not minified), so a
  * stack trace still names its functions; there is no source map, which
@@ -34,7 +34,7 @@ const result = await build({
   // The worker modules keep the names `JobThreads.ts` and `loadConfigThread.ts` start them by (beside the chunk).
   entryPoints: {
     campusgate: "src/cli/bin.ts",
-    jobThread: "src/app/jobThread.ts",
+    jobThread: "src/jobs/jobThread.ts",
     loadConfigWorker: "src/config/loadConfigWorker.ts"
   },
   bundle: true,

@@ -17,8 +17,6 @@
 export * from "./app/Snapshot.ts"
 export * from "./app/sources.ts"
 export { Validation, ValidationCounters, ValidationError, type ValidationService } from "./app/Validation.ts"
-export { type LinkOutcome, type StartOutcome, type StartVerification, Verifications } from "./app/Verifications.ts"
-export * from "./app/VerificationsError.ts"
 export type { ConfigLocation, LoadedConfig } from "./config/loadConfig.ts"
 export { loadConfig } from "./config/loadConfig.ts"
 export * from "./domain/Explanation.ts"
@@ -74,3 +72,10 @@ export {
   verifyEligibilityToken
 } from "./verification/eligibilityToken.ts"
 export type { OutgoingMail } from "./verification/MailTransport.ts"
+export {
+  type LinkOutcome,
+  type StartOutcome,
+  type StartVerification,
+  Verifications
+} from "./verification/Verifications.ts"
+export * from "./verification/VerificationsError.ts"

@@ -17,8 +17,6 @@ import type { JSONWebKeySet } from "jose"
 import type { LiveSnapshot } from "./app/Snapshot.ts"
 import { Snapshot } from "./app/Snapshot.ts"
 import { Validation, type ValidationService } from "./app/Validation.ts"
-import { type LinkOutcome, type StartOutcome, type StartVerification, Verifications } from "./app/Verifications.ts"
-import type { VerificationsError } from "./app/VerificationsError.ts"
 import type { VerificationView } from "./domain/Verification.ts"
 import { ALL_TEAMS } from "./domain/visibility.ts"
 import { outboxDirectory } from "./server/verificationService.ts"
@@ -34,6 +32,13 @@ import {
 import { SigningKeyStore } from "./verification/SigningKeyStore.ts"
 import { verificationSecretFor } from "./verification/secrets.ts"
 import { VerificationStore } from "./verification/VerificationStore.ts"
+import {
+  type LinkOutcome,
+  type StartOutcome,
+  type StartVerification,
+  Verifications
+} from "./verification/Verifications.ts"
+import type { VerificationsError } from "./verification/VerificationsError.ts"
 import { webhookSecretFor } from "./webhooks/secret.ts"
 
 export interface LibraryVerificationOptions {

@@ -1,6 +1,6 @@
 /**
  * One batch of a job: what a job's runner hands an evaluator — on the
- * daemon's own thread, or on a worker thread (`app/JobThreads.ts`) — and
+ * daemon's own thread, or on a worker thread (`jobs/JobThreads.ts`) — and
  * the bytes that come back. The batch's input lines are decoded, their
  * emails evaluated in one call, and each item's row encoded as result text
  * without `duplicateOf`, which only the runner can know (it appends the

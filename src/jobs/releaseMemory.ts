@@ -88,7 +88,7 @@ export const releaseMemory = (): boolean => {
  * A thread's heap kept near what is live in it. V8 lets a heap grow to a
  * multiple of what its last full collection left before it collects again,
  * a multiple it takes from the machine's memory (up to 4 on a large one):
- * a job thread that learns ~70 MB over its first jobs (`app/jobThreadMemory.ts`)
+ * a job thread that learns ~70 MB over its first jobs (`jobs/jobThreadMemory.ts`)
  * ran one full collection in five 1M-email jobs and held what it had
  * promoted meanwhile. `check` runs a full collection when the heap holds
  * more than `factor` times what the last one left plus `slackMb`, so the

@@ -1,7 +1,7 @@
 /**
  * The daemon's job queue: jobs in the store the daemon runs on (`stores.ts`:
  * the data directory, or Redis with files on a shared volume), validated on
- * `jobs.workerThreads` threads (`app/JobThreads.ts`; default one per
+ * `jobs.workerThreads` threads (`jobs/JobThreads.ts`; default one per
  * available core but one, at least one; 0: on the request thread) with the
  * config snapshot in force when each batch is taken (a reload applies to
  * the batches after it), counted in the metrics and, for offers, in the
@@ -19,7 +19,6 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
-import { JobThreads } from "../app/JobThreads.ts"
 import { Snapshot } from "../app/Snapshot.ts"
 import { Validation } from "../app/Validation.ts"
 import { ALL_TEAMS } from "../domain/visibility.ts"
@@ -27,6 +26,7 @@ import { duplicatesKey } from "../jobs/duplicates.ts"
 import type { Job, JobCallback } from "../jobs/Job.ts"
 import { JobQueue } from "../jobs/JobQueue.ts"
 import type { JobStore } from "../jobs/JobStore.ts"
+import { JobThreads } from "../jobs/JobThreads.ts"
 import { type BatchEvaluator, type Evaluate, evaluateHere } from "../jobs/jobBatches.ts"
 import type { JobUsage } from "../jobs/jobUsage.ts"
 import type { OutboundPolicy } from "../net/outbound.ts"

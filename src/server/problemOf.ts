@@ -17,9 +17,9 @@ import {
 } from "../api/problems.ts"
 import type { ResourcesError } from "../app/ResourcesError.ts"
 import type { ReviewsError } from "../app/Reviews.ts"
-import type { VerificationsError } from "../app/VerificationsError.ts"
 import type { JobsError } from "../jobs/errors.ts"
 import type { JobStoreError } from "../jobs/JobStore.ts"
+import type { VerificationsError } from "../verification/VerificationsError.ts"
 import { answerWith } from "./problemResponse.ts"
 
 /** How long a client should wait before retrying when a store cannot be written. */

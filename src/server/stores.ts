@@ -6,7 +6,7 @@
  * other module asks this one for its store; nothing else chooses.
  *
  * With Redis, besides every store's Redis adapter: the secrets
- * (`app/deploymentSecrets.ts`) are generated once into Redis unless
+ * (`server/deploymentSecrets.ts`) are generated once into Redis unless
  * the environment sets them, and `watch` reloads the configuration when
  * another daemon changed resources or keys (`store/redisConfigVersion.ts`).
  */
@@ -16,7 +16,6 @@ import * as Layer from "effect/Layer"
 import type * as RateLimiter from "effect/persistence/RateLimiter"
 import type * as Redis from "effect/persistence/Redis"
 import type * as Scope from "effect/Scope"
-import { deploymentSecrets, secretInDataDir, secretInRedis } from "../app/deploymentSecrets.ts"
 import type { Secrets } from "../config/environment.ts"
 import { type ConfigLocation, resolveDataDir } from "../config/loadConfig.ts"
 import type { StoreSettings } from "../config/Settings.ts"
@@ -43,6 +42,7 @@ import { watchConfigVersion } from "../store/redisConfigVersion.ts"
 import { SigningKeyStore } from "../verification/SigningKeyStore.ts"
 import { VerificationStore, type VerificationStoreError } from "../verification/VerificationStore.ts"
 import { layerRedis as verificationStoreRedis } from "../verification/verificationRedis.ts"
+import { deploymentSecrets, secretInDataDir, secretInRedis } from "./deploymentSecrets.ts"
 import { rateLimiterStoreRedis } from "./rateLimit.ts"
 
 export interface Stores {

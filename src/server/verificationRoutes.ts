@@ -14,9 +14,9 @@ import * as Effect from "effect/Effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Layer from "effect/Layer"
-import { type LinkOutcome, Verifications } from "../app/Verifications.ts"
 import { escapeHtml } from "../domain/MessageTemplate.ts"
 import { pageWords } from "../verification/messages.ts"
+import { type LinkOutcome, Verifications } from "../verification/Verifications.ts"
 import { JWKS_PATH, LINK_PATH } from "./routes.ts"
 
 // Not 404 for a link that is not valid: the problem middleware answers a 404 without a problem body as "no such route".

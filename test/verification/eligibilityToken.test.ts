@@ -9,7 +9,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import { Verifications } from "../../src/app/Verifications.ts"
 import type { Viewer } from "../../src/domain/visibility.ts"
 import {
   type EligibilityClaims,
@@ -18,7 +17,8 @@ import {
   verifyEligibilityToken
 } from "../../src/verification/eligibilityToken.ts"
 import { activeKey, signToken } from "../../src/verification/signing.ts"
-import { codeIn, harness } from "../app/verificationTesting.ts"
+import { Verifications } from "../../src/verification/Verifications.ts"
+import { codeIn, harness } from "./verificationTesting.ts"
 
 /** Verifies `email` for `target` as `viewer`; answers the eligibility token. */
 const tokenFor = (

@@ -1,7 +1,7 @@
 /**
  * `campusgate migrate --from files --to redis`: moves a data directory's
  * state into the Redis server campusgate.yaml (or CAMPUSGATE_REDIS_URL)
- * names, before the daemons start on it (`app/migrateToRedis.ts`). Prints
+ * names, before the daemons start on it (`cli/migrateToRedis.ts`). Prints
  * what was moved as one JSON line.
  */
 import { resolve } from "node:path"
@@ -12,10 +12,10 @@ import * as Flag from "effect/cli/Flag"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { migrateToRedis } from "../../app/migrateToRedis.ts"
 import { resolveDataDir } from "../../config/loadConfig.ts"
 import { storeSettingsOf } from "../../server/stores.ts"
 import { redisStoreLayer } from "../../store/redis.ts"
+import { migrateToRedis } from "../migrateToRedis.ts"
 import { directoryFlags } from "../options.ts"
 
 const userError = (userMessage: string, cause: unknown = new Error(userMessage)) =>

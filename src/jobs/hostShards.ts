@@ -14,8 +14,8 @@
  * input) goes by a hash of the whole line.
  */
 import type { TalliedCounts } from "../domain/OfferUsage.ts"
-import type { BatchMemory, EncodedBatch } from "../jobs/jobBatches.ts"
 import { SLOT_INPUT_BYTES, SLOT_ITEMS, SLOT_TEXT_BYTES } from "./batchSlots.ts"
+import type { BatchMemory, EncodedBatch } from "./jobBatches.ts"
 
 const NEWLINE = 0x0a
 const QUOTE = 0x22

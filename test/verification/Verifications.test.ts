@@ -4,11 +4,11 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as TestClock from "effect/testing/TestClock"
-import { Verifications } from "../../src/app/Verifications.ts"
 import { ALL_TEAMS } from "../../src/domain/visibility.ts"
 import { UsageStatistics } from "../../src/stats/UsageStatistics.ts"
 import { verifyEligibilityToken } from "../../src/verification/eligibilityToken.ts"
 import { MailSendError } from "../../src/verification/MailTransport.ts"
+import { Verifications } from "../../src/verification/Verifications.ts"
 import { codeIn, harness, linkTokenIn, until } from "./verificationTesting.ts"
 
 /** Starts a verification of `email` for `spring` as acme; answers its id. */

@@ -8,6 +8,7 @@
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import type { ConfigSnapshot } from "../app/Snapshot.ts"
 import { DEFAULT_TEAM } from "../config/settingsFile.ts"
 import type { OfferValidationResult, ValidationResult } from "../domain/ValidationResult.ts"
 import type { VerificationRecord } from "../domain/Verification.ts"
@@ -22,9 +23,8 @@ import {
 import type { Viewer } from "../domain/visibility.ts"
 import { canonicalAddress } from "../engine/email/canonical.ts"
 import type { ParsedEmail } from "../engine/email/parseEmail.ts"
-import { messageLocale } from "../verification/messages.ts"
-import type { LimitExceeded } from "../verification/VerificationStore.ts"
-import type { ConfigSnapshot } from "./Snapshot.ts"
+import { messageLocale } from "./messages.ts"
+import type { LimitExceeded } from "./VerificationStore.ts"
 import {
   InvalidVerificationRequest,
   MailboxLimitReached,

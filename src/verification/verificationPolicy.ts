@@ -3,9 +3,10 @@
  * deployment's defaults), resolved once per offer object of the snapshot:
  * a reload brings new offer objects and so new policies.
  */
+
+import type { ConfigSnapshot } from "../app/Snapshot.ts"
 import type { Offer } from "../domain/Offer.ts"
 import { type ResolvedPolicy, resolvePolicy } from "../domain/VerificationPolicy.ts"
-import type { ConfigSnapshot } from "./Snapshot.ts"
 
 const resolved = new WeakMap<Offer | ConfigSnapshot, ResolvedPolicy>()
 

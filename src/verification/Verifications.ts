@@ -1,4 +1,10 @@
 /**
+ * The `verification/` slice holds proof of ownership whole: its stores
+ * (records, signing keys), the send queue, mail transport and outbox, and
+ * its application logic over the core (`app/`: `Validation`, the
+ * snapshot) — this file and the `verification*.ts` files beside it, which
+ * the slice's other files never import.
+ *
  * Proof of ownership, as every transport asks for it (HTTP handlers, the
  * link page, the library facade, the CLI): start a verification, confirm
  * it with its code or link, read, resend, cancel, look an address up, reset
@@ -30,20 +36,20 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { JSONWebKeySet } from "jose"
+import { Snapshot } from "../app/Snapshot.ts"
+import { Validation, ValidationError } from "../app/Validation.ts"
 import type { OfferValidationResult, ValidationResult } from "../domain/ValidationResult.ts"
 import { toView, type VerificationRecord, type VerificationView } from "../domain/Verification.ts"
 import { periodMillis, type VerificationMethod } from "../domain/VerificationPolicy.ts"
 import { cancel, expire, isDue, renew } from "../domain/verificationLifecycle.ts"
 import { type Viewer, verificationVisible } from "../domain/visibility.ts"
 import { UsageStatistics } from "../stats/UsageStatistics.ts"
-import { newCode, newLinkSecret, newVerificationId } from "../verification/codes.ts"
-import { MailTransport } from "../verification/MailTransport.ts"
-import { SigningKeyStore } from "../verification/SigningKeyStore.ts"
-import { verificationKeys } from "../verification/secrets.ts"
-import { VerificationStore } from "../verification/VerificationStore.ts"
 import type { DeliveryOptions } from "../webhooks/delivery.ts"
-import { Snapshot } from "./Snapshot.ts"
-import { Validation, ValidationError } from "./Validation.ts"
+import { newCode, newLinkSecret, newVerificationId } from "./codes.ts"
+import { MailTransport } from "./MailTransport.ts"
+import { SigningKeyStore } from "./SigningKeyStore.ts"
+import { verificationKeys } from "./secrets.ts"
+import { VerificationStore } from "./VerificationStore.ts"
 import { ResendTooSoon, VerificationNotFound, type VerificationsError } from "./VerificationsError.ts"
 import { type LinkOutcome, makeConfirmations } from "./verificationConfirm.ts"
 import { makeLookups } from "./verificationLookups.ts"

@@ -1,4 +1,11 @@
 /**
+ * In the `jobs/` slice (records, queue, runner, input and result formats),
+ * job evaluation on worker threads: this file, `jobThread.ts`,
+ * `hostShards.ts`, `batchSlots.ts` and `jobThreadMemory.ts`, the slice's
+ * only files that import the core (`app/`). The verdicts by host
+ * (`app/rowVerdicts.ts`, `app/HostNumbers.ts`) stay in the core, which
+ * serves them through `Validation`.
+ *
  * Job batches evaluated on worker threads (`node:worker_threads`, one
  * module: `jobThread.ts`), so a running job no longer shares the event loop
  * that answers requests: with evaluation on that loop, single validations'
@@ -31,17 +38,17 @@
  *   one.
  */
 import { type Worker as NodeWorker, Worker } from "node:worker_threads"
+import type { EngineConfig } from "../app/EngineBuilder.ts"
+import type { Snapshot } from "../app/Snapshot.ts"
+import type { ValidationCounters } from "../app/Validation.ts"
 import type { UsageTally } from "../domain/OfferUsage.ts"
 import type { HashKey } from "../engine/email/canonicalHash.ts"
-import { duplicatesKey } from "../jobs/duplicates.ts"
-import { type BatchEvaluator, type BatchRequest, type EncodedBatch, JobFailure } from "../jobs/jobBatches.ts"
 import type { ReviewQueue, Sighting } from "../reviews/ReviewQueue.ts"
 import { type BatchSlot, fitsSlot, slotMemory, slotsOf } from "./batchSlots.ts"
-import type { EngineConfig } from "./EngineBuilder.ts"
+import { duplicatesKey } from "./duplicates.ts"
 import { HostShards } from "./hostShards.ts"
+import { type BatchEvaluator, type BatchRequest, type EncodedBatch, JobFailure } from "./jobBatches.ts"
 import { jobThreadLimits } from "./jobThreadMemory.ts"
-import type { Snapshot } from "./Snapshot.ts"
-import type { ValidationCounters } from "./Validation.ts"
 
 /** What every thread is started with. */
 export interface ThreadData {

@@ -18,8 +18,8 @@
  * A batch that does not fit a slot (lines or rows longer than its room),
  * or that finds every slot of its thread taken, still moves its own buffers.
  */
-import { BATCH_ITEMS } from "../jobs/JobRunner.ts"
-import type { BatchMemory } from "../jobs/jobBatches.ts"
+import { BATCH_ITEMS } from "./JobRunner.ts"
+import type { BatchMemory } from "./jobBatches.ts"
 
 /** Room for a batch's input lines: 2,048 lines of 128 bytes. */
 export const SLOT_INPUT_BYTES = 256 * 1024

@@ -6,15 +6,15 @@
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import type { Snapshot } from "../app/Snapshot.ts"
 import { OfferNotFound, TargetGroupNotFound } from "../domain/errors.ts"
 import { toView } from "../domain/Verification.ts"
 import { resetLimit } from "../domain/verificationLifecycle.ts"
 import { targetGroupVisible, type Viewer, verificationVisible } from "../domain/visibility.ts"
 import { canonicalAddress } from "../engine/email/canonical.ts"
 import { parseEmail } from "../engine/email/parseEmail.ts"
-import type { VerificationKeys } from "../verification/secrets.ts"
-import type { VerificationStoreService } from "../verification/VerificationStore.ts"
-import type { Snapshot } from "./Snapshot.ts"
+import type { VerificationKeys } from "./secrets.ts"
+import type { VerificationStoreService } from "./VerificationStore.ts"
 import type { Records } from "./verificationRecords.ts"
 import { invalid, refuse, unavailable } from "./verificationRules.ts"
 

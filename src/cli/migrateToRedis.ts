@@ -20,6 +20,7 @@ import { ApiKeyStore } from "../keys/ApiKeyStore.ts"
 import { makeRedisApiKeyStore } from "../keys/apiKeyRedis.ts"
 import { makeFileResourceStore } from "../resources/ResourceStore.ts"
 import { makeRedisResourceStore } from "../resources/resourceRedis.ts"
+import { deploymentSecrets } from "../server/deploymentSecrets.ts"
 import { EndedSessions } from "../sessions/EndedSessions.ts"
 import { makeRedisEndedSessions } from "../sessions/endedSessionsRedis.ts"
 import { emptyUsageState } from "../stats/UsageState.ts"
@@ -31,7 +32,6 @@ import { readSecret } from "../store/secretFile.ts"
 import { SigningKeyStore } from "../verification/SigningKeyStore.ts"
 import { VerificationStore } from "../verification/VerificationStore.ts"
 import { makeRedisVerificationStore } from "../verification/verificationRedis.ts"
-import { deploymentSecrets } from "./deploymentSecrets.ts"
 
 export interface Migrated {
   readonly targetGroups: number

@@ -10,14 +10,14 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import type { JSONWebKeySet } from "jose"
+import type { Snapshot } from "../app/Snapshot.ts"
 import type { LoadedConfig } from "../config/loadConfig.ts"
 import type { VerificationRecord } from "../domain/Verification.ts"
 import { periodMillis, resolvePolicy } from "../domain/VerificationPolicy.ts"
-import { type EligibilityClaims, eligibilityAudience } from "../verification/eligibilityToken.ts"
-import type { SigningKey, SigningKeyStoreError, SigningKeyStoreService } from "../verification/SigningKeyStore.ts"
-import type { VerificationKeys } from "../verification/secrets.ts"
-import { activeKey, needsRotation, publishedKeys, rotate, signToken } from "../verification/signing.ts"
-import type { Snapshot } from "./Snapshot.ts"
+import { type EligibilityClaims, eligibilityAudience } from "./eligibilityToken.ts"
+import type { SigningKey, SigningKeyStoreError, SigningKeyStoreService } from "./SigningKeyStore.ts"
+import type { VerificationKeys } from "./secrets.ts"
+import { activeKey, needsRotation, publishedKeys, rotate, signToken } from "./signing.ts"
 
 /** The longest a token of this configuration lives: the largest `validFor`, deployment default or offer. */
 export const longestValidForMs = (config: LoadedConfig): number => {

@@ -1,10 +1,10 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { mergeRows, shardOfLine, splitLines } from "../../src/app/hostShards.ts"
 import type { JobTarget } from "../../src/domain/Job.ts"
+import { mergeRows, shardOfLine, splitLines } from "../../src/jobs/hostShards.ts"
 import type { InputItem } from "../../src/jobs/inputLines.ts"
 import { type BatchRequest, type EncodedBatch, encodeBatch } from "../../src/jobs/jobBatches.ts"
-import { evaluate, inputText } from "../jobs/jobTesting.ts"
+import { evaluate, inputText } from "./jobTesting.ts"
 
 const target = { targetGroupId: "edu" } as unknown as JobTarget
 

@@ -10,11 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Semaphore from "effect/Semaphore"
 import type { VerificationRecord } from "../domain/Verification.ts"
 import type { LimitCheck } from "../domain/verificationLimits.ts"
-import type {
-  LimitExceeded,
-  VerificationStoreError,
-  VerificationStoreService
-} from "../verification/VerificationStore.ts"
+import type { LimitExceeded, VerificationStoreError, VerificationStoreService } from "./VerificationStore.ts"
 
 const MAX_RACES = 5
 

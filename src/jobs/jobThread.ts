@@ -9,19 +9,19 @@
  */
 import { getPriority, setPriority } from "node:os"
 import { parentPort, workerData } from "node:worker_threads"
+import { EngineBuilder, type EngineConfig } from "../app/EngineBuilder.ts"
+import { isValidated, makeValidation, type Validated } from "../app/ValidationService.ts"
 import { InvalidConfiguration } from "../domain/errors.ts"
 import { ALL_TEAMS } from "../domain/visibility.ts"
 import type { Engine } from "../engine/Engine.ts"
-import { duplicatesKey } from "../jobs/duplicates.ts"
-import { type Evaluate, encodeBatch } from "../jobs/jobBatches.ts"
-import { HeapBound } from "../jobs/releaseMemory.ts"
 import type { Sighting } from "../reviews/ReviewQueue.ts"
 import { usageTally } from "../stats/UsageRecorder.ts"
 import { slotsOf } from "./batchSlots.ts"
-import { EngineBuilder, type EngineConfig } from "./EngineBuilder.ts"
+import { duplicatesKey } from "./duplicates.ts"
 import type { AnsweredBatch, ThreadAnswer, ThreadData, ThreadMessage, Verdicts } from "./JobThreads.ts"
+import { type Evaluate, encodeBatch } from "./jobBatches.ts"
 import { HEAP_BOUND } from "./jobThreadMemory.ts"
-import { isValidated, makeValidation, type Validated } from "./ValidationService.ts"
+import { HeapBound } from "./releaseMemory.ts"
 
 /**
  * Nice 10 above the daemon's (at most 19): where a job thread and the
