@@ -1,5 +1,9 @@
-/** Small hooks the screens share: a request's state, a repeating poll, the clock. */
-import { useCallback, useEffect, useRef, useState } from "preact/hooks"
+/**
+ * Small hooks the screens share: a request's state, a write's state, paging
+ * that keeps the focus, a repeating poll, the document's title, the colour
+ * scheme.
+ */
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "preact/hooks"
 
 export type Loaded<A> =
   | { readonly state: "loading" }
@@ -28,6 +32,67 @@ export const useLoad = <A>(load: () => Promise<A>, key: string): [Loaded<A>, () 
     }
   }, [run])
   return [loaded, run]
+}
+
+/**
+ * A write's state: whether it is under way and why it was last refused.
+ * `run` forgets the last refusal, is busy until `write` ends and keeps what
+ * it threw; `setError` says why a write was not even tried.
+ */
+export const useWrite = () => {
+  const [busy, setBusy] = useState(false)
+  const [error, setError] = useState<Error | undefined>(undefined)
+  const run = async (write: () => Promise<void>): Promise<void> => {
+    setBusy(true)
+    setError(undefined)
+    try {
+      await write()
+    } catch (failure) {
+      setError(failure as Error)
+    } finally {
+      setBusy(false)
+    }
+  }
+  return { busy, error, setError, run }
+}
+
+/** Whether the next page of a list is being read, or why it could not be. */
+export type More = "idle" | "loading" | Error
+
+/**
+ * Paging that keeps the focus: the function returned asks for the next page
+ * (`loadMore`), and once its items are shown the focus moves to the first of
+ * them (the element `target` finds), so the button that asked, gone with the
+ * last page, does not leave it on <body>.
+ */
+export const useShowMore = <A, I>(
+  loaded: Loaded<A>,
+  itemsOf: (value: A) => ReadonlyArray<I>,
+  target: (item: I) => HTMLElement | null,
+  loadMore: () => Promise<void>
+): (() => void) => {
+  const firstOfPage = useRef<number | undefined>(undefined)
+  // A layout effect: the focus moves in the same task that adds the page's items (and removes
+  // the focused button), so no moment shows the items with the focus on <body>.
+  useLayoutEffect(() => {
+    const index = firstOfPage.current
+    if (loaded.state !== "ready" || index === undefined) return
+    const item = itemsOf(loaded.value)[index]
+    if (item === undefined) return
+    firstOfPage.current = undefined
+    target(item)?.focus()
+  }, [loaded])
+  return () => {
+    if (loaded.state === "ready") firstOfPage.current = itemsOf(loaded.value).length
+    void loadMore()
+  }
+}
+
+/** Names the document after the screen shown: `<title> · Campusgate console`. */
+export const useTitle = (title: string): void => {
+  useEffect(() => {
+    document.title = `${title} · Campusgate console`
+  }, [title])
 }
 
 /** Calls `tick` every `ms` while `active`. */

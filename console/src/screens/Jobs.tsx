@@ -7,13 +7,13 @@
  * that uploads a CSV or NDJSON file as a new job against an offer or a
  * target group (`POST /validate/bulk-async`, the file as the body).
  */
-import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks"
+import { useEffect, useRef, useState } from "preact/hooks"
 import { listAll } from "../api.ts"
 import type { Job, JobStarted, Offer, TargetGroup } from "../apiTypes.ts"
-import { Badge, ErrorNote, Show } from "../components/common.tsx"
+import { Badge, ErrorNote, MorePages, Options, Show, Table } from "../components/common.tsx"
 import { useScope, useSigned } from "../context.ts"
 import { formatCount, formatDuration, formatInstant } from "../data/format.ts"
-import { pageSizeOf } from "../data/jobPages.ts"
+import { type JobPages, pageSizeOf } from "../data/jobPages.ts"
 import {
   jobFinished,
   jobSeconds,
@@ -23,7 +23,7 @@ import {
   submitUrl,
   uploadType
 } from "../data/jobs.ts"
-import { useInterval, useLoad } from "../hooks.ts"
+import { useInterval, useLoad, useShowMore, useTitle, useWrite } from "../hooks.ts"
 import { useJobPages } from "./useJobPages.ts"
 
 const POLL_MS = 1000
@@ -42,8 +42,9 @@ const Upload = (props: { readonly onStarted: (job: JobStarted) => void }) => {
     return { offers, groups }
   }, "job-targets")
   const [target, setTarget] = useState("")
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<string | Error | undefined>(undefined)
+  const { busy, error, setError, run } = useWrite()
+  /** Why no file was sent (none chosen, or not CSV nor NDJSON). */
+  const [invalid, setInvalid] = useState<string | undefined>(undefined)
   const [started, setStarted] = useState<string | undefined>(undefined)
 
   useEffect(() => {
@@ -57,15 +58,15 @@ const Upload = (props: { readonly onStarted: (job: JobStarted) => void }) => {
   const submit = async (event: Event) => {
     event.preventDefault()
     setError(undefined)
+    setInvalid(undefined)
     setStarted(undefined)
     const picked = file.current?.files?.[0]
-    if (picked === undefined) return setError("Choose a CSV or NDJSON file.")
+    if (picked === undefined) return setInvalid("Choose a CSV or NDJSON file.")
     const contentType = uploadType(picked)
-    if (contentType === undefined) return setError("The file must be CSV (.csv) or NDJSON (.ndjson, .jsonl).")
+    if (contentType === undefined) return setInvalid("The file must be CSV (.csv) or NDJSON (.ndjson, .jsonl).")
     const separator = target.indexOf(":")
     const kind = target.slice(0, separator) as "offerId" | "targetGroupId"
-    setBusy(true)
-    try {
+    await run(async () => {
       const job = await api.request<JobStarted>(submitUrl({ kind, id: target.slice(separator + 1) }), {
         method: "POST",
         body: picked,
@@ -74,11 +75,7 @@ const Upload = (props: { readonly onStarted: (job: JobStarted) => void }) => {
       setStarted(`Started ${job.jobId} from ${picked.name}.`)
       if (file.current !== null) file.current.value = ""
       props.onStarted(job)
-    } catch (failure) {
-      setError(failure as Error)
-    } finally {
-      setBusy(false)
-    }
+    })
   }
 
   return (
@@ -96,19 +93,11 @@ const Upload = (props: { readonly onStarted: (job: JobStarted) => void }) => {
               <select id="job-target" value={target} onChange={(event) => setTarget(event.currentTarget.value)}>
                 {offers.length === 0 ? null : (
                   <optgroup label="Offers">
-                    {offers.map((offer) => (
-                      <option key={offer.id} value={`offerId:${offer.id}`}>
-                        {offer.name}
-                      </option>
-                    ))}
+                    <Options choices={offers.map((offer) => [`offerId:${offer.id}`, offer.name])} />
                   </optgroup>
                 )}
                 <optgroup label="Target groups">
-                  {groups.map((group) => (
-                    <option key={group.id} value={`targetGroupId:${group.id}`}>
-                      {group.name}
-                    </option>
-                  ))}
+                  <Options choices={groups.map((group) => [`targetGroupId:${group.id}`, group.name])} />
                 </optgroup>
               </select>
             </div>
@@ -124,16 +113,19 @@ const Upload = (props: { readonly onStarted: (job: JobStarted) => void }) => {
             {started}
           </p>
         )}
-        {error === undefined ? null : typeof error === "string" ? (
-          <p class="note note-error" role="alert">
-            {error}
-          </p>
-        ) : (
-          <ErrorNote error={error} what="The job was refused" />
-        )}
+        {invalid === undefined ? null : <ErrorNote error={invalid} />}
+        {error === undefined ? null : <ErrorNote error={error} what="The job was refused" />}
       </div>
     </section>
   )
+}
+
+/** How many jobs are shown, and whether that is all of them. */
+const shownWords = (list: JobPages): string => {
+  const count = list.jobs.length
+  return list.nextCursor !== null
+    ? `Showing the newest ${count === 1 ? "job" : `${formatCount(count)} jobs`}.`
+    : `All ${formatCount(count)} ${count === 1 ? "job" : "jobs"} shown.`
 }
 
 const Download = (props: { readonly job: Job; readonly format: ResultFormat }) => (
@@ -194,35 +186,12 @@ const JobRow = (props: { readonly job: Job; readonly mayCancel: boolean; readonl
   )
 }
 
-/** The count shown and the way to the next page; focus moves to the first job of a page once it is read. */
-const MoreJobs = (props: {
-  readonly shown: number
-  readonly hasMore: boolean
-  readonly more: "idle" | "loading" | Error
-  readonly onMore: () => void
-}) => (
-  <div class="actions">
-    <p class="muted" aria-live="polite" data-shown={props.shown}>
-      {props.hasMore
-        ? `Showing the newest ${props.shown === 1 ? "job" : `${formatCount(props.shown)} jobs`}.`
-        : `All ${formatCount(props.shown)} ${props.shown === 1 ? "job" : "jobs"} shown.`}
-    </p>
-    {props.hasMore ? (
-      <button type="button" onClick={props.onMore} disabled={props.more === "loading"}>
-        {props.more === "loading" ? "Loading…" : "Load more jobs"}
-      </button>
-    ) : null}
-    {props.more instanceof Error ? <ErrorNote error={props.more} what="Could not load more jobs" /> : null}
-  </div>
-)
-
 export const Jobs = () => {
   const { api } = useSigned()
   const maySubmit = useScope("validate:bulk")
   const [limit] = useState(() => pageSizeOf(location.search))
   const { loaded, more, refresh, loadMore, busy } = useJobPages(api, limit)
   const [error, setError] = useState<Error | undefined>(undefined)
-  const firstOfPage = useRef<number | undefined>(undefined)
   const running = loaded.state === "ready" && loaded.value.jobs.some((job) => !jobFinished(job))
   useInterval(
     () => {
@@ -232,25 +201,13 @@ export const Jobs = () => {
     running
   )
 
-  useEffect(() => {
-    document.title = "Jobs · Campusgate console"
-  }, [])
-
-  // A layout effect: the focus moves in the same task that adds the page's rows (and removes
-  // the focused "Load more jobs" button), so no moment shows the rows with the focus on <body>.
-  useLayoutEffect(() => {
-    const index = firstOfPage.current
-    if (loaded.state !== "ready" || index === undefined) return
-    const job = loaded.value.jobs[index]
-    if (job === undefined) return
-    firstOfPage.current = undefined
-    document.querySelector<HTMLElement>(`tr[data-job="${job.jobId}"] [data-job-id]`)?.focus()
-  }, [loaded])
-
-  const showMore = () => {
-    if (loaded.state === "ready") firstOfPage.current = loaded.value.jobs.length
-    void loadMore()
-  }
+  useTitle("Jobs")
+  const showMore = useShowMore(
+    loaded,
+    (list) => list.jobs,
+    (job) => document.querySelector<HTMLElement>(`tr[data-job="${job.jobId}"] [data-job-id]`),
+    loadMore
+  )
 
   const cancel = async (job: Job) => {
     setError(undefined)
@@ -273,27 +230,18 @@ export const Jobs = () => {
             <p class="note">No jobs yet.</p>
           ) : (
             <>
-              <div class="table-scroll">
-                <table class="jobs">
-                  <caption class="visually-hidden">Jobs of your team, newest first</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">Job</th>
-                      <th scope="col">Status</th>
-                      <th scope="col">Progress</th>
-                      <th scope="col">Counts</th>
-                      <th scope="col">Duration</th>
-                      <th scope="col">Results</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {list.jobs.map((job) => (
-                      <JobRow key={job.jobId} job={job} mayCancel={maySubmit} onCancel={cancel} />
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-              <MoreJobs shown={list.jobs.length} hasMore={list.nextCursor !== null} more={more} onMore={showMore} />
+              <Table
+                class="jobs"
+                caption="Jobs of your team, newest first"
+                columns={["Job", "Status", "Progress", "Counts", "Duration", "Results"]}
+              >
+                {list.jobs.map((job) => (
+                  <JobRow key={job.jobId} job={job} mayCancel={maySubmit} onCancel={cancel} />
+                ))}
+              </Table>
+              <MorePages items={list.jobs} next={list.nextCursor} more={more} onMore={showMore} things="jobs">
+                {shownWords(list)}
+              </MorePages>
             </>
           )
         }

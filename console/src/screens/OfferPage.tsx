@@ -8,19 +8,20 @@
  * the shorter windows are cut from them; the other figures are the
  * offer's totals.
  */
-import { useEffect, useState } from "preact/hooks"
+import { useState } from "preact/hooks"
 import type { Offer, OfferStatus, OfferStatusAnswer, OfferUsage } from "../apiTypes.ts"
-import { Bars } from "../components/Bars.tsx"
-import { Badge, ErrorNote, Link, Show } from "../components/common.tsx"
+import { Bar, Bars } from "../components/Bars.tsx"
+import { Badge, ErrorNote, Fact, Link, Segmented, Show, Table } from "../components/common.tsx"
 import { DailyChart } from "../components/DailyChart.tsx"
 import { useScope, useSigned } from "../context.ts"
+import type { Bar as BarFigures } from "../data/bars.ts"
 import { barsOf } from "../data/bars.ts"
 import { dailyCsv, dailyCsvName } from "../data/csv.ts"
 import { fillDays, utcDate, WINDOWS, type WindowDays, windowTotals } from "../data/days.ts"
 import { formatCount, formatInstant, formatShare } from "../data/format.ts"
 import { funnelOf } from "../data/funnel.ts"
 import { type OfferAction, offerActions, windowText } from "../data/offers.ts"
-import { useLoad } from "../hooks.ts"
+import { useLoad, useTitle, useWrite } from "../hooks.ts"
 import { hrefOf } from "../router.ts"
 
 const path = (id: string) => `/api/v1/offers/${encodeURIComponent(id)}`
@@ -47,6 +48,24 @@ const funnelCounts = (usage: OfferUsage) => {
   }
 }
 
+/** All-time counts of the offer's validations as bars, under what they count. */
+const TotalBars = (props: {
+  readonly id: string
+  readonly heading: string
+  readonly total: string
+  readonly bars: ReadonlyArray<BarFigures>
+  readonly label: string
+  readonly empty: string
+}) => (
+  <section aria-labelledby={`${props.id}-heading`}>
+    <h2 id={`${props.id}-heading`}>{props.heading}</h2>
+    <p class="muted">All time, {props.total}.</p>
+    <Bars bars={props.bars} label={props.label} empty={props.empty} />
+  </section>
+)
+
+const WINDOW_CHOICES = WINDOWS.map((option) => [option, `${option} days`] as const)
+
 const Usage = (props: { readonly offer: Offer; readonly status: OfferStatusAnswer }) => {
   const [days, setDays] = useState<WindowDays>(30)
   const usage = props.status.usage
@@ -61,42 +80,22 @@ const Usage = (props: { readonly offer: Offer; readonly status: OfferStatusAnswe
       <section aria-labelledby="daily-heading">
         <div class="section-head">
           <h2 id="daily-heading">Daily validations</h2>
-          <fieldset class="segmented">
-            <legend class="visually-hidden">Window</legend>
-            {WINDOWS.map((option) => (
-              <label key={option} class={option === days ? "selected" : undefined}>
-                <input
-                  type="radio"
-                  name="window"
-                  value={option}
-                  checked={option === days}
-                  onChange={() => setDays(option)}
-                />
-                {option} days
-              </label>
-            ))}
-          </fieldset>
+          <Segmented legend="Window" name="window" choices={WINDOW_CHOICES} chosen={days} onChoose={setDays} />
         </div>
         <dl class="figures" aria-label={`Totals of the last ${days} days`}>
-          <div>
-            <dt>Validations</dt>
-            <dd data-figure="validations">{formatCount(totals.validations)}</dd>
-          </div>
-          <div>
-            <dt>Eligible</dt>
-            <dd data-figure="eligible">{formatCount(totals.eligible)}</dd>
-          </div>
-          <div>
-            <dt>Ineligible</dt>
-            <dd data-figure="ineligible">{formatCount(totals.ineligible)}</dd>
-          </div>
-          <div>
-            <dt>Unique emails (all time)</dt>
-            <dd data-figure="unique">
-              {unique.estimate > 0 ? "≈ " : ""}
-              {formatCount(unique.estimate)}
-            </dd>
-          </div>
+          <Fact term="Validations" figure="validations">
+            {formatCount(totals.validations)}
+          </Fact>
+          <Fact term="Eligible" figure="eligible">
+            {formatCount(totals.eligible)}
+          </Fact>
+          <Fact term="Ineligible" figure="ineligible">
+            {formatCount(totals.ineligible)}
+          </Fact>
+          <Fact term="Unique emails (all time)" figure="unique">
+            {unique.estimate > 0 ? "≈ " : ""}
+            {formatCount(unique.estimate)}
+          </Fact>
         </dl>
         <DailyChart
           days={window}
@@ -114,50 +113,39 @@ const Usage = (props: { readonly offer: Offer; readonly status: OfferStatusAnswe
         </div>
         <details>
           <summary>The figures as a table</summary>
-          <div class="table-scroll">
-            <table class="daily">
-              <caption class="visually-hidden">Validations per day, last {days} days</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Day (UTC)</th>
-                  <th scope="col">Validations</th>
-                  <th scope="col">Eligible</th>
-                  <th scope="col">Ineligible</th>
-                </tr>
-              </thead>
-              <tbody>
-                {window.map((day) => (
-                  <tr key={day.date} data-date={day.date}>
-                    <th scope="row">{day.date}</th>
-                    <td>{day.validations}</td>
-                    <td>{day.eligible}</td>
-                    <td>{day.ineligible}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table
+            class="daily"
+            caption={`Validations per day, last ${days} days`}
+            columns={["Day (UTC)", "Validations", "Eligible", "Ineligible"]}
+          >
+            {window.map((day) => (
+              <tr key={day.date} data-date={day.date}>
+                <th scope="row">{day.date}</th>
+                <td>{day.validations}</td>
+                <td>{day.eligible}</td>
+                <td>{day.ineligible}</td>
+              </tr>
+            ))}
+          </Table>
         </details>
       </section>
       <div class="columns">
-        <section aria-labelledby="reasons-heading">
-          <h2 id="reasons-heading">Ineligible by reason</h2>
-          <p class="muted">All time, {formatCount(usage.ineligible)} ineligible validations.</p>
-          <Bars
-            bars={barsOf(usage.ineligibleByReason)}
-            label="Ineligible validations by reason"
-            empty="No ineligible validations yet."
-          />
-        </section>
-        <section aria-labelledby="matches-heading">
-          <h2 id="matches-heading">Matches by target group</h2>
-          <p class="muted">All time, {formatCount(usage.eligible)} eligible validations.</p>
-          <Bars
-            bars={barsOf(usage.matchesByTargetGroup)}
-            label="Eligible validations by matching target group"
-            empty="No matches yet."
-          />
-        </section>
+        <TotalBars
+          id="reasons"
+          heading="Ineligible by reason"
+          total={`${formatCount(usage.ineligible)} ineligible validations`}
+          bars={barsOf(usage.ineligibleByReason)}
+          label="Ineligible validations by reason"
+          empty="No ineligible validations yet."
+        />
+        <TotalBars
+          id="matches"
+          heading="Matches by target group"
+          total={`${formatCount(usage.eligible)} eligible validations`}
+          bars={barsOf(usage.matchesByTargetGroup)}
+          label="Eligible validations by matching target group"
+          empty="No matches yet."
+        />
       </div>
       <section aria-labelledby="funnel-heading">
         <h2 id="funnel-heading">Verifications</h2>
@@ -167,13 +155,7 @@ const Usage = (props: { readonly offer: Offer; readonly status: OfferStatusAnswe
           <ol class="funnel" aria-label="Verification funnel">
             {funnel.map((step) => (
               <li key={step.step} data-step={step.step}>
-                <span class="bar-name">{step.label}</span>
-                <span class="bar-track" aria-hidden="true">
-                  <span class="bar-fill" style={{ width: `${(step.ofStarted * 100).toFixed(2)}%` }} />
-                </span>
-                <span class="bar-value">
-                  {formatCount(step.count)} <span class="muted">({formatShare(step.ofStarted)})</span>
-                </span>
+                <Bar name={step.label} length={step.ofStarted} count={step.count} share={step.ofStarted} />
               </li>
             ))}
           </ol>
@@ -190,28 +172,21 @@ const Usage = (props: { readonly offer: Offer; readonly status: OfferStatusAnswe
 const Actions = (props: { readonly offer: Offer; readonly onChanged: () => Promise<void> }) => {
   const { api } = useSigned()
   const mayWrite = useScope("offers:write")
-  const [busy, setBusy] = useState(false)
+  const { busy, error, run } = useWrite()
   const [confirming, setConfirming] = useState<OfferAction | undefined>(undefined)
-  const [error, setError] = useState<Error | undefined>(undefined)
   const [done, setDone] = useState<string | undefined>(undefined)
   const actions = offerActions(props.offer)
   if (props.offer.source !== "api")
     return <p class="muted">Defined in the config directory: change it there (it is read-only here).</p>
   if (!mayWrite || actions.length === 0) return null
 
-  const apply = async (action: OfferAction) => {
-    setBusy(true)
-    setError(undefined)
+  const apply = (action: OfferAction) => {
     setConfirming(undefined)
-    try {
+    return run(async () => {
       await api.request(path(props.offer.id), { method: "PATCH", json: { status: action.status as OfferStatus } })
       setDone(`Set to ${action.status}.`)
       await props.onChanged()
-    } catch (failure) {
-      setError(failure as Error)
-    } finally {
-      setBusy(false)
-    }
+    })
   }
 
   return (
@@ -259,9 +234,7 @@ export const OfferPage = (props: { readonly id: string }) => {
   }, `offer:${props.id}`)
   const name = loaded.state === "ready" ? loaded.value.offer.name : props.id
 
-  useEffect(() => {
-    document.title = `${name} · Offers · Campusgate console`
-  }, [name])
+  useTitle(`${name} · Offers`)
 
   return (
     <>
@@ -277,20 +250,9 @@ export const OfferPage = (props: { readonly id: string }) => {
               <Badge status={status.status} /> <span>{status.statusReason}</span>
             </p>
             <dl class="facts">
-              <div>
-                <dt>Window</dt>
-                <dd>{windowText(offer, formatInstant)}</dd>
-              </div>
-              <div>
-                <dt>Target groups</dt>
-                <dd>{offer.targetGroups.join(", ")}</dd>
-              </div>
-              {offer.description === undefined ? null : (
-                <div>
-                  <dt>Description</dt>
-                  <dd>{offer.description}</dd>
-                </div>
-              )}
+              <Fact term="Window">{windowText(offer, formatInstant)}</Fact>
+              <Fact term="Target groups">{offer.targetGroups.join(", ")}</Fact>
+              {offer.description === undefined ? null : <Fact term="Description">{offer.description}</Fact>}
             </dl>
             <Actions offer={offer} onChanged={reload} />
             <Usage offer={offer} status={status} />

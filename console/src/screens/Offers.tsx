@@ -1,15 +1,21 @@
 /** The Offers screen: the team's offers with their effective status and window, a status filter and a search. */
-import { useEffect, useState } from "preact/hooks"
+import { useState } from "preact/hooks"
 import { listAll } from "../api.ts"
 import type { EffectiveOfferStatus, Offer } from "../apiTypes.ts"
-import { Badge, Link, Show } from "../components/common.tsx"
+import { Badge, Link, Options, Show, Table } from "../components/common.tsx"
 import { useSigned } from "../context.ts"
 import { formatInstant } from "../data/format.ts"
 import { filterOffers, type StatusFilter, windowText } from "../data/offers.ts"
-import { useLoad } from "../hooks.ts"
+import { useLoad, useTitle } from "../hooks.ts"
 import { hrefOf } from "../router.ts"
 
 const STATUSES: ReadonlyArray<EffectiveOfferStatus> = ["active", "scheduled", "draft", "paused", "expired", "archived"]
+
+/** The filter's choices: every status, named by itself, after all of them. */
+const STATUS_CHOICES: ReadonlyArray<readonly [StatusFilter, string]> = [
+  ["all", "All statuses"],
+  ...STATUSES.map((status) => [status, status] as const)
+]
 
 export const Offers = () => {
   const { api } = useSigned()
@@ -17,9 +23,7 @@ export const Offers = () => {
   const [status, setStatus] = useState<StatusFilter>("all")
   const [query, setQuery] = useState("")
 
-  useEffect(() => {
-    document.title = "Offers · Campusgate console"
-  }, [])
+  useTitle("Offers")
 
   return (
     <>
@@ -42,12 +46,7 @@ export const Offers = () => {
             value={status}
             onChange={(event) => setStatus(event.currentTarget.value as StatusFilter)}
           >
-            <option value="all">All statuses</option>
-            {STATUSES.map((option) => (
-              <option key={option} value={option}>
-                {option}
-              </option>
-            ))}
+            <Options choices={STATUS_CHOICES} />
           </select>
         </div>
       </form>
@@ -60,34 +59,25 @@ export const Offers = () => {
                 {shown.length} of {offers.length} offers
               </p>
               {shown.length === 0 ? null : (
-                <div class="table-scroll">
-                  <table class="offers">
-                    <caption class="visually-hidden">Offers of your team</caption>
-                    <thead>
-                      <tr>
-                        <th scope="col">Offer</th>
-                        <th scope="col">Status</th>
-                        <th scope="col">Window</th>
-                        <th scope="col">Defined in</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {shown.map((offer) => (
-                        <tr key={offer.id} data-offer={offer.id}>
-                          <td>
-                            <Link href={hrefOf({ screen: "offer", id: offer.id })}>{offer.name}</Link>
-                            <div class="muted mono">{offer.id}</div>
-                          </td>
-                          <td>
-                            <Badge status={offer.effectiveStatus} />
-                          </td>
-                          <td>{windowText(offer, formatInstant)}</td>
-                          <td>{offer.source === "api" ? "API" : "config"}</td>
-                        </tr>
-                      ))}
-                    </tbody>
-                  </table>
-                </div>
+                <Table
+                  class="offers"
+                  caption="Offers of your team"
+                  columns={["Offer", "Status", "Window", "Defined in"]}
+                >
+                  {shown.map((offer) => (
+                    <tr key={offer.id} data-offer={offer.id}>
+                      <td>
+                        <Link href={hrefOf({ screen: "offer", id: offer.id })}>{offer.name}</Link>
+                        <div class="muted mono">{offer.id}</div>
+                      </td>
+                      <td>
+                        <Badge status={offer.effectiveStatus} />
+                      </td>
+                      <td>{windowText(offer, formatInstant)}</td>
+                      <td>{offer.source === "api" ? "API" : "config"}</td>
+                    </tr>
+                  ))}
+                </Table>
               )}
             </>
           )

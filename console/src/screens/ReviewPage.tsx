@@ -9,10 +9,11 @@
  * signals speak for, the country of its ccTLD) or reject it with a reason.
  * A refused write shows the API's field messages beside their fields.
  */
-import { useEffect, useRef, useState } from "preact/hooks"
+import type { ComponentChildren } from "preact"
+import { useRef, useState } from "preact/hooks"
 import { ApiError } from "../api.ts"
 import type { Approval, HostRole, InstitutionReview, InstitutionType, Rejection } from "../apiTypes.ts"
-import { Badge, ErrorNote, Link, Show } from "../components/common.tsx"
+import { Badge, ErrorNote, Fact, Link, Options, Show, Table } from "../components/common.tsx"
 import { DayBars, isScopeRefusal, NoReviewScope, REVIEW_SCOPE, ScoreBar } from "../components/ReviewBits.tsx"
 import { useScope, useSigned } from "../context.ts"
 import { countryName } from "../data/criteria.ts"
@@ -31,25 +32,33 @@ import {
   signalLines,
   TYPE_NAMES
 } from "../data/reviews.ts"
-import { useLoad } from "../hooks.ts"
+import { useLoad, useTitle, useWrite } from "../hooks.ts"
 import { hrefOf } from "../router.ts"
 
 const NO_PROBLEMS: FieldMessages = { byField: {}, other: [] }
 
-/** A refused write: its problem's field messages, or the error itself when it has none. */
-const problemsOf = (error: unknown, fields: ReadonlyArray<string>) =>
-  error instanceof ApiError ? fieldMessages(error.problem, fields) : NO_PROBLEMS
-
-/** A field's message under it, named by the field's `aria-describedby`. */
-const FieldMessage = (props: { readonly id: string; readonly message: string | undefined }) =>
-  props.message === undefined ? null : (
-    <span id={props.id} class="field-error">
-      {props.message}
-    </span>
-  )
-
+/** The props that tie a field's control to its message, when it has one. */
 const fieldProps = (id: string, message: string | undefined) =>
   message === undefined ? {} : { "aria-invalid": true as const, "aria-describedby": `${id}-error` }
+
+/** A field of a decision form: its label, its control (given `fieldProps`), and the API's message for it under it. */
+const Field = (props: {
+  readonly id: string
+  readonly label: string
+  readonly message: string | undefined
+  readonly grow?: boolean
+  readonly children: (tie: ReturnType<typeof fieldProps>) => ComponentChildren
+}) => (
+  <div class={props.grow ? "field grow" : "field"}>
+    <label for={props.id}>{props.label}</label>
+    {props.children(fieldProps(props.id, props.message))}
+    {props.message === undefined ? null : (
+      <span id={`${props.id}-error`} class="field-error">
+        {props.message}
+      </span>
+    )}
+  </div>
+)
 
 const Evidence = (props: { readonly review: InstitutionReview }) => {
   const { review } = props
@@ -64,37 +73,29 @@ const Evidence = (props: { readonly review: InstitutionReview }) => {
         {lines.length === 0 ? (
           <p class="note">No signal for or against: the name says nothing either way.</p>
         ) : (
-          <div class="table-scroll">
-            <table class="signals">
-              <caption class="visually-hidden">Signals, the weightiest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Signal</th>
-                  <th scope="col">What was seen</th>
-                  <th scope="col">Weighs</th>
-                </tr>
-              </thead>
-              <tbody>
-                {lines.map((line, index) => (
-                  <tr
-                    key={`${line.signal}:${index}`}
-                    data-signal={line.signal}
-                    data-direction={line.direction}
-                    data-weight={line.weight}
-                  >
-                    <th scope="row">{line.name}</th>
-                    <td>{line.detail}</td>
-                    <td>
-                      <Badge
-                        status={line.direction === "for" ? "for" : line.direction === "against" ? "against" : "neither"}
-                      />{" "}
-                      {line.text}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table
+            class="signals"
+            caption="Signals, the weightiest first"
+            columns={["Signal", "What was seen", "Weighs"]}
+          >
+            {lines.map((line, index) => (
+              <tr
+                key={`${line.signal}:${index}`}
+                data-signal={line.signal}
+                data-direction={line.direction}
+                data-weight={line.weight}
+              >
+                <th scope="row">{line.name}</th>
+                <td>{line.detail}</td>
+                <td>
+                  <Badge
+                    status={line.direction === "for" ? "for" : line.direction === "against" ? "against" : "neither"}
+                  />{" "}
+                  {line.text}
+                </td>
+              </tr>
+            ))}
+          </Table>
         )}
       </section>
       <div class="columns">
@@ -122,36 +123,27 @@ const Evidence = (props: { readonly review: InstitutionReview }) => {
           {review.decisions.length === 0 ? (
             <p class="note">Your team has no target groups.</p>
           ) : (
-            <div class="table-scroll">
-              <table class="decisions">
-                <caption class="visually-hidden">Each target group's verdict for an address of {review.domain}</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Target group</th>
-                    <th scope="col">Verdict</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {review.decisions.map((decision) => (
-                    <tr
-                      key={decision.targetGroup}
-                      data-decision={decision.targetGroup}
-                      data-valid={String(decision.isValid)}
-                    >
-                      <th scope="row">
-                        {decision.name} <div class="mono muted">{decision.targetGroup}</div>
-                      </th>
-                      <td>
-                        <Badge status={decision.isValid ? "eligible" : "ineligible"} />
-                        {decision.reasonCode === undefined ? null : (
-                          <span class="mono muted"> {decision.reasonCode}</span>
-                        )}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <Table
+              class="decisions"
+              caption={`Each target group's verdict for an address of ${review.domain}`}
+              columns={["Target group", "Verdict"]}
+            >
+              {review.decisions.map((decision) => (
+                <tr
+                  key={decision.targetGroup}
+                  data-decision={decision.targetGroup}
+                  data-valid={String(decision.isValid)}
+                >
+                  <th scope="row">
+                    {decision.name} <div class="mono muted">{decision.targetGroup}</div>
+                  </th>
+                  <td>
+                    <Badge status={decision.isValid ? "eligible" : "ineligible"} />
+                    {decision.reasonCode === undefined ? null : <span class="mono muted"> {decision.reasonCode}</span>}
+                  </td>
+                </tr>
+              ))}
+            </Table>
           )}
         </section>
       </div>
@@ -159,198 +151,194 @@ const Evidence = (props: { readonly review: InstitutionReview }) => {
   )
 }
 
-const APPROVE_FIELDS = ["name", "type", "country", "region", "role"] as const
-
-const ApproveForm = (props: {
+interface DecideProps {
   readonly review: InstitutionReview
   readonly onDecided: (review: InstitutionReview, note: string) => void
-}) => {
+}
+
+/**
+ * A decision's write (`approve` or `reject` the domain): `decide` posts the
+ * body, then hands the answer to `onDecided` with the note `noteOf` words;
+ * a refusal's field messages are sorted onto the form's `fields`.
+ */
+const useDecision = (props: DecideProps, decision: "approve" | "reject", fields: ReadonlyArray<string>) => {
   const { api } = useSigned()
-  const [draft, setDraft] = useState<ApprovalDraft>(() => approvalDraft(props.review))
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<Error | undefined>(undefined)
-  const problems = error === undefined ? NO_PROBLEMS : problemsOf(error, APPROVE_FIELDS)
-  const names = nearestNames(props.review)
-  const set = <K extends keyof ApprovalDraft>(key: K, value: ApprovalDraft[K]) =>
-    setDraft((before) => ({ ...before, [key]: value }))
-
-  const submit = async (event: Event) => {
+  const { busy, error, run } = useWrite()
+  const problems = error instanceof ApiError ? fieldMessages(error.problem, fields) : NO_PROBLEMS
+  const decide = (event: Event, body: Approval | Rejection, noteOf: (answer: InstitutionReview) => string) => {
     event.preventDefault()
-    setBusy(true)
-    setError(undefined)
-    try {
-      const answer = await api.request<InstitutionReview>(reviewPath(props.review.domain, "approve"), {
+    return run(async () => {
+      const answer = await api.request<InstitutionReview>(reviewPath(props.review.domain, decision), {
         method: "POST",
-        json: approvalRequest(draft) as Approval
+        json: body
       })
-      props.onDecided(answer, `Approved ${answer.domain} as ${answer.approval?.name ?? draft.name}.`)
-    } catch (failure) {
-      setError(failure as Error)
-    } finally {
-      setBusy(false)
-    }
+      props.onDecided(answer, noteOf(answer))
+    })
   }
+  return { busy, error, problems, decide }
+}
 
+/** A decision's form: what it does, its fields, the button, and why it was refused. */
+const DecisionForm = (props: {
+  readonly id: "approve" | "reject"
+  readonly heading: string
+  readonly intro: string
+  readonly button: readonly [label: string, busyLabel: string, kind: "primary" | "danger"]
+  readonly refused: string
+  readonly write: Omit<ReturnType<typeof useDecision>, "decide">
+  readonly onSubmit: (event: Event) => void
+  readonly children: ComponentChildren
+}) => {
+  const [label, busyLabel, kind] = props.button
+  const { busy, error, problems } = props.write
   return (
-    <form class="panel decide" aria-labelledby="approve-heading" onSubmit={submit} noValidate>
-      <h3 id="approve-heading">Approve as an institution</h3>
-      <p class="muted">
-        The domain then counts as a listed institution for your team's target groups and offers, and is written to the
-        reviewed dataset for review in git.
-      </p>
-      <div class="form-grid">
-        <div class="field grow">
-          <label for="approve-name">Name</label>
-          <input
-            id="approve-name"
-            type="text"
-            value={draft.name}
-            maxLength={300}
-            required
-            list={names.length === 0 ? undefined : "approve-name-suggestions"}
-            onInput={(event) => set("name", event.currentTarget.value)}
-            {...fieldProps("approve-name", problems.byField.name)}
-          />
-          {names.length === 0 ? null : (
-            <datalist id="approve-name-suggestions">
-              {names.map((name) => (
-                <option key={name} value={name} />
-              ))}
-            </datalist>
-          )}
-          <span class="hint">A suggestion from the domain: change it to the institution's own name.</span>
-          <FieldMessage id="approve-name-error" message={problems.byField.name} />
-        </div>
-        <div class="field">
-          <label for="approve-type">Type</label>
-          <select
-            id="approve-type"
-            value={draft.type}
-            onChange={(event) => set("type", event.currentTarget.value as InstitutionType)}
-            {...fieldProps("approve-type", problems.byField.type)}
-          >
-            {(Object.keys(TYPE_NAMES) as Array<InstitutionType>).map((type) => (
-              <option key={type} value={type}>
-                {TYPE_NAMES[type]}
-              </option>
-            ))}
-          </select>
-          <FieldMessage id="approve-type-error" message={problems.byField.type} />
-        </div>
-        <div class="field">
-          <label for="approve-country">Country</label>
-          <select
-            id="approve-country"
-            value={draft.country}
-            onChange={(event) => set("country", event.currentTarget.value)}
-            {...fieldProps("approve-country", problems.byField.country)}
-          >
-            <option value="">No country</option>
-            {COUNTRIES.map((country) => (
-              <option key={country.code} value={country.code}>
-                {country.name} ({country.code})
-              </option>
-            ))}
-          </select>
-          <FieldMessage id="approve-country-error" message={problems.byField.country} />
-        </div>
-        <div class="field">
-          <label for="approve-region">Region (optional)</label>
-          <input
-            id="approve-region"
-            type="text"
-            value={draft.region}
-            placeholder="e.g. DE-HH"
-            autocomplete="off"
-            spellcheck={false}
-            onInput={(event) => set("region", event.currentTarget.value)}
-            {...fieldProps("approve-region", problems.byField.region)}
-          />
-          <FieldMessage id="approve-region-error" message={problems.byField.region} />
-        </div>
-        <div class="field">
-          <label for="approve-role">Serves (optional)</label>
-          <select
-            id="approve-role"
-            value={draft.role}
-            onChange={(event) => set("role", event.currentTarget.value as HostRole | "")}
-            {...fieldProps("approve-role", problems.byField.role)}
-          >
-            <option value="">Not stated</option>
-            {(Object.keys(ROLE_NAMES) as Array<HostRole>).map((role) => (
-              <option key={role} value={role}>
-                {ROLE_NAMES[role]}
-              </option>
-            ))}
-          </select>
-          <FieldMessage id="approve-role-error" message={problems.byField.role} />
-        </div>
-      </div>
+    <form class="panel decide" aria-labelledby={`${props.id}-heading`} onSubmit={props.onSubmit} noValidate>
+      <h3 id={`${props.id}-heading`}>{props.heading}</h3>
+      <p class="muted">{props.intro}</p>
+      {props.children}
       <div class="actions">
-        <button type="submit" class="primary" disabled={busy}>
-          {busy ? "Approving…" : "Approve"}
+        <button type="submit" class={kind} disabled={busy}>
+          {busy ? busyLabel : label}
         </button>
       </div>
-      <Refusal error={error} problems={problems} what="The approval was refused" />
+      <Refusal error={error} problems={problems} what={props.refused} />
     </form>
   )
 }
 
-const RejectForm = (props: {
-  readonly review: InstitutionReview
-  readonly onDecided: (review: InstitutionReview, note: string) => void
-}) => {
-  const { api } = useSigned()
-  const [reason, setReason] = useState("")
-  const [busy, setBusy] = useState(false)
-  const [error, setError] = useState<Error | undefined>(undefined)
-  const problems = error === undefined ? NO_PROBLEMS : problemsOf(error, ["reason"])
+const APPROVE_FIELDS = ["name", "type", "country", "region", "role"] as const
 
-  const submit = async (event: Event) => {
-    event.preventDefault()
-    setBusy(true)
-    setError(undefined)
-    try {
-      const answer = await api.request<InstitutionReview>(reviewPath(props.review.domain, "reject"), {
-        method: "POST",
-        json: { reason: reason.trim() } satisfies Rejection
-      })
-      props.onDecided(answer, `Rejected ${answer.domain}.`)
-    } catch (failure) {
-      setError(failure as Error)
-    } finally {
-      setBusy(false)
-    }
-  }
+const TYPE_CHOICES = Object.entries(TYPE_NAMES) as Array<[InstitutionType, string]>
+const COUNTRY_CHOICES: ReadonlyArray<readonly [string, string]> = [
+  ["", "No country"],
+  ...COUNTRIES.map((country) => [country.code, `${country.name} (${country.code})`] as const)
+]
+const ROLE_CHOICES = [["", "Not stated"], ...Object.entries(ROLE_NAMES)] as Array<[HostRole | "", string]>
+
+const ApproveForm = (props: DecideProps) => {
+  const [draft, setDraft] = useState<ApprovalDraft>(() => approvalDraft(props.review))
+  const { decide, ...write } = useDecision(props, "approve", APPROVE_FIELDS)
+  const messages = write.problems.byField
+  const names = nearestNames(props.review)
+  const set = <K extends keyof ApprovalDraft>(key: K, value: ApprovalDraft[K]) =>
+    setDraft((before) => ({ ...before, [key]: value }))
+  /** A field of the draft chosen from a list. */
+  const select = <K extends "type" | "country" | "role">(
+    key: K,
+    label: string,
+    choices: ReadonlyArray<readonly [ApprovalDraft[K], string]>
+  ) => (
+    <Field id={`approve-${key}`} label={label} message={messages[key]}>
+      {(tie) => (
+        <select
+          id={`approve-${key}`}
+          value={draft[key]}
+          onChange={(event) => set(key, event.currentTarget.value as ApprovalDraft[K])}
+          {...tie}
+        >
+          <Options choices={choices} />
+        </select>
+      )}
+    </Field>
+  )
 
   return (
-    <form class="panel decide" aria-labelledby="reject-heading" onSubmit={submit} noValidate>
-      <h3 id="reject-heading">Reject</h3>
-      <p class="muted">
-        {props.review.status === "approved"
+    <DecisionForm
+      id="approve"
+      heading="Approve as an institution"
+      intro="The domain then counts as a listed institution for your team's target groups and offers, and is written to the reviewed dataset for review in git."
+      button={["Approve", "Approving…", "primary"]}
+      refused="The approval was refused"
+      write={write}
+      onSubmit={(event) =>
+        decide(
+          event,
+          approvalRequest(draft) as Approval,
+          (answer) => `Approved ${answer.domain} as ${answer.approval?.name ?? draft.name}.`
+        )
+      }
+    >
+      <div class="form-grid">
+        <Field id="approve-name" label="Name" message={messages.name} grow>
+          {(tie) => (
+            <>
+              <input
+                id="approve-name"
+                type="text"
+                value={draft.name}
+                maxLength={300}
+                required
+                list={names.length === 0 ? undefined : "approve-name-suggestions"}
+                onInput={(event) => set("name", event.currentTarget.value)}
+                {...tie}
+              />
+              {names.length === 0 ? null : (
+                <datalist id="approve-name-suggestions">
+                  {names.map((name) => (
+                    <option key={name} value={name} />
+                  ))}
+                </datalist>
+              )}
+              <span class="hint">A suggestion from the domain: change it to the institution's own name.</span>
+            </>
+          )}
+        </Field>
+        {select("type", "Type", TYPE_CHOICES)}
+        {select("country", "Country", COUNTRY_CHOICES)}
+        <Field id="approve-region" label="Region (optional)" message={messages.region}>
+          {(tie) => (
+            <input
+              id="approve-region"
+              type="text"
+              value={draft.region}
+              placeholder="e.g. DE-HH"
+              autocomplete="off"
+              spellcheck={false}
+              onInput={(event) => set("region", event.currentTarget.value)}
+              {...tie}
+            />
+          )}
+        </Field>
+        {select("role", "Serves (optional)", ROLE_CHOICES)}
+      </div>
+    </DecisionForm>
+  )
+}
+
+const RejectForm = (props: DecideProps) => {
+  const [reason, setReason] = useState("")
+  const { decide, ...write } = useDecision(props, "reject", ["reason"])
+
+  return (
+    <DecisionForm
+      id="reject"
+      heading="Reject"
+      intro={
+        props.review.status === "approved"
           ? "The domain stops being an institution of your team's; the reason is kept with the decision."
-          : "The domain stays out, and the reason is kept with the decision."}
-      </p>
-      <div class="field">
-        <label for="reject-reason">Reason</label>
-        <textarea
-          id="reject-reason"
-          rows={2}
-          maxLength={500}
-          required
-          value={reason}
-          onInput={(event) => setReason(event.currentTarget.value)}
-          {...fieldProps("reject-reason", problems.byField.reason)}
-        />
-        <FieldMessage id="reject-reason-error" message={problems.byField.reason} />
-      </div>
-      <div class="actions">
-        <button type="submit" class="danger" disabled={busy}>
-          {busy ? "Rejecting…" : "Reject"}
-        </button>
-      </div>
-      <Refusal error={error} problems={problems} what="The rejection was refused" />
-    </form>
+          : "The domain stays out, and the reason is kept with the decision."
+      }
+      button={["Reject", "Rejecting…", "danger"]}
+      refused="The rejection was refused"
+      write={write}
+      onSubmit={(event) =>
+        decide(event, { reason: reason.trim() } satisfies Rejection, (answer) => `Rejected ${answer.domain}.`)
+      }
+    >
+      <Field id="reject-reason" label="Reason" message={write.problems.byField.reason}>
+        {(tie) => (
+          <textarea
+            id="reject-reason"
+            rows={2}
+            maxLength={500}
+            required
+            value={reason}
+            onInput={(event) => setReason(event.currentTarget.value)}
+            {...tie}
+          />
+        )}
+      </Field>
+    </DecisionForm>
   )
 }
 
@@ -401,21 +389,12 @@ const ReviewView = (props: {
         {review.accepted === 0 ? null : <span class="muted">({formatCount(review.accepted)} accepted as likely)</span>}
       </p>
       <dl class="facts">
-        <div>
-          <dt>First seen</dt>
-          <dd>{formatInstant(review.firstSeen)}</dd>
-        </div>
-        <div>
-          <dt>Last seen</dt>
-          <dd>{formatInstant(review.lastSeen)}</dd>
-        </div>
-        <div>
-          <dt>Last 30 days</dt>
-          <dd>
-            <DayBars days={review.days} today={utcDate(Date.now())} />{" "}
-            <span class="muted">{formatCount(review.days.reduce((sum, day) => sum + day.count, 0))} times</span>
-          </dd>
-        </div>
+        <Fact term="First seen">{formatInstant(review.firstSeen)}</Fact>
+        <Fact term="Last seen">{formatInstant(review.lastSeen)}</Fact>
+        <Fact term="Last 30 days">
+          <DayBars days={review.days} today={utcDate(Date.now())} />{" "}
+          <span class="muted">{formatCount(review.days.reduce((sum, day) => sum + day.count, 0))} times</span>
+        </Fact>
       </dl>
       <div aria-live="polite" class="visually-hidden">
         {props.done === undefined ? null : (
@@ -451,9 +430,7 @@ export const ReviewPage = (props: { readonly domain: string }) => {
   const [decided, setDecided] = useState<{ review: InstitutionReview; note: string } | undefined>(undefined)
   const heading = useRef<HTMLHeadingElement>(null)
 
-  useEffect(() => {
-    document.title = `${props.domain} · Reviews · Campusgate console`
-  }, [props.domain])
+  useTitle(`${props.domain} · Reviews`)
 
   const onDecided = (review: InstitutionReview, note: string) => {
     setDecided({ review, note })

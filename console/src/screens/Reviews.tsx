@@ -9,10 +9,10 @@
  * trail of the decisions made, newest first. A key without
  * `institutions:review` is told so instead.
  */
-import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks"
+import { useEffect, useRef, useState } from "preact/hooks"
 import { type Api, listAll } from "../api.ts"
 import type { InstitutionReview, ReviewList, ReviewSort, ReviewStatus } from "../apiTypes.ts"
-import { Badge, ErrorNote, Link, Show } from "../components/common.tsx"
+import { Badge, Link, MorePages, Options, Segmented, Show, Table } from "../components/common.tsx"
 import { DayBars, isScopeRefusal, NoReviewScope, REVIEW_SCOPE, ScoreBar } from "../components/ReviewBits.tsx"
 import { useScope, useSigned } from "../context.ts"
 import { utcDate } from "../data/days.ts"
@@ -27,7 +27,7 @@ import {
   reviewsPageUrl,
   withReviewPage
 } from "../data/reviews.ts"
-import { type Loaded, useLoad } from "../hooks.ts"
+import { type Loaded, type More, useLoad, useShowMore, useTitle } from "../hooks.ts"
 import { hrefOf } from "../router.ts"
 
 interface Query {
@@ -39,7 +39,7 @@ interface Query {
 /** The queue as state: the first page of a tab and order on mount and on change, `loadMore` appends the next. */
 const useReviewPages = (api: Api, query: Query) => {
   const [loaded, setLoaded] = useState<Loaded<ReviewPages>>({ state: "loading" })
-  const [more, setMore] = useState<"idle" | "loading" | Error>("idle")
+  const [more, setMore] = useState<More>("idle")
   const shown = useRef<ReviewPages | undefined>(undefined)
   const ticket = useRef(0)
 
@@ -82,26 +82,33 @@ const useReviewPages = (api: Api, query: Query) => {
   return { loaded, more, loadMore }
 }
 
+/** How many domains are shown, whether that is all of them, and how many the queue let go. */
+const shownWords = (list: ReviewPages): string => {
+  const count = list.reviews.length
+  const shown =
+    list.nextCursor === null
+      ? `${formatCount(count)} ${count === 1 ? "domain" : "domains"}.`
+      : `Showing the first ${formatCount(count)} domains.`
+  return list.dropped === 0
+    ? shown
+    : `${shown} ${formatCount(list.dropped)} rarely met, unlikely domains were let go to keep the queue bounded.`
+}
+
+/** What was decided (the name approved, the reason rejected), by which key and when. */
+const Decided = (props: { readonly what: string; readonly by: string; readonly at: string }) => (
+  <>
+    {props.what}
+    <div class="muted">
+      by <span class="mono">{props.by}</span>, {formatInstant(props.at)}
+    </div>
+  </>
+)
+
 const Decision = (props: { readonly review: InstitutionReview }) => {
   const { approval, rejection } = props.review
-  if (approval !== undefined)
-    return (
-      <>
-        {approval.name}
-        <div class="muted">
-          by <span class="mono">{approval.approvedBy}</span>, {formatInstant(approval.approvedAt)}
-        </div>
-      </>
-    )
+  if (approval !== undefined) return <Decided what={approval.name} by={approval.approvedBy} at={approval.approvedAt} />
   if (rejection !== undefined)
-    return (
-      <>
-        {rejection.reason}
-        <div class="muted">
-          by <span class="mono">{rejection.rejectedBy}</span>, {formatInstant(rejection.rejectedAt)}
-        </div>
-      </>
-    )
+    return <Decided what={rejection.reason} by={rejection.rejectedBy} at={rejection.rejectedAt} />
   return <span class="muted">—</span>
 }
 
@@ -146,23 +153,13 @@ const Queue = (props: { readonly limit: number }) => {
   const [status, setStatus] = useState<ReviewStatus>("pending")
   const [sort, setSort] = useState<ReviewSort>("count")
   const { loaded, more, loadMore } = useReviewPages(api, { status, sort, limit: props.limit })
-  const firstOfPage = useRef<number | undefined>(undefined)
   const today = utcDate(Date.now())
-
-  // As on the Jobs screen: the focus moves to the first domain of a page once it is shown.
-  useLayoutEffect(() => {
-    const index = firstOfPage.current
-    if (loaded.state !== "ready" || index === undefined) return
-    const review = loaded.value.reviews[index]
-    if (review === undefined) return
-    firstOfPage.current = undefined
-    document.querySelector<HTMLElement>(`tr[data-review="${CSS.escape(review.domain)}"] a`)?.focus()
-  }, [loaded])
-
-  const showMore = () => {
-    if (loaded.state === "ready") firstOfPage.current = loaded.value.reviews.length
-    void loadMore()
-  }
+  const showMore = useShowMore(
+    loaded,
+    (list) => list.reviews,
+    (review) => document.querySelector<HTMLElement>(`tr[data-review="${CSS.escape(review.domain)}"] a`),
+    loadMore
+  )
 
   const tabName = REVIEW_STATUSES.find(([value]) => value === status)?.[1] ?? status
 
@@ -172,29 +169,11 @@ const Queue = (props: { readonly limit: number }) => {
         The review queue
       </h2>
       <form class="toolbar" aria-label="Which domains" onSubmit={(event) => event.preventDefault()}>
-        <fieldset class="segmented">
-          <legend class="visually-hidden">Show</legend>
-          {REVIEW_STATUSES.map(([value, name]) => (
-            <label key={value} class={value === status ? "selected" : undefined}>
-              <input
-                type="radio"
-                name="review-status"
-                value={value}
-                checked={value === status}
-                onChange={() => setStatus(value)}
-              />
-              {name}
-            </label>
-          ))}
-        </fieldset>
+        <Segmented legend="Show" name="review-status" choices={REVIEW_STATUSES} chosen={status} onChoose={setStatus} />
         <div class="field">
           <label for="review-sort">Order</label>
           <select id="review-sort" value={sort} onChange={(event) => setSort(event.currentTarget.value as ReviewSort)}>
-            {REVIEW_SORTS.map(([value, name]) => (
-              <option key={value} value={value}>
-                {name}
-              </option>
-            ))}
+            <Options choices={REVIEW_SORTS} />
           </select>
         </div>
       </form>
@@ -211,45 +190,26 @@ const Queue = (props: { readonly limit: number }) => {
                     : `No ${tabName.toLowerCase()} domains yet.`}
                 </p>
               ) : (
-                <div class="table-scroll">
-                  <table class="reviews">
-                    <caption class="visually-hidden">{tabName} domains of the review queue</caption>
-                    <thead>
-                      <tr>
-                        <th scope="col">Domain</th>
-                        <th scope="col">Met</th>
-                        <th scope="col">Last seen</th>
-                        <th scope="col">Likely an institution</th>
-                        <th scope="col">Last 30 days</th>
-                        {status === "pending" ? null : (
-                          <th scope="col">{status === "approved" ? "Approved as" : "Reason"}</th>
-                        )}
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {list.reviews.map((review) => (
-                        <ReviewRow key={review.domain} review={review} status={status} today={today} />
-                      ))}
-                    </tbody>
-                  </table>
-                </div>
+                <Table
+                  class="reviews"
+                  caption={`${tabName} domains of the review queue`}
+                  columns={[
+                    "Domain",
+                    "Met",
+                    "Last seen",
+                    "Likely an institution",
+                    "Last 30 days",
+                    ...(status === "pending" ? [] : [status === "approved" ? "Approved as" : "Reason"])
+                  ]}
+                >
+                  {list.reviews.map((review) => (
+                    <ReviewRow key={review.domain} review={review} status={status} today={today} />
+                  ))}
+                </Table>
               )}
-              <div class="actions">
-                <p class="muted" aria-live="polite" data-shown={list.reviews.length}>
-                  {list.nextCursor === null
-                    ? `${formatCount(list.reviews.length)} ${list.reviews.length === 1 ? "domain" : "domains"}.`
-                    : `Showing the first ${formatCount(list.reviews.length)} domains.`}
-                  {list.dropped === 0
-                    ? ""
-                    : ` ${formatCount(list.dropped)} rarely met, unlikely domains were let go to keep the queue bounded.`}
-                </p>
-                {list.nextCursor === null ? null : (
-                  <button type="button" onClick={showMore} disabled={more === "loading"}>
-                    {more === "loading" ? "Loading…" : "Load more domains"}
-                  </button>
-                )}
-                {more instanceof Error ? <ErrorNote error={more} what="Could not load more domains" /> : null}
-              </div>
+              <MorePages items={list.reviews} next={list.nextCursor} more={more} onMore={showMore} things="domains">
+                {shownWords(list)}
+              </MorePages>
             </>
           )}
         </Show>
@@ -277,39 +237,29 @@ const AuditTrail = () => {
           lines.length === 0 ? (
             <p class="note">No domain has been approved or rejected yet.</p>
           ) : (
-            <div class="table-scroll">
-              <table class="audit">
-                <caption class="visually-hidden">Decisions on the review queue, newest first</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">When</th>
-                    <th scope="col">Domain</th>
-                    <th scope="col">Decision</th>
-                    <th scope="col">By key</th>
-                    <th scope="col">As or why</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {lines.map((line) => (
-                    <tr key={`${line.decision}:${line.domain}`} data-audit={line.domain} data-decision={line.decision}>
-                      <td>{formatInstant(line.at)}</td>
-                      <td>
-                        <Link href={hrefOf({ screen: "review", domain: line.domain })}>
-                          <span class="mono">{line.domain}</span>
-                        </Link>
-                      </td>
-                      <td>
-                        <Badge status={line.decision} />
-                      </td>
-                      <td class="mono" data-by>
-                        {line.by}
-                      </td>
-                      <td>{line.text}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <Table
+              class="audit"
+              caption="Decisions on the review queue, newest first"
+              columns={["When", "Domain", "Decision", "By key", "As or why"]}
+            >
+              {lines.map((line) => (
+                <tr key={`${line.decision}:${line.domain}`} data-audit={line.domain} data-decision={line.decision}>
+                  <td>{formatInstant(line.at)}</td>
+                  <td>
+                    <Link href={hrefOf({ screen: "review", domain: line.domain })}>
+                      <span class="mono">{line.domain}</span>
+                    </Link>
+                  </td>
+                  <td>
+                    <Badge status={line.decision} />
+                  </td>
+                  <td class="mono" data-by>
+                    {line.by}
+                  </td>
+                  <td>{line.text}</td>
+                </tr>
+              ))}
+            </Table>
           )
         }
       </Show>
@@ -321,9 +271,7 @@ export const Reviews = () => {
   const mayReview = useScope(REVIEW_SCOPE)
   const [limit] = useState(() => pageSizeOf(location.search))
 
-  useEffect(() => {
-    document.title = "Reviews · Campusgate console"
-  }, [])
+  useTitle("Reviews")
 
   return (
     <>

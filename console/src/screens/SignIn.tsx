@@ -7,14 +7,15 @@
 import { useEffect, useRef, useState } from "preact/hooks"
 import { signIn } from "../api.ts"
 import type { Session } from "../apiTypes.ts"
+import { useTitle } from "../hooks.ts"
 
 export const SignIn = (props: { readonly onSignedIn: (session: Session) => void; readonly notice?: string }) => {
   const field = useRef<HTMLInputElement>(null)
   const [error, setError] = useState<string | undefined>(undefined)
   const [busy, setBusy] = useState(false)
 
+  useTitle("Sign in")
   useEffect(() => {
-    document.title = "Sign in · Campusgate console"
     field.current?.focus()
   }, [])
 

@@ -4,13 +4,12 @@
  * change with file:line:column, the rate-limit policy, and warnings for
  * the team's API keys that expire soon.
  */
-import { useEffect } from "preact/hooks"
 import { problemWhere } from "../../../src/domain/problemText.ts"
 import type { Status as DaemonStatus } from "../apiTypes.ts"
-import { Badge, Show } from "../components/common.tsx"
+import { Badge, Fact, Show, Table } from "../components/common.tsx"
 import { useSigned } from "../context.ts"
 import { expiryText, formatCount, formatDuration, formatInstant } from "../data/format.ts"
-import { useLoad } from "../hooks.ts"
+import { useLoad, useTitle } from "../hooks.ts"
 
 type RateLimits = DaemonStatus["rateLimits"]
 
@@ -25,31 +24,17 @@ const BUDGETS: ReadonlyArray<readonly [Exclude<keyof RateLimits, "whenStoreDown"
 ]
 
 const RateLimitTable = (props: { readonly limits: RateLimits }) => (
-  <>
-    <div class="table-scroll">
-      <table>
-        <caption class="visually-hidden">Rate limits</caption>
-        <thead>
-          <tr>
-            <th scope="col">Budget</th>
-            <th scope="col">Requests</th>
-            <th scope="col">Per</th>
-          </tr>
-        </thead>
-        <tbody>
-          {BUDGETS.map(([bucket, what]) => (
-            <tr key={bucket} data-bucket={bucket}>
-              <th scope="row">
-                {bucket} <span class="muted">({what})</span>
-              </th>
-              <td>{formatCount(props.limits[bucket].requests)}</td>
-              <td>{formatDuration(props.limits[bucket].windowSeconds)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  </>
+  <Table caption="Rate limits" columns={["Budget", "Requests", "Per"]}>
+    {BUDGETS.map(([bucket, what]) => (
+      <tr key={bucket} data-bucket={bucket}>
+        <th scope="row">
+          {bucket} <span class="muted">({what})</span>
+        </th>
+        <td>{formatCount(props.limits[bucket].requests)}</td>
+        <td>{formatDuration(props.limits[bucket].windowSeconds)}</td>
+      </tr>
+    ))}
+  </Table>
 )
 
 const StatusView = (props: { readonly status: DaemonStatus }) => {
@@ -78,53 +63,35 @@ const StatusView = (props: { readonly status: DaemonStatus }) => {
       <section aria-labelledby="daemon-heading">
         <h2 id="daemon-heading">Daemon</h2>
         <dl class="facts">
-          <div>
-            <dt>Version</dt>
-            <dd data-fact="version">{status.version}</dd>
-          </div>
-          <div>
-            <dt>Uptime</dt>
-            <dd data-fact="uptime">{formatDuration(status.uptimeSeconds)}</dd>
-          </div>
-          <div>
-            <dt>Started</dt>
-            <dd>{formatInstant(status.startedAt)}</dd>
-          </div>
+          <Fact term="Version" fact="version">
+            {status.version}
+          </Fact>
+          <Fact term="Uptime" fact="uptime">
+            {formatDuration(status.uptimeSeconds)}
+          </Fact>
+          <Fact term="Started">{formatInstant(status.startedAt)}</Fact>
         </dl>
       </section>
       <section aria-labelledby="config-heading">
         <h2 id="config-heading">Configuration</h2>
         <dl class="facts">
-          <div>
-            <dt>Generation</dt>
-            <dd data-fact="generation">{config.generation}</dd>
-          </div>
-          <div>
-            <dt>Loaded</dt>
-            <dd>{formatInstant(config.loadedAt)}</dd>
-          </div>
-          <div>
-            <dt>Last reload attempt</dt>
-            <dd>{formatInstant(config.lastAttemptAt)}</dd>
-          </div>
-          <div>
-            <dt>Reloads</dt>
-            <dd>
-              {config.reloads.applied} applied, {config.reloads.rejected} rejected
-            </dd>
-          </div>
-          <div>
-            <dt>State</dt>
-            <dd>
-              {config.stale ? (
-                <>
-                  <Badge status="stale" /> the last change was rejected; generation {config.generation} keeps serving
-                </>
-              ) : (
-                <Badge status="current" />
-              )}
-            </dd>
-          </div>
+          <Fact term="Generation" fact="generation">
+            {config.generation}
+          </Fact>
+          <Fact term="Loaded">{formatInstant(config.loadedAt)}</Fact>
+          <Fact term="Last reload attempt">{formatInstant(config.lastAttemptAt)}</Fact>
+          <Fact term="Reloads">
+            {config.reloads.applied} applied, {config.reloads.rejected} rejected
+          </Fact>
+          <Fact term="State">
+            {config.stale ? (
+              <>
+                <Badge status="stale" /> the last change was rejected; generation {config.generation} keeps serving
+              </>
+            ) : (
+              <Badge status="current" />
+            )}
+          </Fact>
         </dl>
         {config.problems.length === 0 ? (
           <p class="note">No problems.</p>
@@ -154,9 +121,7 @@ export const Status = () => {
   const { api } = useSigned()
   const [loaded, reload] = useLoad(() => api.request<DaemonStatus>("/api/v1/status"), "status")
 
-  useEffect(() => {
-    document.title = "Status · Campusgate console"
-  }, [])
+  useTitle("Status")
 
   return (
     <>

@@ -6,14 +6,13 @@
  * the institution found, as `POST /validate/target-group` with
  * `explain: true` answers them.
  */
-import type { ComponentChildren } from "preact"
-import { useEffect, useRef, useState } from "preact/hooks"
+import { useRef, useState } from "preact/hooks"
 import { listAll } from "../api.ts"
 import type { Explanation, TargetGroup, Validation } from "../apiTypes.ts"
-import { Badge, ErrorNote, Show } from "../components/common.tsx"
+import { Badge, ErrorNote, Fact, Options, Show, Table } from "../components/common.tsx"
 import { useScope, useSigned } from "../context.ts"
 import { countryName, describeCriteria } from "../data/criteria.ts"
-import { useLoad } from "../hooks.ts"
+import { useLoad, useTitle, useWrite } from "../hooks.ts"
 
 type Criterion = Explanation["criteria"][number]
 
@@ -31,13 +30,6 @@ const OUTCOME_WORDS: Record<Criterion["outcome"], string> = {
   fail: "failed",
   "not-applicable": "not applicable"
 }
-
-const Fact = (props: { readonly term: string; readonly children: ComponentChildren }) => (
-  <div>
-    <dt>{props.term}</dt>
-    <dd>{props.children}</dd>
-  </div>
-)
 
 /** What Campusgate knows of the host: the institution, or the organisation that is not one. */
 const HostFacts = (props: { readonly explanation: Explanation }) => {
@@ -94,29 +86,22 @@ const Verdict = (props: { readonly result: Validation }) => {
       </p>
       {explanation === undefined ? null : (
         <>
-          <div class="table-scroll">
-            <table class="explanation">
-              <caption>Criterion by criterion</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Criterion</th>
-                  <th scope="col">Outcome</th>
-                  <th scope="col">Why</th>
-                </tr>
-              </thead>
-              <tbody>
-                {explanation.criteria.map((entry) => (
-                  <tr key={entry.criterion} data-criterion={entry.criterion} data-outcome={entry.outcome}>
-                    <th scope="row">{CRITERION_NAMES[entry.criterion]}</th>
-                    <td>
-                      <Badge status={OUTCOME_WORDS[entry.outcome]} />
-                    </td>
-                    <td>{entry.detail}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table
+            class="explanation"
+            caption="Criterion by criterion"
+            captionShown
+            columns={["Criterion", "Outcome", "Why"]}
+          >
+            {explanation.criteria.map((entry) => (
+              <tr key={entry.criterion} data-criterion={entry.criterion} data-outcome={entry.outcome}>
+                <th scope="row">{CRITERION_NAMES[entry.criterion]}</th>
+                <td>
+                  <Badge status={OUTCOME_WORDS[entry.outcome]} />
+                </td>
+                <td>{entry.detail}</td>
+              </tr>
+            ))}
+          </Table>
           <h3>Institution found</h3>
           <HostFacts explanation={explanation} />
         </>
@@ -129,29 +114,25 @@ const TryEmail = (props: { readonly groups: ReadonlyArray<TargetGroup> }) => {
   const { api } = useSigned()
   const email = useRef<HTMLInputElement>(null)
   const [group, setGroup] = useState(props.groups[0]?.id ?? "")
-  const [busy, setBusy] = useState(false)
+  const { busy, error, run } = useWrite()
   const [result, setResult] = useState<Validation | undefined>(undefined)
-  const [error, setError] = useState<Error | undefined>(undefined)
 
   const submit = async (event: Event) => {
     event.preventDefault()
     const address = email.current?.value.trim() ?? ""
     if (address === "" || group === "") return
-    setBusy(true)
-    setError(undefined)
-    try {
-      setResult(
-        await api.request<Validation>("/api/v1/validate/target-group", {
+    await run(() =>
+      api
+        .request<Validation>("/api/v1/validate/target-group", {
           method: "POST",
           json: { email: address, targetGroupId: group, explain: true }
         })
-      )
-    } catch (failure) {
-      setResult(undefined)
-      setError(failure as Error)
-    } finally {
-      setBusy(false)
-    }
+        .then(setResult, (failure: unknown) => {
+          // A refusal leaves no verdict shown: the last one was for another address.
+          setResult(undefined)
+          throw failure
+        })
+    )
   }
 
   return (
@@ -165,11 +146,7 @@ const TryEmail = (props: { readonly groups: ReadonlyArray<TargetGroup> }) => {
         <div class="field">
           <label for="try-group">Target group</label>
           <select id="try-group" value={group} onChange={(event) => setGroup(event.currentTarget.value)}>
-            {props.groups.map((option) => (
-              <option key={option.id} value={option.id}>
-                {option.name}
-              </option>
-            ))}
+            <Options choices={props.groups.map((option) => [option.id, option.name])} />
           </select>
         </div>
         <button type="submit" class="primary" disabled={busy}>
@@ -189,9 +166,7 @@ export const TargetGroups = () => {
   const mayTry = useScope("validate:target-groups")
   const [loaded] = useLoad(() => listAll<TargetGroup>(api, "/api/v1/target-groups"), "target-groups")
 
-  useEffect(() => {
-    document.title = "Target groups · Campusgate console"
-  }, [])
+  useTitle("Target groups")
 
   return (
     <>
@@ -211,10 +186,9 @@ export const TargetGroups = () => {
                   {group.description === undefined ? null : <p>{group.description}</p>}
                   <dl class="criteria">
                     {describeCriteria(group.criteria).map((line) => (
-                      <div key={line.criterion}>
-                        <dt>{line.label}</dt>
-                        <dd>{line.text}</dd>
-                      </div>
+                      <Fact key={line.criterion} term={line.label}>
+                        {line.text}
+                      </Fact>
                     ))}
                   </dl>
                 </li>

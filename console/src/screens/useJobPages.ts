@@ -9,12 +9,12 @@ import { useEffect, useRef, useState } from "preact/hooks"
 import type { Api } from "../api.ts"
 import type { JobList } from "../apiTypes.ts"
 import { type JobPages, jobsPageUrl, nextPageUrl, withPage } from "../data/jobPages.ts"
-import type { Loaded } from "../hooks.ts"
+import type { Loaded, More } from "../hooks.ts"
 
 export interface JobPagesState {
   readonly loaded: Loaded<JobPages>
   /** Whether the next page is being read, or why it could not be. */
-  readonly more: "idle" | "loading" | Error
+  readonly more: More
   /** Reads the list again as far as it is shown (a job started, cancelled, or still running). */
   readonly refresh: () => Promise<void>
   /** Appends the next page. */
