@@ -191,7 +191,7 @@ export const Jobs = () => {
   const maySubmit = useScope("validate:bulk")
   const [limit] = useState(() => pageSizeOf(location.search))
   const { loaded, more, refresh, loadMore, busy } = useJobPages(api, limit)
-  const [error, setError] = useState<Error | undefined>(undefined)
+  const cancelling = useWrite()
   const running = loaded.state === "ready" && loaded.value.jobs.some((job) => !jobFinished(job))
   useInterval(
     () => {
@@ -210,12 +210,9 @@ export const Jobs = () => {
   )
 
   const cancel = async (job: Job) => {
-    setError(undefined)
-    try {
+    await cancelling.run(async () => {
       await api.request(`/api/v1/jobs/${encodeURIComponent(job.jobId)}`, { method: "DELETE" })
-    } catch (failure) {
-      setError(failure as Error)
-    }
+    })
     await refresh()
   }
 
@@ -223,7 +220,7 @@ export const Jobs = () => {
     <>
       <h1 tabIndex={-1}>Jobs</h1>
       {maySubmit ? <Upload onStarted={() => void refresh()} /> : null}
-      {error === undefined ? null : <ErrorNote error={error} what="Could not cancel" />}
+      {cancelling.error === undefined ? null : <ErrorNote error={cancelling.error} what="Could not cancel" />}
       <Show loaded={loaded} what="the jobs">
         {(list) =>
           list.jobs.length === 0 ? (
