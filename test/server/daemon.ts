@@ -148,7 +148,7 @@ export const sharedDaemon = (
     const dirs = copyConfig()
     const env = prepare(dirs) ?? {}
     started = await startDaemon(dirs, env)
-  }, 30_000)
+  }, 60_000)
   afterAll(async () => {
     await started?.stop()
   })
@@ -227,6 +227,12 @@ export const setSettings = (
   for (const [path, value] of values) document.setIn(path, value)
   writeFileSync(file, document.toString())
 }
+
+/** `setSettings` values for tests that send many bulk requests and jobs: 1,000 of each a minute per key. */
+export const roomyBulkAndJobBudgets = [
+  [["rateLimits", "bulk", "requests"], 1000],
+  [["rateLimits", "jobs", "requests"], 1000]
+] as const
 
 /** Polls a job until it is finished (or `until` holds) and returns it. */
 export const waitForJob = async (
