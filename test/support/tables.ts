@@ -23,3 +23,21 @@ export const itAnswersAlike = <I, O>(title: string, fn: (input: I) => O, expecte
     fn,
     inputs.map((input) => [input, expected] as const)
   )
+
+/**
+ * One test per named case, `cases` mapping each name to `[input, expected]`:
+ * `fn(input)` equals `expected`. `title` is `it.each`'s, `%s` standing for
+ * the name.
+ */
+export const itAnswersNamed = <I, O>(
+  title: string,
+  fn: (input: I) => O,
+  cases: Readonly<Record<string, readonly [I, O]>>
+): void => {
+  it.each(Object.entries(cases).map(([name, [input, expected]]): [string, I, O] => [name, input, expected]))(
+    title,
+    (_name, input, expected) => {
+      expect(fn(input)).toEqual(expected)
+    }
+  )
+}

@@ -1,20 +1,9 @@
 import { describe, expect, it } from "vitest"
-import { type ParsedEmail, parseEmail } from "../../../src/engine/email/parseEmail.ts"
 import { itAnswers } from "../../support/tables.ts"
+import { reasonOf, valid } from "./emailTesting.ts"
 
 const QUOTED = { allowQuotedLocalPart: true } as const
 const LITERAL = { allowIpLiteral: true } as const
-
-const valid = (input: string, options: { allowQuotedLocalPart?: boolean; allowIpLiteral?: boolean }): ParsedEmail => {
-  const result = parseEmail(input, options)
-  if (!result.ok) throw new Error(`expected ${JSON.stringify(input)} to be valid, got ${result.reason}`)
-  return result.email
-}
-
-const reasonOf = (input: string, options: { allowQuotedLocalPart?: boolean; allowIpLiteral?: boolean }) => {
-  const result = parseEmail(input, options)
-  return result.ok ? "OK" : result.reason
-}
 
 describe("allowQuotedLocalPart", () => {
   it.each([

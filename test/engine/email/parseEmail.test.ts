@@ -1,23 +1,7 @@
 import { describe, expect, it } from "vitest"
-import {
-  EMAIL_FORMAT_REASONS,
-  type EmailFormatReason,
-  type EmailSyntaxOptions,
-  type ParsedEmail,
-  parseEmail
-} from "../../../src/engine/email/parseEmail.ts"
+import { EMAIL_FORMAT_REASONS, type EmailSyntaxOptions, parseEmail } from "../../../src/engine/email/parseEmail.ts"
 import { itAnswers, itAnswersAlike } from "../../support/tables.ts"
-
-const valid = (input: string, options?: EmailSyntaxOptions): ParsedEmail => {
-  const result = parseEmail(input, options)
-  if (!result.ok) throw new Error(`expected ${JSON.stringify(input)} to be valid, got ${result.reason}`)
-  return result.email
-}
-
-const reasonOf = (input: string, options?: EmailSyntaxOptions): EmailFormatReason | "OK" => {
-  const result = parseEmail(input, options)
-  return result.ok ? "OK" : result.reason
-}
+import { reasonOf, valid } from "./emailTesting.ts"
 
 describe("parseEmail: plain addresses", () => {
   it.each([
