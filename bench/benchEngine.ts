@@ -1,11 +1,13 @@
 /**
  * The engine the library benchmarks share: the built-in data and one target
  * group with institution criteria (eight countries, suffix rules accepted)
- * and the usual email policy, plus an active offer on it, so every
+ * and the default email policy, plus an active offer on it, so every
  * benchmark measures the same validation. Two more groups (Asia-Pacific
  * universities; partner domains and patterns, no free mail) make offers of
  * two and three groups (`benchOffer`).
  */
+import * as Schema from "effect/Schema"
+import { EmailPolicy } from "../src/domain/TargetGroup.ts"
 import { Engine } from "../src/engine/Engine.ts"
 import type { InstitutionTable } from "../src/engine/institutions/InstitutionTable.ts"
 import { loadBuiltInEmailLists } from "../src/engine/policy/EmailLists.ts"
@@ -17,16 +19,8 @@ export const BENCH_OFFER = "offer"
 /** The active offer on the first `groups` of the benchmark's target groups (1: `BENCH_OFFER`). */
 export const benchOffer = (groups: 1 | 2 | 3): string => (groups === 1 ? BENCH_OFFER : `offer-${groups}`)
 
-const email = {
-  rejectDisposable: true,
-  rejectRoleAccounts: false,
-  rejectFreeMail: false,
-  rejectAbused: true,
-  rejectConfusable: true,
-  allowQuotedLocalPart: false,
-  allowIpLiteral: false,
-  allowSpecialUseDomains: false
-}
+/** The email policy a target group has when it sets none: every setting at its default. */
+const email = Schema.decodeUnknownSync(EmailPolicy)({})
 const groupIds = [BENCH_TARGET_GROUP, "bench-asia-pacific", "bench-partners"] as const
 const offerOn = (groups: 1 | 2 | 3) => ({
   id: benchOffer(groups) as never,

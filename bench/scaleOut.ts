@@ -116,25 +116,23 @@ try {
     return { daemon, result, headers }
   }
 
-  const filesDirs = prepareFiles("files")
-  const onFiles = await single("one daemon on files", filesDirs)
-  const bulkOnFiles = measure("bulk (1,000 emails) on one daemon on files", {
-    url: `${onFiles.daemon.url}/api/v1/validate/bulk`,
-    method: "POST",
-    headers: onFiles.headers,
-    bodies: [bulkBody]
-  })
-  await stop(onFiles.daemon)
+  /** `single`, then bulk validation (1,000 emails a request) on the same daemon, which is then stopped. */
+  const singleAndBulk = async (name: string, dirs: ReturnType<typeof prepareConfig>) => {
+    const one = await single(name, dirs)
+    const bulk = measure(`bulk (1,000 emails) on ${name}`, {
+      url: `${one.daemon.url}/api/v1/validate/bulk`,
+      method: "POST",
+      headers: one.headers,
+      bodies: [bulkBody]
+    })
+    await stop(one.daemon)
+    return { ...one, bulk }
+  }
 
-  const redisDirs = withStore("redis", "bench-one:")
-  const onRedis = await single("one daemon on Redis", redisDirs)
-  const bulk = measure("bulk (1,000 emails) on one daemon on Redis", {
-    url: `${onRedis.daemon.url}/api/v1/validate/bulk`,
-    method: "POST",
-    headers: onRedis.headers,
-    bodies: [bulkBody]
-  })
-  await stop(onRedis.daemon)
+  const onFiles = await singleAndBulk("one daemon on files", prepareFiles("files"))
+  const bulkOnFiles = onFiles.bulk
+  const onRedis = await singleAndBulk("one daemon on Redis", withStore("redis", "bench-one:"))
+  const bulk = onRedis.bulk
 
   const workersDirs = withStore("workers", "bench-workers:")
   const twoWorkers = await single("serve --workers 2 on Redis", workersDirs, ["--workers", "2"])

@@ -90,3 +90,12 @@ export const reviewedFixture = {
   approvedBy: "key_reviewer01",
   approvedAt: "2026-11-29T02:00:00.000Z"
 } as ReviewedInstitution
+
+/** `team`'s approval of `domain` as a university in Germany named `name`, by `reviewedFixture`'s reviewer. */
+export const universityApproval = (
+  team: string,
+  domain: string,
+  name: string,
+  approvedAt: string = reviewedFixture.approvedAt
+): ReviewedInstitution =>
+  ({ ...reviewedFixture, domain, team, name, type: "university", approvedAt }) as ReviewedInstitution

@@ -5,8 +5,10 @@
  * loudly; with `CAMPUSGATE_REQUIRE_REDIS=1` (CI) they fail instead.
  */
 import { randomBytes } from "node:crypto"
-import { appendFileSync } from "node:fs"
+import { appendFileSync, mkdtempSync } from "node:fs"
 import { createConnection } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { describe } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -103,3 +105,22 @@ export const testRedisLayer = (prefix: string = testPrefix()) =>
 
 /** The prefix the layer in force writes under. */
 export const currentPrefix = RedisKeyPrefix
+
+/**
+ * A store contract's adapters, as `describe.each` takes them, each made
+ * afresh for every test: the port's memory layer; its files layer, in a new
+ * directory; and `redis`, over the test server under a fresh prefix, when
+ * it answers (see `whenRedis`).
+ */
+export const storeAdapters = <S>(
+  suite: string,
+  port: {
+    readonly layerMemory: Layer.Layer<S, unknown>
+    readonly layerFiles: (dataDir: string) => Layer.Layer<S, unknown>
+  },
+  redis: Layer.Layer<S, unknown, Layer.Success<ReturnType<typeof testRedisLayer>>>
+): ReadonlyArray<readonly [string, () => Layer.Layer<S, unknown>]> => [
+  ["memory", () => port.layerMemory],
+  ["files", () => port.layerFiles(mkdtempSync(join(tmpdir(), "campusgate-store-")))],
+  ...whenRedis(suite, [["redis", () => redis.pipe(Layer.provide(testRedisLayer()))] as const])
+]

@@ -1,20 +1,11 @@
 import { describe, expect, it } from "vitest"
 import { loadConfig } from "../../src/config/loadConfig.ts"
 import { reviewedYaml } from "../../src/config/reviewedDatasets.ts"
-import type { ReviewedInstitution } from "../../src/domain/InstitutionReview.ts"
+import { universityApproval } from "../fixtures.ts"
 import { makeDirs, validConfig } from "./configFiles.ts"
 
-const approval = (team: string, domain: string, name = "Hochschule Musterstadt"): ReviewedInstitution =>
-  ({
-    domain,
-    team,
-    name,
-    type: "university",
-    country: "DE",
-    region: null,
-    approvedBy: "key_abc",
-    approvedAt: "2026-11-29T01:00:00.000Z"
-  }) as ReviewedInstitution
+const approval = (team: string, domain: string, name = "Hochschule Musterstadt") =>
+  universityApproval(team, domain, name)
 
 describe("the reviewed dataset", () => {
   it("is read from the config directory and the data directory, one approval per team and domain", () => {

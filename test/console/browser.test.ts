@@ -19,21 +19,19 @@
  * page may cause no Content-Security-Policy violation. Without chromium
  * the test is skipped loudly, unless CAMPUSGATE_REQUIRE_BROWSER=1 (CI).
  */
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
-import axe from "axe-core"
-import type { BrowserContext, Page } from "playwright-core"
+import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { utcDate } from "../../console/src/data/days.ts"
-import { buildConsole } from "../../scripts/build-console.ts"
-import { browserAvailable, browserRequired, CHROMIUM, launchBrowser, warnWithoutBrowser } from "../browser.ts"
+import { browserAvailable, browserRequired, warnWithoutBrowser } from "../browser.ts"
 import { call } from "../server/daemon.ts"
+import { buildConsoleForBrowser, type ConsoleBrowser, openConsoleBrowser } from "./consoleBrowser.ts"
 import { DEMO_HISTORY, DEMO_OFFER, DEMO_REVIEWS, DEMO_TODAY, type Demo, startDemo } from "./demo.ts"
 
 // What the callbacks evaluated in the page use of its globals (this file is type-checked without the DOM library).
-declare const window: { readonly innerWidth: number; readonly axe?: typeof axe }
+declare const window: { readonly innerWidth: number }
 declare const document: {
   readonly cookie: string
   readonly activeElement: { readonly textContent: string | null } | null
@@ -41,8 +39,6 @@ declare const document: {
 }
 declare const localStorage: { readonly length: number }
 declare const sessionStorage: { readonly length: number }
-
-const artifacts = fileURLToPath(new URL("../../test-artifacts/console/", import.meta.url))
 
 warnWithoutBrowser("the console's browser test")
 
@@ -67,42 +63,11 @@ const windowTotal = (days: number) =>
 
 describe.skipIf(!browserAvailable && !browserRequired)("the console in a real headless browser", () => {
   let demo: Demo
-  let context: BrowserContext
+  let ui: ConsoleBrowser
   let page: Page
-  const outside: Array<string> = []
-  const cspViolations: Array<string> = []
-  const pageErrors: Array<string> = []
 
-  const url = (path: string) => `${demo.daemon.url}${path}`
   const api = (method: string, path: string, body?: unknown) =>
     call(demo.daemon, method, path, { key: demo.acmeKey, ...(body === undefined ? {} : { body }) })
-
-  /** Runs axe-core on the page as it is: no serious or critical violation. */
-  const scan = async (screen: string) => {
-    // Evaluated through the DevTools protocol, which the page's CSP does not govern (a script tag would be refused).
-    if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(axe.source)
-    const violations = await page.evaluate(async () => {
-      const result = await window.axe!.run(document as never, { resultTypes: ["violations"] })
-      return result.violations.map((violation) => ({
-        id: violation.id,
-        impact: violation.impact,
-        targets: violation.nodes.map((node) => node.target.join(" ")).slice(0, 5)
-      }))
-    })
-    const grave = violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical")
-    expect(grave, `accessibility violations on ${screen}`).toEqual([])
-  }
-
-  const shot = (name: string) => page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true })
-
-  const heading = (name: string | RegExp) => page.getByRole("heading", { level: 1, name })
-
-  const signIn = async (key: string) => {
-    await page.goto(url("/console"))
-    await page.getByLabel("API key").fill(key)
-    await page.getByRole("button", { name: "Sign in" }).click()
-    await heading("Offers").waitFor()
-  }
 
   const offerIds = () =>
     page.locator("tr[data-offer]").evaluateAll((rows) => rows.map((row) => row.getAttribute("data-offer")))
@@ -121,40 +86,21 @@ describe.skipIf(!browserAvailable && !browserRequired)("the console in a real he
       )
 
   beforeAll(async () => {
-    expect(browserAvailable, `CAMPUSGATE_REQUIRE_BROWSER=1 but there is no chromium at ${CHROMIUM}`).toBe(true)
-    mkdirSync(artifacts, { recursive: true })
-    const consoleDir = mkdtempSync(join(tmpdir(), "campusgate-console-build-"))
-    await buildConsole(consoleDir)
-    demo = await startDemo({ consoleDir })
-    context = await launchBrowser({
-      viewport: { width: 1280, height: 900 },
-      colorScheme: "light",
-      acceptDownloads: true
-    })
-    await context.route("**/*", (route) => {
-      const target = new URL(route.request().url())
-      if (target.protocol === "data:" || target.protocol === "blob:" || target.hostname === "127.0.0.1")
-        return route.continue()
-      outside.push(target.href)
-      return route.abort()
-    })
-    page = context.pages()[0] ?? (await context.newPage())
-    page.on("pageerror", (error) => pageErrors.push(error.message))
-    page.on("console", (message) => {
-      if (/Content.Security.Policy/i.test(message.text())) cspViolations.push(message.text())
-    })
+    demo = await startDemo({ consoleDir: await buildConsoleForBrowser() })
+    ui = await openConsoleBrowser(demo.daemon.url, { acceptDownloads: true })
+    page = ui.page
   }, 60_000)
 
   afterAll(async () => {
-    await context?.close()
+    await ui?.context.close()
     await demo?.daemon.stop()
   })
 
   it("signs in with a key, keeps neither the key nor a readable cookie, and lists the team's offers", async () => {
-    await page.goto(url("/console"))
+    await page.goto(ui.url("/console"))
     await page.getByRole("heading", { name: "Campusgate console" }).waitFor()
-    await scan("sign-in")
-    await shot("sign-in")
+    await ui.scan("sign-in")
+    await ui.shot("sign-in")
 
     await page.getByLabel("API key").fill("cgk_not-a-key-of-this-deployment")
     await page.getByRole("button", { name: "Sign in" }).click()
@@ -163,7 +109,7 @@ describe.skipIf(!browserAvailable && !browserRequired)("the console in a real he
 
     await page.getByLabel("API key").fill(demo.acmeKey)
     await page.getByRole("button", { name: "Sign in" }).click()
-    await heading("Offers").waitFor()
+    await ui.heading("Offers").waitFor()
     expect(await page.locator("[data-team]").textContent()).toBe("acme")
     const stored = await page.evaluate(() => ({
       local: localStorage.length,
@@ -175,7 +121,7 @@ describe.skipIf(!browserAvailable && !browserRequired)("the console in a real he
     expect(stored.session).toBe(0)
     expect(stored.cookie).toBe("")
     expect(stored.html).not.toContain(demo.acmeKey)
-    const [cookie] = (await context.cookies()).filter((entry) => entry.name === "campusgate_console")
+    const [cookie] = (await ui.context.cookies()).filter((entry) => entry.name === "campusgate_console")
     expect(cookie?.httpOnly).toBe(true)
     expect(cookie?.sameSite).toBe("Strict")
 
@@ -190,17 +136,17 @@ describe.skipIf(!browserAvailable && !browserRequired)("the console in a real he
     await page.getByLabel("Status").selectOption("paused")
     await expect.poll(offerIds).toEqual([])
     await page.getByLabel("Status").selectOption("all")
-    await scan("offers")
-    await shot("offers")
+    await ui.scan("offers")
+    await ui.shot("offers")
 
     // A reload keeps the session: the page asks the daemon for it.
     await page.reload()
-    await heading("Offers").waitFor()
+    await ui.heading("Offers").waitFor()
   })
 
   it("draws the offer's daily validations, eligible and ineligible, including those just made through the API", async () => {
     await page.getByRole("link", { name: DEMO_OFFER.name }).click()
-    await heading(DEMO_OFFER.name).waitFor()
+    await ui.heading(DEMO_OFFER.name).waitFor()
     await page.locator(".uplot").waitFor()
     expect(new URL(page.url()).pathname).toBe(`/console/offers/${DEMO_OFFER.id}`)
 
@@ -279,8 +225,8 @@ describe.skipIf(!browserAvailable && !browserRequired)("the console in a real he
       `date,validations,eligible,ineligible\r\n${rows.join("")}`
     )
     await page.getByText("30 days", { exact: true }).click()
-    await scan("offer")
-    await shot("offer")
+    await ui.scan("offer")
+    await ui.shot("offer")
   })
 
   it("pauses and resumes an offer made through the API, with the CSRF token; a write without it is refused", async () => {
@@ -305,7 +251,7 @@ describe.skipIf(!browserAvailable && !browserRequired)("the console in a real he
 
   it("tries an email on a target group and explains each criterion with the institution found", async () => {
     await page.getByRole("link", { name: "Target groups" }).click()
-    await heading("Target groups").waitFor()
+    await ui.heading("Target groups").waitFor()
     await page.locator("[data-target-group=uk-students]").waitFor()
     await page.getByLabel("Email", { exact: true }).fill("jane@ox.ac.uk")
     await page.getByLabel("Target group").selectOption("uk-students")
@@ -328,8 +274,8 @@ describe.skipIf(!browserAvailable && !browserRequired)("the console in a real he
     )
     expect(await page.locator("[data-institution]").getAttribute("data-institution")).toBe("ox.ac.uk")
     expect(await page.locator("[data-institution]").textContent()).toContain("University of Oxford")
-    await scan("target-groups")
-    await shot("target-groups")
+    await ui.scan("target-groups")
+    await ui.shot("target-groups")
 
     await page.getByLabel("Email", { exact: true }).fill("admin@ox.ac.uk")
     await page.getByRole("button", { name: "Try" }).click()
@@ -341,7 +287,7 @@ describe.skipIf(!browserAvailable && !browserRequired)("the console in a real he
 
   it("uploads a CSV as a job, follows its progress bar to 100% and downloads its results", async () => {
     await page.getByRole("link", { name: "Jobs" }).click()
-    await heading("Jobs").waitFor()
+    await ui.heading("Jobs").waitFor()
     const emails = Array.from({ length: 1500 }, (_, index) =>
       index % 3 === 0
         ? `student${index}@ox.ac.uk`
@@ -371,8 +317,8 @@ describe.skipIf(!browserAvailable && !browserRequired)("the console in a real he
     expect(await row.locator("[data-count=valid]").textContent()).toBe(job.counts.valid.toLocaleString("en"))
     expect(await row.locator("[data-count=invalid]").textContent()).toBe(job.counts.invalid.toLocaleString("en"))
     expect(job.counts.valid).toBe(1000)
-    await scan("jobs")
-    await shot("jobs")
+    await ui.scan("jobs")
+    await ui.shot("jobs")
 
     const [download] = await Promise.all([
       page.waitForEvent("download"),
@@ -409,7 +355,7 @@ describe.skipIf(!browserAvailable && !browserRequired)("the console in a real he
     expect(job.status).toBe("cancelled")
     expect(job.progress.total).toBe(total)
     expect(job.progress.processed).toBeLessThan(total)
-    await scan("jobs, cancelled")
+    await ui.scan("jobs, cancelled")
   }, 60_000)
 
   it("pages through every job with the list API's limit and cursor, by keyboard", async () => {
@@ -418,8 +364,8 @@ describe.skipIf(!browserAvailable && !browserRequired)("the console in a real he
     const all = (await api("GET", "/api/v1/jobs")).body.data.map((job: { jobId: string }) => job.jobId)
     expect(all).toHaveLength(2)
     // One job a page: the job uploaded first is on the second page.
-    await page.goto(url("/console/jobs?limit=1"))
-    await heading("Jobs").waitFor()
+    await page.goto(ui.url("/console/jobs?limit=1"))
+    await ui.heading("Jobs").waitFor()
     await expect.poll(jobIds).toEqual([all[0]])
     expect(await page.getByText("Showing the newest job.").count()).toBe(1)
     const more = page.getByRole("button", { name: "Load more jobs" })
@@ -434,24 +380,24 @@ describe.skipIf(!browserAvailable && !browserRequired)("the console in a real he
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(all[1])
     expect(await more.count()).toBe(0)
     expect(await page.getByText("All 2 jobs shown.").count()).toBe(1)
-    await scan("jobs, paged")
+    await ui.scan("jobs, paged")
   })
 
   it("shows the configuration in force, the daemon and the team's keys that expire soon", async () => {
     await page.getByRole("link", { name: "Status" }).click()
-    await heading("Status").waitFor()
+    await ui.heading("Status").waitFor()
     await page.locator("[data-fact=generation]").waitFor()
     const status = (await api("GET", "/api/v1/status")).body
     expect(await page.locator("[data-fact=generation]").textContent()).toBe(String(status.config.generation))
     expect(await page.locator("[data-fact=version]").textContent()).toBe(status.version)
     expect(await page.locator(`[data-key="${demo.expiringKeyId}"]`).textContent()).toContain("expires in 5 days")
-    await scan("status")
-    await shot("status")
+    await ui.scan("status")
+    await ui.shot("status")
   })
 
   it("lists the team's review queue, and a domain's evidence", async () => {
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Reviews" }).click()
-    await heading("Reviews").waitFor()
+    await ui.heading("Reviews").waitFor()
     // The screens come in a chunk of their own; once it is in, the focus is on the heading, as on every navigation.
     await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe("Reviews")
     const rows = () =>
@@ -464,37 +410,37 @@ describe.skipIf(!browserAvailable && !browserRequired)("the console in a real he
     const first = queue.data[0]
     expect(await page.locator(`tr[data-review="${first.domain}"] [data-count]`).textContent()).toBe(String(first.count))
     await page.locator("table.audit, .note").last().waitFor()
-    await scan("reviews")
-    await shot("reviews")
+    await ui.scan("reviews")
+    await ui.shot("reviews")
     await page.getByRole("link", { name: first.domain }).click()
-    await heading(first.domain).waitFor()
+    await ui.heading(first.domain).waitFor()
     await page.locator("table.signals").waitFor()
     expect(await page.locator("table.signals tbody tr").count()).toBe(first.candidate.signals.length)
     expect(await page.locator("tr[data-decision]").count()).toBe(first.decisions.length)
-    await scan("review")
-    await shot("review")
+    await ui.scan("review")
+    await ui.shot("review")
   })
 
   it("reads in the dark and at a phone's width", async () => {
     await page.emulateMedia({ colorScheme: "dark" })
-    await page.goto(url(`/console/offers/${DEMO_OFFER.id}`))
-    await heading(DEMO_OFFER.name).waitFor()
+    await page.goto(ui.url(`/console/offers/${DEMO_OFFER.id}`))
+    await ui.heading(DEMO_OFFER.name).waitFor()
     await page.locator(".uplot").waitFor()
-    await scan("offer, dark")
-    await shot("offer-dark")
+    await ui.scan("offer, dark")
+    await ui.shot("offer-dark")
     await page.emulateMedia({ colorScheme: "light" })
 
     await page.setViewportSize({ width: 390, height: 844 })
     await page.reload()
     await page.locator(".uplot").waitFor()
-    await scan("offer, phone")
-    await shot("offer-phone")
+    await ui.scan("offer, phone")
+    await ui.shot("offer-phone")
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
     expect(overflow, "the page scrolls sideways at a phone's width").toBeLessThanOrEqual(0)
-    await page.goto(url("/console/offers"))
+    await page.goto(ui.url("/console/offers"))
     await page.locator("tr[data-offer]").first().waitFor()
-    await scan("offers, phone")
-    await shot("offers-phone")
+    await ui.scan("offers, phone")
+    await ui.shot("offers-phone")
     await page.setViewportSize({ width: 1280, height: 900 })
   })
 
@@ -508,25 +454,25 @@ describe.skipIf(!browserAvailable && !browserRequired)("the console in a real he
   })
 
   it("shows another team's key none of the first team's offers", async () => {
-    await signIn(demo.globexKey)
+    await ui.signIn(demo.globexKey)
     await page.locator("tr[data-offer]").first().waitFor()
     // A key without institutions:review is not offered the Reviews screen.
     expect(await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Reviews" }).count()).toBe(0)
     const ids = await offerIds()
     expect(ids.length).toBeGreaterThan(0)
     expect(ids.every((id) => id?.startsWith("globex-"))).toBe(true)
-    await page.goto(url(`/console/offers/${DEMO_OFFER.id}`))
+    await page.goto(ui.url(`/console/offers/${DEMO_OFFER.id}`))
     await expect.poll(() => page.getByRole("alert").textContent()).toMatch(/not found|no offer/i)
     await page.getByRole("link", { name: "Jobs" }).click()
-    await heading("Jobs").waitFor()
+    await ui.heading("Jobs").waitFor()
     await expect.poll(() => page.locator("tr[data-job]").count()).toBe(0)
     await page.getByRole("button", { name: "Sign out" }).click()
     await page.getByLabel("API key").waitFor()
   })
 
   it("loaded nothing from another host, broke no CSP rule and threw no error", () => {
-    expect(outside).toEqual([])
-    expect(cspViolations).toEqual([])
-    expect(pageErrors).toEqual([])
+    expect(ui.outside).toEqual([])
+    expect(ui.cspViolations).toEqual([])
+    expect(ui.pageErrors).toEqual([])
   })
 })

@@ -1,6 +1,7 @@
 /** How the console writes counts, shares, instants and durations. */
 import { describe, expect, it } from "vitest"
 import { expiryText, formatCount, formatDuration, formatInstant, formatShare } from "../../console/src/data/format.ts"
+import { itAnswers } from "../support/tables.ts"
 
 describe("formatting", () => {
   it("writes counts with separators and shares as percents", () => {
@@ -14,15 +15,15 @@ describe("formatting", () => {
     expect(formatInstant(null)).toBe("—")
   })
 
-  it("writes a duration as its largest unit and the next when not zero", () => {
-    expect(formatDuration(0)).toBe("0 s")
-    expect(formatDuration(0.4)).toBe("< 1 s")
-    expect(formatDuration(42)).toBe("42 s")
-    expect(formatDuration(185)).toBe("3 min 5 s")
-    expect(formatDuration(7200)).toBe("2 h")
-    expect(formatDuration(7260)).toBe("2 h 1 min")
-    expect(formatDuration(4 * 86_400 + 3 * 3600 + 59)).toBe("4 d 3 h")
-  })
+  itAnswers("writes a duration as its largest unit and the next when not zero: %j → %j", formatDuration, [
+    [0, "0 s"],
+    [0.4, "< 1 s"],
+    [42, "42 s"],
+    [185, "3 min 5 s"],
+    [7200, "2 h"],
+    [7260, "2 h 1 min"],
+    [4 * 86_400 + 3 * 3600 + 59, "4 d 3 h"]
+  ])
 
   it("says when a key expires", () => {
     const now = Date.parse("2026-05-01T12:00:00Z")

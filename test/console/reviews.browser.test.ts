@@ -19,26 +19,21 @@
  * error. Without chromium the test is skipped loudly, unless
  * CAMPUSGATE_REQUIRE_BROWSER=1 (CI).
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
-import axe from "axe-core"
-import type { BrowserContext, Page } from "playwright-core"
+import type { Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { signalLines } from "../../console/src/data/reviews.ts"
-import { buildConsole } from "../../scripts/build-console.ts"
 import { createApiKey } from "../../src/app/Keys.ts"
 import type { TeamId } from "../../src/domain/Identifiers.ts"
-import { browserAvailable, browserRequired, CHROMIUM, launchBrowser, warnWithoutBrowser } from "../browser.ts"
+import { browserAvailable, browserRequired, warnWithoutBrowser } from "../browser.ts"
 import { call, copyConfig, type Daemon, makeKey, startDaemon } from "../server/daemon.ts"
+import { buildConsoleForBrowser, type ConsoleBrowser, openConsoleBrowser } from "./consoleBrowser.ts"
 import { writeReviewQueue } from "./demo.ts"
 
 // What the callbacks evaluated in the page use of its globals (this file is type-checked without the DOM library).
-declare const window: { readonly innerWidth: number; readonly axe?: typeof axe }
+declare const window: { readonly innerWidth: number }
 declare const document: { readonly documentElement: { readonly scrollWidth: number } }
-
-const artifacts = fileURLToPath(new URL("../../test-artifacts/console/", import.meta.url))
 
 warnWithoutBrowser("the console's Reviews browser test")
 
@@ -68,15 +63,11 @@ describe.skipIf(!browserAvailable && !browserRequired)(
     let daemon: Daemon
     let reviewer: { key: string; id: string }
     let plainKey: string
-    let context: BrowserContext
+    let ui: ConsoleBrowser
     let page: Page
-    const outside: Array<string> = []
-    const cspViolations: Array<string> = []
-    const pageErrors: Array<string> = []
     /** Whether the domain met through the API reached the queue (the tests that approve it need it). */
     let queueReady = false
 
-    const url = (path: string) => `${daemon.url}${path}`
     const api = (method: string, path: string, body?: unknown) =>
       call(daemon, method, path, { key: reviewer.key, ...(body === undefined ? {} : { body }) })
     const validate = (email: string) =>
@@ -84,31 +75,6 @@ describe.skipIf(!browserAvailable && !browserRequired)(
         expect(answer.status, JSON.stringify(answer.body)).toBe(200)
         return answer.body as { isValid: boolean; reasonCode?: string }
       })
-
-    /** Runs axe-core on the page as it is: no serious or critical violation. */
-    const scan = async (screen: string) => {
-      if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(axe.source)
-      const violations = await page.evaluate(async () => {
-        const result = await window.axe!.run(document as never, { resultTypes: ["violations"] })
-        return result.violations.map((violation) => ({
-          id: violation.id,
-          impact: violation.impact,
-          targets: violation.nodes.map((node) => node.target.join(" ")).slice(0, 5)
-        }))
-      })
-      const grave = violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical")
-      expect(grave, `accessibility violations on ${screen}`).toEqual([])
-    }
-
-    const shot = (name: string) => page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true })
-    const heading = (name: string | RegExp) => page.getByRole("heading", { level: 1, name })
-
-    const signIn = async (key: string) => {
-      await page.goto(url("/console"))
-      await page.getByLabel("API key").fill(key)
-      await page.getByRole("button", { name: "Sign in" }).click()
-      await heading("Offers").waitFor()
-    }
 
     const signOut = async () => {
       await page.getByRole("button", { name: "Sign out" }).click()
@@ -126,10 +92,7 @@ describe.skipIf(!browserAvailable && !browserRequired)(
       page.locator("tr[data-review]").evaluateAll((found) => found.map((row) => row.getAttribute("data-review")))
 
     beforeAll(async () => {
-      expect(browserAvailable, `CAMPUSGATE_REQUIRE_BROWSER=1 but there is no chromium at ${CHROMIUM}`).toBe(true)
-      mkdirSync(artifacts, { recursive: true })
-      const consoleDir = mkdtempSync(join(tmpdir(), "campusgate-console-build-"))
-      await buildConsole(consoleDir)
+      const consoleDir = await buildConsoleForBrowser()
       const dirs = copyConfig()
       writeFileSync(join(dirs.configDir, "target-groups", `${GROUP.id}.yaml`), GROUP_YAML)
       const created = createApiKey({
@@ -155,23 +118,12 @@ describe.skipIf(!browserAvailable && !browserRequired)(
         Date.now()
       )
       daemon = await startDaemon(dirs, { CAMPUSGATE_CONSOLE_DIR: consoleDir })
-      context = await launchBrowser({ viewport: { width: 1280, height: 900 }, colorScheme: "light" })
-      await context.route("**/*", (route) => {
-        const target = new URL(route.request().url())
-        if (target.protocol === "data:" || target.protocol === "blob:" || target.hostname === "127.0.0.1")
-          return route.continue()
-        outside.push(target.href)
-        return route.abort()
-      })
-      page = context.pages()[0] ?? (await context.newPage())
-      page.on("pageerror", (error) => pageErrors.push(error.message))
-      page.on("console", (message) => {
-        if (/Content.Security.Policy/i.test(message.text())) cspViolations.push(message.text())
-      })
+      ui = await openConsoleBrowser(daemon.url)
+      page = ui.page
     }, 60_000)
 
     afterAll(async () => {
-      await context?.close()
+      await ui?.context.close()
       await daemon?.stop()
     })
 
@@ -189,25 +141,25 @@ describe.skipIf(!browserAvailable && !browserRequired)(
     }, 60_000)
 
     it("shows a key without institutions:review no Reviews screen, and says why at its address", async () => {
-      await signIn(plainKey)
+      await ui.signIn(plainKey)
       expect(await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Reviews" }).count()).toBe(
         0
       )
-      await page.goto(url("/console/reviews"))
-      await heading("Reviews").waitFor()
+      await page.goto(ui.url("/console/reviews"))
+      await ui.heading("Reviews").waitFor()
       await page.locator("[data-no-review-scope]").waitFor()
       expect(await page.locator("[data-no-review-scope]").textContent()).toContain("institutions:review")
       expect(await page.locator("tr[data-review]").count()).toBe(0)
-      await page.goto(url(`/console/reviews/${REJECTED}/`))
+      await page.goto(ui.url(`/console/reviews/${REJECTED}/`))
       await page.locator("[data-no-review-scope]").waitFor()
-      await scan("reviews, without the scope")
+      await ui.scan("reviews, without the scope")
       await signOut()
     })
 
     it("lists the pending domains with their count, last seen, likelihood and days, in the order asked", async () => {
-      await signIn(reviewer.key)
+      await ui.signIn(reviewer.key)
       await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Reviews" }).click()
-      await heading("Reviews").waitFor()
+      await ui.heading("Reviews").waitFor()
       expect(new URL(page.url()).pathname).toBe("/console/reviews")
       await expect.poll(rows).toEqual(await queued("pending"))
       const row = page.locator(`tr[data-review="${REJECTED}"]`)
@@ -216,13 +168,13 @@ describe.skipIf(!browserAvailable && !browserRequired)(
       expect(await row.locator("svg.day-bars rect").count()).toBe(30)
       await page.getByLabel("Order").selectOption("score")
       await expect.poll(rows).toEqual(await queued("pending", "score"))
-      await scan("reviews")
-      await shot("reviews-queue")
+      await ui.scan("reviews")
+      await ui.shot("reviews-queue")
     })
 
     it("shows a domain's evidence: its signals in words, the nearest institutions and the target groups' verdicts", async () => {
       await page.getByRole("link", { name: REJECTED }).click()
-      await heading(REJECTED).waitFor()
+      await ui.heading(REJECTED).waitFor()
       expect(new URL(page.url()).pathname).toBe(`/console/reviews/${REJECTED}/`)
       const review = (await api("GET", `/api/v1/institution-reviews/${REJECTED}`)).body
       await page.locator("table.signals").waitFor()
@@ -240,8 +192,8 @@ describe.skipIf(!browserAvailable && !browserRequired)(
       // The form starts from suggestions: the domain's words; no country for a .com.
       expect(await page.getByLabel("Name").inputValue()).toBe("Cheap Degrees Online")
       expect(await page.getByLabel("Country").inputValue()).toBe("")
-      await scan("review")
-      await shot("review-evidence")
+      await ui.scan("review")
+      await ui.shot("review-evidence")
     })
 
     it("shows the API's field messages beside the fields of a refused approval or rejection, then rejects with a reason", async () => {
@@ -252,8 +204,8 @@ describe.skipIf(!browserAvailable && !browserRequired)(
       expect(await page.locator("#approve-region-error").textContent()).toMatch(/\S/)
       expect(await page.getByRole("alert").first().textContent()).toMatch(/refused/)
       expect(await queued("pending")).toContain(REJECTED)
-      await scan("review, refused")
-      await shot("review-refused")
+      await ui.scan("review, refused")
+      await ui.shot("review-refused")
 
       await page.getByRole("button", { name: "Reject" }).click()
       const reason = page.getByLabel("Reason")
@@ -276,8 +228,8 @@ describe.skipIf(!browserAvailable && !browserRequired)(
 
     it("approves the domain met through the API as a college in Germany: the API then validates an address there", async () => {
       expect(queueReady, `${APPROVED} never reached the queue (the first test says why)`).toBe(true)
-      await page.goto(url(`/console/reviews/${APPROVED}/`))
-      await heading(APPROVED).waitFor()
+      await page.goto(ui.url(`/console/reviews/${APPROVED}/`))
+      await ui.heading(APPROVED).waitFor()
       await page.locator("table.signals").waitFor()
       expect(await page.locator(`tr[data-decision="${GROUP.id}"]`).textContent()).toContain("UNKNOWN_INSTITUTION")
       // Suggested from the domain: its words, the type its word families name, the country of .de.
@@ -297,12 +249,12 @@ describe.skipIf(!browserAvailable && !browserRequired)(
       })
       // Within a second, for the team's target groups.
       await expect.poll(async () => (await validate(`student@${APPROVED}`)).isValid, { timeout: 10_000 }).toBe(true)
-      await scan("review, approved")
+      await ui.scan("review, approved")
     })
 
     it("moves decided domains to their tabs and lists the decisions in the audit trail, newest first", async () => {
-      await page.goto(url("/console/reviews"))
-      await heading("Reviews").waitFor()
+      await page.goto(ui.url("/console/reviews"))
+      await ui.heading("Reviews").waitFor()
       await page.locator("table.audit").waitFor()
       await expect.poll(rows).toEqual(await queued("pending"))
       expect(await rows()).not.toContain(REJECTED)
@@ -319,8 +271,8 @@ describe.skipIf(!browserAvailable && !browserRequired)(
               row.querySelector("[data-by]")?.textContent
             ])
           )
-      await scan("reviews, decided")
-      await shot("reviews-audit")
+      await ui.scan("reviews, decided")
+      await ui.shot("reviews-audit")
       expect(queueReady, `${APPROVED} never reached the queue, so it was not approved`).toBe(true)
       expect(await rows()).not.toContain(APPROVED)
       await page.getByText("Approved", { exact: true }).click()
@@ -334,25 +286,25 @@ describe.skipIf(!browserAvailable && !browserRequired)(
 
     it("reads at a phone's width and in the dark", async () => {
       await page.setViewportSize({ width: 390, height: 844 })
-      await page.goto(url(`/console/reviews/${REJECTED}/`))
-      await heading(REJECTED).waitFor()
+      await page.goto(ui.url(`/console/reviews/${REJECTED}/`))
+      await ui.heading(REJECTED).waitFor()
       await page.locator("table.signals").waitFor()
-      await scan("review, phone")
-      await shot("review-phone")
+      await ui.scan("review, phone")
+      await ui.shot("review-phone")
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
       expect(overflow, "the review page scrolls sideways at a phone's width").toBeLessThanOrEqual(0)
       await page.setViewportSize({ width: 1280, height: 900 })
       await page.emulateMedia({ colorScheme: "dark" })
-      await page.goto(url("/console/reviews"))
+      await page.goto(ui.url("/console/reviews"))
       await page.locator("table.audit").waitFor()
-      await scan("reviews, dark")
+      await ui.scan("reviews, dark")
       await page.emulateMedia({ colorScheme: "light" })
     })
 
     it("loaded nothing from another host, broke no CSP rule and threw no error", () => {
-      expect(outside).toEqual([])
-      expect(cspViolations).toEqual([])
-      expect(pageErrors).toEqual([])
+      expect(ui.outside).toEqual([])
+      expect(ui.cspViolations).toEqual([])
+      expect(ui.pageErrors).toEqual([])
     })
   }
 )

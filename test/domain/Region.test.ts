@@ -10,6 +10,7 @@ import {
   suggestRegionCode
 } from "../../src/domain/Region.ts"
 import { loadSubdivisions } from "../../src/engine/institutions/Subdivisions.ts"
+import { itAnswers } from "../support/tables.ts"
 
 const decode = Schema.decodeUnknownResult(RegionCode)
 const failureMessage = (input: unknown): string => {
@@ -30,12 +31,12 @@ describe("RegionCode", () => {
     expect(isRegionCode(7)).toBe(false)
   })
 
-  it("suggests the code that was meant", () => {
-    expect(failureMessage("us-ca")).toBe('"us-ca" is not an ISO 3166-2 subdivision code (did you mean "US-CA"?)')
-    expect(failureMessage("UK-ENG")).toBe('"UK-ENG" is not an ISO 3166-2 subdivision code (did you mean "GB-ENG"?)')
-    expect(failureMessage("DEU-BY")).toBe('"DEU-BY" is not an ISO 3166-2 subdivision code (did you mean "DE-BY"?)')
-    expect(failureMessage("US_NY")).toBe('"US_NY" is not an ISO 3166-2 subdivision code (did you mean "US-NY"?)')
-  })
+  itAnswers("suggests the code that was meant: %j → %j", failureMessage, [
+    ["us-ca", '"us-ca" is not an ISO 3166-2 subdivision code (did you mean "US-CA"?)'],
+    ["UK-ENG", '"UK-ENG" is not an ISO 3166-2 subdivision code (did you mean "GB-ENG"?)'],
+    ["DEU-BY", '"DEU-BY" is not an ISO 3166-2 subdivision code (did you mean "DE-BY"?)'],
+    ["US_NY", '"US_NY" is not an ISO 3166-2 subdivision code (did you mean "US-NY"?)']
+  ])
 
   it("says what was expected otherwise", () => {
     expect(failureMessage("ZZ-CA")).toBe(

@@ -7,18 +7,12 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { IdempotencyStore, idempotencyRecordKey, type StoredAnswer } from "../../src/idempotency/IdempotencyStore.ts"
 import { layerIdempotencyRedis } from "../../src/idempotency/idempotencyRedis.ts"
-import { testRedisLayer, whenRedis } from "../redisTesting.ts"
+import { storeAdapters } from "../redisTesting.ts"
 
 const answer: StoredAnswer = { status: 201, headers: { "content-type": "application/json" }, body: "e30=" }
 const dataDir = () => mkdtempSync(join(tmpdir(), "campusgate-idempotency-"))
 
-const adapters: ReadonlyArray<readonly [string, () => Layer.Layer<IdempotencyStore>]> = [
-  ["memory", () => IdempotencyStore.layerMemory],
-  ["files", () => IdempotencyStore.layerFiles(dataDir())],
-  ...whenRedis("IdempotencyStore contract", [
-    ["redis", () => layerIdempotencyRedis.pipe(Layer.provide(testRedisLayer()))] as const
-  ])
-]
+const adapters = storeAdapters("IdempotencyStore contract", IdempotencyStore, layerIdempotencyRedis)
 
 describe.each(adapters)("IdempotencyStore contract (%s)", (_, layer) => {
   it.live("claims a key once, keeps the answer, and gives a released claim to the next request", () =>

@@ -40,6 +40,14 @@ const until = (team: string, jobId: string, check: (processed: number, status: s
     }
   })
 
+/** Submits acme's job of `items` and waits until it has finished. */
+const finishedJob = (queue: JobQueue["Service"]) =>
+  Effect.gen(function* () {
+    const { job } = yield* queue.submit(yield* request(items))
+    yield* queue.awaitFinished("acme", job.jobId)
+    return job
+  })
+
 describe.each(queueAdapters)("JobQueue over the %s store", (_, queueOver) => {
   it.effect("runs a job queued → running → completed, with counts and results in input order", () => {
     return Effect.gen(function* () {
@@ -139,8 +147,7 @@ describe.each(queueAdapters)("JobQueue over the %s store", (_, queueOver) => {
     const log = captureLog()
     return Effect.gen(function* () {
       const queue = yield* JobQueue
-      const { job } = yield* queue.submit(yield* request(items))
-      yield* queue.awaitFinished("acme", job.jobId)
+      const job = yield* finishedJob(queue)
       const gone = (yield* queue.submit(yield* request(items, { target: { targetGroupId: "removed" as never } }))).job
       yield* queue.awaitFinished("acme", gone.jobId)
       const lines = log.lines()
@@ -257,8 +264,7 @@ describe.each(queueAdapters)("JobQueue over the %s store", (_, queueOver) => {
   it.effect("keeps teams apart: another team's job is not found", () => {
     return Effect.gen(function* () {
       const queue = yield* JobQueue
-      const { job } = yield* queue.submit(yield* request(items))
-      yield* queue.awaitFinished("acme", job.jobId)
+      const job = yield* finishedJob(queue)
       expect(reasonOf(yield* Effect.flip(queue.get("globex", job.jobId)))).toBe("JobNotFound")
       expect(reasonOf(yield* Effect.flip(queue.cancel("globex", job.jobId)))).toBe("JobNotFound")
       expect(reasonOf(yield* Effect.flip(queue.delete("globex", job.jobId)))).toBe("JobNotFound")
@@ -282,8 +288,7 @@ describe.each(queueAdapters)("JobQueue over the %s store", (_, queueOver) => {
   it.effect("deletes finished jobs once their retention has passed", () => {
     return Effect.gen(function* () {
       const queue = yield* JobQueue
-      const { job } = yield* queue.submit(yield* request(items))
-      yield* queue.awaitFinished("acme", job.jobId)
+      const job = yield* finishedJob(queue)
       yield* TestClock.adjust("23 hours")
       assert.strictEqual((yield* queue.get("acme", job.jobId)).status, "completed")
       yield* TestClock.adjust("2 hours")

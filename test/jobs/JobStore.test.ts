@@ -17,6 +17,14 @@ const job = (id: string) =>
     createdAt: "2026-01-01T00:00:00.000Z"
   })
 
+/** Creates job `id` in `jobs` with one email as its input; answers the job. */
+const createdWithOneEmail = (jobs: JobStore["Service"], id: string) =>
+  Effect.gen(function* () {
+    const created = job(id)
+    yield* jobs.create(created, yield* staged(inputText(["a@x.edu"])))
+    return created
+  })
+
 describe.each(storeAdapters)("JobStore contract (%s)", (_, store) => {
   it.effect("creates a job from a staged upload, reads, rewrites, lists and removes it", () =>
     Effect.gen(function* () {
@@ -44,8 +52,7 @@ describe.each(storeAdapters)("JobStore contract (%s)", (_, store) => {
   it.effect("keeps results apart from input: created empty, appended, cut back, seen by every handle", () =>
     Effect.gen(function* () {
       const jobs = yield* JobStore
-      const created = job("3")
-      yield* jobs.create(created, yield* staged(inputText(["a@x.edu"])))
+      const created = yield* createdWithOneEmail(jobs, "3")
       expect(yield* fileText(created.jobId, "results")).toBe("")
       const writer = yield* jobs.open(created.jobId, "results")
       const rows = Buffer.from('{"email":"a"}\n{"email":"b"}\n')
@@ -66,8 +73,7 @@ describe.each(storeAdapters)("JobStore contract (%s)", (_, store) => {
   it.effect("writes parts one after another at a position, views into larger buffers included", () =>
     Effect.gen(function* () {
       const jobs = yield* JobStore
-      const created = job("4")
-      yield* jobs.create(created, yield* staged(inputText(["a@x.edu"])))
+      const created = yield* createdWithOneEmail(jobs, "4")
       const writer = yield* jobs.open(created.jobId, "results")
       const encoded = Buffer.from('xx{"email":"a"}\n{"email":"b"}\nyy')
       expect(writer.writeParts([], 0)).toBe(0)

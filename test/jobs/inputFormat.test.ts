@@ -6,20 +6,21 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { DETECT_BYTES, detectFormat, formatOfFirstLine } from "../../src/jobs/inputFormat.ts"
+import { itAnswers } from "../support/tables.ts"
 import { cutAt, encoder, read } from "./jobInputHelpers.ts"
 
 describe("formatOfFirstLine", () => {
-  it("is NDJSON for a JSON object or a JSON string, CSV for anything else", () => {
-    expect(formatOfFirstLine('{"email":"jane@ox.ac.uk","customerId":"c-1"}')).toBe("ndjson")
-    expect(formatOfFirstLine('  "jane@ox.ac.uk"\r')).toBe("ndjson")
-    expect(formatOfFirstLine("customerId,email")).toBe("csv")
-    expect(formatOfFirstLine("email")).toBe("csv")
+  itAnswers("is NDJSON for a JSON object or a JSON string, CSV for anything else: %j → %j", formatOfFirstLine, [
+    ['{"email":"jane@ox.ac.uk","customerId":"c-1"}', "ndjson"],
+    ['  "jane@ox.ac.uk"\r', "ndjson"],
+    ["customerId,email", "csv"],
+    ["email", "csv"],
     // A header quoted, as R's write.csv writes one: not one JSON string.
-    expect(formatOfFirstLine('"customerId","email"')).toBe("csv")
+    ['"customerId","email"', "csv"],
     // The one column `email` quoted is a CSV header: as an NDJSON item it would be no address.
-    expect(formatOfFirstLine('"Email"')).toBe("csv")
-    expect(formatOfFirstLine('"jane@ox.ac.uk",x')).toBe("csv")
-  })
+    ['"Email"', "csv"],
+    ['"jane@ox.ac.uk",x', "csv"]
+  ])
 })
 
 describe("detectFormat", () => {

@@ -4,10 +4,11 @@ import { join } from "node:path"
 import { expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type { Candidate, ReviewedInstitution, ReviewRejection } from "../../src/domain/InstitutionReview.ts"
+import type { Candidate, ReviewRejection } from "../../src/domain/InstitutionReview.ts"
 import { addSighting, emptyTeamQueue, type QueueBatch } from "../../src/reviews/queueEntries.ts"
 import { ReviewStore } from "../../src/reviews/ReviewStore.ts"
 import { layerRedis as reviewStoreRedis } from "../../src/reviews/reviewRedis.ts"
+import { universityApproval } from "../fixtures.ts"
 import { describeRedis, everywhere, type Suite, testRedisLayer } from "../redisTesting.ts"
 
 const tempDir = () => mkdtempSync(join(tmpdir(), "campusgate-reviews-"))
@@ -32,17 +33,8 @@ const batchOf = (sightings: ReadonlyArray<readonly [string, string, number, numb
   return batch
 }
 
-const approval = (team: string, domain: string, name = "Hochschule"): ReviewedInstitution =>
-  ({
-    domain,
-    team,
-    name,
-    type: "university",
-    country: "DE",
-    region: null,
-    approvedBy: "key_1",
-    approvedAt: new Date(T0).toISOString()
-  }) as ReviewedInstitution
+const approval = (team: string, domain: string, name = "Hochschule") =>
+  universityApproval(team, domain, name, new Date(T0).toISOString())
 
 const rejection = (team: string, domain: string): ReviewRejection =>
   ({

@@ -3,21 +3,14 @@ import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { makeCampusgateClient } from "../../src/api/client.ts"
-import { copyConfig, type Daemon, makeKey, startDaemon } from "./daemon.ts"
+import { makeKey, sharedDaemon } from "./daemon.ts"
 
-let daemon: Daemon
 let key: string
 
-beforeAll(async () => {
-  const dirs = copyConfig()
+const daemon = sharedDaemon((dirs) => {
   key = makeKey(dirs, "acme", ["validate:target-groups", "validate:bulk", "jobs:read"])
-  daemon = await startDaemon(dirs)
-}, 30_000)
-
-afterAll(async () => {
-  await daemon?.stop()
 })
 
 const withClient = <A, E>(

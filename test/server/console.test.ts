@@ -10,10 +10,10 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { brotliCompressSync } from "node:zlib"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { CONSOLE_CSP } from "../../src/server/console.ts"
 import { readConsoleFiles } from "../../src/server/consoleAssets.ts"
-import { copyConfig, type Daemon, startDaemon } from "./daemon.ts"
+import { sharedDaemon } from "./daemon.ts"
 
 const page = `<!doctype html><html lang="en"><head><script type="module" src="/console/assets/app-3f9a.js"></script></head><body></body></html>`
 const script = `export const console = "${"x".repeat(4000)}"\n`
@@ -33,15 +33,7 @@ const consoleDir = (): string => {
   return root
 }
 
-let daemon: Daemon
-
-beforeAll(async () => {
-  daemon = await startDaemon(copyConfig(), { CAMPUSGATE_CONSOLE_DIR: consoleDir() })
-}, 30_000)
-
-afterAll(async () => {
-  await daemon?.stop()
-})
+const daemon = sharedDaemon(() => ({ CAMPUSGATE_CONSOLE_DIR: consoleDir() }))
 
 const get = (path: string, headers: Record<string, string> = {}) => fetch(`${daemon.url}${path}`, { headers })
 

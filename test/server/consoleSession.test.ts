@@ -10,34 +10,31 @@
 import { statSync } from "node:fs"
 import { request as httpRequest } from "node:http"
 import { join } from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { beforeAll, describe, expect, it } from "vitest"
 import { createApiKey, revokeApiKey } from "../../src/app/Keys.ts"
 import { allScopes } from "../../src/domain/ApiKey.ts"
 import type { TeamId } from "../../src/domain/Identifiers.ts"
 import { CONSOLE_CSP } from "../../src/server/console.ts"
-import { call, copyConfig, type Daemon, makeKey, setSettings, startDaemon } from "./daemon.ts"
+import { call, makeKey, setSettings, sharedDaemon } from "./daemon.ts"
 
-let daemon: Daemon
 let dirs: { configDir: string; dataDir: string }
 let acme: string
 let globex: string
 
-beforeAll(async () => {
-  dirs = copyConfig()
+const daemon = sharedDaemon((copied) => {
+  dirs = copied
   setSettings(dirs, [[["rateLimits", "signIn"], { requests: 3, windowSeconds: 60 }]])
   acme = makeKey(dirs, "acme", allScopes)
   globex = makeKey(dirs, "globex", allScopes)
-  daemon = await startDaemon(dirs)
+})
+
+beforeAll(async () => {
   const created = await call(daemon, "POST", "/api/v1/offers", {
     key: acme,
     body: { id: "api-console-offer", name: "Console offer", targetGroups: ["universities"], status: "active" }
   })
   expect(created.status).toBe(201)
 }, 30_000)
-
-afterAll(async () => {
-  await daemon?.stop()
-})
 
 interface Session {
   readonly cookie: string

@@ -1,22 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { allScopes } from "../../src/domain/ApiKey.ts"
-import { call, copyConfig, type Daemon, makeKey, startDaemon } from "./daemon.ts"
+import { ExplainedCriterion } from "../../src/domain/Explanation.ts"
+import { call, makeKey, sharedDaemon } from "./daemon.ts"
 
-let daemon: Daemon
 let acme: string
 let acmeOffersOnly: string
 let globex: string
 
-beforeAll(async () => {
-  const dirs = copyConfig()
+const daemon = sharedDaemon((dirs) => {
   acme = makeKey(dirs, "acme", allScopes)
   acmeOffersOnly = makeKey(dirs, "acme", ["validate:offers"])
   globex = makeKey(dirs, "globex", allScopes)
-  daemon = await startDaemon(dirs)
-}, 30_000)
-
-afterAll(async () => {
-  await daemon?.stop()
 })
 
 const validateGroup = (email: string, targetGroupId: string, key = acme) =>
@@ -49,14 +43,9 @@ describe("validation endpoints", () => {
     const { requestId: _, ...plainResult } = plain.body
     expect(result).toEqual(plainResult)
     expect(requestId).toBe(explained.headers.get("x-request-id"))
-    expect(explanation.criteria.map((entry: { criterion: string }) => entry.criterion)).toEqual([
-      "format",
-      "domain",
-      "geography",
-      "organisationType",
-      "customList",
-      "emailPolicy"
-    ])
+    expect(explanation.criteria.map((entry: { criterion: string }) => entry.criterion)).toEqual(
+      ExplainedCriterion.literals
+    )
     expect(explanation.criteria.find((entry: { criterion: string }) => entry.criterion === "geography")).toEqual({
       criterion: "geography",
       outcome: "fail",

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
-import { expect } from "vitest"
+import { afterAll, beforeAll, expect } from "vitest"
 import { parseDocument } from "yaml"
 import { createApiKey } from "../../src/app/Keys.ts"
 import type { Scope } from "../../src/domain/ApiKey.ts"
@@ -128,6 +128,67 @@ export const startDaemon = async (
   }
 }
 
+/**
+ * The daemon the tests of a file (or of the `describe` it is called in) share:
+ * started before them on a fresh copy of the shipped config, which `prepare`
+ * may change first (settings, keys; it answers the variables to add to the
+ * daemon's environment, if any), and stopped after them. What it answers
+ * stands for the running daemon in the tests and in later hooks.
+ */
+export const sharedDaemon = (
+  prepare: (dirs: { configDir: string; dataDir: string }) => Record<string, string> | undefined | undefined = () =>
+    undefined
+): Daemon => {
+  let started: Daemon | undefined
+  const running = (): Daemon => {
+    if (started === undefined) throw new Error("the shared daemon is not running: read it inside a test or a hook")
+    return started
+  }
+  beforeAll(async () => {
+    const dirs = copyConfig()
+    const env = prepare(dirs) ?? {}
+    started = await startDaemon(dirs, env)
+  }, 60_000)
+  afterAll(async () => {
+    await started?.stop()
+  })
+  return {
+    get url() {
+      return running().url
+    },
+    get configDir() {
+      return running().configDir
+    },
+    get dataDir() {
+      return running().dataDir
+    },
+    get lines() {
+      return running().lines
+    },
+    get process() {
+      return running().process
+    },
+    stop: (signal) => running().stop(signal)
+  }
+}
+
+/**
+ * `count` daemons as on as many hosts behind a load balancer: each with its own
+ * copy of `base`'s config directory (`config-0`, `config-1`, … beside it), all
+ * on `base`'s data directory. Resolves once every one listens.
+ */
+export const startDaemonsSharing = async (
+  base: { configDir: string; dataDir: string },
+  count: number
+): Promise<Array<Daemon>> => {
+  const configDirs = Array.from({ length: count }, (_, i) => {
+    const dir = join(base.configDir, "..", `config-${i}`)
+    cpSync(base.configDir, dir, { recursive: true })
+    return dir
+  })
+  return Promise.all(configDirs.map((configDir) => startDaemon({ configDir, dataDir: base.dataDir })))
+}
+
 /** A JSON request to the daemon: status, headers and parsed body. */
 export const call = async (
   daemon: Daemon,
@@ -167,6 +228,12 @@ export const setSettings = (
   writeFileSync(file, document.toString())
 }
 
+/** `setSettings` values for tests that send many bulk requests and jobs: 1,000 of each a minute per key. */
+export const roomyBulkAndJobBudgets = [
+  [["rateLimits", "bulk", "requests"], 1000],
+  [["rateLimits", "jobs", "requests"], 1000]
+] as const
+
 /** Polls a job until it is finished (or `until` holds) and returns it. */
 export const waitForJob = async (
   daemon: Daemon,
@@ -196,6 +263,16 @@ export const waitForLine = async (
     if (line !== undefined) return line
     if (Date.now() > deadline)
       throw new Error(`no such log line in:\n${daemon.lines.map((entry) => JSON.stringify(entry)).join("\n")}`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+
+/** Polls `check` every 20 ms until it holds; answers how long it took (ms), or throws past `limitMs`. */
+export const within = async (check: () => Promise<boolean>, limitMs: number): Promise<number> => {
+  const started = performance.now()
+  for (;;) {
+    if (await check()) return performance.now() - started
+    if (performance.now() - started > limitMs) throw new Error(`not within ${limitMs} ms`)
     await new Promise((resolve) => setTimeout(resolve, 20))
   }
 }

@@ -13,23 +13,15 @@
 import { mkdirSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { browserAvailable, browserRequired, CHROMIUM, launchBrowser, warnWithoutBrowser } from "../browser.ts"
-import { copyConfig, type Daemon, startDaemon } from "./daemon.ts"
+import { sharedDaemon } from "./daemon.ts"
 
 const artifacts = fileURLToPath(new URL("../../artifacts/", import.meta.url))
 
 warnWithoutBrowser("the docs page's browser test")
 
-let daemon: Daemon
-
-beforeAll(async () => {
-  daemon = await startDaemon(copyConfig())
-}, 30_000)
-
-afterAll(async () => {
-  await daemon?.stop()
-})
+const daemon = sharedDaemon()
 
 const get = (path: string, headers: Record<string, string> = {}) =>
   fetch(`${daemon.url}${path}`, { headers, redirect: "manual" })

@@ -10,25 +10,17 @@
  * not the one sent (400), a resend before its time (429).
  */
 import { execFileSync } from "node:child_process"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { apiEndpoints } from "../../src/api/Api.ts"
 import { browserAvailable, browserRequired, CHROMIUM, launchBrowser, warnWithoutBrowser } from "../browser.ts"
-import { copyConfig, type Daemon, startDaemon, waitForJob } from "./daemon.ts"
+import { sharedDaemon, waitForJob } from "./daemon.ts"
 
 warnWithoutBrowser("the docs page's snippets")
 
 // What the page's script reads in the browser (the tests' types have no DOM).
 declare const document: { readonly scrollingElement: { scrollTop: number; readonly scrollHeight: number } | null }
 
-let daemon: Daemon
-
-beforeAll(async () => {
-  daemon = await startDaemon(copyConfig())
-}, 30_000)
-
-afterAll(async () => {
-  await daemon?.stop()
-})
+const daemon = sharedDaemon()
 
 /** Every curl snippet of the docs page, each operation's once, the whole page unfolded and scrolled through. */
 const snippetsOfPage = async (url: string): Promise<Array<string>> => {

@@ -9,30 +9,23 @@
  */
 import { request } from "node:http"
 import fc from "fast-check"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { allScopes } from "../../src/domain/ApiKey.ts"
-import { copyConfig, type Daemon, makeKey, setSettings, startDaemon } from "./daemon.ts"
+import { makeKey, setSettings, sharedDaemon } from "./daemon.ts"
 
 /** Bulk requests generated per run (each sent twice). */
 const RUNS = Number(process.env.CAMPUSGATE_FUZZ_RUNS ?? 200)
 /** `limits.bulkMaxEmails` here: small, so generated requests also go over it. */
 const BULK_BOUND = 5
 
-let daemon: Daemon
 let acme: string
 
-beforeAll(async () => {
-  const dirs = copyConfig()
+const daemon = sharedDaemon((dirs) => {
   setSettings(dirs, [
     [["limits", "bulkMaxEmails"], BULK_BOUND],
     [["rateLimits", "bulk", "requests"], 1_000_000]
   ])
   acme = makeKey(dirs, "acme", allScopes)
-  daemon = await startDaemon(dirs)
-}, 30_000)
-
-afterAll(async () => {
-  await daemon?.stop()
 })
 
 interface Answer {

@@ -10,18 +10,16 @@
  */
 import { brotliCompressSync, gzipSync, zstdCompressSync } from "node:zlib"
 import fc from "fast-check"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { beforeAll, describe, expect, it } from "vitest"
 import { allScopes } from "../../src/domain/ApiKey.ts"
-import { copyConfig, type Daemon, makeKey, setSettings, startDaemon } from "./daemon.ts"
+import { makeKey, setSettings, sharedDaemon } from "./daemon.ts"
 
 const RUNS = Number(process.env.CAMPUSGATE_FUZZ_RUNS ?? 60)
 const MAX_PROBLEM_BYTES = 64 * 1024
 
-let daemon: Daemon
 let key: string
 
-beforeAll(async () => {
-  const dirs = copyConfig()
+const daemon = sharedDaemon((dirs) => {
   setSettings(dirs, [
     [["rateLimits", "bulk", "requests"], 1_000_000],
     [["rateLimits", "jobs", "requests"], 1_000_000],
@@ -30,7 +28,9 @@ beforeAll(async () => {
     [["rateLimits", "verifications", "requests"], 1_000_000]
   ])
   key = makeKey(dirs, "acme", allScopes)
-  daemon = await startDaemon(dirs)
+})
+
+beforeAll(async () => {
   // Resources made through the API, so their patches are merged and checked rather than refused as config-defined.
   const create = (path: string, body: unknown) =>
     fetch(`${daemon.url}${path}`, {
@@ -50,10 +50,6 @@ beforeAll(async () => {
     status: "draft"
   })
 }, 30_000)
-
-afterAll(async () => {
-  await daemon?.stop()
-})
 
 /** Sends a request and checks the answer as the module header says. */
 const check = async (

@@ -10,21 +10,19 @@ import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync 
 import { createServer } from "node:http"
 import { type AddressInfo, connect } from "node:net"
 import { join, relative } from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { createApiKey, revokeApiKey } from "../../src/app/Keys.ts"
 import { allScopes } from "../../src/domain/ApiKey.ts"
 import type { TeamId } from "../../src/domain/Identifiers.ts"
-import { call, copyConfig, type Daemon, makeKey, setSettings, startDaemon, waitForJob } from "./daemon.ts"
+import { call, makeKey, setSettings, sharedDaemon, waitForJob } from "./daemon.ts"
 
-let daemon: Daemon
 let acme: string
 let globex: string
 let offersReader: string
 /** Keys expiring soon: acme's two that still work, soonest first, and globex's. */
 let expiring: { acme: Array<{ id: string; name?: string; expiresAt: string }>; globex: string }
 
-beforeAll(async () => {
-  const dirs = copyConfig()
+const daemon = sharedDaemon((dirs) => {
   setSettings(dirs, [
     [["server", "bodyTimeoutSeconds"], 1],
     [["rateLimits", "bulk", "requests"], 1000],
@@ -49,11 +47,6 @@ beforeAll(async () => {
   key("acme", 30)
   revokeApiKey({ ...dirs, id: key("acme", 2).id })
   expiring = { acme: [soon, later], globex: key("globex", 1).id }
-  daemon = await startDaemon(dirs)
-}, 30_000)
-
-afterAll(async () => {
-  await daemon?.stop()
 })
 
 /** Sends `head` (and `body`) on a raw connection; resolves with what came back and whether the server closed it. */

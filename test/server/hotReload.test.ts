@@ -6,26 +6,20 @@
  */
 import { readFileSync, renameSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { createApiKey, revokeApiKey } from "../../src/app/Keys.ts"
 import { allScopes } from "../../src/domain/ApiKey.ts"
 import type { TeamId } from "../../src/domain/Identifiers.ts"
-import { call, copyConfig, type Daemon, makeKey, startDaemon } from "./daemon.ts"
+import { call, makeKey, sharedDaemon } from "./daemon.ts"
 
 const SEEN_WITHIN_MS = 1000
 
-let daemon: Daemon
 let dirs: { configDir: string; dataDir: string }
 let admin: string
 
-beforeAll(async () => {
-  dirs = copyConfig()
+const daemon = sharedDaemon((copied) => {
+  dirs = copied
   admin = makeKey(dirs, "acme", allScopes)
-  daemon = await startDaemon(dirs)
-}, 30_000)
-
-afterAll(async () => {
-  await daemon?.stop()
 })
 
 const eventually = async (holds: () => Promise<boolean>, ms = SEEN_WITHIN_MS) => {

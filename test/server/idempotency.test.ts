@@ -13,23 +13,17 @@ import * as Layer from "effect/Layer"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { allScopes } from "../../src/domain/ApiKey.ts"
 import { describeRedis, testPrefix, testRedisLayer, testRedisUrl } from "../redisTesting.ts"
-import { call, copyConfig, type Daemon, makeKey, setSettings, startDaemon } from "./daemon.ts"
+import { call, copyConfig, type Daemon, makeKey, setSettings, sharedDaemon, startDaemon } from "./daemon.ts"
 
-let daemon: Daemon
 let acme: string
 let globex: string
 let dirs: { configDir: string; dataDir: string }
 
-beforeAll(async () => {
-  dirs = copyConfig()
+let daemon = sharedDaemon((copied) => {
+  dirs = copied
   setSettings(dirs, [[["rateLimits", "bulk", "requests"], 1000]])
   acme = makeKey(dirs, "acme", allScopes)
   globex = makeKey(dirs, "globex", allScopes)
-  daemon = await startDaemon(dirs)
-}, 30_000)
-
-afterAll(async () => {
-  await daemon?.stop()
 })
 
 const post = (path: string, body: unknown, key: string, idempotencyKey?: string, target = daemon) =>

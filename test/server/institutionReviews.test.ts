@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { parse } from "yaml"
-import { call, copyConfig, type Daemon, makeKey, startDaemon, waitForJob } from "./daemon.ts"
+import { call, copyConfig, type Daemon, makeKey, startDaemon, waitForJob, within } from "./daemon.ts"
 
 /** A domain no source lists, named like a college. */
 const DOMAIN = "hochschule-musterstadt.de"
@@ -22,16 +22,6 @@ let validateOnly = ""
 
 const validate = (email: string, key = acme, targetGroupId = "universities") =>
   call(daemon, "POST", "/api/v1/validate/target-group", { key, body: { email, targetGroupId } })
-
-/** Polls `check` every 20 ms until it holds; answers how long it took (ms). */
-const within = async (check: () => Promise<boolean>, limitMs: number): Promise<number> => {
-  const started = performance.now()
-  for (;;) {
-    if (await check()) return performance.now() - started
-    if (performance.now() - started > limitMs) throw new Error(`not within ${limitMs} ms`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}
 
 const approve = (
   domain: string,

@@ -4,13 +4,11 @@
  * counts what both met, and an approval made on daemon A is served by
  * daemon B within a second.
  */
-import { cpSync } from "node:fs"
-import { join } from "node:path"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { describeRedis, testPrefix, testRedisLayer, testRedisUrl } from "../redisTesting.ts"
-import { call, copyConfig, type Daemon, makeKey, setSettings, startDaemon } from "./daemon.ts"
+import { call, copyConfig, type Daemon, makeKey, setSettings, startDaemonsSharing, within } from "./daemon.ts"
 
 const DOMAIN = "fachhochschule-irgendwo.de"
 
@@ -21,26 +19,12 @@ const prefix = testPrefix()
 const validate = (daemon: Daemon, email: string) =>
   call(daemon, "POST", "/api/v1/validate/target-group", { key, body: { email, targetGroupId: "universities" } })
 
-const within = async (check: () => Promise<boolean>, limitMs: number): Promise<number> => {
-  const started = performance.now()
-  for (;;) {
-    if (await check()) return performance.now() - started
-    if (performance.now() - started > limitMs) throw new Error(`not within ${limitMs} ms`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}
-
 describeRedis("the institution review queue on two daemons sharing Redis", () => {
   beforeAll(async () => {
     const base = copyConfig()
     setSettings(base, [[["store"], { kind: "redis", url: testRedisUrl, keyPrefix: prefix }]])
     key = makeKey(base, "acme", ["validate:target-groups", "institutions:review"])
-    const configDirs = [0, 1].map((i) => {
-      const dir = join(base.configDir, "..", `config-${i}`)
-      cpSync(base.configDir, dir, { recursive: true })
-      return dir
-    })
-    daemons = await Promise.all(configDirs.map((configDir) => startDaemon({ configDir, dataDir: base.dataDir })))
+    daemons = await startDaemonsSharing(base, 2)
   }, 60_000)
 
   afterAll(async () => {

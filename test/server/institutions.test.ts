@@ -1,18 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { call, copyConfig, type Daemon, makeKey, startDaemon } from "./daemon.ts"
+import { describe, expect, it } from "vitest"
+import { call, makeKey, sharedDaemon } from "./daemon.ts"
 
-let daemon: Daemon
 let key: string
 
-beforeAll(async () => {
-  const dirs = copyConfig()
+const daemon = sharedDaemon((dirs) => {
   // The institution index is open data: a key with any one scope may read it.
   key = makeKey(dirs, "acme", ["jobs:read"])
-  daemon = await startDaemon(dirs)
-}, 30_000)
-
-afterAll(async () => {
-  await daemon?.stop()
 })
 
 const get = (path: string, options: { readonly anonymous?: boolean } = {}) =>

@@ -8,22 +8,20 @@ import { readdirSync } from "node:fs"
 import { createServer, type IncomingMessage, request } from "node:http"
 import type { AddressInfo } from "node:net"
 import { join } from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { defaultJobThreads } from "../../src/server/jobService.ts"
 import { verifyCallback } from "../../src/webhooks/delivery.ts"
-import { call, copyConfig, type Daemon, makeKey, setSettings, startDaemon, waitForJob } from "./daemon.ts"
+import { call, copyConfig, type Daemon, makeKey, setSettings, sharedDaemon, startDaemon, waitForJob } from "./daemon.ts"
 
 const ndjson = (lines: ReadonlyArray<string>) => `${lines.join("\n")}\n`
 
 describe("asynchronous bulk jobs", () => {
-  let daemon: Daemon
   let acme: string
   let reader: string
   let globex: string
   const webhookSecret = "whsec-test-secret"
 
-  beforeAll(async () => {
-    const dirs = copyConfig()
+  const daemon = sharedDaemon((dirs) => {
     setSettings(dirs, [
       [["limits", "jobMaxEmails"], 5000],
       [["rateLimits", "bulk", "requests"], 1000],
@@ -34,11 +32,19 @@ describe("asynchronous bulk jobs", () => {
     acme = makeKey(dirs, "acme", ["validate:bulk", "jobs:read", "offers:read"])
     reader = makeKey(dirs, "acme", ["jobs:read"])
     globex = makeKey(dirs, "globex", ["validate:bulk", "jobs:read"])
-    daemon = await startDaemon(dirs, { CAMPUSGATE_WEBHOOK_SECRET: webhookSecret })
-  }, 60_000)
-  afterAll(async () => {
-    await daemon?.stop()
+    return { CAMPUSGATE_WEBHOOK_SECRET: webhookSecret }
   })
+
+  /** Submits `body`, sent as `contentType`, as acme's job for uk-students; answers the job once it has finished. */
+  const finishedUkJob = async (body: string, contentType: string) => {
+    const submitted = await call(daemon, "POST", "/api/v1/validate/bulk-async?targetGroupId=uk-students", {
+      key: acme,
+      rawBody: body,
+      headers: { "content-type": contentType }
+    })
+    expect(submitted.status).toBe(202)
+    return waitForJob(daemon, acme, submitted.body.jobId)
+  }
 
   it("accepts a JSON batch with 202 and Location, runs it, and answers its results in input order", async () => {
     const emails = ["jane@ox.ac.uk", "not an email", "bob@mit.edu", "JANE@ox.ac.uk", "kim@cam.ac.uk"]
@@ -79,13 +85,7 @@ describe("asynchronous bulk jobs", () => {
 
   it("takes a streamed NDJSON body and a CSV body, and downloads results as NDJSON and CSV", async () => {
     const lines = ['"jane@ox.ac.uk"', '{"email":"bob@mit.edu","name":"Bob"}', "42", '"jane@ox.ac.uk"']
-    const fromNdjson = await call(daemon, "POST", "/api/v1/validate/bulk-async?targetGroupId=uk-students", {
-      key: acme,
-      rawBody: ndjson(lines),
-      headers: { "content-type": "application/x-ndjson" }
-    })
-    expect(fromNdjson.status).toBe(202)
-    const job = await waitForJob(daemon, acme, fromNdjson.body.jobId)
+    const job = await finishedUkJob(ndjson(lines), "application/x-ndjson")
     expect(job.counts).toEqual({ valid: 2, invalid: 2, duplicates: 1, badInput: 1 })
 
     const download = await fetch(`${daemon.url}/api/v1/jobs/${job.jobId}/results`, {
@@ -99,13 +99,7 @@ describe("asynchronous bulk jobs", () => {
     expect(rows.map((row) => row.email)).toEqual(["jane@ox.ac.uk", "bob@mit.edu", "42", "jane@ox.ac.uk"])
 
     const csv = 'Name,Email\r\n"Doe, Jane",jane@ox.ac.uk\r\nKim,kim@cam.ac.uk\r\n'
-    const fromCsv = await call(daemon, "POST", "/api/v1/validate/bulk-async?targetGroupId=uk-students", {
-      key: acme,
-      rawBody: csv,
-      headers: { "content-type": "text/csv; charset=utf-8" }
-    })
-    expect(fromCsv.status).toBe(202)
-    const csvJob = await waitForJob(daemon, acme, fromCsv.body.jobId)
+    const csvJob = await finishedUkJob(csv, "text/csv; charset=utf-8")
     expect(csvJob.counts).toMatchObject({ valid: 2, invalid: 0 })
     const asCsv = await fetch(`${daemon.url}/api/v1/jobs/${csvJob.jobId}/results`, {
       headers: { authorization: `Bearer ${acme}`, accept: "text/csv" }
@@ -119,13 +113,7 @@ describe("asynchronous bulk jobs", () => {
   it("keeps every input column in the results, after the verdict, and names the row a duplicate repeats", async () => {
     const csv =
       "\uFEFFcustomerId;Email;plan\r\nc-41;jane@ox.ac.uk;gold\r\nc-42;kim@cam.ac.uk;\r\nc-43;Jane+x@OX.ac.uk;silver\r\nc-44;;none\r\n"
-    const submitted = await call(daemon, "POST", "/api/v1/validate/bulk-async?targetGroupId=uk-students", {
-      key: acme,
-      rawBody: csv,
-      headers: { "content-type": "text/csv" }
-    })
-    expect(submitted.status).toBe(202)
-    const job = await waitForJob(daemon, acme, submitted.body.jobId)
+    const job = await finishedUkJob(csv, "text/csv")
     expect(job).toMatchObject({
       inputColumns: ["customerId", "plan"],
       counts: { valid: 3, invalid: 1, duplicates: 1, badInput: 1 }
@@ -176,12 +164,10 @@ describe("asynchronous bulk jobs", () => {
         ).toEqual(page.body.data.map((row: { email: string }) => row.email))
     }
     // NDJSON objects: the other fields, in first-seen order.
-    const fromNdjson = await call(daemon, "POST", "/api/v1/validate/bulk-async?targetGroupId=uk-students", {
-      key: acme,
-      rawBody: ndjson(['{"email":"jane@ox.ac.uk","customerId":"c-1"}', '{"tier":2,"email":"kim@cam.ac.uk"}']),
-      headers: { "content-type": "application/x-ndjson" }
-    })
-    const ndjsonJob = await waitForJob(daemon, acme, fromNdjson.body.jobId)
+    const ndjsonJob = await finishedUkJob(
+      ndjson(['{"email":"jane@ox.ac.uk","customerId":"c-1"}', '{"tier":2,"email":"kim@cam.ac.uk"}']),
+      "application/x-ndjson"
+    )
     expect(ndjsonJob.inputColumns).toEqual(["customerId", "tier"])
     const rows = (await call(daemon, "GET", `/api/v1/jobs/${ndjsonJob.jobId}/results`, { key: acme })).body.data
     expect(rows.map((row: { columns: unknown }) => row.columns)).toEqual([
@@ -194,13 +180,10 @@ describe("asynchronous bulk jobs", () => {
     // Rows of ~8 KB each (the input's other columns are echoed): ~16 MB, more than the kernel takes while the client does not read.
     const note = "x".repeat(8000)
     const emails = Array.from({ length: 2000 }, (_, i) => `s${i}@ox.ac.uk`)
-    const submitted = await call(daemon, "POST", "/api/v1/validate/bulk-async?targetGroupId=uk-students", {
-      key: acme,
-      rawBody: ndjson(emails.map((email, i) => JSON.stringify({ email, note: `${i}${note}` }))),
-      headers: { "content-type": "application/x-ndjson" }
-    })
-    expect(submitted.status).toBe(202)
-    const job = await waitForJob(daemon, acme, submitted.body.jobId)
+    const job = await finishedUkJob(
+      ndjson(emails.map((email, i) => JSON.stringify({ email, note: `${i}${note}` }))),
+      "application/x-ndjson"
+    )
     const slowly = await new Promise<string>((resolve, reject) => {
       const chunks: Array<Buffer> = []
       request(

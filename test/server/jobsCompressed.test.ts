@@ -12,9 +12,9 @@ import { readdirSync, readFileSync } from "node:fs"
 import { type IncomingHttpHeaders, request } from "node:http"
 import { join } from "node:path"
 import { brotliCompressSync, gzipSync, zstdCompressSync } from "node:zlib"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { MAX_COMPRESSION_RATIO } from "../../src/jobs/uploadCoding.ts"
-import { call, copyConfig, type Daemon, makeKey, setSettings, startDaemon, waitForJob } from "./daemon.ts"
+import { call, type Daemon, makeKey, setSettings, sharedDaemon, waitForJob } from "./daemon.ts"
 
 const BULK_ASYNC = "/api/v1/validate/bulk-async"
 const LIMIT_BYTES = 4 * 1024 * 1024
@@ -121,20 +121,13 @@ const validations = async (daemon: Daemon, key: string) =>
   (await call(daemon, "GET", "/api/v1/offers/acme-student-discount/status", { key })).body.usage.validations as number
 
 describe("compressed job uploads", () => {
-  let daemon: Daemon
   let acme: string
-
-  beforeAll(async () => {
-    const dirs = copyConfig()
+  const daemon = sharedDaemon((dirs) => {
     setSettings(dirs, [
       [["limits", "jobMaxEmails"], 50_000],
       [["rateLimits", "jobs", "requests"], 1000]
     ])
     acme = makeKey(dirs, "acme", ["validate:bulk", "jobs:read", "offers:read"])
-    daemon = await startDaemon(dirs)
-  }, 60_000)
-  afterAll(async () => {
-    await daemon?.stop()
   })
 
   it("answers a CSV sent with Content-Encoding gzip, br or zstd (any case) with the rows of the same CSV sent plain", async () => {
@@ -327,21 +320,14 @@ describe("compressed job uploads", () => {
 })
 
 describe("compressed job uploads on a daemon with tight limits", () => {
-  let daemon: Daemon
   let key: string
-
-  beforeAll(async () => {
-    const dirs = copyConfig()
+  const daemon = sharedDaemon((dirs) => {
     setSettings(dirs, [
       [["limits", "jobUploadsPerKey"], 1],
       [["limits", "jobMaxBodyBytes"], LIMIT_BYTES],
       [["rateLimits", "jobs", "requests"], 1000]
     ])
     key = makeKey(dirs, "acme", ["validate:bulk", "jobs:read"])
-    daemon = await startDaemon(dirs)
-  }, 60_000)
-  afterAll(async () => {
-    await daemon?.stop()
   })
 
   it("starts the job threads while a compressed upload arrives, and holds it to the key's upload limit", async () => {

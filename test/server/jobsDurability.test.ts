@@ -8,7 +8,7 @@
 import { renameSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { call, copyConfig, makeKey, setSettings, startDaemon, waitForJob } from "./daemon.ts"
+import { call, copyConfig, makeKey, roomyBulkAndJobBudgets, setSettings, startDaemon, waitForJob } from "./daemon.ts"
 
 const batch = (size: number, tag: string) => Array.from({ length: size }, (_, i) => `${tag}${i}@ox.ac.uk`)
 const ndjson = (emails: ReadonlyArray<string>) => `${emails.map((email) => JSON.stringify(email)).join("\n")}\n`
@@ -19,6 +19,13 @@ const submitNdjson = (daemon: Parameters<typeof call>[0], key: string, emails: R
     rawBody: ndjson(emails),
     headers: { "content-type": "application/x-ndjson" }
   })
+
+/** Submits `emails` as a job: it is accepted (202) and completes. */
+const expectCompleted = async (daemon: Parameters<typeof call>[0], key: string, emails: ReadonlyArray<string>) => {
+  const accepted = await submitNdjson(daemon, key, emails)
+  expect(accepted.status).toBe(202)
+  expect((await waitForJob(daemon, key, accepted.body.jobId)).status).toBe("completed")
+}
 
 describe("jobs under pressure", () => {
   it("answers 503 with Retry-After when the queue is full, and cancels queued and running jobs", async () => {
@@ -49,9 +56,7 @@ describe("jobs under pressure", () => {
       // Cancelled between chunks, unless it had just finished.
       expect(["cancelled", "completed"]).toContain(stopped.status)
       if (stopped.status === "cancelled") expect(stopped.progress.processed).toBeLessThan(600_000)
-      const next = await submitNdjson(daemon, key, batch(10, "d"))
-      expect(next.status).toBe(202)
-      expect((await waitForJob(daemon, key, next.body.jobId)).status).toBe("completed")
+      await expectCompleted(daemon, key, batch(10, "d"))
     } finally {
       await daemon.stop()
     }
@@ -127,11 +132,7 @@ describe("jobs under pressure", () => {
 
   it("answers 503 with Retry-After, accepting nothing, when the data directory cannot take a batch", async () => {
     const dirs = copyConfig()
-    setSettings(dirs, [
-      [["rateLimits", "bulk", "requests"], 1000],
-      [["rateLimits", "jobs", "requests"], 1000],
-      [["rateLimits", "jobs", "requests"], 1000]
-    ])
+    setSettings(dirs, roomyBulkAndJobBudgets)
     const key = makeKey(dirs, "acme", ["validate:bulk", "jobs:read"])
     const daemon = await startDaemon(dirs)
     const jobs = join(dirs.dataDir, "jobs")
@@ -144,9 +145,7 @@ describe("jobs under pressure", () => {
       expect(refused.body.requestId).toBe(refused.headers.get("x-request-id"))
       rmSync(jobs)
       renameSync(`${jobs}.away`, jobs)
-      const accepted = await submitNdjson(daemon, key, batch(10, "f"))
-      expect(accepted.status).toBe(202)
-      expect((await waitForJob(daemon, key, accepted.body.jobId)).status).toBe("completed")
+      await expectCompleted(daemon, key, batch(10, "f"))
     } finally {
       await daemon.stop()
     }

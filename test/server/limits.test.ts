@@ -2,27 +2,21 @@
  * `limits.bulkMaxEmails` bounds bulk validation and batch offer processing,
  * and the served OpenAPI document says the bound in force, after a reload too.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { allScopes } from "../../src/domain/ApiKey.ts"
-import { call, copyConfig, type Daemon, makeKey, setSettings, startDaemon } from "./daemon.ts"
+import { call, makeKey, setSettings, sharedDaemon } from "./daemon.ts"
 
-let daemon: Daemon
 let key: string
 let dirs: { configDir: string; dataDir: string }
 
-beforeAll(async () => {
-  dirs = copyConfig()
+const daemon = sharedDaemon((copied) => {
+  dirs = copied
   key = makeKey(dirs, "acme", allScopes)
   setSettings(dirs, [
     [["limits", "bulkMaxEmails"], 3],
     [["rateLimits", "bulk"], { requests: 1000, windowSeconds: 60 }],
     [["rateLimits", "jobs"], { requests: 1000, windowSeconds: 60 }]
   ])
-  daemon = await startDaemon(dirs)
-}, 30_000)
-
-afterAll(async () => {
-  await daemon?.stop()
 })
 
 const emails = (count: number) => Array.from({ length: count }, (_, i) => `s${i}@ox.ac.uk`)

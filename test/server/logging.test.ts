@@ -10,23 +10,26 @@ import { rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { join } from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { allScopes } from "../../src/domain/ApiKey.ts"
-import { call, copyConfig, type Daemon, freePort, makeKey, setSettings, startDaemon, waitForLine } from "./daemon.ts"
+import {
+  call,
+  copyConfig,
+  type Daemon,
+  freePort,
+  makeKey,
+  setSettings,
+  sharedDaemon,
+  startDaemon,
+  waitForLine
+} from "./daemon.ts"
 
-let daemon: Daemon
 let key: string
 
-beforeAll(async () => {
-  const dirs = copyConfig()
+const daemon = sharedDaemon((dirs) => {
   // The callback receiver below listens on loopback, which callbacks reach only when allowed.
   setSettings(dirs, [[["jobs", "callbacks", "allowPrivateNetworks"], true]])
   key = makeKey(dirs, "acme", allScopes)
-  daemon = await startDaemon(dirs)
-}, 30_000)
-
-afterAll(async () => {
-  await daemon?.stop()
 })
 
 describe("request log lines", () => {

@@ -4,24 +4,17 @@ import { rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { join } from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { allScopes } from "../../src/domain/ApiKey.ts"
 import { VERSION } from "../../src/version.ts"
-import { call, copyConfig, type Daemon, makeKey, setSettings, startDaemon, waitForJob } from "./daemon.ts"
+import { call, makeKey, setSettings, sharedDaemon, waitForJob } from "./daemon.ts"
 
-let daemon: Daemon
 let key: string
 
-beforeAll(async () => {
-  const dirs = copyConfig()
+const daemon = sharedDaemon((dirs) => {
   key = makeKey(dirs, "acme", allScopes)
   // The callback receiver below listens on loopback, which callbacks reach only when allowed.
   setSettings(dirs, [[["jobs", "callbacks", "allowPrivateNetworks"], true]])
-  daemon = await startDaemon(dirs)
-}, 30_000)
-
-afterAll(async () => {
-  await daemon?.stop()
 })
 
 const scrape = async (): Promise<string> => {

@@ -8,19 +8,17 @@
 import { execFile } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { beforeAll, describe, expect, it } from "vitest"
 import { NotFound, PayloadTooLarge, PreconditionFailed, TooManyRequests } from "../../src/api/problems.ts"
 import { CampusgateClientError, createCampusgateClient } from "../../src/api/promiseClient.ts"
 import { allScopes } from "../../src/domain/ApiKey.ts"
-import { copyConfig, type Daemon, freePort, makeKey, setSettings, startDaemon } from "./daemon.ts"
+import { freePort, makeKey, setSettings, sharedDaemon } from "./daemon.ts"
 
-let daemon: Daemon
 let key: string
 let limitedKey: string
 let client: ReturnType<typeof createCampusgateClient>
 
-beforeAll(async () => {
-  const dirs = copyConfig()
+const daemon = sharedDaemon((dirs) => {
   setSettings(dirs, [
     [["server", "maxBodyBytes"], 4096],
     [["rateLimits", "jobs", "requests"], 1000],
@@ -29,13 +27,11 @@ beforeAll(async () => {
   ])
   key = makeKey(dirs, "acme", allScopes)
   limitedKey = makeKey(dirs, "acme", allScopes)
-  daemon = await startDaemon(dirs)
+})
+
+beforeAll(async () => {
   client = createCampusgateClient({ baseUrl: daemon.url, apiKey: key })
 }, 30_000)
-
-afterAll(async () => {
-  await daemon?.stop()
-})
 
 describe("the Promise client", () => {
   it("validates and rejects with the contract's problem classes", async () => {

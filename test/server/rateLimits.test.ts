@@ -1,13 +1,12 @@
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import * as Context from "effect/Context"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { apiEndpoints } from "../../src/api/Api.ts"
 import { rateLimitBucketOf } from "../../src/api/rateLimits.ts"
 import { allScopes } from "../../src/domain/ApiKey.ts"
-import { call, copyConfig, type Daemon, makeKey, startDaemon } from "./daemon.ts"
+import { call, makeKey, sharedDaemon } from "./daemon.ts"
 
-let daemon: Daemon
 const keyNames = ["bulk", "otherBulk", "validate", "mixed", "headers", "reload", "jobs", "refused"] as const
 const keys = {} as Record<(typeof keyNames)[number], string>
 
@@ -21,17 +20,11 @@ const withValidateLimit = (configDir: string, requests: number) => {
   writeFileSync(file, text)
 }
 
-beforeAll(async () => {
-  const dirs = copyConfig()
+const daemon = sharedDaemon((dirs) => {
   withValidateLimit(dirs.configDir, 5)
   for (const name of keyNames) {
     keys[name] = makeKey(dirs, "acme", allScopes)
   }
-  daemon = await startDaemon(dirs)
-}, 30_000)
-
-afterAll(async () => {
-  await daemon?.stop()
 })
 
 const bulk = (key: string) =>

@@ -4,24 +4,17 @@
  * whoever made the problem (a handler, the authorisation, the request
  * decoding, the rate limiter, the router, the fast path).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { allScopes } from "../../src/domain/ApiKey.ts"
-import { call, copyConfig, type Daemon, makeKey, setSettings, startDaemon } from "./daemon.ts"
+import { call, makeKey, setSettings, sharedDaemon } from "./daemon.ts"
 
-let daemon: Daemon
 let acme: string
 let offersOnly: string
 
-beforeAll(async () => {
-  const dirs = copyConfig()
+const daemon = sharedDaemon((dirs) => {
   acme = makeKey(dirs, "acme", allScopes)
   offersOnly = makeKey(dirs, "acme", ["offers:read"])
   setSettings(dirs, [[["rateLimits", "default"], { requests: 2, windowSeconds: 60 }]])
-  daemon = await startDaemon(dirs)
-}, 30_000)
-
-afterAll(async () => {
-  await daemon?.stop()
 })
 
 const single = { email: "jane@ox.ac.uk", targetGroupId: "uk-students" }

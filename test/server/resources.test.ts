@@ -1,24 +1,17 @@
 import { existsSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { allScopes } from "../../src/domain/ApiKey.ts"
-import { call, copyConfig, type Daemon, makeKey, startDaemon } from "./daemon.ts"
+import { call, copyConfig, makeKey, sharedDaemon, startDaemon } from "./daemon.ts"
 
-let daemon: Daemon
 let acme: string
 let acmeReadOnly: string
 let globex: string
 
-beforeAll(async () => {
-  const dirs = copyConfig()
+const daemon = sharedDaemon((dirs) => {
   acme = makeKey(dirs, "acme", allScopes)
   acmeReadOnly = makeKey(dirs, "acme", ["offers:read", "target-groups:read"])
   globex = makeKey(dirs, "globex", allScopes)
-  daemon = await startDaemon(dirs)
-}, 30_000)
-
-afterAll(async () => {
-  await daemon?.stop()
 })
 
 const offer = (id: string, fields: Record<string, unknown> = {}) => ({

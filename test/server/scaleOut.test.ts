@@ -7,7 +7,7 @@
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import { once } from "node:events"
-import { cpSync, mkdtempSync } from "node:fs"
+import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -23,7 +23,17 @@ import { Redis, redisStoreLayer } from "../../src/store/redis.ts"
 import { secretKey } from "../../src/store/redisSecret.ts"
 import { skippedForWantOfRedis } from "../redisTesting.ts"
 import { eligible } from "../stats/fixtures.ts"
-import { call, copyConfig, type Daemon, freePort, makeKey, setSettings, startDaemon, waitForLine } from "./daemon.ts"
+import {
+  call,
+  copyConfig,
+  type Daemon,
+  freePort,
+  makeKey,
+  setSettings,
+  startDaemonsSharing,
+  waitForLine,
+  within
+} from "./daemon.ts"
 
 const redisInstalled = spawnSync("redis-server", ["--version"]).status === 0
 const required = process.env.CAMPUSGATE_REQUIRE_REDIS === "1"
@@ -81,7 +91,6 @@ let daemons: Array<Daemon> = []
 let key = ""
 /** A key for the job: `key` spends its bulk budget in the first test. */
 let jobKey = ""
-let configDirs: Array<string> = []
 
 const validate = (daemon: Daemon, email: string, targetGroupId = "uk-students", apiKey = key) =>
   call(daemon, "POST", "/api/v1/validate/target-group", { key: apiKey, body: { email, targetGroupId } })
@@ -94,16 +103,6 @@ const createGroup = (daemon: Daemon, id: string) =>
     key,
     body: { id, name: id, team: "acme", criteria: { domains: { allow: [`${id}.samples.edu`] } } }
   })
-
-/** Polls `check` every 20 ms until it holds; answers how long it took (ms). */
-const within = async (check: () => Promise<boolean>, limitMs: number): Promise<number> => {
-  const started = performance.now()
-  for (;;) {
-    if (await check()) return performance.now() - started
-    if (performance.now() - started > limitMs) throw new Error(`not within ${limitMs} ms`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}
 
 suite("three daemons on one Redis", () => {
   beforeAll(async () => {
@@ -126,12 +125,7 @@ suite("three daemons on one Redis", () => {
       "target-groups:write"
     ])
     jobKey = makeKey(base, "acme", ["validate:bulk", "jobs:read"])
-    configDirs = [0, 1, 2].map((i) => {
-      const dir = join(base.configDir, "..", `config-${i}`)
-      cpSync(base.configDir, dir, { recursive: true })
-      return dir
-    })
-    daemons = await Promise.all(configDirs.map((configDir) => startDaemon({ configDir, dataDir: base.dataDir })))
+    daemons = await startDaemonsSharing(base, 3)
   }, 60_000)
 
   afterAll(async () => {
@@ -166,7 +160,7 @@ suite("three daemons on one Redis", () => {
   it("refuses a key revoked on one daemon on every daemon within a second", async () => {
     const created = await Effect.runPromise(
       Effect.scoped(
-        Effect.flatMap(makeRedisApiKeyStore(configDirs[0]!), (store) =>
+        Effect.flatMap(makeRedisApiKeyStore(daemons[0]!.configDir), (store) =>
           Keys.make(store).create({ team: "acme" as TeamId, scopes: ["validate:target-groups"] }, false)
         ).pipe(Effect.provide(redisStoreLayer({ url: redis.url, keyPrefix: prefix })))
       )
@@ -177,9 +171,13 @@ suite("three daemons on one Redis", () => {
         1000
       )
     }
-    const revoked = spawnSync(process.execPath, [main, "keys", "revoke", "--config", configDirs[0]!, created.id], {
-      encoding: "utf8"
-    })
+    const revoked = spawnSync(
+      process.execPath,
+      [main, "keys", "revoke", "--config", daemons[0]!.configDir, created.id],
+      {
+        encoding: "utf8"
+      }
+    )
     expect(revoked.status, revoked.stderr).toBe(0)
     for (const daemon of daemons) {
       const took = await within(

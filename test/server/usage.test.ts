@@ -7,18 +7,14 @@
 import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { call, copyConfig, makeKey, setSettings, startDaemon, waitForJob } from "./daemon.ts"
+import { call, copyConfig, makeKey, roomyBulkAndJobBudgets, setSettings, startDaemon, waitForJob } from "./daemon.ts"
 
 const offerId = "acme-student-discount"
 
 describe("offer usage statistics", () => {
   it("counts single, bulk, batch and job validations, and keeps them across a restart", async () => {
     const dirs = copyConfig()
-    setSettings(dirs, [
-      [["rateLimits", "bulk", "requests"], 1000],
-      [["rateLimits", "jobs", "requests"], 1000],
-      [["rateLimits", "jobs", "requests"], 1000]
-    ])
+    setSettings(dirs, roomyBulkAndJobBudgets)
     const key = makeKey(dirs, "acme", ["validate:offers", "validate:bulk", "offers:read", "jobs:read"])
     const daemon = await startDaemon(dirs)
     let verdicts: Array<boolean> = []

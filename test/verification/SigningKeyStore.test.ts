@@ -3,20 +3,13 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import { SIGNING_KEYS_FILE, SigningKeyStore } from "../../src/verification/SigningKeyStore.ts"
 import { activeKey, publishedKeys, rotate } from "../../src/verification/signing.ts"
-import { testRedisLayer, whenRedis } from "../redisTesting.ts"
+import { storeAdapters } from "../redisTesting.ts"
 
 const DAY = 86_400_000
 
-const adapters: ReadonlyArray<readonly [string, () => Layer.Layer<SigningKeyStore>]> = [
-  ["memory", () => SigningKeyStore.layerMemory],
-  ["files", () => SigningKeyStore.layerFiles(mkdtempSync(join(tmpdir(), "campusgate-keys-")))],
-  ...whenRedis("SigningKeyStore contract", [
-    ["redis", () => SigningKeyStore.layerRedis.pipe(Layer.provide(testRedisLayer()))] as const
-  ])
-]
+const adapters = storeAdapters("SigningKeyStore contract", SigningKeyStore, SigningKeyStore.layerRedis)
 
 describe.each(adapters)("SigningKeyStore contract (%s)", (_, layer) => {
   it.effect("starts empty; a rotation retires the signing key, which stays published until its tokens expire", () =>

@@ -10,7 +10,7 @@ import { messageBudgetKey, redemptionKey } from "../../src/domain/verificationLi
 import { Redis, redisStoreLayer } from "../../src/store/redis.ts"
 import { LimitExceeded, VerificationStore } from "../../src/verification/VerificationStore.ts"
 import { layerRedis as verificationStoreRedis } from "../../src/verification/verificationRedis.ts"
-import { describeRedis, testPrefix, testRedisLayer, testRedisUrl, whenRedis } from "../redisTesting.ts"
+import { describeRedis, storeAdapters, testPrefix, testRedisLayer, testRedisUrl } from "../redisTesting.ts"
 
 const record = (n: number, addressHash = "a".repeat(64)): VerificationRecord => ({
   id: `ver_${String(n).padStart(26, "0")}` as VerificationId,
@@ -38,13 +38,7 @@ const record = (n: number, addressHash = "a".repeat(64)): VerificationRecord => 
 
 const dataDir = () => mkdtempSync(join(tmpdir(), "campusgate-verifications-"))
 
-const adapters: ReadonlyArray<readonly [string, () => Layer.Layer<VerificationStore, unknown>]> = [
-  ["memory", () => VerificationStore.layerMemory],
-  ["files", () => VerificationStore.layerFiles(dataDir())],
-  ...whenRedis("VerificationStore contract", [
-    ["redis", () => verificationStoreRedis.pipe(Layer.provide(testRedisLayer()))] as const
-  ])
-]
+const adapters = storeAdapters("VerificationStore contract", VerificationStore, verificationStoreRedis)
 
 describe.each(adapters)("VerificationStore contract (%s)", (_, layer) => {
   it.effect("inserts, reads, replaces over the version read, finds by address, lists and removes", () =>
@@ -180,14 +174,18 @@ describe("the file adapter", () => {
   )
 })
 
+/** Opens the store as a daemon on Redis under `prefix` does (each call another daemon's), in the test's scope. */
+const openRedisStore = (prefix: string) =>
+  Effect.map(
+    Layer.build(verificationStoreRedis.pipe(Layer.provide(testRedisLayer(prefix)))),
+    Context.get(VerificationStore)
+  )
+
 describeRedis("the Redis adapter across daemons", () => {
   it.effect("two daemons' stores on one Redis decide a limit together: exactly the limit of 50 inserts at once", () =>
     Effect.gen(function* () {
       const prefix = testPrefix()
-      const open = Effect.map(
-        Layer.build(verificationStoreRedis.pipe(Layer.provide(testRedisLayer(prefix)))),
-        Context.get(VerificationStore)
-      )
+      const open = openRedisStore(prefix)
       const [one, two] = [yield* open, yield* open]
       const asked = (n: number) => ({ ...record(300 + n), messagesAt: [1_000 + n] })
       const limits = [{ key: messageBudgetKey(asked(0)), max: 5, since: 0 }]
@@ -208,10 +206,7 @@ describeRedis("the Redis adapter across daemons", () => {
   it.effect("lists the units of records stored before units were kept, when a daemon starts", () =>
     Effect.gen(function* () {
       const prefix = testPrefix()
-      const open = Effect.map(
-        Layer.build(verificationStoreRedis.pipe(Layer.provide(testRedisLayer(prefix)))),
-        Context.get(VerificationStore)
-      )
+      const open = openRedisStore(prefix)
       const first = yield* open
       const asked = (n: number) => ({ ...record(400 + n), messagesAt: [1_000 + n] })
       for (let n = 0; n < 3; n++) yield* first.insert(asked(n))

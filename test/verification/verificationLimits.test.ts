@@ -1,30 +1,13 @@
-/**
- * Proof of ownership's limits under concurrent requests, through the
- * service on every store kind: 50 requests at once pass exactly as many as
- * the limit allows, as requests one after another do. Each team spends a
- * budget of its own; the deployment-wide mailbox cap bounds them all and
- * tells no team what another did.
- */
-import { mkdtempSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import type { OfferInput } from "../../src/domain/Offer.ts"
 import { VerificationStore } from "../../src/verification/VerificationStore.ts"
 import { Verifications } from "../../src/verification/Verifications.ts"
 import { layerRedis as verificationStoreRedis } from "../../src/verification/verificationRedis.ts"
-import { testRedisLayer, whenRedis } from "../redisTesting.ts"
-import { codeIn, defaultOffers, harness } from "./verificationTesting.ts"
+import { storeAdapters } from "../redisTesting.ts"
+import { codeIn, defaultOffers, harness, withVerifications } from "./verificationTesting.ts"
 
-const storeKinds: ReadonlyArray<readonly [string, () => Layer.Layer<VerificationStore, unknown>]> = [
-  ["memory", () => VerificationStore.layerMemory],
-  ["files", () => VerificationStore.layerFiles(mkdtempSync(join(tmpdir(), "campusgate-limits-")))],
-  ...whenRedis("verification limits under concurrency", [
-    ["redis", () => verificationStoreRedis.pipe(Layer.provide(testRedisLayer()))] as const
-  ])
-]
+const storeKinds = storeAdapters("verification limits under concurrency", VerificationStore, verificationStoreRedis)
 
 const offers: Array<OfferInput> = [
   ...defaultOffers,
@@ -54,7 +37,7 @@ const offers: Array<OfferInput> = [
   }
 ]
 
-/** The tags of the outcomes of `effects` run all at once: "started" or the refusal's reason. */
+/** The tags of the outcomes of `effects` run all at once: "passed" or the refusal's reason, counted. */
 const outcomesAtOnce = <A>(effects: ReadonlyArray<Effect.Effect<A, { readonly reason: { readonly _tag: string } }>>) =>
   Effect.map(
     Effect.all(
@@ -70,50 +53,58 @@ const outcomesAtOnce = <A>(effects: ReadonlyArray<Effect.Effect<A, { readonly re
     }
   )
 
+/** `outcomesAtOnce` of 50 requests, the `i`th made by `request(i)`. */
+const fiftyAtOnce = <A>(request: (i: number) => Effect.Effect<A, { readonly reason: { readonly _tag: string } }>) =>
+  outcomesAtOnce(Array.from({ length: 50 }, (_, i) => request(i)))
+
 describe.each(storeKinds)("verification limits under concurrent requests (%s)", (_, storeLayer) => {
-  it.live("50 starts at once for one address pass the offer's 5 messages an hour, no more", () => {
-    const { layer } = harness({ offers, storeLayer: storeLayer() })
-    return Effect.gen(function* () {
-      const verifications = yield* Verifications
-      const counts = yield* outcomesAtOnce(
-        Array.from({ length: 50 }, (_, i) =>
-          verifications.start("acme", { email: `jane+${i}@ox.ac.uk`, offerId: "spring" })
-        )
-      )
-      expect(counts).toEqual({ passed: 5, TooManyMessages: 45 })
-    }).pipe(Effect.provide(layer))
-  })
+  it.live("50 starts at once for one address pass the offer's 5 messages an hour, no more", () =>
+    withVerifications(
+      (verifications) =>
+        Effect.gen(function* () {
+          const counts = yield* fiftyAtOnce((i) =>
+            verifications.start("acme", { email: `jane+${i}@ox.ac.uk`, offerId: "spring" })
+          )
+          expect(counts).toEqual({ passed: 5, TooManyMessages: 45 })
+        }),
+      { offers, storeLayer: storeLayer() }
+    )
+  )
 
-  it.live("each team spends its own budget: acme's five messages leave globex's offer its own", () => {
-    const { layer } = harness({ offers, storeLayer: storeLayer() })
-    return Effect.gen(function* () {
-      const verifications = yield* Verifications
-      for (let i = 0; i < 5; i++) yield* verifications.start("acme", { email: "jane@ox.ac.uk", offerId: "spring" })
-      const refused = yield* Effect.flip(verifications.start("acme", { email: "jane@ox.ac.uk", offerId: "spring" }))
-      expect(refused.reason).toMatchObject({ _tag: "TooManyMessages", limit: 5 })
-      const globex = yield* verifications.start("globex", { email: "jane@ox.ac.uk", offerId: "globex" })
-      expect("started" in globex).toBe(true)
-    }).pipe(Effect.provide(layer))
-  })
+  it.live("each team spends its own budget: acme's five messages leave globex's offer its own", () =>
+    withVerifications(
+      (verifications) =>
+        Effect.gen(function* () {
+          for (let i = 0; i < 5; i++) yield* verifications.start("acme", { email: "jane@ox.ac.uk", offerId: "spring" })
+          const refused = yield* Effect.flip(verifications.start("acme", { email: "jane@ox.ac.uk", offerId: "spring" }))
+          expect(refused.reason).toMatchObject({ _tag: "TooManyMessages", limit: 5 })
+          const globex = yield* verifications.start("globex", { email: "jane@ox.ac.uk", offerId: "globex" })
+          expect("started" in globex).toBe(true)
+        }),
+      { offers, storeLayer: storeLayer() }
+    )
+  )
 
-  it.live("the deployment's mailbox cap bounds every team's offers together, and says nothing of the others", () => {
-    const { layer } = harness({ offers, storeLayer: storeLayer() })
-    return Effect.gen(function* () {
-      const verifications = yield* Verifications
-      const counts = yield* outcomesAtOnce(
-        Array.from({ length: 50 }, (_, i) =>
-          i % 2 === 0
-            ? verifications.start("acme", { email: "jane@ox.ac.uk", offerId: "open" })
-            : verifications.start("globex", { email: "jane@ox.ac.uk", offerId: "globex-open" })
-        )
-      )
-      expect(counts).toEqual({ passed: 10, MailboxLimitReached: 40 })
-      const refused = yield* Effect.flip(verifications.start("globex", { email: "jane@ox.ac.uk", offerId: "globex" }))
-      // The whole window, whoever sent what when.
-      expect(refused.reason).toMatchObject({ _tag: "MailboxLimitReached", retryAfterSeconds: 3600 })
-      expect(refused.message).not.toMatch(/\b10\b|acme|globex/)
-    }).pipe(Effect.provide(layer))
-  })
+  it.live("the deployment's mailbox cap bounds every team's offers together, and says nothing of the others", () =>
+    withVerifications(
+      (verifications) =>
+        Effect.gen(function* () {
+          const counts = yield* fiftyAtOnce((i) =>
+            i % 2 === 0
+              ? verifications.start("acme", { email: "jane@ox.ac.uk", offerId: "open" })
+              : verifications.start("globex", { email: "jane@ox.ac.uk", offerId: "globex-open" })
+          )
+          expect(counts).toEqual({ passed: 10, MailboxLimitReached: 40 })
+          const refused = yield* Effect.flip(
+            verifications.start("globex", { email: "jane@ox.ac.uk", offerId: "globex" })
+          )
+          // The whole window, whoever sent what when.
+          expect(refused.reason).toMatchObject({ _tag: "MailboxLimitReached", retryAfterSeconds: 3600 })
+          expect(refused.message).not.toMatch(/\b10\b|acme|globex/)
+        }),
+      { offers, storeLayer: storeLayer() }
+    )
+  )
 
   it.live("50 confirmations at once of one person's verifications redeem the offer once", () => {
     const { layer, mail } = harness({

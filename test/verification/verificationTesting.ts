@@ -57,6 +57,9 @@ export interface Harness {
   readonly keys: SigningKeyStore["Service"]
 }
 
+/** What a harness is built with (every part optional). */
+export type HarnessOptions = NonNullable<Parameters<typeof harness>[0]>
+
 /** A fresh service; pass `store`, `keys` and `mail` of an earlier harness to "restart" over the same state. */
 export const harness = (
   options: {
@@ -107,6 +110,23 @@ export const harness = (
     Layer.provideMerge(base)
   )
   return { layer, mail, store, keys }
+}
+
+/**
+ * `body` run with the service of a fresh harness built with `options`; it is
+ * handed the harness too, for its mail and store.
+ */
+export const withVerifications = <A, E>(
+  body: (
+    verifications: Verifications["Service"],
+    fresh: Harness
+  ) => Effect.Effect<A, E, Verifications | UsageStatistics>,
+  options: HarnessOptions = {}
+): Effect.Effect<A, unknown> => {
+  const fresh = harness(options)
+  return Effect.flatMap(Effect.service(Verifications), (verifications) => body(verifications, fresh)).pipe(
+    Effect.provide(fresh.layer)
+  )
 }
 
 /** Lets background fibers (the send queue) run until `done` holds (at most a few thousand turns). */

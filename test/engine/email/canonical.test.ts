@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest"
 import { canonicalAddress } from "../../../src/engine/email/canonical.ts"
 import { type EmailSyntaxOptions, parseEmail } from "../../../src/engine/email/parseEmail.ts"
+import { itAnswers } from "../../support/tables.ts"
 
 const canonical = (input: string, options?: EmailSyntaxOptions): string => {
   const result = parseEmail(input, options)
@@ -13,11 +14,11 @@ describe("canonicalAddress", () => {
     expect(canonical("John.Doe@Samples.COM")).toBe("john.doe@samples.com")
   })
 
-  it("removes a +tag", () => {
-    expect(canonical("john+newsletter@samples.com")).toBe("john@samples.com")
-    expect(canonical("john+a+b@samples.com")).toBe("john@samples.com")
-    expect(canonical("john+@samples.com")).toBe("john@samples.com")
-  })
+  itAnswers("removes a +tag: %j → %j", canonical, [
+    ["john+newsletter@samples.com", "john@samples.com"],
+    ["john+a+b@samples.com", "john@samples.com"],
+    ["john+@samples.com", "john@samples.com"]
+  ])
 
   it("keeps a local part that starts with +, which would otherwise become empty", () => {
     expect(canonical("+john@samples.com")).toBe("+john@samples.com")

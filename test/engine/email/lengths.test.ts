@@ -1,10 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { type EmailFormatReason, parseEmail } from "../../../src/engine/email/parseEmail.ts"
-
-const reasonOf = (input: string): EmailFormatReason | "OK" => {
-  const result = parseEmail(input)
-  return result.ok ? "OK" : result.reason
-}
+import { parseEmail } from "../../../src/engine/email/parseEmail.ts"
+import { reasonOf } from "./emailTesting.ts"
 
 /** `count` labels of `size` letters joined by dots, e.g. labels(2, 3) = "aaa.aaa". */
 const labels = (count: number, size: number): string => Array.from({ length: count }, () => "a".repeat(size)).join(".")

@@ -1,22 +1,7 @@
 import { describe, expect, it } from "vitest"
-import {
-  EMAIL_FORMAT_REASONS,
-  type EmailFormatReason,
-  type EmailSyntaxOptions,
-  type ParsedEmail,
-  parseEmail
-} from "../../../src/engine/email/parseEmail.ts"
-
-const valid = (input: string, options?: EmailSyntaxOptions): ParsedEmail => {
-  const result = parseEmail(input, options)
-  if (!result.ok) throw new Error(`expected ${JSON.stringify(input)} to be valid, got ${result.reason}`)
-  return result.email
-}
-
-const reasonOf = (input: string, options?: EmailSyntaxOptions): EmailFormatReason | "OK" => {
-  const result = parseEmail(input, options)
-  return result.ok ? "OK" : result.reason
-}
+import { EMAIL_FORMAT_REASONS, type EmailSyntaxOptions, parseEmail } from "../../../src/engine/email/parseEmail.ts"
+import { itAnswers, itAnswersAlike } from "../../support/tables.ts"
+import { reasonOf, valid } from "./emailTesting.ts"
 
 describe("parseEmail: plain addresses", () => {
   it.each([
@@ -59,7 +44,7 @@ describe("parseEmail: plain addresses", () => {
 })
 
 describe("parseEmail: structure", () => {
-  it.each<[string, EmailFormatReason]>([
+  itAnswers("%j → %s", reasonOf, [
     ["", "EMPTY"],
     ["   ", "EMPTY"],
     ["\t\r\n", "EMPTY"],
@@ -72,9 +57,7 @@ describe("parseEmail: structure", () => {
     ["a@b@samples.com", "INVALID_LOCAL_PART"],
     ["a@samples.com@samples.com", "INVALID_LOCAL_PART"],
     ["a\\@b@samples.com", "INVALID_LOCAL_PART"]
-  ])("%j → %s", (input, reason) => {
-    expect(reasonOf(input)).toBe(reason)
-  })
+  ])
 
   it("treats non-strings as EMPTY instead of throwing", () => {
     for (const input of [undefined, null, 42, {}, [], Symbol("x"), () => "a@b.com"]) {
@@ -91,7 +74,7 @@ describe("parseEmail: structure", () => {
 })
 
 describe("parseEmail: white space is never trimmed", () => {
-  it.each([
+  itAnswersAlike("%j → LEADING_OR_TRAILING_WHITESPACE", reasonOf, "LEADING_OR_TRAILING_WHITESPACE", [
     " a@samples.com",
     "a@samples.com ",
     "\ta@samples.com",
@@ -103,11 +86,9 @@ describe("parseEmail: white space is never trimmed", () => {
     "a@samples.com\u3000",
     "\ufeffa@samples.com",
     "a@samples.com\u200b"
-  ])("%j → LEADING_OR_TRAILING_WHITESPACE", (input) => {
-    expect(reasonOf(input)).toBe("LEADING_OR_TRAILING_WHITESPACE")
-  })
+  ])
 
-  it.each<[string, EmailFormatReason]>([
+  itAnswers("inner white space or folding: %j → %s", reasonOf, [
     ["john doe@samples.com", "INVALID_LOCAL_PART"],
     ["john . doe@samples.com", "INVALID_LOCAL_PART"],
     ["john @samples.com", "INVALID_LOCAL_PART"],
@@ -118,13 +99,11 @@ describe("parseEmail: white space is never trimmed", () => {
     ["john\tdoe@samples.com", "CONTROL_CHARACTER"],
     ["john\u00a0doe@samples.com", "INVALID_LOCAL_PART"],
     ["john@exa\u00a0mple.com", "INVALID_DOMAIN"]
-  ])("inner white space or folding: %j → %s", (input, reason) => {
-    expect(reasonOf(input)).toBe(reason)
-  })
+  ])
 })
 
 describe("parseEmail: dots", () => {
-  it.each<[string, EmailFormatReason]>([
+  itAnswers("%j → %s", reasonOf, [
     [".john@samples.com", "DOT_PLACEMENT"],
     ["john.@samples.com", "DOT_PLACEMENT"],
     ["jo..hn@samples.com", "DOT_PLACEMENT"],
@@ -133,13 +112,11 @@ describe("parseEmail: dots", () => {
     ["john@samples.com.", "DOT_PLACEMENT"],
     ["john@.", "DOT_PLACEMENT"],
     ["john@..", "DOT_PLACEMENT"]
-  ])("%j → %s", (input, reason) => {
-    expect(reasonOf(input)).toBe(reason)
-  })
+  ])
 })
 
 describe("parseEmail: characters", () => {
-  it.each<[string, EmailFormatReason]>([
+  itAnswers("%j → %s", reasonOf, [
     ["a,b@samples.com", "INVALID_LOCAL_PART"],
     ["a:b@samples.com", "INVALID_LOCAL_PART"],
     ["a;b@samples.com", "INVALID_LOCAL_PART"],
@@ -158,11 +135,9 @@ describe("parseEmail: characters", () => {
     ["a@example-.com", "INVALID_DOMAIN_LABEL"],
     ["a@samples.com-", "INVALID_DOMAIN_LABEL"],
     ["a@example.-com", "INVALID_DOMAIN_LABEL"]
-  ])("%j → %s", (input, reason) => {
-    expect(reasonOf(input)).toBe(reason)
-  })
+  ])
 
-  it.each([
+  itAnswersAlike("%j → CONTROL_CHARACTER", reasonOf, "CONTROL_CHARACTER", [
     "\u0000a@samples.com",
     "a\u0000@samples.com",
     "a\u0007b@samples.com",
@@ -172,13 +147,11 @@ describe("parseEmail: characters", () => {
     "a\u0085b@samples.com",
     "a\u009fb@samples.com",
     "a@exa\u0085mple.de"
-  ])("%j → CONTROL_CHARACTER", (input) => {
-    expect(reasonOf(input)).toBe("CONTROL_CHARACTER")
-  })
+  ])
 })
 
 describe("parseEmail: comments", () => {
-  it.each([
+  itAnswersAlike("%j → COMMENTS_NOT_ALLOWED", reasonOf, "COMMENTS_NOT_ALLOWED", [
     "(comment)john@samples.com",
     "john(comment)@samples.com",
     "jo(comment)hn@samples.com",
@@ -189,22 +162,18 @@ describe("parseEmail: comments", () => {
     "((nested)comment)john@samples.com",
     "(unclosed john@samples.com",
     "john@samples.com(\\"
-  ])("%j → COMMENTS_NOT_ALLOWED", (input) => {
-    expect(reasonOf(input)).toBe("COMMENTS_NOT_ALLOWED")
-  })
+  ])
 })
 
 describe("parseEmail: domain shape", () => {
-  it.each<[string, EmailFormatReason]>([
+  itAnswers("%j → %s", reasonOf, [
     ["john@localhost", "DOMAIN_NEEDS_DOT"],
     ["john@io", "DOMAIN_NEEDS_DOT"],
     ["john@xn--unup4y", "DOMAIN_NEEDS_DOT"],
     ["john@example.123", "NUMERIC_TLD"],
     ["john@1.2.3.4", "NUMERIC_TLD"],
     ["john@255.255.255.255", "NUMERIC_TLD"]
-  ])("%j → %s", (input, reason) => {
-    expect(reasonOf(input)).toBe(reason)
-  })
+  ])
 
   it("accepts numeric labels other than the last and a top-level label with inner digits, not at its ends", () => {
     expect(valid("john@123.456.samples").domain).toBe("123.456.samples")
@@ -215,7 +184,7 @@ describe("parseEmail: domain shape", () => {
 })
 
 describe("parseEmail: quoted local parts and IP literals are off by default", () => {
-  it.each<[string, EmailFormatReason]>([
+  itAnswers("%j → %s", reasonOf, [
     ['"john"@samples.com', "QUOTED_LOCAL_PART_NOT_ALLOWED"],
     ['"john doe"@samples.com', "QUOTED_LOCAL_PART_NOT_ALLOWED"],
     ['""@samples.com', "QUOTED_LOCAL_PART_NOT_ALLOWED"],
@@ -224,9 +193,7 @@ describe("parseEmail: quoted local parts and IP literals are off by default", ()
     ["john@[192.0.2.1]", "IP_LITERAL_NOT_ALLOWED"],
     ["john@[IPv6:2001:db8::1]", "IP_LITERAL_NOT_ALLOWED"],
     ["john@[not a literal", "IP_LITERAL_NOT_ALLOWED"]
-  ])("%j → %s", (input, reason) => {
-    expect(reasonOf(input)).toBe(reason)
-  })
+  ])
 })
 
 describe("parseEmail: messages", () => {

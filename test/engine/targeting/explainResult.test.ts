@@ -4,6 +4,7 @@
  * the institution found whatever the group asks.
  */
 import { describe, expect, it } from "vitest"
+import { ExplainedCriterion } from "../../../src/domain/Explanation.ts"
 import { InvalidConfiguration } from "../../../src/domain/errors.ts"
 import type { TargetGroupInput } from "../../../src/domain/TargetGroup.ts"
 import { makeEngine } from "../../../src/engine/makeEngine.ts"
@@ -30,14 +31,7 @@ describe("explainResult", () => {
       { institutions: { countries: ["US"], types: ["university"] }, domains: { deny: ["blocked.samples.edu"] } },
       "jane@mit.edu"
     )
-    expect(explanation.criteria.map((entry) => entry.criterion)).toEqual([
-      "format",
-      "domain",
-      "geography",
-      "organisationType",
-      "customList",
-      "emailPolicy"
-    ])
+    expect(explanation.criteria.map((entry) => entry.criterion)).toEqual(ExplainedCriterion.literals)
     expect(outcomes(byCriterion)).toEqual({
       format: "pass",
       domain: "pass",
