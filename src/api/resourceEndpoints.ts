@@ -6,6 +6,7 @@
  * OpenAPI document. A group adds them, in the order the document lists
  * them, among its own endpoints.
  */
+import * as Context from "effect/Context"
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
 import * as OpenApi from "effect/http-api/OpenApi"
@@ -18,8 +19,8 @@ import {
   IfMatchHeaders,
   Page,
   patchPayload,
-  resourceCreateErrors,
   readErrors,
+  resourceCreateErrors,
   resourceWriteErrors,
   Versioned
 } from "./resources.ts"
@@ -66,6 +67,10 @@ export interface ResourceDeclaration<
 const withExample = <S extends Schema.Top>(schema: S, example: S["Encoded"] | undefined): S =>
   example === undefined ? schema : (schema.pipe(Schema.annotateEncoded({ examples: [example] })) as S)
 
+/** An endpoint's scope and its words in the OpenAPI document. */
+const described = (scope: Scope, words: EndpointWords) =>
+  Context.merge(Context.make(RequiredScope, scope), OpenApi.annotations(words))
+
 /** The create, list, get, update and delete endpoints of a resource group. */
 export const resourceEndpoints = <
   const Path extends `/${string}`,
@@ -86,38 +91,29 @@ export const resourceEndpoints = <
       error: resourceCreateErrors
     })
       .middleware(Idempotency)
-      .annotate(RequiredScope, scopes.write)
-      .annotateMerge(OpenApi.annotations(words.create)),
+      .annotateMerge(described(scopes.write, words.create)),
     list: HttpApiEndpoint.get("list", path, {
       query: declared.listQuery,
       success: Page(resource, declared.pageIdentifier),
       error: readErrors
-    })
-      .annotate(RequiredScope, scopes.read)
-      .annotateMerge(OpenApi.annotations(words.list)),
+    }).annotateMerge(described(scopes.read, words.list)),
     get: HttpApiEndpoint.get("get", itemPath, {
       params: declared.idParam,
       success: Versioned(resource),
       error: readErrors
-    })
-      .annotate(RequiredScope, scopes.read)
-      .annotateMerge(OpenApi.annotations(words.get)),
+    }).annotateMerge(described(scopes.read, words.get)),
     update: HttpApiEndpoint.patch("update", itemPath, {
       params: declared.idParam,
       headers: IfMatchHeaders,
       payload: patchPayload(declared.updateRequest),
       success: Versioned(withExample(resource, declared.updatedExample)),
       error: resourceWriteErrors
-    })
-      .annotate(RequiredScope, scopes.write)
-      .annotateMerge(OpenApi.annotations(words.update)),
+    }).annotateMerge(described(scopes.write, words.update)),
     delete: HttpApiEndpoint.delete("delete", itemPath, {
       params: declared.idParam,
       headers: IfMatchHeaders,
       success: HttpApiSchema.NoContent,
       error: resourceWriteErrors
-    })
-      .annotate(RequiredScope, scopes.write)
-      .annotateMerge(OpenApi.annotations(words.delete))
+    }).annotateMerge(described(scopes.write, words.delete))
   }
 }

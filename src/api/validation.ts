@@ -15,8 +15,8 @@ import { Explanation } from "../domain/Explanation.ts"
 import { ResultRow } from "../domain/ResultRow.ts"
 import { OfferValidationResult, ValidationResult } from "../domain/ValidationResult.ts"
 import { Authorization, RequiredScope } from "./Authorization.ts"
-import { readErrors } from "./resources.ts"
 import { RateLimitBucket } from "./rateLimits.ts"
+import { readErrors } from "./resources.ts"
 
 /**
  * The default of `limits.bulkMaxEmails`: at most this many emails in one
