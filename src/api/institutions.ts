@@ -13,8 +13,7 @@ import { CountryCode } from "../domain/Country.ts"
 import { Institution, InstitutionType } from "../domain/Institution.ts"
 import { InstitutionMatch } from "../domain/InstitutionMatch.ts"
 import { Authorization } from "./Authorization.ts"
-import { BadRequest, NotFound, ServiceUnavailable, TooManyRequests } from "./problems.ts"
-import { Page, pageQueryFields } from "./resources.ts"
+import { Page, pageQueryFields, readErrors } from "./resources.ts"
 
 export const INSTITUTION_QUERY_MAX = 200
 
@@ -26,8 +25,6 @@ export const InstitutionSearchQuery = Schema.Struct({
   ...pageQueryFields(100)
 })
 export type InstitutionSearchQuery = typeof InstitutionSearchQuery.Type
-
-const readErrors = [BadRequest, NotFound, TooManyRequests, ServiceUnavailable] as const
 
 export class InstitutionsApi extends HttpApiGroup.make("institutions")
   .add(

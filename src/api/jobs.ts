@@ -15,17 +15,9 @@ import * as Schema from "effect/Schema"
 import { CallbackUrl, JobLinks, JobStatus, JobView } from "../domain/Job.ts"
 import { ResultRow } from "../domain/ResultRow.ts"
 import { Authorization, RequiredScope } from "./Authorization.ts"
-import {
-  BadRequest,
-  Conflict,
-  NotFound,
-  PayloadTooLarge,
-  ServiceUnavailable,
-  TooManyRequests,
-  UnsupportedMediaType
-} from "./problems.ts"
+import { Conflict, PayloadTooLarge, UnsupportedMediaType } from "./problems.ts"
 import { RateLimitBucket } from "./rateLimits.ts"
-import { PageQuery, pageQueryFields } from "./resources.ts"
+import { PageQuery, pageQueryFields, readErrors } from "./resources.ts"
 
 /** A gzip file uploaded as it is: its content is NDJSON, CSV or a JSON document (`format`, else detected). */
 export const JOB_GZIP_TYPES = ["application/gzip", "application/x-gzip"] as const
@@ -178,7 +170,6 @@ export const JobDeleted = Schema.Struct({
   deleted: Schema.Boolean
 }).annotate({ identifier: "JobDeleted" })
 
-const readErrors = [BadRequest, NotFound, TooManyRequests, ServiceUnavailable] as const
 const readScopes = ["jobs:read", "validate:bulk"] as const
 
 export class JobsApi extends HttpApiGroup.make("jobs")

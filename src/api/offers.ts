@@ -10,7 +10,6 @@
  */
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
-import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
 import * as OpenApi from "effect/http-api/OpenApi"
 import * as Schema from "effect/Schema"
 import { Count } from "../domain/Count.ts"
@@ -21,19 +20,8 @@ import { OfferValidationResult } from "../domain/ValidationResult.ts"
 import { Authorization, RequiredScope } from "./Authorization.ts"
 import { Idempotency, IdempotencyHeaders } from "./idempotency.ts"
 import { RateLimitBucket } from "./rateLimits.ts"
-import {
-  Created,
-  IfMatchHeaders,
-  NestedPatch,
-  Page,
-  PageQuery,
-  patchPayload,
-  ResourceSource,
-  resourceCreateErrors,
-  resourceReadErrors,
-  resourceWriteErrors,
-  Versioned
-} from "./resources.ts"
+import { idParam, resourceEndpoints } from "./resourceEndpoints.ts"
+import { NestedPatch, PageQuery, ResourceSource, readErrors } from "./resources.ts"
 import { BULK_MAX_EMAILS } from "./validation.ts"
 
 /** An offer as the API answers it: the YAML fields plus the server-set status at this moment and its source. */
@@ -110,6 +98,9 @@ export const UpdateOfferRequest = Schema.Struct({
   })
 )
 export type UpdateOfferRequest = typeof UpdateOfferRequest.Type
+
+// The docs page's snippets read, change and delete the offer its create example makes (those of the config are read-only).
+const IdParam = idParam("acme-spring-sale")
 
 /** An offer as answered: `acme-spring-sale` as created, and once published (`scheduled` until its window opens). */
 const createdExample: typeof OfferResource.Encoded = {
@@ -195,54 +186,51 @@ export const BulkProcessResponse = Schema.Struct({
 }).annotate({ identifier: "OfferBatchResult" })
 export type BulkProcessResponse = typeof BulkProcessResponse.Type
 
-// The docs page's snippets read, change and delete the offer its create example makes (those of the config are read-only).
-const IdParam = { id: Schema.String.annotate({ examples: ["acme-spring-sale"] }) }
-const readErrors = resourceReadErrors
-const writeErrors = resourceWriteErrors
+const offerEndpoints = resourceEndpoints({
+  path: "/offers",
+  scopes: { read: "offers:read", write: "offers:write" },
+  resource: OfferResource,
+  pageIdentifier: "OfferPage",
+  createRequest: CreateOfferRequest,
+  updateRequest: UpdateOfferRequest,
+  listQuery: ListOffersQuery,
+  idParam: IdParam,
+  createdExample,
+  updatedExample: publishedExample,
+  words: {
+    create: {
+      summary: "Create an offer of the caller's team",
+      description:
+        "The body is an offer as in the config YAML (what GET returns is accepted back). It is stored in the data directory and serves at once: 201 with `Location` and `ETag`. An id that exists already is 409, as is one more offer than `limits.resourcesPerTeam` allows."
+    },
+    list: {
+      summary: "List the caller's team's offers, ordered by id",
+      description:
+        "Offers from the config directory and those made through the API (`source`), `limit` at a time (default 50, at most 100); pass `nextCursor` as `cursor` for the next page. `status` keeps only offers with that effective status."
+    },
+    get: {
+      summary: "Read an offer",
+      description:
+        "The offer as in the config YAML, with its effective status now and where it is defined. `ETag` is its version, for `If-Match` on a change."
+    },
+    update: {
+      summary: "Change an offer (JSON merge patch)",
+      description:
+        "The body is a JSON merge patch (RFC 7396; `application/merge-patch+json` or `application/json`): the fields given replace the offer's, `null` removes an optional one. The changed offer is checked as a new one would be; `id` and `team` cannot change. A status change follows the lifecycle: publish (draft → active), pause (active → paused), resume (paused → active) or archive (any → archived; final); another move is 409. With `If-Match`, a change to an offer that has changed since is 412. Offers defined in the config directory are changed in git, not here (409)."
+    },
+    delete: {
+      summary: "Delete an offer",
+      description:
+        "Removes an offer made through the API: 204, and validations against it answer 404 from then on (its usage statistics are kept). With `If-Match`, deleting an offer that has changed since is 412. Offers defined in the config directory are removed in git, not here (409)."
+    }
+  }
+})
 
 export class OffersApi extends HttpApiGroup.make("offers")
   .add(
-    HttpApiEndpoint.post("create", "/offers", {
-      headers: IdempotencyHeaders,
-      payload: CreateOfferRequest,
-      success: Created(OfferResource.pipe(Schema.annotateEncoded({ examples: [createdExample] }))),
-      error: resourceCreateErrors
-    })
-      .middleware(Idempotency)
-      .annotate(RequiredScope, "offers:write")
-      .annotateMerge(
-        OpenApi.annotations({
-          summary: "Create an offer of the caller's team",
-          description:
-            "The body is an offer as in the config YAML (what GET returns is accepted back). It is stored in the data directory and serves at once: 201 with `Location` and `ETag`. An id that exists already is 409, as is one more offer than `limits.resourcesPerTeam` allows."
-        })
-      ),
-    HttpApiEndpoint.get("list", "/offers", {
-      query: ListOffersQuery,
-      success: Page(OfferResource, "OfferPage"),
-      error: readErrors
-    })
-      .annotate(RequiredScope, "offers:read")
-      .annotateMerge(
-        OpenApi.annotations({
-          summary: "List the caller's team's offers, ordered by id",
-          description:
-            "Offers from the config directory and those made through the API (`source`), `limit` at a time (default 50, at most 100); pass `nextCursor` as `cursor` for the next page. `status` keeps only offers with that effective status."
-        })
-      ),
-    HttpApiEndpoint.get("get", "/offers/:id", {
-      params: IdParam,
-      success: Versioned(OfferResource),
-      error: readErrors
-    })
-      .annotate(RequiredScope, "offers:read")
-      .annotateMerge(
-        OpenApi.annotations({
-          summary: "Read an offer",
-          description:
-            "The offer as in the config YAML, with its effective status now and where it is defined. `ETag` is its version, for `If-Match` on a change."
-        })
-      ),
+    offerEndpoints.create,
+    offerEndpoints.list,
+    offerEndpoints.get,
     HttpApiEndpoint.get("status", "/offers/:id/status", {
       params: IdParam,
       query: OfferStatusQuery,
@@ -257,35 +245,8 @@ export class OffersApi extends HttpApiGroup.make("offers")
             "The effective status (`scheduled` and `expired` come from the window) with a plain-English reason, the window, and usage: validations, eligible and ineligible by reason, unique people (estimated, no address stored), by day, and the verification funnel (started, sent, verified). `daily` holds the days with validations; with `days` (e.g. 7, 30 or 90) it holds exactly the last `days` UTC days up to today, zeros included, ready to chart."
         })
       ),
-    HttpApiEndpoint.patch("update", "/offers/:id", {
-      params: IdParam,
-      headers: IfMatchHeaders,
-      payload: patchPayload(UpdateOfferRequest),
-      success: Versioned(OfferResource.pipe(Schema.annotateEncoded({ examples: [publishedExample] }))),
-      error: writeErrors
-    })
-      .annotate(RequiredScope, "offers:write")
-      .annotateMerge(
-        OpenApi.annotations({
-          summary: "Change an offer (JSON merge patch)",
-          description:
-            "The body is a JSON merge patch (RFC 7396; `application/merge-patch+json` or `application/json`): the fields given replace the offer's, `null` removes an optional one. The changed offer is checked as a new one would be; `id` and `team` cannot change. A status change follows the lifecycle: publish (draft → active), pause (active → paused), resume (paused → active) or archive (any → archived; final); another move is 409. With `If-Match`, a change to an offer that has changed since is 412. Offers defined in the config directory are changed in git, not here (409)."
-        })
-      ),
-    HttpApiEndpoint.delete("delete", "/offers/:id", {
-      params: IdParam,
-      headers: IfMatchHeaders,
-      success: HttpApiSchema.NoContent,
-      error: writeErrors
-    })
-      .annotate(RequiredScope, "offers:write")
-      .annotateMerge(
-        OpenApi.annotations({
-          summary: "Delete an offer",
-          description:
-            "Removes an offer made through the API: 204, and validations against it answer 404 from then on (its usage statistics are kept). With `If-Match`, deleting an offer that has changed since is 412. Offers defined in the config directory are removed in git, not here (409)."
-        })
-      ),
+    offerEndpoints.update,
+    offerEndpoints.delete,
     HttpApiEndpoint.post("bulkProcess", "/offers/bulk-process", {
       headers: IdempotencyHeaders,
       payload: BulkProcessRequest,

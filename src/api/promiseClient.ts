@@ -148,6 +148,12 @@ export const createCampusgateClient = (options: PromiseClientOptions) => {
   const apiKey = typeof options.apiKey === "string" ? options.apiKey : Redacted.value(options.apiKey)
   const url = (path: string) => new URL(`${API_PREFIX}${path}`, options.baseUrl)
   const decodeAccepted = Schema.decodeUnknownSync(JobAccepted)
+  /** Checks `input` against the contract before anything is sent, then calls with the checked payload. */
+  const callChecked = <S extends Schema.Top & { readonly DecodingServices: never }, A>(
+    schema: S,
+    input: S["Encoded"],
+    use: (client: Client, payload: S["Type"]) => Effect.Effect<A, unknown>
+  ): Promise<A> => call((c) => Effect.flatMap(checked(schema, input), (payload) => use(c, payload)))
   const ifMatch = (write: WriteOptions | undefined) =>
     write?.ifMatch === undefined ? {} : { "if-match": write.ifMatch }
 
@@ -168,17 +174,11 @@ export const createCampusgateClient = (options: PromiseClientOptions) => {
   return {
     validation: {
       targetGroup: (request: typeof ValidateTargetGroupRequest.Encoded) =>
-        call((c) =>
-          Effect.flatMap(checked(ValidateTargetGroupRequest, request), (payload) =>
-            c.validation.targetGroup({ payload })
-          )
-        ),
+        callChecked(ValidateTargetGroupRequest, request, (c, payload) => c.validation.targetGroup({ payload })),
       offer: (request: typeof ValidateOfferRequest.Encoded) =>
-        call((c) =>
-          Effect.flatMap(checked(ValidateOfferRequest, request), (payload) => c.validation.offer({ payload }))
-        ),
+        callChecked(ValidateOfferRequest, request, (c, payload) => c.validation.offer({ payload })),
       bulk: (request: typeof BulkRequest.Encoded) =>
-        call((c) => Effect.flatMap(checked(BulkRequest, request), (payload) => c.validation.bulk({ payload })))
+        callChecked(BulkRequest, request, (c, payload) => c.validation.bulk({ payload }))
     },
     offers: {
       /** A page of the team's offers; `status` filters on the effective status (`scheduled` and `expired` from the window). */
@@ -191,19 +191,15 @@ export const createCampusgateClient = (options: PromiseClientOptions) => {
         call((c) => c.offers.status({ params: { id }, query })),
       create: async (offer: typeof CreateOfferRequest.Encoded, send?: SendOptions) =>
         versioned(
-          await call((c) =>
-            Effect.flatMap(checked(CreateOfferRequest, offer), (payload) =>
-              c.offers.create({ headers: idempotent(send), payload })
-            )
+          await callChecked(CreateOfferRequest, offer, (c, payload) =>
+            c.offers.create({ headers: idempotent(send), payload })
           )
         ),
       /** Changes the offer with a JSON merge patch: the fields given replace its own, `null` removes one. */
       update: async (id: string, patch: typeof UpdateOfferRequest.Encoded, write?: WriteOptions) =>
         versioned(
-          await call((c) =>
-            Effect.flatMap(checked(UpdateOfferRequest, patch), (payload) =>
-              c.offers.update({ params: { id }, headers: ifMatch(write), payload })
-            )
+          await callChecked(UpdateOfferRequest, patch, (c, payload) =>
+            c.offers.update({ params: { id }, headers: ifMatch(write), payload })
           )
         ),
       delete: (id: string, write?: WriteOptions) =>
@@ -220,19 +216,15 @@ export const createCampusgateClient = (options: PromiseClientOptions) => {
       get: async (id: string) => versioned(await call((c) => c.targetGroups.get({ params: { id } }))),
       create: async (group: typeof CreateTargetGroupRequest.Encoded, send?: SendOptions) =>
         versioned(
-          await call((c) =>
-            Effect.flatMap(checked(CreateTargetGroupRequest, group), (payload) =>
-              c.targetGroups.create({ headers: idempotent(send), payload })
-            )
+          await callChecked(CreateTargetGroupRequest, group, (c, payload) =>
+            c.targetGroups.create({ headers: idempotent(send), payload })
           )
         ),
       /** Changes the group with a JSON merge patch: objects such as `criteria` are merged member by member. */
       update: async (id: string, patch: typeof UpdateTargetGroupRequest.Encoded, write?: WriteOptions) =>
         versioned(
-          await call((c) =>
-            Effect.flatMap(checked(UpdateTargetGroupRequest, patch), (payload) =>
-              c.targetGroups.update({ params: { id }, headers: ifMatch(write), payload })
-            )
+          await callChecked(UpdateTargetGroupRequest, patch, (c, payload) =>
+            c.targetGroups.update({ params: { id }, headers: ifMatch(write), payload })
           )
         ),
       delete: (id: string, write?: WriteOptions) =>
@@ -290,10 +282,8 @@ export const createCampusgateClient = (options: PromiseClientOptions) => {
     },
     verifications: {
       start: (request: typeof StartVerificationRequest.Encoded, send?: SendOptions) =>
-        call((c) =>
-          Effect.flatMap(checked(StartVerificationRequest, request), (payload) =>
-            c.verifications.start({ headers: idempotent(send), payload })
-          )
+        callChecked(StartVerificationRequest, request, (c, payload) =>
+          c.verifications.start({ headers: idempotent(send), payload })
         ),
       confirm: (id: string, code: string) =>
         call((c) => c.verifications.confirm({ params: { id }, payload: { code } })),
@@ -303,9 +293,7 @@ export const createCampusgateClient = (options: PromiseClientOptions) => {
       cancel: (id: string) => call((c) => c.verifications.cancel({ params: { id } })),
       lookup: (query: Query<Client["verifications"]["lookup"]>) => call((c) => c.verifications.lookup({ query })),
       resetLimit: (request: typeof ResetLimitRequest.Encoded) =>
-        call((c) =>
-          Effect.flatMap(checked(ResetLimitRequest, request), (payload) => c.verifications.resetLimit({ payload }))
-        )
+        callChecked(ResetLimitRequest, request, (c, payload) => c.verifications.resetLimit({ payload }))
     },
     institutions: {
       /** Institutions by name, acronym or domain, country and type, best matches first (the daemon checks `country`). */
@@ -321,16 +309,12 @@ export const createCampusgateClient = (options: PromiseClientOptions) => {
       get: (domain: string) => call((c) => c.institutionReviews.get({ params: { domain } })),
       /** Approves a domain as an institution of the team's: it serves within a second and is written for git. */
       approve: (domain: string, request: typeof ApproveRequest.Encoded) =>
-        call((c) =>
-          Effect.flatMap(checked(ApproveRequest, request), (payload) =>
-            c.institutionReviews.approve({ params: { domain }, payload })
-          )
+        callChecked(ApproveRequest, request, (c, payload) =>
+          c.institutionReviews.approve({ params: { domain }, payload })
         ),
       reject: (domain: string, request: typeof RejectRequest.Encoded) =>
-        call((c) =>
-          Effect.flatMap(checked(RejectRequest, request), (payload) =>
-            c.institutionReviews.reject({ params: { domain }, payload })
-          )
+        callChecked(RejectRequest, request, (c, payload) =>
+          c.institutionReviews.reject({ params: { domain }, payload })
         )
     },
     status: () => call((c) => c.status.get())

@@ -102,8 +102,11 @@ export const patchPayload = <S extends Schema.Top>(patch: S) =>
 /** A nested object of a merge patch: its members are merged into the resource's (null removes one). */
 export const NestedPatch = Schema.Record(Schema.String, Schema.Unknown)
 
-/** The problems a read of a resource or a list answers. */
-export const resourceReadErrors = [BadRequest, NotFound, TooManyRequests, ServiceUnavailable] as const
+/**
+ * The problems a request that changes nothing answers: a read of a resource
+ * or a list, a search, a validation (and what a write adds to).
+ */
+export const readErrors = [BadRequest, NotFound, TooManyRequests, ServiceUnavailable] as const
 /** The problems a create answers: a new resource names nothing that could be missing or stale. */
 export const resourceCreateErrors = [BadRequest, Conflict, TooManyRequests, InternalError, ServiceUnavailable] as const
 /** The problems a change or a deletion answers. */

@@ -7,28 +7,14 @@
  * to the caller's team; groups in the config directory are read-only here
  * (409), and a group offers still use cannot be deleted (409 naming them).
  */
-import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
-import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
 import * as OpenApi from "effect/http-api/OpenApi"
 import * as Schema from "effect/Schema"
 import { TargetGroupId, TeamId } from "../domain/Identifiers.ts"
 import { TargetGroup } from "../domain/TargetGroup.ts"
-import { Authorization, RequiredScope } from "./Authorization.ts"
-import { Idempotency, IdempotencyHeaders } from "./idempotency.ts"
-import {
-  Created,
-  IfMatchHeaders,
-  NestedPatch,
-  Page,
-  PageQuery,
-  patchPayload,
-  ResourceSource,
-  resourceCreateErrors,
-  resourceReadErrors,
-  resourceWriteErrors,
-  Versioned
-} from "./resources.ts"
+import { Authorization } from "./Authorization.ts"
+import { idParam, resourceEndpoints } from "./resourceEndpoints.ts"
+import { NestedPatch, PageQuery, ResourceSource } from "./resources.ts"
 
 /** A target group as the API answers it: the YAML fields plus where it is defined. */
 export const TargetGroupResource = Schema.Struct({ ...TargetGroup.fields, source: ResourceSource }).annotate({
@@ -112,83 +98,53 @@ export const UpdateTargetGroupRequest = Schema.Struct({
 )
 export type UpdateTargetGroupRequest = typeof UpdateTargetGroupRequest.Type
 
-const readErrors = resourceReadErrors
-const writeErrors = resourceWriteErrors
 // The docs page's snippets read, change and delete the group its create example makes (those of the config are read-only).
-const IdParam = { id: Schema.String.annotate({ examples: ["acme-uk-universities"] }) }
+const targetGroupEndpoints = resourceEndpoints({
+  path: "/target-groups",
+  scopes: { read: "target-groups:read", write: "target-groups:write" },
+  resource: TargetGroupResource,
+  pageIdentifier: "TargetGroupPage",
+  createRequest: CreateTargetGroupRequest,
+  updateRequest: UpdateTargetGroupRequest,
+  listQuery: PageQuery,
+  idParam: idParam("acme-uk-universities"),
+  createdExample,
+  words: {
+    create: {
+      summary: "Create a target group of the caller's team",
+      description:
+        "The body is a target group as in the config YAML (what GET returns is accepted back). It is stored in the data directory and can be validated against at once: 201 with `Location` and `ETag`. An id that exists already is 409, as is one more resource than `limits.resourcesPerTeam` allows."
+    },
+    list: {
+      summary: "List the caller's team's target groups and the shared ones, ordered by id",
+      description:
+        "Groups from the config directory and those made through the API (`source`), `limit` at a time (default 50, at most 100); pass `nextCursor` as `cursor` for the next page."
+    },
+    get: {
+      summary: "Read a target group",
+      description:
+        "The group as in the config YAML, every default of its criteria spelled out, and where it is defined. `ETag` is its version, for `If-Match` on a change."
+    },
+    update: {
+      summary: "Change a target group (JSON merge patch)",
+      description:
+        "The body is a JSON merge patch (RFC 7396; `application/merge-patch+json` or `application/json`): the fields given replace the group's, `null` removes an optional one, objects such as `criteria` are merged member by member. The changed group is checked as a new one would be and serves at once; `id` and `team` cannot change. With `If-Match`, a change to a group that has changed since is 412. Groups defined in the config directory, and shared ones, are changed in git (409)."
+    },
+    delete: {
+      summary: "Delete a target group",
+      description:
+        "Removes a group made through the API: 204. A group that offers still use is 409, naming them: change or delete those offers first. With `If-Match`, deleting a group that has changed since is 412. Groups defined in the config directory are removed in git (409)."
+    }
+  }
+})
 
 export class TargetGroupsApi extends HttpApiGroup.make("targetGroups")
   .add(
-    HttpApiEndpoint.post("create", "/target-groups", {
-      headers: IdempotencyHeaders,
-      payload: CreateTargetGroupRequest,
-      success: Created(TargetGroupResource.pipe(Schema.annotateEncoded({ examples: [createdExample] }))),
-      error: resourceCreateErrors
-    })
-      .middleware(Idempotency)
-      .annotate(RequiredScope, "target-groups:write")
-      .annotateMerge(
-        OpenApi.annotations({
-          summary: "Create a target group of the caller's team",
-          description:
-            "The body is a target group as in the config YAML (what GET returns is accepted back). It is stored in the data directory and can be validated against at once: 201 with `Location` and `ETag`. An id that exists already is 409, as is one more resource than `limits.resourcesPerTeam` allows."
-        })
-      ),
-    HttpApiEndpoint.get("list", "/target-groups", {
-      query: PageQuery,
-      success: Page(TargetGroupResource, "TargetGroupPage"),
-      error: readErrors
-    })
-      .annotate(RequiredScope, "target-groups:read")
-      .annotateMerge(
-        OpenApi.annotations({
-          summary: "List the caller's team's target groups and the shared ones, ordered by id",
-          description:
-            "Groups from the config directory and those made through the API (`source`), `limit` at a time (default 50, at most 100); pass `nextCursor` as `cursor` for the next page."
-        })
-      ),
-    HttpApiEndpoint.get("get", "/target-groups/:id", {
-      params: IdParam,
-      success: Versioned(TargetGroupResource),
-      error: readErrors
-    })
-      .annotate(RequiredScope, "target-groups:read")
-      .annotateMerge(
-        OpenApi.annotations({
-          summary: "Read a target group",
-          description:
-            "The group as in the config YAML, every default of its criteria spelled out, and where it is defined. `ETag` is its version, for `If-Match` on a change."
-        })
-      ),
-    HttpApiEndpoint.patch("update", "/target-groups/:id", {
-      params: IdParam,
-      headers: IfMatchHeaders,
-      payload: patchPayload(UpdateTargetGroupRequest),
-      success: Versioned(TargetGroupResource),
-      error: writeErrors
-    })
-      .annotate(RequiredScope, "target-groups:write")
-      .annotateMerge(
-        OpenApi.annotations({
-          summary: "Change a target group (JSON merge patch)",
-          description:
-            "The body is a JSON merge patch (RFC 7396; `application/merge-patch+json` or `application/json`): the fields given replace the group's, `null` removes an optional one, objects such as `criteria` are merged member by member. The changed group is checked as a new one would be and serves at once; `id` and `team` cannot change. With `If-Match`, a change to a group that has changed since is 412. Groups defined in the config directory, and shared ones, are changed in git (409)."
-        })
-      ),
-    HttpApiEndpoint.delete("delete", "/target-groups/:id", {
-      params: IdParam,
-      headers: IfMatchHeaders,
-      success: HttpApiSchema.NoContent,
-      error: writeErrors
-    })
-      .annotate(RequiredScope, "target-groups:write")
-      .annotateMerge(
-        OpenApi.annotations({
-          summary: "Delete a target group",
-          description:
-            "Removes a group made through the API: 204. A group that offers still use is 409, naming them: change or delete those offers first. With `If-Match`, deleting a group that has changed since is 412. Groups defined in the config directory are removed in git (409)."
-        })
-      )
+    targetGroupEndpoints.create,
+    targetGroupEndpoints.list,
+    targetGroupEndpoints.get,
+    targetGroupEndpoints.update,
+    targetGroupEndpoints.delete
   )
   .annotateMerge(
     OpenApi.annotations({

@@ -15,8 +15,8 @@ import { Explanation } from "../domain/Explanation.ts"
 import { ResultRow } from "../domain/ResultRow.ts"
 import { OfferValidationResult, ValidationResult } from "../domain/ValidationResult.ts"
 import { Authorization, RequiredScope } from "./Authorization.ts"
-import { BadRequest, NotFound, ServiceUnavailable, TooManyRequests } from "./problems.ts"
 import { RateLimitBucket } from "./rateLimits.ts"
+import { readErrors } from "./resources.ts"
 
 /**
  * The default of `limits.bulkMaxEmails`: at most this many emails in one
@@ -167,14 +167,12 @@ export const BulkResponse = Schema.Struct({
 }).annotate({ identifier: "BulkValidationResult" })
 export type BulkResponse = typeof BulkResponse.Type
 
-const errors = [BadRequest, NotFound, TooManyRequests, ServiceUnavailable] as const
-
 export class ValidationApi extends HttpApiGroup.make("validation")
   .add(
     HttpApiEndpoint.post("targetGroup", "/validate/target-group", {
       payload: ValidateTargetGroupRequest,
       success: ExplainedValidationResponse.pipe(Schema.annotateEncoded({ examples: [validationResponseExample] })),
-      error: errors
+      error: readErrors
     })
       .annotate(RequiredScope, "validate:target-groups")
       .annotate(RateLimitBucket, "validate")
@@ -188,7 +186,7 @@ export class ValidationApi extends HttpApiGroup.make("validation")
     HttpApiEndpoint.post("offer", "/validate/offer", {
       payload: ValidateOfferRequest,
       success: OfferValidationResponse,
-      error: errors
+      error: readErrors
     })
       .annotate(RequiredScope, "validate:offers")
       .annotate(RateLimitBucket, "validate")
@@ -202,7 +200,7 @@ export class ValidationApi extends HttpApiGroup.make("validation")
     HttpApiEndpoint.post("bulk", "/validate/bulk", {
       payload: BulkRequest,
       success: BulkResponse,
-      error: errors
+      error: readErrors
     })
       .annotate(RequiredScope, "validate:bulk")
       .annotate(RateLimitBucket, "bulk")

@@ -7,6 +7,7 @@
  * 404. The link a message carries (`GET /v/{token}`) and the signing keys
  * (`GET /.well-known/jwks.json`) are served beside the API, without a key.
  */
+import * as Context from "effect/Context"
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
@@ -114,6 +115,10 @@ export const ResetLimitResponse = Schema.Struct({
 
 const IdParam = { id: Schema.String.annotate({ examples: ["ver_k3v9q2m7x4c8b1n6z5t0w2y4r8"] }) }
 const common = [BadRequest, NotFound, Conflict, Gone, TooManyRequests, ServiceUnavailable] as const
+/** What starts, confirms, resends or cancels a verification: the write scope, counted against the `verifications` rate limit. */
+const rateLimitedWrite = Context.make(RequiredScope, "verifications:write").pipe(
+  Context.add(RateLimitBucket, "verifications")
+)
 
 export class VerificationsApi extends HttpApiGroup.make("verifications")
   .add(
@@ -127,8 +132,7 @@ export class VerificationsApi extends HttpApiGroup.make("verifications")
       error: common
     })
       .middleware(Idempotency)
-      .annotate(RequiredScope, "verifications:write")
-      .annotate(RateLimitBucket, "verifications")
+      .annotateMerge(rateLimitedWrite)
       .annotateMerge(
         OpenApi.annotations({
           summary: "Start proving that a person controls an eligible address",
@@ -164,8 +168,7 @@ export class VerificationsApi extends HttpApiGroup.make("verifications")
       success: VerificationView.pipe(Schema.annotateEncoded({ examples: [verifiedExample] })),
       error: common
     })
-      .annotate(RequiredScope, "verifications:write")
-      .annotate(RateLimitBucket, "verifications")
+      .annotateMerge(rateLimitedWrite)
       .annotateMerge(
         OpenApi.annotations({
           summary: "Confirm a verification with the code the person received",
@@ -180,8 +183,7 @@ export class VerificationsApi extends HttpApiGroup.make("verifications")
       error: common
     })
       .middleware(Idempotency)
-      .annotate(RequiredScope, "verifications:write")
-      .annotate(RateLimitBucket, "verifications")
+      .annotateMerge(rateLimitedWrite)
       .annotateMerge(
         OpenApi.annotations({
           summary: "Send a new code or link (the previous one stops working)",
@@ -194,8 +196,7 @@ export class VerificationsApi extends HttpApiGroup.make("verifications")
       success: VerificationView,
       error: common
     })
-      .annotate(RequiredScope, "verifications:write")
-      .annotate(RateLimitBucket, "verifications")
+      .annotateMerge(rateLimitedWrite)
       .annotateMerge(
         OpenApi.annotations({
           summary: "Cancel a pending verification (its code or link stops working)",

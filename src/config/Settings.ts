@@ -10,6 +10,7 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { TeamId } from "../domain/Identifiers.ts"
+import { HTTP_PROTOCOLS, REDIS_PROTOCOLS, REDIS_URL_EXPECTED, UrlOf, urlOf } from "../domain/urls.ts"
 import { Period, verificationDefaultFields } from "../domain/VerificationPolicy.ts"
 
 const withDefault = <S extends Schema.Top>(schema: S, value: S["Encoded"]) =>
@@ -77,12 +78,9 @@ export const VerificationSettings = Schema.Struct({
   publicUrl: Schema.optionalKey(
     Schema.String.pipe(
       Schema.check(
-        Schema.makeFilter((text: string) => {
-          const url = URL.parse(text)
-          return url !== null && (url.protocol === "https:" || url.protocol === "http:") && url.search === ""
-            ? true
-            : "an absolute http or https URL without a query"
-        })
+        Schema.makeFilter((text: string) =>
+          urlOf(text, HTTP_PROTOCOLS)?.search === "" ? true : "an absolute http or https URL without a query"
+        )
       )
     )
   ),
@@ -106,16 +104,7 @@ export const VerificationSettings = Schema.Struct({
 export type VerificationSettings = typeof VerificationSettings.Type
 
 /** A Redis URL: `redis://` or `rediss://` (TLS), with the password in the URL when there is one. */
-const RedisUrl = Schema.String.pipe(
-  Schema.check(
-    Schema.makeFilter((text: string) => {
-      const url = URL.parse(text)
-      return url !== null && (url.protocol === "redis:" || url.protocol === "rediss:")
-        ? true
-        : "a redis:// or rediss:// URL"
-    })
-  )
-)
+const RedisUrl = UrlOf(REDIS_PROTOCOLS, REDIS_URL_EXPECTED)
 
 /**
  * Where shared state lives: `files` (the data directory, one daemon: the

@@ -21,6 +21,7 @@
  * | `CAMPUSGATE_CONSOLE_DIR`     | where the console's built files are (default: the package's `dist/console/`) |
  */
 import type { ConfigurationProblem } from "../domain/errors.ts"
+import { REDIS_PROTOCOLS, REDIS_URL_EXPECTED, urlOf } from "../domain/urls.ts"
 import type { Settings } from "./Settings.ts"
 
 export type Environment = Readonly<Record<string, string | undefined>>
@@ -78,13 +79,8 @@ export const applyEnvironment = (
   }
   const redisUrl = env.CAMPUSGATE_REDIS_URL
   if (redisUrl !== undefined && redisUrl !== "") {
-    const url = URL.parse(redisUrl)
-    if (url === null || (url.protocol !== "redis:" && url.protocol !== "rediss:")) {
-      problems.push({
-        file: "environment",
-        path: "CAMPUSGATE_REDIS_URL",
-        message: "expected a redis:// or rediss:// URL"
-      })
+    if (urlOf(redisUrl, REDIS_PROTOCOLS) === null) {
+      problems.push({ file: "environment", path: "CAMPUSGATE_REDIS_URL", message: `expected ${REDIS_URL_EXPECTED}` })
     }
   }
   const store =

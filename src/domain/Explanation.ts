@@ -10,7 +10,7 @@
  */
 import * as Schema from "effect/Schema"
 import { HostRole, MatchRule } from "./Institution.ts"
-import { NonInstitutionSummary, ValidationResult } from "./ValidationResult.ts"
+import { institutionIdentityFields, NonInstitutionSummary, ValidationResult } from "./ValidationResult.ts"
 
 /** The criteria, in the order of `validationDetails` (`organisationType` spelt as the console names it). */
 export const ExplainedCriterion = Schema.Literals([
@@ -34,10 +34,7 @@ export type CriterionExplanation = typeof CriterionExplanation.Type
 
 /** The institution the host belongs to, as `campusgate inspect` finds it. */
 export const InstitutionFound = Schema.Struct({
-  id: Schema.String,
-  name: Schema.NullOr(Schema.String),
-  country: Schema.NullOr(Schema.String),
-  region: Schema.NullOr(Schema.String),
+  ...institutionIdentityFields,
   type: Schema.String,
   matchedDomain: Schema.String,
   rule: MatchRule,

@@ -11,6 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { Count } from "./Count.ts"
 import { OfferId, TargetGroupId } from "./Identifiers.ts"
+import { HTTP_PROTOCOLS, urlOf } from "./urls.ts"
 
 /** `job_` and 32 lower-case hex digits: safe as a directory name and in URLs. */
 export const JobId = Schema.String.pipe(
@@ -73,12 +74,9 @@ export type CallbackAttempt = typeof CallbackAttempt.Type
 export const CallbackUrl = Schema.String.pipe(
   Schema.check(Schema.isMaxLength(2048)),
   Schema.check(
-    Schema.makeFilter((text: string) => {
-      const url = URL.parse(text)
-      return url !== null && (url.protocol === "https:" || url.protocol === "http:")
-        ? true
-        : "expected an absolute http or https URL"
-    })
+    Schema.makeFilter((text: string) =>
+      urlOf(text, HTTP_PROTOCOLS) !== null ? true : "expected an absolute http or https URL"
+    )
   )
 )
 

@@ -34,11 +34,16 @@ export const FormatDetail = Schema.Struct({
 })
 export type FormatDetail = typeof FormatDetail.Type
 
-export const InstitutionSummary = Schema.Struct({
+/** Who an institution is and where, as every answer naming one begins (null: not known). */
+export const institutionIdentityFields = {
   id: Schema.String,
   name: Schema.NullOr(Schema.String),
   country: Schema.NullOr(Schema.String),
-  region: Schema.NullOr(Schema.String),
+  region: Schema.NullOr(Schema.String)
+}
+
+export const InstitutionSummary = Schema.Struct({
+  ...institutionIdentityFields,
   type: InstitutionType,
   flags: Schema.Array(InstitutionFlag),
   sources: Schema.Array(DataSource),

@@ -13,6 +13,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { HTTP_PROTOCOLS, urlOf } from "./urls.ts"
 
 export const VerificationMethod = Schema.Literals(["code", "link"])
 export type VerificationMethod = typeof VerificationMethod.Type
@@ -58,12 +59,11 @@ export const RedirectOrigin = Schema.String.pipe(
 /** Where verification events are posted: an absolute http(s) URL. */
 export const WebhookUrl = Schema.String.pipe(
   Schema.check(
-    Schema.makeFilter((text: string) => {
-      const url = URL.parse(text)
-      return text.length <= 2048 && url !== null && (url.protocol === "https:" || url.protocol === "http:")
+    Schema.makeFilter((text: string) =>
+      text.length <= 2048 && urlOf(text, HTTP_PROTOCOLS) !== null
         ? true
         : "an absolute http or https URL (at most 2048 characters)"
-    })
+    )
   )
 )
 

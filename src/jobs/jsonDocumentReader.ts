@@ -141,28 +141,27 @@ export class JsonDocumentReader {
       case State.Element:
         return this.startCapture(code, i, MAX_ELEMENT_CHARS, "")
       case State.AfterElement:
-        if (code === 0x2c) {
-          this.state = State.Element
-          return i + 1
-        }
-        if (code === 0x5d) {
-          this.state = State.AfterValue
-          return i + 1
-        }
-        return this.fail(i, "expected ',' or ']' after an element of emails")
+        return this.afterItem(
+          code,
+          i,
+          State.Element,
+          0x5d,
+          State.AfterValue,
+          "expected ',' or ']' after an element of emails"
+        )
       case State.AfterValue:
-        if (code === 0x2c) {
-          this.state = State.Key
-          return i + 1
-        }
-        if (code === 0x7d) {
-          this.state = State.Done
-          return i + 1
-        }
-        return this.fail(i, "expected ',' or '}' after a value")
+        return this.afterItem(code, i, State.Key, 0x7d, State.Done, "expected ',' or '}' after a value")
       case State.Done:
         return this.fail(i, "unexpected text after the JSON document")
     }
+  }
+
+  /** After an element or a member: a comma goes on to `next`, the closing bracket `close` to `closed`. */
+  private afterItem(code: number, i: number, next: State, close: number, closed: State, what: string): number {
+    if (code === 0x2c) this.state = next
+    else if (code === close) this.state = closed
+    else return this.fail(i, what)
+    return i + 1
   }
 
   private startKey(code: number, i: number): number {

@@ -129,6 +129,22 @@ const storeOver = Effect.fnUntraced(function* (
 ) {
   const lock = yield* Semaphore.make(1)
   let state = stored
+  /** Writes a change with `write` (no `persist`: nothing to write), and only then installs the state `next` makes. */
+  const persistThenInstall = (
+    operation: "record" | "decide",
+    write: (to: NonNullable<typeof persist>) => Promise<void>,
+    next: () => StoredReviews
+  ) => {
+    const install = Effect.sync(() => {
+      state = next()
+    })
+    return persist === undefined
+      ? install
+      : Effect.tryPromise({
+          try: () => write(persist),
+          catch: (cause) => new ReviewStoreError({ operation, cause })
+        }).pipe(Effect.andThen(install))
+  }
   const isDecided = (team: string) => (domain: string) => {
     const key = decisionKey(team, domain)
     return state.approvals.has(key) || state.rejections.has(key)
@@ -153,14 +169,11 @@ const storeOver = Effect.fnUntraced(function* (
         boundTeam(next, options.maxPerTeam, isDecided(team))
         teams.set(team, next)
       }
-      const install = () => {
-        state = { ...state, teams }
-      }
-      if (persist === undefined) return Effect.sync(install)
-      return Effect.tryPromise({
-        try: () => persist.queue(teams),
-        catch: (cause) => new ReviewStoreError({ operation: "record", cause })
-      }).pipe(Effect.tap(() => Effect.sync(install)))
+      return persistThenInstall(
+        "record",
+        (to) => to.queue(teams),
+        () => ({ ...state, teams })
+      )
     }).pipe(Effect.uninterruptible, Semaphore.withPermit(lock))
 
   const decide = (decision: ReviewDecision) =>
@@ -177,14 +190,11 @@ const storeOver = Effect.fnUntraced(function* (
         approvals.delete(key)
       }
       const next: StoredReviews = { ...state, approvals, rejections }
-      const install = () => {
-        state = next
-      }
-      if (persist === undefined) return Effect.sync(install)
-      return Effect.tryPromise({
-        try: () => persist.decisions(next),
-        catch: (cause) => new ReviewStoreError({ operation: "decide", cause })
-      }).pipe(Effect.tap(() => Effect.sync(install)))
+      return persistThenInstall(
+        "decide",
+        (to) => to.decisions(next),
+        () => next
+      )
     }).pipe(Effect.uninterruptible, Semaphore.withPermit(lock))
 
   return ReviewStore.of({

@@ -33,6 +33,7 @@ import { rotateSigningKeys } from "../../verification/verificationTokens.ts"
 import { dataDirectory, readSettings } from "../directories.ts"
 import { directoryFlags } from "../options.ts"
 import { keyStoreFor, signingKeyStoreFor } from "../stores.ts"
+import { table } from "../table.ts"
 
 const userError = (message: string, cause?: unknown) =>
   new CliError.UserError({ cause: cause ?? new Error(message), userMessage: message })
@@ -158,18 +159,6 @@ const create = Command.make(
     )
   })
 ).pipe(Command.withDescription("Create an API key and print it once"))
-
-const table = (rows: ReadonlyArray<ReadonlyArray<string>>): string => {
-  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)))
-  return rows
-    .map((row) =>
-      row
-        .map((cell, i) => cell.padEnd(widths[i]!))
-        .join("  ")
-        .trimEnd()
-    )
-    .join("\n")
-}
 
 const list = Command.make(
   "list",

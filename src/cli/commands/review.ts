@@ -27,6 +27,7 @@ import { ReviewStore } from "../../reviews/ReviewStore.ts"
 import { dataDirectory } from "../directories.ts"
 import { directoryFlags } from "../options.ts"
 import { reviewStoreFor } from "../stores.ts"
+import { table } from "../table.ts"
 
 const userError = (message: string, cause?: unknown) =>
   new CliError.UserError({ cause: cause ?? new Error(message), userMessage: message })
@@ -52,18 +53,6 @@ const withReviews = <A>(
   ).pipe(Effect.mapError((error) => userError(String((error as Error)?.message ?? error), error)))
 
 const team = Flag.String("team").pipe(Flag.withDescription("The team whose queue it is (a team id)"))
-
-const table = (rows: ReadonlyArray<ReadonlyArray<string>>): string => {
-  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)))
-  return rows
-    .map((row) =>
-      row
-        .map((cell, i) => cell.padEnd(widths[i]!))
-        .join("  ")
-        .trimEnd()
-    )
-    .join("\n")
-}
 
 const decode = <S extends Schema.Top>(schema: S, value: unknown, what: string) =>
   Effect.mapError(Schema.decodeUnknownEffect(schema as never)(value) as Effect.Effect<S["Type"], Error>, (error) =>

@@ -1,17 +1,42 @@
 /**
- * The second half of parsing an address: the domain after the @ (host name or, with the option,
- * IP literal), the overall length limit, and the assembled `ParsedEmail`.
+ * The second half of parsing an address: the scanned local part's finish (octet limit, NFC), the
+ * domain after the @ (host name or, with the option, IP literal), the overall length limit, and
+ * the assembled `ParsedEmail`.
  */
 import { CHAR_OPEN_BRACKET } from "./charTable.ts"
 import { HAS_UPPER, MAYBE_SPECIAL_USE, scanAsciiDomain } from "./domain.ts"
 import { resolveDomain } from "./idn.ts"
 import { parseIpLiteral } from "./ipLiteral.ts"
+import { finishUnicodeLocal, MAX_LOCAL_OCTETS } from "./localPart.ts"
 import type { EmailParse, EmailSyntaxOptions } from "./parseTypes.ts"
-import { FAIL } from "./reasons.ts"
+import { FAIL, type FormatFailure } from "./reasons.ts"
 import { isSpecialUseDomain } from "./specialUse.ts"
 
 /** RFC 5321 section 4.5.3.1.3 path limit (256) less the angle brackets. */
 export const MAX_ADDRESS_OCTETS = 254
+
+/**
+ * Completes an address whose local part `input[0, at)` has passed its scan: one that is plain
+ * ASCII (`ascii`) as it is, another vetted and normalised to NFC (`finishUnicodeLocal`, which
+ * re-checks the normalised text with `rescan`); either within the local part's octet limit.
+ */
+export const completeLocalThenAddress = (
+  input: string,
+  at: number,
+  ascii: boolean,
+  rescan: (s: string, start: number, end: number) => FormatFailure | number,
+  options: EmailSyntaxOptions | undefined
+): EmailParse => {
+  if (ascii) {
+    if (at > MAX_LOCAL_OCTETS) return FAIL.localTooLong
+    return completeAddress(input, at, input.slice(0, at), at, true, options)
+  }
+  const raw = input.slice(0, at)
+  const local = finishUnicodeLocal(raw, rescan)
+  if ("ok" in local) return local
+  if (local.octets > MAX_LOCAL_OCTETS) return FAIL.localTooLong
+  return completeAddress(input, at, local.text, local.octets, local.text === raw, options)
+}
 
 /**
  * Checks the domain `input[at + 1, end)` of an address whose local part (before index `at`) is

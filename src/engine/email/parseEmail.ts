@@ -5,7 +5,7 @@
  * Plain ASCII addresses take a fast path: a single forward `charCodeAt` pass with a lookup table
  * (local part up to the first @, then the domain), two string slices and two small objects.
  */
-import { completeAddress } from "./address.ts"
+import { completeLocalThenAddress } from "./address.ts"
 import {
   ATEXT,
   CHAR_AT,
@@ -17,7 +17,7 @@ import {
   NON_ASCII_UNIT
 } from "./charTable.ts"
 import { resolveDomain } from "./idn.ts"
-import { badLocalChar, finishUnicodeLocal, MAX_LOCAL_OCTETS, scanDotAtom } from "./localPart.ts"
+import { badLocalChar, scanDotAtom } from "./localPart.ts"
 import type { DomainParse, EmailParse, EmailSyntaxOptions } from "./parseTypes.ts"
 import { parseQuotedAddress } from "./quotedLocalPart.ts"
 import { FAIL, type FormatFailure } from "./reasons.ts"
@@ -91,15 +91,7 @@ export function parseEmail(input: string, options?: EmailSyntaxOptions): EmailPa
   if (at === 0) return FAIL.missingLocal
   if (at === len - 1) return FAIL.missingDomain
   if (input.charCodeAt(at - 1) === CHAR_DOT) return FAIL.localTrailingDot
-  if (!nonAscii) {
-    if (at > MAX_LOCAL_OCTETS) return FAIL.localTooLong
-    return completeAddress(input, at, input.slice(0, at), at, true, options)
-  }
-  const raw = input.slice(0, at)
-  const local = finishUnicodeLocal(raw, scanDotAtom)
-  if ("ok" in local) return local
-  if (local.octets > MAX_LOCAL_OCTETS) return FAIL.localTooLong
-  return completeAddress(input, at, local.text, local.octets, local.text === raw, options)
+  return completeLocalThenAddress(input, at, !nonAscii, scanDotAtom, options)
 }
 
 /**

@@ -8,9 +8,9 @@
  *
  * No folding white space, no obsolete forms such as `"a".b`, no escaped control characters.
  */
-import { completeAddress } from "./address.ts"
+import { completeLocalThenAddress } from "./address.ts"
 import { CHAR_BACKSLASH, CHAR_CLASS, CHAR_QUOTE, isAsciiControl, QTEXT } from "./charTable.ts"
-import { finishUnicodeLocal, MAX_LOCAL_OCTETS, NON_ASCII } from "./localPart.ts"
+import { NON_ASCII } from "./localPart.ts"
 import type { EmailParse, EmailSyntaxOptions } from "./parseTypes.ts"
 import { FAIL, type FormatFailure } from "./reasons.ts"
 
@@ -54,15 +54,7 @@ export const parseQuotedAddress = (input: string, options: EmailSyntaxOptions | 
   if (at === input.length - 1) return FAIL.missingDomain
   const scan = scanQuoted(input, 0, at)
   if (typeof scan !== "number") return scan
-  if (scan === 0) {
-    if (at > MAX_LOCAL_OCTETS) return FAIL.localTooLong
-    return completeAddress(input, at, input.slice(0, at), at, true, options)
-  }
-  const raw = input.slice(0, at)
-  const local = finishUnicodeLocal(raw, scanQuoted)
-  if ("ok" in local) return local
-  if (local.octets > MAX_LOCAL_OCTETS) return FAIL.localTooLong
-  return completeAddress(input, at, local.text, local.octets, local.text === raw, options)
+  return completeLocalThenAddress(input, at, scan === 0, scanQuoted, options)
 }
 
 /**

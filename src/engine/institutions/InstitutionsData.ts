@@ -66,6 +66,33 @@ export type InstitutionRow = readonly [
   evidence: FactEvidenceRow
 ]
 
+/**
+ * `row` placed by one of our own rules: the country it gives (its source
+ * `dataset`) and the region, with the positions of the evidence for each.
+ */
+export const placedRow = (
+  row: InstitutionRow,
+  country: string | null,
+  region: string | null,
+  countryEvidence: number,
+  regionEvidence: number
+): InstitutionRow => {
+  const facts = row[10]
+  return [
+    row[0],
+    row[1],
+    country,
+    "dataset",
+    region,
+    row[5],
+    row[6],
+    row[7],
+    row[8],
+    row[9],
+    [facts[0], facts[1], countryEvidence, regionEvidence]
+  ]
+}
+
 /** A domain with the source that listed it (stoplist or abused list). */
 export type DomainRow = readonly [domain: string, source: number]
 

@@ -16,7 +16,7 @@ import type { CountryCode } from "../../domain/Country.ts"
 import { countryRows } from "../../domain/countries.data.ts"
 import { nameKey, nameWords } from "../../domain/nameKey.ts"
 import type { RegionCode } from "../../domain/Region.ts"
-import { EvidenceTable, type InstitutionRow, type InstitutionsData } from "./InstitutionsData.ts"
+import { EvidenceTable, type InstitutionRow, type InstitutionsData, placedRow } from "./InstitutionsData.ts"
 import type { Subdivisions } from "./Subdivisions.ts"
 import { confidenceOf } from "./typeInference.ts"
 
@@ -159,21 +159,8 @@ export const withPlaceCountries = (data: InstitutionsData, subdivisions: Subdivi
       confidenceOf(measured.precision, measured.support),
       measured.precision
     ])
-    const facts = row[10]
     const region = place.region ?? row[4]
-    return [
-      row[0],
-      row[1],
-      place.country,
-      "dataset",
-      region,
-      row[5],
-      row[6],
-      row[7],
-      row[8],
-      row[9],
-      [facts[0], facts[1], via, place.region === null ? (region === null ? -1 : facts[3]) : via]
-    ]
+    return placedRow(row, place.country, region, via, place.region === null ? (region === null ? -1 : row[10][3]) : via)
   })
   return {
     ...data,

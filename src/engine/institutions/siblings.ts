@@ -27,6 +27,7 @@ import {
   EvidenceTable,
   type InstitutionRow,
   type InstitutionsData,
+  placedRow,
   type SiblingRow
 } from "./InstitutionsData.ts"
 
@@ -98,22 +99,9 @@ export const withSiblings = (data: InstitutionsData): InstitutionsData => {
     const countries = new Set(sameName.map((owner) => institutions[owner.row]![2]))
     if (sameName.length === 0 || countries.size !== 1) continue
     const sibling = institutions[sameName[0]!.row]!
-    const via = siblingEvidence(sameName[0]!.domain, "medium")
-    const facts = row[10]
+    const via = ref(siblingEvidence(sameName[0]!.domain, "medium"))
     const region = row[4] ?? sibling[4]
-    institutions[index] = [
-      row[0],
-      row[1],
-      sibling[2],
-      "dataset",
-      region,
-      row[5],
-      row[6],
-      row[7],
-      row[8],
-      row[9],
-      [facts[0], facts[1], ref(via), row[4] === null && region !== null ? ref(via) : facts[3]]
-    ]
+    institutions[index] = placedRow(row, sibling[2], region, via, row[4] === null && region !== null ? via : row[10][3])
   }
 
   // Unlisted `.edu` domains: the one institution elsewhere with the label lends its facts.
