@@ -125,7 +125,7 @@ export interface VerificationsOptions {
 }
 
 export class Verifications extends Context.Service<Verifications, VerificationsService>()(
-  "campusgate/app/Verifications"
+  "campusgate/verification/Verifications"
 ) {
   /**
    * The service over its stores and transport; forks the send queue's
