@@ -14,14 +14,12 @@ import { API_PREFIX, CampusgateApi } from "../../api/Api.ts"
 import { Caller } from "../../api/Authorization.ts"
 import type { BulkProcessRequest, OfferResource } from "../../api/offers.ts"
 import { type BadRequest, ServiceUnavailable } from "../../api/problems.ts"
+import { OfferStatus } from "../../app/OfferStatus.ts"
 import { Resources, sourceOf, versionOf } from "../../app/Resources.ts"
 import { type ConfigSnapshot, Snapshot } from "../../app/Snapshot.ts"
 import { Validation, ValidationError } from "../../app/Validation.ts"
 import { visibleOffer, visibleOffers } from "../../app/visibility.ts"
 import { effectiveStatus, type Offer } from "../../domain/Offer.ts"
-import { lastDays } from "../../domain/OfferUsage.ts"
-import { offerStatusAt } from "../../domain/offerLifecycle.ts"
-import { UsageStatistics } from "../../stats/UsageStatistics.ts"
 import { JsonBytes } from "../jsonBytes.ts"
 import { answerResourcesError } from "../problemOf.ts"
 import { answerWith } from "../problemResponse.ts"
@@ -115,7 +113,7 @@ export const OffersHandlers = HttpApiBuilder.group(
     const server = yield* Snapshot
     const validation = yield* Validation
     const resources = yield* Resources
-    const usage = yield* UsageStatistics
+    const offerStatus = yield* OfferStatus
     /** The caller's team's offer `id` with the snapshot it was read from; another team's is 404. */
     const callersOffer = (id: string) =>
       Effect.gen(function* () {
@@ -154,9 +152,8 @@ export const OffersHandlers = HttpApiBuilder.group(
       .handle("status", ({ params, query }) =>
         Effect.gen(function* () {
           const { snapshot, offer } = yield* callersOffer(params.id)
-          const { status, reason } = offerStatusAt(offer, snapshot.engine.now())
-          const counted = yield* Effect.result(usage.usage(offer.id))
-          if (Result.isFailure(counted)) {
+          const answer = yield* Effect.result(offerStatus.status(snapshot, offer, query.days))
+          if (Result.isFailure(answer)) {
             return yield* answerWith(
               new ServiceUnavailable({
                 code: "SERVICE_ERROR",
@@ -165,16 +162,7 @@ export const OffersHandlers = HttpApiBuilder.group(
               })
             )
           }
-          return {
-            id: offer.id,
-            status,
-            statusReason: reason,
-            window: { startsAt: offer.startsAt ?? null, endsAt: offer.endsAt ?? null },
-            usage:
-              query.days === undefined
-                ? counted.success
-                : { ...counted.success, daily: lastDays(counted.success.daily, query.days, snapshot.engine.now()) }
-          }
+          return answer.success
         })
       )
       .handle("update", ({ params, headers, payload }) =>
