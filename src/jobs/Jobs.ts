@@ -24,7 +24,7 @@ import { refusedTarget } from "../net/outbound.ts"
 import type { CsvDelimiter } from "./csv.ts"
 import type { JobsError } from "./errors.ts"
 import type { Job } from "./Job.ts"
-import type { JobList, Submitted } from "./JobQueue.ts"
+import type { Submitted } from "./JobQueue.ts"
 import { JobQueue } from "./JobQueue.ts"
 import { type JobBytes, JobStore, type JobStoreError, type StagedUpload } from "./JobStore.ts"
 import { type JobInput, type JobInputFormat, readJobInput } from "./jobInput.ts"
@@ -105,11 +105,9 @@ export interface JobsService {
   discard(received: Received): Effect.Effect<void>
   /** Queues a received upload as a job (`created` false: the job an earlier request with its `Idempotency-Key` made). */
   submit(job: NewJob): Effect.Effect<Submitted, JobsError | JobStoreError>
-  list(
-    team: string,
-    options: { readonly status?: JobStatus | undefined; readonly after?: string | undefined; readonly limit: number }
-  ): Effect.Effect<JobList, JobsError | JobStoreError>
-  get(team: string, jobId: string): Effect.Effect<Job, JobsError | JobStoreError>
+  /** A page of the team's jobs, newest first (as `JobQueue.list`). */
+  readonly list: JobQueue["Service"]["list"]
+  readonly get: JobQueue["Service"]["get"]
   /** The job's results, once it has finished. */
   results(team: string, jobId: string): Effect.Effect<JobResults, JobsError | JobStoreError>
   /** Cancels a queued or running job (`deleted` false), else deletes the finished job and its results. */
