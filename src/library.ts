@@ -17,6 +17,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as ManagedRuntime from "effect/ManagedRuntime"
+import { type InstitutionPage, makeInstitutions } from "./app/Institutions.ts"
 import {
   type ConfigSnapshot,
   LiveSnapshot,
@@ -38,9 +39,7 @@ import type { TargetGroupInput } from "./domain/TargetGroup.ts"
 import type { OfferValidationResult, ValidationResult } from "./domain/ValidationResult.ts"
 import { ALL_TEAMS } from "./domain/visibility.ts"
 import type { Engine } from "./engine/Engine.ts"
-import { type InspectResult, inspectInput } from "./engine/inspect.ts"
-import { institutionOf } from "./engine/institutionOf.ts"
-import { type InstitutionPage, InstitutionSearch } from "./engine/institutions/InstitutionSearch.ts"
+import type { InspectResult } from "./engine/inspect.ts"
 import type { DatasetSpec } from "./engine/institutions/userDatasets.ts"
 import {
   type LibraryVerificationOptions,
@@ -267,6 +266,7 @@ const facadeOver = <Reload>(
     const { result, explanation } = orThrow(validation.explainTargetGroup(ALL_TEAMS, email, targetGroupId))
     return { ...result, explanation }
   }
+  const institutions = makeInstitutions(() => live.current().engine.context)
   let verifications: ReturnType<typeof makeLibraryVerifications> | undefined
   const verificationsOf = () => {
     verifications ??= makeLibraryVerifications(live, validation, statistics, verification)
@@ -277,10 +277,9 @@ const facadeOver = <Reload>(
     validateOffer: (email, offerId) => orThrow(validation.offer(ALL_TEAMS, email, offerId)),
     validateMany,
     validateManyOffer: (emails, offerId) => orThrow(validation.manyOffer(ALL_TEAMS, emails, offerId)),
-    inspect: (input) => inspectInput(live.current().engine.context, input),
-    searchInstitutions: (query) =>
-      InstitutionSearch.of(live.current().engine.context.index).search({ ...query, limit: query.limit ?? 20 }),
-    institutionOf: (input) => institutionOf(live.current().engine.context, input),
+    inspect: (input) => institutions.inspect(input),
+    searchInstitutions: (query) => institutions.search({ ...query, limit: query.limit ?? 20 }),
+    institutionOf: (input) => institutions.institutionOf(input),
     usage: (offerId) => runtime.runPromise(statistics.usage(offerId)),
     current: () => live.current(),
     status: () => live.status(),

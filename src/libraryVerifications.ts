@@ -19,7 +19,6 @@ import { Snapshot } from "./app/Snapshot.ts"
 import { Validation, type ValidationService } from "./app/Validation.ts"
 import type { VerificationView } from "./domain/Verification.ts"
 import { ALL_TEAMS } from "./domain/visibility.ts"
-import { outboxDirectory } from "./server/verificationService.ts"
 import { UsageStatistics } from "./stats/UsageStatistics.ts"
 import { hasDataDirectory } from "./stats/usageFiles.ts"
 import {
@@ -27,6 +26,7 @@ import {
   MailTransport,
   type MailTransportService,
   type OutgoingMail,
+  outboxDirectory,
   smtpOptions
 } from "./verification/MailTransport.ts"
 import { SigningKeyStore } from "./verification/SigningKeyStore.ts"

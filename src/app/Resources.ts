@@ -67,6 +67,9 @@ export type ExpectedVersion = "*" | ReadonlyArray<string>
 
 export { versionOf } from "./resourceChanges.ts"
 
+/** The resource of each kind. */
+type Resource<K extends ResourceKind> = K extends "targetGroup" ? TargetGroup : Offer
+
 const what: Record<ResourceKind, "target group" | "offer"> = { targetGroup: "target group", offer: "offer" }
 
 const origins = (snapshot: ConfigSnapshot, kind: ResourceKind) =>
@@ -133,241 +136,284 @@ export interface ResourcesService {
   deleteOffer(team: string, id: string, expected?: ExpectedVersion): Effect.Effect<ConfigSnapshot, ResourcesError>
 }
 
+/** What every change reads and writes: the snapshot in force and the resource store. */
+interface Dependencies {
+  readonly snapshots: Snapshot["Service"]
+  readonly store: ResourceStore["Service"]
+}
+
+/**
+ * Why a new resource of `team` cannot take `id` (in the config, or in the store even as a broken
+ * document). An id the team cannot see is "not available", never "exists": reading it is a 404,
+ * so creating it must not tell that it exists, or whose it is.
+ */
+const checkIdFree = Effect.fnUntraced(function* (
+  { snapshots, store }: Dependencies,
+  team: string,
+  kind: ResourceKind,
+  id: string
+) {
+  const snapshot = snapshots.current()
+  const origin = origins(snapshot, kind).get(id)
+  const stored = origin === undefined ? yield* store.read(kind, id).pipe(Effect.catch(storeUnavailable)) : undefined
+  if (origin === undefined && stored === undefined) return
+  const visible =
+    origin !== undefined &&
+    (kind === "targetGroup"
+      ? visibleTargetGroup(snapshot.engine, team, id) !== undefined
+      : visibleOffer(snapshot.engine, team, id) !== undefined)
+  const detail = !visible
+    ? `The ${what[kind]} id "${id}" is not available; choose another id.`
+    : origin.store === "config"
+      ? `${capitalized(withArticle(what[kind]))} "${id}" is already defined in the config directory; choose another id.`
+      : `${capitalized(withArticle(what[kind]))} "${id}" already exists; choose another id.`
+  return yield* fail(new ResourceConflict({ detail }))
+})
+
+/** Refuses a new resource when the team holds as many API-created ones as `limits.resourcesPerTeam` allows. */
+const checkRoom = (snapshots: Snapshot["Service"], team: string) => {
+  const { config } = snapshots.current()
+  const limit = config.settings.limits.resourcesPerTeam
+  const stored = (
+    items: ReadonlyArray<{ readonly id: string; readonly team?: string | undefined }>,
+    kind: ResourceKind
+  ) =>
+    items.filter((item) => item.team === team && origins(snapshots.current(), kind).get(item.id)?.store === "data")
+      .length
+  const held = stored(config.targetGroups, "targetGroup") + stored(config.offers, "offer")
+  return held < limit
+    ? Effect.void
+    : fail(
+        new ResourceConflict({
+          detail: `Team "${team}" already has ${held} target groups and offers created through the API, the most limits.resourcesPerTeam allows (${limit}); remove some, or ask the operator to raise the limit.`
+        })
+      )
+}
+
+/** Stores `text` under `id` (or removes it: undefined) and reloads; on a rejected reload puts the previous document back. */
+const storeAndReload = Effect.fnUntraced(function* (
+  { snapshots, store }: Dependencies,
+  kind: ResourceKind,
+  id: string,
+  text: string | undefined
+) {
+  const before = yield* store.read(kind, id).pipe(Effect.catch(storeUnavailable))
+  if (text === undefined) yield* store.remove(kind, id).pipe(Effect.catch(storeUnavailable))
+  else {
+    // Over the document read just now only: a daemon sharing the store that wrote it meanwhile came first.
+    const written = yield* store.write(kind, id, text, before?.text ?? null).pipe(Effect.catch(storeUnavailable))
+    if (!written) {
+      return yield* fail(
+        new ResourceConflict({
+          detail: `The ${what[kind]} "${id}" was changed by another request at the same time; read it again and retry.`
+        })
+      )
+    }
+  }
+  const outcome = yield* snapshots.reload()
+  if (outcome.ok) return snapshots.current()
+  const restore = before === undefined ? store.remove(kind, id) : store.write(kind, id, before.text)
+  yield* restore.pipe(Effect.catch(storeUnavailable))
+  yield* snapshots.reload()
+  return yield* fail(new ChangeNotApplied({ problems: outcome.problems.map(formatProblem) }))
+})
+
+/**
+ * The team's API-created resource `id` as it is now, ready to change: not found when the team cannot
+ * see it, a conflict when it is defined in the config directory, stale when it is not the version
+ * the caller based the change on.
+ */
+const changeable = Effect.fnUntraced(function* <K extends ResourceKind>(
+  snapshots: Snapshot["Service"],
+  team: string,
+  kind: K,
+  id: string,
+  expected: ExpectedVersion | undefined,
+  action: string
+) {
+  const snapshot = snapshots.current()
+  const resource = (
+    kind === "targetGroup"
+      ? visibleTargetGroup(snapshot.engine, team, id)?.targetGroup
+      : visibleOffer(snapshot.engine, team, id)?.offer
+  ) as Resource<K> | undefined
+  if (resource === undefined) return yield* fail(new ResourceNotFound({ kind: what[kind], id }))
+  const origin = origins(snapshot, kind).get(id)
+  if (origin?.store === "config") {
+    const configDir = snapshot.config.configDir ?? ""
+    const file = relative(configDir, origin.path).split("\\").join("/")
+    return yield* fail(
+      new ResourceConflict({
+        detail: `The ${what[kind]} "${id}" is defined in the config directory (${file}), which the API does not change: ${action} it in that file in git.`
+      })
+    )
+  }
+  if (resource.team !== team) {
+    // A shared target group is visible to every team but belongs to none: only git changes it.
+    return yield* fail(
+      new ResourceConflict({ detail: `The ${what[kind]} "${id}" is shared; only its owner can ${action} it.` })
+    )
+  }
+  if (expected !== undefined && expected !== "*") {
+    const current = versionOf(kind, resource)
+    if (!expected.includes(current)) {
+      return yield* fail(new StaleVersion({ kind: what[kind], id, current }))
+    }
+  }
+  return { snapshot, resource }
+})
+
+/** Field errors for target groups an offer of `team` names but cannot use. */
+const unusableTargetGroups = (
+  snapshots: Snapshot["Service"],
+  team: string,
+  groupIds: ReadonlyArray<string>
+): Array<FieldError> => {
+  const { engine } = snapshots.current()
+  return groupIds.flatMap((groupId, i) =>
+    visibleTargetGroup(engine, team, groupId) === undefined
+      ? [
+          {
+            field: `/targetGroups/${i}`,
+            code: "UNKNOWN_TARGET_GROUP",
+            message: `there is no target group "${groupId}" that team "${team}" can use (its own or a shared one)`
+          }
+        ]
+      : []
+  )
+}
+
+const createTargetGroup = Effect.fn("Resources.createTargetGroup")(function* (
+  dependencies: Dependencies,
+  team: string,
+  input: NewTargetGroup
+) {
+  if (input.team !== undefined && input.team !== team) {
+    return yield* fail(
+      new InvalidResource({ detail: "The target group is not valid.", errors: [wrongTeam("targetGroup", team)] })
+    )
+  }
+  yield* checkIdFree(dependencies, team, "targetGroup", input.id)
+  yield* checkRoom(dependencies.snapshots, team)
+  const group: TargetGroup = { ...input, team: team as TeamId }
+  return loadedGroup(yield* storeAndReload(dependencies, "targetGroup", group.id, targetGroupDocument(group)), group)
+})
+
+const createOffer = Effect.fn("Resources.createOffer")(function* (
+  dependencies: Dependencies,
+  team: string,
+  input: NewOffer
+) {
+  const errors: Array<FieldError> = []
+  if (input.team !== undefined && input.team !== team) errors.push(wrongTeam("offer", team))
+  errors.push(...unusableTargetGroups(dependencies.snapshots, team, input.targetGroups))
+  if (errors.length > 0) return yield* fail(new InvalidResource({ detail: "The offer is not valid.", errors }))
+  yield* checkIdFree(dependencies, team, "offer", input.id)
+  yield* checkRoom(dependencies.snapshots, team)
+  const offer: Offer = { ...input, team: team as TeamId }
+  return loadedOffer(yield* storeAndReload(dependencies, "offer", offer.id, offerDocument(offer)), offer)
+})
+
+/** The target group `patch` makes of `group`, or why it is not valid. */
+const patchedGroupChecked = (team: string, group: TargetGroup, patch: JsonObject) => {
+  const next = patchedTargetGroup(team, group, patch)
+  return next instanceof InvalidResource ? fail(next) : Effect.succeed(next)
+}
+
+/** The offer `patch` makes of `offer`, or why it is not valid: its fields, its target groups, its lifecycle. */
+const patchedOfferChecked = (snapshots: Snapshot["Service"], team: string, offer: Offer, patch: JsonObject) => {
+  const next = patchedOffer(team, offer, patch)
+  if (next instanceof InvalidResource) return fail(next)
+  const unusable = unusableTargetGroups(snapshots, team, next.targetGroups)
+  if (unusable.length > 0) {
+    return fail(new InvalidResource({ detail: "The changed offer is not valid.", errors: unusable }))
+  }
+  const refused = refusedTransition(offer.status, next.status)
+  if (refused !== undefined) {
+    return fail(new ResourceConflict({ detail: `The offer "${offer.id}" cannot become ${next.status}: ${refused}.` }))
+  }
+  return Effect.succeed(next)
+}
+
+/**
+ * Applies a JSON merge patch to the team's API-created resource of `kind`
+ * (checked as a new one would be); a patch that changes nothing stores nothing.
+ */
+const update = <K extends ResourceKind>(
+  dependencies: Dependencies,
+  kind: K,
+  team: string,
+  id: string,
+  patch: JsonObject,
+  expected: ExpectedVersion | undefined
+): Effect.Effect<Applied<Resource<K>>, ResourcesError> =>
+  Effect.gen(function* () {
+    const { snapshot, resource } = yield* changeable(dependencies.snapshots, team, kind, id, expected, "change")
+    const next: TargetGroup | Offer =
+      kind === "targetGroup"
+        ? yield* patchedGroupChecked(team, resource as TargetGroup, patch)
+        : yield* patchedOfferChecked(dependencies.snapshots, team, resource as Offer, patch)
+    if (versionOf(kind, next) === versionOf(kind, resource)) return { snapshot, resource }
+    const stored = yield* storeAndReload(
+      dependencies,
+      kind,
+      id,
+      kind === "targetGroup" ? targetGroupDocument(next as TargetGroup) : offerDocument(next as Offer)
+    )
+    return (
+      kind === "targetGroup" ? loadedGroup(stored, next as TargetGroup) : loadedOffer(stored, next as Offer)
+    ) as Applied<Resource<K>>
+  }).pipe(Effect.withSpan(kind === "targetGroup" ? "Resources.updateTargetGroup" : "Resources.updateOffer"))
+
+const deleteTargetGroup = Effect.fn("Resources.deleteTargetGroup")(function* (
+  dependencies: Dependencies,
+  team: string,
+  id: string,
+  expected?: ExpectedVersion
+) {
+  const { snapshot } = yield* changeable(dependencies.snapshots, team, "targetGroup", id, expected, "delete")
+  const users = snapshot.config.offers.filter((offer) => offer.targetGroups.includes(id as never))
+  if (users.length > 0) {
+    const names = users.map((offer) => `"${offer.id}"`).join(", ")
+    return yield* fail(
+      new ResourceConflict({
+        detail: `The target group "${id}" is used by ${users.length === 1 ? "the offer" : "the offers"} ${names}; remove it from ${users.length === 1 ? "that offer" : "those offers"} (or delete ${users.length === 1 ? "it" : "them"}) first.`
+      })
+    )
+  }
+  return yield* storeAndReload(dependencies, "targetGroup", id, undefined)
+})
+
+const deleteOffer = Effect.fn("Resources.deleteOffer")(function* (
+  dependencies: Dependencies,
+  team: string,
+  id: string,
+  expected?: ExpectedVersion
+) {
+  yield* changeable(dependencies.snapshots, team, "offer", id, expected, "delete")
+  return yield* storeAndReload(dependencies, "offer", id, undefined)
+})
+
+/** The service over `dependencies`: changes run one at a time, so check, write and reload never interleave. */
+const makeResources = (dependencies: Dependencies, oneAtATime: Semaphore.Semaphore): ResourcesService => ({
+  createTargetGroup: (team, input) => oneAtATime.withPermit(createTargetGroup(dependencies, team, input)),
+  createOffer: (team, input) => oneAtATime.withPermit(createOffer(dependencies, team, input)),
+  updateTargetGroup: (team, id, patch, expected) =>
+    oneAtATime.withPermit(update(dependencies, "targetGroup", team, id, patch, expected)),
+  updateOffer: (team, id, patch, expected) =>
+    oneAtATime.withPermit(update(dependencies, "offer", team, id, patch, expected)),
+  setOfferStatus: (team, id, status) =>
+    oneAtATime.withPermit(update(dependencies, "offer", team, id, { status }, undefined)),
+  deleteTargetGroup: (team, id, expected) => oneAtATime.withPermit(deleteTargetGroup(dependencies, team, id, expected)),
+  deleteOffer: (team, id, expected) => oneAtATime.withPermit(deleteOffer(dependencies, team, id, expected))
+})
+
 export class Resources extends Context.Service<Resources, ResourcesService>()("campusgate/app/Resources") {
   static readonly layer: Layer.Layer<Resources, never, Snapshot | ResourceStore> = Layer.effect(
     Resources,
-    Effect.gen(function* () {
-      const snapshots = yield* Snapshot
-      const store = yield* ResourceStore
-      const oneAtATime = yield* Semaphore.make(1)
-
-      /**
-       * Why a new resource of `team` cannot take `id` (in the config, or in the store even as a broken
-       * document). An id the team cannot see is "not available", never "exists": reading it is a 404,
-       * so creating it must not tell that it exists, or whose it is.
-       */
-      const checkIdFree = Effect.fnUntraced(function* (team: string, kind: ResourceKind, id: string) {
-        const snapshot = snapshots.current()
-        const origin = origins(snapshot, kind).get(id)
-        const stored =
-          origin === undefined ? yield* store.read(kind, id).pipe(Effect.catch(storeUnavailable)) : undefined
-        if (origin === undefined && stored === undefined) return
-        const visible =
-          origin !== undefined &&
-          (kind === "targetGroup"
-            ? visibleTargetGroup(snapshot.engine, team, id) !== undefined
-            : visibleOffer(snapshot.engine, team, id) !== undefined)
-        const detail = !visible
-          ? `The ${what[kind]} id "${id}" is not available; choose another id.`
-          : origin.store === "config"
-            ? `${capitalized(withArticle(what[kind]))} "${id}" is already defined in the config directory; choose another id.`
-            : `${capitalized(withArticle(what[kind]))} "${id}" already exists; choose another id.`
-        return yield* fail(new ResourceConflict({ detail }))
-      })
-
-      /** Refuses a new resource when the team holds as many API-created ones as `limits.resourcesPerTeam` allows. */
-      const checkRoom = (team: string) => {
-        const { config } = snapshots.current()
-        const limit = config.settings.limits.resourcesPerTeam
-        const stored = (
-          items: ReadonlyArray<{ readonly id: string; readonly team?: string | undefined }>,
-          kind: ResourceKind
-        ) =>
-          items.filter(
-            (item) => item.team === team && origins(snapshots.current(), kind).get(item.id)?.store === "data"
-          ).length
-        const held = stored(config.targetGroups, "targetGroup") + stored(config.offers, "offer")
-        return held < limit
-          ? Effect.void
-          : fail(
-              new ResourceConflict({
-                detail: `Team "${team}" already has ${held} target groups and offers created through the API, the most limits.resourcesPerTeam allows (${limit}); remove some, or ask the operator to raise the limit.`
-              })
-            )
-      }
-
-      /** Stores `text` under `id` (or removes it: undefined) and reloads; on a rejected reload puts the previous document back. */
-      const store_ = Effect.fnUntraced(function* (kind: ResourceKind, id: string, text: string | undefined) {
-        const before = yield* store.read(kind, id).pipe(Effect.catch(storeUnavailable))
-        if (text === undefined) yield* store.remove(kind, id).pipe(Effect.catch(storeUnavailable))
-        else {
-          // Over the document read just now only: a daemon sharing the store that wrote it meanwhile came first.
-          const written = yield* store.write(kind, id, text, before?.text ?? null).pipe(Effect.catch(storeUnavailable))
-          if (!written) {
-            return yield* fail(
-              new ResourceConflict({
-                detail: `The ${what[kind]} "${id}" was changed by another request at the same time; read it again and retry.`
-              })
-            )
-          }
-        }
-        const outcome = yield* snapshots.reload()
-        if (outcome.ok) return snapshots.current()
-        const restore = before === undefined ? store.remove(kind, id) : store.write(kind, id, before.text)
-        yield* restore.pipe(Effect.catch(storeUnavailable))
-        yield* snapshots.reload()
-        return yield* fail(new ChangeNotApplied({ problems: outcome.problems.map(formatProblem) }))
-      })
-
-      /**
-       * The team's API-created resource `id` as it is now, ready to change: not found when the team cannot
-       * see it, a conflict when it is defined in the config directory, stale when it is not the version
-       * the caller based the change on.
-       */
-      const changeable = Effect.fnUntraced(function* <A extends TargetGroup | Offer>(
-        team: string,
-        kind: ResourceKind,
-        id: string,
-        expected: ExpectedVersion | undefined,
-        action: string
-      ) {
-        const snapshot = snapshots.current()
-        const resource = (
-          kind === "targetGroup"
-            ? visibleTargetGroup(snapshot.engine, team, id)?.targetGroup
-            : visibleOffer(snapshot.engine, team, id)?.offer
-        ) as A | undefined
-        if (resource === undefined) return yield* fail(new ResourceNotFound({ kind: what[kind], id }))
-        const origin = origins(snapshot, kind).get(id)
-        if (origin?.store === "config") {
-          const configDir = snapshot.config.configDir ?? ""
-          const file = relative(configDir, origin.path).split("\\").join("/")
-          return yield* fail(
-            new ResourceConflict({
-              detail: `The ${what[kind]} "${id}" is defined in the config directory (${file}), which the API does not change: ${action} it in that file in git.`
-            })
-          )
-        }
-        if (resource.team !== team) {
-          // A shared target group is visible to every team but belongs to none: only git changes it.
-          return yield* fail(
-            new ResourceConflict({ detail: `The ${what[kind]} "${id}" is shared; only its owner can ${action} it.` })
-          )
-        }
-        if (expected !== undefined && expected !== "*") {
-          const current = versionOf(kind, resource)
-          if (!expected.includes(current)) {
-            return yield* fail(new StaleVersion({ kind: what[kind], id, current }))
-          }
-        }
-        return { snapshot, resource }
-      })
-
-      /** Field errors for target groups an offer of `team` names but cannot use. */
-      const unusableTargetGroups = (team: string, groupIds: ReadonlyArray<string>): Array<FieldError> => {
-        const { engine } = snapshots.current()
-        return groupIds.flatMap((groupId, i) =>
-          visibleTargetGroup(engine, team, groupId) === undefined
-            ? [
-                {
-                  field: `/targetGroups/${i}`,
-                  code: "UNKNOWN_TARGET_GROUP",
-                  message: `there is no target group "${groupId}" that team "${team}" can use (its own or a shared one)`
-                }
-              ]
-            : []
-        )
-      }
-
-      const createTargetGroup = Effect.fn("Resources.createTargetGroup")(function* (
-        team: string,
-        input: NewTargetGroup
-      ) {
-        if (input.team !== undefined && input.team !== team) {
-          return yield* fail(
-            new InvalidResource({ detail: "The target group is not valid.", errors: [wrongTeam("targetGroup", team)] })
-          )
-        }
-        yield* checkIdFree(team, "targetGroup", input.id)
-        yield* checkRoom(team)
-        const group: TargetGroup = { ...input, team: team as TeamId }
-        return loadedGroup(yield* store_("targetGroup", group.id, targetGroupDocument(group)), group)
-      })
-
-      const createOffer = Effect.fn("Resources.createOffer")(function* (team: string, input: NewOffer) {
-        const errors: Array<FieldError> = []
-        if (input.team !== undefined && input.team !== team) errors.push(wrongTeam("offer", team))
-        errors.push(...unusableTargetGroups(team, input.targetGroups))
-        if (errors.length > 0) return yield* fail(new InvalidResource({ detail: "The offer is not valid.", errors }))
-        yield* checkIdFree(team, "offer", input.id)
-        yield* checkRoom(team)
-        const offer: Offer = { ...input, team: team as TeamId }
-        return loadedOffer(yield* store_("offer", offer.id, offerDocument(offer)), offer)
-      })
-
-      const updateTargetGroup = Effect.fn("Resources.updateTargetGroup")(function* (
-        team: string,
-        id: string,
-        patch: JsonObject,
-        expected?: ExpectedVersion
-      ) {
-        const { snapshot, resource } = yield* changeable<TargetGroup>(team, "targetGroup", id, expected, "change")
-        const next = patchedTargetGroup(team, resource, patch)
-        if (next instanceof InvalidResource) return yield* fail(next)
-        if (versionOf("targetGroup", next) === versionOf("targetGroup", resource)) return { snapshot, resource }
-        return loadedGroup(yield* store_("targetGroup", id, targetGroupDocument(next)), next)
-      })
-
-      const updateOffer = Effect.fn("Resources.updateOffer")(function* (
-        team: string,
-        id: string,
-        patch: JsonObject,
-        expected?: ExpectedVersion
-      ) {
-        const { snapshot, resource } = yield* changeable<Offer>(team, "offer", id, expected, "change")
-        const next = patchedOffer(team, resource, patch)
-        if (next instanceof InvalidResource) return yield* fail(next)
-        const unusable = unusableTargetGroups(team, next.targetGroups)
-        if (unusable.length > 0) {
-          return yield* fail(new InvalidResource({ detail: "The changed offer is not valid.", errors: unusable }))
-        }
-        const refused = refusedTransition(resource.status, next.status)
-        if (refused !== undefined) {
-          return yield* fail(
-            new ResourceConflict({ detail: `The offer "${id}" cannot become ${next.status}: ${refused}.` })
-          )
-        }
-        if (versionOf("offer", next) === versionOf("offer", resource)) return { snapshot, resource }
-        return loadedOffer(yield* store_("offer", id, offerDocument(next)), next)
-      })
-
-      const deleteTargetGroup = Effect.fn("Resources.deleteTargetGroup")(function* (
-        team: string,
-        id: string,
-        expected?: ExpectedVersion
-      ) {
-        const { snapshot } = yield* changeable<TargetGroup>(team, "targetGroup", id, expected, "delete")
-        const users = snapshot.config.offers.filter((offer) => offer.targetGroups.includes(id as never))
-        if (users.length > 0) {
-          const names = users.map((offer) => `"${offer.id}"`).join(", ")
-          return yield* fail(
-            new ResourceConflict({
-              detail: `The target group "${id}" is used by ${users.length === 1 ? "the offer" : "the offers"} ${names}; remove it from ${users.length === 1 ? "that offer" : "those offers"} (or delete ${users.length === 1 ? "it" : "them"}) first.`
-            })
-          )
-        }
-        return yield* store_("targetGroup", id, undefined)
-      })
-
-      const deleteOffer = Effect.fn("Resources.deleteOffer")(function* (
-        team: string,
-        id: string,
-        expected?: ExpectedVersion
-      ) {
-        yield* changeable<Offer>(team, "offer", id, expected, "delete")
-        return yield* store_("offer", id, undefined)
-      })
-
-      return Resources.of({
-        createTargetGroup: (team, input) => oneAtATime.withPermit(createTargetGroup(team, input)),
-        createOffer: (team, input) => oneAtATime.withPermit(createOffer(team, input)),
-        updateTargetGroup: (team, id, patch, expected) =>
-          oneAtATime.withPermit(updateTargetGroup(team, id, patch, expected)),
-        updateOffer: (team, id, patch, expected) => oneAtATime.withPermit(updateOffer(team, id, patch, expected)),
-        setOfferStatus: (team, id, status) => oneAtATime.withPermit(updateOffer(team, id, { status })),
-        deleteTargetGroup: (team, id, expected) => oneAtATime.withPermit(deleteTargetGroup(team, id, expected)),
-        deleteOffer: (team, id, expected) => oneAtATime.withPermit(deleteOffer(team, id, expected))
-      })
-    })
+    Effect.map(
+      Effect.all([Effect.service(Snapshot), Effect.service(ResourceStore), Semaphore.make(1)]),
+      ([snapshots, store, oneAtATime]) => makeResources({ snapshots, store }, oneAtATime)
+    )
   )
 }

@@ -327,56 +327,56 @@ export class Reviews extends Context.Service<Reviews, ReviewsService>()("campusg
             return yield* rowOf(team, domain)
           }).pipe(Semaphore.withPermit(lock))
 
-        const approve = Effect.fn("Reviews.approve")(function* (
+        /** A reviewer's decision on the domain `input` names, as `decisionOf` makes it at this moment: stored and answered. */
+        const decideOn = Effect.fnUntraced(function* (
           reviewer: Reviewer,
           input: string,
-          request: ApproveRequest
+          decisionOf: (domain: string, at: string) => ReviewDecision | ReviewsError
         ) {
           const domain = reviewDomain(input)
           if (domain instanceof ReviewsError) return yield* domain
-          const listed = listedBy(snapshots.current(), domain)
-          if (listed !== undefined)
-            return yield* new ReviewsError({
-              reason: "listed",
-              detail:
-                listed === domain
-                  ? `${domain} is listed by a source already: it needs no approval.`
-                  : `${domain} is under ${listed}, which a source lists already: it needs no approval.`
-            })
-          const now = yield* Clock.currentTimeMillis
-          const approval = {
-            domain,
-            team: reviewer.team,
-            name: request.name,
-            type: request.type,
-            country: request.country ?? null,
-            region: request.region ?? null,
-            ...(request.role === undefined ? {} : { role: request.role }),
-            approvedBy: reviewer.keyId,
-            approvedAt: new Date(now).toISOString()
-          } as ReviewedInstitution
-          const row = yield* decide(reviewer.team, domain, { kind: "approve", approval })
+          const decision = decisionOf(domain, new Date(yield* Clock.currentTimeMillis).toISOString())
+          if (decision instanceof ReviewsError) return yield* decision
+          const row = yield* decide(reviewer.team, domain, decision)
           return yield* answer(reviewer.team, row)
         })
 
-        const reject = Effect.fn("Reviews.reject")(function* (
-          reviewer: Reviewer,
-          input: string,
-          request: RejectRequest
-        ) {
-          const domain = reviewDomain(input)
-          if (domain instanceof ReviewsError) return yield* domain
-          const now = yield* Clock.currentTimeMillis
-          const rejection = {
-            domain,
-            team: reviewer.team,
-            reason: request.reason,
-            rejectedBy: reviewer.keyId,
-            rejectedAt: new Date(now).toISOString()
-          } as ReviewRejection
-          const row = yield* decide(reviewer.team, domain, { kind: "reject", rejection })
-          return yield* answer(reviewer.team, row)
-        })
+        const approve = (reviewer: Reviewer, input: string, request: ApproveRequest) =>
+          decideOn(reviewer, input, (domain, at): ReviewDecision | ReviewsError => {
+            const listed = listedBy(snapshots.current(), domain)
+            if (listed !== undefined)
+              return new ReviewsError({
+                reason: "listed",
+                detail:
+                  listed === domain
+                    ? `${domain} is listed by a source already: it needs no approval.`
+                    : `${domain} is under ${listed}, which a source lists already: it needs no approval.`
+              })
+            const approval = {
+              domain,
+              team: reviewer.team,
+              name: request.name,
+              type: request.type,
+              country: request.country ?? null,
+              region: request.region ?? null,
+              ...(request.role === undefined ? {} : { role: request.role }),
+              approvedBy: reviewer.keyId,
+              approvedAt: at
+            } as ReviewedInstitution
+            return { kind: "approve", approval }
+          }).pipe(Effect.withSpan("Reviews.approve"))
+
+        const reject = (reviewer: Reviewer, input: string, request: RejectRequest) =>
+          decideOn(reviewer, input, (domain, at): ReviewDecision => {
+            const rejection = {
+              domain,
+              team: reviewer.team,
+              reason: request.reason,
+              rejectedBy: reviewer.keyId,
+              rejectedAt: at
+            } as ReviewRejection
+            return { kind: "reject", rejection }
+          }).pipe(Effect.withSpan("Reviews.reject"))
 
         const exportYaml = Effect.fn("Reviews.exportYaml")(function* (team?: string) {
           const { approvals } = yield* store.decisions(team).pipe(Effect.mapError(unavailable))

@@ -4,7 +4,9 @@ import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServer from "effect/http/HttpServer"
 import * as Layer from "effect/Layer"
 import type * as RateLimiter from "effect/persistence/RateLimiter"
+import { Institutions } from "../app/Institutions.ts"
 import { type BootstrapResult, Keys } from "../app/Keys.ts"
+import { OfferStatus } from "../app/OfferStatus.ts"
 import { Resources } from "../app/Resources.ts"
 import { Reviews } from "../app/Reviews.ts"
 import { LiveSnapshot, Snapshot } from "../app/Snapshot.ts"
@@ -180,7 +182,7 @@ export const serverLayer = (options: ServeOptions) =>
         maxPerTeam: () => live.current().config.settings.reviews.maxDomainsPerTeam
       }).pipe(Layer.provideMerge(Layer.succeed(ReviewStore, stores.reviews)))
       const services = Layer.mergeAll(jobsLayer(stores), verificationsLayer(stores, publicUrl)).pipe(
-        Layer.provideMerge(Resources.layer),
+        Layer.provideMerge(Layer.mergeAll(Resources.layer, Institutions.layer, OfferStatus.layer)),
         Layer.provideMerge(Reviews.layer(stores.kind === "redis" ? "config-only" : "config-or-data")),
         Layer.provideMerge(validation),
         Layer.provideMerge(Layer.succeed(ResourceStore, resourceStore)),

@@ -247,8 +247,9 @@ const ApiRoutes = HttpApiBuilder.layer(CampusgateApi).pipe(Layer.provide(Handler
 
 /**
  * Every route and the outermost middleware. Needs `Snapshot`,
- * `RequestLogger`, `Metrics`, a `RateLimiter`, the job queue and store, and
- * `Verifications`, and the console's files (`ConsoleAssets`).
+ * `RequestLogger`, `Metrics`, a `RateLimiter`, the services the handlers
+ * call (`Jobs`, `Institutions`, `OfferStatus`, `Resources`, `Reviews`,
+ * `Validation`, `Verifications`), and the console's files (`ConsoleAssets`).
  */
 export const HttpApp = Layer.mergeAll(
   ApiRoutes,

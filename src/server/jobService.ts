@@ -1,5 +1,6 @@
 /**
- * The daemon's job queue: jobs in the store the daemon runs on (`stores.ts`:
+ * The daemon's job queue, under the jobs service the handlers call
+ * (`jobs/Jobs.ts`): jobs in the store the daemon runs on (`stores.ts`:
  * the data directory, or Redis with files on a shared volume), validated on
  * `jobs.workerThreads` threads (`jobs/JobThreads.ts`; default one per
  * available core but one, at least one; 0: on the request thread) with the
@@ -26,6 +27,7 @@ import { duplicatesKey } from "../jobs/duplicates.ts"
 import type { Job, JobCallback } from "../jobs/Job.ts"
 import { JobQueue } from "../jobs/JobQueue.ts"
 import type { JobStore } from "../jobs/JobStore.ts"
+import { Jobs } from "../jobs/Jobs.ts"
 import { JobThreads } from "../jobs/JobThreads.ts"
 import { type BatchEvaluator, type Evaluate, evaluateHere } from "../jobs/jobBatches.ts"
 import type { JobUsage } from "../jobs/jobUsage.ts"
@@ -134,8 +136,16 @@ const announce =
     )
   }
 
-/** `JobStore` and `JobQueue` for the daemon on `stores`; needs `Snapshot`, `Metrics`, `Validation` and `UsageStatistics`. */
+/**
+ * The jobs service over `JobStore` and `JobQueue` for the daemon on
+ * `stores`; needs `Snapshot`, `Metrics`, `Validation` and `UsageStatistics`.
+ */
 export const jobsLayer = (
+  stores: Pick<Stores, "jobs" | "webhookSecret">
+): Layer.Layer<Jobs | JobQueue | JobStore, never, Snapshot | Metrics | Validation | UsageStatistics> =>
+  Jobs.layer.pipe(Layer.provideMerge(queueLayer(stores)))
+
+const queueLayer = (
   stores: Pick<Stores, "jobs" | "webhookSecret">
 ): Layer.Layer<JobQueue | JobStore, never, Snapshot | Metrics | Validation | UsageStatistics> =>
   Layer.unwrap(

@@ -8,7 +8,6 @@
  * verification secret and the webhook secret from the environment, else
  * generated once into the data directory. Mail settings are read at start.
  */
-import { resolve } from "node:path"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Snapshot } from "../app/Snapshot.ts"
@@ -16,17 +15,11 @@ import type { Validation } from "../app/Validation.ts"
 import { directoriesOf } from "../config/loadConfig.ts"
 import { Log } from "../observability/Log.ts"
 import type { UsageStatistics } from "../stats/UsageStatistics.ts"
-import { MailTransport, smtpOptions } from "../verification/MailTransport.ts"
+import { MailTransport, outboxDirectory, smtpOptions } from "../verification/MailTransport.ts"
 import type { VerificationStoreError } from "../verification/VerificationStore.ts"
 import { Verifications } from "../verification/Verifications.ts"
 import { Metrics } from "./metrics.ts"
 import type { Stores } from "./stores.ts"
-
-export const OUTBOX_DIR = "outbox"
-
-/** Where the outbox is for a config: `verification.mail.outboxDir` (relative to the config directory), else `<data>/outbox`. */
-export const outboxDirectory = (configDir: string, dataDir: string, outboxDir: string | undefined): string =>
-  outboxDir === undefined ? resolve(dataDir, OUTBOX_DIR) : resolve(configDir, outboxDir)
 
 /** `Verifications` for the daemon; `publicUrl` answers the address links start with. */
 export const verificationsLayer = (

@@ -6,14 +6,15 @@
  *   password from `CAMPUSGATE_SMTP_PASSWORD`;
  * - `outbox`: each message as an `.eml` file in a directory (the embedded
  *   default, so the first run needs no mail server), built by nodemailer
- *   exactly as SMTP would send it, written atomically, one log line each;
+ *   exactly as SMTP would send it, written atomically, one log line each
+ *   (`outboxDirectory`: where, for the daemon, the library and `campusgate outbox`);
  * - `memory`: messages kept in a list (the library's tests, app tests).
  * A failure says whether trying again can help (`permanent`: the server
  * refused the message with a 5xx); its detail is the error class and SMTP
  * reply code only — a server's reply text can quote the address.
  */
 import { chmod, mkdir, open, rename, rm } from "node:fs/promises"
-import { join } from "node:path"
+import { join, resolve } from "node:path"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -70,6 +71,12 @@ export interface SmtpOptions {
   /** How long one attempt may take (default 30 s). */
   readonly timeoutMs?: number | undefined
 }
+
+export const OUTBOX_DIR = "outbox"
+
+/** Where the outbox is for a config: `verification.mail.outboxDir` (relative to the config directory), else `<data>/outbox`. */
+export const outboxDirectory = (configDir: string, dataDir: string, outboxDir: string | undefined): string =>
+  outboxDir === undefined ? resolve(dataDir, OUTBOX_DIR) : resolve(configDir, outboxDir)
 
 /** The SMTP options of the mail settings, with the password from the environment. */
 export const smtpOptions = (

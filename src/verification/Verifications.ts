@@ -51,7 +51,7 @@ import { SigningKeyStore } from "./SigningKeyStore.ts"
 import { verificationKeys } from "./secrets.ts"
 import { VerificationStore } from "./VerificationStore.ts"
 import { ResendTooSoon, VerificationNotFound, type VerificationsError } from "./VerificationsError.ts"
-import { type LinkOutcome, makeConfirmations } from "./verificationConfirm.ts"
+import { type ConfirmDependencies, type LinkOutcome, makeConfirmations } from "./verificationConfirm.ts"
 import { makeLookups } from "./verificationLookups.ts"
 import { policyOf } from "./verificationPolicy.ts"
 import { makeRecords } from "./verificationRecords.ts"
@@ -125,7 +125,7 @@ export interface VerificationsOptions {
 }
 
 export class Verifications extends Context.Service<Verifications, VerificationsService>()(
-  "campusgate/app/Verifications"
+  "campusgate/verification/Verifications"
 ) {
   /**
    * The service over its stores and transport; forks the send queue's
@@ -140,187 +140,233 @@ export class Verifications extends Context.Service<Verifications, VerificationsS
   > =>
     Layer.effect(
       Verifications,
-      Effect.gen(function* () {
-        const snapshots = yield* Snapshot
-        const validation = yield* Validation
-        const store = yield* VerificationStore
-        const usage = yield* UsageStatistics
-        const keys = verificationKeys(options.secret)
-        const records = makeRecords(store)
-        const tokens = makeTokens(yield* SigningKeyStore, snapshots, keys)
-        const work = yield* makeWork({
-          store,
-          records,
-          snapshots,
-          keys,
-          transport: yield* MailTransport,
-          usage,
-          tokens,
-          webhookSecret: options.webhookSecret,
-          publicUrl: options.publicUrl,
-          webhookDelivery: options.webhookDelivery
-        })
-        const count = (record: VerificationRecord, event: "started" | "verified" | "failed" | "expired") => {
-          if (record.offerId !== undefined) usage.recordVerification(record.offerId, event)
-        }
-        const notifies = (record: VerificationRecord) => policyOf(snapshots.current(), record).webhookUrl !== undefined
-
-        /** The record if the viewer may see it; a pending one past its lifetime is expired first. */
-        const visible = Effect.fnUntraced(function* (viewer: Viewer, id: string, held: boolean) {
-          const record = yield* store.get(id)
-          if (record === undefined || !verificationVisible(record, viewer)) {
-            return yield* refuse(new VerificationNotFound({ id }))
-          }
-          const now = yield* Clock.currentTimeMillis
-          if (!isDue(record, now)) return record
-          const expired = yield* records
-            .modify(id, (current) => (isDue(current, now) ? expire(current, notifies(current)) : undefined), held)
-            .pipe(Effect.catchTag("VerificationStoreError", () => Effect.succeed(record)))
-          if (expired?.status === "expired" && record.status === "pending") {
-            count(expired, "expired")
-            yield* work.notify(expired)
-          }
-          return expired ?? record
-        })
-
-        const start = Effect.fn("Verifications.start")(function* (viewer: Viewer, request: StartVerification) {
-          if ((request.offerId === undefined) === (request.targetGroupId === undefined)) {
-            return yield* invalid("/offerId", "EXACTLY_ONE", "give exactly one of offerId and targetGroupId")
-          }
-          const snapshot = snapshots.current()
-          const answer =
-            request.offerId !== undefined
-              ? validation.offer(viewer, request.email, request.offerId)
-              : validation.targetGroup(viewer, request.email, request.targetGroupId!)
-          if (answer instanceof ValidationError) return yield* refuse(answer.reason)
-          if (!answer.isValid) return { ineligible: answer }
-          const policy = policyOf(snapshot, request)
-          const method = yield* methodOf(request, policy)
-          const normalized = normalizedOf(answer)
-          if (normalized === undefined) return { ineligible: answer }
-          if (work.queue.size >= snapshot.config.settings.verification.mail.maxQueued) {
-            return yield* unavailable(
-              "Too many messages are waiting to be sent; nothing was accepted. Try again later."
-            )
-          }
-          const now = yield* Clock.currentTimeMillis
-          const addressHash = keys.addressHash(canonicalOf(normalized))
-          const id = newVerificationId()
-          const secret = method === "code" ? newCode(policy.codeLength) : newLinkSecret()
-          const record = pendingRecord({
-            id,
-            request,
-            answer,
-            viewer,
-            snapshot,
-            policy,
-            method,
-            normalized,
-            addressHash,
-            secretHash: keys.secretHash(id, secret),
-            sealedAddress: keys.seal(normalized),
-            claim: work.claimFor(now),
-            now
-          })
-          const redeemed = alreadyRedeemed(yield* store.byAddress(addressHash), record, policy, now)
-          if (redeemed !== undefined) return yield* refuse(redeemed)
-          // The message limits are decided with the write: of concurrent starts, only as many as they allow are stored.
-          const cap = mailboxCapOf(snapshot)
-          yield* store.insert(record, messageLimits(record, policy, cap, now)).pipe(
-            Effect.catchTags({
-              LimitExceeded: (exceeded) => refuse(limitRefusal(exceeded, record, policy, cap, now)),
-              VerificationStoreError: (error) =>
-                unavailable(
-                  `The verification could not be stored (${error.message}); nothing was accepted. Try again later.`
-                )
-            })
-          )
-          // Stored as queued: if the queue is full now, the sweep queues it.
-          work.send({ id, secret })
-          count(record, "started")
-          return { started: toView(record) }
-        })
-
-        const { settle, settleWithin, confirm, confirmLink } = makeConfirmations({
-          store,
-          records,
-          keys,
-          snapshots,
-          tokens,
-          work,
-          count,
-          notifies,
-          visible
-        })
-
-        const resend = Effect.fn("Verifications.resend")(function* (viewer: Viewer, id: string) {
-          return yield* records.locked(
-            id,
-            Effect.gen(function* () {
-              const record = yield* visible(viewer, id, true)
-              if (record.status !== "pending") return toView(yield* notPending(record))
-              const now = yield* Clock.currentTimeMillis
-              if (now < record.resendAvailableAt) {
-                return yield* refuse(new ResendTooSoon({ retryAfterSeconds: seconds(record.resendAvailableAt - now) }))
-              }
-              const snapshot = snapshots.current()
-              const policy = policyOf(snapshot, record)
-              if (work.queue.size >= snapshot.config.settings.verification.mail.maxQueued) {
-                return yield* unavailable("Too many messages are waiting to be sent. Try again later.")
-              }
-              const secret = record.method === "code" ? newCode(policy.codeLength) : newLinkSecret()
-              const next = renew(
-                record,
-                keys.secretHash(id, secret),
-                now,
-                policy.lifetimeMs,
-                policy.resendAfterMs,
-                work.claimFor(now)
-              )
-              const cap = mailboxCapOf(snapshot)
-              const stored = yield* settleWithin(next, messageLimits(next, policy, cap, now)).pipe(
-                Effect.catchTag("LimitExceeded", (exceeded) => refuse(limitRefusal(exceeded, next, policy, cap, now)))
-              )
-              work.send({ id, secret })
-              return toView(stored)
-            })
-          )
-        })
-
-        const cancelOne = Effect.fn("Verifications.cancel")(function* (viewer: Viewer, id: string) {
-          return yield* records.locked(
-            id,
-            Effect.gen(function* () {
-              const record = yield* visible(viewer, id, true)
-              if (record.status === "cancelled") return toView(record)
-              if (record.status !== "pending") return toView(yield* notPending(record))
-              return toView(yield* settle(cancel(record, yield* Clock.currentTimeMillis)))
-            })
-          )
-        })
-
-        const { lookup, resetLimit } = makeLookups({ store, records, keys, snapshots })
-
-        yield* tokens
-          .rotateIfDue()
-          .pipe(Effect.catchCause((cause) => Effect.logError("signing key could not be made", { cause })))
-        yield* work.sweep
-        const interval = Duration.millis(periodMillis(snapshots.current().config.settings.verification.sweepInterval))
-        yield* Effect.forkScoped(Effect.forever(Effect.andThen(Effect.sleep(interval), work.sweep)))
-
-        return Verifications.of({
-          start,
-          get: (viewer, id) => Effect.map(visible(viewer, id, false), toView),
-          confirm,
-          confirmLink,
-          resend,
-          cancel: cancelOne,
-          lookup,
-          resetLimit,
-          jwks: () => tokens.jwks().pipe(Effect.orDie),
-          rotateSigningKey: () => tokens.rotateIfDue(true).pipe(Effect.orDie),
-          sweep: work.sweep
-        })
-      })
+      Effect.flatMap(layerServices, (services) => makeVerifications(options, services))
     )
 }
+
+/** The services the layer builds on. */
+interface LayerServices {
+  readonly snapshots: Snapshot["Service"]
+  readonly validation: Validation["Service"]
+  readonly store: VerificationStore["Service"]
+  readonly usage: UsageStatistics["Service"]
+  readonly signingKeys: SigningKeyStore["Service"]
+  readonly transport: MailTransport["Service"]
+}
+
+const layerServices = Effect.all({
+  snapshots: Effect.service(Snapshot),
+  validation: Effect.service(Validation),
+  store: Effect.service(VerificationStore),
+  usage: Effect.service(UsageStatistics),
+  signingKeys: Effect.service(SigningKeyStore),
+  transport: Effect.service(MailTransport)
+})
+
+/** What the service's operations share: the confirmations' dependencies (`verificationConfirm.ts`) and `Validation`. */
+interface Dependencies extends ConfirmDependencies {
+  readonly validation: Validation["Service"]
+}
+
+/** The record if the viewer may see it; a pending one past its lifetime is expired first. */
+const visibleRecord = Effect.fnUntraced(function* (
+  dependencies: Omit<ConfirmDependencies, "visible">,
+  viewer: Viewer,
+  id: string,
+  held: boolean
+) {
+  const { store, records, count, notifies, work } = dependencies
+  const record = yield* store.get(id)
+  if (record === undefined || !verificationVisible(record, viewer)) {
+    return yield* refuse(new VerificationNotFound({ id }))
+  }
+  const now = yield* Clock.currentTimeMillis
+  if (!isDue(record, now)) return record
+  const expired = yield* records
+    .modify(id, (current) => (isDue(current, now) ? expire(current, notifies(current)) : undefined), held)
+    .pipe(Effect.catchTag("VerificationStoreError", () => Effect.succeed(record)))
+  if (expired?.status === "expired" && record.status === "pending") {
+    count(expired, "expired")
+    yield* work.notify(expired)
+  }
+  return expired ?? record
+})
+
+const start = Effect.fn("Verifications.start")(function* (
+  dependencies: Dependencies,
+  viewer: Viewer,
+  request: StartVerification
+) {
+  const { snapshots, validation, store, keys, work, count } = dependencies
+  if ((request.offerId === undefined) === (request.targetGroupId === undefined)) {
+    return yield* invalid("/offerId", "EXACTLY_ONE", "give exactly one of offerId and targetGroupId")
+  }
+  const snapshot = snapshots.current()
+  const answer =
+    request.offerId !== undefined
+      ? validation.offer(viewer, request.email, request.offerId)
+      : validation.targetGroup(viewer, request.email, request.targetGroupId!)
+  if (answer instanceof ValidationError) return yield* refuse(answer.reason)
+  if (!answer.isValid) return { ineligible: answer }
+  const policy = policyOf(snapshot, request)
+  const method = yield* methodOf(request, policy)
+  const normalized = normalizedOf(answer)
+  if (normalized === undefined) return { ineligible: answer }
+  if (work.queue.size >= snapshot.config.settings.verification.mail.maxQueued) {
+    return yield* unavailable("Too many messages are waiting to be sent; nothing was accepted. Try again later.")
+  }
+  const now = yield* Clock.currentTimeMillis
+  const addressHash = keys.addressHash(canonicalOf(normalized))
+  const id = newVerificationId()
+  const secret = method === "code" ? newCode(policy.codeLength) : newLinkSecret()
+  const record = pendingRecord({
+    id,
+    request,
+    answer,
+    viewer,
+    snapshot,
+    policy,
+    method,
+    normalized,
+    addressHash,
+    secretHash: keys.secretHash(id, secret),
+    sealedAddress: keys.seal(normalized),
+    claim: work.claimFor(now),
+    now
+  })
+  const redeemed = alreadyRedeemed(yield* store.byAddress(addressHash), record, policy, now)
+  if (redeemed !== undefined) return yield* refuse(redeemed)
+  // The message limits are decided with the write: of concurrent starts, only as many as they allow are stored.
+  const cap = mailboxCapOf(snapshot)
+  yield* store.insert(record, messageLimits(record, policy, cap, now)).pipe(
+    Effect.catchTags({
+      LimitExceeded: (exceeded) => refuse(limitRefusal(exceeded, record, policy, cap, now)),
+      VerificationStoreError: (error) =>
+        unavailable(`The verification could not be stored (${error.message}); nothing was accepted. Try again later.`)
+    })
+  )
+  // Stored as queued: if the queue is full now, the sweep queues it.
+  work.send({ id, secret })
+  count(record, "started")
+  return { started: toView(record) }
+})
+
+const resend = Effect.fn("Verifications.resend")(function* (
+  dependencies: Dependencies,
+  settleWithin: Confirmations["settleWithin"],
+  viewer: Viewer,
+  id: string
+) {
+  const { snapshots, records, keys, work, visible } = dependencies
+  return yield* records.locked(
+    id,
+    Effect.gen(function* () {
+      const record = yield* visible(viewer, id, true)
+      if (record.status !== "pending") return toView(yield* notPending(record))
+      const now = yield* Clock.currentTimeMillis
+      if (now < record.resendAvailableAt) {
+        return yield* refuse(new ResendTooSoon({ retryAfterSeconds: seconds(record.resendAvailableAt - now) }))
+      }
+      const snapshot = snapshots.current()
+      const policy = policyOf(snapshot, record)
+      if (work.queue.size >= snapshot.config.settings.verification.mail.maxQueued) {
+        return yield* unavailable("Too many messages are waiting to be sent. Try again later.")
+      }
+      const secret = record.method === "code" ? newCode(policy.codeLength) : newLinkSecret()
+      const next = renew(
+        record,
+        keys.secretHash(id, secret),
+        now,
+        policy.lifetimeMs,
+        policy.resendAfterMs,
+        work.claimFor(now)
+      )
+      const cap = mailboxCapOf(snapshot)
+      const stored = yield* settleWithin(next, messageLimits(next, policy, cap, now)).pipe(
+        Effect.catchTag("LimitExceeded", (exceeded) => refuse(limitRefusal(exceeded, next, policy, cap, now)))
+      )
+      work.send({ id, secret })
+      return toView(stored)
+    })
+  )
+})
+
+const cancelOne = Effect.fn("Verifications.cancel")(function* (
+  dependencies: Dependencies,
+  settle: Confirmations["settle"],
+  viewer: Viewer,
+  id: string
+) {
+  const { records, visible } = dependencies
+  return yield* records.locked(
+    id,
+    Effect.gen(function* () {
+      const record = yield* visible(viewer, id, true)
+      if (record.status === "cancelled") return toView(record)
+      if (record.status !== "pending") return toView(yield* notPending(record))
+      return toView(yield* settle(cancel(record, yield* Clock.currentTimeMillis)))
+    })
+  )
+})
+
+type Confirmations = ReturnType<typeof makeConfirmations>
+
+/** The service over `services`, its work forked in the layer's scope. */
+const makeVerifications = Effect.fnUntraced(function* (options: VerificationsOptions, services: LayerServices) {
+  const { snapshots, validation, store, usage } = services
+  const keys = verificationKeys(options.secret)
+  const records = makeRecords(store)
+  const tokens = makeTokens(services.signingKeys, snapshots, keys)
+  const work = yield* makeWork({
+    store,
+    records,
+    snapshots,
+    keys,
+    transport: services.transport,
+    usage,
+    tokens,
+    webhookSecret: options.webhookSecret,
+    publicUrl: options.publicUrl,
+    webhookDelivery: options.webhookDelivery
+  })
+  const shared = {
+    store,
+    records,
+    keys,
+    snapshots,
+    tokens,
+    work,
+    count: (record: VerificationRecord, event: "started" | "verified" | "failed" | "expired") => {
+      if (record.offerId !== undefined) usage.recordVerification(record.offerId, event)
+    },
+    notifies: (record: VerificationRecord) => policyOf(snapshots.current(), record).webhookUrl !== undefined
+  }
+  const dependencies: Dependencies = {
+    ...shared,
+    validation,
+    visible: (viewer, id, held) => visibleRecord(shared, viewer, id, held)
+  }
+  const { settle, settleWithin, confirm, confirmLink } = makeConfirmations(dependencies)
+  const { lookup, resetLimit } = makeLookups({ store, records, keys, snapshots })
+
+  yield* tokens
+    .rotateIfDue()
+    .pipe(Effect.catchCause((cause) => Effect.logError("signing key could not be made", { cause })))
+  yield* work.sweep
+  const interval = Duration.millis(periodMillis(snapshots.current().config.settings.verification.sweepInterval))
+  yield* Effect.forkScoped(Effect.forever(Effect.andThen(Effect.sleep(interval), work.sweep)))
+
+  return Verifications.of({
+    start: (viewer, request) => start(dependencies, viewer, request),
+    get: (viewer, id) => Effect.map(dependencies.visible(viewer, id, false), toView),
+    confirm,
+    confirmLink,
+    resend: (viewer, id) => resend(dependencies, settleWithin, viewer, id),
+    cancel: (viewer, id) => cancelOne(dependencies, settle, viewer, id),
+    lookup,
+    resetLimit,
+    jwks: () => tokens.jwks().pipe(Effect.orDie),
+    rotateSigningKey: () => tokens.rotateIfDue(true).pipe(Effect.orDie),
+    sweep: work.sweep
+  })
+})

@@ -20,7 +20,7 @@ import { randomUUID } from "node:crypto"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
-import type { Snapshot } from "../app/Snapshot.ts"
+import type { ConfigSnapshot, Snapshot } from "../app/Snapshot.ts"
 import type { VerificationRecord } from "../domain/Verification.ts"
 import { periodMillis } from "../domain/VerificationPolicy.ts"
 import {
@@ -93,270 +93,312 @@ const countEvent = (context: WorkContext, record: VerificationRecord, event: "ex
   if (record.offerId !== undefined) context.usage.recordVerification(record.offerId, event)
 }
 
+/**
+ * What the work of this process keeps beside its context: its name as the
+ * holder of delivery claims, the scope notices are delivered in, and the
+ * messages it has queued and the verifications whose notices it is delivering.
+ */
+interface WorkState {
+  readonly context: WorkContext
+  /** This process, as the holder of delivery claims. */
+  readonly self: string
+  readonly scope: Scope.Scope
+  readonly queued: Set<string>
+  readonly delivering: Set<string>
+}
+
+const claimFor = (state: WorkState, now: number) => ({ by: state.self, until: now + CLAIM_MS })
+
+/** A claim time that has lapsed for a claim of another process: with a store no one else uses, every such claim. */
+const othersLapsedBy = (state: WorkState, now: number) => (state.context.store.shared ? now : Number.POSITIVE_INFINITY)
+
+/** Whether `record`'s current code or link is `secret`: a message for an older one is stale. */
+const isCurrentSecret = (keys: VerificationKeys, record: VerificationRecord, secret: string) =>
+  record.secretHash === keys.secretHash(record.id, secret)
+
+/** Composes the verification's message in its locale and hands it to the transport; `address` false: it cannot be unsealed. */
+const composeAndSend = Effect.fnUntraced(function* (
+  context: WorkContext,
+  record: VerificationRecord,
+  secret: string,
+  now: number
+) {
+  const { keys, snapshots, transport } = context
+  const address = keys.unseal(record.sealedAddress ?? "")
+  if (address === undefined) return { address: false as const }
+  const { config, engine } = snapshots.current()
+  const offer = record.offerId === undefined ? undefined : engine.offers.get(record.offerId)?.offer
+  const group = engine.targetGroups.get(record.targetGroupId)?.targetGroup
+  const parts = renderMessage(record.locale, record.method, config.templates, {
+    offer: offer?.name ?? group?.name ?? record.targetGroupId,
+    institution: record.institution?.name ?? record.domain,
+    minutes: String(Math.max(1, Math.ceil((record.expiresAt - now) / 60_000))),
+    code: record.method === "code" ? secret : undefined,
+    link: record.method === "link" ? `${context.publicUrl()}/v/${linkToken(record.id, secret)}` : undefined
+  })
+  return yield* transport
+    .send({ verificationId: record.id, from: config.settings.verification.mail.from, to: address, ...parts })
+    .pipe(
+      Effect.result,
+      Effect.map((outcome) => ({ address: true as const, outcome }))
+    )
+})
+
+/**
+ * The send queue's work on one message: claim its delivery, send it (with a
+ * new code when this process did not make the current one), and record the
+ * outcome; a failure for now is retried after its backoff.
+ */
+const processItem = (state: WorkState, item: SendItem): Effect.Effect<Processed<SendItem>> =>
+  Effect.gen(function* () {
+    const { context, self } = state
+    const { store, records, snapshots, keys, transport } = context
+    const now = yield* Clock.currentTimeMillis
+    let record = yield* store.get(item.id)
+    if (record === undefined || record.status !== "pending" || record.delivery.state !== "queued") return undefined
+    if (isDue(record, now)) return undefined
+    let secret = item.secret
+    // Taken (or renewed) before sending: a message another live daemon holds is its to send.
+    const fresh =
+      secret === undefined
+        ? record.method === "code"
+          ? newCode(policyOf(snapshots.current(), record).codeLength)
+          : newLinkSecret()
+        : undefined
+    record = yield* records.modify(item.id, (latest) =>
+      latest.status === "pending"
+        ? claimDelivery(
+            latest,
+            self,
+            now + CLAIM_MS,
+            othersLapsedBy(state, now),
+            fresh === undefined ? undefined : keys.secretHash(latest.id, fresh)
+          )
+        : undefined
+    )
+    if (record === undefined || record.delivery.claim?.by !== self) return undefined
+    secret ??= fresh!
+    const attempt = yield* composeAndSend(context, record, secret, now)
+    if (!attempt.address) {
+      yield* records.modify(item.id, (current) => sendFailed(current, "the sealed address cannot be opened", true))
+      yield* Effect.logError(
+        "verification message given up: its address cannot be unsealed (was the verification secret changed?)",
+        {
+          verificationId: item.id
+        }
+      )
+      return undefined
+    }
+    if (attempt.outcome._tag === "Success") {
+      // A resend may have replaced the code meanwhile: then its own message is still to go.
+      const after = yield* records.modify(item.id, (latest) =>
+        isCurrentSecret(keys, latest, secret) ? sent(latest, now) : undefined
+      )
+      if (after !== undefined) {
+        countEvent(context, after, "messagesSent")
+        // The funnel's middle step: the verification's first message is out (resends count above only).
+        if (after.sentAt.length === 1) countEvent(context, after, "sent")
+      }
+      yield* Effect.logInfo("verification message sent", {
+        verificationId: item.id,
+        transport: transport.description
+      })
+      return undefined
+    }
+    const failure = attempt.outcome.failure
+    const retryAfterMs = sendBackoffMs(record.delivery.attempts + 1)
+    // Held through the backoff by this process, which retries it.
+    const retryClaim = failure.permanent ? undefined : { by: self, until: now + retryAfterMs + CLAIM_MS }
+    const after = yield* records.modify(item.id, (latest) =>
+      isCurrentSecret(keys, latest, secret)
+        ? sendFailed(latest, failure.detail, failure.permanent, retryClaim)
+        : undefined
+    )
+    const attempts = after?.delivery.attempts ?? 1
+    yield* Effect.logWarning(
+      failure.permanent ? "verification message refused; not retried" : "verification message not sent; retrying",
+      {
+        verificationId: item.id,
+        error: failure.detail,
+        attempt: attempts,
+        ...(failure.permanent ? {} : { retryInSeconds: retryAfterMs / 1000 })
+      }
+    )
+    return failure.permanent ? undefined : { retryAfterMs, item: { id: item.id, secret } }
+  }).pipe(
+    Effect.catchCause((cause) =>
+      Effect.as(Effect.logError("verification message could not be processed", { verificationId: item.id, cause }), {
+        retryAfterMs: sendBackoffMs(1)
+      })
+    ),
+    Effect.map((processed) => {
+      if (processed === undefined) state.queued.delete(item.id)
+      return processed
+    })
+  )
+
+/** Posts the verification's owed notices to its webhook, one after the other, until one is not delivered. */
+const deliverNotices = (context: WorkContext, id: string): Effect.Effect<void> =>
+  Effect.gen(function* () {
+    const { store, records, snapshots } = context
+    for (;;) {
+      const record = yield* store.get(id)
+      if (record === undefined) return
+      const index = record.notices.findIndex((notice) => !notice.delivered && notice.attempts < MAX_NOTICE_ATTEMPTS)
+      if (index < 0) return
+      const notice = record.notices[index]!
+      const url = policyOf(snapshots.current(), record).webhookUrl
+      if (url === undefined) return
+      const payload = {
+        type: notice.event,
+        verificationId: record.id,
+        ...(record.offerId === undefined ? {} : { offerId: record.offerId }),
+        targetGroupId: record.targetGroupId,
+        status: record.status,
+        occurredAt: new Date(notice.at).toISOString(),
+        ...(record.validUntil === undefined ? {} : { validUntil: new Date(record.validUntil).toISOString() })
+      }
+      let delivered = false
+      yield* deliverCallback(url, payload, context.webhookSecret, {
+        // Webhooks go where job callbacks may go: public addresses, unless the operator allows more.
+        policy: snapshots.current().config.settings.jobs.callbacks,
+        ...context.webhookDelivery,
+        onAttempt: (attempt) => {
+          delivered = attempt.delivered
+          return records
+            .modify(id, (current) => noticeAttempted(current, index, delivered))
+            .pipe(
+              Effect.catch(() => Effect.void),
+              Effect.asVoid
+            )
+        }
+      }).pipe(
+        Effect.catchTag("CallbackDeliveryError", (error) =>
+          Effect.logWarning("verification notice not delivered", {
+            verificationId: id,
+            event: notice.event,
+            webhook: URL.parse(url)?.origin ?? "(not a URL)",
+            attempts: error.attempts
+          })
+        )
+      )
+      if (!delivered) return
+    }
+  }).pipe(Effect.catchCause((cause) => Effect.logError("verification notice failed", { verificationId: id, cause })))
+
+/** Delivers the verification's owed notices in the background, once at a time for each verification. */
+const notify = (state: WorkState, record: VerificationRecord): Effect.Effect<void> =>
+  Effect.suspend(() => {
+    const { delivering } = state
+    if (delivering.has(record.id) || !record.notices.some((notice) => !notice.delivered)) return Effect.void
+    delivering.add(record.id)
+    return Effect.asVoid(
+      Effect.forkIn(
+        deliverNotices(state.context, record.id).pipe(Effect.ensuring(Effect.sync(() => delivering.delete(record.id)))),
+        state.scope
+      )
+    )
+  })
+
+/** A finished record is kept for its retention, and as long as the limits count its units. */
+const keepUntil = (snapshot: ConfigSnapshot, record: VerificationRecord): number => {
+  const policy = policyOf(snapshot, record)
+  const finished = record.finishedAt ?? record.createdAt
+  let until = finished + periodMillis(snapshot.config.settings.verification.retention)
+  const lastMessage = Math.max(0, ...messageTimes(record))
+  until = Math.max(until, lastMessage + Math.max(policy.messageWindowMs, mailboxCapOf(snapshot).windowMs))
+  if (record.status === "verified") {
+    until = Math.max(until, record.validUntil ?? 0, finished + policy.redemptionWindowMs)
+  }
+  return until
+}
+
+/** The sweep's work on one verification: expire it, queue its message, remind, delete it, or deliver its notices. */
+const sweepOne = (state: WorkState, send: (item: SendItem) => boolean, record: VerificationRecord, now: number) =>
+  Effect.gen(function* () {
+    const { context, queued, self } = state
+    const { records, snapshots, store } = context
+    const policy = policyOf(snapshots.current(), record)
+    if (isDue(record, now)) {
+      const after = yield* records.modify(record.id, (current) =>
+        isDue(current, now) ? expire(current, policy.webhookUrl !== undefined) : undefined
+      )
+      if (after?.status === "expired") {
+        countEvent(context, after, "expired")
+        yield* Effect.logInfo("verification expired", { verificationId: record.id })
+        yield* notify(state, after)
+      }
+      return
+    }
+    if (
+      record.status === "pending" &&
+      record.delivery.state === "queued" &&
+      !queued.has(record.id) &&
+      !claimedByOther(record, self, othersLapsedBy(state, now))
+    )
+      send({ id: record.id })
+    if (
+      record.status === "verified" &&
+      policy.reminderBeforeMs !== undefined &&
+      policy.webhookUrl !== undefined &&
+      record.validUntil !== undefined &&
+      now >= record.validUntil - policy.reminderBeforeMs &&
+      now < record.validUntil &&
+      !record.notices.some((notice) => notice.event === "verification.reminder")
+    ) {
+      const after = yield* records.modify(record.id, (current) => remind(current, now))
+      if (after !== undefined) yield* notify(state, after)
+      return
+    }
+    if (record.status !== "pending" && now >= keepUntil(snapshots.current(), record)) {
+      yield* store.remove(record.id)
+      return
+    }
+    if (record.notices.some((notice) => !notice.delivered && notice.attempts < MAX_NOTICE_ATTEMPTS))
+      yield* notify(state, record)
+  })
+
+/** One sweep over every verification, then the signing key's rotation when due. */
+const sweep = (state: WorkState, send: (item: SendItem) => boolean) =>
+  Effect.gen(function* () {
+    const now = yield* Clock.currentTimeMillis
+    for (const record of yield* state.context.store.list()) {
+      yield* sweepOne(state, send, record, now).pipe(
+        Effect.catchCause((cause) =>
+          Effect.logError("verification sweep failed for one verification", { verificationId: record.id, cause })
+        )
+      )
+    }
+    yield* state.context.tokens
+      .rotateIfDue()
+      .pipe(Effect.catchCause((cause) => Effect.logError("signing key rotation failed", { cause })))
+  })
+
 export const makeWork = (context: WorkContext): Effect.Effect<Work, never, Scope.Scope> =>
   Effect.gen(function* () {
-    const { store, records, snapshots, keys, transport } = context
-    const scope = yield* Effect.scope
-    const queued = new Set<string>()
-    const delivering = new Set<string>()
-    /** This process, as the holder of delivery claims. */
-    const self = randomUUID()
-    const claimFor = (now: number) => ({ by: self, until: now + CLAIM_MS })
-    /** A claim time that has lapsed for a claim of another process: with a store no one else uses, every such claim. */
-    const othersLapsedBy = (now: number) => (store.shared ? now : Number.POSITIVE_INFINITY)
-    /** Whether `record`'s current code or link is `secret`: a message for an older one is stale. */
-    const current = (record: VerificationRecord, secret: string) =>
-      record.secretHash === keys.secretHash(record.id, secret)
-
-    const composeAndSend = Effect.fnUntraced(function* (record: VerificationRecord, secret: string, now: number) {
-      const address = keys.unseal(record.sealedAddress ?? "")
-      if (address === undefined) return { address: false as const }
-      const { config, engine } = snapshots.current()
-      const offer = record.offerId === undefined ? undefined : engine.offers.get(record.offerId)?.offer
-      const group = engine.targetGroups.get(record.targetGroupId)?.targetGroup
-      const parts = renderMessage(record.locale, record.method, config.templates, {
-        offer: offer?.name ?? group?.name ?? record.targetGroupId,
-        institution: record.institution?.name ?? record.domain,
-        minutes: String(Math.max(1, Math.ceil((record.expiresAt - now) / 60_000))),
-        code: record.method === "code" ? secret : undefined,
-        link: record.method === "link" ? `${context.publicUrl()}/v/${linkToken(record.id, secret)}` : undefined
-      })
-      return yield* transport
-        .send({ verificationId: record.id, from: config.settings.verification.mail.from, to: address, ...parts })
-        .pipe(
-          Effect.result,
-          Effect.map((outcome) => ({ address: true as const, outcome }))
-        )
-    })
-
-    const process = (item: SendItem): Effect.Effect<Processed<SendItem>> =>
-      Effect.gen(function* () {
-        const now = yield* Clock.currentTimeMillis
-        let record = yield* store.get(item.id)
-        if (record === undefined || record.status !== "pending" || record.delivery.state !== "queued") return undefined
-        if (isDue(record, now)) return undefined
-        let secret = item.secret
-        // Taken (or renewed) before sending: a message another live daemon holds is its to send.
-        const fresh =
-          secret === undefined
-            ? record.method === "code"
-              ? newCode(policyOf(snapshots.current(), record).codeLength)
-              : newLinkSecret()
-            : undefined
-        record = yield* records.modify(item.id, (latest) =>
-          latest.status === "pending"
-            ? claimDelivery(
-                latest,
-                self,
-                now + CLAIM_MS,
-                othersLapsedBy(now),
-                fresh === undefined ? undefined : keys.secretHash(latest.id, fresh)
-              )
-            : undefined
-        )
-        if (record === undefined || record.delivery.claim?.by !== self) return undefined
-        secret ??= fresh!
-        const attempt = yield* composeAndSend(record, secret, now)
-        if (!attempt.address) {
-          yield* records.modify(item.id, (current) => sendFailed(current, "the sealed address cannot be opened", true))
-          yield* Effect.logError(
-            "verification message given up: its address cannot be unsealed (was the verification secret changed?)",
-            {
-              verificationId: item.id
-            }
-          )
-          return undefined
-        }
-        if (attempt.outcome._tag === "Success") {
-          // A resend may have replaced the code meanwhile: then its own message is still to go.
-          const after = yield* records.modify(item.id, (latest) =>
-            current(latest, secret) ? sent(latest, now) : undefined
-          )
-          if (after !== undefined) {
-            countEvent(context, after, "messagesSent")
-            // The funnel's middle step: the verification's first message is out (resends count above only).
-            if (after.sentAt.length === 1) countEvent(context, after, "sent")
-          }
-          yield* Effect.logInfo("verification message sent", {
-            verificationId: item.id,
-            transport: transport.description
-          })
-          return undefined
-        }
-        const failure = attempt.outcome.failure
-        const retryAfterMs = sendBackoffMs(record.delivery.attempts + 1)
-        // Held through the backoff by this process, which retries it.
-        const retryClaim = failure.permanent ? undefined : { by: self, until: now + retryAfterMs + CLAIM_MS }
-        const after = yield* records.modify(item.id, (latest) =>
-          current(latest, secret) ? sendFailed(latest, failure.detail, failure.permanent, retryClaim) : undefined
-        )
-        const attempts = after?.delivery.attempts ?? 1
-        yield* Effect.logWarning(
-          failure.permanent ? "verification message refused; not retried" : "verification message not sent; retrying",
-          {
-            verificationId: item.id,
-            error: failure.detail,
-            attempt: attempts,
-            ...(failure.permanent ? {} : { retryInSeconds: retryAfterMs / 1000 })
-          }
-        )
-        return failure.permanent ? undefined : { retryAfterMs, item: { id: item.id, secret } }
-      }).pipe(
-        Effect.catchCause((cause) =>
-          Effect.as(
-            Effect.logError("verification message could not be processed", { verificationId: item.id, cause }),
-            {
-              retryAfterMs: sendBackoffMs(1)
-            }
-          )
-        ),
-        Effect.map((processed) => {
-          if (processed === undefined) queued.delete(item.id)
-          return processed
-        })
-      )
-
+    const state: WorkState = {
+      context,
+      self: randomUUID(),
+      scope: yield* Effect.scope,
+      queued: new Set<string>(),
+      delivering: new Set<string>()
+    }
+    const { mail } = context.snapshots.current().config.settings.verification
     const queue = yield* makeSendQueue<SendItem>({
-      concurrency: snapshots.current().config.settings.verification.mail.concurrency,
-      maxQueued: snapshots.current().config.settings.verification.mail.maxQueued,
-      process
+      concurrency: mail.concurrency,
+      maxQueued: mail.maxQueued,
+      process: (item) => processItem(state, item)
     })
     const send = (item: SendItem): boolean => {
       if (!queue.offer(item)) return false
-      queued.add(item.id)
+      state.queued.add(item.id)
       return true
     }
-
-    const deliverNotices = (id: string): Effect.Effect<void> =>
-      Effect.gen(function* () {
-        for (;;) {
-          const record = yield* store.get(id)
-          if (record === undefined) return
-          const index = record.notices.findIndex((notice) => !notice.delivered && notice.attempts < MAX_NOTICE_ATTEMPTS)
-          if (index < 0) return
-          const notice = record.notices[index]!
-          const url = policyOf(snapshots.current(), record).webhookUrl
-          if (url === undefined) return
-          const payload = {
-            type: notice.event,
-            verificationId: record.id,
-            ...(record.offerId === undefined ? {} : { offerId: record.offerId }),
-            targetGroupId: record.targetGroupId,
-            status: record.status,
-            occurredAt: new Date(notice.at).toISOString(),
-            ...(record.validUntil === undefined ? {} : { validUntil: new Date(record.validUntil).toISOString() })
-          }
-          let delivered = false
-          yield* deliverCallback(url, payload, context.webhookSecret, {
-            // Webhooks go where job callbacks may go: public addresses, unless the operator allows more.
-            policy: snapshots.current().config.settings.jobs.callbacks,
-            ...context.webhookDelivery,
-            onAttempt: (attempt) => {
-              delivered = attempt.delivered
-              return records
-                .modify(id, (current) => noticeAttempted(current, index, delivered))
-                .pipe(
-                  Effect.catch(() => Effect.void),
-                  Effect.asVoid
-                )
-            }
-          }).pipe(
-            Effect.catchTag("CallbackDeliveryError", (error) =>
-              Effect.logWarning("verification notice not delivered", {
-                verificationId: id,
-                event: notice.event,
-                webhook: URL.parse(url)?.origin ?? "(not a URL)",
-                attempts: error.attempts
-              })
-            )
-          )
-          if (!delivered) return
-        }
-      }).pipe(
-        Effect.catchCause((cause) => Effect.logError("verification notice failed", { verificationId: id, cause }))
-      )
-
-    const notify = (record: VerificationRecord): Effect.Effect<void> =>
-      Effect.suspend(() => {
-        if (delivering.has(record.id) || !record.notices.some((notice) => !notice.delivered)) return Effect.void
-        delivering.add(record.id)
-        return Effect.asVoid(
-          Effect.forkIn(
-            deliverNotices(record.id).pipe(Effect.ensuring(Effect.sync(() => delivering.delete(record.id)))),
-            scope
-          )
-        )
-      })
-
-    /** A finished record is kept for its retention, and as long as the limits count its units. */
-    const keepUntil = (record: VerificationRecord): number => {
-      const snapshot = snapshots.current()
-      const policy = policyOf(snapshot, record)
-      const finished = record.finishedAt ?? record.createdAt
-      let until = finished + periodMillis(snapshot.config.settings.verification.retention)
-      const lastMessage = Math.max(0, ...messageTimes(record))
-      until = Math.max(until, lastMessage + Math.max(policy.messageWindowMs, mailboxCapOf(snapshot).windowMs))
-      if (record.status === "verified") {
-        until = Math.max(until, record.validUntil ?? 0, finished + policy.redemptionWindowMs)
-      }
-      return until
+    return {
+      queue,
+      claimFor: (now) => claimFor(state, now),
+      send,
+      sweep: sweep(state, send),
+      notify: (record) => notify(state, record)
     }
-
-    const sweepOne = (record: VerificationRecord, now: number) =>
-      Effect.gen(function* () {
-        const policy = policyOf(snapshots.current(), record)
-        if (isDue(record, now)) {
-          const after = yield* records.modify(record.id, (current) =>
-            isDue(current, now) ? expire(current, policy.webhookUrl !== undefined) : undefined
-          )
-          if (after?.status === "expired") {
-            countEvent(context, after, "expired")
-            yield* Effect.logInfo("verification expired", { verificationId: record.id })
-            yield* notify(after)
-          }
-          return
-        }
-        if (
-          record.status === "pending" &&
-          record.delivery.state === "queued" &&
-          !queued.has(record.id) &&
-          !claimedByOther(record, self, othersLapsedBy(now))
-        )
-          send({ id: record.id })
-        if (
-          record.status === "verified" &&
-          policy.reminderBeforeMs !== undefined &&
-          policy.webhookUrl !== undefined &&
-          record.validUntil !== undefined &&
-          now >= record.validUntil - policy.reminderBeforeMs &&
-          now < record.validUntil &&
-          !record.notices.some((notice) => notice.event === "verification.reminder")
-        ) {
-          const after = yield* records.modify(record.id, (current) => remind(current, now))
-          if (after !== undefined) yield* notify(after)
-          return
-        }
-        if (record.status !== "pending" && now >= keepUntil(record)) {
-          yield* store.remove(record.id)
-          return
-        }
-        if (record.notices.some((notice) => !notice.delivered && notice.attempts < MAX_NOTICE_ATTEMPTS))
-          yield* notify(record)
-      })
-
-    const sweep = Effect.gen(function* () {
-      const now = yield* Clock.currentTimeMillis
-      for (const record of yield* store.list()) {
-        yield* sweepOne(record, now).pipe(
-          Effect.catchCause((cause) =>
-            Effect.logError("verification sweep failed for one verification", { verificationId: record.id, cause })
-          )
-        )
-      }
-      yield* context.tokens
-        .rotateIfDue()
-        .pipe(Effect.catchCause((cause) => Effect.logError("signing key rotation failed", { cause })))
-    })
-
-    return { queue, claimFor, send, sweep, notify }
   })

@@ -13,10 +13,7 @@ import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { importedIndexFile, readImportedIndex } from "../../engine/data/builtInData.ts"
-import { loadBuiltInInstitutions } from "../../engine/InstitutionIndex.ts"
-import { diffIndexes } from "../../engine/institutions/diffIndex.ts"
-import type { InstitutionsData } from "../../engine/institutions/InstitutionsData.ts"
+import { diffInstitutionData, type InstitutionsData } from "../../app/Institutions.ts"
 import { importInstitutionData } from "../data/importData.ts"
 import { dataDirectory } from "../directories.ts"
 import { directoryFlags } from "../options.ts"
@@ -82,20 +79,12 @@ const diffCommand = Command.make(
     ...directoryFlags
   },
   Effect.fn("data.diff")(function* (flags) {
-    const diff = yield* attempt(() => {
-      const from = Option.isSome(flags.from) ? readIndex(flags.from.value) : loadBuiltInInstitutions()
-      let to: InstitutionsData
-      if (Option.isSome(flags.to)) to = readIndex(flags.to.value)
-      else {
-        const dataDir = dataDirectory(flags.config, flags.data)
-        const imported = readImportedIndex(dataDir) as InstitutionsData | undefined
-        if (imported === undefined) {
-          throw new Error(`${importedIndexFile(dataDir)} does not exist: run campusgate data import, or give --to`)
-        }
-        to = imported
-      }
-      return diffIndexes(from, to)
-    })
+    const diff = yield* attempt(() =>
+      diffInstitutionData(
+        Option.isSome(flags.from) ? readIndex(flags.from.value) : undefined,
+        Option.isSome(flags.to) ? readIndex(flags.to.value) : { dataDir: dataDirectory(flags.config, flags.data) }
+      )
+    )
     let out = ""
     for (const facts of diff.added) out += `${JSON.stringify({ change: "added", ...facts })}\n`
     for (const facts of diff.removed) out += `${JSON.stringify({ change: "removed", ...facts })}\n`

@@ -16,14 +16,15 @@ import * as Command from "effect/cli/Command"
 import * as Flag from "effect/cli/Flag"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import {
+  type DatasetSpec,
+  datasetFormatOf,
+  type InstitutionsService,
+  institutionsOf,
+  UNKNOWN_DATASET_FORMAT
+} from "../../app/Institutions.ts"
 import { loadConfig } from "../../config/loadConfig.ts"
 import { formatProblem } from "../../domain/errors.ts"
-import { buildInstitutionTable } from "../../engine/InstitutionIndex.ts"
-import { inspectInput } from "../../engine/inspect.ts"
-import { InstitutionSearch } from "../../engine/institutions/InstitutionSearch.ts"
-import { type DatasetSpec, datasetFormatOf, UNKNOWN_DATASET_FORMAT } from "../../engine/institutions/userDatasets.ts"
-import { loadBuiltInEmailLists } from "../../engine/policy/EmailLists.ts"
-import { type EngineContext, makeEngineContext } from "../../engine/targeting/EngineContext.ts"
 import { configDirFlag, dataDirFlag, defaultConfigDir } from "../options.ts"
 
 /** Reads a dataset file; the format follows the extension (.json Hipo, .csv, .yaml/.yml). */
@@ -33,13 +34,16 @@ export const readDatasetFile = (path: string): DatasetSpec => {
   return { name: path, format, content: readFileSync(path, "utf8") }
 }
 
-const writeLines = async (lines: AsyncIterable<string> | Iterable<string>, context: EngineContext): Promise<void> => {
+const writeLines = async (
+  lines: AsyncIterable<string> | Iterable<string>,
+  institutions: InstitutionsService
+): Promise<void> => {
   const out = process.stdout
   let buffer = ""
   for await (const raw of lines) {
     const line = raw.replace(/\r$/, "")
     if (line.trim() === "") continue
-    buffer += `${JSON.stringify(inspectInput(context, line))}\n`
+    buffer += `${JSON.stringify(institutions.inspect(line))}\n`
     if (buffer.length > 65_536) {
       if (!out.write(buffer)) await once(out, "drain")
       buffer = ""
@@ -90,21 +94,18 @@ export const inspectCommand = Command.make(
     data: dataDirFlag
   },
   Effect.fn("inspect")(function* ({ inputs, datasets, config, data, search, country, limit }) {
-    const context = yield* Effect.try({
-      try: (): EngineContext => {
+    const institutions = yield* Effect.try({
+      try: (): InstitutionsService => {
         const sources = configSources(config, Option.getOrUndefined(data))
-        return makeEngineContext(
-          buildInstitutionTable({
-            datasets: [...sources.datasets, ...datasets.map(readDatasetFile)],
-            dataDir: sources.dataDir
-          }),
-          loadBuiltInEmailLists()
-        )
+        return institutionsOf({
+          datasets: [...sources.datasets, ...datasets.map(readDatasetFile)],
+          dataDir: sources.dataDir
+        })
       },
       catch: (error) => new CliError.UserError({ cause: error, userMessage: (error as Error).message })
     })
     if (Option.isSome(search)) {
-      const page = InstitutionSearch.of(context.index).search({
+      const page = institutions.search({
         q: search.value,
         country: Option.getOrUndefined(country)?.toUpperCase(),
         limit
@@ -114,6 +115,6 @@ export const inspectCommand = Command.make(
     }
     const source =
       inputs.length > 0 ? inputs : createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY })
-    yield* Effect.promise(() => writeLines(source, context))
+    yield* Effect.promise(() => writeLines(source, institutions))
   })
 ).pipe(Command.withDescription("Print what Campusgate knows about emails or domains, one JSON object per line"))

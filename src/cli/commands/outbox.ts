@@ -14,7 +14,7 @@ import * as Flag from "effect/cli/Flag"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { dataDirFor, loadSettings } from "../../config/settingsFile.ts"
-import { outboxDirectory } from "../../server/verificationService.ts"
+import { outboxDirectory } from "../../verification/MailTransport.ts"
 import { readOutbox } from "../../verification/outbox.ts"
 import { directoryFlags } from "../options.ts"
 

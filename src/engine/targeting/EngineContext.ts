@@ -9,7 +9,7 @@
  * costs a lookup. It is the default. A job thread's engine remembers none:
  * a job keeps its rows' verdicts by host (`app/rowVerdicts.ts`), so an
  * institution's verdict is asked for about once per host there, and keeping
- * it cost more than it saved (`app/jobThreadMemory.ts`).
+ * it cost more than it saved (`jobs/jobThreadMemory.ts`).
  */
 import type { InstitutionTable } from "../institutions/InstitutionTable.ts"
 import type { EmailLists } from "../policy/EmailLists.ts"

@@ -1,19 +1,17 @@
 /**
- * Handlers of the institution endpoints: search over the index of the
- * snapshot in force, and the institution a domain belongs to. Pages are
+ * Handlers of the institution endpoints, over the institutions service
+ * (`app/Institutions.ts`): search over the index of the snapshot in force,
+ * and the institution a domain belongs to. Pages are
  * cursor-paged like every list; the cursor holds the position in the
  * ranked matches (the ranking is fixed for a given index).
  */
 import * as Effect from "effect/Effect"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { CampusgateApi } from "../../api/Api.ts"
+import type { InstitutionSearchQuery } from "../../api/institutions.ts"
 import { BadRequest, NotFound } from "../../api/problems.ts"
 import { PAGE_LIMIT_DEFAULT } from "../../api/resources.ts"
-import { Snapshot } from "../../app/Snapshot.ts"
-import { nonInstitutionPhrase } from "../../domain/NonInstitution.ts"
-import { hostOf, institutionOf } from "../../engine/institutionOf.ts"
-import { InstitutionSearch } from "../../engine/institutions/InstitutionSearch.ts"
-import type { EngineContext } from "../../engine/targeting/EngineContext.ts"
+import { Institutions, type InstitutionsService } from "../../app/Institutions.ts"
 import { invalid } from "./shared.ts"
 
 const encodeCursor = (offset: number): string => Buffer.from(`o:${offset}`, "utf8").toString("base64url")
@@ -23,69 +21,50 @@ const decodeCursor = (cursor: string): number | undefined => {
   return match === null ? undefined : Number(match[1])
 }
 
-/** Why a valid host has no institution, in a sentence. */
-const whyNone = (context: EngineContext, host: string): string => {
-  const match = context.index.lookup(host)
-  if (match.kind === "non-institution") {
-    const organization = match.entry.organization
-    return `${host} belongs to ${organization.name ?? match.matchedDomain}, ${nonInstitutionPhrase[organization.kind]}, not an educational institution.`
-  }
-  if (match.kind === "deny")
-    return `${host} is not an institution's domain (it is on the ${match.entry.source.dataset} stoplist).`
-  return `${host} belongs to no known institution.`
-}
-
-export const InstitutionsHandlers = HttpApiBuilder.group(
-  CampusgateApi,
-  "institutions",
-  Effect.fn(function* (handlers) {
-    const server = yield* Snapshot
-    return handlers
-      .handle("search", ({ query }) =>
-        Effect.gen(function* () {
-          let offset = 0
-          if (query.cursor !== undefined) {
-            const decoded = decodeCursor(query.cursor)
-            if (decoded === undefined) {
-              return yield* invalid("The cursor is not valid.", [
-                {
-                  field: "/query/cursor",
-                  code: "INVALID_CURSOR",
-                  message: "pass the nextCursor of a previous page as it was given"
-                }
-              ])
-            }
-            offset = decoded
+/** `GET /institutions`: a page of the ranked matches, from the offset its cursor holds. */
+const searchInstitutions = (institutions: InstitutionsService, query: InstitutionSearchQuery) =>
+  Effect.gen(function* () {
+    let offset = 0
+    if (query.cursor !== undefined) {
+      const decoded = decodeCursor(query.cursor)
+      if (decoded === undefined) {
+        return yield* invalid("The cursor is not valid.", [
+          {
+            field: "/query/cursor",
+            code: "INVALID_CURSOR",
+            message: "pass the nextCursor of a previous page as it was given"
           }
-          const limit = query.limit ?? PAGE_LIMIT_DEFAULT
-          const page = InstitutionSearch.of(server.current().engine.context.index).search({
-            q: query.q,
-            country: query.country,
-            type: query.type,
-            limit,
-            offset
-          })
-          return {
-            data: page.institutions,
-            nextCursor: offset + limit < page.total ? encodeCursor(offset + limit) : null
-          }
-        })
-      )
-      .handle("get", ({ params }) =>
-        Effect.gen(function* () {
-          const context = server.current().engine.context
-          const host = hostOf(params.domain)
-          if (host === undefined) {
-            return yield* new BadRequest({
-              code: "VALIDATION_ERROR",
-              detail: `"${params.domain}" is not a domain name or email address.`,
-              errors: [{ field: "/path/domain", code: "INVALID_DOMAIN", message: "a host name such as ox.ac.uk" }]
-            })
-          }
-          const match = institutionOf(context, host)
-          if (match === undefined) return yield* new NotFound({ code: "NOT_FOUND", detail: whyNone(context, host) })
-          return match
-        })
-      )
+        ])
+      }
+      offset = decoded
+    }
+    const limit = query.limit ?? PAGE_LIMIT_DEFAULT
+    const page = institutions.search({ q: query.q, country: query.country, type: query.type, limit, offset })
+    return {
+      data: page.institutions,
+      nextCursor: offset + limit < page.total ? encodeCursor(offset + limit) : null
+    }
   })
+
+/** `GET /institutions/{domain}`: the institution a domain belongs to, or why none. */
+const institutionOf = (institutions: InstitutionsService, domain: string) =>
+  Effect.gen(function* () {
+    const found = institutions.lookup(domain)
+    if (found.kind === "invalid") {
+      return yield* new BadRequest({
+        code: "VALIDATION_ERROR",
+        detail: `"${domain}" is not a domain name or email address.`,
+        errors: [{ field: "/path/domain", code: "INVALID_DOMAIN", message: "a host name such as ox.ac.uk" }]
+      })
+    }
+    if (found.kind === "none") return yield* new NotFound({ code: "NOT_FOUND", detail: found.why })
+    return found.match
+  })
+
+export const InstitutionsHandlers = HttpApiBuilder.group(CampusgateApi, "institutions", (handlers) =>
+  Effect.map(Effect.service(Institutions), (institutions) =>
+    handlers
+      .handle("search", ({ query }) => searchInstitutions(institutions, query))
+      .handle("get", ({ params }) => institutionOf(institutions, params.domain))
+  )
 )

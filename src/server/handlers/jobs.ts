@@ -1,16 +1,14 @@
 /**
- * Handlers of the job endpoints. A submission names its target (in the JSON
+ * Handlers of the job endpoints, one named function each, over the jobs
+ * service (`jobs/Jobs.ts`). A submission names its target (in the JSON
  * document, or in the query for NDJSON and CSV, checked before the body is
  * read); a compressed body (`Content-Encoding`, a gzip file) is
- * decompressed as it arrives (`jobs/uploadCoding.ts`; a coding not taken is
- * refused before the body is read); the upload is written to the job store
- * while it arrives and the job is acknowledged (202) only once it is
- * stored, so an accepted job survives any crash. A job is visible to the
- * team that created it only.
- * Results are read once the job has finished: a running job's results file
- * is still being written (and cut back on resume).
+ * decompressed as it arrives (a coding not taken is refused before the
+ * body is read); the upload is written to the job store while it arrives
+ * and the job is acknowledged (202) only once it is stored, so an accepted
+ * job survives any crash. A job is visible to the team that created it
+ * only. Results are read once the job has finished.
  */
-import { createHash } from "node:crypto"
 import { createBrotliCompress, createGzip, constants as zlibConstants } from "node:zlib"
 import * as NodeStream from "@effect/platform-node/NodeStream"
 import * as Effect from "effect/Effect"
@@ -20,7 +18,13 @@ import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import type * as Stream from "effect/Stream"
 import { API_PREFIX, CampusgateApi } from "../../api/Api.ts"
 import { Caller } from "../../api/Authorization.ts"
-import { JOB_GZIP_TYPES, RESULTS_LIMIT_DEFAULT } from "../../api/jobs.ts"
+import {
+  type BulkAsyncHeaders,
+  type BulkAsyncQuery,
+  JOB_GZIP_TYPES,
+  RESULTS_LIMIT_DEFAULT,
+  type ResultsQuery
+} from "../../api/jobs.ts"
 import {
   BadRequest,
   Conflict,
@@ -32,18 +36,22 @@ import {
 import { REPLAYED_HEADER } from "../../api/rateLimits.ts"
 import { PAGE_LIMIT_DEFAULT } from "../../api/resources.ts"
 import { Snapshot } from "../../app/Snapshot.ts"
-import { visibleOffer, visibleTargetGroup } from "../../app/visibility.ts"
 import type { TeamId } from "../../domain/Identifiers.ts"
-import { isFinished, type JobTarget } from "../../domain/Job.ts"
-import type { Engine } from "../../engine/Engine.ts"
-import { toJobView } from "../../jobs/Job.ts"
-import { JobQueue } from "../../jobs/JobQueue.ts"
-import { JobStore, JobStoreError } from "../../jobs/JobStore.ts"
-import { type JobInputFormat, readJobInput } from "../../jobs/jobInput.ts"
-import { JobInputError } from "../../jobs/jobInputError.ts"
-import { JobResultsError, readResultsPage, streamResults } from "../../jobs/jobResults.ts"
-import { decodeUpload, UPLOAD_CODINGS, uploadCodings } from "../../jobs/uploadCoding.ts"
-import { type OutboundPolicy, refusedTarget } from "../../net/outbound.ts"
+import type { JobStatus, JobTarget } from "../../domain/Job.ts"
+import {
+  JobInputError,
+  type JobInputFormat,
+  JobResultsError,
+  JobStoreError,
+  Jobs,
+  type JobsError,
+  type JobsService,
+  type NamedTarget,
+  type TargetRefusal,
+  toJobView,
+  UPLOAD_CODINGS,
+  uploadCodings
+} from "../../jobs/Jobs.ts"
 import { answerJobStoreError, answerJobsError } from "../problemOf.ts"
 import { answerWith } from "../problemResponse.ts"
 import { negotiateCoding } from "../staticAsset.ts"
@@ -100,7 +108,7 @@ const isGzipFile = (type: string): boolean => (JOB_GZIP_TYPES as ReadonlyArray<s
  * when the query names the target, as only a JSON document names its own).
  * A `format` that another media type contradicts is a problem.
  */
-const inputFormatOf = (contentType: string, query: Named & { readonly format?: JobInputFormat | undefined }) => {
+const inputFormatOf = (contentType: string, query: NamedTarget & { readonly format?: JobInputFormat | undefined }) => {
   if (isGzipFile(contentType)) {
     return query.format ?? (query.targetGroupId !== undefined || query.offerId !== undefined ? "detect" : "json")
   }
@@ -135,51 +143,32 @@ export const jobLinks = (jobId: string) => ({
 const invalid = (errors: ReadonlyArray<FieldError>) =>
   new BadRequest({ code: "VALIDATION_ERROR", detail: "The job request is not valid.", errors })
 
-interface Named {
-  readonly targetGroupId?: string | undefined
-  readonly offerId?: string | undefined
-}
+/** The problem with the target a request names (`where`: the query, or the body's own fields). */
+const targetProblem = (refusal: TargetRefusal, where: string) =>
+  refusal.refusal === "NotExactlyOne"
+    ? invalid([
+        {
+          field: `${where}/targetGroupId`,
+          code: "EXACTLY_ONE",
+          message: "give exactly one of targetGroupId and offerId"
+        }
+      ])
+    : notFound(refusal.kind, refusal.id)
 
-/** The one target named, visible to the team: the target, or the problem. */
-const targetOf = (engine: Engine, team: string, named: Named, where: string) => {
-  if ((named.targetGroupId === undefined) === (named.offerId === undefined)) {
-    return invalid([
-      { field: `${where}/targetGroupId`, code: "EXACTLY_ONE", message: "give exactly one of targetGroupId and offerId" }
-    ])
-  }
-  if (named.targetGroupId !== undefined) {
-    return visibleTargetGroup(engine, team, named.targetGroupId) === undefined
-      ? notFound("target group", named.targetGroupId)
-      : ({ targetGroupId: named.targetGroupId } as JobTarget)
-  }
-  return visibleOffer(engine, team, named.offerId!) === undefined
-    ? notFound("offer", named.offerId!)
-    : ({ offerId: named.offerId! } as JobTarget)
-}
-
-const isTarget = (value: unknown): value is JobTarget =>
-  typeof value === "object" && value !== null && ("targetGroupId" in value || "offerId" in value)
-
-/** What makes two submissions the same request: the body and the target and callback named beside it. */
-const requestHash = (bodyHash: string, target: JobTarget, callbackUrl: string | undefined): string =>
-  createHash("sha256")
-    .update(`${bodyHash}\n${JSON.stringify(target)}\n${callbackUrl ?? ""}`)
-    .digest("hex")
+const isTarget = (value: JobTarget | TargetRefusal): value is JobTarget => !("refusal" in value)
 
 /**
  * The problem with a callback URL that may not be called (its host is or
  * resolves to an internal address, or does not resolve), checked when the
  * job is submitted and again at every delivery.
  */
-const callbackProblem = (url: string | undefined, where: string, policy: OutboundPolicy) =>
+const callbackProblem = (jobs: JobsService, url: string | undefined, where: string) =>
   url === undefined
     ? Effect.succeed(undefined)
-    : Effect.map(
-        Effect.promise(() => refusedTarget(url, policy)),
-        (reason) =>
-          reason === undefined
-            ? undefined
-            : invalid([{ field: `${where}/callbackUrl`, code: "CALLBACK_NOT_ALLOWED", message: reason }])
+    : Effect.map(jobs.refusedCallback(url), (reason) =>
+        reason === undefined
+          ? undefined
+          : invalid([{ field: `${where}/callbackUrl`, code: "CALLBACK_NOT_ALLOWED", message: reason }])
       )
 
 /** Why an upload cannot become a job, as the problem to answer. */
@@ -197,191 +186,187 @@ const uploadProblem = (error: JobInputError | unknown): BadRequest | PayloadTooL
   }
 }
 
-export const JobsHandlers = HttpApiBuilder.group(
-  CampusgateApi,
-  "jobs",
-  Effect.fn(function* (handlers) {
-    const config = yield* Snapshot
-    const queue = yield* JobQueue
-    const store = yield* JobStore
-    const uploads = new UploadSlots()
+/** What the job handlers share: the jobs service, the snapshot in force, the uploads in progress per key. */
+interface JobsHandlerContext {
+  readonly jobs: JobsService
+  readonly snapshots: Snapshot["Service"]
+  readonly uploads: UploadSlots
+}
 
+/** `POST /validate/bulk-async`: checks what it can before the body is read, stores the upload, then queues the job. */
+const submitJob = <E>(
+  { jobs, snapshots, uploads }: JobsHandlerContext,
+  query: typeof BulkAsyncQuery.Type,
+  headers: typeof BulkAsyncHeaders.Type,
+  payload: Stream.Stream<Uint8Array, E>
+) =>
+  Effect.gen(function* () {
+    const caller = yield* Caller
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const contentType = mediaType(request.headers["content-type"])
+    const codings = uploadCodings(headers["content-encoding"], isGzipFile(contentType))
+    if (codings instanceof JobInputError) {
+      // RFC 9110 15.5.16: a 415 for a content coding names those accepted.
+      return yield* Effect.map(
+        answerWith(uploadProblem(codings)),
+        HttpServerResponse.setHeader("accept-encoding", UPLOAD_CODINGS.join(", "))
+      )
+    }
+    const format = inputFormatOf(contentType, query)
+    if (typeof format !== "string") return yield* format
+    const { limits } = snapshots.current().config.settings
+    let target: JobTarget | undefined
+    if (format !== "json") {
+      const named = jobs.targetOf(caller.team, query)
+      if (!isTarget(named)) return yield* targetProblem(named, "/query")
+      target = named
+    }
+    const queryCallback = yield* callbackProblem(jobs, query.callbackUrl, "/query")
+    if (queryCallback !== undefined) return yield* queryCallback
+    if (format === "json" && (query.targetGroupId !== undefined || query.offerId !== undefined)) {
+      return yield* invalid([
+        { field: "/query", code: "TARGET_IN_BODY", message: "a JSON body names targetGroupId or offerId itself" }
+      ])
+    }
+    if (!uploads.tryTake(caller.keyId, limits.jobUploadsPerKey)) {
+      return yield* answerWith(
+        new TooManyRequests({
+          code: "RATE_LIMIT_EXCEEDED",
+          detail: `This API key already sends ${limits.jobUploadsPerKey} job uploads; send the next when one has finished.`,
+          retryAfterSeconds: UPLOADS_RETRY_SECONDS
+        })
+      )
+    }
+    yield* Effect.addFinalizer(() => Effect.sync(() => uploads.give(caller.keyId)))
+    const key = headers["idempotency-key"]
+    const received = yield* jobs
+      .receive({ body: payload, codings, format, delimiter: query.delimiter, hashBody: key !== undefined })
+      .pipe(
+        Effect.catch(
+          (error): Effect.Effect<never, JobStoreError | BadRequest | PayloadTooLarge | UnsupportedMediaType> =>
+            error instanceof JobStoreError ? Effect.fail(error) : Effect.fail(uploadProblem(error))
+        )
+      )
+    const { fields } = received.input
+    if (target === undefined) {
+      const named = jobs.targetOf(caller.team, fields)
+      if (!isTarget(named)) {
+        yield* jobs.discard(received)
+        return yield* targetProblem(named, "")
+      }
+      target = named
+    }
+    const bodyCallback = yield* callbackProblem(jobs, fields.callbackUrl, "")
+    if (bodyCallback !== undefined) {
+      yield* jobs.discard(received)
+      return yield* bodyCallback
+    }
+    const callbackUrl = query.callbackUrl ?? fields.callbackUrl
+    const { job, created } = yield* jobs.submit({
+      team: caller.team as TeamId,
+      target,
+      received,
+      callbackUrl,
+      idempotencyKey: key
+    })
+    const links = jobLinks(job.jobId)
+    return HttpServerResponse.jsonUnsafe(
+      { jobId: job.jobId, status: job.status, links },
+      { status: 202, headers: { location: links.self, ...(created ? {} : { [REPLAYED_HEADER]: "true" }) } }
+    )
+  }).pipe(Effect.scoped, Effect.catchTags({ JobsError: answerJobsError, JobStoreError: answerJobStoreError }))
+
+/** A read's failure answered: reading can only find the job or refuse a cursor, any other reason is a defect. */
+const answerReadError = {
+  JobsError: (error: JobsError) => answerJobsError(error).pipe(Effect.catchTag("Conflict", () => Effect.die(error))),
+  JobStoreError: answerJobStoreError
+}
+
+/** `GET /jobs`: a page of the caller's team's jobs, newest first. */
+const listJobs = (
+  jobs: JobsService,
+  query: {
+    readonly status?: JobStatus | undefined
+    readonly cursor?: string | undefined
+    readonly limit?: number | undefined
+  }
+) =>
+  Effect.gen(function* () {
+    const caller = yield* Caller
+    const page = yield* jobs.list(caller.team, {
+      status: query.status,
+      after: query.cursor,
+      limit: query.limit ?? PAGE_LIMIT_DEFAULT
+    })
+    return {
+      data: page.jobs.map((job) => toJobView(job, jobLinks(job.jobId))),
+      nextCursor: page.next ?? null
+    }
+  }).pipe(Effect.catchTags(answerReadError))
+
+/** `GET /jobs/{jobId}`. */
+const getJob = (jobs: JobsService, jobId: string) =>
+  Effect.gen(function* () {
+    const caller = yield* Caller
+    const job = yield* jobs.get(caller.team, jobId)
+    return toJobView(job, jobLinks(job.jobId))
+  }).pipe(Effect.catchTags(answerReadError))
+
+/** `GET /jobs/{jobId}/results`: a JSON page, or every row as NDJSON or CSV (compressed as `Accept-Encoding` asks). */
+const jobResults = (jobs: JobsService, jobId: string, query: typeof ResultsQuery.Type) =>
+  Effect.gen(function* () {
+    const caller = yield* Caller
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const results = yield* jobs.results(caller.team, jobId)
+    const { job } = results
+    if (!results.finished) {
+      return yield* new Conflict({
+        code: "CONFLICT",
+        detail: `Job ${job.jobId} is ${job.status}; its results can be read once it has finished.`
+      })
+    }
+    const format = query.format ?? downloadFormat(request.headers.accept)
+    if (format !== "json") {
+      const coding = negotiateCoding(request.headers["accept-encoding"], ["br", "gzip"])
+      const rows = results.stream(format, coding === "identity")
+      // Asked for by the query: a file to save, named after the job.
+      const download =
+        query.format === undefined
+          ? {}
+          : { "content-disposition": `attachment; filename="${job.jobId}-results.${format}"` }
+      return HttpServerResponse.stream(coding === "identity" ? rows : compressed(rows, coding), {
+        contentType: format === "csv" ? "text/csv; charset=utf-8" : "application/x-ndjson",
+        headers:
+          coding === "identity"
+            ? { vary: "accept-encoding", ...download }
+            : { vary: "accept-encoding", "content-encoding": coding, ...download }
+      })
+    }
+    return yield* results
+      .page(query.cursor, query.limit ?? RESULTS_LIMIT_DEFAULT)
+      .pipe(
+        Effect.catchTag("JobResultsError", (error) =>
+          error.reason === "InvalidCursor"
+            ? Effect.fail(invalid([{ field: "/query/cursor", code: "INVALID_VALUE", message: error.detail }]))
+            : Effect.die(error)
+        )
+      )
+  }).pipe(Effect.catchTags({ JobsError: answerJobsError, JobStoreError: answerJobStoreError }))
+
+/** `DELETE /jobs/{jobId}`: cancels a queued or running job, deletes a finished one. */
+const deleteJob = (jobs: JobsService, jobId: string) =>
+  Effect.flatMap(Caller, (caller) => jobs.remove(caller.team, jobId)).pipe(
+    Effect.catchTags({ JobsError: answerJobsError, JobStoreError: answerJobStoreError })
+  )
+
+export const JobsHandlers = HttpApiBuilder.group(CampusgateApi, "jobs", (handlers) =>
+  Effect.map(Effect.all([Effect.service(Jobs), Effect.service(Snapshot)]), ([jobs, snapshots]) => {
+    const context: JobsHandlerContext = { jobs, snapshots, uploads: new UploadSlots() }
     return handlers
-      .handle("submit", ({ query, headers, payload }) =>
-        Effect.gen(function* () {
-          const caller = yield* Caller
-          const request = yield* HttpServerRequest.HttpServerRequest
-          const contentType = mediaType(request.headers["content-type"])
-          const codings = uploadCodings(headers["content-encoding"], isGzipFile(contentType))
-          if (codings instanceof JobInputError) {
-            // RFC 9110 15.5.16: a 415 for a content coding names those accepted.
-            return yield* Effect.map(
-              answerWith(uploadProblem(codings)),
-              HttpServerResponse.setHeader("accept-encoding", UPLOAD_CODINGS.join(", "))
-            )
-          }
-          const format = inputFormatOf(contentType, query)
-          if (typeof format !== "string") return yield* format
-          const { engine, config: loaded } = config.current()
-          const { limits, jobs } = loaded.settings
-          let target: JobTarget | undefined
-          if (format !== "json") {
-            const named = targetOf(engine, caller.team, query, "/query")
-            if (!isTarget(named)) return yield* named
-            target = named
-          }
-          const queryCallback = yield* callbackProblem(query.callbackUrl, "/query", jobs.callbacks)
-          if (queryCallback !== undefined) return yield* queryCallback
-          if (format === "json" && (query.targetGroupId !== undefined || query.offerId !== undefined)) {
-            return yield* invalid([
-              { field: "/query", code: "TARGET_IN_BODY", message: "a JSON body names targetGroupId or offerId itself" }
-            ])
-          }
-          if (!uploads.tryTake(caller.keyId, limits.jobUploadsPerKey)) {
-            return yield* answerWith(
-              new TooManyRequests({
-                code: "RATE_LIMIT_EXCEEDED",
-                detail: `This API key already sends ${limits.jobUploadsPerKey} job uploads; send the next when one has finished.`,
-                retryAfterSeconds: UPLOADS_RETRY_SECONDS
-              })
-            )
-          }
-          yield* Effect.addFinalizer(() => Effect.sync(() => uploads.give(caller.keyId)))
-          const key = headers["idempotency-key"]
-          const upload = yield* store.stage()
-          // The job threads start and build their engine while the upload is read.
-          queue.prepare()
-          const input = yield* readJobInput(decodeUpload(payload, codings, limits.jobMaxBodyBytes), {
-            format,
-            output: upload.bytes,
-            maxEmails: limits.jobMaxEmails,
-            maxBytes: limits.jobMaxBodyBytes,
-            delimiter: query.delimiter,
-            hashBody: key !== undefined
-          }).pipe(
-            Effect.onError(() => store.discard(upload)),
-            Effect.catch(
-              (error): Effect.Effect<never, JobStoreError | BadRequest | PayloadTooLarge | UnsupportedMediaType> =>
-                error instanceof JobStoreError ? Effect.fail(error) : Effect.fail(uploadProblem(error))
-            )
-          )
-          if (target === undefined) {
-            const named = targetOf(engine, caller.team, input.fields, "")
-            if (!isTarget(named)) {
-              yield* store.discard(upload)
-              return yield* named
-            }
-            target = named
-          }
-          const bodyCallback = yield* callbackProblem(input.fields.callbackUrl, "", jobs.callbacks)
-          if (bodyCallback !== undefined) {
-            yield* store.discard(upload)
-            return yield* bodyCallback
-          }
-          const callbackUrl = query.callbackUrl ?? input.fields.callbackUrl
-          const { job, created } = yield* queue.submit({
-            team: caller.team as TeamId,
-            target,
-            total: input.total,
-            input: upload,
-            inputColumns: input.columns,
-            callbackUrl,
-            idempotency:
-              key === undefined ? undefined : { key, bodyHash: requestHash(input.bodyHash!, target, callbackUrl) }
-          })
-          const links = jobLinks(job.jobId)
-          return HttpServerResponse.jsonUnsafe(
-            { jobId: job.jobId, status: job.status, links },
-            { status: 202, headers: { location: links.self, ...(created ? {} : { [REPLAYED_HEADER]: "true" }) } }
-          )
-        }).pipe(Effect.scoped, Effect.catchTags({ JobsError: answerJobsError, JobStoreError: answerJobStoreError }))
-      )
-      .handle("list", ({ query }) =>
-        Effect.gen(function* () {
-          const caller = yield* Caller
-          const page = yield* queue.list(caller.team, {
-            status: query.status,
-            after: query.cursor,
-            limit: query.limit ?? PAGE_LIMIT_DEFAULT
-          })
-          return {
-            data: page.jobs.map((job) => toJobView(job, jobLinks(job.jobId))),
-            nextCursor: page.next ?? null
-          }
-        }).pipe(
-          Effect.catchTags({
-            // Listing can only refuse a cursor: any other reason is a defect.
-            JobsError: (error) => answerJobsError(error).pipe(Effect.catchTag("Conflict", () => Effect.die(error))),
-            JobStoreError: answerJobStoreError
-          })
-        )
-      )
-      .handle("get", ({ params }) =>
-        Effect.gen(function* () {
-          const caller = yield* Caller
-          const job = yield* queue.get(caller.team, params.jobId)
-          return toJobView(job, jobLinks(job.jobId))
-        }).pipe(
-          Effect.catchTags({
-            // Reading a job can only find it or not: any other reason is a defect.
-            JobsError: (error) => answerJobsError(error).pipe(Effect.catchTag("Conflict", () => Effect.die(error))),
-            JobStoreError: answerJobStoreError
-          })
-        )
-      )
-      .handle("results", ({ params, query }) =>
-        Effect.gen(function* () {
-          const caller = yield* Caller
-          const request = yield* HttpServerRequest.HttpServerRequest
-          const job = yield* queue.get(caller.team, params.jobId)
-          if (!isFinished(job.status)) {
-            return yield* new Conflict({
-              code: "CONFLICT",
-              detail: `Job ${job.jobId} is ${job.status}; its results can be read once it has finished.`
-            })
-          }
-          const open = store.open(job.jobId, "results")
-          const format = query.format ?? downloadFormat(request.headers.accept)
-          if (format !== "json") {
-            const coding = negotiateCoding(request.headers["accept-encoding"], ["br", "gzip"])
-            const rows = streamResults(open, format, job.inputColumns ?? [], coding === "identity")
-            // Asked for by the query: a file to save, named after the job.
-            const download =
-              query.format === undefined
-                ? {}
-                : { "content-disposition": `attachment; filename="${job.jobId}-results.${format}"` }
-            return HttpServerResponse.stream(coding === "identity" ? rows : compressed(rows, coding), {
-              contentType: format === "csv" ? "text/csv; charset=utf-8" : "application/x-ndjson",
-              headers:
-                coding === "identity"
-                  ? { vary: "accept-encoding", ...download }
-                  : { vary: "accept-encoding", "content-encoding": coding, ...download }
-            })
-          }
-          return yield* Effect.acquireUseRelease(
-            open,
-            (file) => readResultsPage(file, query.cursor, query.limit ?? RESULTS_LIMIT_DEFAULT),
-            (file) => Effect.sync(() => file.close())
-          ).pipe(
-            Effect.catchTag("JobResultsError", (error) =>
-              error.reason === "InvalidCursor"
-                ? Effect.fail(invalid([{ field: "/query/cursor", code: "INVALID_VALUE", message: error.detail }]))
-                : Effect.die(error)
-            )
-          )
-        }).pipe(Effect.catchTags({ JobsError: answerJobsError, JobStoreError: answerJobStoreError }))
-      )
-      .handle("delete", ({ params }) =>
-        Effect.gen(function* () {
-          const caller = yield* Caller
-          const job = yield* queue.get(caller.team, params.jobId)
-          if (!isFinished(job.status)) {
-            const stopped = yield* queue.cancel(caller.team, job.jobId)
-            return { jobId: job.jobId, status: stopped.status, deleted: false }
-          }
-          yield* queue.delete(caller.team, job.jobId)
-          return { jobId: job.jobId, status: job.status, deleted: true }
-        }).pipe(Effect.catchTags({ JobsError: answerJobsError, JobStoreError: answerJobStoreError }))
-      )
+      .handle("submit", ({ query, headers, payload }) => submitJob(context, query, headers, payload))
+      .handle("list", ({ query }) => listJobs(jobs, query))
+      .handle("get", ({ params }) => getJob(jobs, params.jobId))
+      .handle("results", ({ params, query }) => jobResults(jobs, params.jobId, query))
+      .handle("delete", ({ params }) => deleteJob(jobs, params.jobId))
   })
 )

@@ -8,35 +8,29 @@
  */
 import * as Effect from "effect/Effect"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
-import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
 import * as Result from "effect/Result"
-import { API_PREFIX, CampusgateApi } from "../../api/Api.ts"
-import { Caller } from "../../api/Authorization.ts"
+import { CampusgateApi } from "../../api/Api.ts"
 import type { BulkProcessRequest, OfferResource } from "../../api/offers.ts"
 import { type BadRequest, ServiceUnavailable } from "../../api/problems.ts"
+import { OfferStatus } from "../../app/OfferStatus.ts"
 import { Resources, sourceOf, versionOf } from "../../app/Resources.ts"
 import { type ConfigSnapshot, Snapshot } from "../../app/Snapshot.ts"
 import { Validation, ValidationError } from "../../app/Validation.ts"
 import { visibleOffer, visibleOffers } from "../../app/visibility.ts"
 import { effectiveStatus, type Offer } from "../../domain/Offer.ts"
-import { lastDays } from "../../domain/OfferUsage.ts"
-import { offerStatusAt } from "../../domain/offerLifecycle.ts"
-import { UsageStatistics } from "../../stats/UsageStatistics.ts"
 import { JsonBytes } from "../jsonBytes.ts"
-import { answerResourcesError } from "../problemOf.ts"
 import { answerWith } from "../problemResponse.ts"
-import { currentRequestId } from "../requestId.ts"
-import { jsonBytesResponse, offerResultText } from "../resultJson.ts"
+import { offerResultText } from "../resultJson.ts"
 import {
-  answerCreateError,
-  answerRead,
-  byId,
-  createdAnswer,
+  answerBulk,
+  answerCreate,
+  answerDelete,
+  answerGet,
+  answerList,
+  answerUpdate,
+  callersResource,
   entityTag,
-  expectedVersion,
-  invalid,
-  notFound,
-  paginate
+  invalid
 } from "./shared.ts"
 
 const toResource = (snapshot: ConfigSnapshot, offer: Offer): OfferResource => ({
@@ -51,8 +45,8 @@ const answered = (snapshot: ConfigSnapshot, offer: Offer) => {
   return { body, headers: { etag: entityTag(versionOf("offer", offer), body.effectiveStatus) } }
 }
 
-/** The offer as answered, with its tag. */
-const versioned = (snapshot: ConfigSnapshot, offer: Offer) => HttpApiSchema.withHeaders(answered(snapshot, offer))
+/** The offer `id` as `team` sees it. */
+const findOffer = (engine: ConfigSnapshot["engine"], team: string, id: string) => visibleOffer(engine, team, id)?.offer
 
 /** About how many bytes an offer result of a batch takes (an estimate; the answer grows past it). */
 const BATCH_RESULT_BYTES = 3072
@@ -115,48 +109,29 @@ export const OffersHandlers = HttpApiBuilder.group(
     const server = yield* Snapshot
     const validation = yield* Validation
     const resources = yield* Resources
-    const usage = yield* UsageStatistics
+    const offerStatus = yield* OfferStatus
     /** The caller's team's offer `id` with the snapshot it was read from; another team's is 404. */
-    const callersOffer = (id: string) =>
-      Effect.gen(function* () {
-        const caller = yield* Caller
-        const snapshot = server.current()
-        const offer = visibleOffer(snapshot.engine, caller.team, id)?.offer
-        if (offer === undefined) return yield* notFound("offer", id)
-        return { snapshot, offer }
-      })
+    const callersOffer = (id: string) => callersResource(server, "offer", id, findOffer)
     return handlers
-      .handle("create", ({ payload }) =>
-        Effect.gen(function* () {
-          const caller = yield* Caller
-          const { effectiveStatus: _effective, source: _source, ...fields } = payload
-          const { snapshot, resource } = yield* resources.createOffer(caller.team, fields)
-          const location = `${API_PREFIX}/offers/${resource.id}`
-          const { body, headers } = answered(snapshot, resource)
-          return createdAnswer(location, body, headers.etag)
-        }).pipe(Effect.catchTag("ResourcesError", answerCreateError))
-      )
+      .handle("create", ({ payload }) => {
+        const { effectiveStatus: _effective, source: _source, ...fields } = payload
+        return answerCreate("offers", (team) => resources.createOffer(team, fields), answered)
+      })
       .handle("list", ({ query }) =>
-        Effect.gen(function* () {
-          const caller = yield* Caller
-          const snapshot = server.current()
-          const offers = visibleOffers(snapshot.engine, caller.team)
-            .map((offer) => toResource(snapshot, offer))
-            .filter((offer) => query.status === undefined || offer.effectiveStatus === query.status)
-            .sort(byId)
-          const page = paginate(offers, query)
-          return "data" in page ? page : yield* page
-        })
+        answerList(
+          server,
+          query,
+          visibleOffers,
+          toResource,
+          (offer) => query.status === undefined || offer.effectiveStatus === query.status
+        )
       )
-      .handle("get", ({ params }) =>
-        Effect.flatMap(callersOffer(params.id), ({ snapshot, offer }) => answerRead(answered(snapshot, offer)))
-      )
+      .handle("get", ({ params }) => answerGet(server, "offer", params.id, findOffer, answered))
       .handle("status", ({ params, query }) =>
         Effect.gen(function* () {
-          const { snapshot, offer } = yield* callersOffer(params.id)
-          const { status, reason } = offerStatusAt(offer, snapshot.engine.now())
-          const counted = yield* Effect.result(usage.usage(offer.id))
-          if (Result.isFailure(counted)) {
+          const { snapshot, resource: offer } = yield* callersOffer(params.id)
+          const answer = yield* Effect.result(offerStatus.status(snapshot, offer, query.days))
+          if (Result.isFailure(answer)) {
             return yield* answerWith(
               new ServiceUnavailable({
                 code: "SERVICE_ERROR",
@@ -165,40 +140,13 @@ export const OffersHandlers = HttpApiBuilder.group(
               })
             )
           }
-          return {
-            id: offer.id,
-            status,
-            statusReason: reason,
-            window: { startsAt: offer.startsAt ?? null, endsAt: offer.endsAt ?? null },
-            usage:
-              query.days === undefined
-                ? counted.success
-                : { ...counted.success, daily: lastDays(counted.success.daily, query.days, snapshot.engine.now()) }
-          }
+          return answer.success
         })
       )
-      .handle("update", ({ params, headers, payload }) =>
-        Effect.gen(function* () {
-          const caller = yield* Caller
-          const expected = expectedVersion(headers["if-match"])
-          const { snapshot, resource } = yield* resources.updateOffer(caller.team, params.id, payload, expected)
-          return versioned(snapshot, resource)
-        }).pipe(Effect.catchTag("ResourcesError", answerResourcesError))
-      )
-      .handle("delete", ({ params, headers }) =>
-        Effect.gen(function* () {
-          const caller = yield* Caller
-          yield* resources.deleteOffer(caller.team, params.id, expectedVersion(headers["if-match"]))
-        }).pipe(Effect.catchTag("ResourcesError", answerResourcesError))
-      )
+      .handle("update", (request) => answerUpdate(request, resources.updateOffer, answered))
+      .handle("delete", (request) => answerDelete(request, resources.deleteOffer))
       .handle("bulkProcess", ({ payload }) =>
-        Effect.gen(function* () {
-          const requestId = yield* currentRequestId
-          const caller = yield* Caller
-          const bound = server.current().config.settings.limits.bulkMaxEmails
-          const answer = processBatch(validation, caller.team, payload, bound, requestId)
-          return answer instanceof Uint8Array ? jsonBytesResponse(answer) : yield* answer
-        })
+        answerBulk(server, (team, bound, requestId) => processBatch(validation, team, payload, bound, requestId))
       )
   })
 )

@@ -15,8 +15,8 @@ import { rowText, toOfferResultRow, toResultRow } from "../../domain/ResultRow.t
 import type { OfferValidationResult, ValidationResult } from "../../domain/ValidationResult.ts"
 import { JsonBytes } from "../jsonBytes.ts"
 import { currentRequestId } from "../requestId.ts"
-import { jsonBytesResponse, jsonTextResponse, offerResultText, resultText } from "../resultJson.ts"
-import { invalid, notFound } from "./shared.ts"
+import { jsonTextResponse, offerResultText, resultText } from "../resultJson.ts"
+import { answerBulk, invalid, notFound } from "./shared.ts"
 
 /** A single email whose format is invalid is a 400, with the parser's sub-reason as the field error. */
 export const formatProblem = (result: ValidationResult): BadRequest | undefined => {
@@ -177,23 +177,13 @@ export const validateBulk = (
   return out.bytes()
 }
 
-export const ValidationHandlers = HttpApiBuilder.group(
-  CampusgateApi,
-  "validation",
-  Effect.fn(function* (handlers) {
-    const validation = yield* Validation
-    const snapshots = yield* Snapshot
-    return handlers
+export const ValidationHandlers = HttpApiBuilder.group(CampusgateApi, "validation", (handlers) =>
+  Effect.map(Effect.all([Effect.service(Validation), Effect.service(Snapshot)]), ([validation, snapshots]) =>
+    handlers
       .handle("targetGroup", ({ payload }) => answerSingle(validation, payload))
       .handle("offer", ({ payload }) => answerSingle(validation, payload))
       .handle("bulk", ({ payload }) =>
-        Effect.gen(function* () {
-          const requestId = yield* currentRequestId
-          const caller = yield* Caller
-          const bound = snapshots.current().config.settings.limits.bulkMaxEmails
-          const answer = validateBulk(validation, caller.team, payload, bound, requestId)
-          return answer instanceof Uint8Array ? jsonBytesResponse(answer) : yield* answer
-        })
+        answerBulk(snapshots, (team, bound, requestId) => validateBulk(validation, team, payload, bound, requestId))
       )
-  })
+  )
 )
