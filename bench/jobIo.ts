@@ -30,7 +30,7 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 5)
 const dir = mkdtempSync(join(tmpdir(), "campusgate-jobio-"))
 /** The file store the daemon uses, in a temporary data directory. */
 const inStore = <A, E>(effect: Effect.Effect<A, E, JobStore>): Promise<A> =>
-  Effect.runPromise(Effect.provide(effect, JobStoreFiles.layer(dir)))
+  Effect.runPromise(Effect.provide(effect, JobStoreFiles.layerFiles(dir)))
 
 /**
  * The emails, made where each use needs them and dropped after: held while

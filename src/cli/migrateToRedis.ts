@@ -110,7 +110,7 @@ export const migrateToRedis = (configDir: string, dataDir: string) =>
       Effect.flatMap(makeRedisEndedSessions, (inRedis) => Effect.forEach(endedSessions, inRedis.end, { discard: true }))
     )
 
-    const jobs = yield* JobStore.use((store) => store.list()).pipe(Effect.provide(JobStoreFiles.layer(dataDir)))
+    const jobs = yield* JobStore.use((store) => store.list()).pipe(Effect.provide(JobStoreFiles.layerFiles(dataDir)))
     yield* importJobs(jobs)
 
     return {

@@ -1,6 +1,6 @@
 /**
  * The job queue shared by every daemon on one Redis: the same service as
- * `JobQueue.layer`, with the queue's state in Redis (keys in
+ * `JobQueueLocal.layer`, with the queue's state in Redis (keys in
  * `jobQueueKeys.ts`, changed by the scripts of `jobQueueScripts.ts`)
  * instead of this process's memory, and the job's input and results on
  * the data directory every daemon mounts (`JobStoreRedis.ts`).

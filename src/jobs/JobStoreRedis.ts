@@ -130,7 +130,7 @@ export const makeRedisJobStore = (dataDir: string) =>
   })
 
 /** The store alone (records in Redis, bytes under `dataDir`). */
-export const layer = (dataDir: string): Layer.Layer<JobStore, never, Redis.Redis> =>
+export const layerRedis = (dataDir: string): Layer.Layer<JobStore, never, Redis.Redis> =>
   Layer.effect(
     JobStore,
     Effect.map(makeRedisJobStore(dataDir), ({ store }) => store)

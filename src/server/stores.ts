@@ -23,7 +23,9 @@ import { loadSettings } from "../config/settingsFile.ts"
 import type { HashKey } from "../engine/email/canonicalHash.ts"
 import { IdempotencyStore } from "../idempotency/IdempotencyStore.ts"
 import { layerIdempotencyRedis } from "../idempotency/idempotencyRedis.ts"
-import { JobQueue, type JobQueueOptions } from "../jobs/JobQueue.ts"
+import type { JobQueue, JobQueueOptions } from "../jobs/JobQueue.ts"
+import * as JobQueueLocal from "../jobs/JobQueueLocal.ts"
+import * as JobQueueRedis from "../jobs/JobQueueRedis.ts"
 import type { JobStore } from "../jobs/JobStore.ts"
 import * as JobStoreFiles from "../jobs/JobStoreFiles.ts"
 import { ApiKeyStore, type ApiKeyStoreService } from "../keys/ApiKeyStore.ts"
@@ -94,7 +96,7 @@ const fileStores = (
       usage: UsageStore.layerFile(dataDir),
       statsKey,
       rateLimits: undefined,
-      jobs: (options) => JobQueue.layer(options).pipe(Layer.provideMerge(JobStoreFiles.layer(dataDir))),
+      jobs: (options) => JobQueueLocal.layer(options).pipe(Layer.provideMerge(JobStoreFiles.layerFiles(dataDir))),
       verifications: VerificationStore.layerFiles(dataDir),
       signingKeys: SigningKeyStore.layerFiles(dataDir),
       idempotency: IdempotencyStore.layerFiles(dataDir),
@@ -126,7 +128,7 @@ const redisStores = (
       usage: usageStoreRedis.pipe(Layer.provide(shared)),
       statsKey: Effect.map(secret("statsHashKey"), hashKeyFromSecret),
       rateLimits: rateLimiterStoreRedis.pipe(Layer.provide(shared)),
-      jobs: (options) => JobQueue.layerRedis({ ...options, dataDir }).pipe(Layer.provide(shared)),
+      jobs: (options) => JobQueueRedis.layerRedis({ ...options, dataDir }).pipe(Layer.provide(shared)),
       verifications: verificationStoreRedis.pipe(Layer.provide(shared)),
       signingKeys: SigningKeyStore.layerRedis.pipe(Layer.provide(shared)),
       idempotency: layerIdempotencyRedis.pipe(Layer.provide(shared)),

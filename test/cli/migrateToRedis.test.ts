@@ -91,7 +91,7 @@ describeRedis("campusgate migrate --from files --to redis", () => {
         yield* store.create(queued, yield* staged('"a@x.edu"\n'))
         yield* store.create(finished, yield* staged('"b@x.edu"\n'))
         return [queued, finished]
-      }).pipe(Effect.provide(JobStoreFiles.layer(dataDir)))
+      }).pipe(Effect.provide(JobStoreFiles.layerFiles(dataDir)))
 
       const moved = yield* migrateToRedis(configDir, dataDir)
       expect(moved).toMatchObject({
