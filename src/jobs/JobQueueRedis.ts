@@ -39,6 +39,7 @@ import * as Layer from "effect/Layer"
 import * as Redis from "effect/persistence/Redis"
 import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
+import { jobVisible } from "../domain/visibility.ts"
 import { RedisKeyPrefix } from "../store/redis.ts"
 import { IdempotencyConflict, InvalidJobCursor, JobNotFinished, JobNotFound, jobsError, QueueFull } from "./errors.ts"
 import { isFinished, type Job, type JobId } from "./Job.ts"
@@ -117,7 +118,7 @@ export const layerRedis = (options: RedisJobQueueOptions): Layer.Layer<JobQueue 
 
       const lookup = Effect.fnUntraced(function* (team: string, jobId: string) {
         const job = yield* store.read(jobId as JobId)
-        if (job === undefined || job.team !== team) return yield* jobsError(new JobNotFound({ jobId }))
+        if (job === undefined || !jobVisible(job, team)) return yield* jobsError(new JobNotFound({ jobId }))
         if (job.expiresAt !== null && Date.parse(job.expiresAt) <= (yield* now)) {
           // Expired: gone now, whichever daemon's sweeper would have come first.
           yield* drop(job)
@@ -282,7 +283,7 @@ export const layerRedis = (options: RedisJobQueueOptions): Layer.Layer<JobQueue 
           const positioned = (yield* store.list())
             .filter(
               (job) =>
-                job.team === team &&
+                jobVisible(job, team) &&
                 (job.expiresAt === null || Date.parse(job.expiresAt) > at) &&
                 (status === undefined || job.status === status)
             )
