@@ -41,7 +41,7 @@ import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import { jobVisible } from "../domain/visibility.ts"
-import { RedisKeyPrefix } from "../store/redis.ts"
+import { type RedisConnection, RedisKeyPrefix } from "../store/redis.ts"
 import { IdempotencyConflict, InvalidJobCursor, JobNotFinished, JobNotFound, jobsError, QueueFull } from "./errors.ts"
 import { isFinished, type Job, type JobId, type JobStatus } from "./Job.ts"
 import { type JobEntry, pageOf } from "./JobIndex.ts"
@@ -320,7 +320,7 @@ const startBackground = (
   })
 
 /** The queue and its store, shared by every daemon on the Redis connection in force. */
-export const layerRedis = (options: RedisJobQueueOptions): Layer.Layer<JobQueue | JobStore, never, Redis.Redis> =>
+export const layerRedis = (options: RedisJobQueueOptions): Layer.Layer<JobQueue | JobStore, never, RedisConnection> =>
   Layer.effectContext(
     Effect.gen(function* () {
       const redis = yield* Redis.Redis

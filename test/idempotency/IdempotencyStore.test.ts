@@ -6,7 +6,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { IdempotencyStore, idempotencyRecordKey, type StoredAnswer } from "../../src/idempotency/IdempotencyStore.ts"
-import { layerIdempotencyRedis } from "../../src/idempotency/idempotencyRedis.ts"
+import { layerRedis } from "../../src/idempotency/idempotencyRedis.ts"
 import { testRedisLayer, whenRedis } from "../redisTesting.ts"
 
 const answer: StoredAnswer = { status: 201, headers: { "content-type": "application/json" }, body: "e30=" }
@@ -16,7 +16,7 @@ const adapters: ReadonlyArray<readonly [string, () => Layer.Layer<IdempotencySto
   ["memory", () => IdempotencyStore.layerMemory],
   ["files", () => IdempotencyStore.layerFiles(dataDir())],
   ...whenRedis("IdempotencyStore contract", [
-    ["redis", () => layerIdempotencyRedis.pipe(Layer.provide(testRedisLayer()))] as const
+    ["redis", () => layerRedis.pipe(Layer.provide(testRedisLayer()))] as const
   ])
 ]
 

@@ -128,7 +128,7 @@ const contract = (name: string, makeLayer: () => Layer.Layer<UsageStore, UsageSt
   })
 
 contract("memory", () => UsageStore.layerMemory)
-contract("file", () => UsageStore.layerFile(tempDir()))
+contract("file", () => UsageStore.layerFiles(tempDir()))
 contract("redis", () => usageStoreRedis.pipe(Layer.provide(testRedisLayer())), describeRedis)
 
 describeRedis("usageStoreRedis", () => {
@@ -158,13 +158,15 @@ describe("UsageStore.layerFile", () => {
     Effect.gen(function* () {
       const dataDir = tempDir()
       yield* UsageStore.use((store) => store.apply("o", delta(["a@x.edu", "b@x.edu"], MAY_1))).pipe(
-        Effect.provide(UsageStore.layerFile(dataDir))
+        Effect.provide(UsageStore.layerFiles(dataDir))
       )
       hashKeyFor(dataDir, undefined)
       writeFileSync(join(dataDir, "stats", ".o.json.1234.tmp"), "{ half a fil")
       writeFileSync(join(dataDir, "stats", "README"), "not statistics")
       expect(readdirSync(join(dataDir, "stats")).sort()).toEqual([".o.json.1234.tmp", "README", "hash-key", "o.json"])
-      const usage = yield* UsageStore.use((store) => store.get("o")).pipe(Effect.provide(UsageStore.layerFile(dataDir)))
+      const usage = yield* UsageStore.use((store) => store.get("o")).pipe(
+        Effect.provide(UsageStore.layerFiles(dataDir))
+      )
       expect(toOfferUsage(usage)).toMatchObject({ validations: 2, uniqueEmails: { estimate: 2 } })
     })
   )
@@ -173,11 +175,11 @@ describe("UsageStore.layerFile", () => {
     Effect.gen(function* () {
       const dataDir = tempDir()
       yield* UsageStore.use((store) => store.applyOnce("o", "job_1", 10, delta(["a@x.edu"], MAY_1))).pipe(
-        Effect.provide(UsageStore.layerFile(dataDir))
+        Effect.provide(UsageStore.layerFiles(dataDir))
       )
       const usage = yield* UsageStore.use((store) =>
         Effect.andThen(store.applyOnce("o", "job_1", 10, delta(["a@x.edu"], MAY_1)), store.get("o"))
-      ).pipe(Effect.provide(UsageStore.layerFile(dataDir)))
+      ).pipe(Effect.provide(UsageStore.layerFiles(dataDir)))
       expect(usage?.validations).toBe(1)
     })
   )
@@ -188,13 +190,15 @@ describe("UsageStore.layerFile", () => {
       const recorder = new UsageRecorder(hashKeyFromSecret("test"))
       recorder.recordVerification("o", "started")
       yield* UsageStore.use((store) => store.apply("o", recorder.take().get("o")!)).pipe(
-        Effect.provide(UsageStore.layerFile(dataDir))
+        Effect.provide(UsageStore.layerFiles(dataDir))
       )
       const file = join(dataDir, "stats", "o.json")
       const stored = readFileSync(file, "utf8")
       expect(stored).toContain('"sent":0')
       writeFileSync(file, stored.replace('"sent":0,', ""))
-      const usage = yield* UsageStore.use((store) => store.get("o")).pipe(Effect.provide(UsageStore.layerFile(dataDir)))
+      const usage = yield* UsageStore.use((store) => store.get("o")).pipe(
+        Effect.provide(UsageStore.layerFiles(dataDir))
+      )
       expect(toOfferUsage(usage).verifications).toMatchObject({ started: 1, sent: 0 })
     })
   )
@@ -205,7 +209,7 @@ describe("UsageStore.layerFile", () => {
       mkdirSync(join(dataDir, "stats"))
       writeFileSync(join(dataDir, "stats", "o.json"), "{}")
       const exit = yield* Effect.exit(
-        UsageStore.use((store) => store.offerIds()).pipe(Effect.provide(UsageStore.layerFile(dataDir)))
+        UsageStore.use((store) => store.offerIds()).pipe(Effect.provide(UsageStore.layerFiles(dataDir)))
       )
       expect(Exit.isFailure(exit)).toBe(true)
       expect(String(exit)).toContain("o.json")

@@ -6,6 +6,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { SIGNING_KEYS_FILE, SigningKeyStore } from "../../src/verification/SigningKeyStore.ts"
 import { activeKey, publishedKeys, rotate } from "../../src/verification/signing.ts"
+import * as SigningKeyRedis from "../../src/verification/signingKeyRedis.ts"
 import { testRedisLayer, whenRedis } from "../redisTesting.ts"
 
 const DAY = 86_400_000
@@ -14,7 +15,7 @@ const adapters: ReadonlyArray<readonly [string, () => Layer.Layer<SigningKeyStor
   ["memory", () => SigningKeyStore.layerMemory],
   ["files", () => SigningKeyStore.layerFiles(mkdtempSync(join(tmpdir(), "campusgate-keys-")))],
   ...whenRedis("SigningKeyStore contract", [
-    ["redis", () => SigningKeyStore.layerRedis.pipe(Layer.provide(testRedisLayer()))] as const
+    ["redis", () => SigningKeyRedis.layerRedis.pipe(Layer.provide(testRedisLayer()))] as const
   ])
 ]
 
