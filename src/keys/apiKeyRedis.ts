@@ -89,7 +89,7 @@ const reason = (error: unknown): ApiKeysError =>
       : new ApiKeysError({ reason: new ApiKeyStoreUnavailable({ cause: error }) })
 
 /** The adapter over `configDir`'s key file and the Redis connection in force. */
-export const makeRedisApiKeyStore = (
+const makeRedisApiKeyStore = (
   configDir: string,
   isWritable?: (directory: string) => boolean
 ): Effect.Effect<ApiKeyStoreService, never, Redis.Redis> =>

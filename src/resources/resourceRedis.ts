@@ -49,7 +49,7 @@ return 1`
 )
 
 /** The adapter's service over the connection in force. */
-export const makeRedisResourceStore = Effect.gen(function* () {
+const makeRedisResourceStore = Effect.gen(function* () {
   const redis = yield* Redis.Redis
   const prefix = yield* RedisKeyPrefix
   const { version, channel } = configVersionKeys(prefix)

@@ -108,7 +108,7 @@ const entryOf = (text: string): QueueEntry => {
 }
 
 /** The adapter's service over the connection in force. */
-export const makeRedisReviewStore = Effect.gen(function* () {
+const makeRedisReviewStore = Effect.gen(function* () {
   const redis = yield* Redis.Redis
   const prefix = yield* RedisKeyPrefix
   const { version, channel } = configVersionKeys(prefix)

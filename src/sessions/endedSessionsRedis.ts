@@ -58,7 +58,7 @@ const scoredMembers = (reply: ReadonlyArray<unknown>): EndedMap => {
 }
 
 /** The adapter over the connection in force, its view kept current until the scope closes. */
-export const makeRedisEndedSessions: Effect.Effect<EndedSessionsService, Redis.RedisError, Redis.Redis | Scope.Scope> =
+const makeRedisEndedSessions: Effect.Effect<EndedSessionsService, Redis.RedisError, Redis.Redis | Scope.Scope> =
   Effect.gen(function* () {
     const redis = yield* Redis.Redis
     const prefix = yield* RedisKeyPrefix

@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { expect, it } from "@effect/vitest"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { migrateToRedis } from "../../src/cli/migrateToRedis.ts"
@@ -18,7 +19,7 @@ import { ResourceStore } from "../../src/resources/ResourceStore.ts"
 import { layerRedis as resourceStoreRedis } from "../../src/resources/resourceRedis.ts"
 import { makeSessionKeys } from "../../src/server/consoleSession.ts"
 import { EndedSessions } from "../../src/sessions/EndedSessions.ts"
-import { makeRedisEndedSessions } from "../../src/sessions/endedSessionsRedis.ts"
+import * as EndedSessionsRedis from "../../src/sessions/endedSessionsRedis.ts"
 import { hashKeyFor } from "../../src/stats/hashKey.ts"
 import { UsageRecorder } from "../../src/stats/UsageRecorder.ts"
 import { toOfferUsage } from "../../src/stats/UsageState.ts"
@@ -136,7 +137,9 @@ describeRedis("campusgate migrate --from files --to redis", () => {
       expect(
         makeSessionKeys(yield* secretInRedis(deploymentSecrets.console, noEnvironment)).open(session.token)
       ).toEqual(session.claims)
-      const ended = yield* Effect.scoped(makeRedisEndedSessions)
+      const ended = yield* Effect.scoped(
+        Effect.map(Layer.build(EndedSessionsRedis.layerRedis), (context) => Context.get(context, EndedSessions))
+      )
       expect(ended.hasEnded(signedOut.nonce, Date.now())).toBe(true)
       expect(ended.hasEnded(session.claims.nonce, Date.now())).toBe(false)
       expect(yield* redis.send("ZRANGE", `${prefix}jobs:waiting`, "0", "-1")).toEqual([jobs[0]!.jobId])

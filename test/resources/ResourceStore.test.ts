@@ -11,7 +11,7 @@ import { sourceOf } from "../../src/app/Resources.ts"
 import { LiveSnapshot } from "../../src/app/Snapshot.ts"
 import { directorySource, loadDirectory } from "../../src/app/sources.ts"
 import { InvalidConfiguration } from "../../src/domain/errors.ts"
-import { makeFileResourceStore, ResourceStore } from "../../src/resources/ResourceStore.ts"
+import { ResourceStore } from "../../src/resources/ResourceStore.ts"
 import { resourcePath } from "../../src/resources/resourceFiles.ts"
 import { layerRedis as resourceStoreRedis } from "../../src/resources/resourceRedis.ts"
 import { offerDocument, targetGroupDocument } from "../../src/resources/resourceYaml.ts"
@@ -84,7 +84,7 @@ describe("the file store", () => {
   it("fails with ResourceStoreError, changing nothing, when the data directory cannot be written", () => {
     const dataDir = tempDir()
     writeFileSync(join(dataDir, "offers"), "not a directory")
-    const exit = Effect.runSyncExit(makeFileResourceStore(dataDir).write("offer", "spring", "id: spring\n"))
+    const exit = Effect.runSyncExit(ResourceStore.makeFiles(dataDir).write("offer", "spring", "id: spring\n"))
     expect(Exit.isFailure(exit) && exit.cause.reasons[0]?._tag === "Fail").toBe(true)
     expect(JSON.stringify(exit.toJSON())).toContain("ResourceStoreError")
     expect(readFileSync(join(dataDir, "offers"), "utf8")).toBe("not a directory")
@@ -106,7 +106,7 @@ const snapshotOf = (dirs: { configDir: string; dataDir: string }) => {
 describe("API-created resources in the data directory", () => {
   it("are written in the config format and loaded back with the config; config-defined ones stay config", () => {
     const dirs = makeDirs(validConfig)
-    const store = makeFileResourceStore(dirs.dataDir)
+    const store = ResourceStore.makeFiles(dirs.dataDir)
     const before = load(dirs)
     const group = { ...before.targetGroups[0]!, id: "eu" as never, name: "EU students" }
     const offer = { ...before.offers[0]!, id: "summer" as never, targetGroups: ["eu" as never] }
@@ -126,7 +126,7 @@ describe("API-created resources in the data directory", () => {
 
   it("report a broken document with its file and line, like a config file", () => {
     const dirs = makeDirs(validConfig)
-    Effect.runSync(makeFileResourceStore(dirs.dataDir).write("offer", "broken", "id: broken\nname: 3\n"))
+    Effect.runSync(ResourceStore.makeFiles(dirs.dataDir).write("offer", "broken", "id: broken\nname: 3\n"))
     const result = loadDirectory({ ...dirs, env: {} })
     expect(result.ok).toBe(false)
     expect(!result.ok && result.problems.some((problem) => problem.file?.endsWith("offers/broken.yaml"))).toBe(true)
