@@ -7,20 +7,13 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { IdempotencyStore, idempotencyRecordKey, type StoredAnswer } from "../../src/idempotency/IdempotencyStore.ts"
 import { layerRedis } from "../../src/idempotency/idempotencyRedis.ts"
-import { testRedisLayer, whenRedis } from "../redisTesting.ts"
+import { describeRedis, testRedisLayer } from "../redisTesting.ts"
+import { storeContract } from "../storeContract.ts"
 
 const answer: StoredAnswer = { status: 201, headers: { "content-type": "application/json" }, body: "e30=" }
 const dataDir = () => mkdtempSync(join(tmpdir(), "campusgate-idempotency-"))
 
-const adapters: ReadonlyArray<readonly [string, () => Layer.Layer<IdempotencyStore>]> = [
-  ["memory", () => IdempotencyStore.layerMemory],
-  ["files", () => IdempotencyStore.layerFiles(dataDir())],
-  ...whenRedis("IdempotencyStore contract", [
-    ["redis", () => layerRedis.pipe(Layer.provide(testRedisLayer()))] as const
-  ])
-]
-
-describe.each(adapters)("IdempotencyStore contract (%s)", (_, layer) => {
+const contract = storeContract("IdempotencyStore", (layer: () => Layer.Layer<IdempotencyStore>) => {
   it.live("claims a key once, keeps the answer, and gives a released claim to the next request", () =>
     Effect.gen(function* () {
       const store = yield* IdempotencyStore
@@ -77,6 +70,10 @@ describe.each(adapters)("IdempotencyStore contract (%s)", (_, layer) => {
     }).pipe(Effect.provide(layer()))
   )
 })
+
+contract("memory", () => IdempotencyStore.layerMemory)
+contract("files", () => IdempotencyStore.layerFiles(dataDir()))
+contract("redis", () => layerRedis.pipe(Layer.provide(testRedisLayer())), describeRedis)
 
 describe("the file adapter", () => {
   it.live("keeps answers across a restart, private to the daemon's user, and sweeps those past their day", () =>
