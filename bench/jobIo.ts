@@ -16,7 +16,8 @@ import { join } from "node:path"
 import { brotliCompressSync, constants, gzipSync, zstdCompressSync } from "node:zlib"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import { type ResultRow, rowText } from "../src/domain/ResultRow.ts"
+import type { ResultRow } from "../src/domain/ResultRow.ts"
+import { rowText } from "../src/domain/rowText.ts"
 import { type JobId, newJob } from "../src/jobs/Job.ts"
 import { JobStore } from "../src/jobs/JobStore.ts"
 import * as JobStoreFiles from "../src/jobs/JobStoreFiles.ts"
@@ -29,7 +30,7 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 5)
 const dir = mkdtempSync(join(tmpdir(), "campusgate-jobio-"))
 /** The file store the daemon uses, in a temporary data directory. */
 const inStore = <A, E>(effect: Effect.Effect<A, E, JobStore>): Promise<A> =>
-  Effect.runPromise(Effect.provide(effect, JobStoreFiles.layer(dir)))
+  Effect.runPromise(Effect.provide(effect, JobStoreFiles.layerFiles(dir)))
 
 /**
  * The emails, made where each use needs them and dropped after: held while

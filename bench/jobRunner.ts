@@ -21,6 +21,7 @@ import { toResultRow } from "../src/domain/ResultRow.ts"
 import { buildInstitutionTable } from "../src/engine/InstitutionIndex.ts"
 import { emailLine } from "../src/jobs/inputLines.ts"
 import { JobQueue } from "../src/jobs/JobQueue.ts"
+import * as JobQueueLocal from "../src/jobs/JobQueueLocal.ts"
 import { JobStore } from "../src/jobs/JobStore.ts"
 import * as JobStoreFiles from "../src/jobs/JobStoreFiles.ts"
 import { type Evaluate, evaluateHere } from "../src/jobs/jobBatches.ts"
@@ -39,13 +40,13 @@ const run = async (dataDir: string, inputPath: string): Promise<void> => {
     if (!("targetGroupId" in target)) throw new Error("the bench validates against a target group")
     return snapshot.validateMany(emails, target.targetGroupId).map((result, i) => toResultRow(emails[i]!, result))
   }
-  const layer = JobQueue.layer({
+  const layer = JobQueueLocal.layer({
     concurrency: 2,
     maxQueued: 100,
     retentionHours: 1,
     evaluator: evaluateHere(evaluate),
     chunkItems
-  }).pipe(Layer.provideMerge(JobStoreFiles.layer(dataDir)))
+  }).pipe(Layer.provideMerge(JobStoreFiles.layerFiles(dataDir)))
   const rssBeforeMB = Math.round(process.memoryUsage.rss() / 1048576)
   const program = Effect.gen(function* () {
     const queue = yield* JobQueue

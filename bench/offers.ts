@@ -15,7 +15,8 @@
  * for a short check. Prints progress, then one final JSON line.
  */
 
-import { rowText, toOfferResultRow } from "../src/domain/ResultRow.ts"
+import { toOfferResultRow } from "../src/domain/ResultRow.ts"
+import { rowText } from "../src/domain/rowText.ts"
 import type { OfferValidationResult } from "../src/domain/ValidationResult.ts"
 import { buildInstitutionTable } from "../src/engine/InstitutionIndex.ts"
 import type { CompiledOffer } from "../src/engine/targeting/evaluateOffer.ts"

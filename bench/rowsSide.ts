@@ -10,7 +10,9 @@
  * does not help the other.
  */
 import type { ResultRow } from "../src/domain/ResultRow.ts"
-import * as current from "../src/domain/ResultRow.ts"
+import * as currentRows from "../src/domain/ResultRow.ts"
+import * as currentCsv from "../src/domain/rowCsv.ts"
+import * as currentText from "../src/domain/rowText.ts"
 import type { OfferValidationResult, ValidationResult } from "../src/domain/ValidationResult.ts"
 import { JsonBytes } from "../src/server/jsonBytes.ts"
 import { BENCH_TARGET_GROUP, benchOffer, makeBenchEngine } from "./benchEngine.ts"
@@ -28,6 +30,9 @@ export type LoopName = "jobRowsTargetGroup" | "jobRowsOffer" | "csvRows" | "bulk
 const INPUT_COLUMNS = ["customerId", "note"] as const
 
 export const side = new URL(import.meta.url).searchParams.get("side") === "reference" ? "reference" : "current"
+
+/** The code in src, as the reference module holds it: the rows, their CSV and JSON text. */
+const current = { ...currentRows, ...currentCsv, ...currentText }
 
 /** The functions this side writes with: a constant, so every call below has one target. */
 const w =

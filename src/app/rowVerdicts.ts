@@ -38,7 +38,8 @@
  */
 
 import { effectiveStatus } from "../domain/Offer.ts"
-import { type RowVerdict, SharedVerdict, toOfferResultRow, toResultRow } from "../domain/ResultRow.ts"
+import { type RowVerdict, toOfferResultRow, toResultRow } from "../domain/ResultRow.ts"
+import { SharedVerdict } from "../domain/rowText.ts"
 import { parseEmail } from "../engine/email/parseEmail.ts"
 import { acceptedPlainAt, type PlainForms } from "../engine/email/plainAddress.ts"
 import type { CompiledTargetGroup } from "../engine/targeting/compileTargetGroup.ts"

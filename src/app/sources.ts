@@ -14,7 +14,7 @@ import { configFromResources, type InMemoryResources } from "../config/resources
 import { reviewedKey, reviewedYaml } from "../config/reviewedDatasets.ts"
 import type { DatasetSpec } from "../engine/institutions/userDatasets.ts"
 import { ApiKeyStore } from "../keys/ApiKeyStore.ts"
-import { makeFileResourceStore, type ResourceStore } from "../resources/ResourceStore.ts"
+import { ResourceStore } from "../resources/ResourceStore.ts"
 import type { ReviewStore } from "../reviews/ReviewStore.ts"
 
 /** Where the configuration is read from. */
@@ -49,7 +49,7 @@ const unreadable = (path: string) => (error: { readonly message: string }) =>
 export const directorySource = (location: ConfigLocation, stores: DirectoryStores = {}): SnapshotSource => {
   const configDir = resolve(location.configDir)
   const dataDir = resolveDataDir(location)
-  const resources = stores.resources ?? makeFileResourceStore(dataDir)
+  const resources = stores.resources ?? ResourceStore.makeFiles(dataDir)
   const keys = stores.keys ?? ApiKeyStore.makeFiles({ configDir, dataDir })
   return {
     load: Effect.gen(function* () {

@@ -11,27 +11,26 @@
  * cannot count statistics twice; run it with the daemons stopped.
  */
 import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Redis from "effect/persistence/Redis"
+import { deploymentSecrets } from "../deployment/secrets.ts"
+import { fileAdapters, redisAdapters, type StoreAdapters } from "../deployment/stores.ts"
 import { JobStore } from "../jobs/JobStore.ts"
 import * as JobStoreFiles from "../jobs/JobStoreFiles.ts"
 import { importJobs } from "../jobs/jobQueueKeys.ts"
 import { ApiKeyStore } from "../keys/ApiKeyStore.ts"
-import { makeRedisApiKeyStore } from "../keys/apiKeyRedis.ts"
-import { makeFileResourceStore } from "../resources/ResourceStore.ts"
-import { makeRedisResourceStore } from "../resources/resourceRedis.ts"
-import { deploymentSecrets } from "../server/deploymentSecrets.ts"
+import { ResourceStore } from "../resources/ResourceStore.ts"
 import { EndedSessions } from "../sessions/EndedSessions.ts"
-import { makeRedisEndedSessions } from "../sessions/endedSessionsRedis.ts"
 import { emptyUsageState } from "../stats/UsageState.ts"
+import { UsageStore } from "../stats/UsageStore.ts"
 import { readUsageFiles } from "../stats/usageFiles.ts"
-import { makeRedisUsageStore } from "../stats/usageRedis.ts"
-import { RedisKeyPrefix } from "../store/redis.ts"
+import { type RedisConnection, RedisKeyPrefix } from "../store/redis.ts"
 import { secretKey } from "../store/redisSecret.ts"
 import { readSecret } from "../store/secretFile.ts"
 import { SigningKeyStore } from "../verification/SigningKeyStore.ts"
 import { VerificationStore } from "../verification/VerificationStore.ts"
-import { makeRedisVerificationStore } from "../verification/verificationRedis.ts"
 
 export interface Migrated {
   readonly targetGroups: number
@@ -66,34 +65,85 @@ export const migrateToRedis = (configDir: string, dataDir: string) =>
       )
     }
 
-    const files = makeFileResourceStore(dataDir)
-    const resources = yield* makeRedisResourceStore
-    const targetGroups = yield* files.list("targetGroup")
-    const offers = yield* files.list("offer")
-    for (const document of [...targetGroups, ...offers])
-      yield* resources.write(document.kind, document.id, document.text)
+    const files = fileAdapters({ configDir, dataDir })
+    const shared = redisAdapters({ configDir, dataDir })
+    /** Runs `move` with the port's store of each kind: the data directory's, and the Redis one. */
+    const between = <I, S, A, E, E1>(
+      port: Context.Key<I, S>,
+      adapterOf: (adapters: StoreAdapters<RedisConnection>) => Layer.Layer<I, E1, RedisConnection>,
+      move: (from: S, to: S) => Effect.Effect<A, E, RedisConnection>
+    ) =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const from = Context.get(yield* Layer.build(adapterOf(files)), port)
+          const to = Context.get(yield* Layer.build(adapterOf(shared)), port)
+          return yield* move(from, to)
+        })
+      )
 
-    const dataKeys = (yield* ApiKeyStore.makeFiles({ configDir, dataDir }).list).filter(
-      (listed) => listed.location === "data"
+    const [targetGroups, offers] = yield* between(
+      ResourceStore,
+      (adapters) => adapters.resources,
+      (from, to) =>
+        Effect.gen(function* () {
+          const targetGroups = yield* from.list("targetGroup")
+          const offers = yield* from.list("offer")
+          for (const document of [...targetGroups, ...offers])
+            yield* to.write(document.kind, document.id, document.text)
+          return [targetGroups, offers] as const
+        })
     )
-    const keys = yield* makeRedisApiKeyStore(configDir)
-    for (const { record } of dataKeys) yield* keys.add(record, false)
 
-    const usage = yield* makeRedisUsageStore
+    const dataKeys = yield* between(
+      ApiKeyStore,
+      (adapters) => adapters.keys,
+      (from, to) =>
+        Effect.gen(function* () {
+          const dataKeys = (yield* from.list).filter((listed) => listed.location === "data")
+          for (const { record } of dataKeys) yield* to.add(record, false)
+          return dataKeys
+        })
+    )
+
+    // Read from the files themselves: the store does not list the job steps already counted.
     const statistics = yield* Effect.try(() => readUsageFiles(dataDir))
-    for (const [offerId, stored] of statistics) {
-      yield* usage.apply(offerId, stored.state)
-      for (const [source, step] of stored.applied) yield* usage.applyOnce(offerId, source, step, emptyUsageState())
-    }
-
-    const verifications = yield* VerificationStore.use((store) => store.list()).pipe(
-      Effect.provide(VerificationStore.layerFiles(dataDir))
+    yield* Effect.provide(
+      UsageStore.use((usage) =>
+        Effect.forEach(
+          statistics,
+          ([offerId, stored]) =>
+            Effect.gen(function* () {
+              yield* usage.apply(offerId, stored.state)
+              for (const [source, step] of stored.applied)
+                yield* usage.applyOnce(offerId, source, step, emptyUsageState())
+            }),
+          { discard: true }
+        )
+      ),
+      shared.usage
     )
-    const verificationStore = yield* makeRedisVerificationStore
-    for (const record of verifications) yield* verificationStore.insert(record)
 
-    const signing = yield* SigningKeyStore.makeFiles(dataDir).list()
-    if (signing.length > 0) yield* (yield* SigningKeyStore.makeRedis).update(() => signing)
+    const verifications = yield* between(
+      VerificationStore,
+      (adapters) => adapters.verifications,
+      (from, to) =>
+        Effect.gen(function* () {
+          const records = yield* from.list()
+          for (const record of records) yield* to.insert(record)
+          return records
+        })
+    )
+
+    const signing = yield* between(
+      SigningKeyStore,
+      (adapters) => adapters.signingKeys,
+      (from, to) =>
+        Effect.gen(function* () {
+          const keys = yield* from.list()
+          if (keys.length > 0) yield* to.update(() => keys)
+          return keys
+        })
+    )
 
     let secrets = 0
     for (const secret of Object.values(deploymentSecrets)) {
@@ -105,12 +155,18 @@ export const migrateToRedis = (configDir: string, dataDir: string) =>
 
     // Sessions signed out stay ended: the console secret moves, so their cookies would open again.
     const now = yield* Clock.currentTimeMillis
-    const endedSessions = yield* EndedSessions.makeFiles(dataDir).list(now)
-    yield* Effect.scoped(
-      Effect.flatMap(makeRedisEndedSessions, (inRedis) => Effect.forEach(endedSessions, inRedis.end, { discard: true }))
+    const endedSessions = yield* between(
+      EndedSessions,
+      (adapters) => adapters.endedSessions,
+      (from, to) =>
+        Effect.gen(function* () {
+          const ended = yield* from.list(now)
+          yield* Effect.forEach(ended, to.end, { discard: true })
+          return ended
+        })
     )
 
-    const jobs = yield* JobStore.use((store) => store.list()).pipe(Effect.provide(JobStoreFiles.layer(dataDir)))
+    const jobs = yield* JobStore.use((store) => store.list()).pipe(Effect.provide(JobStoreFiles.layerFiles(dataDir)))
     yield* importJobs(jobs)
 
     return {

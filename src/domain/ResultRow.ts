@@ -12,8 +12,8 @@
  * name, in input order), so a result can be joined back to what was sent.
  *
  * A row's text, written fast since batches of a million rows go to disk and
- * to the wire: `rowText` (the JSON, as `JSON.stringify` writes it) in
- * `rowText.ts`, `rowCsv` (a CSV line) in `rowCsv.ts`, both exported here.
+ * to the wire, is in the modules that import this one: `rowText.ts` (the
+ * JSON, as `JSON.stringify` writes it) and `rowCsv.ts` (a CSV line).
  */
 import * as Schema from "effect/Schema"
 import { ReasonCode } from "./ReasonCode.ts"
@@ -196,13 +196,3 @@ export const toOfferResultRow = (email: string, result: OfferValidationResult): 
     result.reason
   )
 }
-
-export { rowCsv } from "./rowCsv.ts"
-export {
-  duplicateOfText,
-  rowText,
-  rowTextAfterDuplicate,
-  rowTextBeforeDuplicate,
-  SharedVerdict,
-  verdictText
-} from "./rowText.ts"

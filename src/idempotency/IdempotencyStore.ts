@@ -14,7 +14,7 @@
  *   once the answer is known; a claim lives in the process's memory only
  *   (a daemon that dies mid-request leaves no claim behind); expired
  *   answers are removed as they are met and by a sweep;
- * - Redis (`idempotencyRedis.ts`, `layerIdempotencyRedis`: the adapter
+ * - Redis (`idempotencyRedis.ts`, `layerRedis`: the adapter
  *   imports the port, never the reverse): shared by every daemon, a claim
  *   taken with `SET NX` and expiring by itself.
  */

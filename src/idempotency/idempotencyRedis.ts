@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redis from "effect/persistence/Redis"
 import * as Schema from "effect/Schema"
-import { RedisKeyPrefix, redisKey } from "../store/redis.ts"
+import { type RedisConnection, RedisKeyPrefix, redisKey } from "../store/redis.ts"
 import {
   IdempotencyRecord,
   IdempotencyStore,
@@ -40,43 +40,41 @@ if record.state == 'running' and record.fingerprint == ARGV[1] then redis.call('
 return 0`
 }).withReturnType<number>()
 
-export const makeRedisIdempotencyStore: Effect.Effect<IdempotencyStoreService, never, Redis.Redis> = Effect.gen(
-  function* () {
-    const redis = yield* Redis.Redis
-    const prefix = yield* RedisKeyPrefix
-    const recordKey = (key: string) => redisKey(prefix, "idempotency", key)
-    const claim = redis.eval(claimScript)
-    const release = redis.eval(releaseScript)
-    const failed = (operation: IdempotencyStoreError["operation"]) => (cause: unknown) =>
-      new IdempotencyStoreError({ operation, cause })
-    return {
-      claim: (key, fingerprint, now, until) =>
-        claim(
+const makeRedisIdempotencyStore: Effect.Effect<IdempotencyStoreService, never, Redis.Redis> = Effect.gen(function* () {
+  const redis = yield* Redis.Redis
+  const prefix = yield* RedisKeyPrefix
+  const recordKey = (key: string) => redisKey(prefix, "idempotency", key)
+  const claim = redis.eval(claimScript)
+  const release = redis.eval(releaseScript)
+  const failed = (operation: IdempotencyStoreError["operation"]) => (cause: unknown) =>
+    new IdempotencyStoreError({ operation, cause })
+  return {
+    claim: (key, fingerprint, now, until) =>
+      claim(
+        recordKey(key),
+        encodeRecord({ state: "running", fingerprint, until }),
+        String(Math.max(1, Math.ceil(until - now)))
+      ).pipe(
+        Effect.map((held) => (held === null ? undefined : liveRecord(decodeRecord(held), now))),
+        Effect.mapError(failed("claim"))
+      ),
+    answer: (key, fingerprint, answer, expiresAt) =>
+      redis
+        .send(
+          "SET",
           recordKey(key),
-          encodeRecord({ state: "running", fingerprint, until }),
-          String(Math.max(1, Math.ceil(until - now)))
-        ).pipe(
-          Effect.map((held) => (held === null ? undefined : liveRecord(decodeRecord(held), now))),
-          Effect.mapError(failed("claim"))
-        ),
-      answer: (key, fingerprint, answer, expiresAt) =>
-        redis
-          .send(
-            "SET",
-            recordKey(key),
-            encodeRecord({ state: "answered", fingerprint, expiresAt, answer }),
-            "PX",
-            String(Math.max(1, Math.ceil(expiresAt - Date.now())))
-          )
-          .pipe(Effect.asVoid, Effect.mapError(failed("answer"))),
-      release: (key, fingerprint) =>
-        release(recordKey(key), fingerprint).pipe(Effect.asVoid, Effect.mapError(failed("release")))
-    }
+          encodeRecord({ state: "answered", fingerprint, expiresAt, answer }),
+          "PX",
+          String(Math.max(1, Math.ceil(expiresAt - Date.now())))
+        )
+        .pipe(Effect.asVoid, Effect.mapError(failed("answer"))),
+    release: (key, fingerprint) =>
+      release(recordKey(key), fingerprint).pipe(Effect.asVoid, Effect.mapError(failed("release")))
   }
-)
+})
 
 /** The store on the shared Redis server. */
-export const layerIdempotencyRedis: Layer.Layer<IdempotencyStore, never, Redis.Redis> = Layer.effect(
+export const layerRedis: Layer.Layer<IdempotencyStore, never, RedisConnection> = Layer.effect(
   IdempotencyStore,
   makeRedisIdempotencyStore
 )

@@ -6,6 +6,7 @@
  * with their size. Rebuilt from the store at start.
  */
 import type * as Deferred from "effect/Deferred"
+import { jobVisible } from "../domain/visibility.ts"
 import type { Job, JobId, JobIdempotency, JobStatus, JobTarget } from "./Job.ts"
 
 export interface JobEntry {
@@ -75,10 +76,10 @@ export class JobIndex {
     if (entry.waiting) this.waitingCount++
   }
 
-  /** The job when it exists, belongs to `team` and has not expired at `now`; else undefined. */
+  /** The job when it exists, `team` may see it (`domain/visibility.ts`) and it has not expired at `now`; else undefined. */
   find(team: string, jobId: string, now: number): JobEntry | undefined {
     const entry = this.entries.get(jobId)
-    if (entry === undefined || entry.team !== team) return undefined
+    if (entry === undefined || !jobVisible(entry, team)) return undefined
     if (entry.expiresAt !== undefined && entry.expiresAt <= now) return undefined
     return entry
   }
@@ -99,7 +100,7 @@ export class JobIndex {
     const { status } = options
     const matching: Array<JobEntry> = []
     for (const entry of this.entries.values()) {
-      if (entry.team !== team || (entry.expiresAt !== undefined && entry.expiresAt <= now)) continue
+      if (!jobVisible(entry, team) || (entry.expiresAt !== undefined && entry.expiresAt <= now)) continue
       if (status !== undefined && entry.status !== status) continue
       matching.push(entry)
     }

@@ -1,6 +1,6 @@
 /**
  * The job queue shared by every daemon on one Redis: the same service as
- * `JobQueue.layer`, with the queue's state in Redis (keys in
+ * `JobQueueLocal.layer`, with the queue's state in Redis (keys in
  * `jobQueueKeys.ts`, changed by the scripts of `jobQueueScripts.ts`)
  * instead of this process's memory, and the job's input and results on
  * the data directory every daemon mounts (`JobStoreRedis.ts`).
@@ -39,9 +39,11 @@ import * as Layer from "effect/Layer"
 import * as Redis from "effect/persistence/Redis"
 import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
-import { RedisKeyPrefix } from "../store/redis.ts"
+import type * as Scope from "effect/Scope"
+import { jobVisible } from "../domain/visibility.ts"
+import { type RedisConnection, RedisKeyPrefix } from "../store/redis.ts"
 import { IdempotencyConflict, InvalidJobCursor, JobNotFinished, JobNotFound, jobsError, QueueFull } from "./errors.ts"
-import { isFinished, type Job, type JobId } from "./Job.ts"
+import { isFinished, type Job, type JobId, type JobStatus } from "./Job.ts"
 import { type JobEntry, pageOf } from "./JobIndex.ts"
 import {
   decodeJobCursor,
@@ -54,7 +56,7 @@ import {
 import { JobStore, JobStoreError } from "./JobStore.ts"
 import { encodeJob, makeRedisJobStore, redisStep } from "./JobStoreRedis.ts"
 import { callbackAt, makeJobCallbacks } from "./jobQueueCallbacks.ts"
-import { idempotencyField, jobQueueKeys } from "./jobQueueKeys.ts"
+import { idempotencyField, type JobQueueKeys, jobQueueKeys } from "./jobQueueKeys.ts"
 import { makeLeaseWorker } from "./jobQueueLease.ts"
 import { cancelScript, dropScript, submitScript, takeDueScript } from "./jobQueueScripts.ts"
 import { forgetJobUsage, storeCheckpointUsage } from "./jobUsage.ts"
@@ -62,6 +64,8 @@ import { finalRecord, logEnd } from "./jobWorkers.ts"
 
 /** How often a waiter reads the record of a job running on another daemon. */
 const AWAIT_POLL_MS = 250
+/** Attempts of a submit whose Idempotency-Key a gone or expired job still held. */
+const SUBMIT_ATTEMPTS = 4
 
 export interface RedisJobQueueOptions extends JobQueueOptions {
   /** Where job inputs and results are kept: a directory every daemon mounts. */
@@ -70,243 +74,305 @@ export interface RedisJobQueueOptions extends JobQueueOptions {
 
 const now = Effect.clockWith((clock) => clock.currentTimeMillis)
 
-export const layerRedis = (options: RedisJobQueueOptions): Layer.Layer<JobQueue | JobStore, never, Redis.Redis> =>
+/** The queue's scripts over one connection. */
+const scriptsOf = (redis: Redis.Redis["Service"]) => ({
+  submit: redis.eval(submitScript),
+  cancel: redis.eval(cancelScript),
+  takeDue: redis.eval(takeDueScript),
+  drop: redis.eval(dropScript)
+})
+
+type RedisJobStore = Effect.Success<ReturnType<typeof makeRedisJobStore>>
+
+/** What every step of the shared queue works on: Redis, the store, and this daemon's view of its own jobs. */
+interface SharedQueue {
+  readonly redis: Redis.Redis["Service"]
+  readonly keys: JobQueueKeys
+  readonly scripts: ReturnType<typeof scriptsOf>
+  readonly store: JobStore["Service"]
+  readonly files: RedisJobStore["files"]
+  readonly options: RedisJobQueueOptions
+  /** Jobs this daemon runs now. */
+  readonly active: Map<string, JobEntry>
+  /** Waiters for jobs that end on this daemon. */
+  readonly endings: Map<string, Deferred.Deferred<Job>>
+  /** Offered on every submit seen (here or by another daemon): wakes an idle worker. */
+  readonly wake: Queue.Queue<void>
+}
+
+/** What follows a job's final record written: usage, log, metrics, waiters, callback. */
+type Ended = (final: Job) => Effect.Effect<void>
+
+/** Deletes a finished job: record, expiry, key, files, usage marker. */
+const dropJob = (queue: SharedQueue, job: Job) =>
+  Effect.gen(function* () {
+    const { keys, options } = queue
+    const field = job.idempotency === undefined ? "" : idempotencyField(job.team, job.idempotency.key)
+    yield* queue.scripts
+      .drop(keys.records, keys.expiring, keys.idempotency, keys.callbacks, job.jobId, field)
+      .pipe(redisStep("remove", job.jobId))
+    yield* queue.store.remove(job.jobId)
+    yield* forgetJobUsage(options.usage, job)
+  })
+
+const expiredAt = (job: Job, at: number): boolean => job.expiresAt !== null && Date.parse(job.expiresAt) <= at
+
+/** The job `team` may see (the team rule), not expired; an expired one is deleted now, whichever daemon comes first. */
+const lookupJob = Effect.fnUntraced(function* (queue: SharedQueue, team: string, jobId: string) {
+  const job = yield* queue.store.read(jobId as JobId)
+  if (job === undefined || !jobVisible(job, team)) return yield* jobsError(new JobNotFound({ jobId }))
+  if (expiredAt(job, yield* now)) {
+    yield* dropJob(queue, job)
+    return yield* jobsError(new JobNotFound({ jobId }))
+  }
+  return job
+})
+
+/** Resolves the waiters of a job that ended on this daemon. */
+const announceEnd = (queue: SharedQueue, job: Job) =>
+  Effect.sync(() => {
+    const deferred = queue.endings.get(job.jobId)
+    queue.endings.delete(job.jobId)
+    if (deferred !== undefined) Deferred.doneUnsafe(deferred, Exit.succeed(job))
+  })
+
+/** The job's final record: at once when it ends on this daemon, else when a poll of its record sees it. */
+const awaitEnd = (queue: SharedQueue, job: Job): Effect.Effect<Job, JobStoreError> => {
+  if (isFinished(job.status)) return Effect.succeed(job)
+  let ending = queue.endings.get(job.jobId)
+  if (ending === undefined) {
+    ending = Deferred.makeUnsafe<Job>()
+    queue.endings.set(job.jobId, ending)
+  }
+  const polled = Effect.gen(function* () {
+    for (;;) {
+      yield* Effect.sleep(AWAIT_POLL_MS)
+      const current = yield* queue.store.read(job.jobId)
+      if (current === undefined) return job
+      if (isFinished(current.status)) return current
+    }
+  })
+  return Effect.raceFirst(Deferred.await(ending), polled)
+}
+
+/**
+ * Stores the job (its input moved into place first: a job with a record
+ * has its whole input), its waiting entry and Idempotency-Key in one
+ * script. A key held by a job that is gone or expired is freed and the
+ * submit tried again; a key held by a live job answers that job, or a
+ * conflict when the body differs.
+ */
+const submitJob = (queue: SharedQueue) =>
+  Effect.fn("JobQueue.submit")(function* (request: SubmitJob) {
+    const { keys, scripts, store, files, options } = queue
+    const submittedAt = yield* now
+    const field = request.idempotency === undefined ? "" : idempotencyField(request.team, request.idempotency.key)
+    const job = newJobFor(request, submittedAt)
+    yield* Effect.try({
+      try: () => files.adopt(job.jobId, request.input),
+      catch: (cause) => new JobStoreError({ operation: "create", jobId: job.jobId, cause })
+    })
+    const unadopted = Effect.sync(() => files.remove(job.jobId)).pipe(Effect.ignore)
+    for (let attempt = 1; ; attempt++) {
+      const [outcome, holder] = yield* scripts
+        .submit(
+          keys.records,
+          keys.waiting,
+          keys.idempotency,
+          job.jobId,
+          encodeJob(job),
+          submittedAt,
+          options.maxQueued,
+          field,
+          keys.wake
+        )
+        .pipe(
+          redisStep("create", job.jobId),
+          Effect.tapError(() => unadopted)
+        )
+      if (outcome === "created") {
+        yield* Queue.offer(queue.wake, undefined)
+        return { job, created: true }
+      }
+      if (outcome === "full") {
+        yield* unadopted
+        return yield* jobsError(new QueueFull({ maxQueued: options.maxQueued }))
+      }
+      const earlier = yield* store.read(holder as JobId)
+      if (earlier === undefined || expiredAt(earlier, submittedAt)) {
+        // The key's job is gone or expired: it no longer holds the key.
+        if (earlier !== undefined) yield* dropJob(queue, earlier)
+        else yield* queue.redis.send("HDEL", keys.idempotency, field).pipe(redisStep("create", job.jobId))
+        if (attempt < SUBMIT_ATTEMPTS) continue
+      }
+      yield* unadopted
+      if (earlier === undefined || earlier.idempotency?.bodyHash !== request.idempotency?.bodyHash) {
+        return yield* jobsError(new IdempotencyConflict({ key: request.idempotency!.key, jobId: holder }))
+      }
+      return { job: earlier, created: false }
+    }
+  })
+
+/**
+ * Cancels a job: one running here is asked to stop; one waiting is ended
+ * by the cancel script; one running on another daemon is asked in Redis
+ * and seen at that daemon's next renewal. Answers the final record.
+ */
+const cancelJob = (queue: SharedQueue, ended: Ended) =>
+  Effect.fn("JobQueue.cancel")(function* (team: string, jobId: string) {
+    const { keys, options } = queue
+    const job = yield* lookupJob(queue, team, jobId)
+    if (isFinished(job.status)) return job
+    const local = queue.active.get(jobId)
+    if (local !== undefined) {
+      local.cancelRequested = true
+      return yield* awaitEnd(queue, job)
+    }
+    const at = yield* now
+    const final = finalRecord({ job, status: "cancelled" }, at, options.retentionHours)
+    const outcome = yield* queue.scripts
+      .cancel(
+        keys.waiting,
+        keys.records,
+        keys.expiring,
+        keys.running,
+        keys.cancel,
+        keys.callbacks,
+        jobId,
+        encodeJob(final),
+        Date.parse(final.expiresAt!),
+        callbackAt(final, at)
+      )
+      .pipe(redisStep("write", jobId))
+    if (outcome === 1) {
+      yield* ended(final)
+      return final
+    }
+    return yield* awaitEnd(queue, job)
+  })
+
+/**
+ * A page of the team's jobs, read from every record: the records are as
+ * many as retention keeps (a per-team index would serve very large
+ * deployments better).
+ */
+const listJobs = (queue: SharedQueue) =>
+  Effect.fn("JobQueue.list")(function* (
+    team: string,
+    options: { readonly status?: JobStatus | undefined; readonly after?: string | undefined; readonly limit: number }
+  ) {
+    const { status, after, limit } = options
+    const position = after === undefined ? undefined : decodeJobCursor(after)
+    if (after !== undefined && position === undefined) return yield* jobsError(new InvalidJobCursor({}))
+    const at = yield* now
+    const positioned = (yield* queue.store.list())
+      .filter((job) => jobVisible(job, team) && !expiredAt(job, at) && (status === undefined || job.status === status))
+      .map((job) => ({ job, jobId: job.jobId, createdAt: Date.parse(job.createdAt) }))
+    const page = pageOf(positioned, position, limit)
+    const last = page.entries[page.entries.length - 1]
+    return {
+      jobs: page.entries.map((entry) => entry.job),
+      next: page.more && last !== undefined ? encodeJobCursor(last) : undefined
+    }
+  })
+
+/** Deletes the expired jobs (whichever daemon's sweep comes first) and the staged uploads no job took. */
+const sweepExpired = (queue: SharedQueue, sweepFiles: RedisJobStore["sweepFiles"]) =>
+  Effect.gen(function* () {
+    const due = yield* queue.scripts.takeDue(queue.keys.expiring, yield* now, "")
+    for (const jobId of due) {
+      const job = yield* queue.store.read(jobId as JobId)
+      if (job !== undefined) yield* dropJob(queue, job)
+    }
+    yield* sweepFiles
+  }).pipe(Effect.catchCause((cause) => Effect.logWarning("the job sweep failed; it runs again later", cause)))
+
+/** The background work: `concurrency` lease workers, woken by submits on any daemon, the sweep and the callbacks' redelivery. */
+const startBackground = (
+  queue: SharedQueue,
+  work: {
+    readonly ended: Ended
+    readonly sawWaiting: (waiting: number) => void
+    readonly sweep: Effect.Effect<void>
+    readonly callbackSweep: Effect.Effect<void>
+  }
+): Effect.Effect<void, never, Redis.Redis | Scope.Scope> =>
+  Effect.gen(function* () {
+    const { options, wake } = queue
+    const worker = yield* makeLeaseWorker({
+      store: queue.store,
+      keys: queue.keys,
+      options,
+      active: queue.active,
+      wake,
+      sawWaiting: work.sawWaiting,
+      ended: work.ended
+    })
+    // Submits on other daemons wake this one's workers.
+    const messages = yield* queue.redis.subscribe(queue.keys.wake)
+    yield* Effect.forkScoped(
+      Effect.forever(Effect.andThen(Queue.take(messages), Queue.offer(wake, undefined))).pipe(Effect.ignore)
+    )
+    for (let i = 0; i < options.concurrency; i++) yield* Effect.forkScoped(worker)
+    yield* Effect.forkScoped(Effect.repeat(work.sweep, Schedule.spaced(options.sweepInterval ?? "10 minutes")))
+    // Callbacks whose deliverer died before they settled are delivered here.
+    yield* Effect.forkScoped(work.callbackSweep)
+  })
+
+/** The queue and its store, shared by every daemon on the Redis connection in force. */
+export const layerRedis = (options: RedisJobQueueOptions): Layer.Layer<JobQueue | JobStore, never, RedisConnection> =>
   Layer.effectContext(
     Effect.gen(function* () {
       const redis = yield* Redis.Redis
-      const prefix = yield* RedisKeyPrefix
       const { store, files, sweepFiles } = yield* makeRedisJobStore(options.dataDir)
-      const keys = jobQueueKeys(prefix)
-      const scripts = {
-        submit: redis.eval(submitScript),
-        cancel: redis.eval(cancelScript),
-        takeDue: redis.eval(takeDueScript),
-        drop: redis.eval(dropScript)
+      const queue: SharedQueue = {
+        redis,
+        keys: jobQueueKeys(yield* RedisKeyPrefix),
+        scripts: scriptsOf(redis),
+        store,
+        files,
+        options,
+        active: new Map(),
+        endings: new Map(),
+        wake: yield* Queue.sliding<void>(options.concurrency)
       }
-      /** Jobs this daemon runs now, and waiters for jobs that end here. */
-      const active = new Map<string, JobEntry>()
-      const endings = new Map<string, Deferred.Deferred<Job>>()
-      let waitingSeen = 0
-      const wake = yield* Queue.sliding<void>(options.concurrency)
-
-      const ending = (jobId: string) => {
-        let deferred = endings.get(jobId)
-        if (deferred === undefined) {
-          deferred = Deferred.makeUnsafe<Job>()
-          endings.set(jobId, deferred)
-        }
-        return deferred
-      }
-      const announceEnd = (job: Job) =>
-        Effect.sync(() => {
-          const deferred = endings.get(job.jobId)
-          endings.delete(job.jobId)
-          if (deferred !== undefined) Deferred.doneUnsafe(deferred, Exit.succeed(job))
-        })
-
-      /** Deletes a finished job: record, expiry, key, files, usage marker. */
-      const drop = (job: Job) =>
-        Effect.gen(function* () {
-          const field = job.idempotency === undefined ? "" : idempotencyField(job.team, job.idempotency.key)
-          yield* scripts
-            .drop(keys.records, keys.expiring, keys.idempotency, keys.callbacks, job.jobId, field)
-            .pipe(redisStep("remove", job.jobId))
-          yield* store.remove(job.jobId)
-          yield* forgetJobUsage(options.usage, job)
-        })
-
-      const lookup = Effect.fnUntraced(function* (team: string, jobId: string) {
-        const job = yield* store.read(jobId as JobId)
-        if (job === undefined || job.team !== team) return yield* jobsError(new JobNotFound({ jobId }))
-        if (job.expiresAt !== null && Date.parse(job.expiresAt) <= (yield* now)) {
-          // Expired: gone now, whichever daemon's sweeper would have come first.
-          yield* drop(job)
-          return yield* jobsError(new JobNotFound({ jobId }))
-        }
-        return job
-      })
-
-      const { recordCallback, notify, sweep: callbackSweep } = yield* makeJobCallbacks(store, keys, options.onFinished)
-
-      /** What follows a final record written: usage, log, metrics, waiters, callback. */
-      const ended = (final: Job) =>
+      const callbacks = yield* makeJobCallbacks(store, queue.keys, options.onFinished)
+      const ended: Ended = (final) =>
         Effect.gen(function* () {
           yield* storeCheckpointUsage(options.usage, final)
           yield* logEnd(final)
           options.onEnded?.(final)
-          yield* announceEnd(final)
-          yield* notify(final)
+          yield* announceEnd(queue, final)
+          yield* callbacks.notify(final)
         })
-
-      const submit = Effect.fn("JobQueue.submit")(function* (request: SubmitJob) {
-        const submittedAt = yield* now
-        const field = request.idempotency === undefined ? "" : idempotencyField(request.team, request.idempotency.key)
-        const job = newJobFor(request, submittedAt)
-        // The input is moved into place before the record exists: a job with a record has its whole input.
-        yield* Effect.try({
-          try: () => files.adopt(job.jobId, request.input),
-          catch: (cause) => new JobStoreError({ operation: "create", jobId: job.jobId, cause })
-        })
-        const unadopted = Effect.sync(() => files.remove(job.jobId)).pipe(Effect.ignore)
-        for (let attempt = 0; ; attempt++) {
-          const [outcome, holder] = yield* scripts
-            .submit(
-              keys.records,
-              keys.waiting,
-              keys.idempotency,
-              job.jobId,
-              encodeJob(job),
-              submittedAt,
-              options.maxQueued,
-              field,
-              keys.wake
-            )
-            .pipe(
-              redisStep("create", job.jobId),
-              Effect.tapError(() => unadopted)
-            )
-          if (outcome === "created") {
-            yield* Queue.offer(wake, undefined)
-            return { job, created: true }
-          }
-          if (outcome === "full") {
-            yield* unadopted
-            return yield* jobsError(new QueueFull({ maxQueued: options.maxQueued }))
-          }
-          const earlier = yield* store.read(holder as JobId)
-          const expired =
-            earlier?.expiresAt !== null &&
-            earlier?.expiresAt !== undefined &&
-            Date.parse(earlier.expiresAt) <= submittedAt
-          if (earlier === undefined || expired) {
-            // The key's job is gone or expired: it no longer holds the key.
-            if (earlier !== undefined) yield* drop(earlier)
-            else yield* redis.send("HDEL", keys.idempotency, field).pipe(redisStep("create", job.jobId))
-            if (attempt < 3) continue
-          }
-          yield* unadopted
-          if (earlier === undefined || earlier.idempotency?.bodyHash !== request.idempotency?.bodyHash) {
-            return yield* jobsError(new IdempotencyConflict({ key: request.idempotency!.key, jobId: holder }))
-          }
-          return { job: earlier, created: false }
-        }
-      })
-
-      const worker = yield* makeLeaseWorker({
-        store,
-        keys,
-        options,
-        active,
-        wake,
+      let waitingSeen = 0
+      yield* startBackground(queue, {
+        ended,
         sawWaiting: (waiting) => {
           waitingSeen = waiting
         },
-        ended
+        sweep: sweepExpired(queue, sweepFiles),
+        callbackSweep: callbacks.sweep
       })
-
-      // Submits on other daemons wake this one's workers.
-      const messages = yield* redis.subscribe(keys.wake)
-      yield* Effect.forkScoped(
-        Effect.forever(Effect.andThen(Queue.take(messages), Queue.offer(wake, undefined))).pipe(Effect.ignore)
-      )
-      for (let i = 0; i < options.concurrency; i++) yield* Effect.forkScoped(worker)
-
-      const sweep = Effect.gen(function* () {
-        const due = yield* scripts.takeDue(keys.expiring, yield* now, "")
-        for (const jobId of due) {
-          const job = yield* store.read(jobId as JobId)
-          if (job !== undefined) yield* drop(job)
-        }
-        yield* sweepFiles
-      }).pipe(Effect.catchCause((cause) => Effect.logWarning("the job sweep failed; it runs again later", cause)))
-      yield* Effect.forkScoped(Effect.repeat(sweep, Schedule.spaced(options.sweepInterval ?? "10 minutes")))
-
-      // Callbacks whose deliverer died before they settled are delivered here.
-      yield* Effect.forkScoped(callbackSweep)
-
-      const awaitEnd = (job: Job): Effect.Effect<Job, JobStoreError> => {
-        if (isFinished(job.status)) return Effect.succeed(job)
-        const polled = Effect.gen(function* () {
-          for (;;) {
-            yield* Effect.sleep(AWAIT_POLL_MS)
-            const current = yield* store.read(job.jobId)
-            if (current === undefined) return job
-            if (isFinished(current.status)) return current
-          }
-        })
-        return Effect.raceFirst(Deferred.await(ending(job.jobId)), polled)
-      }
-
-      const cancel = Effect.fn("JobQueue.cancel")(function* (team: string, jobId: string) {
-        const job = yield* lookup(team, jobId)
-        if (isFinished(job.status)) return job
-        const local = active.get(jobId)
-        if (local !== undefined) {
-          local.cancelRequested = true
-          return yield* awaitEnd(job)
-        }
-        const at = yield* now
-        const final = finalRecord({ job, status: "cancelled" }, at, options.retentionHours)
-        const outcome = yield* scripts
-          .cancel(
-            keys.waiting,
-            keys.records,
-            keys.expiring,
-            keys.running,
-            keys.cancel,
-            keys.callbacks,
-            jobId,
-            encodeJob(final),
-            Date.parse(final.expiresAt!),
-            callbackAt(final, at)
-          )
-          .pipe(redisStep("write", jobId))
-        if (outcome === 1) {
-          yield* ended(final)
-          return final
-        }
-        return yield* awaitEnd(job)
-      })
-
-      const queue = JobQueue.of({
-        submit,
+      const service = JobQueue.of({
+        submit: submitJob(queue),
         get: Effect.fn("JobQueue.get")(function* (team: string, jobId: string) {
-          return yield* lookup(team, jobId)
+          return yield* lookupJob(queue, team, jobId)
         }),
-        // Read from every record: the records are as many as retention keeps (a per-team index would serve
-        // very large deployments better).
-        list: Effect.fn("JobQueue.list")(function* (team, { status, after, limit }) {
-          const position = after === undefined ? undefined : decodeJobCursor(after)
-          if (after !== undefined && position === undefined) return yield* jobsError(new InvalidJobCursor({}))
-          const at = yield* now
-          const positioned = (yield* store.list())
-            .filter(
-              (job) =>
-                job.team === team &&
-                (job.expiresAt === null || Date.parse(job.expiresAt) > at) &&
-                (status === undefined || job.status === status)
-            )
-            .map((job) => ({ job, jobId: job.jobId, createdAt: Date.parse(job.createdAt) }))
-          const page = pageOf(positioned, position, limit)
-          const last = page.entries[page.entries.length - 1]
-          return {
-            jobs: page.entries.map((entry) => entry.job),
-            next: page.more && last !== undefined ? encodeJobCursor(last) : undefined
-          }
-        }),
-        cancel,
+        list: listJobs(queue),
+        cancel: cancelJob(queue, ended),
         delete: Effect.fn("JobQueue.delete")(function* (team: string, jobId: string) {
-          const job = yield* lookup(team, jobId)
+          const job = yield* lookupJob(queue, team, jobId)
           if (!isFinished(job.status)) return yield* jobsError(new JobNotFinished({ jobId, status: job.status }))
-          yield* drop(job)
+          yield* dropJob(queue, job)
         }),
         awaitFinished: Effect.fn("JobQueue.awaitFinished")(function* (team: string, jobId: string) {
-          return yield* awaitEnd(yield* lookup(team, jobId))
+          return yield* awaitEnd(queue, yield* lookupJob(queue, team, jobId))
         }),
-        recordCallback: (jobId, callback) => recordCallback(jobId, callback),
-        occupancy: () => ({ waiting: waitingSeen, running: active.size }),
+        recordCallback: (jobId, callback) => callbacks.recordCallback(jobId, callback),
+        occupancy: () => ({ waiting: waitingSeen, running: queue.active.size }),
         prepare: () => options.evaluator.prepare?.()
       })
-      return Context.make(JobQueue, queue).pipe(Context.add(JobStore, store))
+      return Context.make(JobQueue, service).pipe(Context.add(JobStore, store))
     })
   )

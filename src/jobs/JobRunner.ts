@@ -13,7 +13,7 @@
  * hold each input item exactly once, in input order.
  */
 import type { UsageTally } from "../domain/OfferUsage.ts"
-import { duplicateOfText } from "../domain/ResultRow.ts"
+import { duplicateOfText } from "../domain/rowText.ts"
 import type { HashKey } from "../engine/email/canonicalHash.ts"
 import { DuplicateSet } from "./duplicates.ts"
 import { emailOf, InputReader } from "./inputLines.ts"

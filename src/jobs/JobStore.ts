@@ -2,9 +2,10 @@
  * Where jobs live: the port the queue, the runner, the upload reader and the
  * results pages use. A job has a record (replaced whole), an input (one line
  * per item, written once before the job exists) and results (appended by the
- * runner, cut back to its checkpoint on resume). Adapters:
- * `JobStoreFiles.ts` (the data directory) and `JobStoreMemory.ts`; one
- * contract suite (`test/jobs/JobStore.test.ts`) runs against both.
+ * runner, cut back to its checkpoint on resume). Adapters, each in its own
+ * module: `JobStoreMemory.layerMemory`, `JobStoreFiles.layerFiles(dataDir)`
+ * (the data directory) and `JobStoreRedis.layerRedis(dataDir)`; one
+ * contract suite (`test/jobs/JobStore.test.ts`) runs against each.
  *
  * Records go through effects, so a network store (Redis) fits. The input and
  * results are byte files read and written synchronously (`JobBytes`): the

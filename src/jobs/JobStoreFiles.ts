@@ -171,7 +171,7 @@ export const jobFiles = (dataDir: string) => {
   }
 }
 
-export const layer = (dataDir: string): Layer.Layer<JobStore> =>
+export const layerFiles = (dataDir: string): Layer.Layer<JobStore> =>
   Layer.sync(JobStore, () => {
     const files = jobFiles(dataDir)
     const { root } = files

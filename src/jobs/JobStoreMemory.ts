@@ -102,7 +102,7 @@ interface StoredJob {
   readonly results: MemoryBytes
 }
 
-export const layer: Layer.Layer<JobStore> = Layer.sync(JobStore, () => {
+export const layerMemory: Layer.Layer<JobStore> = Layer.sync(JobStore, () => {
   const jobs = new Map<string, StoredJob>()
   const staged = new Set<string>()
   const encode = Schema.encodeSync(Schema.fromJsonString(Job))

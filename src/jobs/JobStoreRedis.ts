@@ -18,7 +18,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redis from "effect/persistence/Redis"
 import * as Schema from "effect/Schema"
-import { hashEntries, RedisKeyPrefix, redisKey } from "../store/redis.ts"
+import { hashEntries, type RedisConnection, RedisKeyPrefix, redisKey } from "../store/redis.ts"
 import { isJobId, Job, type JobId } from "./Job.ts"
 import { JobStore, JobStoreError } from "./JobStore.ts"
 import { jobFiles } from "./JobStoreFiles.ts"
@@ -130,7 +130,7 @@ export const makeRedisJobStore = (dataDir: string) =>
   })
 
 /** The store alone (records in Redis, bytes under `dataDir`). */
-export const layer = (dataDir: string): Layer.Layer<JobStore, never, Redis.Redis> =>
+export const layerRedis = (dataDir: string): Layer.Layer<JobStore, never, RedisConnection> =>
   Layer.effect(
     JobStore,
     Effect.map(makeRedisJobStore(dataDir), ({ store }) => store)

@@ -99,6 +99,19 @@ return 1`
   }
 ).withReturnType<number>()
 
+/** A job's final record, its end of retention (epoch ms) and when its callback is due ('' when none is pending). */
+type FinalRecord = [record: string, expiresAt: number, callbackAt: string]
+
+/**
+ * How a job `id` ends, in Lua, whichever script ends it: its final record
+ * stored, its retention's end set, its callback (if any) due; the
+ * `FinalRecord` arguments start at `ARGV[first]`.
+ */
+const endLua = (keys: { records: string; expiring: string; callbacks: string }, first: number) => `
+redis.call('HSET', ${keys.records}, id, ARGV[${first}])
+redis.call('ZADD', ${keys.expiring}, ARGV[${first + 1}], id)
+if ARGV[${first + 2}] ~= '' then redis.call('ZADD', ${keys.callbacks}, ARGV[${first + 2}], id) end`
+
 /**
  * The final record of a job, written by the lease holder (or, token '',
  * by whoever took it from the waiting set): out of the running set, into
@@ -115,9 +128,7 @@ export const finishScript = Redis.script(
       callbacks: string,
       id: string,
       token: string,
-      record: string,
-      expiresAt: number,
-      callbackAt: string
+      ...FinalRecord
     ]
   ) => args,
   {
@@ -125,12 +136,9 @@ export const finishScript = Redis.script(
     lua: `
 local id = ARGV[1]
 if ARGV[2] ~= '' and redis.call('HGET', KEYS[2], id) ~= ARGV[2] then return 0 end
-redis.call('HSET', KEYS[1], id, ARGV[3])
 redis.call('ZREM', KEYS[3], id)
 redis.call('HDEL', KEYS[2], id)
-redis.call('SREM', KEYS[5], id)
-redis.call('ZADD', KEYS[4], ARGV[4], id)
-if ARGV[5] ~= '' then redis.call('ZADD', KEYS[6], ARGV[5], id) end
+redis.call('SREM', KEYS[5], id)${endLua({ records: "KEYS[1]", expiring: "KEYS[4]", callbacks: "KEYS[6]" }, 3)}
 return 1`
   }
 ).withReturnType<number>()
@@ -150,19 +158,14 @@ export const cancelScript = Redis.script(
       cancel: string,
       callbacks: string,
       id: string,
-      record: string,
-      expiresAt: number,
-      callbackAt: string
+      ...FinalRecord
     ]
   ) => args,
   {
     numberOfKeys: 6,
     lua: `
 local id = ARGV[1]
-if redis.call('ZREM', KEYS[1], id) == 1 then
-  redis.call('HSET', KEYS[2], id, ARGV[2])
-  redis.call('ZADD', KEYS[3], ARGV[3], id)
-  if ARGV[4] ~= '' then redis.call('ZADD', KEYS[6], ARGV[4], id) end
+if redis.call('ZREM', KEYS[1], id) == 1 then${endLua({ records: "KEYS[2]", expiring: "KEYS[3]", callbacks: "KEYS[6]" }, 2)}
   return 1
 end
 if redis.call('ZSCORE', KEYS[4], id) then

@@ -95,19 +95,6 @@ const send = (evaluator: BatchEvaluator, runner: JobRunner, read: PendingBatch):
 /** Batches in flight while a checkpoint is written, as a multiple of the evaluator's `parallelism`. */
 const CHECKPOINT_DEPTH = 2
 
-export const processJob = (
-  store: JobStore["Service"],
-  job: Job,
-  entry: JobEntry,
-  evaluator: BatchEvaluator,
-  options: RunnerOptions & { readonly usage?: JobUsage | undefined }
-): Effect.Effect<JobEnd> =>
-  Effect.acquireUseRelease(
-    Effect.sync(runStarted),
-    () => run(store, job, entry, evaluator, options),
-    () => Effect.sync(runEnded)
-  )
-
 /** Batches a run left in flight (it failed or was cancelled) are released once answered: their memory is reused. */
 const releaseLeft = (evaluator: BatchEvaluator, inFlight: ReadonlyArray<InFlight>): void => {
   const release = evaluator.release?.bind(evaluator)
@@ -118,65 +105,70 @@ const releaseLeft = (evaluator: BatchEvaluator, inFlight: ReadonlyArray<InFlight
   }
 }
 
-const run = (
+/** Runs the job until it ends, is cancelled or is interrupted; counted among the runs in progress meanwhile. */
+export const processJob = (
   store: JobStore["Service"],
   job: Job,
   entry: JobEntry,
   evaluator: BatchEvaluator,
   options: RunnerOptions & { readonly usage?: JobUsage | undefined }
 ): Effect.Effect<JobEnd> =>
-  Effect.suspend(() => {
-    // Made when the run starts, so each run of this effect has its own.
-    const inFlight: Array<InFlight> = []
-    return Effect.scoped(
-      Effect.gen(function* () {
-        const files = yield* Effect.result(openFiles(store, job))
-        if (files._tag === "Failure")
-          return { job, status: "failed", error: failureText(files.failure) } satisfies JobEnd
-        const tally = options.usage?.tally(job.target)
-        const opened = yield* attempt(() =>
-          JobRunner.resume(files.success, job, { ...options, tally, hashKey: evaluator.hashKey })
-        )
-        if (!opened.ok) return { job, status: "failed", error: opened.error } satisfies JobEnd
-        const runner = opened.value
-        const dispatch = (upTo: number) => {
-          while (inFlight.length < upTo) {
-            const next = runner.next()
-            if (next === undefined) break
-            inFlight.push(send(evaluator, runner, next))
-          }
-        }
-        for (;;) {
-          if (entry.cancelRequested) return yield* end(runner, "cancelled")
-          const read = yield* attempt(() => dispatch(evaluator.parallelism))
-          if (!read.ok) return yield* end(runner, "failed", read.error)
-          const head = inFlight.shift()
-          if (head === undefined) return yield* end(runner, "completed")
-          const answered = head.answer instanceof Promise ? head.answer : undefined
-          const answer =
-            answered === undefined ? (head.answer as Attempt<EncodedBatch>) : yield* Effect.promise(() => answered)
-          if (!answer.ok) return yield* end(runner, "failed", answer.error)
-          const appended = yield* attempt(() => runner.append(head.read, answer.value))
-          evaluator.release?.(answer.value)
-          if (!appended.ok) return yield* end(runner, "failed", appended.error)
-          if (runner.uncommitted >= options.chunkItems) {
-            // Evaluators elsewhere get more batches first, to go on with while the chunk is made durable here
-            // (an offer job on two threads otherwise waited at each of its 40 checkpoints).
-            if (evaluator.parallelism > 1) {
-              const more = yield* attempt(() => dispatch(evaluator.parallelism * CHECKPOINT_DEPTH))
-              if (!more.ok) return yield* end(runner, "failed", more.error)
+  Effect.acquireUseRelease(
+    Effect.sync(runStarted),
+    () => {
+      // Made when the run starts, so each run of this effect has its own.
+      const inFlight: Array<InFlight> = []
+      return Effect.scoped(
+        Effect.gen(function* () {
+          const files = yield* Effect.result(openFiles(store, job))
+          if (files._tag === "Failure")
+            return { job, status: "failed", error: failureText(files.failure) } satisfies JobEnd
+          const tally = options.usage?.tally(job.target)
+          const opened = yield* attempt(() =>
+            JobRunner.resume(files.success, job, { ...options, tally, hashKey: evaluator.hashKey })
+          )
+          if (!opened.ok) return { job, status: "failed", error: opened.error } satisfies JobEnd
+          const runner = opened.value
+          const dispatch = (upTo: number) => {
+            while (inFlight.length < upTo) {
+              const next = runner.next()
+              if (next === undefined) break
+              inFlight.push(send(evaluator, runner, next))
             }
-            // The fsync runs off this thread: requests go on being answered meanwhile.
-            const flushed = yield* Effect.promise(() => settled(runner.flush(), failureText))
-            if (!flushed.ok) return yield* end(runner, "failed", flushed.error)
-            const checkpointed = yield* attempt(() => runner.checkpoint({ flushed: true }))
-            if (!checkpointed.ok) return yield* end(runner, "failed", checkpointed.error)
-            yield* Effect.orDie(store.write(checkpointed.value))
-            if (!(yield* storeCheckpointUsage(options.usage, checkpointed.value))) runner.usageNotStored()
           }
-          // An answer from elsewhere arrived through the event loop; one made here yields to it now.
-          if (answered === undefined) yield* Effect.yieldNow
-        }
-      })
-    ).pipe(Effect.ensuring(Effect.sync(() => releaseLeft(evaluator, inFlight))))
-  })
+          for (;;) {
+            if (entry.cancelRequested) return yield* end(runner, "cancelled")
+            const read = yield* attempt(() => dispatch(evaluator.parallelism))
+            if (!read.ok) return yield* end(runner, "failed", read.error)
+            const head = inFlight.shift()
+            if (head === undefined) return yield* end(runner, "completed")
+            const answered = head.answer instanceof Promise ? head.answer : undefined
+            const answer =
+              answered === undefined ? (head.answer as Attempt<EncodedBatch>) : yield* Effect.promise(() => answered)
+            if (!answer.ok) return yield* end(runner, "failed", answer.error)
+            const appended = yield* attempt(() => runner.append(head.read, answer.value))
+            evaluator.release?.(answer.value)
+            if (!appended.ok) return yield* end(runner, "failed", appended.error)
+            if (runner.uncommitted >= options.chunkItems) {
+              // Evaluators elsewhere get more batches first, to go on with while the chunk is made durable here
+              // (an offer job on two threads otherwise waited at each of its 40 checkpoints).
+              if (evaluator.parallelism > 1) {
+                const more = yield* attempt(() => dispatch(evaluator.parallelism * CHECKPOINT_DEPTH))
+                if (!more.ok) return yield* end(runner, "failed", more.error)
+              }
+              // The fsync runs off this thread: requests go on being answered meanwhile.
+              const flushed = yield* Effect.promise(() => settled(runner.flush(), failureText))
+              if (!flushed.ok) return yield* end(runner, "failed", flushed.error)
+              const checkpointed = yield* attempt(() => runner.checkpoint({ flushed: true }))
+              if (!checkpointed.ok) return yield* end(runner, "failed", checkpointed.error)
+              yield* Effect.orDie(store.write(checkpointed.value))
+              if (!(yield* storeCheckpointUsage(options.usage, checkpointed.value))) runner.usageNotStored()
+            }
+            // An answer from elsewhere arrived through the event loop; one made here yields to it now.
+            if (answered === undefined) yield* Effect.yieldNow
+          }
+        })
+      ).pipe(Effect.ensuring(Effect.sync(() => releaseLeft(evaluator, inFlight))))
+    },
+    () => Effect.sync(runEnded)
+  )

@@ -16,7 +16,7 @@ import * as Layer from "effect/Layer"
 import * as Redis from "effect/persistence/Redis"
 import { parseDocument, YAMLMap, YAMLSeq } from "yaml"
 import type { ApiKeyId, ApiKeyRecord } from "../domain/ApiKey.ts"
-import { hashEntries, RedisKeyPrefix, redisKey } from "../store/redis.ts"
+import { hashEntries, type RedisConnection, RedisKeyPrefix, redisKey } from "../store/redis.ts"
 import { announceLua, configVersionKeys } from "../store/redisConfigVersion.ts"
 import {
   ApiKeyStore,
@@ -89,7 +89,7 @@ const reason = (error: unknown): ApiKeysError =>
       : new ApiKeysError({ reason: new ApiKeyStoreUnavailable({ cause: error }) })
 
 /** The adapter over `configDir`'s key file and the Redis connection in force. */
-export const makeRedisApiKeyStore = (
+const makeRedisApiKeyStore = (
   configDir: string,
   isWritable?: (directory: string) => boolean
 ): Effect.Effect<ApiKeyStoreService, never, Redis.Redis> =>
@@ -198,7 +198,7 @@ export const makeRedisApiKeyStore = (
 export const layerRedis = (
   configDir: string,
   isWritable?: (directory: string) => boolean
-): Layer.Layer<ApiKeyStore, never, Redis.Redis> =>
+): Layer.Layer<ApiKeyStore, never, RedisConnection> =>
   Layer.effect(
     ApiKeyStore,
     Effect.suspend(() => makeRedisApiKeyStore(configDir, isWritable))

@@ -29,6 +29,36 @@ export class ResourceStoreError extends Schema.TaggedError<ResourceStoreError>()
   }
 }
 
+/** The file adapter's service for `dataDir`. */
+const makeFiles = (dataDir: string): ResourceStore["Service"] => ({
+  list: (kind) =>
+    Effect.try({
+      try: () => listResourceFiles(dataDir, kind),
+      catch: (cause) => new ResourceStoreError({ operation: "list", cause })
+    }),
+  read: (kind, id) =>
+    Effect.try({
+      try: () => readResourceFile(dataDir, kind, id),
+      catch: (cause) => new ResourceStoreError({ operation: "read", id, cause })
+    }),
+  // One process owns a data directory (and `Resources` makes one change at a time), so the comparison and
+  // the write cannot be interleaved by another writer.
+  write: (kind, id, text, expected) =>
+    Effect.try({
+      try: () => {
+        if (expected !== undefined && (readResourceFile(dataDir, kind, id)?.text ?? null) !== expected) return false
+        writeResourceFile(dataDir, kind, id, text)
+        return true
+      },
+      catch: (cause) => new ResourceStoreError({ operation: "write", id, cause })
+    }),
+  remove: (kind, id) =>
+    Effect.try({
+      try: () => removeResourceFile(dataDir, kind, id),
+      catch: (cause) => new ResourceStoreError({ operation: "remove", id, cause })
+    })
+})
+
 export class ResourceStore extends Context.Service<
   ResourceStore,
   {
@@ -76,38 +106,10 @@ export class ResourceStore extends Context.Service<
     })
   })
 
+  /** The file adapter's service for `dataDir`. */
+  static readonly makeFiles = makeFiles
+
   /** One YAML file per resource under the data directory (`target-groups/<id>.yaml`, `offers/<id>.yaml`). */
   static readonly layerFiles = (dataDir: string): Layer.Layer<ResourceStore> =>
-    Layer.succeed(ResourceStore, makeFileResourceStore(dataDir))
+    Layer.succeed(ResourceStore, makeFiles(dataDir))
 }
-
-/** The file adapter's service for `dataDir`. */
-export const makeFileResourceStore = (dataDir: string): ResourceStore["Service"] =>
-  ResourceStore.of({
-    list: (kind) =>
-      Effect.try({
-        try: () => listResourceFiles(dataDir, kind),
-        catch: (cause) => new ResourceStoreError({ operation: "list", cause })
-      }),
-    read: (kind, id) =>
-      Effect.try({
-        try: () => readResourceFile(dataDir, kind, id),
-        catch: (cause) => new ResourceStoreError({ operation: "read", id, cause })
-      }),
-    // One process owns a data directory (and `Resources` makes one change at a time), so the comparison and
-    // the write cannot be interleaved by another writer.
-    write: (kind, id, text, expected) =>
-      Effect.try({
-        try: () => {
-          if (expected !== undefined && (readResourceFile(dataDir, kind, id)?.text ?? null) !== expected) return false
-          writeResourceFile(dataDir, kind, id, text)
-          return true
-        },
-        catch: (cause) => new ResourceStoreError({ operation: "write", id, cause })
-      }),
-    remove: (kind, id) =>
-      Effect.try({
-        try: () => removeResourceFile(dataDir, kind, id),
-        catch: (cause) => new ResourceStoreError({ operation: "remove", id, cause })
-      })
-  })

@@ -9,7 +9,7 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redis from "effect/persistence/Redis"
-import { hashEntries, RedisKeyPrefix, redisKey } from "../store/redis.ts"
+import { hashEntries, type RedisConnection, RedisKeyPrefix, redisKey } from "../store/redis.ts"
 import { announceLua, configVersionKeys } from "../store/redisConfigVersion.ts"
 import type { ResourceDocument, ResourceKind } from "./ResourceDocument.ts"
 import { ResourceStore, ResourceStoreError } from "./ResourceStore.ts"
@@ -49,7 +49,7 @@ return 1`
 )
 
 /** The adapter's service over the connection in force. */
-export const makeRedisResourceStore = Effect.gen(function* () {
+const makeRedisResourceStore = Effect.gen(function* () {
   const redis = yield* Redis.Redis
   const prefix = yield* RedisKeyPrefix
   const { version, channel } = configVersionKeys(prefix)
@@ -98,7 +98,7 @@ export const makeRedisResourceStore = Effect.gen(function* () {
 })
 
 /** One hash per kind on the shared Redis server; a change makes every daemon reload. */
-export const layerRedis: Layer.Layer<ResourceStore, never, Redis.Redis> = Layer.effect(
+export const layerRedis: Layer.Layer<ResourceStore, never, RedisConnection> = Layer.effect(
   ResourceStore,
   Effect.suspend(() => Effect.map(makeRedisResourceStore, ResourceStore.of))
 )

@@ -19,7 +19,7 @@ import * as Layer from "effect/Layer"
 import * as Redis from "effect/persistence/Redis"
 import * as Schema from "effect/Schema"
 import { ReviewedInstitution, ReviewRejection } from "../domain/InstitutionReview.ts"
-import { hashEntries, RedisKeyPrefix, redisKey } from "../store/redis.ts"
+import { hashEntries, type RedisConnection, RedisKeyPrefix, redisKey } from "../store/redis.ts"
 import { announceLua, configVersionKeys } from "../store/redisConfigVersion.ts"
 import { oldestDayKept, type QueueBatch, type QueueEntry, StoredEntry } from "./queueEntries.ts"
 import { decisionKey, type RecordOptions, type ReviewDecision, ReviewStore, ReviewStoreError } from "./ReviewStore.ts"
@@ -108,7 +108,7 @@ const entryOf = (text: string): QueueEntry => {
 }
 
 /** The adapter's service over the connection in force. */
-export const makeRedisReviewStore = Effect.gen(function* () {
+const makeRedisReviewStore = Effect.gen(function* () {
   const redis = yield* Redis.Redis
   const prefix = yield* RedisKeyPrefix
   const { version, channel } = configVersionKeys(prefix)
@@ -186,7 +186,7 @@ export const makeRedisReviewStore = Effect.gen(function* () {
 })
 
 /** Hashes and sorted sets on the shared Redis server; a decision makes every daemon reload. */
-export const layerRedis: Layer.Layer<ReviewStore, never, Redis.Redis> = Layer.effect(
+export const layerRedis: Layer.Layer<ReviewStore, never, RedisConnection> = Layer.effect(
   ReviewStore,
   Effect.suspend(() => Effect.map(makeRedisReviewStore, ReviewStore.of))
 )

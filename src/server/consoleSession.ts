@@ -15,7 +15,7 @@
  *
  * The secret is `CAMPUSGATE_CONSOLE_SECRET`, else generated once into
  * `<dataDir>/console-secret` (mode 0600) or, when daemons share Redis, into
- * Redis (`server/deploymentSecrets.ts`), so every daemon accepts the sessions
+ * Redis (`deployment/secrets.ts`), so every daemon accepts the sessions
  * of the others, a restart keeps them and `campusgate migrate` carries them.
  */
 import { createHmac, createSecretKey, hkdfSync, type KeyObject, randomBytes, timingSafeEqual } from "node:crypto"

@@ -1,6 +1,6 @@
 /**
  * The daemon's job queue, under the jobs service the handlers call
- * (`jobs/Jobs.ts`): jobs in the store the daemon runs on (`stores.ts`:
+ * (`jobs/Jobs.ts`): jobs in the store the daemon runs on (`deployment/stores.ts`:
  * the data directory, or Redis with files on a shared volume), validated on
  * `jobs.workerThreads` threads (`jobs/JobThreads.ts`; default one per
  * available core but one, at least one; 0: on the request thread) with the
@@ -22,6 +22,7 @@ import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import { Snapshot } from "../app/Snapshot.ts"
 import { Validation } from "../app/Validation.ts"
+import type { Stores } from "../deployment/stores.ts"
 import { ALL_TEAMS } from "../domain/visibility.ts"
 import { duplicatesKey } from "../jobs/duplicates.ts"
 import type { Job, JobCallback } from "../jobs/Job.ts"
@@ -36,7 +37,6 @@ import { ReviewQueue } from "../reviews/ReviewQueue.ts"
 import { UsageStatistics } from "../stats/UsageStatistics.ts"
 import { type DeliveryAttempt, type DeliveryObserver, deliverCallback } from "../webhooks/delivery.ts"
 import { Metrics } from "./metrics.ts"
-import type { Stores } from "./stores.ts"
 
 /**
  * Validates a chunk of a job with the snapshot in force; throws (failing the

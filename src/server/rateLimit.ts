@@ -2,7 +2,7 @@
  * Rate limits per API key, one budget per bucket (`bulk`, `validate`,
  * `default`; see `api/rateLimits.ts`), counted by Effect's `RateLimiter`
  * (fixed window) over a `RateLimiterStore` layer: in memory for one
- * process, Redis (`RateLimiter.layerStoreRedis`) when replicas must share
+ * process, Redis (`rateLimiterStoreRedis`, chosen in `deployment/stores.ts`) when replicas must share
  * budgets. When a shared store cannot be reached, `rateLimits.whenStoreDown`
  * decides: `open` (the default) counts in this process meanwhile, so single
  * validations keep answering and a key gets at most one budget per daemon;
@@ -26,12 +26,10 @@ import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Layer from "effect/Layer"
 import * as RateLimiter from "effect/persistence/RateLimiter"
-import type * as Redis from "effect/persistence/Redis"
 import { ServiceUnavailable, TooManyRequests } from "../api/problems.ts"
 import { countsAcceptedOnly, type RateLimitBucketName, REPLAYED_HEADER, rateLimitBucketOf } from "../api/rateLimits.ts"
 import { Snapshot } from "../app/Snapshot.ts"
 import type { RateLimit } from "../config/Settings.ts"
-import { RedisKeyPrefix } from "../store/redis.ts"
 import { FixedWindowCounters, rateLimiterLayerMemory, SyncRateLimitCounters } from "./rateLimitMemory.ts"
 
 /** The limiter over a store; the default store is process-local memory (which the fast path reads synchronously). */
@@ -39,11 +37,6 @@ export const rateLimiterLayer = (
   store?: Layer.Layer<RateLimiter.RateLimiterStore>
 ): Layer.Layer<RateLimiter.RateLimiter> =>
   store === undefined ? rateLimiterLayerMemory : RateLimiter.layer.pipe(Layer.provide(store))
-
-/** Effect's Redis store, its keys under the deployment's prefix (`<prefix>ratelimit:<bucket>:<key id>`). */
-export const rateLimiterStoreRedis: Layer.Layer<RateLimiter.RateLimiterStore, never, Redis.Redis> = Layer.unwrap(
-  Effect.map(Effect.service(RedisKeyPrefix), (prefix) => RateLimiter.layerStoreRedis({ prefix: `${prefix}ratelimit:` }))
-)
 
 /** How long a client should wait when the limiter store cannot be reached. */
 const STORE_DOWN_RETRY_SECONDS = 5

@@ -1,6 +1,6 @@
 /**
  * The daemon's `Verifications`: records and signing keys in the store the
- * daemon runs on (`stores.ts`: the data directory's journal and
+ * daemon runs on (`deployment/stores.ts`: the data directory's journal and
  * `signing-keys.json`, or Redis), messages over SMTP when
  * `verification.mail.smtp` is set (password from
  * `CAMPUSGATE_SMTP_PASSWORD`), else written to the outbox directory
@@ -13,13 +13,13 @@ import * as Layer from "effect/Layer"
 import { Snapshot } from "../app/Snapshot.ts"
 import type { Validation } from "../app/Validation.ts"
 import { directoriesOf } from "../config/loadConfig.ts"
+import type { Stores } from "../deployment/stores.ts"
 import { Log } from "../observability/Log.ts"
 import type { UsageStatistics } from "../stats/UsageStatistics.ts"
 import { MailTransport, outboxDirectory, smtpOptions } from "../verification/MailTransport.ts"
 import type { VerificationStoreError } from "../verification/VerificationStore.ts"
 import { Verifications } from "../verification/Verifications.ts"
 import { Metrics } from "./metrics.ts"
-import type { Stores } from "./stores.ts"
 
 /** `Verifications` for the daemon; `publicUrl` answers the address links start with. */
 export const verificationsLayer = (

@@ -24,6 +24,7 @@ import { join } from "node:path"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { writeFileAtomic } from "../store/atomicWrite.ts"
 import { withFileLock } from "../store/fileLock.ts"
@@ -141,4 +142,11 @@ export class EndedSessions extends Context.Service<EndedSessions, EndedSessionsS
 ) {
   static readonly makeMemory = makeMemory
   static readonly makeFiles = makeFiles
+
+  /** Sign-outs in this process's memory: lost when it ends. */
+  static readonly layerMemory: Layer.Layer<EndedSessions> = Layer.sync(EndedSessions, makeMemory)
+
+  /** Sign-outs in `<dataDir>/console-sessions-ended.json`. */
+  static readonly layerFiles = (dataDir: string): Layer.Layer<EndedSessions> =>
+    Layer.sync(EndedSessions, () => makeFiles(dataDir))
 }

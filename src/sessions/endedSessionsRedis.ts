@@ -11,11 +11,19 @@
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Redis from "effect/persistence/Redis"
 import type * as Scope from "effect/Scope"
-import { RedisKeyPrefix, redisKey } from "../store/redis.ts"
+import { type RedisConnection, RedisKeyPrefix, redisKey } from "../store/redis.ts"
 import { announceLua, watchVersion } from "../store/redisConfigVersion.ts"
-import { type EndedMap, EndedSessionsError, type EndedSessionsService, endedIn, stillRunning } from "./EndedSessions.ts"
+import {
+  type EndedMap,
+  EndedSessions,
+  EndedSessionsError,
+  type EndedSessionsService,
+  endedIn,
+  stillRunning
+} from "./EndedSessions.ts"
 
 /** KEYS: the set, the version; ARGV: the channel, the nonce, its end, now (epoch ms). */
 const endSession = Redis.script(
@@ -50,7 +58,7 @@ const scoredMembers = (reply: ReadonlyArray<unknown>): EndedMap => {
 }
 
 /** The adapter over the connection in force, its view kept current until the scope closes. */
-export const makeRedisEndedSessions: Effect.Effect<EndedSessionsService, Redis.RedisError, Redis.Redis | Scope.Scope> =
+const makeRedisEndedSessions: Effect.Effect<EndedSessionsService, Redis.RedisError, Redis.Redis | Scope.Scope> =
   Effect.gen(function* () {
     const redis = yield* Redis.Redis
     const prefix = yield* RedisKeyPrefix
@@ -94,3 +102,9 @@ export const makeRedisEndedSessions: Effect.Effect<EndedSessionsService, Redis.R
         )
     }
   })
+
+/** A sorted set shared by every daemon, each daemon's view kept current while the layer lives. */
+export const layerRedis: Layer.Layer<EndedSessions, Redis.RedisError, RedisConnection> = Layer.effect(
+  EndedSessions,
+  makeRedisEndedSessions
+)

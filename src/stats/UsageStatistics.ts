@@ -201,7 +201,7 @@ export class UsageStatistics extends Context.Service<
       }).pipe(
         Effect.map((key) =>
           UsageStatistics.layer({ flushIntervalMs: options.flushIntervalMs, key }).pipe(
-            Layer.provide(UsageStore.layerFile(options.dataDir))
+            Layer.provide(UsageStore.layerFiles(options.dataDir))
           )
         )
       )

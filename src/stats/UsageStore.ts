@@ -65,7 +65,7 @@ export class UsageStore extends Context.Service<
    * checkpoints (40 per 1M emails), and the two fsyncs held the request
    * thread, and every request waiting on it, 2-3 ms each time.
    */
-  static readonly layerFile = (dataDir: string): Layer.Layer<UsageStore, UsageStoreError> =>
+  static readonly layerFiles = (dataDir: string): Layer.Layer<UsageStore, UsageStoreError> =>
     Layer.effect(
       UsageStore,
       Effect.flatMap(

@@ -17,7 +17,7 @@ import * as NodeRedis from "@effect/platform-node/NodeRedis"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { RESP_TYPES } from "redis"
-import { RedisKeyPrefix, redisKey } from "../store/redis.ts"
+import { type RedisConnection, RedisKeyPrefix, redisKey } from "../store/redis.ts"
 import { fromRedisHll, toRedisHll } from "./redisHyperLogLog.ts"
 import {
   addUsage,
@@ -106,7 +106,7 @@ const stateOf = (fields: Map<string, string>, registers: Uint8Array | null): Usa
 const bufferReplies = { typeMapping: { [RESP_TYPES.BLOB_STRING]: Buffer } } as const
 
 /** The adapter's service over the connection in force. */
-export const makeRedisUsageStore = Effect.gen(function* () {
+const makeRedisUsageStore = Effect.gen(function* () {
   const { use } = yield* NodeRedis.NodeRedis
   const prefix = yield* RedisKeyPrefix
   const offers = redisKey(prefix, "usage-offers")
@@ -178,7 +178,7 @@ export const makeRedisUsageStore = Effect.gen(function* () {
 })
 
 /** Counters, a native HyperLogLog and the steps applied once, per offer, on the shared Redis server. */
-export const layerRedis: Layer.Layer<UsageStore, never, NodeRedis.NodeRedis> = Layer.effect(
+export const layerRedis: Layer.Layer<UsageStore, never, RedisConnection> = Layer.effect(
   UsageStore,
   Effect.suspend(() => Effect.map(makeRedisUsageStore, UsageStore.of))
 )

@@ -86,10 +86,15 @@ export const redisLayer = (options: RedisOptions): Layer.Layer<Redis.Redis | Nod
   return bounds.pipe(Layer.provide(client))
 }
 
+/**
+ * The connection every Redis adapter is given (its `layerRedis` needs it):
+ * Effect's `Redis` service and, for bytes on the wire, `NodeRedis`, over one
+ * client. The key prefix comes with it (`RedisKeyPrefix`).
+ */
+export type RedisConnection = Redis.Redis | NodeRedis.NodeRedis
+
 /** The connection and the prefix, as the adapters need them. */
-export const redisStoreLayer = (
-  options: RedisOptions
-): Layer.Layer<Redis.Redis | NodeRedis.NodeRedis, Redis.RedisError> =>
+export const redisStoreLayer = (options: RedisOptions): Layer.Layer<RedisConnection, Redis.RedisError> =>
   Layer.merge(redisLayer(options), Layer.succeed(RedisKeyPrefix, options.keyPrefix))
 
 /** The key `name` under the deployment's prefix. */

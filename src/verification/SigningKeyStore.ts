@@ -1,8 +1,9 @@
 /**
  * Where the keys that sign eligibility tokens live: the port, with a memory
  * adapter (the library without a data directory, tests) and a file adapter
- * (`<dataDir>/signing-keys.json`, mode 0600). One contract suite
- * (`test/verification/SigningKeyStore.test.ts`) runs against both.
+ * (`<dataDir>/signing-keys.json`, mode 0600), and a Redis adapter
+ * (`signingKeyRedis.ts`). One contract suite
+ * (`test/verification/SigningKeyStore.test.ts`) runs against each.
  *
  * A change is a function of the keys read (`update`), applied atomically:
  * the file adapter holds a lock file across read, change and atomic
@@ -18,11 +19,9 @@ import { join } from "node:path"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Redis from "effect/persistence/Redis"
 import * as Schema from "effect/Schema"
 import { writeFileAtomic } from "../store/atomicWrite.ts"
 import { withFileLock } from "../store/fileLock.ts"
-import { RedisKeyPrefix, redisKey } from "../store/redis.ts"
 
 export const SIGNING_KEYS_FILE = "signing-keys.json"
 
@@ -46,16 +45,8 @@ export const SigningKey = Schema.Struct({
 export type SigningKey = typeof SigningKey.Type
 
 const SigningKeysFile = Schema.Struct({ version: Schema.Literal(1), keys: Schema.Array(SigningKey) })
-const decodeFile = Schema.decodeUnknownSync(Schema.fromJsonString(SigningKeysFile))
-
-/** KEYS: the keys; ARGV: the text read ('' for none), the new text. */
-const compareAndSet = Redis.script((...args: [key: string, expected: string, next: string]) => args, {
-  numberOfKeys: 1,
-  lua: `
-if (redis.call('GET', KEYS[1]) or '') ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[1], ARGV[2])
-return 1`
-}).withReturnType<number>()
+/** The keys as the file adapter writes them (and the Redis adapter keeps them): `{ version: 1, keys }`. */
+export const decodeSigningKeys = Schema.decodeUnknownSync(Schema.fromJsonString(SigningKeysFile))
 
 export class SigningKeyStoreError extends Schema.TaggedError<SigningKeyStoreError>()("SigningKeyStoreError", {
   operation: Schema.Literals(["list", "update"]),
@@ -108,7 +99,7 @@ export class SigningKeyStore extends Context.Service<SigningKeyStore, SigningKey
       const stamp = stampOf()
       if (stamp === undefined) return []
       if (cached?.stamp === stamp) return cached.keys
-      const keys = decodeFile(readFileSync(path, "utf8")).keys
+      const keys = decodeSigningKeys(readFileSync(path, "utf8")).keys
       cached = { stamp, keys }
       return keys
     }
@@ -127,41 +118,6 @@ export class SigningKeyStore extends Context.Service<SigningKeyStore, SigningKey
         })
     }
   }
-
-  /** The keys under one Redis key, shared by every daemon; a change is a compare-and-set over what was read. */
-  static readonly makeRedis: Effect.Effect<SigningKeyStoreService, never, Redis.Redis> = Effect.gen(function* () {
-    const redis = yield* Redis.Redis
-    const key = redisKey(yield* RedisKeyPrefix, "signing-keys")
-    const swap = redis.eval(compareAndSet)
-    const decodeText = (text: string | null) => (text === null ? [] : decodeFile(text).keys)
-    const read = redis.send<string | null>("GET", key)
-    const failed = (operation: SigningKeyStoreError["operation"]) => (cause: unknown) =>
-      new SigningKeyStoreError({ operation, cause })
-    const attempt = (change: (keys: ReadonlyArray<SigningKey>) => ReadonlyArray<SigningKey>) =>
-      Effect.gen(function* () {
-        const text = yield* read
-        const keys = change(decodeText(text))
-        const swapped = yield* swap(key, text ?? "", `${JSON.stringify({ version: 1, keys })}\n`)
-        return swapped === 1 ? keys : undefined
-      })
-    return {
-      list: () =>
-        Effect.flatMap(read, (text) => Effect.try(() => decodeText(text))).pipe(Effect.mapError(failed("list"))),
-      update: (change) =>
-        Effect.gen(function* () {
-          for (let tries = 0; tries < 20; tries++) {
-            const changed = yield* attempt(change)
-            if (changed !== undefined) return changed
-          }
-          return yield* Effect.fail(new Error("the signing keys kept changing under this update"))
-        }).pipe(Effect.mapError(failed("update")))
-    }
-  })
-
-  static readonly layerRedis: Layer.Layer<SigningKeyStore, never, Redis.Redis> = Layer.effect(
-    SigningKeyStore,
-    SigningKeyStore.makeRedis
-  )
 
   static readonly layerMemory: Layer.Layer<SigningKeyStore> = Layer.sync(SigningKeyStore, SigningKeyStore.makeMemory)
 

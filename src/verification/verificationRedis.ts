@@ -27,7 +27,7 @@ import * as Redis from "effect/persistence/Redis"
 import * as Schema from "effect/Schema"
 import { VerificationRecord } from "../domain/Verification.ts"
 import { type LimitCheck, unitsOf } from "../domain/verificationLimits.ts"
-import { RedisKeyPrefix, redisKey } from "../store/redis.ts"
+import { type RedisConnection, RedisKeyPrefix, redisKey } from "../store/redis.ts"
 import {
   LimitExceeded,
   VerificationStore,
@@ -197,7 +197,7 @@ export const makeRedisVerificationStore: Effect.Effect<VerificationStoreService,
 )
 
 /** Records on the shared Redis server, replaced by compare-and-set. */
-export const layerRedis: Layer.Layer<VerificationStore, never, Redis.Redis> = Layer.effect(
+export const layerRedis: Layer.Layer<VerificationStore, never, RedisConnection> = Layer.effect(
   VerificationStore,
   Effect.suspend(() => makeRedisVerificationStore)
 )

@@ -2,10 +2,12 @@ import { mkdirSync, mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { expect, it } from "@effect/vitest"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { migrateToRedis } from "../../src/cli/migrateToRedis.ts"
 import { secretsFrom } from "../../src/config/environment.ts"
+import { deploymentSecrets, secretInDataDir, secretInRedis } from "../../src/deployment/secrets.ts"
 import type { ApiKeyId } from "../../src/domain/ApiKey.ts"
 import { type JobId, newJob } from "../../src/jobs/Job.ts"
 import { JobStore } from "../../src/jobs/JobStore.ts"
@@ -16,9 +18,8 @@ import { hashApiKey } from "../../src/keys/apiKeys.ts"
 import { ResourceStore } from "../../src/resources/ResourceStore.ts"
 import { layerRedis as resourceStoreRedis } from "../../src/resources/resourceRedis.ts"
 import { makeSessionKeys } from "../../src/server/consoleSession.ts"
-import { deploymentSecrets, secretInDataDir, secretInRedis } from "../../src/server/deploymentSecrets.ts"
 import { EndedSessions } from "../../src/sessions/EndedSessions.ts"
-import { makeRedisEndedSessions } from "../../src/sessions/endedSessionsRedis.ts"
+import * as EndedSessionsRedis from "../../src/sessions/endedSessionsRedis.ts"
 import { hashKeyFor } from "../../src/stats/hashKey.ts"
 import { UsageRecorder } from "../../src/stats/UsageRecorder.ts"
 import { toOfferUsage } from "../../src/stats/UsageState.ts"
@@ -28,6 +29,7 @@ import { Redis } from "../../src/store/redis.ts"
 import { secretKey } from "../../src/store/redisSecret.ts"
 import { SigningKeyStore } from "../../src/verification/SigningKeyStore.ts"
 import { rotate } from "../../src/verification/signing.ts"
+import * as SigningKeyRedis from "../../src/verification/signingKeyRedis.ts"
 import { webhookSecretFor } from "../../src/webhooks/secret.ts"
 import { staged } from "../jobs/jobTesting.ts"
 import { currentPrefix, describeRedis, testRedisLayer } from "../redisTesting.ts"
@@ -58,7 +60,7 @@ describeRedis("campusgate migrate --from files --to redis", () => {
       const usage = recorder.take().get("spring")!
       yield* UsageStore.use((store) =>
         Effect.andThen(store.apply("spring", usage), store.applyOnce("spring", "job_1", 7, usage))
-      ).pipe(Effect.provide(UsageStore.layerFile(dataDir)))
+      ).pipe(Effect.provide(UsageStore.layerFiles(dataDir)))
       yield* SigningKeyStore.makeFiles(dataDir).update((keys) => rotate(keys, "EdDSA", 0, 86_400_000))
       const webhookSecret = webhookSecretFor(dataDir, undefined)
       // Every secret the deployment generates, as the daemon on files made them.
@@ -91,7 +93,7 @@ describeRedis("campusgate migrate --from files --to redis", () => {
         yield* store.create(queued, yield* staged('"a@x.edu"\n'))
         yield* store.create(finished, yield* staged('"b@x.edu"\n'))
         return [queued, finished]
-      }).pipe(Effect.provide(JobStoreFiles.layer(dataDir)))
+      }).pipe(Effect.provide(JobStoreFiles.layerFiles(dataDir)))
 
       const moved = yield* migrateToRedis(configDir, dataDir)
       expect(moved).toMatchObject({
@@ -122,7 +124,7 @@ describeRedis("campusgate migrate --from files --to redis", () => {
           .validations
       ).toBe(2)
       expect(
-        yield* SigningKeyStore.use((store) => store.list()).pipe(Effect.provide(SigningKeyStore.layerRedis))
+        yield* SigningKeyStore.use((store) => store.list()).pipe(Effect.provide(SigningKeyRedis.layerRedis))
       ).toHaveLength(1)
       expect(yield* redis.send("GET", secretKey(prefix, "webhook-secret"))).toBe(webhookSecret)
       expect(yield* redis.send("GET", secretKey(prefix, "stats-hash-key"))).toBe(
@@ -135,7 +137,9 @@ describeRedis("campusgate migrate --from files --to redis", () => {
       expect(
         makeSessionKeys(yield* secretInRedis(deploymentSecrets.console, noEnvironment)).open(session.token)
       ).toEqual(session.claims)
-      const ended = yield* Effect.scoped(makeRedisEndedSessions)
+      const ended = yield* Effect.scoped(
+        Effect.map(Layer.build(EndedSessionsRedis.layerRedis), (context) => Context.get(context, EndedSessions))
+      )
       expect(ended.hasEnded(signedOut.nonce, Date.now())).toBe(true)
       expect(ended.hasEnded(session.claims.nonce, Date.now())).toBe(false)
       expect(yield* redis.send("ZRANGE", `${prefix}jobs:waiting`, "0", "-1")).toEqual([jobs[0]!.jobId])

@@ -1,7 +1,7 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import * as reference from "../../bench/rowsReference.ts"
-import { rowCsv } from "../../src/domain/ResultRow.ts"
+import { rowCsv } from "../../src/domain/rowCsv.ts"
 import { anyText, rowSequences } from "./rowTesting.ts"
 
 /** The former rule threw on a column named after an Object.prototype member that the row lacks (below); that case aside, the same line. */

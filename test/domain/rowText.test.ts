@@ -2,7 +2,7 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { jsonString } from "../../src/domain/jsonText.ts"
 import type { ResultRow } from "../../src/domain/ResultRow.ts"
-import { duplicateOfText, rowText, rowTextAfterDuplicate, rowTextBeforeDuplicate } from "../../src/domain/ResultRow.ts"
+import { duplicateOfText, rowText, rowTextAfterDuplicate, rowTextBeforeDuplicate } from "../../src/domain/rowText.ts"
 import { anyText, rowSequences } from "./rowTesting.ts"
 
 const withoutReason = ({ reason: _, ...row }: ResultRow): ResultRow => row

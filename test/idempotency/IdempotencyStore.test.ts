@@ -6,15 +6,14 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { IdempotencyStore, idempotencyRecordKey, type StoredAnswer } from "../../src/idempotency/IdempotencyStore.ts"
-import { layerIdempotencyRedis } from "../../src/idempotency/idempotencyRedis.ts"
-import { storeAdapters } from "../redisTesting.ts"
+import { layerRedis } from "../../src/idempotency/idempotencyRedis.ts"
+import { describeRedis, testRedisLayer } from "../redisTesting.ts"
+import { storeContract } from "../storeContract.ts"
 
 const answer: StoredAnswer = { status: 201, headers: { "content-type": "application/json" }, body: "e30=" }
 const dataDir = () => mkdtempSync(join(tmpdir(), "campusgate-idempotency-"))
 
-const adapters = storeAdapters("IdempotencyStore contract", IdempotencyStore, layerIdempotencyRedis)
-
-describe.each(adapters)("IdempotencyStore contract (%s)", (_, layer) => {
+const contract = storeContract("IdempotencyStore", (layer: () => Layer.Layer<IdempotencyStore>) => {
   it.live("claims a key once, keeps the answer, and gives a released claim to the next request", () =>
     Effect.gen(function* () {
       const store = yield* IdempotencyStore
@@ -71,6 +70,10 @@ describe.each(adapters)("IdempotencyStore contract (%s)", (_, layer) => {
     }).pipe(Effect.provide(layer()))
   )
 })
+
+contract("memory", () => IdempotencyStore.layerMemory)
+contract("files", () => IdempotencyStore.layerFiles(dataDir()))
+contract("redis", () => layerRedis.pipe(Layer.provide(testRedisLayer())), describeRedis)
 
 describe("the file adapter", () => {
   it.live("keeps answers across a restart, private to the daemon's user, and sweeps those past their day", () =>

@@ -312,7 +312,7 @@ const failingWrites = (status: Job["status"], tried: Deferred.Deferred<void>) =>
             )
           : store.write(job)
     }))
-  ).pipe(Layer.provide(JobStoreMemory.layer))
+  ).pipe(Layer.provide(JobStoreMemory.layerMemory))
 
 describe("JobQueue's running count", () => {
   it.effect("counts no job running when the record that would say so cannot be written", () => {
@@ -350,7 +350,7 @@ describe("JobQueue's ended jobs", () => {
         write: (job: Job) =>
           job.status === "completed" ? Effect.andThen(store.write(job), Effect.sleep("20 millis")) : store.write(job)
       }))
-    ).pipe(Layer.provide(JobStoreMemory.layer))
+    ).pipe(Layer.provide(JobStoreMemory.layerMemory))
     return Effect.gen(function* () {
       const queue = yield* JobQueue
       const { job } = yield* queue.submit(yield* request(items))

@@ -136,7 +136,7 @@ describe("JobStore files: the data directory's layout and what a crash leaves", 
       const discarded = yield* staged("partial")
       yield* jobs.discard(discarded)
       expect(readdirSync(JobStoreFiles.jobsDirectory(dataDir))).toEqual([])
-    }).pipe(Effect.provide(JobStoreFiles.layer(dataDir)))
+    }).pipe(Effect.provide(JobStoreFiles.layerFiles(dataDir)))
   })
 
   it.effect("at list, removes what a crash left: a directory without a record, uploads, half-deleted jobs", () => {
@@ -168,7 +168,7 @@ describe("JobStore files: the data directory's layout and what a crash leaves", 
           file: `jobs/${unreadable.jobId}/job.json`
         })
       ])
-    }).pipe(Effect.provide(JobStoreFiles.layer(dataDir)), Effect.provide(log.layer))
+    }).pipe(Effect.provide(JobStoreFiles.layerFiles(dataDir)), Effect.provide(log.layer))
   })
 
   it.effect("fails with JobStoreError, naming what it tried, and leaves nothing behind", () => {
@@ -182,7 +182,7 @@ describe("JobStore files: the data directory's layout and what a crash leaves", 
       expect(yield* Effect.flip(jobs.list())).toMatchObject({ _tag: "JobStoreError", operation: "list" })
       expect(yield* Effect.flip(jobs.open(job("3").jobId, "results"))).toMatchObject({ operation: "open" })
       expect(readFileSync(JobStoreFiles.jobsDirectory(dataDir), "utf8")).toBe("not a directory")
-    }).pipe(Effect.provide(JobStoreFiles.layer(dataDir)))
+    }).pipe(Effect.provide(JobStoreFiles.layerFiles(dataDir)))
   })
 
   it.effect("a create that fails removes its upload", () => {
@@ -197,6 +197,6 @@ describe("JobStore files: the data directory's layout and what a crash leaves", 
       expect(failed).toMatchObject({ _tag: "JobStoreError", operation: "create", jobId: created.jobId })
       expect(readdirSync(JobStoreFiles.jobsDirectory(dataDir))).toEqual([created.jobId])
       expect(existsSync(join(JobStoreFiles.jobsDirectory(dataDir), created.jobId, "job.json"))).toBe(false)
-    }).pipe(Effect.provide(JobStoreFiles.layer(dataDir)))
+    }).pipe(Effect.provide(JobStoreFiles.layerFiles(dataDir)))
   })
 })

@@ -15,6 +15,7 @@ import { SLOT_INPUT_BYTES, SLOTS_PER_THREAD } from "../../src/jobs/batchSlots.ts
 import { duplicatesKey } from "../../src/jobs/duplicates.ts"
 import type { InputItem } from "../../src/jobs/inputLines.ts"
 import { JobQueue } from "../../src/jobs/JobQueue.ts"
+import * as JobQueueLocal from "../../src/jobs/JobQueueLocal.ts"
 import { JobStore } from "../../src/jobs/JobStore.ts"
 import * as JobStoreMemory from "../../src/jobs/JobStoreMemory.ts"
 import { JobThreads } from "../../src/jobs/JobThreads.ts"
@@ -340,7 +341,7 @@ describe("a job on job threads", () => {
             )
         })
       )
-    ).pipe(Layer.provide(JobStoreMemory.layer))
+    ).pipe(Layer.provide(JobStoreMemory.layerMemory))
     const emails = Array.from({ length: 40_000 }, (_, i) => (i % 2 === 0 ? `jane${i}@mit.edu` : `li${i}@cs.ox.ac.uk`))
     const program = Effect.gen(function* () {
       const statistics = yield* UsageStatistics
@@ -350,7 +351,7 @@ describe("a job on job threads", () => {
           statistics.applyOnce("acme-student-discount", job.jobId, job.checkpoint.processed, job.checkpoint.usage!),
         forget: () => Effect.void
       }
-      const layer = JobQueue.layer({
+      const layer = JobQueueLocal.layer({
         concurrency: 1,
         maxQueued: 10,
         retentionHours: 1,

@@ -13,7 +13,9 @@ import { toOfferResultRow, toResultRow } from "../../src/domain/ResultRow.ts"
 import { makeEngine } from "../../src/engine/makeEngine.ts"
 import type { InputItem } from "../../src/jobs/inputLines.ts"
 import { emailLine } from "../../src/jobs/inputLines.ts"
-import { JobQueue, type JobQueueOptions, type SubmitJob } from "../../src/jobs/JobQueue.ts"
+import type { JobQueue, JobQueueOptions, SubmitJob } from "../../src/jobs/JobQueue.ts"
+import * as JobQueueLocal from "../../src/jobs/JobQueueLocal.ts"
+import * as JobQueueRedis from "../../src/jobs/JobQueueRedis.ts"
 import { type JobBytes, JobStore, type JobStoreError } from "../../src/jobs/JobStore.ts"
 import * as JobStoreFiles from "../../src/jobs/JobStoreFiles.ts"
 import * as JobStoreMemory from "../../src/jobs/JobStoreMemory.ts"
@@ -26,10 +28,10 @@ export const makeDataDir = (): string => mkdtempSync(join(tmpdir(), "campusgate-
 
 /** Every adapter of the job store, fresh for each call: suites run once per adapter. */
 export const storeAdapters: ReadonlyArray<readonly [string, () => Layer.Layer<JobStore>]> = [
-  ["files", () => JobStoreFiles.layer(makeDataDir())],
-  ["memory", () => JobStoreMemory.layer],
+  ["files", () => JobStoreFiles.layerFiles(makeDataDir())],
+  ["memory", () => JobStoreMemory.layerMemory],
   ...whenRedis("JobStore contract", [
-    ["redis", () => JobStoreRedis.layer(makeDataDir()).pipe(Layer.provide(testRedisLayer()))] as const
+    ["redis", () => JobStoreRedis.layerRedis(makeDataDir()).pipe(Layer.provide(testRedisLayer()))] as const
   ])
 ]
 
@@ -109,14 +111,14 @@ export const queueLayer = (
   store: string | Layer.Layer<JobStore>,
   options: Partial<JobQueueOptions> = {}
 ): Layer.Layer<JobQueue | JobStore> =>
-  JobQueue.layer({
+  JobQueueLocal.layer({
     concurrency: 1,
     maxQueued: 10,
     retentionHours: 24,
     evaluator: evaluateHere(evaluate),
     chunkItems: 4,
     ...options
-  }).pipe(Layer.provideMerge(typeof store === "string" ? JobStoreFiles.layer(store) : store))
+  }).pipe(Layer.provideMerge(typeof store === "string" ? JobStoreFiles.layerFiles(store) : store))
 
 export type ResultLine = { email: string; isValid: boolean; reasonCode?: string; duplicateOf?: number }
 
@@ -147,7 +149,7 @@ export const queueAdapters: ReadonlyArray<
     [
       "redis (shared queue)",
       (options: Partial<JobQueueOptions> = {}) =>
-        JobQueue.layerRedis({
+        JobQueueRedis.layerRedis({
           concurrency: 1,
           maxQueued: 10,
           retentionHours: 24,

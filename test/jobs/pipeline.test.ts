@@ -66,7 +66,7 @@ const run = (evaluator: BatchEvaluator, options: { readonly offer?: boolean; rea
     const { job } = yield* queue.submit(yield* request(items, { target }))
     const done = yield* queue.awaitFinished("acme", job.jobId)
     return { done, results: yield* fileText(job.jobId, "results") }
-  }).pipe(Effect.provide(queueLayer(JobStoreMemory.layer, { evaluator, chunkItems: 16, usage: options.usage })))
+  }).pipe(Effect.provide(queueLayer(JobStoreMemory.layerMemory, { evaluator, chunkItems: 16, usage: options.usage })))
 
 describe("a job with batches in flight, answered out of order", () => {
   it.live("appends them in input order: the same results, duplicates and counts as one batch at a time", () =>
@@ -136,7 +136,7 @@ describe("a job with batches in flight, answered out of order", () => {
           if (read.status === "completed") return (yield* statistics.usage("deal")).validations
           yield* Effect.sleep("1 millis")
         }
-      }).pipe(Effect.provide(queueLayer(JobStoreMemory.layer, { evaluator: elsewhere(), chunkItems: 16, usage })))
+      }).pipe(Effect.provide(queueLayer(JobStoreMemory.layerMemory, { evaluator: elsewhere(), chunkItems: 16, usage })))
       expect(seen).toBe(validated)
     }).pipe(Effect.provide(UsageStatistics.layerMemory({ secret })))
   )

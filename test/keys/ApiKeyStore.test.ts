@@ -10,7 +10,8 @@ import type { TeamId } from "../../src/domain/Identifiers.ts"
 import { ApiKeyStore } from "../../src/keys/ApiKeyStore.ts"
 import { layerRedis as apiKeyStoreRedis } from "../../src/keys/apiKeyRedis.ts"
 import { hashApiKey } from "../../src/keys/apiKeys.ts"
-import { describeRedis, everywhere, type Suite, testRedisLayer } from "../redisTesting.ts"
+import { describeRedis, testRedisLayer } from "../redisTesting.ts"
+import { storeContract } from "../storeContract.ts"
 
 const record = (id: string): ApiKeyRecord => ({
   id: id as ApiKeyId,
@@ -24,52 +25,51 @@ const reasonOf = <A, R>(effect: Effect.Effect<A, { readonly reason: { readonly _
   Effect.map(Effect.flip(effect), (error) => error.reason._tag)
 
 /** The contract every adapter keeps. */
-const contract = (name: string, makeLayer: () => Layer.Layer<ApiKeyStore>, suite: Suite = everywhere) =>
-  suite(`ApiKeyStore contract: ${name}`, () => {
-    it.effect("holds nothing at first", () =>
-      Effect.gen(function* () {
-        const store = yield* ApiKeyStore
-        expect(yield* store.list).toEqual([])
-        expect(yield* store.documents).toEqual([])
-      }).pipe(Effect.provide(makeLayer()))
-    )
+const contract = storeContract("ApiKeyStore", (makeLayer: () => Layer.Layer<ApiKeyStore>) => {
+  it.effect("holds nothing at first", () =>
+    Effect.gen(function* () {
+      const store = yield* ApiKeyStore
+      expect(yield* store.list).toEqual([])
+      expect(yield* store.documents).toEqual([])
+    }).pipe(Effect.provide(makeLayer()))
+  )
 
-    it.effect("keeps records where they were put, config first, and hands them out as key documents", () =>
-      Effect.gen(function* () {
-        const store = yield* ApiKeyStore
-        expect((yield* store.add(record("key_dataaaaa"), false)).location).toBe("data")
-        expect((yield* store.add(record("key_configgg"), true)).location).toBe("config")
-        const listed = yield* store.list
-        expect(listed.map((entry) => [entry.record.id, entry.location])).toEqual([
-          ["key_configgg", "config"],
-          ["key_dataaaaa", "data"]
-        ])
-        const documents = yield* store.documents
-        expect(documents.map((document) => document.store)).toEqual(["config", "data"])
-        const ids = documents.flatMap((document) =>
-          (parse(document.text) as { keys: Array<{ id: string }> }).keys.map((key) => key.id)
-        )
-        expect(ids).toEqual(["key_configgg", "key_dataaaaa"])
-      }).pipe(Effect.provide(makeLayer()))
-    )
+  it.effect("keeps records where they were put, config first, and hands them out as key documents", () =>
+    Effect.gen(function* () {
+      const store = yield* ApiKeyStore
+      expect((yield* store.add(record("key_dataaaaa"), false)).location).toBe("data")
+      expect((yield* store.add(record("key_configgg"), true)).location).toBe("config")
+      const listed = yield* store.list
+      expect(listed.map((entry) => [entry.record.id, entry.location])).toEqual([
+        ["key_configgg", "config"],
+        ["key_dataaaaa", "data"]
+      ])
+      const documents = yield* store.documents
+      expect(documents.map((document) => document.store)).toEqual(["config", "data"])
+      const ids = documents.flatMap((document) =>
+        (parse(document.text) as { keys: Array<{ id: string }> }).keys.map((key) => key.id)
+      )
+      expect(ids).toEqual(["key_configgg", "key_dataaaaa"])
+    }).pipe(Effect.provide(makeLayer()))
+  )
 
-    it.effect("revokes a key once, and says why it cannot twice or for an unknown id", () =>
-      Effect.gen(function* () {
-        const store = yield* ApiKeyStore
-        yield* store.add(record("key_aaaaaaaa"), false)
-        yield* store.add(record("key_bbbbbbbb"), false)
-        const revoked = yield* store.revoke("key_aaaaaaaa", "2026-11-02T00:00:00.000Z")
-        expect(revoked).toMatchObject({ id: "key_aaaaaaaa", revokedAt: "2026-11-02T00:00:00.000Z" })
-        const listed = yield* store.list
-        expect(listed.find((entry) => entry.record.id === "key_aaaaaaaa")?.record.revokedAt).toBe(
-          "2026-11-02T00:00:00.000Z"
-        )
-        expect(listed.find((entry) => entry.record.id === "key_bbbbbbbb")?.record.revokedAt).toBeUndefined()
-        expect(yield* reasonOf(store.revoke("key_aaaaaaaa", "2026-11-03T00:00:00.000Z"))).toBe("ApiKeyAlreadyRevoked")
-        expect(yield* reasonOf(store.revoke("key_nopenope", "2026-11-03T00:00:00.000Z"))).toBe("ApiKeyNotFound")
-      }).pipe(Effect.provide(makeLayer()))
-    )
-  })
+  it.effect("revokes a key once, and says why it cannot twice or for an unknown id", () =>
+    Effect.gen(function* () {
+      const store = yield* ApiKeyStore
+      yield* store.add(record("key_aaaaaaaa"), false)
+      yield* store.add(record("key_bbbbbbbb"), false)
+      const revoked = yield* store.revoke("key_aaaaaaaa", "2026-11-02T00:00:00.000Z")
+      expect(revoked).toMatchObject({ id: "key_aaaaaaaa", revokedAt: "2026-11-02T00:00:00.000Z" })
+      const listed = yield* store.list
+      expect(listed.find((entry) => entry.record.id === "key_aaaaaaaa")?.record.revokedAt).toBe(
+        "2026-11-02T00:00:00.000Z"
+      )
+      expect(listed.find((entry) => entry.record.id === "key_bbbbbbbb")?.record.revokedAt).toBeUndefined()
+      expect(yield* reasonOf(store.revoke("key_aaaaaaaa", "2026-11-03T00:00:00.000Z"))).toBe("ApiKeyAlreadyRevoked")
+      expect(yield* reasonOf(store.revoke("key_nopenope", "2026-11-03T00:00:00.000Z"))).toBe("ApiKeyNotFound")
+    }).pipe(Effect.provide(makeLayer()))
+  )
+})
 
 contract("memory", () => ApiKeyStore.layerMemory)
 contract("files", () => {

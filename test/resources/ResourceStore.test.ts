@@ -11,70 +11,70 @@ import { sourceOf } from "../../src/app/Resources.ts"
 import { LiveSnapshot } from "../../src/app/Snapshot.ts"
 import { directorySource, loadDirectory } from "../../src/app/sources.ts"
 import { InvalidConfiguration } from "../../src/domain/errors.ts"
-import { makeFileResourceStore, ResourceStore } from "../../src/resources/ResourceStore.ts"
+import { ResourceStore } from "../../src/resources/ResourceStore.ts"
 import { resourcePath } from "../../src/resources/resourceFiles.ts"
 import { layerRedis as resourceStoreRedis } from "../../src/resources/resourceRedis.ts"
 import { offerDocument, targetGroupDocument } from "../../src/resources/resourceYaml.ts"
 import { makeDirs, validConfig } from "../config/configFiles.ts"
-import { describeRedis, everywhere, type Suite, testRedisLayer } from "../redisTesting.ts"
+import { describeRedis, testRedisLayer } from "../redisTesting.ts"
+import { storeContract } from "../storeContract.ts"
 
 const tempDir = () => mkdtempSync(join(tmpdir(), "campusgate-resources-"))
 
 /** The contract every adapter keeps. */
-const contract = (name: string, makeLayer: () => Layer.Layer<ResourceStore>, suite: Suite = everywhere) =>
-  suite(`ResourceStore contract: ${name}`, () => {
-    it.effect("holds nothing at first", () =>
-      Effect.gen(function* () {
-        const store = yield* ResourceStore
-        expect(yield* store.list("targetGroup")).toEqual([])
-        expect(yield* store.list("offer")).toEqual([])
-        expect(yield* store.read("offer", "spring")).toBeUndefined()
-      }).pipe(Effect.provide(makeLayer()))
-    )
+const contract = storeContract("ResourceStore", (makeLayer: () => Layer.Layer<ResourceStore>) => {
+  it.effect("holds nothing at first", () =>
+    Effect.gen(function* () {
+      const store = yield* ResourceStore
+      expect(yield* store.list("targetGroup")).toEqual([])
+      expect(yield* store.list("offer")).toEqual([])
+      expect(yield* store.read("offer", "spring")).toBeUndefined()
+    }).pipe(Effect.provide(makeLayer()))
+  )
 
-    it.effect("keeps each kind apart, lists in id order, reads back the text written", () =>
-      Effect.gen(function* () {
-        const store = yield* ResourceStore
-        yield* store.write("offer", "b-offer", "id: b-offer\n")
-        yield* store.write("offer", "a-offer", "id: a-offer\n")
-        yield* store.write("targetGroup", "a-offer", "id: a-offer\nname: group\n")
-        expect((yield* store.list("offer")).map((document) => [document.id, document.text])).toEqual([
-          ["a-offer", "id: a-offer\n"],
-          ["b-offer", "id: b-offer\n"]
-        ])
-        expect((yield* store.read("targetGroup", "a-offer"))?.text).toBe("id: a-offer\nname: group\n")
-        const document = yield* store.read("offer", "b-offer")
-        expect(document).toMatchObject({ kind: "offer", id: "b-offer" })
-        expect(document?.location).toMatch(/b-offer/)
-      }).pipe(Effect.provide(makeLayer()))
-    )
+  it.effect("keeps each kind apart, lists in id order, reads back the text written", () =>
+    Effect.gen(function* () {
+      const store = yield* ResourceStore
+      yield* store.write("offer", "b-offer", "id: b-offer\n")
+      yield* store.write("offer", "a-offer", "id: a-offer\n")
+      yield* store.write("targetGroup", "a-offer", "id: a-offer\nname: group\n")
+      expect((yield* store.list("offer")).map((document) => [document.id, document.text])).toEqual([
+        ["a-offer", "id: a-offer\n"],
+        ["b-offer", "id: b-offer\n"]
+      ])
+      expect((yield* store.read("targetGroup", "a-offer"))?.text).toBe("id: a-offer\nname: group\n")
+      const document = yield* store.read("offer", "b-offer")
+      expect(document).toMatchObject({ kind: "offer", id: "b-offer" })
+      expect(document?.location).toMatch(/b-offer/)
+    }).pipe(Effect.provide(makeLayer()))
+  )
 
-    it.effect("replaces a document whole and removes it; removing what is not there is no error", () =>
-      Effect.gen(function* () {
-        const store = yield* ResourceStore
-        yield* store.write("offer", "spring", "version: 1\n")
-        yield* store.write("offer", "spring", "version: 2\n")
-        expect((yield* store.list("offer")).map((document) => document.text)).toEqual(["version: 2\n"])
-        yield* store.remove("offer", "spring")
-        yield* store.remove("offer", "spring")
-        expect(yield* store.read("offer", "spring")).toBeUndefined()
-        expect(yield* store.list("offer")).toEqual([])
-      }).pipe(Effect.provide(makeLayer()))
-    )
+  it.effect("replaces a document whole and removes it; removing what is not there is no error", () =>
+    Effect.gen(function* () {
+      const store = yield* ResourceStore
+      yield* store.write("offer", "spring", "version: 1\n")
+      yield* store.write("offer", "spring", "version: 2\n")
+      expect((yield* store.list("offer")).map((document) => document.text)).toEqual(["version: 2\n"])
+      yield* store.remove("offer", "spring")
+      yield* store.remove("offer", "spring")
+      expect(yield* store.read("offer", "spring")).toBeUndefined()
+      expect(yield* store.list("offer")).toEqual([])
+    }).pipe(Effect.provide(makeLayer()))
+  )
 
-    it.effect("writes over an expected document only: none for a new id, the text read for a change", () =>
-      Effect.gen(function* () {
-        const store = yield* ResourceStore
-        expect(yield* store.write("offer", "spring", "version: 1\n", null)).toBe(true)
-        // A second creator of the same id, or a change based on an older text, loses and changes nothing.
-        expect(yield* store.write("offer", "spring", "version: other\n", null)).toBe(false)
-        expect(yield* store.write("offer", "spring", "version: 2\n", "version: 0\n")).toBe(false)
-        expect((yield* store.read("offer", "spring"))?.text).toBe("version: 1\n")
-        expect(yield* store.write("offer", "spring", "version: 2\n", "version: 1\n")).toBe(true)
-        expect((yield* store.read("offer", "spring"))?.text).toBe("version: 2\n")
-      }).pipe(Effect.provide(makeLayer()))
-    )
-  })
+  it.effect("writes over an expected document only: none for a new id, the text read for a change", () =>
+    Effect.gen(function* () {
+      const store = yield* ResourceStore
+      expect(yield* store.write("offer", "spring", "version: 1\n", null)).toBe(true)
+      // A second creator of the same id, or a change based on an older text, loses and changes nothing.
+      expect(yield* store.write("offer", "spring", "version: other\n", null)).toBe(false)
+      expect(yield* store.write("offer", "spring", "version: 2\n", "version: 0\n")).toBe(false)
+      expect((yield* store.read("offer", "spring"))?.text).toBe("version: 1\n")
+      expect(yield* store.write("offer", "spring", "version: 2\n", "version: 1\n")).toBe(true)
+      expect((yield* store.read("offer", "spring"))?.text).toBe("version: 2\n")
+    }).pipe(Effect.provide(makeLayer()))
+  )
+})
 
 contract("memory", () => ResourceStore.layerMemory)
 contract("files", () => ResourceStore.layerFiles(tempDir()))
@@ -84,7 +84,7 @@ describe("the file store", () => {
   it("fails with ResourceStoreError, changing nothing, when the data directory cannot be written", () => {
     const dataDir = tempDir()
     writeFileSync(join(dataDir, "offers"), "not a directory")
-    const exit = Effect.runSyncExit(makeFileResourceStore(dataDir).write("offer", "spring", "id: spring\n"))
+    const exit = Effect.runSyncExit(ResourceStore.makeFiles(dataDir).write("offer", "spring", "id: spring\n"))
     expect(Exit.isFailure(exit) && exit.cause.reasons[0]?._tag === "Fail").toBe(true)
     expect(JSON.stringify(exit.toJSON())).toContain("ResourceStoreError")
     expect(readFileSync(join(dataDir, "offers"), "utf8")).toBe("not a directory")
@@ -106,7 +106,7 @@ const snapshotOf = (dirs: { configDir: string; dataDir: string }) => {
 describe("API-created resources in the data directory", () => {
   it("are written in the config format and loaded back with the config; config-defined ones stay config", () => {
     const dirs = makeDirs(validConfig)
-    const store = makeFileResourceStore(dirs.dataDir)
+    const store = ResourceStore.makeFiles(dirs.dataDir)
     const before = load(dirs)
     const group = { ...before.targetGroups[0]!, id: "eu" as never, name: "EU students" }
     const offer = { ...before.offers[0]!, id: "summer" as never, targetGroups: ["eu" as never] }
@@ -126,7 +126,7 @@ describe("API-created resources in the data directory", () => {
 
   it("report a broken document with its file and line, like a config file", () => {
     const dirs = makeDirs(validConfig)
-    Effect.runSync(makeFileResourceStore(dirs.dataDir).write("offer", "broken", "id: broken\nname: 3\n"))
+    Effect.runSync(ResourceStore.makeFiles(dirs.dataDir).write("offer", "broken", "id: broken\nname: 3\n"))
     const result = loadDirectory({ ...dirs, env: {} })
     expect(result.ok).toBe(false)
     expect(!result.ok && result.problems.some((problem) => problem.file?.endsWith("offers/broken.yaml"))).toBe(true)

@@ -13,7 +13,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as RateLimiter from "effect/persistence/RateLimiter"
 import * as TestClock from "effect/testing/TestClock"
-import { rateLimiterStoreRedis } from "../../src/server/rateLimit.ts"
+import { rateLimiterStoreRedis } from "../../src/deployment/stores.ts"
 import { rateLimiterLayerMemory } from "../../src/server/rateLimitMemory.ts"
 import { describeRedis, everywhere, type Suite, testRedisLayer } from "../redisTesting.ts"
 

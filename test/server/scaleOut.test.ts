@@ -15,7 +15,8 @@ import * as Effect from "effect/Effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Keys } from "../../src/app/Keys.ts"
 import type { TeamId } from "../../src/domain/Identifiers.ts"
-import { makeRedisApiKeyStore } from "../../src/keys/apiKeyRedis.ts"
+import { ApiKeyStore } from "../../src/keys/ApiKeyStore.ts"
+import * as ApiKeyRedis from "../../src/keys/apiKeyRedis.ts"
 import { estimate } from "../../src/stats/HyperLogLog.ts"
 import { hashKeyFromSecret } from "../../src/stats/hashKey.ts"
 import { UsageRecorder } from "../../src/stats/UsageRecorder.ts"
@@ -160,9 +161,12 @@ suite("three daemons on one Redis", () => {
   it("refuses a key revoked on one daemon on every daemon within a second", async () => {
     const created = await Effect.runPromise(
       Effect.scoped(
-        Effect.flatMap(makeRedisApiKeyStore(daemons[0]!.configDir), (store) =>
+        ApiKeyStore.use((store) =>
           Keys.make(store).create({ team: "acme" as TeamId, scopes: ["validate:target-groups"] }, false)
-        ).pipe(Effect.provide(redisStoreLayer({ url: redis.url, keyPrefix: prefix })))
+        ).pipe(
+          Effect.provide(ApiKeyRedis.layerRedis(daemons[0]!.configDir)),
+          Effect.provide(redisStoreLayer({ url: redis.url, keyPrefix: prefix }))
+        )
       )
     )
     for (const daemon of daemons) {

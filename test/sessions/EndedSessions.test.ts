@@ -12,12 +12,14 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import type * as Redis from "effect/persistence/Redis"
 import type * as Scope from "effect/Scope"
 import { ENDED_SESSIONS_FILE, EndedSessions, type EndedSessionsService } from "../../src/sessions/EndedSessions.ts"
-import { makeRedisEndedSessions } from "../../src/sessions/endedSessionsRedis.ts"
-import { Redis as RedisService } from "../../src/store/redis.ts"
+import * as EndedSessionsRedis from "../../src/sessions/endedSessionsRedis.ts"
+import { type RedisConnection, Redis as RedisService } from "../../src/store/redis.ts"
 import { currentPrefix, testRedisLayer, whenRedis } from "../redisTesting.ts"
 
 const MINUTE = 60_000
@@ -27,10 +29,15 @@ const HOUR = 60 * MINUTE
 type Pair = Effect.Effect<
   readonly [EndedSessionsService, EndedSessionsService],
   Redis.RedisError,
-  Redis.Redis | Scope.Scope
+  RedisConnection | Scope.Scope
 >
 
 const filesPair = (dir: string): Pair => Effect.sync(() => [EndedSessions.makeFiles(dir), EndedSessions.makeFiles(dir)])
+
+/** The Redis adapter's service, its view kept current until the scope closes. */
+const redisStore = Effect.map(Layer.build(EndedSessionsRedis.layerRedis), (context) =>
+  Context.get(context, EndedSessions)
+)
 
 const adapters: ReadonlyArray<readonly [string, () => Pair, boolean]> = [
   [
@@ -43,9 +50,7 @@ const adapters: ReadonlyArray<readonly [string, () => Pair, boolean]> = [
     false
   ],
   ["files", () => filesPair(mkdtempSync(join(tmpdir(), "campusgate-ended-"))), false],
-  ...whenRedis("EndedSessions contract", [
-    ["redis", () => Effect.all([makeRedisEndedSessions, makeRedisEndedSessions]), true] as const
-  ])
+  ...whenRedis("EndedSessions contract", [["redis", () => Effect.all([redisStore, redisStore]), true] as const])
 ]
 
 /** Waits until `check` holds (within 3 s). */
@@ -64,7 +69,7 @@ const SHORT = 40
 const pastShort = Effect.promise(() => new Promise((resolve) => setTimeout(resolve, SHORT + 20)))
 
 describe.each(adapters)("EndedSessions contract (%s)", (_, pair, redis) => {
-  const run = <A, E>(effect: Effect.Effect<A, E, Redis.Redis | Scope.Scope>) =>
+  const run = <A, E>(effect: Effect.Effect<A, E, RedisConnection | Scope.Scope>) =>
     redis ? Effect.scoped(effect).pipe(Effect.provide(testRedisLayer())) : (effect as Effect.Effect<A, E, Scope.Scope>)
 
   it.live("counts a sign-out at once where it was made, and soon in every process sharing the store", () =>
@@ -129,7 +134,7 @@ describe.each(whenRedis("EndedSessions redis", [["redis"] as const]))("EndedSess
   it.live("lets the set expire with its last session", () =>
     Effect.gen(function* () {
       const now = yield* startNow
-      const store = yield* makeRedisEndedSessions
+      const store = yield* redisStore
       yield* store.end({ nonce: "one", until: now + HOUR })
       const redis = yield* RedisService
       const ttl = yield* redis.send<number>("PTTL", `${yield* currentPrefix}console:ended`)

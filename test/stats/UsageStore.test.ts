@@ -12,7 +12,8 @@ import { toOfferUsage, type UsageState, VERIFICATION_EVENTS } from "../../src/st
 import { UsageStore, type UsageStoreError } from "../../src/stats/UsageStore.ts"
 import { layerRedis as usageStoreRedis } from "../../src/stats/usageRedis.ts"
 import { Redis } from "../../src/store/redis.ts"
-import { currentPrefix, describeRedis, everywhere, type Suite, testRedisLayer } from "../redisTesting.ts"
+import { currentPrefix, describeRedis, testRedisLayer } from "../redisTesting.ts"
+import { storeContract } from "../storeContract.ts"
 import { DAY, eligible, ineligible, MAY_1 } from "./fixtures.ts"
 
 const delta = (emails: ReadonlyArray<string>, at: number, valid = true): UsageState => {
@@ -25,110 +26,109 @@ const delta = (emails: ReadonlyArray<string>, at: number, valid = true): UsageSt
 const tempDir = () => mkdtempSync(join(tmpdir(), "campusgate-stats-"))
 
 /** The contract every adapter keeps. */
-const contract = (name: string, makeLayer: () => Layer.Layer<UsageStore, UsageStoreError>, suite: Suite = everywhere) =>
-  suite(`UsageStore contract: ${name}`, () => {
-    it.effect("knows nothing of an offer never stored", () =>
-      Effect.gen(function* () {
-        const store = yield* UsageStore
-        expect(yield* store.get("o")).toBeUndefined()
-        expect(yield* store.offerIds()).toEqual([])
-      }).pipe(Effect.provide(makeLayer()))
-    )
+const contract = storeContract("UsageStore", (makeLayer: () => Layer.Layer<UsageStore, UsageStoreError>) => {
+  it.effect("knows nothing of an offer never stored", () =>
+    Effect.gen(function* () {
+      const store = yield* UsageStore
+      expect(yield* store.get("o")).toBeUndefined()
+      expect(yield* store.offerIds()).toEqual([])
+    }).pipe(Effect.provide(makeLayer()))
+  )
 
-    it.effect("adds deltas: counters sum, unique emails merge, days and times widen", () =>
-      Effect.gen(function* () {
-        const store = yield* UsageStore
-        yield* store.apply("o", delta(["a@x.edu", "b@x.edu"], MAY_1))
-        yield* store.apply("o", delta(["b@x.edu", "c@x.edu"], MAY_1 + DAY, false))
-        yield* store.apply("p", delta(["z@x.edu"], MAY_1))
-        const usage = toOfferUsage(yield* store.get("o"))
-        expect(usage).toMatchObject({
-          validations: 4,
-          eligible: 2,
-          ineligible: 2,
-          ineligibleByReason: { NOT_AN_INSTITUTION: 2 },
-          matchesByTargetGroup: { eu: 2 },
-          uniqueEmails: { estimate: 3 },
-          firstValidatedAt: "2024-05-01T12:00:00.000Z",
-          lastValidatedAt: "2024-05-02T12:00:00.000Z"
-        })
-        expect(usage.daily.map((d) => [d.date, d.validations])).toEqual([
-          ["2024-05-01", 2],
-          ["2024-05-02", 2]
-        ])
-        expect([...(yield* store.offerIds())].sort()).toEqual(["o", "p"])
-      }).pipe(Effect.provide(makeLayer()))
-    )
+  it.effect("adds deltas: counters sum, unique emails merge, days and times widen", () =>
+    Effect.gen(function* () {
+      const store = yield* UsageStore
+      yield* store.apply("o", delta(["a@x.edu", "b@x.edu"], MAY_1))
+      yield* store.apply("o", delta(["b@x.edu", "c@x.edu"], MAY_1 + DAY, false))
+      yield* store.apply("p", delta(["z@x.edu"], MAY_1))
+      const usage = toOfferUsage(yield* store.get("o"))
+      expect(usage).toMatchObject({
+        validations: 4,
+        eligible: 2,
+        ineligible: 2,
+        ineligibleByReason: { NOT_AN_INSTITUTION: 2 },
+        matchesByTargetGroup: { eu: 2 },
+        uniqueEmails: { estimate: 3 },
+        firstValidatedAt: "2024-05-01T12:00:00.000Z",
+        lastValidatedAt: "2024-05-02T12:00:00.000Z"
+      })
+      expect(usage.daily.map((d) => [d.date, d.validations])).toEqual([
+        ["2024-05-01", 2],
+        ["2024-05-02", 2]
+      ])
+      expect([...(yield* store.offerIds())].sort()).toEqual(["o", "p"])
+    }).pipe(Effect.provide(makeLayer()))
+  )
 
-    it.effect("answers copies: changing one does not change the store", () =>
-      Effect.gen(function* () {
-        const store = yield* UsageStore
-        yield* store.apply("o", delta(["a@x.edu"], MAY_1))
-        const copy = (yield* store.get("o"))!
-        copy.validations = 99
-        copy.registers!.fill(30)
-        expect(toOfferUsage(yield* store.get("o"))).toMatchObject({ validations: 1, uniqueEmails: { estimate: 1 } })
-      }).pipe(Effect.provide(makeLayer()))
-    )
+  it.effect("answers copies: changing one does not change the store", () =>
+    Effect.gen(function* () {
+      const store = yield* UsageStore
+      yield* store.apply("o", delta(["a@x.edu"], MAY_1))
+      const copy = (yield* store.get("o"))!
+      copy.validations = 99
+      copy.registers!.fill(30)
+      expect(toOfferUsage(yield* store.get("o"))).toMatchObject({ validations: 1, uniqueEmails: { estimate: 1 } })
+    }).pipe(Effect.provide(makeLayer()))
+  )
 
-    it.effect("counts every change made at once to one offer", () =>
-      Effect.gen(function* () {
-        const store = yield* UsageStore
-        yield* Effect.all(
-          Array.from({ length: 8 }, (_, i) =>
-            i % 2 === 0
-              ? store.apply("o", delta([`a${i}@x.edu`], MAY_1))
-              : store.applyOnce("o", `job-${i}`, 1, delta([`a${i}@x.edu`], MAY_1))
-          ),
-          { concurrency: "unbounded" }
-        )
-        expect(toOfferUsage(yield* store.get("o"))).toMatchObject({ validations: 8, eligible: 8 })
-      }).pipe(Effect.provide(makeLayer()))
-    )
+  it.effect("counts every change made at once to one offer", () =>
+    Effect.gen(function* () {
+      const store = yield* UsageStore
+      yield* Effect.all(
+        Array.from({ length: 8 }, (_, i) =>
+          i % 2 === 0
+            ? store.apply("o", delta([`a${i}@x.edu`], MAY_1))
+            : store.applyOnce("o", `job-${i}`, 1, delta([`a${i}@x.edu`], MAY_1))
+        ),
+        { concurrency: "unbounded" }
+      )
+      expect(toOfferUsage(yield* store.get("o"))).toMatchObject({ validations: 8, eligible: 8 })
+    }).pipe(Effect.provide(makeLayer()))
+  )
 
-    it.effect("applies a source's step once: again, or an older step, changes nothing; a later step adds", () =>
-      Effect.gen(function* () {
-        const store = yield* UsageStore
-        yield* store.applyOnce("o", "job_1", 100, delta(["a@x.edu", "b@x.edu"], MAY_1))
-        yield* store.applyOnce("o", "job_1", 100, delta(["a@x.edu", "b@x.edu"], MAY_1))
-        yield* store.applyOnce("o", "job_1", 50, delta(["c@x.edu"], MAY_1))
-        expect((yield* store.get("o"))?.validations).toBe(2)
-        yield* store.applyOnce("o", "job_1", 200, delta(["c@x.edu"], MAY_1))
-        yield* store.applyOnce("o", "job_2", 100, delta(["d@x.edu"], MAY_1)) // another source, its own steps
-        yield* store.apply("o", delta(["e@x.edu"], MAY_1)) // plain deltas still add
-        expect(toOfferUsage(yield* store.get("o"))).toMatchObject({ validations: 5, uniqueEmails: { estimate: 5 } })
-        // Forgetting a source keeps its counts; its steps count afresh.
-        yield* store.forget("o", "job_1")
-        yield* store.forget("o", "job_9")
-        expect((yield* store.get("o"))?.validations).toBe(5)
-        yield* store.applyOnce("o", "job_1", 100, delta(["f@x.edu"], MAY_1))
-        expect((yield* store.get("o"))?.validations).toBe(6)
-      }).pipe(Effect.provide(makeLayer()))
-    )
+  it.effect("applies a source's step once: again, or an older step, changes nothing; a later step adds", () =>
+    Effect.gen(function* () {
+      const store = yield* UsageStore
+      yield* store.applyOnce("o", "job_1", 100, delta(["a@x.edu", "b@x.edu"], MAY_1))
+      yield* store.applyOnce("o", "job_1", 100, delta(["a@x.edu", "b@x.edu"], MAY_1))
+      yield* store.applyOnce("o", "job_1", 50, delta(["c@x.edu"], MAY_1))
+      expect((yield* store.get("o"))?.validations).toBe(2)
+      yield* store.applyOnce("o", "job_1", 200, delta(["c@x.edu"], MAY_1))
+      yield* store.applyOnce("o", "job_2", 100, delta(["d@x.edu"], MAY_1)) // another source, its own steps
+      yield* store.apply("o", delta(["e@x.edu"], MAY_1)) // plain deltas still add
+      expect(toOfferUsage(yield* store.get("o"))).toMatchObject({ validations: 5, uniqueEmails: { estimate: 5 } })
+      // Forgetting a source keeps its counts; its steps count afresh.
+      yield* store.forget("o", "job_1")
+      yield* store.forget("o", "job_9")
+      expect((yield* store.get("o"))?.validations).toBe(5)
+      yield* store.applyOnce("o", "job_1", 100, delta(["f@x.edu"], MAY_1))
+      expect((yield* store.get("o"))?.validations).toBe(6)
+    }).pipe(Effect.provide(makeLayer()))
+  )
 
-    it.effect("keeps every verification counter, the funnel's step `sent` included", () =>
-      Effect.gen(function* () {
-        const store = yield* UsageStore
-        const recorder = new UsageRecorder(hashKeyFromSecret("test"))
-        for (const event of VERIFICATION_EVENTS) recorder.recordVerification("o", event)
-        recorder.recordVerification("o", "messagesSent")
-        recorder.recordVerification("o", "started")
-        yield* store.apply("o", recorder.take().get("o")!)
-        expect(toOfferUsage(yield* store.get("o")).verifications).toEqual({
-          started: 2,
-          sent: 1,
-          messagesSent: 2,
-          verified: 1,
-          failed: 1,
-          expired: 1,
-          conversionRate: 0.5
-        })
-      }).pipe(Effect.provide(makeLayer()))
-    )
-  })
+  it.effect("keeps every verification counter, the funnel's step `sent` included", () =>
+    Effect.gen(function* () {
+      const store = yield* UsageStore
+      const recorder = new UsageRecorder(hashKeyFromSecret("test"))
+      for (const event of VERIFICATION_EVENTS) recorder.recordVerification("o", event)
+      recorder.recordVerification("o", "messagesSent")
+      recorder.recordVerification("o", "started")
+      yield* store.apply("o", recorder.take().get("o")!)
+      expect(toOfferUsage(yield* store.get("o")).verifications).toEqual({
+        started: 2,
+        sent: 1,
+        messagesSent: 2,
+        verified: 1,
+        failed: 1,
+        expired: 1,
+        conversionRate: 0.5
+      })
+    }).pipe(Effect.provide(makeLayer()))
+  )
+})
 
 contract("memory", () => UsageStore.layerMemory)
-contract("file", () => UsageStore.layerFile(tempDir()))
+contract("file", () => UsageStore.layerFiles(tempDir()))
 contract("redis", () => usageStoreRedis.pipe(Layer.provide(testRedisLayer())), describeRedis)
 
 describeRedis("usageStoreRedis", () => {
@@ -158,13 +158,15 @@ describe("UsageStore.layerFile", () => {
     Effect.gen(function* () {
       const dataDir = tempDir()
       yield* UsageStore.use((store) => store.apply("o", delta(["a@x.edu", "b@x.edu"], MAY_1))).pipe(
-        Effect.provide(UsageStore.layerFile(dataDir))
+        Effect.provide(UsageStore.layerFiles(dataDir))
       )
       hashKeyFor(dataDir, undefined)
       writeFileSync(join(dataDir, "stats", ".o.json.1234.tmp"), "{ half a fil")
       writeFileSync(join(dataDir, "stats", "README"), "not statistics")
       expect(readdirSync(join(dataDir, "stats")).sort()).toEqual([".o.json.1234.tmp", "README", "hash-key", "o.json"])
-      const usage = yield* UsageStore.use((store) => store.get("o")).pipe(Effect.provide(UsageStore.layerFile(dataDir)))
+      const usage = yield* UsageStore.use((store) => store.get("o")).pipe(
+        Effect.provide(UsageStore.layerFiles(dataDir))
+      )
       expect(toOfferUsage(usage)).toMatchObject({ validations: 2, uniqueEmails: { estimate: 2 } })
     })
   )
@@ -173,11 +175,11 @@ describe("UsageStore.layerFile", () => {
     Effect.gen(function* () {
       const dataDir = tempDir()
       yield* UsageStore.use((store) => store.applyOnce("o", "job_1", 10, delta(["a@x.edu"], MAY_1))).pipe(
-        Effect.provide(UsageStore.layerFile(dataDir))
+        Effect.provide(UsageStore.layerFiles(dataDir))
       )
       const usage = yield* UsageStore.use((store) =>
         Effect.andThen(store.applyOnce("o", "job_1", 10, delta(["a@x.edu"], MAY_1)), store.get("o"))
-      ).pipe(Effect.provide(UsageStore.layerFile(dataDir)))
+      ).pipe(Effect.provide(UsageStore.layerFiles(dataDir)))
       expect(usage?.validations).toBe(1)
     })
   )
@@ -188,13 +190,15 @@ describe("UsageStore.layerFile", () => {
       const recorder = new UsageRecorder(hashKeyFromSecret("test"))
       recorder.recordVerification("o", "started")
       yield* UsageStore.use((store) => store.apply("o", recorder.take().get("o")!)).pipe(
-        Effect.provide(UsageStore.layerFile(dataDir))
+        Effect.provide(UsageStore.layerFiles(dataDir))
       )
       const file = join(dataDir, "stats", "o.json")
       const stored = readFileSync(file, "utf8")
       expect(stored).toContain('"sent":0')
       writeFileSync(file, stored.replace('"sent":0,', ""))
-      const usage = yield* UsageStore.use((store) => store.get("o")).pipe(Effect.provide(UsageStore.layerFile(dataDir)))
+      const usage = yield* UsageStore.use((store) => store.get("o")).pipe(
+        Effect.provide(UsageStore.layerFiles(dataDir))
+      )
       expect(toOfferUsage(usage).verifications).toMatchObject({ started: 1, sent: 0 })
     })
   )
@@ -205,7 +209,7 @@ describe("UsageStore.layerFile", () => {
       mkdirSync(join(dataDir, "stats"))
       writeFileSync(join(dataDir, "stats", "o.json"), "{}")
       const exit = yield* Effect.exit(
-        UsageStore.use((store) => store.offerIds()).pipe(Effect.provide(UsageStore.layerFile(dataDir)))
+        UsageStore.use((store) => store.offerIds()).pipe(Effect.provide(UsageStore.layerFiles(dataDir)))
       )
       expect(Exit.isFailure(exit)).toBe(true)
       expect(String(exit)).toContain("o.json")

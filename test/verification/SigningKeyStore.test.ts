@@ -1,17 +1,18 @@
 import { mkdtempSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { describe, expect, it } from "@effect/vitest"
+import { expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { SIGNING_KEYS_FILE, SigningKeyStore } from "../../src/verification/SigningKeyStore.ts"
 import { activeKey, publishedKeys, rotate } from "../../src/verification/signing.ts"
-import { storeAdapters } from "../redisTesting.ts"
+import * as SigningKeyRedis from "../../src/verification/signingKeyRedis.ts"
+import { describeRedis, testRedisLayer } from "../redisTesting.ts"
+import { storeContract } from "../storeContract.ts"
 
 const DAY = 86_400_000
 
-const adapters = storeAdapters("SigningKeyStore contract", SigningKeyStore, SigningKeyStore.layerRedis)
-
-describe.each(adapters)("SigningKeyStore contract (%s)", (_, layer) => {
+const contract = storeContract("SigningKeyStore", (layer: () => Layer.Layer<SigningKeyStore>) => {
   it.effect("starts empty; a rotation retires the signing key, which stays published until its tokens expire", () =>
     Effect.gen(function* () {
       const store = yield* SigningKeyStore
@@ -39,6 +40,10 @@ describe.each(adapters)("SigningKeyStore contract (%s)", (_, layer) => {
     }).pipe(Effect.provide(layer()))
   )
 })
+
+contract("memory", () => SigningKeyStore.layerMemory)
+contract("files", () => SigningKeyStore.layerFiles(mkdtempSync(join(tmpdir(), "campusgate-keys-"))))
+contract("redis", () => SigningKeyRedis.layerRedis.pipe(Layer.provide(testRedisLayer())), describeRedis)
 
 it.effect("the file adapter keeps private keys readable by their owner only", () =>
   Effect.gen(function* () {

@@ -10,7 +10,8 @@ import { messageBudgetKey, redemptionKey } from "../../src/domain/verificationLi
 import { Redis, redisStoreLayer } from "../../src/store/redis.ts"
 import { LimitExceeded, VerificationStore } from "../../src/verification/VerificationStore.ts"
 import { layerRedis as verificationStoreRedis } from "../../src/verification/verificationRedis.ts"
-import { describeRedis, storeAdapters, testPrefix, testRedisLayer, testRedisUrl } from "../redisTesting.ts"
+import { describeRedis, testPrefix, testRedisLayer, testRedisUrl } from "../redisTesting.ts"
+import { storeContract } from "../storeContract.ts"
 
 const record = (n: number, addressHash = "a".repeat(64)): VerificationRecord => ({
   id: `ver_${String(n).padStart(26, "0")}` as VerificationId,
@@ -38,9 +39,7 @@ const record = (n: number, addressHash = "a".repeat(64)): VerificationRecord => 
 
 const dataDir = () => mkdtempSync(join(tmpdir(), "campusgate-verifications-"))
 
-const adapters = storeAdapters("VerificationStore contract", VerificationStore, verificationStoreRedis)
-
-describe.each(adapters)("VerificationStore contract (%s)", (_, layer) => {
+const contract = storeContract("VerificationStore", (layer: () => Layer.Layer<VerificationStore, unknown>) => {
   it.effect("inserts, reads, replaces over the version read, finds by address, lists and removes", () =>
     Effect.gen(function* () {
       const store = yield* VerificationStore
@@ -132,6 +131,10 @@ describe.each(adapters)("VerificationStore contract (%s)", (_, layer) => {
     }).pipe(Effect.provide(layer()))
   )
 })
+
+contract("memory", () => VerificationStore.layerMemory)
+contract("files", () => VerificationStore.layerFiles(dataDir()))
+contract("redis", () => verificationStoreRedis.pipe(Layer.provide(testRedisLayer())), describeRedis)
 
 describe("the file adapter", () => {
   const reopen = (dir: string) =>

@@ -22,17 +22,18 @@ import { type InvalidApiKeyRequest, Keys, type KeysService } from "../../app/Key
 import { loadDirectory } from "../../app/sources.ts"
 import { displayPath, SETTINGS_FILE } from "../../config/layout.ts"
 import { teamsOf } from "../../config/settingsFile.ts"
+import { openStore } from "../../deployment/stores.ts"
 import { allScopes, Scope } from "../../domain/ApiKey.ts"
 import { formatProblem } from "../../domain/errors.ts"
 import { TeamId } from "../../domain/Identifiers.ts"
-import { ApiKeysError } from "../../keys/ApiKeyStore.ts"
+import { ApiKeyStore, ApiKeysError } from "../../keys/ApiKeyStore.ts"
 import type { KeyDirectories } from "../../keys/apiKeyFiles.ts"
 import { keyStatus, parseExpiry } from "../../keys/apiKeys.ts"
+import { SigningKeyStore } from "../../verification/SigningKeyStore.ts"
 import { activeKey } from "../../verification/signing.ts"
 import { rotateSigningKeys } from "../../verification/verificationTokens.ts"
 import { dataDirectory, readSettings } from "../directories.ts"
 import { directoryFlags } from "../options.ts"
-import { keyStoreFor, signingKeyStoreFor } from "../stores.ts"
 import { table } from "../table.ts"
 
 const userError = (message: string, cause?: unknown) =>
@@ -53,7 +54,12 @@ const withKeys = <A>(
   dirs: KeyDirectories,
   use: (keys: KeysService) => Effect.Effect<A, ApiKeysError | InvalidApiKeyRequest>
 ) =>
-  Effect.scoped(Effect.flatMap(keyStoreFor(dirs), (store) => use(Keys.make(store)))).pipe(
+  Effect.scoped(
+    Effect.flatMap(
+      openStore(dirs, ApiKeyStore, (stores) => stores.keys),
+      ({ store }) => use(Keys.make(store))
+    )
+  ).pipe(
     Effect.mapError((error) => {
       const reason = error instanceof ApiKeysError ? error.reason : error
       return userError((reason as Error).message, reason)
@@ -232,8 +238,9 @@ const rotateSigning = Command.make(
       return yield* userError(`The configuration is not valid:\n${loaded.problems.map(formatProblem).join("\n")}`)
     const dataDir = loaded.config.dataDir!
     const keys = yield* Effect.scoped(
-      Effect.flatMap(signingKeyStoreFor(config, dataDir), (store) =>
-        rotateSigningKeys(store, loaded.config, Date.now(), true)
+      Effect.flatMap(
+        openStore({ configDir: config, dataDir }, SigningKeyStore, (stores) => stores.signingKeys),
+        ({ store }) => rotateSigningKeys(store, loaded.config, Date.now(), true)
       )
     ).pipe(Effect.mapError((error) => userError((error as Error).message, error)))
     const signing = activeKey(keys)!

@@ -21,12 +21,12 @@ import { ApproveRequest, RejectRequest, ReviewSort } from "../../api/institution
 import { Reviews, type ReviewsService } from "../../app/Reviews.ts"
 import { Snapshot } from "../../app/Snapshot.ts"
 import { directorySource } from "../../app/sources.ts"
+import { openStore } from "../../deployment/stores.ts"
 import { ReviewStatus } from "../../domain/InstitutionReview.ts"
 import { ReviewQueue } from "../../reviews/ReviewQueue.ts"
 import { ReviewStore } from "../../reviews/ReviewStore.ts"
 import { dataDirectory } from "../directories.ts"
 import { directoryFlags } from "../options.ts"
-import { reviewStoreFor } from "../stores.ts"
 import { table } from "../table.ts"
 
 const userError = (message: string, cause?: unknown) =>
@@ -41,9 +41,9 @@ const withReviews = <A>(
   Effect.scoped(
     Effect.gen(function* () {
       const dataDir = dataDirectory(config, data)
-      const { store, redis } = yield* reviewStoreFor(config, dataDir)
+      const { store, kind } = yield* openStore({ configDir: config, dataDir }, ReviewStore, (stores) => stores.reviews)
       const source = directorySource({ configDir: config, dataDir }, { reviews: store })
-      const layer = Reviews.layer(redis ? "config-only" : "config-or-data").pipe(
+      const layer = Reviews.layer(kind === "redis" ? "config-only" : "config-or-data").pipe(
         Layer.provide(Snapshot.layerFrom(source)),
         Layer.provide(Layer.succeed(ReviewQueue, ReviewQueue.none)),
         Layer.provide(Layer.succeed(ReviewStore, store))

@@ -3,7 +3,7 @@
  * not set them, and where each is kept: a file in the data directory (one
  * daemon, `store/secretFile.ts`) or a key in Redis (daemons sharing it,
  * `store/redisSecret.ts`). This list is the one place that says which
- * exist: the daemon's stores (`server/stores.ts`) read them through it, and
+ * exist: the stores of every kind (`deployment/stores.ts`) read them through it, and
  * `campusgate migrate --to redis` (`migrateToRedis.ts`) copies every one,
  * so moving to Redis keeps webhook signatures, verification hashes,
  * unique-email counts and console sessions valid.

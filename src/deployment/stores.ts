@@ -1,0 +1,251 @@
+/**
+ * The one place that chooses the stores, for every transport (the daemon,
+ * `campusgate keys`, `review`, `migrate`): from `store` in campusgate.yaml
+ * (read before the configuration is loaded, since the configuration is
+ * loaded from them), every port gets the adapter of one store kind — the
+ * data directory's files (one daemon, the embedded default) or one Redis
+ * server shared by every daemon and worker. Nothing else chooses.
+ *
+ * A kind is one function naming each port's adapter layer
+ * (`StoreAdapters`: `fileAdapters`, `redisAdapters`); its connection, if it
+ * has one, is opened once in `openAdapters` and given to every adapter. A
+ * new kind (PostgreSQL) is one more such function and one branch there.
+ *
+ * With Redis, besides every store's Redis adapter: the secrets
+ * (`deployment/secrets.ts`) are generated once into Redis unless the
+ * environment sets them, and `watch` reloads the configuration when another
+ * daemon changed resources or keys (`store/redisConfigVersion.ts`).
+ */
+import { resolve } from "node:path"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as RateLimiter from "effect/persistence/RateLimiter"
+import type * as Redis from "effect/persistence/Redis"
+import type * as Scope from "effect/Scope"
+import type { Secrets } from "../config/environment.ts"
+import { type ConfigLocation, resolveDataDir } from "../config/loadConfig.ts"
+import type { StoreSettings } from "../config/Settings.ts"
+import { loadSettings } from "../config/settingsFile.ts"
+import type { HashKey } from "../engine/email/canonicalHash.ts"
+import { IdempotencyStore } from "../idempotency/IdempotencyStore.ts"
+import * as IdempotencyRedis from "../idempotency/idempotencyRedis.ts"
+import type { JobQueue, JobQueueOptions } from "../jobs/JobQueue.ts"
+import * as JobQueueLocal from "../jobs/JobQueueLocal.ts"
+import * as JobQueueRedis from "../jobs/JobQueueRedis.ts"
+import type { JobStore } from "../jobs/JobStore.ts"
+import * as JobStoreFiles from "../jobs/JobStoreFiles.ts"
+import { ApiKeyStore } from "../keys/ApiKeyStore.ts"
+import * as ApiKeyRedis from "../keys/apiKeyRedis.ts"
+import { ResourceStore } from "../resources/ResourceStore.ts"
+import * as ResourceRedis from "../resources/resourceRedis.ts"
+import { ReviewStore, type ReviewStoreError } from "../reviews/ReviewStore.ts"
+import * as ReviewRedis from "../reviews/reviewRedis.ts"
+import { EndedSessions } from "../sessions/EndedSessions.ts"
+import * as EndedSessionsRedis from "../sessions/endedSessionsRedis.ts"
+import { hashKeyFromSecret } from "../stats/hashKey.ts"
+import { UsageStore, UsageStoreError } from "../stats/UsageStore.ts"
+import * as UsageRedis from "../stats/usageRedis.ts"
+import { type RedisConnection, RedisKeyPrefix, redisStoreLayer } from "../store/redis.ts"
+import { watchConfigVersion } from "../store/redisConfigVersion.ts"
+import { SigningKeyStore } from "../verification/SigningKeyStore.ts"
+import * as SigningKeyRedis from "../verification/signingKeyRedis.ts"
+import { VerificationStore, type VerificationStoreError } from "../verification/VerificationStore.ts"
+import * as VerificationRedis from "../verification/verificationRedis.ts"
+import { deploymentSecrets, secretInDataDir, secretInRedis } from "./secrets.ts"
+
+/** The directories a deployment's stores use: the config directory's key file, the data directory. */
+export interface StoreDirectories {
+  readonly configDir: string
+  readonly dataDir: string
+}
+
+/** The name of a secret the deployment generates (`deployment/secrets.ts`). */
+export type SecretName = keyof typeof deploymentSecrets
+
+/**
+ * Every port's adapter of one store kind, as a layer that needs `R` (the
+ * kind's connection; nothing for files), with the secrets and the watch
+ * that go with the kind.
+ */
+export interface StoreAdapters<R> {
+  readonly resources: Layer.Layer<ResourceStore, never, R>
+  readonly keys: Layer.Layer<ApiKeyStore, never, R>
+  /** The institution review queue and its decisions. */
+  readonly reviews: Layer.Layer<ReviewStore, ReviewStoreError, R>
+  readonly usage: Layer.Layer<UsageStore, UsageStoreError, R>
+  /** The job queue with its store (job inputs and results stay in the data directory, whatever the kind). */
+  readonly jobs: (options: JobQueueOptions) => Layer.Layer<JobQueue | JobStore, never, R>
+  readonly verifications: Layer.Layer<VerificationStore, VerificationStoreError, R>
+  readonly signingKeys: Layer.Layer<SigningKeyStore, never, R>
+  /** The answers to requests sent with an Idempotency-Key. */
+  readonly idempotency: Layer.Layer<IdempotencyStore, never, R>
+  /** Console sessions ended by signing out. */
+  readonly endedSessions: Layer.Layer<EndedSessions, Redis.RedisError, R>
+  /** Where rate-limit counters live; undefined: this process's memory. */
+  readonly rateLimits: Layer.Layer<RateLimiter.RateLimiterStore, never, R> | undefined
+  /** A generated secret: the environment's, else the kind's, made on first use. */
+  readonly secret: (which: SecretName, secrets: Secrets) => Effect.Effect<string, Redis.RedisError, R>
+  /** The key of the unique-email hash (made on first use: statistics may be off). */
+  readonly statsKey: (secrets: Secrets) => Effect.Effect<HashKey, UsageStoreError | Redis.RedisError, R>
+  /** Runs `reload` whenever another daemon changed what feeds the configuration (nothing with files). */
+  readonly watch: (reload: Effect.Effect<void>) => Effect.Effect<void, never, R | Scope.Scope>
+}
+
+/** The data directory's files: one daemon, the embedded default. */
+export const fileAdapters = ({ configDir, dataDir }: StoreDirectories): StoreAdapters<never> => ({
+  resources: ResourceStore.layerFiles(dataDir),
+  keys: ApiKeyStore.layerFiles({ configDir, dataDir }),
+  reviews: ReviewStore.layerFiles(dataDir),
+  usage: UsageStore.layerFiles(dataDir),
+  jobs: (options) => JobQueueLocal.layer(options).pipe(Layer.provideMerge(JobStoreFiles.layerFiles(dataDir))),
+  verifications: VerificationStore.layerFiles(dataDir),
+  signingKeys: SigningKeyStore.layerFiles(dataDir),
+  idempotency: IdempotencyStore.layerFiles(dataDir),
+  endedSessions: EndedSessions.layerFiles(dataDir),
+  rateLimits: undefined,
+  secret: (which, secrets) => Effect.sync(() => secretInDataDir(deploymentSecrets[which], dataDir, secrets)),
+  statsKey: (secrets) =>
+    Effect.try({
+      try: () => hashKeyFromSecret(secretInDataDir(deploymentSecrets.statsHashKey, dataDir, secrets)),
+      catch: (cause) => new UsageStoreError({ operation: "load", cause })
+    }),
+  watch: () => Effect.void
+})
+
+/** Effect's Redis store of rate-limit counters, under the deployment's prefix (`<prefix>ratelimit:<bucket>:<key id>`). */
+export const rateLimiterStoreRedis: Layer.Layer<RateLimiter.RateLimiterStore, never, RedisConnection> = Layer.unwrap(
+  Effect.map(Effect.service(RedisKeyPrefix), (prefix) => RateLimiter.layerStoreRedis({ prefix: `${prefix}ratelimit:` }))
+)
+
+/** One Redis server shared by every daemon; job inputs and results stay in `dataDir`, which they share. */
+export const redisAdapters = ({ configDir, dataDir }: StoreDirectories): StoreAdapters<RedisConnection> => ({
+  resources: ResourceRedis.layerRedis,
+  keys: ApiKeyRedis.layerRedis(configDir),
+  reviews: ReviewRedis.layerRedis,
+  usage: UsageRedis.layerRedis,
+  jobs: (options) => JobQueueRedis.layerRedis({ ...options, dataDir }),
+  verifications: VerificationRedis.layerRedis,
+  signingKeys: SigningKeyRedis.layerRedis,
+  idempotency: IdempotencyRedis.layerRedis,
+  endedSessions: EndedSessionsRedis.layerRedis,
+  rateLimits: rateLimiterStoreRedis,
+  secret: (which, secrets) => secretInRedis(deploymentSecrets[which], secrets),
+  statsKey: (secrets) => Effect.map(secretInRedis(deploymentSecrets.statsHashKey, secrets), hashKeyFromSecret),
+  watch: watchConfigVersion
+})
+
+/** Every adapter of a kind with its connection given: layers that need nothing more. */
+const withConnection = <R>(adapters: StoreAdapters<R>, connection: Context.Context<R>): StoreAdapters<never> => {
+  const given = Layer.provide(Layer.succeedContext(connection))
+  const within = <A, E>(effect: Effect.Effect<A, E, R>) => Effect.provide(effect, connection)
+  return {
+    resources: given(adapters.resources),
+    keys: given(adapters.keys),
+    reviews: given(adapters.reviews),
+    usage: given(adapters.usage),
+    jobs: (options) => given(adapters.jobs(options)),
+    verifications: given(adapters.verifications),
+    signingKeys: given(adapters.signingKeys),
+    idempotency: given(adapters.idempotency),
+    endedSessions: given(adapters.endedSessions),
+    rateLimits: adapters.rateLimits === undefined ? undefined : given(adapters.rateLimits),
+    secret: (which, secrets) => within(adapters.secret(which, secrets)),
+    statsKey: (secrets) => within(adapters.statsKey(secrets)),
+    watch: (reload) => Effect.provide(adapters.watch(reload), connection)
+  }
+}
+
+/** The `store` settings of a config directory (with CAMPUSGATE_REDIS_URL), before the configuration is loaded. */
+export const storeSettingsOf = (location: ConfigLocation): StoreSettings =>
+  loadSettings(resolve(location.configDir), location.env ?? process.env, []).settings.store
+
+/** The store kind `location`'s settings name, its adapters given their connection, open for the scope. */
+export const openAdapters = (
+  location: ConfigLocation
+): Effect.Effect<
+  { readonly kind: StoreSettings["kind"]; readonly adapters: StoreAdapters<never> },
+  Redis.RedisError,
+  Scope.Scope
+> =>
+  Effect.gen(function* () {
+    const settings = storeSettingsOf(location)
+    const directories = { configDir: resolve(location.configDir), dataDir: resolveDataDir(location) }
+    if (settings.kind === "redis" && settings.url !== undefined) {
+      const connection = yield* Layer.build(redisStoreLayer({ url: settings.url, keyPrefix: settings.keyPrefix }))
+      return { kind: "redis", adapters: withConnection(redisAdapters(directories), connection) }
+    }
+    return { kind: "files", adapters: fileAdapters(directories) }
+  })
+
+/**
+ * One port's store of the deployment, open for the scope: what a command
+ * works on (`campusgate keys`, `review`), where every daemon reads it.
+ */
+export const openStore = <I, S, E>(
+  location: ConfigLocation,
+  port: Context.Key<I, S>,
+  adapterOf: (adapters: StoreAdapters<never>) => Layer.Layer<I, E>
+): Effect.Effect<{ readonly kind: StoreSettings["kind"]; readonly store: S }, E | Redis.RedisError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const { kind, adapters } = yield* openAdapters(location)
+    return { kind, store: Context.get(yield* Layer.build(adapterOf(adapters)), port) }
+  })
+
+/** The daemon's stores: the adapters, and the services and secrets it needs before its layers are built. */
+export interface Stores {
+  readonly kind: StoreSettings["kind"]
+  readonly resources: ResourceStore["Service"]
+  readonly keys: ApiKeyStore["Service"]
+  /** The institution review queue and its decisions. */
+  readonly reviews: ReviewStore["Service"]
+  readonly usage: Layer.Layer<UsageStore, UsageStoreError>
+  /** The key of the unique-email hash (made on first use: statistics may be off). */
+  readonly statsKey: Effect.Effect<HashKey, UsageStoreError | Redis.RedisError>
+  /** Where rate-limit counters live; undefined: this process's memory. */
+  readonly rateLimits: Layer.Layer<RateLimiter.RateLimiterStore> | undefined
+  readonly jobs: (options: JobQueueOptions) => Layer.Layer<JobQueue | JobStore>
+  readonly verifications: Layer.Layer<VerificationStore, VerificationStoreError>
+  readonly signingKeys: Layer.Layer<SigningKeyStore>
+  /** The answers to requests sent with an Idempotency-Key. */
+  readonly idempotency: Layer.Layer<IdempotencyStore>
+  readonly webhookSecret: string
+  readonly verificationSecret: string
+  /** The key of console sessions' signatures (`consoleSession.ts`). */
+  readonly consoleSecret: string
+  /** Console sessions ended by signing out. */
+  readonly endedSessions: EndedSessions["Service"]
+  /** Runs `reload` whenever another daemon changed what feeds the configuration (nothing with files). */
+  readonly watch: (reload: Effect.Effect<void>) => Effect.Effect<void, never, Scope.Scope>
+}
+
+/** The stores `location`'s settings name, open for the scope, as the daemon runs on them. */
+export const openStores = (
+  location: ConfigLocation,
+  secrets: Secrets
+): Effect.Effect<Stores, Redis.RedisError | ReviewStoreError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const { kind, adapters } = yield* openAdapters(location)
+    // What the daemon reads before its layers are built: the configuration's stores and the sessions' check.
+    const opened = yield* Layer.build(
+      Layer.mergeAll(adapters.resources, adapters.keys, adapters.reviews, adapters.endedSessions)
+    )
+    return {
+      kind,
+      resources: Context.get(opened, ResourceStore),
+      keys: Context.get(opened, ApiKeyStore),
+      reviews: Context.get(opened, ReviewStore),
+      usage: adapters.usage,
+      statsKey: adapters.statsKey(secrets),
+      rateLimits: adapters.rateLimits,
+      jobs: adapters.jobs,
+      verifications: adapters.verifications,
+      signingKeys: adapters.signingKeys,
+      idempotency: adapters.idempotency,
+      webhookSecret: yield* adapters.secret("webhook", secrets),
+      verificationSecret: yield* adapters.secret("verification", secrets),
+      consoleSecret: yield* adapters.secret("console", secrets),
+      endedSessions: Context.get(opened, EndedSessions),
+      watch: adapters.watch
+    }
+  })
