@@ -17,9 +17,9 @@
 import { randomBytes } from "node:crypto"
 import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
-import type * as Effect from "effect/Effect"
+import * as Effect from "effect/Effect"
 import type { TeamId } from "../domain/Identifiers.ts"
-import type { JobsError } from "./errors.ts"
+import { InvalidJobCursor, type JobsError, jobsError } from "./errors.ts"
 import {
   type Job,
   type JobCallback,
@@ -49,6 +49,22 @@ export const decodeJobCursor = (cursor: string): JobPosition | undefined => {
   if (match === null) return undefined
   const position = { createdAt: Number(match[1]), jobId: match[2]! }
   return encodeJobCursor(position) === cursor ? position : undefined
+}
+
+/** Where a list starts: after the position `after` names (none: the first page); a cursor no queue gave is `InvalidJobCursor`. */
+export const listStart = (after: string | undefined): Effect.Effect<JobPosition | undefined, JobsError> => {
+  if (after === undefined) return Effect.succeed(undefined)
+  const position = decodeJobCursor(after)
+  return position === undefined ? jobsError(new InvalidJobCursor({})) : Effect.succeed(position)
+}
+
+/** The `next` of a page: where its last job stands when more follow, else undefined. */
+export const nextCursor = (page: {
+  readonly entries: ReadonlyArray<JobPosition>
+  readonly more: boolean
+}): string | undefined => {
+  const last = page.entries[page.entries.length - 1]
+  return page.more && last !== undefined ? encodeJobCursor(last) : undefined
 }
 
 export interface SubmitJob {

@@ -16,17 +16,10 @@ import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
 import * as Semaphore from "effect/Semaphore"
-import { IdempotencyConflict, InvalidJobCursor, JobNotFinished, JobNotFound, jobsError, QueueFull } from "./errors.ts"
+import { IdempotencyConflict, JobNotFinished, JobNotFound, jobsError, QueueFull } from "./errors.ts"
 import { isFinished, type Job, type JobCallback, type JobId } from "./Job.ts"
 import { type JobEntry, JobIndex } from "./JobIndex.ts"
-import {
-  decodeJobCursor,
-  encodeJobCursor,
-  JobQueue,
-  type JobQueueOptions,
-  newJobFor,
-  type SubmitJob
-} from "./JobQueue.ts"
+import { JobQueue, type JobQueueOptions, listStart, newJobFor, nextCursor, type SubmitJob } from "./JobQueue.ts"
 import { JobStore } from "./JobStore.ts"
 import { forgetJobUsage } from "./jobUsage.ts"
 import { finishJob, jobEntry, type QueueContext, recordCallback, startWorkers } from "./jobWorkers.ts"
@@ -141,17 +134,14 @@ export const layer = (options: JobQueueOptions): Layer.Layer<JobQueue, never, Jo
           return yield* readJob(yield* lookup(team, jobId))
         }),
         list: Effect.fn("JobQueue.list")(function* (team, { status, after, limit }) {
-          const position = after === undefined ? undefined : decodeJobCursor(after)
-          if (after !== undefined && position === undefined) return yield* jobsError(new InvalidJobCursor({}))
-          const page = index.list(team, yield* now, { status, after: position, limit })
+          const page = index.list(team, yield* now, { status, after: yield* listStart(after), limit })
           const jobs: Array<Job> = []
           for (const entry of page.entries) {
             // A job deleted between the index and the read is left out.
             const job = yield* store.read(entry.jobId)
             if (job !== undefined) jobs.push(job)
           }
-          const last = page.entries[page.entries.length - 1]
-          return { jobs, next: page.more && last !== undefined ? encodeJobCursor(last) : undefined }
+          return { jobs, next: nextCursor(page) }
         }),
         cancel,
         delete: remove,

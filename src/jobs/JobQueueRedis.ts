@@ -42,17 +42,10 @@ import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import { jobVisible } from "../domain/visibility.ts"
 import { type RedisConnection, RedisKeyPrefix } from "../store/redis.ts"
-import { IdempotencyConflict, InvalidJobCursor, JobNotFinished, JobNotFound, jobsError, QueueFull } from "./errors.ts"
+import { IdempotencyConflict, JobNotFinished, JobNotFound, jobsError, QueueFull } from "./errors.ts"
 import { isFinished, type Job, type JobId, type JobStatus } from "./Job.ts"
 import { type JobEntry, pageOf } from "./JobIndex.ts"
-import {
-  decodeJobCursor,
-  encodeJobCursor,
-  JobQueue,
-  type JobQueueOptions,
-  newJobFor,
-  type SubmitJob
-} from "./JobQueue.ts"
+import { JobQueue, type JobQueueOptions, listStart, newJobFor, nextCursor, type SubmitJob } from "./JobQueue.ts"
 import { JobStore, JobStoreError } from "./JobStore.ts"
 import { encodeJob, makeRedisJobStore, redisStep } from "./JobStoreRedis.ts"
 import { callbackAt, makeJobCallbacks } from "./jobQueueCallbacks.ts"
@@ -262,18 +255,13 @@ const listJobs = (queue: SharedQueue) =>
     options: { readonly status?: JobStatus | undefined; readonly after?: string | undefined; readonly limit: number }
   ) {
     const { status, after, limit } = options
-    const position = after === undefined ? undefined : decodeJobCursor(after)
-    if (after !== undefined && position === undefined) return yield* jobsError(new InvalidJobCursor({}))
+    const start = yield* listStart(after)
     const at = yield* now
     const positioned = (yield* queue.store.list())
       .filter((job) => jobVisible(job, team) && !expiredAt(job, at) && (status === undefined || job.status === status))
       .map((job) => ({ job, jobId: job.jobId, createdAt: Date.parse(job.createdAt) }))
-    const page = pageOf(positioned, position, limit)
-    const last = page.entries[page.entries.length - 1]
-    return {
-      jobs: page.entries.map((entry) => entry.job),
-      next: page.more && last !== undefined ? encodeJobCursor(last) : undefined
-    }
+    const page = pageOf(positioned, start, limit)
+    return { jobs: page.entries.map((entry) => entry.job), next: nextCursor(page) }
   })
 
 /** Deletes the expired jobs (whichever daemon's sweep comes first) and the staged uploads no job took. */
