@@ -32,7 +32,7 @@ import {
   withRequestId
 } from "../api/problems.ts"
 import { Snapshot } from "../app/Snapshot.ts"
-import { isStoreDown } from "../store/redis.ts"
+import { isStoreOutage } from "../store/outage.ts"
 import { AuthorizationLive } from "./authorization.ts"
 import { ConsoleRoutes, consoleHeaders } from "./console.ts"
 import { DocsRoutes } from "./docs.ts"
@@ -71,7 +71,7 @@ import {
 } from "./routes.ts"
 import { VerificationRoutes } from "./verificationRoutes.ts"
 
-/** How long a client should wait when the shared store (Redis) cannot be reached. */
+/** How long a client should wait when a store cannot be used. */
 const STORE_DOWN_RETRY_SECONDS = 5
 
 /** The problem already names the request: the renderer alone, not `answerWith` (which reads the request). */
@@ -192,13 +192,13 @@ const Outermost = HttpRouter.middleware(
           )
         : httpEffect
       return yield* checked.pipe(
-        // A request that needed the shared store while it is down: 503, to retry shortly, not a 500.
+        // A request that needed a store while it cannot be used (of any kind): 503, to retry shortly, not a 500.
         Effect.catchDefect((defect) =>
-          isStoreDown(defect)
+          isStoreOutage(defect)
             ? respond(
                 new ServiceUnavailable({
                   code: "SERVICE_ERROR",
-                  detail: "The shared store cannot be reached right now; retry shortly.",
+                  detail: "A store cannot be reached right now; retry shortly.",
                   retryAfterSeconds: STORE_DOWN_RETRY_SECONDS,
                   requestId
                 })

@@ -22,6 +22,7 @@ import * as Redis from "effect/persistence/Redis"
 import * as Schema from "effect/Schema"
 import { writeFileAtomic } from "../store/atomicWrite.ts"
 import { withFileLock } from "../store/fileLock.ts"
+import { markOutage } from "../store/outage.ts"
 import { RedisKeyPrefix, redisKey } from "../store/redis.ts"
 
 export const SIGNING_KEYS_FILE = "signing-keys.json"
@@ -65,6 +66,7 @@ export class SigningKeyStoreError extends Schema.TaggedError<SigningKeyStoreErro
     return `The signing key store failed to ${this.operation}: ${String((this.cause as Error)?.message ?? this.cause)}`
   }
 }
+markOutage(SigningKeyStoreError)
 
 export interface SigningKeyStoreService {
   list(): Effect.Effect<ReadonlyArray<SigningKey>, SigningKeyStoreError>
