@@ -200,7 +200,8 @@ export class Verifications extends Context.Service<Verifications, VerificationsS
           if (normalized === undefined) return { ineligible: answer }
           if (work.queue.size >= snapshot.config.settings.verification.mail.maxQueued) {
             return yield* unavailable(
-              "Too many messages are waiting to be sent; nothing was accepted. Try again later."
+              "Too many messages are waiting to be sent; nothing was accepted. Try again later.",
+              "queueFull"
             )
           }
           const now = yield* Clock.currentTimeMillis
@@ -266,7 +267,7 @@ export class Verifications extends Context.Service<Verifications, VerificationsS
               const snapshot = snapshots.current()
               const policy = policyOf(snapshot, record)
               if (work.queue.size >= snapshot.config.settings.verification.mail.maxQueued) {
-                return yield* unavailable("Too many messages are waiting to be sent. Try again later.")
+                return yield* unavailable("Too many messages are waiting to be sent. Try again later.", "queueFull")
               }
               const secret = record.method === "code" ? newCode(policy.codeLength) : newLinkSecret()
               const next = renew(

@@ -7,7 +7,7 @@
 import * as Effect from "effect/Effect"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { CampusgateApi } from "../../api/Api.ts"
-import { BadRequest, NotFound } from "../../api/problems.ts"
+import { invalidField, notFound } from "../../api/problems.ts"
 import { PAGE_LIMIT_DEFAULT } from "../../api/resources.ts"
 import { Snapshot } from "../../app/Snapshot.ts"
 import { nonInstitutionPhrase } from "../../domain/NonInstitution.ts"
@@ -76,14 +76,15 @@ export const InstitutionsHandlers = HttpApiBuilder.group(
           const context = server.current().engine.context
           const host = hostOf(params.domain)
           if (host === undefined) {
-            return yield* new BadRequest({
-              code: "VALIDATION_ERROR",
-              detail: `"${params.domain}" is not a domain name or email address.`,
-              errors: [{ field: "/path/domain", code: "INVALID_DOMAIN", message: "a host name such as ox.ac.uk" }]
-            })
+            return yield* invalidField(
+              `"${params.domain}" is not a domain name or email address.`,
+              "/path/domain",
+              "INVALID_DOMAIN",
+              "a host name such as ox.ac.uk"
+            )
           }
           const match = institutionOf(context, host)
-          if (match === undefined) return yield* new NotFound({ code: "NOT_FOUND", detail: whyNone(context, host) })
+          if (match === undefined) return yield* notFound(whyNone(context, host))
           return match
         })
       )

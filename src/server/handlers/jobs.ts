@@ -22,12 +22,13 @@ import { API_PREFIX, CampusgateApi } from "../../api/Api.ts"
 import { Caller } from "../../api/Authorization.ts"
 import { JOB_GZIP_TYPES, RESULTS_LIMIT_DEFAULT } from "../../api/jobs.ts"
 import {
-  BadRequest,
-  Conflict,
+  type BadRequest,
+  conflict,
   type FieldError,
-  PayloadTooLarge,
-  TooManyRequests,
-  UnsupportedMediaType
+  type PayloadTooLarge,
+  type UnsupportedMediaType,
+  uploadsBusy,
+  validationFailed
 } from "../../api/problems.ts"
 import { REPLAYED_HEADER } from "../../api/rateLimits.ts"
 import { PAGE_LIMIT_DEFAULT } from "../../api/resources.ts"
@@ -44,7 +45,7 @@ import { JobInputError } from "../../jobs/jobInputError.ts"
 import { JobResultsError, readResultsPage, streamResults } from "../../jobs/jobResults.ts"
 import { decodeUpload, UPLOAD_CODINGS, uploadCodings } from "../../jobs/uploadCoding.ts"
 import { type OutboundPolicy, refusedTarget } from "../../net/outbound.ts"
-import { answerJobStoreError, answerJobsError } from "../problemOf.ts"
+import { answerJobStoreError, answerJobsError, jobInputProblem } from "../problemOf.ts"
 import { answerWith } from "../problemResponse.ts"
 import { negotiateCoding } from "../staticAsset.ts"
 import { notFound } from "./shared.ts"
@@ -64,9 +65,6 @@ const compressed = <E, R>(rows: Stream.Stream<Uint8Array, E, R>, coding: "br" | 
         : createGzip({ level: 1 }),
     onError: (error) => new JobResultsError({ reason: "Unreadable", detail: String(error) })
   })
-
-/** How long a client should wait before retrying when its key has as many uploads in progress as allowed. */
-const UPLOADS_RETRY_SECONDS = 1
 
 /** Uploads in progress per API key, so one key cannot hold every file handle and core. */
 class UploadSlots {
@@ -132,8 +130,7 @@ export const jobLinks = (jobId: string) => ({
   results: `${API_PREFIX}/jobs/${jobId}/results`
 })
 
-const invalid = (errors: ReadonlyArray<FieldError>) =>
-  new BadRequest({ code: "VALIDATION_ERROR", detail: "The job request is not valid.", errors })
+const invalid = (errors: ReadonlyArray<FieldError>) => validationFailed("The job request is not valid.", errors)
 
 interface Named {
   readonly targetGroupId?: string | undefined
@@ -183,19 +180,10 @@ const callbackProblem = (url: string | undefined, where: string, policy: Outboun
       )
 
 /** Why an upload cannot become a job, as the problem to answer. */
-const uploadProblem = (error: JobInputError | unknown): BadRequest | PayloadTooLarge | UnsupportedMediaType => {
-  if (!(error instanceof JobInputError)) {
-    return invalid([{ field: "/body", code: "UNREADABLE", message: "the body could not be read" }])
-  }
-  switch (error.code) {
-    case "PAYLOAD_TOO_LARGE":
-      return new PayloadTooLarge({ code: "PAYLOAD_TOO_LARGE", detail: error.detail })
-    case "UNSUPPORTED_MEDIA_TYPE":
-      return new UnsupportedMediaType({ code: "UNSUPPORTED_MEDIA_TYPE", detail: error.detail })
-    default:
-      return new BadRequest({ code: error.code, detail: error.detail, errors: error.errors })
-  }
-}
+const uploadProblem = (error: JobInputError | unknown) =>
+  error instanceof JobInputError
+    ? jobInputProblem(error)
+    : invalid([{ field: "/body", code: "UNREADABLE", message: "the body could not be read" }])
 
 export const JobsHandlers = HttpApiBuilder.group(
   CampusgateApi,
@@ -239,11 +227,9 @@ export const JobsHandlers = HttpApiBuilder.group(
           }
           if (!uploads.tryTake(caller.keyId, limits.jobUploadsPerKey)) {
             return yield* answerWith(
-              new TooManyRequests({
-                code: "RATE_LIMIT_EXCEEDED",
-                detail: `This API key already sends ${limits.jobUploadsPerKey} job uploads; send the next when one has finished.`,
-                retryAfterSeconds: UPLOADS_RETRY_SECONDS
-              })
+              uploadsBusy(
+                `This API key already sends ${limits.jobUploadsPerKey} job uploads; send the next when one has finished.`
+              )
             )
           }
           yield* Effect.addFinalizer(() => Effect.sync(() => uploads.give(caller.keyId)))
@@ -335,10 +321,7 @@ export const JobsHandlers = HttpApiBuilder.group(
           const request = yield* HttpServerRequest.HttpServerRequest
           const job = yield* queue.get(caller.team, params.jobId)
           if (!isFinished(job.status)) {
-            return yield* new Conflict({
-              code: "CONFLICT",
-              detail: `Job ${job.jobId} is ${job.status}; its results can be read once it has finished.`
-            })
+            return yield* conflict(`Job ${job.jobId} is ${job.status}; its results can be read once it has finished.`)
           }
           const open = store.open(job.jobId, "results")
           const format = query.format ?? downloadFormat(request.headers.accept)

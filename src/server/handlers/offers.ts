@@ -13,7 +13,7 @@ import * as Result from "effect/Result"
 import { API_PREFIX, CampusgateApi } from "../../api/Api.ts"
 import { Caller } from "../../api/Authorization.ts"
 import type { BulkProcessRequest, OfferResource } from "../../api/offers.ts"
-import { type BadRequest, ServiceUnavailable } from "../../api/problems.ts"
+import { type BadRequest, storeUnavailable } from "../../api/problems.ts"
 import { Resources, sourceOf, versionOf } from "../../app/Resources.ts"
 import { type ConfigSnapshot, Snapshot } from "../../app/Snapshot.ts"
 import { Validation, ValidationError } from "../../app/Validation.ts"
@@ -157,13 +157,7 @@ export const OffersHandlers = HttpApiBuilder.group(
           const { status, reason } = offerStatusAt(offer, snapshot.engine.now())
           const counted = yield* Effect.result(usage.usage(offer.id))
           if (Result.isFailure(counted)) {
-            return yield* answerWith(
-              new ServiceUnavailable({
-                code: "SERVICE_ERROR",
-                detail: "The usage statistics cannot be read right now.",
-                retryAfterSeconds: 5
-              })
-            )
+            return yield* answerWith(storeUnavailable("The usage statistics cannot be read right now."))
           }
           return {
             id: offer.id,

@@ -7,7 +7,7 @@ import * as Effect from "effect/Effect"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
-import { BadRequest, type FieldError, NotFound } from "../../api/problems.ts"
+import { type BadRequest, type NotFound, notFound as notFoundProblem, validationFailed } from "../../api/problems.ts"
 import { PAGE_LIMIT_DEFAULT } from "../../api/resources.ts"
 import type { ExpectedVersion } from "../../app/Resources.ts"
 import type { ResourcesError } from "../../app/ResourcesError.ts"
@@ -68,11 +68,9 @@ export const createdAnswer = <A>(location: string, body: A, etag: string) =>
 export const answerCreateError = (error: ResourcesError) =>
   Effect.catchTags(answerResourcesError(error), { NotFound: Effect.die, PreconditionFailed: Effect.die })
 
-export const notFound = (what: string, id: string) =>
-  new NotFound({ code: "NOT_FOUND", detail: `There is no ${what} "${id}".` })
+export const notFound = (what: string, id: string): NotFound => notFoundProblem(`There is no ${what} "${id}".`)
 
-export const invalid = (detail: string, errors: ReadonlyArray<FieldError>) =>
-  new BadRequest({ code: "VALIDATION_ERROR", detail, errors })
+export const invalid = validationFailed
 
 const encodeCursor = (id: string): string => Buffer.from(id, "utf8").toString("base64url")
 
