@@ -13,7 +13,7 @@ import * as HttpClientError from "effect/http/HttpClientError"
 import * as HttpClientResponse from "effect/http/HttpClientResponse"
 import * as Schema from "effect/Schema"
 import { fieldErrorsOf } from "../domain/fieldErrors.ts"
-import { BadRequest, isProblem, type Problem, problemFromBody } from "./problems.ts"
+import { type BadRequest, isProblem, type Problem, problemFromBody, validationFailed } from "./problems.ts"
 
 /** A failure that is not one of the daemon's problems: the daemon unreachable, or an answer outside the contract. */
 export class CampusgateClientError extends Error {
@@ -76,13 +76,8 @@ export const run = async <A>(effect: Effect.Effect<A, unknown>): Promise<Json<A>
  */
 export const checked = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S, input: S["Encoded"]) =>
   Schema.decodeUnknownEffect(schema)(input, { errors: "all", onExcessProperty: "error" }).pipe(
-    Effect.mapError(
-      (error) =>
-        new BadRequest({
-          code: "VALIDATION_ERROR",
-          detail: "The request is not valid (checked before it was sent).",
-          errors: fieldErrorsOf(error)
-        })
+    Effect.mapError((error) =>
+      validationFailed("The request is not valid (checked before it was sent).", fieldErrorsOf(error))
     )
   ) as Effect.Effect<S["Type"], BadRequest>
 

@@ -26,6 +26,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { ensurePrivateDirectory, writeFileAtomicAsync } from "../store/atomicWrite.ts"
+import { markOutage } from "../store/outage.ts"
 
 /** An answer as it is replayed: its status, the header fields that describe it, its body's bytes (base64). */
 export const StoredAnswer = Schema.Struct({
@@ -55,6 +56,7 @@ export class IdempotencyStoreError extends Schema.TaggedError<IdempotencyStoreEr
     return `The idempotency store failed to ${this.operation}`
   }
 }
+markOutage(IdempotencyStoreError)
 
 /** The key a record is kept under: the team's and the client's key, hashed (fixed length, safe as a file name). */
 export const idempotencyRecordKey = (team: string, key: string): string =>

@@ -23,6 +23,7 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { markOutage } from "../store/outage.ts"
 import type { Job, JobId } from "./Job.ts"
 
 /**
@@ -71,6 +72,7 @@ export class JobStoreError extends Schema.TaggedError<JobStoreError>()("JobStore
     return `The job store failed to ${this.operation}${this.jobId === undefined ? "" : ` ${this.jobId}`}${code === undefined ? "" : ` (${code})`}`
   }
 }
+markOutage(JobStoreError)
 
 export class JobStore extends Context.Service<
   JobStore,

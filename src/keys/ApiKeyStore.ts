@@ -14,6 +14,7 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { stringify } from "yaml"
 import type { ApiKeyId, ApiKeyRecord } from "../domain/ApiKey.ts"
+import { markOutage } from "../store/outage.ts"
 import {
   ApiKeyAlreadyRevoked,
   ApiKeyNotFound,
@@ -37,6 +38,7 @@ export class ApiKeyStoreUnavailable extends Schema.TaggedError<ApiKeyStoreUnavai
     return `The API key store cannot be used now: ${String((this.cause as Error)?.message ?? this.cause)}`
   }
 }
+markOutage(ApiKeyStoreUnavailable)
 
 export class ApiKeysError extends Schema.TaggedError<ApiKeysError>()("ApiKeysError", {
   reason: Schema.Union([

@@ -13,6 +13,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
+import { markOutage } from "../store/outage.ts"
 import type { ResourceDocument, ResourceKind } from "./ResourceDocument.ts"
 import { listResourceFiles, readResourceFile, removeResourceFile, writeResourceFile } from "./resourceFiles.ts"
 
@@ -28,6 +29,7 @@ export class ResourceStoreError extends Schema.TaggedError<ResourceStoreError>()
     return `The resource store failed to ${this.operation}${what}: ${String((this.cause as Error)?.message ?? this.cause)}`
   }
 }
+markOutage(ResourceStoreError)
 
 /** The file adapter's service for `dataDir`. */
 const makeFiles = (dataDir: string): ResourceStore["Service"] => ({

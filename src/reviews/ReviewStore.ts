@@ -18,6 +18,7 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as Semaphore from "effect/Semaphore"
 import type { ReviewedInstitution, ReviewRejection } from "../domain/InstitutionReview.ts"
+import { markOutage } from "../store/outage.ts"
 import {
   boundTeam,
   copyEntry,
@@ -38,6 +39,7 @@ export class ReviewStoreError extends Schema.TaggedError<ReviewStoreError>()("Re
     return `The review store failed to ${this.operation}: ${String((this.cause as Error)?.message ?? this.cause)}`
   }
 }
+markOutage(ReviewStoreError)
 
 /** An operator's decision on a domain: an approval or a rejection. */
 export type ReviewDecision =

@@ -12,7 +12,7 @@ import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Layer from "effect/Layer"
 import { Authorization, Caller, keyMayCall, scopesAcceptedBy } from "../api/Authorization.ts"
-import { Forbidden } from "../api/problems.ts"
+import { insufficientScope } from "../api/problems.ts"
 import { Snapshot } from "../app/Snapshot.ts"
 import { ConsoleSessions } from "./consoleSession.ts"
 import { authenticate } from "./credentials.ts"
@@ -45,11 +45,10 @@ export const AuthorizationLive = Layer.effect(
         requestKeyIds.set(request, record.id)
         const accepted = scopesAcceptedBy(endpoint.annotations)
         if (!keyMayCall(record.scopes, accepted)) {
-          return yield* new Forbidden({
-            code: "INSUFFICIENT_SCOPE",
-            detail: `This endpoint needs the scope ${accepted.join(" or ")}; the key has ${record.scopes.join(", ")}.`,
-            requiredScope: accepted[0]!
-          })
+          return yield* insufficientScope(
+            `This endpoint needs the scope ${accepted.join(" or ")}; the key has ${record.scopes.join(", ")}.`,
+            accepted[0]!
+          )
         }
         yield* rateLimit(record.id, endpoint.annotations)
         return yield* Effect.provideService(httpEffect, Caller, {

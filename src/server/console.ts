@@ -32,7 +32,7 @@ import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { NotFound, ServiceUnavailable, Unauthorized } from "../api/problems.ts"
+import { missingApiKey, notBuilt as notBuiltProblem, notFound, storeUnavailable } from "../api/problems.ts"
 import { type ConfigSnapshot, Snapshot } from "../app/Snapshot.ts"
 import type { ApiKeyRecord } from "../domain/ApiKey.ts"
 import { CONSOLE_INDEX, ConsoleAssets } from "./consoleAssets.ts"
@@ -62,13 +62,7 @@ export const consoleHeaders: Readonly<Record<string, string>> = {
   "referrer-policy": "no-referrer"
 }
 
-const notBuilt = answerWith(
-  new ServiceUnavailable({
-    code: "SERVICE_ERROR",
-    detail: "The console has not been built: run `npm run build`.",
-    retryAfterSeconds: 60
-  })
-)
+const notBuilt = answerWith(notBuiltProblem("The console has not been built: run `npm run build`."))
 
 /** The file a console path names: its path under the console directory, or the page for an app address. */
 const fileOf = (path: string): string => {
@@ -85,16 +79,12 @@ const serveConsole = Effect.gen(function* () {
   const name = path === CONSOLE_PATH ? CONSOLE_INDEX : fileOf(path)
   const asset = files.get(name)
   if (asset === undefined) {
-    return yield* answerWith(new NotFound({ code: "NOT_FOUND", detail: `The console has no file ${path}.` }))
+    return yield* answerWith(notFound(`The console has no file ${path}.`))
   }
   return assetResponse(asset, request.headers)
 })
 
-const notEnded = new ServiceUnavailable({
-  code: "SERVICE_ERROR",
-  detail: "The session could not be ended: the store is unavailable. Try signing out again.",
-  retryAfterSeconds: 1
-})
+const notEnded = storeUnavailable("The session could not be ended: the store is unavailable. Try signing out again.")
 
 const SignIn = Schema.Struct({ key: Schema.String })
 const decodeSignIn = Schema.decodeUnknownEffect(SignIn, payloadParseOptions)
@@ -139,7 +129,7 @@ const signIn = Effect.map(makeRateLimitDecider, ({ decide }) =>
     if (payload._tag === "Failure") return yield* answer(requestProblem("Payload", payload.failure))
     const presented = payload.success.key.trim()
     if (presented === "") {
-      return yield* answer(new Unauthorized({ code: "MISSING_API_KEY", detail: "Sign in with an API key." }))
+      return yield* answer(missingApiKey("Sign in with an API key."))
     }
     const now = Date.now()
     const verdict = snapshot.keys.verify(presented, now)

@@ -19,7 +19,7 @@
  *   403 `CSRF_FAILED`. `SameSite=Strict` already keeps other sites' requests
  *   from carrying the cookie; these checks hold even where it does not.
  */
-import { CsrfFailed, Unauthorized } from "../api/problems.ts"
+import { type CsrfFailed, csrfFailed, invalidApiKey, missingApiKey, type Unauthorized } from "../api/problems.ts"
 import type { ConfigSnapshot } from "../app/Snapshot.ts"
 import type { ApiKeyRecord } from "../domain/ApiKey.ts"
 import type { KeyVerification } from "../keys/apiKeys.ts"
@@ -57,12 +57,10 @@ const header = (request: CredentialRequest, name: string): string | undefined =>
 
 const refused = (problem: Unauthorized | CsrfFailed): Authentication => ({ ok: false, problem })
 
-const missing = () =>
-  refused(new Unauthorized({ code: "MISSING_API_KEY", detail: "Send an API key: Authorization: Bearer <key>." }))
+const missing = () => refused(missingApiKey("Send an API key: Authorization: Bearer <key>."))
 
 /** Why a key that is not usable is refused. */
-export const keyRefused = (reason: keyof typeof invalidReasons): Unauthorized =>
-  new Unauthorized({ code: "INVALID_API_KEY", detail: invalidReasons[reason] })
+export const keyRefused = (reason: keyof typeof invalidReasons): Unauthorized => invalidApiKey(invalidReasons[reason])
 
 const ofVerdict = (verdict: KeyVerification, session: SessionClaims | undefined): Authentication =>
   verdict.ok ? { ok: true, record: verdict.record, session } : refused(keyRefused(verdict.reason))
@@ -104,29 +102,17 @@ export const authenticateSession = (
     now >= sessionEnd(claims, settings.console.sessionMinutes) ||
     sessions.hasEnded(claims, now)
   ) {
-    return refused(
-      new Unauthorized({ code: "INVALID_API_KEY", detail: "The console session has ended; sign in again." })
-    )
+    return refused(invalidApiKey("The console session has ended; sign in again."))
   }
   const verdict = snapshot.keys.verifyId(claims.keyId, now)
   if (!verdict.ok || !UNSAFE_METHODS.has(request.method)) return ofVerdict(verdict, claims)
   const presented = header(request, CSRF_HEADER)
   if (presented === undefined || !sessions.csrfMatches(claims, presented)) {
-    return refused(
-      new CsrfFailed({
-        code: "CSRF_FAILED",
-        detail: `A change made with the console's session needs its CSRF token in ${CSRF_HEADER}.`
-      })
-    )
+    return refused(csrfFailed(`A change made with the console's session needs its CSRF token in ${CSRF_HEADER}.`))
   }
   const origin = header(request, "origin")
   if (origin !== undefined && !isOwnOrigin(request, origin, settings.verification.publicUrl)) {
-    return refused(
-      new CsrfFailed({
-        code: "CSRF_FAILED",
-        detail: "A change made with the console's session must come from the console's own origin."
-      })
-    )
+    return refused(csrfFailed("A change made with the console's session must come from the console's own origin."))
   }
   return ofVerdict(verdict, claims)
 }

@@ -20,7 +20,7 @@ import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Layer from "effect/Layer"
 import { openApiDocument } from "../api/openApiDocument.ts"
-import { ServiceUnavailable } from "../api/problems.ts"
+import { notBuilt as notBuiltProblem } from "../api/problems.ts"
 import { Snapshot } from "../app/Snapshot.ts"
 import { readScalarBundle } from "./docsAssets.ts"
 import { answerWith } from "./problemResponse.ts"
@@ -128,13 +128,7 @@ const docsAssets = (): DocsAssets | undefined => {
   return assets
 }
 
-const notBuilt = answerWith(
-  new ServiceUnavailable({
-    code: "SERVICE_ERROR",
-    detail: "The docs page's script has not been built: run `npm run build`.",
-    retryAfterSeconds: 60
-  })
-)
+const notBuilt = answerWith(notBuiltProblem("The docs page's script has not been built: run `npm run build`."))
 
 const serve = (pick: (assets: DocsAssets, url: URL) => { asset: StaticAsset; cacheControl?: string }) =>
   Effect.gen(function* () {

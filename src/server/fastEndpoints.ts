@@ -15,7 +15,7 @@ import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { CampusgateApi } from "../api/Api.ts"
 import { scopesAcceptedBy } from "../api/Authorization.ts"
-import type { Problem } from "../api/problems.ts"
+import { malformedJson, type Problem } from "../api/problems.ts"
 import { type RateLimitBucketName, rateLimitBucketOf } from "../api/rateLimits.ts"
 import type { Snapshot } from "../app/Snapshot.ts"
 import type { Validation } from "../app/Validation.ts"
@@ -28,7 +28,7 @@ import {
   plainOfferRequest,
   plainTargetGroupRequest
 } from "./plainPayloads.ts"
-import { jsonPayloadSchema, malformedJson, payloadParseOptions, payloadProblem } from "./requestErrors.ts"
+import { jsonPayloadSchema, payloadParseOptions, payloadProblem } from "./requestErrors.ts"
 import { type ApiEndpoint, findRoute } from "./routes.ts"
 
 /** What an endpoint answers: its JSON (text or bytes), or a problem. */

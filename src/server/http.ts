@@ -22,17 +22,16 @@ import * as Layer from "effect/Layer"
 import * as Result from "effect/Result"
 import { CampusgateApi, canonicalUrl } from "../api/Api.ts"
 import {
-  BadRequest,
-  InternalError,
-  MethodNotAllowed,
-  NotFound,
+  invalidField,
+  malformedJson,
+  methodNotAllowed,
+  notFound,
   type Problem,
-  ServiceUnavailable,
-  UnsupportedMediaType,
+  serviceError,
+  unsupportedMediaType,
   withRequestId
 } from "../api/problems.ts"
 import { Snapshot } from "../app/Snapshot.ts"
-import { isStoreDown } from "../store/redis.ts"
 import { AuthorizationLive } from "./authorization.ts"
 import { ConsoleRoutes, consoleHeaders } from "./console.ts"
 import { DocsRoutes } from "./docs.ts"
@@ -46,9 +45,10 @@ import { ValidationHandlers } from "./handlers/validation.ts"
 import { VerificationsHandlers } from "./handlers/verifications.ts"
 import { IdempotencyLive } from "./idempotency.ts"
 import { Metrics, MetricsRoute } from "./metrics.ts"
+import { storeOutageProblem } from "./problemOf.ts"
 import { problemResponse } from "./problemResponse.ts"
 import { RequestLogger, recordRequest } from "./RequestLogger.ts"
-import { malformedJson, payloadTooLarge, RequestErrorsLive } from "./requestErrors.ts"
+import { bodyTooLarge, RequestErrorsLive } from "./requestErrors.ts"
 import {
   bodyLimitOf,
   brokenPercentEncoding,
@@ -71,11 +71,9 @@ import {
 } from "./routes.ts"
 import { VerificationRoutes } from "./verificationRoutes.ts"
 
-/** How long a client should wait when the shared store (Redis) cannot be reached. */
-const STORE_DOWN_RETRY_SECONDS = 5
-
-/** The problem already names the request: the renderer alone, not `answerWith` (which reads the request). */
-const respond = (problem: Problem) => Effect.succeed(problemResponse(problem))
+/** The problem named after the request: the renderer alone, not `answerWith` (which reads the request). */
+const respond = (problem: Problem, requestId: string) =>
+  Effect.succeed(problemResponse(withRequestId(problem, requestId)))
 
 const isProblem = (response: HttpServerResponse.HttpServerResponse): boolean =>
   response.headers["content-type"]?.startsWith("application/problem+json") === true
@@ -97,35 +95,28 @@ const normalize = (
     case 405: {
       const methods = methodsAt(path)
       if (methods.length === 0) {
-        return respond(new NotFound({ code: "NOT_FOUND", detail: `There is nothing at ${path}.`, requestId }))
+        return respond(notFound(`There is nothing at ${path}.`), requestId)
       }
       return Effect.map(
-        respond(
-          new MethodNotAllowed({
-            code: "METHOD_NOT_ALLOWED",
-            detail: `${request.method} is not allowed on ${path}; use ${methods.join(", ")}.`,
-            requestId
-          })
-        ),
+        respond(methodNotAllowed(`${request.method} is not allowed on ${path}; use ${methods.join(", ")}.`), requestId),
         HttpServerResponse.setHeader("allow", methods.join(", "))
       )
     }
     case 413:
-      return respond(withRequestId(payloadTooLarge(), requestId))
+      return respond(bodyTooLarge(), requestId)
     case 415: {
       const accepted = [...(findRoute(request.method, path)?.endpoint?.payload.keys() ?? ["application/json"])]
       const sent = request.headers["content-type"]
       return respond(
-        new UnsupportedMediaType({
-          code: "UNSUPPORTED_MEDIA_TYPE",
-          detail: `This endpoint takes ${accepted.join(", ")}; the request was sent as ${sent === undefined || sent === "" ? "no Content-Type" : sent}.`,
-          requestId
-        })
+        unsupportedMediaType(
+          `This endpoint takes ${accepted.join(", ")}; the request was sent as ${sent === undefined || sent === "" ? "no Content-Type" : sent}.`
+        ),
+        requestId
       )
     }
     default:
       if (response.status >= 500) {
-        return respond(new InternalError({ code: "SERVICE_ERROR", detail: "An unexpected error occurred.", requestId }))
+        return respond(serviceError("An unexpected error occurred."), requestId)
       }
       return Effect.succeed(response)
   }
@@ -166,12 +157,13 @@ const Outermost = HttpRouter.middleware(
       const path = routedPath(url)
       if (brokenPercentEncoding(path)) {
         return yield* respond(
-          new BadRequest({
-            code: "VALIDATION_ERROR",
-            detail: "The request path is not valid.",
-            requestId,
-            errors: [{ field: "/path", code: "INVALID_ENCODING", message: "the path's percent-encoding is broken" }]
-          })
+          invalidField(
+            "The request path is not valid.",
+            "/path",
+            "INVALID_ENCODING",
+            "the path's percent-encoding is broken"
+          ),
+          requestId
         )
       }
       const route = findRoute(request.method, path)
@@ -180,31 +172,21 @@ const Outermost = HttpRouter.middleware(
       if (declared !== undefined) {
         // Answered before any of the body is read; the connection closes, so the rest is never waited for.
         return yield* Effect.map(
-          respond(withRequestId(payloadTooLarge({ bytes: declared, limit, upload: isUploadRoute(route) }), requestId)),
+          respond(bodyTooLarge({ bytes: declared, limit, upload: isUploadRoute(route) }), requestId),
           HttpServerResponse.setHeader("connection", "close")
         )
       }
       const checked = readsJsonBody(route)
         ? Effect.flatMap(Effect.result(request.arrayBuffer), (body) =>
-            Result.isSuccess(body) && !isUtf8Body(body.success)
-              ? respond(withRequestId(malformedJson(), requestId))
-              : httpEffect
+            Result.isSuccess(body) && !isUtf8Body(body.success) ? respond(malformedJson(), requestId) : httpEffect
           )
         : httpEffect
       return yield* checked.pipe(
-        // A request that needed the shared store while it is down: 503, to retry shortly, not a 500.
-        Effect.catchDefect((defect) =>
-          isStoreDown(defect)
-            ? respond(
-                new ServiceUnavailable({
-                  code: "SERVICE_ERROR",
-                  detail: "The shared store cannot be reached right now; retry shortly.",
-                  retryAfterSeconds: STORE_DOWN_RETRY_SECONDS,
-                  requestId
-                })
-              )
-            : Effect.die(defect)
-        ),
+        // A request that needed a store while it cannot be used (of any kind): 503, to retry shortly, not a 500.
+        Effect.catchDefect((defect) => {
+          const outage = storeOutageProblem(defect)
+          return outage === undefined ? Effect.die(defect) : respond(outage, requestId)
+        }),
         Effect.provideService(HttpServerRequest.HttpServerRequest, request),
         Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(settings.server.maxBodyBytes))
       )

@@ -16,7 +16,7 @@ import * as Layer from "effect/Layer"
 import { canonicalUrl } from "../api/Api.ts"
 import { Caller } from "../api/Authorization.ts"
 import { IDEMPOTENCY_RETENTION_HOURS, Idempotency } from "../api/idempotency.ts"
-import { Conflict, ServiceUnavailable } from "../api/problems.ts"
+import { conflict, storeUnavailable } from "../api/problems.ts"
 import { REPLAYED_HEADER } from "../api/rateLimits.ts"
 import { IdempotencyStore, idempotencyRecordKey, type StoredAnswer } from "../idempotency/IdempotencyStore.ts"
 
@@ -51,21 +51,15 @@ const replay = (answer: StoredAnswer): HttpServerResponse.HttpServerResponse =>
     headers: { ...answer.headers, [REPLAYED_HEADER]: "true" }
   })
 
-const reused = new Conflict({
-  code: "CONFLICT",
-  detail: "This Idempotency-Key was sent with another request (method, path or body); a new request needs a new key."
-})
+const reused = conflict(
+  "This Idempotency-Key was sent with another request (method, path or body); a new request needs a new key."
+)
 
-const storeUnavailable = new ServiceUnavailable({
-  code: "SERVICE_ERROR",
-  detail: "Requests with an Idempotency-Key cannot be taken right now (the store is unavailable); retry shortly.",
-  retryAfterSeconds: 5
-})
+const unavailable = storeUnavailable(
+  "Requests with an Idempotency-Key cannot be taken right now (the store is unavailable); retry shortly."
+)
 
-const stillRunning = new Conflict({
-  code: "CONFLICT",
-  detail: "A request with this Idempotency-Key is still running; retry once it has been answered."
-})
+const stillRunning = conflict("A request with this Idempotency-Key is still running; retry once it has been answered.")
 
 export const IdempotencyLive = Layer.effect(
   Idempotency,
@@ -85,11 +79,9 @@ export const IdempotencyLive = Layer.effect(
         const claimed = yield* Effect.result(store.claim(recordKey, fingerprint, now, now + CLAIM_MS))
         if (claimed._tag === "Failure") {
           yield* HttpEffect.appendPreResponseHandler((_request, response) =>
-            Effect.succeed(
-              HttpServerResponse.setHeader(response, "retry-after", String(storeUnavailable.retryAfterSeconds))
-            )
+            Effect.succeed(HttpServerResponse.setHeader(response, "retry-after", String(unavailable.retryAfterSeconds)))
           )
-          return yield* storeUnavailable
+          return yield* unavailable
         }
         const held = claimed.success
         if (held !== undefined) {

@@ -26,7 +26,7 @@ import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Layer from "effect/Layer"
 import * as RateLimiter from "effect/persistence/RateLimiter"
-import { ServiceUnavailable, TooManyRequests } from "../api/problems.ts"
+import { rateLimitExceeded, type ServiceUnavailable, storeUnavailable, type TooManyRequests } from "../api/problems.ts"
 import { countsAcceptedOnly, type RateLimitBucketName, REPLAYED_HEADER, rateLimitBucketOf } from "../api/rateLimits.ts"
 import { Snapshot } from "../app/Snapshot.ts"
 import type { RateLimit } from "../config/Settings.ts"
@@ -37,9 +37,6 @@ export const rateLimiterLayer = (
   store?: Layer.Layer<RateLimiter.RateLimiterStore>
 ): Layer.Layer<RateLimiter.RateLimiter> =>
   store === undefined ? rateLimiterLayerMemory : RateLimiter.layer.pipe(Layer.provide(store))
-
-/** How long a client should wait when the limiter store cannot be reached. */
-const STORE_DOWN_RETRY_SECONDS = 5
 
 const wholeSeconds = (duration: Duration.Duration): number => Math.max(0, Math.ceil(Duration.toMillis(duration) / 1000))
 
@@ -74,24 +71,19 @@ const exceeded = (
       ratelimit: `"${bucket}";r=0;t=${retryAfter}`,
       "retry-after": String(retryAfter)
     },
-    problem: new TooManyRequests({
-      code: "RATE_LIMIT_EXCEEDED",
-      detail:
-        bucket === "signIn"
-          ? `At most ${policy.requests} console sign-ins per ${policy.windowSeconds} seconds from one address; retry in ${retryAfter} seconds.`
-          : `This API key may make ${policy.requests} ${bucket} requests per ${policy.windowSeconds} seconds; retry in ${retryAfter} seconds.`,
-      retryAfterSeconds: retryAfter
-    })
+    problem: rateLimitExceeded(
+      bucket === "signIn"
+        ? `At most ${policy.requests} console sign-ins per ${policy.windowSeconds} seconds from one address; retry in ${retryAfter} seconds.`
+        : `This API key may make ${policy.requests} ${bucket} requests per ${policy.windowSeconds} seconds; retry in ${retryAfter} seconds.`,
+      retryAfter
+    )
   }
 }
 
+const storeDownProblem = storeUnavailable("Rate limits cannot be checked right now; retry shortly.")
 const storeDown = (): RateLimitDecision => ({
-  headers: { "retry-after": String(STORE_DOWN_RETRY_SECONDS) },
-  problem: new ServiceUnavailable({
-    code: "SERVICE_ERROR",
-    detail: "Rate limits cannot be checked right now; retry shortly.",
-    retryAfterSeconds: STORE_DOWN_RETRY_SECONDS
-  })
+  headers: { "retry-after": String(storeDownProblem.retryAfterSeconds) },
+  problem: storeDownProblem
 })
 
 /** A policy's window and refill rate as `RateLimiter.consume` derives them (a window of at least 1 ms). */

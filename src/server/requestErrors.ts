@@ -26,7 +26,14 @@ import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { CampusgateApi, RequestErrors } from "../api/Api.ts"
-import { BadRequest, type FieldError, PayloadTooLarge } from "../api/problems.ts"
+import {
+  type BadRequest,
+  type FieldError,
+  malformedJson,
+  type PayloadTooLarge,
+  payloadTooLarge,
+  validationFailed
+} from "../api/problems.ts"
 import { fieldErrorsOf } from "../domain/fieldErrors.ts"
 
 /** An answer lists at most this many field errors (and says how many there were). */
@@ -37,35 +44,28 @@ export const LIST_ALL_BELOW_BYTES = 64 * 1024
 /** How the contract decodes request bodies: unknown fields are problems; the first problem ends decoding. */
 export const payloadParseOptions = Context.getOrUndefined(CampusgateApi.annotations, HttpApi.PayloadParseOptions)
 
-export const malformedJson = (): BadRequest =>
-  new BadRequest({ code: "MALFORMED_JSON", detail: "The request body is not valid JSON." })
-
 /**
  * A body larger than the endpoint accepts: its declared length against
  * `limit` when known (413), with what to do instead — several jobs for a
  * job upload (`upload`), bulk-async for any other batch.
  */
-export const payloadTooLarge = (declared?: {
+export const bodyTooLarge = (declared?: {
   readonly bytes: number
   readonly limit: number
   readonly upload?: boolean
 }): PayloadTooLarge => {
   const instead =
     declared?.upload === true ? "split it into several jobs" : "split it, or use bulk-async for large batches"
-  return new PayloadTooLarge({
-    code: "PAYLOAD_TOO_LARGE",
-    detail:
-      declared === undefined
-        ? `The request body is larger than this server accepts; ${instead}.`
-        : `The request body (${declared.bytes} bytes) is larger than this endpoint accepts (${declared.limit} bytes); ${instead}.`
-  })
+  return payloadTooLarge(
+    declared === undefined
+      ? `The request body is larger than this server accepts; ${instead}.`
+      : `The request body (${declared.bytes} bytes) is larger than this endpoint accepts (${declared.limit} bytes); ${instead}.`
+  )
 }
 
 /** A JSON body read by hand that could not be read: past the size limit while it streamed in (413), else not JSON. */
 export const unreadableBody = (error: HttpServerError.HttpServerError): BadRequest | PayloadTooLarge =>
-  error.reason._tag === "RequestParseError" && error.reason.reason === "BodyTooLarge"
-    ? payloadTooLarge()
-    : malformedJson()
+  error.reason._tag === "RequestParseError" && error.reason.reason === "BodyTooLarge" ? bodyTooLarge() : malformedJson()
 
 const counted = (count: number, listed: number): string => {
   if (count <= listed) return count === 1 ? "1 problem" : `${count} problems`
@@ -91,7 +91,7 @@ export const requestProblem = (
     options.listedAll === false
       ? "The request is not valid; the body is too large to list every problem, so the first is listed."
       : `The request is not valid: ${counted(issues.length, errors.length)}.`
-  return new BadRequest({ code: "VALIDATION_ERROR", detail, errors })
+  return validationFailed(detail, errors)
 }
 
 /** The JSON payload schema an endpoint declares, if it takes a buffered JSON body. */

@@ -28,6 +28,7 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { writeFileAtomic } from "../store/atomicWrite.ts"
 import { withFileLock } from "../store/fileLock.ts"
+import { markOutage } from "../store/outage.ts"
 
 export const ENDED_SESSIONS_FILE = "console-sessions-ended.json"
 
@@ -45,6 +46,7 @@ export class EndedSessionsError extends Schema.TaggedError<EndedSessionsError>()
     return `The ended-sessions store failed to ${this.operation}: ${String((this.cause as Error)?.message ?? this.cause)}`
   }
 }
+markOutage(EndedSessionsError)
 
 export interface EndedSessionsService {
   /** Records that `session` ended, for every process sharing the store; done when the store has it. */

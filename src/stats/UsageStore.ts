@@ -18,6 +18,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as Semaphore from "effect/Semaphore"
+import { markOutage } from "../store/outage.ts"
 import { addUsage, copyUsage, emptyUsageState, type UsageState } from "./UsageState.ts"
 import { readUsageFiles, type StoredUsage, writeUsageFile } from "./usageFiles.ts"
 
@@ -31,6 +32,7 @@ export class UsageStoreError extends Schema.TaggedError<UsageStoreError>()("Usag
     return `Usage statistics ${this.operation}${what} failed: ${String((this.cause as Error)?.message ?? this.cause)}`
   }
 }
+markOutage(UsageStoreError)
 
 export class UsageStore extends Context.Service<
   UsageStore,

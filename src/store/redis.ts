@@ -6,8 +6,9 @@
  * What the daemon promises when Redis goes away is set here:
  * - a command fails at once while the connection is down (no offline
  *   queue) and after `COMMAND_TIMEOUT_MS` when the server stalls (every
- *   command of the `Redis` and `NodeRedis` services is bounded), so a
- *   request that needs shared state answers 503 instead of hanging;
+ *   command of the `Redis` and `NodeRedis` services is bounded), and fails
+ *   as a store outage (`store/outage.ts`), so a request that needs shared
+ *   state answers 503 instead of hanging or answering 500;
  * - once connected, the client reconnects for ever with capped backoff (no
  *   restart needed; the first connection must succeed, so a daemon with a
  *   wrong URL stops at start with the reason);
@@ -18,6 +19,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redis from "effect/persistence/Redis"
+import { markOutage } from "./outage.ts"
 
 export { Redis, RedisError } from "effect/persistence/Redis"
 
@@ -36,13 +38,25 @@ export interface RedisOptions {
   readonly keyPrefix: string
 }
 
-/** A command that Redis has not answered within `COMMAND_TIMEOUT_MS` fails: a stalled server counts as down. */
+/** A Redis command that failed: the store is down or stalled, an outage (`store/outage.ts`), not a bug. */
+class RedisOutage extends Redis.RedisError {}
+markOutage(RedisOutage)
+
+/**
+ * A command fails as an outage, and fails when Redis has not answered it
+ * within `COMMAND_TIMEOUT_MS`: a stalled server counts as down.
+ */
 const bounded = <A>(effect: Effect.Effect<A, Redis.RedisError>): Effect.Effect<A, Redis.RedisError> =>
-  Effect.timeoutOrElse(effect, {
-    duration: COMMAND_TIMEOUT_MS,
-    orElse: () =>
-      Effect.fail(new Redis.RedisError({ cause: new Error(`Redis did not answer within ${COMMAND_TIMEOUT_MS} ms`) }))
-  })
+  Effect.timeoutOrElse(
+    Effect.mapError(effect, (error) =>
+      error instanceof RedisOutage ? error : new RedisOutage({ cause: error.cause })
+    ),
+    {
+      duration: COMMAND_TIMEOUT_MS,
+      orElse: () =>
+        Effect.fail(new RedisOutage({ cause: new Error(`Redis did not answer within ${COMMAND_TIMEOUT_MS} ms`) }))
+    }
+  )
 
 /** `Redis` (and `NodeRedis`) over one client; building it connects, or fails. */
 export const redisLayer = (options: RedisOptions): Layer.Layer<Redis.Redis | NodeRedis.NodeRedis, Redis.RedisError> => {
@@ -109,14 +123,4 @@ export const hashEntries = (reply: unknown): Map<string, string> => {
     for (const [field, value] of Object.entries(reply as Record<string, unknown>)) entries.set(field, String(value))
   }
   return entries
-}
-
-/** Whether a defect is (or was caused by) a Redis command that failed: the shared store is down, not a bug. */
-export const isStoreDown = (defect: unknown): boolean => {
-  let current: unknown = defect
-  for (let depth = 0; depth < 4 && current !== null && typeof current === "object"; depth++) {
-    if ((current as { readonly _tag?: unknown })._tag === "RedisError") return true
-    current = (current as { readonly cause?: unknown }).cause
-  }
-  return false
 }

@@ -22,6 +22,7 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { writeFileAtomic } from "../store/atomicWrite.ts"
 import { withFileLock } from "../store/fileLock.ts"
+import { markOutage } from "../store/outage.ts"
 
 export const SIGNING_KEYS_FILE = "signing-keys.json"
 
@@ -56,6 +57,7 @@ export class SigningKeyStoreError extends Schema.TaggedError<SigningKeyStoreErro
     return `The signing key store failed to ${this.operation}: ${String((this.cause as Error)?.message ?? this.cause)}`
   }
 }
+markOutage(SigningKeyStoreError)
 
 export interface SigningKeyStoreService {
   list(): Effect.Effect<ReadonlyArray<SigningKey>, SigningKeyStoreError>

@@ -29,6 +29,7 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import type { VerificationRecord } from "../domain/Verification.ts"
 import { breachOf, type LimitCheck } from "../domain/verificationLimits.ts"
+import { markOutage } from "../store/outage.ts"
 import { RecordIndex } from "./recordIndex.ts"
 import { type JournalLine, openJournal } from "./verificationJournal.ts"
 
@@ -41,6 +42,7 @@ export class VerificationStoreError extends Schema.TaggedError<VerificationStore
     return `The verification store failed to ${this.operation}${code === undefined ? "" : ` (${code})`}`
   }
 }
+markOutage(VerificationStoreError)
 
 /** A write that would break one of its limit checks; nothing was written. */
 export class LimitExceeded extends Schema.TaggedError<LimitExceeded>()("LimitExceeded", {

@@ -213,7 +213,10 @@ const start = Effect.fn("Verifications.start")(function* (
   const normalized = normalizedOf(answer)
   if (normalized === undefined) return { ineligible: answer }
   if (work.queue.size >= snapshot.config.settings.verification.mail.maxQueued) {
-    return yield* unavailable("Too many messages are waiting to be sent; nothing was accepted. Try again later.")
+    return yield* unavailable(
+      "Too many messages are waiting to be sent; nothing was accepted. Try again later.",
+      "queueFull"
+    )
   }
   const now = yield* Clock.currentTimeMillis
   const addressHash = keys.addressHash(canonicalOf(normalized))
@@ -270,7 +273,7 @@ const resend = Effect.fn("Verifications.resend")(function* (
       const snapshot = snapshots.current()
       const policy = policyOf(snapshot, record)
       if (work.queue.size >= snapshot.config.settings.verification.mail.maxQueued) {
-        return yield* unavailable("Too many messages are waiting to be sent. Try again later.")
+        return yield* unavailable("Too many messages are waiting to be sent. Try again later.", "queueFull")
       }
       const secret = record.method === "code" ? newCode(policy.codeLength) : newLinkSecret()
       const next = renew(

@@ -10,6 +10,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type { ConfigSnapshot } from "../app/Snapshot.ts"
 import { DEFAULT_TEAM } from "../config/settingsFile.ts"
+import { RETRY_AFTER_SECONDS } from "../domain/retryAfter.ts"
 import type { OfferValidationResult, ValidationResult } from "../domain/ValidationResult.ts"
 import type { VerificationRecord } from "../domain/Verification.ts"
 import { periodMillis, type ResolvedPolicy, type VerificationMethod } from "../domain/VerificationPolicy.ts"
@@ -39,11 +40,9 @@ import {
 
 export const refuse = (reason: VerificationsError["reason"]) => Effect.fail(new VerificationsError({ reason }))
 
-/** How long a caller is told to wait when a store or the send queue cannot take the work. */
-const STORE_RETRY_SECONDS = 30
-
-export const unavailable = (detail: string) =>
-  refuse(new VerificationUnavailable({ detail, retryAfterSeconds: STORE_RETRY_SECONDS }))
+/** Nothing was accepted: a store cannot be used now (the default), or the send queue is full; the wait is the cause's. */
+export const unavailable = (detail: string, cause: "storeUnavailable" | "queueFull" = "storeUnavailable") =>
+  refuse(new VerificationUnavailable({ detail, retryAfterSeconds: RETRY_AFTER_SECONDS[cause] }))
 
 export const invalid = (field: string, code: string, message: string) =>
   refuse(

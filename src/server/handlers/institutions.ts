@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { CampusgateApi } from "../../api/Api.ts"
 import type { InstitutionSearchQuery } from "../../api/institutions.ts"
-import { BadRequest, NotFound } from "../../api/problems.ts"
+import { invalidField, notFound } from "../../api/problems.ts"
 import { PAGE_LIMIT_DEFAULT } from "../../api/resources.ts"
 import { Institutions, type InstitutionsService } from "../../app/Institutions.ts"
 import { invalid } from "./shared.ts"
@@ -51,13 +51,14 @@ const institutionOf = (institutions: InstitutionsService, domain: string) =>
   Effect.gen(function* () {
     const found = institutions.lookup(domain)
     if (found.kind === "invalid") {
-      return yield* new BadRequest({
-        code: "VALIDATION_ERROR",
-        detail: `"${domain}" is not a domain name or email address.`,
-        errors: [{ field: "/path/domain", code: "INVALID_DOMAIN", message: "a host name such as ox.ac.uk" }]
-      })
+      return yield* invalidField(
+        `"${domain}" is not a domain name or email address.`,
+        "/path/domain",
+        "INVALID_DOMAIN",
+        "a host name such as ox.ac.uk"
+      )
     }
-    if (found.kind === "none") return yield* new NotFound({ code: "NOT_FOUND", detail: found.why })
+    if (found.kind === "none") return yield* notFound(found.why)
     return found.match
   })
 

@@ -26,12 +26,13 @@ import {
   type ResultsQuery
 } from "../../api/jobs.ts"
 import {
-  BadRequest,
-  Conflict,
+  type BadRequest,
+  conflict,
   type FieldError,
-  PayloadTooLarge,
-  TooManyRequests,
-  UnsupportedMediaType
+  type PayloadTooLarge,
+  type UnsupportedMediaType,
+  uploadsBusy,
+  validationFailed
 } from "../../api/problems.ts"
 import { REPLAYED_HEADER } from "../../api/rateLimits.ts"
 import { PAGE_LIMIT_DEFAULT } from "../../api/resources.ts"
@@ -52,7 +53,7 @@ import {
   UPLOAD_CODINGS,
   uploadCodings
 } from "../../jobs/Jobs.ts"
-import { answerJobStoreError, answerJobsError } from "../problemOf.ts"
+import { answerJobStoreError, answerJobsError, jobInputProblem } from "../problemOf.ts"
 import { answerWith } from "../problemResponse.ts"
 import { negotiateCoding } from "../staticAsset.ts"
 import { notFound } from "./shared.ts"
@@ -72,9 +73,6 @@ const compressed = <E, R>(rows: Stream.Stream<Uint8Array, E, R>, coding: "br" | 
         : createGzip({ level: 1 }),
     onError: (error) => new JobResultsError({ reason: "Unreadable", detail: String(error) })
   })
-
-/** How long a client should wait before retrying when its key has as many uploads in progress as allowed. */
-const UPLOADS_RETRY_SECONDS = 1
 
 /** Uploads in progress per API key, so one key cannot hold every file handle and core. */
 class UploadSlots {
@@ -140,8 +138,7 @@ export const jobLinks = (jobId: string) => ({
   results: `${API_PREFIX}/jobs/${jobId}/results`
 })
 
-const invalid = (errors: ReadonlyArray<FieldError>) =>
-  new BadRequest({ code: "VALIDATION_ERROR", detail: "The job request is not valid.", errors })
+const invalid = (errors: ReadonlyArray<FieldError>) => validationFailed("The job request is not valid.", errors)
 
 /** The problem with the target a request names (`where`: the query, or the body's own fields). */
 const targetProblem = (refusal: TargetRefusal, where: string) =>
@@ -172,19 +169,10 @@ const callbackProblem = (jobs: JobsService, url: string | undefined, where: stri
       )
 
 /** Why an upload cannot become a job, as the problem to answer. */
-const uploadProblem = (error: JobInputError | unknown): BadRequest | PayloadTooLarge | UnsupportedMediaType => {
-  if (!(error instanceof JobInputError)) {
-    return invalid([{ field: "/body", code: "UNREADABLE", message: "the body could not be read" }])
-  }
-  switch (error.code) {
-    case "PAYLOAD_TOO_LARGE":
-      return new PayloadTooLarge({ code: "PAYLOAD_TOO_LARGE", detail: error.detail })
-    case "UNSUPPORTED_MEDIA_TYPE":
-      return new UnsupportedMediaType({ code: "UNSUPPORTED_MEDIA_TYPE", detail: error.detail })
-    default:
-      return new BadRequest({ code: error.code, detail: error.detail, errors: error.errors })
-  }
-}
+const uploadProblem = (error: JobInputError | unknown) =>
+  error instanceof JobInputError
+    ? jobInputProblem(error)
+    : invalid([{ field: "/body", code: "UNREADABLE", message: "the body could not be read" }])
 
 /** What the job handlers share: the jobs service, the snapshot in force, the uploads in progress per key. */
 interface JobsHandlerContext {
@@ -230,11 +218,9 @@ const submitJob = <E>(
     }
     if (!uploads.tryTake(caller.keyId, limits.jobUploadsPerKey)) {
       return yield* answerWith(
-        new TooManyRequests({
-          code: "RATE_LIMIT_EXCEEDED",
-          detail: `This API key already sends ${limits.jobUploadsPerKey} job uploads; send the next when one has finished.`,
-          retryAfterSeconds: UPLOADS_RETRY_SECONDS
-        })
+        uploadsBusy(
+          `This API key already sends ${limits.jobUploadsPerKey} job uploads; send the next when one has finished.`
+        )
       )
     }
     yield* Effect.addFinalizer(() => Effect.sync(() => uploads.give(caller.keyId)))
@@ -320,10 +306,7 @@ const jobResults = (jobs: JobsService, jobId: string, query: typeof ResultsQuery
     const results = yield* jobs.results(caller.team, jobId)
     const { job } = results
     if (!results.finished) {
-      return yield* new Conflict({
-        code: "CONFLICT",
-        detail: `Job ${job.jobId} is ${job.status}; its results can be read once it has finished.`
-      })
+      return yield* conflict(`Job ${job.jobId} is ${job.status}; its results can be read once it has finished.`)
     }
     const format = query.format ?? downloadFormat(request.headers.accept)
     if (format !== "json") {

@@ -11,7 +11,7 @@ import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import * as Result from "effect/Result"
 import { CampusgateApi } from "../../api/Api.ts"
 import type { BulkProcessRequest, OfferResource } from "../../api/offers.ts"
-import { type BadRequest, ServiceUnavailable } from "../../api/problems.ts"
+import { type BadRequest, storeUnavailable } from "../../api/problems.ts"
 import { OfferStatus } from "../../app/OfferStatus.ts"
 import { Resources, sourceOf, versionOf } from "../../app/Resources.ts"
 import { type ConfigSnapshot, Snapshot } from "../../app/Snapshot.ts"
@@ -132,13 +132,7 @@ export const OffersHandlers = HttpApiBuilder.group(
           const { snapshot, resource: offer } = yield* callersOffer(params.id)
           const answer = yield* Effect.result(offerStatus.status(snapshot, offer, query.days))
           if (Result.isFailure(answer)) {
-            return yield* answerWith(
-              new ServiceUnavailable({
-                code: "SERVICE_ERROR",
-                detail: "The usage statistics cannot be read right now.",
-                retryAfterSeconds: 5
-              })
-            )
+            return yield* answerWith(storeUnavailable("The usage statistics cannot be read right now."))
           }
           return answer.success
         })

@@ -11,7 +11,7 @@ import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
 import { API_PREFIX } from "../../api/Api.ts"
 import { Caller } from "../../api/Authorization.ts"
-import { BadRequest, type FieldError, NotFound } from "../../api/problems.ts"
+import { type BadRequest, type NotFound, notFound as notFoundProblem, validationFailed } from "../../api/problems.ts"
 import { PAGE_LIMIT_DEFAULT } from "../../api/resources.ts"
 import type { Applied, ExpectedVersion } from "../../app/Resources.ts"
 import type { ResourcesError } from "../../app/ResourcesError.ts"
@@ -75,11 +75,9 @@ export const createdAnswer = <A>(location: string, body: A, etag: string) =>
 export const answerCreateError = (error: ResourcesError) =>
   Effect.catchTags(answerResourcesError(error), { NotFound: Effect.die, PreconditionFailed: Effect.die })
 
-export const notFound = (what: string, id: string) =>
-  new NotFound({ code: "NOT_FOUND", detail: `There is no ${what} "${id}".` })
+export const notFound = (what: string, id: string): NotFound => notFoundProblem(`There is no ${what} "${id}".`)
 
-export const invalid = (detail: string, errors: ReadonlyArray<FieldError>) =>
-  new BadRequest({ code: "VALIDATION_ERROR", detail, errors })
+export const invalid = validationFailed
 
 const encodeCursor = (id: string): string => Buffer.from(id, "utf8").toString("base64url")
 

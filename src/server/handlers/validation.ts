@@ -7,7 +7,7 @@ import * as Effect from "effect/Effect"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { CampusgateApi } from "../../api/Api.ts"
 import { Caller } from "../../api/Authorization.ts"
-import { BadRequest, type FieldError, type NotFound } from "../../api/problems.ts"
+import { type BadRequest, type FieldError, invalidEmailFormat, type NotFound } from "../../api/problems.ts"
 import type { BulkRequest } from "../../api/validation.ts"
 import { Snapshot } from "../../app/Snapshot.ts"
 import { Validation, ValidationError } from "../../app/Validation.ts"
@@ -15,22 +15,19 @@ import { toOfferResultRow, toResultRow } from "../../domain/ResultRow.ts"
 import { rowText } from "../../domain/rowText.ts"
 import type { OfferValidationResult, ValidationResult } from "../../domain/ValidationResult.ts"
 import { JsonBytes } from "../jsonBytes.ts"
+import { problemOfReason } from "../problemOf.ts"
 import { currentRequestId } from "../requestId.ts"
 import { jsonTextResponse, offerResultText, resultText } from "../resultJson.ts"
-import { answerBulk, invalid, notFound } from "./shared.ts"
+import { answerBulk, invalid } from "./shared.ts"
 
 /** A single email whose format is invalid is a 400, with the parser's sub-reason as the field error. */
 export const formatProblem = (result: ValidationResult): BadRequest | undefined => {
   if (result.reasonCode !== "INVALID_EMAIL_FORMAT") return undefined
   const format = result.validationDetails.format
   const message = "message" in format && format.message !== undefined ? format.message : (result.reason ?? "")
-  return new BadRequest({
-    code: "INVALID_EMAIL_FORMAT",
-    detail: result.reason ?? "The email address is not valid.",
-    errors: [
-      { field: "/email", code: "code" in format && format.code !== undefined ? format.code : "INVALID", message }
-    ]
-  })
+  return invalidEmailFormat(result.reason ?? "The email address is not valid.", [
+    { field: "/email", code: "code" in format && format.code !== undefined ? format.code : "INVALID", message }
+  ])
 }
 
 /** About how many bytes an item of a bulk answer takes: a compact row, a full result (estimates; the answer grows past them). */
@@ -90,10 +87,7 @@ export type SinglePayload =
   | { readonly email: string; readonly offerId: string }
 
 /** A target the caller cannot see, as the 404 it answers. */
-export const targetNotFound = ({ reason: error }: ValidationError): NotFound =>
-  error._tag === "TargetGroupNotFound"
-    ? notFound("target group", error.targetGroupId)
-    : notFound("offer", error.offerId)
+export const targetNotFound = ({ reason }: ValidationError): NotFound => problemOfReason(reason)
 
 /**
  * One email against a target group or offer the team can see: the answer's
