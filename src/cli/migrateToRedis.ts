@@ -44,6 +44,12 @@ export interface Migrated {
   readonly jobs: number
 }
 
+/** What `read` listed, once `write` has copied it. */
+const copied = <A, E, R, E2, R2>(
+  read: Effect.Effect<ReadonlyArray<A>, E, R>,
+  write: (items: ReadonlyArray<A>) => Effect.Effect<unknown, E2, R2>
+) => Effect.flatMap(read, (items) => Effect.as(write(items), items))
+
 /** Copies `dataDir` (and the keys `configDir`'s data location holds) into the Redis connection in force. */
 export const migrateToRedis = (configDir: string, dataDir: string) =>
   Effect.gen(function* () {
@@ -127,22 +133,13 @@ export const migrateToRedis = (configDir: string, dataDir: string) =>
       VerificationStore,
       (adapters) => adapters.verifications,
       (from, to) =>
-        Effect.gen(function* () {
-          const records = yield* from.list()
-          for (const record of records) yield* to.insert(record)
-          return records
-        })
+        copied(from.list(), (records) => Effect.forEach(records, (record) => to.insert(record), { discard: true }))
     )
 
     const signing = yield* between(
       SigningKeyStore,
       (adapters) => adapters.signingKeys,
-      (from, to) =>
-        Effect.gen(function* () {
-          const keys = yield* from.list()
-          if (keys.length > 0) yield* to.update(() => keys)
-          return keys
-        })
+      (from, to) => copied(from.list(), (keys) => (keys.length > 0 ? to.update(() => keys) : Effect.void))
     )
 
     let secrets = 0

@@ -18,10 +18,8 @@ import {
   decodeSnapshot,
   encodeSnapshot,
   hipoSnapshotFormat,
-  type RorSnapshot,
   rorSnapshotFormat,
   type SourceInfo,
-  type SwotSnapshot,
   swotSnapshotFormat
 } from "../../engine/institutions/sources/SourceSnapshot.ts"
 import { ensureDirectory, writeFileAtomic } from "../../store/atomicWrite.ts"
@@ -51,11 +49,11 @@ export const importInstitutionData = (options: ImportOptions): ImportReport => {
   const { dataDir } = options
   const swotFile = snapshotFile(dataDir, "swot.json.gz")
   const rorFile = snapshotFile(dataDir, "ror.json.gz")
-  const swot: SwotSnapshot =
+  const swot =
     options.swot === undefined
       ? decodeSnapshot(readFileSync(swotFile), swotSnapshotFormat, swotFile)
       : readSwotCheckout(options.swot, options.swotHint)
-  const ror: RorSnapshot =
+  const ror =
     options.ror === undefined
       ? decodeSnapshot(readFileSync(rorFile), rorSnapshotFormat, rorFile)
       : readRorSource(options.ror, options.rorHint)
