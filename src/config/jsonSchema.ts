@@ -245,6 +245,7 @@ const settingsAdditions: Additions = [
   ...rateLimitAdditions("validate", "Single validations."),
   ...rateLimitAdditions("default", "Everything else (reads and writes of offers, target groups, jobs)."),
   ...rateLimitAdditions("signIn", "Console sign-ins, per client address (whether the key is good or not)."),
+  ...rateLimitAdditions("hostedFlow", "Form submissions on the hosted verification page, per client address."),
   ["jobs", describe("Asynchronous bulk jobs.")],
   ["jobs.concurrency", describe("Jobs processed at once.")],
   ["jobs.maxQueued", describe("Jobs waiting beyond this answer 503.")],
