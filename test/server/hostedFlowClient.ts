@@ -16,11 +16,15 @@ export const SHOP = "https://shop.example"
 export const LOGO_SVG =
   '<svg xmlns="http://www.w3.org/2000/svg" width="40" height="40"><script>alert(1)</script><circle cx="20" cy="20" r="18" fill="#0a7c5a"/></svg>\n'
 
-const offer = (id: string, verification: string) =>
-  `id: ${id}\nteam: acme\nname: ${id}\ntargetGroups: [universities]\nstatus: active\nverification:\n  redirectOrigins: ["${SHOP}"]\n${verification}`
+const offer = (id: string, shop: string, verification: string) =>
+  `id: ${id}\nteam: acme\nname: ${id}\ntargetGroups: [universities]\nstatus: active\nverification:\n  redirectOrigins: ["${shop}"]\n${verification}`
 
-/** The config directory the flow's tests run on, mail going to `smtp`. */
-export const hostedConfig = (smtp: TestSmtp, smtpCa: string): { configDir: string; dataDir: string } => {
+/** The config directory the flow's tests run on, mail going to `smtp`, redirects allowed to `shop` (an origin). */
+export const hostedConfig = (
+  smtp: TestSmtp,
+  smtpCa: string,
+  shop: string = SHOP
+): { configDir: string; dataDir: string } => {
   const dirs = copyConfig()
   writeFileSync(join(dirs.configDir, "smtp-ca.pem"), smtpCa)
   writeFileSync(join(dirs.configDir, "acme-logo.svg"), LOGO_SVG)
@@ -33,11 +37,11 @@ export const hostedConfig = (smtp: TestSmtp, smtpCa: string): { configDir: strin
         maxMessagesPerMailbox: 1000
       }
     ],
-    [["verification", "redirectOrigins"], [SHOP]],
+    [["verification", "redirectOrigins"], [shop]],
     [["rateLimits", "hostedFlow"], { requests: 100000, windowSeconds: 60 }]
   ])
   const write = (id: string, verification: string) =>
-    writeFileSync(join(dirs.configDir, "offers", `${id}.yaml`), offer(id, verification))
+    writeFileSync(join(dirs.configDir, "offers", `${id}.yaml`), offer(id, shop, verification))
   write(
     "shop",
     '  resendAfter: "2 seconds"\n  page:\n    displayName: Acme Learning\n    logo: acme-logo.svg\n    accentColor: "#0a7c5a"\n    supportUrl: https://acme.example/help\n    privacyUrl: https://acme.example/privacy\n    privacyNotice: Acme keeps only whether you are eligible, never your address.\n'
