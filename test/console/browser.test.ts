@@ -23,17 +23,23 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import axe from "axe-core"
 import type { BrowserContext, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { utcDate } from "../../console/src/data/days.ts"
 import { buildConsole } from "../../scripts/build-console.ts"
-import { browserAvailable, browserRequired, CHROMIUM, launchBrowser, warnWithoutBrowser } from "../browser.ts"
+import {
+  browserAvailable,
+  browserRequired,
+  CHROMIUM,
+  expectAccessible,
+  launchBrowser,
+  warnWithoutBrowser
+} from "../browser.ts"
 import { call } from "../server/daemon.ts"
 import { DEMO_HISTORY, DEMO_OFFER, DEMO_REVIEWS, DEMO_TODAY, type Demo, startDemo } from "./demo.ts"
 
 // What the callbacks evaluated in the page use of its globals (this file is type-checked without the DOM library).
-declare const window: { readonly innerWidth: number; readonly axe?: typeof axe }
+declare const window: { readonly innerWidth: number }
 declare const document: {
   readonly cookie: string
   readonly activeElement: { readonly textContent: string | null } | null
@@ -78,20 +84,7 @@ describe.skipIf(!browserAvailable && !browserRequired)("the console in a real he
     call(demo.daemon, method, path, { key: demo.acmeKey, ...(body === undefined ? {} : { body }) })
 
   /** Runs axe-core on the page as it is: no serious or critical violation. */
-  const scan = async (screen: string) => {
-    // Evaluated through the DevTools protocol, which the page's CSP does not govern (a script tag would be refused).
-    if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(axe.source)
-    const violations = await page.evaluate(async () => {
-      const result = await window.axe!.run(document as never, { resultTypes: ["violations"] })
-      return result.violations.map((violation) => ({
-        id: violation.id,
-        impact: violation.impact,
-        targets: violation.nodes.map((node) => node.target.join(" ")).slice(0, 5)
-      }))
-    })
-    const grave = violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical")
-    expect(grave, `accessibility violations on ${screen}`).toEqual([])
-  }
+  const scan = (screen: string) => expectAccessible(page, screen)
 
   const shot = (name: string) => page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true })
 

@@ -23,19 +23,25 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import axe from "axe-core"
 import type { BrowserContext, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { signalLines } from "../../console/src/data/reviews.ts"
 import { buildConsole } from "../../scripts/build-console.ts"
 import { createApiKey } from "../../src/app/Keys.ts"
 import type { TeamId } from "../../src/domain/Identifiers.ts"
-import { browserAvailable, browserRequired, CHROMIUM, launchBrowser, warnWithoutBrowser } from "../browser.ts"
+import {
+  browserAvailable,
+  browserRequired,
+  CHROMIUM,
+  expectAccessible,
+  launchBrowser,
+  warnWithoutBrowser
+} from "../browser.ts"
 import { call, copyConfig, type Daemon, makeKey, startDaemon } from "../server/daemon.ts"
 import { writeReviewQueue } from "./demo.ts"
 
 // What the callbacks evaluated in the page use of its globals (this file is type-checked without the DOM library).
-declare const window: { readonly innerWidth: number; readonly axe?: typeof axe }
+declare const window: { readonly innerWidth: number }
 declare const document: { readonly documentElement: { readonly scrollWidth: number } }
 
 const artifacts = fileURLToPath(new URL("../../test-artifacts/console/", import.meta.url))
@@ -86,19 +92,7 @@ describe.skipIf(!browserAvailable && !browserRequired)(
       })
 
     /** Runs axe-core on the page as it is: no serious or critical violation. */
-    const scan = async (screen: string) => {
-      if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(axe.source)
-      const violations = await page.evaluate(async () => {
-        const result = await window.axe!.run(document as never, { resultTypes: ["violations"] })
-        return result.violations.map((violation) => ({
-          id: violation.id,
-          impact: violation.impact,
-          targets: violation.nodes.map((node) => node.target.join(" ")).slice(0, 5)
-        }))
-      })
-      const grave = violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical")
-      expect(grave, `accessibility violations on ${screen}`).toEqual([])
-    }
+    const scan = (screen: string) => expectAccessible(page, screen)
 
     const shot = (name: string) => page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true })
     const heading = (name: string | RegExp) => page.getByRole("heading", { level: 1, name })
