@@ -50,6 +50,7 @@ import { answerWith } from "../problemResponse.ts"
 import { makeRateLimitDecider, type RateLimitDecider } from "../rateLimit.ts"
 import { HOSTED_ASSET_PATH, HOSTED_LOGO_PATH, HOSTED_OFFER_PATH, HOSTED_PATH } from "../routes.ts"
 import { assetResponse, contentHash, makeAsset, type StaticAsset } from "../staticAsset.ts"
+import { redirectTarget } from "../verificationRoutes.ts"
 import { FLOW_COOKIE, type Flow, type FlowKeys, flowCookie, flowKeys, type Notice, newNonce } from "./flowCookie.ts"
 import { hostedAssets } from "./hostedAssets.ts"
 import { type PageContext, type Presentation, renderPage, type Step } from "./hostedPages.ts"
@@ -119,18 +120,11 @@ const cspOf = (nonce: string, redirectOrigin: string | undefined) =>
 
 const PRIVATE = { "cache-control": "no-store", "referrer-policy": "no-referrer", "x-content-type-options": "nosniff" }
 
-/** Where the browser goes on success: the caller's `redirect_uri` with the token, its `state`, status and id. */
-const successTarget = (flow: Flow, view: VerificationView): string | undefined => {
-  if (flow.redirectUri === undefined || view.eligibility === undefined) return undefined
-  const url = new URL(flow.redirectUri)
-  url.searchParams.set("status", view.status)
-  url.searchParams.set("verificationId", view.id)
-  url.searchParams.set("token", view.eligibility.token)
-  if (flow.state !== undefined) url.searchParams.set("state", flow.state)
-  return url.toString()
-}
+/** Where the browser goes on success: as after a link, the caller's `redirect_uri` (with its `state`) and the outcome. */
+const successTarget = (flow: Flow, view: VerificationView): string | undefined =>
+  redirectTarget({ outcome: "verified", locale: view.locale, verification: view, redirectUrl: linkRedirect(flow) })
 
-/** The redirect a link carries for the flow: the caller's `redirect_uri` with its `state` (the link page adds the rest). */
+/** The caller's `redirect_uri` with its `state`: the redirect a link carries (the link page adds the outcome). */
 const linkRedirect = (flow: Flow): string | undefined => {
   if (flow.redirectUri === undefined) return undefined
   const url = new URL(flow.redirectUri)
