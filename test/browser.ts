@@ -2,13 +2,19 @@
  * Debian's chromium for the browser tests (the docs page, its snippets, the
  * console), driven by playwright-core: where it is, whether the run must
  * have it (`CAMPUSGATE_REQUIRE_BROWSER=1`, as CI sets), a loud line when a
- * suite is skipped for want of it, and a headless context with the flags
- * this machine's closed network needs.
+ * suite is skipped for want of it, a headless context with the flags
+ * this machine's closed network needs, and an axe-core scan of a page.
  */
 import { existsSync, mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { type BrowserContext, chromium } from "playwright-core"
+import axe from "axe-core"
+import { type BrowserContext, chromium, type Page } from "playwright-core"
+import { expect } from "vitest"
+
+// What the scan evaluates in the page (this file is type-checked without the DOM library).
+declare const window: { readonly axe?: typeof axe }
+declare const document: unknown
 
 export const CHROMIUM = process.env.CAMPUSGATE_CHROMIUM ?? "/usr/bin/chromium"
 export const browserRequired = process.env.CAMPUSGATE_REQUIRE_BROWSER === "1"
@@ -42,3 +48,19 @@ export const launchBrowser = (
       "--disable-sync"
     ]
   })
+
+/** Runs axe-core on the page as it is and expects no violation of impact serious or critical. */
+export const expectAccessible = async (page: Page, screen: string): Promise<void> => {
+  // Evaluated through the DevTools protocol, which the page's CSP does not govern (a script tag would be refused).
+  if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(axe.source)
+  const violations = await page.evaluate(async () => {
+    const result = await window.axe!.run(document as never, { resultTypes: ["violations"] })
+    return result.violations.map((violation) => ({
+      id: violation.id,
+      impact: violation.impact,
+      targets: violation.nodes.map((node) => node.target.join(" ")).slice(0, 5)
+    }))
+  })
+  const grave = violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical")
+  expect(grave, `accessibility violations on ${screen}`).toEqual([])
+}

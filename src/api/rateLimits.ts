@@ -13,9 +13,11 @@ import * as Context from "effect/Context"
  * synchronous bulk calls of the same key, nor the other way round;
  * `validate`: single validations; `verifications`: starting, confirming,
  * resending and cancelling verifications; `signIn`: console sign-ins, counted
- * per client address rather than per key (no endpoint of the API draws on it).
+ * per client address rather than per key (no endpoint of the API draws on it);
+ * `hostedFlow`: the hosted verification page's form submissions, per client
+ * address too.
  */
-export type RateLimitBucketName = "bulk" | "jobs" | "validate" | "verifications" | "default" | "signIn"
+export type RateLimitBucketName = "bulk" | "jobs" | "validate" | "verifications" | "default" | "signIn" | "hostedFlow"
 
 /** The rate-limit bucket an endpoint draws on (an endpoint annotation). */
 export class RateLimitBucket extends Context.Service<RateLimitBucket, RateLimitBucketName>()(

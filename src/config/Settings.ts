@@ -174,6 +174,8 @@ export const Settings = Schema.Struct({
       verifications: withDefault(RateLimit, { requests: 600, windowSeconds: 60 }),
       /** Console sign-ins (an API key exchanged for a session), per client address, whether the key is good or not. */
       signIn: withDefault(RateLimit, { requests: 10, windowSeconds: 60 }),
+      /** Form submissions on the hosted verification page (`/verify`), per client address. */
+      hostedFlow: withDefault(RateLimit, { requests: 30, windowSeconds: 60 }),
       /**
        * When the shared store (Redis) cannot be reached: `open` counts in each
        * daemon's memory meanwhile (a key may get up to one budget per daemon),

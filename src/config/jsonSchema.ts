@@ -26,6 +26,7 @@ import { ApiKeyId, ApiKeysFile, KeyHash } from "../domain/ApiKey.ts"
 import { OfferId, TargetGroupId, TeamId } from "../domain/Identifiers.ts"
 import { Instant, Offer } from "../domain/Offer.ts"
 import { DomainName, HostPattern, TargetGroup } from "../domain/TargetGroup.ts"
+import { HexColour } from "../domain/VerificationPolicy.ts"
 import { writeFileAtomic } from "../store/atomicWrite.ts"
 import { Settings } from "./Settings.ts"
 
@@ -174,6 +175,33 @@ const targetGroupAdditions: Additions = [
   ["examples.invalid", describe("Emails this group must refuse.")]
 ]
 
+/** `verification.page`, in an offer and in campusgate.yaml. */
+const pageAdditions: Additions = [
+  [
+    "verification.page",
+    describe(
+      "How the hosted verification page (/verify/{offerId}) presents the offer. In an offer it replaces campusgate.yaml's as a whole."
+    )
+  ],
+  ["verification.page.displayName", describe("The name at the top of the page; default: the offer's name.")],
+  [
+    "verification.page.logo",
+    describe(
+      "A PNG, SVG, JPEG or WebP file in the config directory (a relative path), at most 256 KB, served by the daemon."
+    )
+  ],
+  [
+    "verification.page.accentColor",
+    {
+      ...patterned(HexColour),
+      description: "The buttons' colour (#rgb or #rrggbb); their text is black or white, whichever reads better."
+    }
+  ],
+  ["verification.page.supportUrl", describe("A help link: https or mailto:.")],
+  ["verification.page.privacyUrl", describe("A privacy link: https or mailto:.")],
+  ["verification.page.privacyNotice", describe("A short notice under the form, as plain text.")]
+]
+
 const offerAdditions: Additions = [
   ["id", { ...patterned(OfferId), description: "Unique id, referenced by API calls." }],
   ["team", { ...patterned(TeamId), description: "The owning team, declared in campusgate.yaml." }],
@@ -191,7 +219,8 @@ const offerAdditions: Additions = [
     )
   ],
   ["startsAt", instant("When the offer opens")],
-  ["endsAt", instant("When the offer closes (after startsAt)")]
+  ["endsAt", instant("When the offer closes (after startsAt)")],
+  ...pageAdditions
 ]
 
 const rateLimitAdditions = (name: string, what: string): Additions => [
@@ -245,6 +274,8 @@ const settingsAdditions: Additions = [
   ...rateLimitAdditions("validate", "Single validations."),
   ...rateLimitAdditions("default", "Everything else (reads and writes of offers, target groups, jobs)."),
   ...rateLimitAdditions("signIn", "Console sign-ins, per client address (whether the key is good or not)."),
+  ...rateLimitAdditions("hostedFlow", "Form submissions on the hosted verification page, per client address."),
+  ...pageAdditions,
   ["jobs", describe("Asynchronous bulk jobs.")],
   ["jobs.concurrency", describe("Jobs processed at once.")],
   ["jobs.maxQueued", describe("Jobs waiting beyond this answer 503.")],

@@ -30,6 +30,7 @@ import {
 import { type Environment, type Secrets, secretsFrom } from "./environment.ts"
 import { displayPath, isResourceFile, OFFERS_DIR, TARGET_GROUPS_DIR } from "./layout.ts"
 import { loadMessageTemplates } from "./messageTemplates.ts"
+import { type PageLogo, readPageLogos } from "./pageLogos.ts"
 import { withOwners } from "./problemOwners.ts"
 import {
   checkTargetGroups,
@@ -73,6 +74,8 @@ export interface LoadedConfig {
   readonly reviewed?: ReadonlyArray<ReviewedInstitution> | undefined
   /** Overrides of the verification messages by locale (`templates/<locale>.yaml`). */
   readonly templates: ReadonlyMap<string, TemplateFile>
+  /** The hosted page's logos (`verification.page.logo`) by path as written, read with the config; absent: none. */
+  readonly pageLogos?: ReadonlyMap<string, PageLogo> | undefined
   /** The certificate authorities (PEM) `verification.mail.smtp.ca` names, read with the config. */
   readonly smtpCa: string | undefined
   /** Where each target group, offer and key was defined, by id. */
@@ -328,6 +331,7 @@ const loadWith = (location: ConfigLocation, data: DataDocuments, cache: DecodeCa
   const reviewed = readReviewed(configDir, dataDir, data, teams, readable, problems)
   const templates = loadMessageTemplates(configDir, problems)
   const smtpCa = readSmtpCa(configDir, settings, settingsFile, problems)
+  const pageLogos = readPageLogos(configDir, settings, settingsFile, offers.decoded, problems)
   if (problems.length > 0)
     return { ok: false, problems: byFile(withOwners(problems, [...targetGroupFiles, ...offerFiles], keyFiles)) }
   const origins = <A>(byId: Map<string, Decoded<A>>) => new Map([...byId].map(([id, item]) => [id, item.file]))
@@ -346,6 +350,7 @@ const loadWith = (location: ConfigLocation, data: DataDocuments, cache: DecodeCa
       reviewed,
       templates,
       smtpCa,
+      pageLogos,
       origins: { targetGroups: origins(groupsById), offers: origins(offersById), apiKeys: origins(keysById) }
     }
   }

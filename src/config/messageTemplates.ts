@@ -6,10 +6,14 @@
  * with its line and column, so `campusgate check` and a reload refuse a
  * broken template as they refuse a broken offer. A locale with built-in
  * templates may override any part; another locale must give every part.
+ * The `page:` section holds the hosted page's words: any of them for a
+ * built-in locale; all or none for another (without it, the page is not
+ * offered in that language).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
 import type { ConfigurationProblem } from "../domain/errors.ts"
+import { HOSTED_WORD_KEYS } from "../domain/hostedPageWords.ts"
 import { BUILT_IN_LOCALES, type MessagePart, TemplateFile, templateProblems } from "../domain/MessageTemplate.ts"
 import type { VerificationMethod } from "../domain/VerificationPolicy.ts"
 import { displayPath, isResourceFile } from "./layout.ts"
@@ -68,6 +72,17 @@ export const loadMessageTemplates = (
           problems.push({ file, ...positionOf(text, [method, part]), path: `${method}.${part}`, message })
         }
       }
+    }
+    const page = decoded.value.page
+    const missing = page === undefined || builtIn ? [] : HOSTED_WORD_KEYS.filter((key) => page[key] === undefined)
+    if (missing.length > 0) {
+      valid = false
+      problems.push({
+        file,
+        ...positionOf(text, ["page"]),
+        path: "page",
+        message: `"${locale}" has no built-in page words, so every one must be given (missing: ${missing.join(", ")})`
+      })
     }
     if (valid) overrides.set(locale, decoded.value)
   }

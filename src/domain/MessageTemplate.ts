@@ -14,6 +14,7 @@
  * anything (no images, scripts, frames, style sheets or `url(...)`).
  */
 import * as Schema from "effect/Schema"
+import { HostedWordsPatch } from "./hostedPageWords.ts"
 import type { VerificationMethod } from "./VerificationPolicy.ts"
 
 /** The locales with built-in templates. */
@@ -39,10 +40,11 @@ const SomeParts = Schema.Struct({
   html: Schema.optionalKey(Schema.String)
 })
 
-/** A `templates/<locale>.yaml` file: any part of any method. */
+/** A `templates/<locale>.yaml` file: any part of any method, and the hosted page's words (`hostedPageWords.ts`). */
 export const TemplateFile = Schema.Struct({
   code: Schema.optionalKey(SomeParts),
-  link: Schema.optionalKey(SomeParts)
+  link: Schema.optionalKey(SomeParts),
+  page: Schema.optionalKey(HostedWordsPatch)
 })
 export type TemplateFile = typeof TemplateFile.Type
 

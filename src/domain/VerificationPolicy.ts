@@ -3,7 +3,8 @@
  * or a link), how long a verification and its messages live, how many wrong
  * codes and messages are allowed, how long a success counts, where a link
  * may redirect, how often one person (a canonical address) may verify, and
- * where verification events are posted. An offer's `verification` section
+ * where verification events are posted, and how the hosted verification
+ * page presents the offer (`page`). An offer's `verification` section
  * sets any of these; the deployment's `verification` section in
  * `campusgate.yaml` gives the rest (`VerificationDefaults`), and
  * `resolvePolicy` is the one place the two are combined.
@@ -67,6 +68,58 @@ export const WebhookUrl = Schema.String.pipe(
   )
 )
 
+/** A colour as `#rgb` or `#rrggbb` (the hosted page's accent). */
+export const HexColour = Schema.String.pipe(
+  Schema.check(Schema.isPattern(/^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, { message: "a colour such as #1d4ed8" }))
+)
+
+/** A link people follow from the hosted page: an https URL, or mailto:. */
+export const PageLink = Schema.String.pipe(
+  Schema.check(
+    Schema.makeFilter((text: string) => {
+      const url = URL.parse(text)
+      return text.length <= 2048 && url !== null && (url.protocol === "https:" || url.protocol === "mailto:")
+        ? true
+        : "an https or mailto: URL (at most 2048 characters)"
+    })
+  )
+)
+
+/** A logo file in the config directory: a relative path inside it, ending .png, .svg, .jpg, .jpeg or .webp. */
+export const LogoPath = Schema.String.pipe(
+  Schema.check(
+    Schema.makeFilter((text: string) =>
+      /^(?!\/)(?!.*(^|\/)\.\.(\/|$))[^\\:]+\.(png|svg|jpe?g|webp)$/i.test(text)
+        ? true
+        : "a file in the config directory (a relative path without ..), ending .png, .svg, .jpg, .jpeg or .webp"
+    )
+  )
+)
+
+/** Text of 1 to `max` characters. */
+const textOfLength = (max: number) =>
+  Schema.String.pipe(
+    Schema.check(
+      Schema.makeFilter((text: string) => (text.length >= 1 && text.length <= max ? true : `1 to ${max} characters`))
+    )
+  )
+
+/**
+ * How the hosted verification page (`GET /verify/{offerId}`) presents an
+ * offer; every field optional: the offer's name, no logo, a blue accent, no
+ * links and no notice by default. The logo is read when the config loads
+ * (`config/pageLogos.ts`) and served from the daemon itself.
+ */
+export const PagePresentation = Schema.Struct({
+  displayName: Schema.optionalKey(textOfLength(100)),
+  logo: Schema.optionalKey(LogoPath),
+  accentColor: Schema.optionalKey(HexColour),
+  supportUrl: Schema.optionalKey(PageLink),
+  privacyUrl: Schema.optionalKey(PageLink),
+  privacyNotice: Schema.optionalKey(textOfLength(2000))
+})
+export type PagePresentation = typeof PagePresentation.Type
+
 const PositiveInt = Schema.Int.pipe(Schema.check(Schema.isGreaterThan(0, { message: "a whole number above 0" })))
 const CodeLength = Schema.Int.pipe(
   Schema.check(Schema.isBetween({ minimum: 6, maximum: 10 }, { message: "between 6 and 10 digits" }))
@@ -89,7 +142,8 @@ const policyFields = {
   redirectOrigins: Schema.Array(RedirectOrigin),
   maxVerificationsPerAddress: PositiveInt,
   redemptionWindow: Period,
-  webhookUrl: WebhookUrl
+  webhookUrl: WebhookUrl,
+  page: PagePresentation
 }
 
 /** An offer's `verification` section: every field optional, the deployment's defaults fill the rest. */
@@ -107,7 +161,8 @@ export const VerificationPolicy = Schema.Struct({
   redirectOrigins: Schema.optionalKey(policyFields.redirectOrigins),
   maxVerificationsPerAddress: Schema.optionalKey(policyFields.maxVerificationsPerAddress),
   redemptionWindow: Schema.optionalKey(policyFields.redemptionWindow),
-  webhookUrl: Schema.optionalKey(policyFields.webhookUrl)
+  webhookUrl: Schema.optionalKey(policyFields.webhookUrl),
+  page: Schema.optionalKey(policyFields.page)
 })
 export type VerificationPolicy = typeof VerificationPolicy.Type
 
@@ -135,7 +190,8 @@ export const verificationDefaultFields = {
   redirectOrigins: withDefault(policyFields.redirectOrigins, []),
   maxVerificationsPerAddress: Schema.optionalKey(policyFields.maxVerificationsPerAddress),
   redemptionWindow: withDefault(policyFields.redemptionWindow, "365 days"),
-  webhookUrl: Schema.optionalKey(policyFields.webhookUrl)
+  webhookUrl: Schema.optionalKey(policyFields.webhookUrl),
+  page: Schema.optionalKey(policyFields.page)
 }
 export const VerificationDefaults = Schema.Struct(verificationDefaultFields)
 export type VerificationDefaults = typeof VerificationDefaults.Type
@@ -156,6 +212,8 @@ export interface ResolvedPolicy {
   readonly maxVerificationsPerAddress: number | undefined
   readonly redemptionWindowMs: number
   readonly webhookUrl: string | undefined
+  /** The hosted page's presentation: the offer's own `page`, else the deployment's (not merged field by field). */
+  readonly page?: PagePresentation | undefined
 }
 
 /** The policy in force: each field of the offer's section, else the deployment's. */
@@ -178,6 +236,7 @@ export const resolvePolicy = (
     redirectOrigins: policy.redirectOrigins,
     maxVerificationsPerAddress: policy.maxVerificationsPerAddress,
     redemptionWindowMs: periodMillis(policy.redemptionWindow),
-    webhookUrl: policy.webhookUrl
+    webhookUrl: policy.webhookUrl,
+    page: policy.page
   }
 }

@@ -28,6 +28,7 @@ import { ensureDirectory } from "../store/atomicWrite.ts"
 import { ConsoleAssets } from "./consoleAssets.ts"
 import { ConsoleSessions, makeConsoleSessions } from "./consoleSession.ts"
 import { FastPath } from "./fastPath.ts"
+import { HostedFlowSecret } from "./hosted/hostedRoutes.ts"
 import { HttpApp } from "./http.ts"
 import { jobsLayer } from "./jobService.ts"
 import { Metrics } from "./metrics.ts"
@@ -200,6 +201,7 @@ export const serverLayer = (options: ServeOptions) =>
         Layer.provideMerge(
           Layer.succeed(ConsoleSessions, makeConsoleSessions(stores.consoleSecret, stores.endedSessions))
         ),
+        Layer.provideMerge(Layer.succeed(HostedFlowSecret, stores.verificationSecret)),
         Layer.provideMerge(options.requestLogger ?? RequestLogger.layer),
         Layer.provideMerge(Log.layerOf(log))
       )

@@ -43,6 +43,7 @@ import { StatusHandlers } from "./handlers/status.ts"
 import { TargetGroupsHandlers } from "./handlers/targetGroups.ts"
 import { ValidationHandlers } from "./handlers/validation.ts"
 import { VerificationsHandlers } from "./handlers/verifications.ts"
+import { HostedRoutes } from "./hosted/hostedRoutes.ts"
 import { IdempotencyLive } from "./idempotency.ts"
 import { Metrics, MetricsRoute } from "./metrics.ts"
 import { storeOutageProblem } from "./problemOf.ts"
@@ -78,6 +79,10 @@ const respond = (problem: Problem, requestId: string) =>
 const isProblem = (response: HttpServerResponse.HttpServerResponse): boolean =>
   response.headers["content-type"]?.startsWith("application/problem+json") === true
 
+/** A page of our own for people (the hosted verification flow's), answered as made whatever its status. */
+const isPage = (response: HttpServerResponse.HttpServerResponse): boolean =>
+  (response.body as { readonly contentType?: string | undefined }).contentType?.startsWith("text/html") === true
+
 /**
  * Answers the framework gives without our body — no route (404/405), an
  * unsupported media type (415), a body over the limit (413), an unexpected
@@ -88,7 +93,7 @@ const normalize = (
   request: HttpServerRequest.HttpServerRequest,
   requestId: string
 ): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
-  if (isProblem(response) || response.status < 400) return Effect.succeed(response)
+  if (isProblem(response) || isPage(response) || response.status < 400) return Effect.succeed(response)
   const path = routedPath(request.url)
   switch (response.status) {
     case 404:
@@ -231,7 +236,8 @@ const ApiRoutes = HttpApiBuilder.layer(CampusgateApi).pipe(Layer.provide(Handler
  * Every route and the outermost middleware. Needs `Snapshot`,
  * `RequestLogger`, `Metrics`, a `RateLimiter`, the services the handlers
  * call (`Jobs`, `Institutions`, `OfferStatus`, `Resources`, `Reviews`,
- * `Validation`, `Verifications`), and the console's files (`ConsoleAssets`).
+ * `Validation`, `Verifications`), the console's files (`ConsoleAssets`)
+ * and the hosted flow's signing secret (`HostedFlowSecret`).
  */
 export const HttpApp = Layer.mergeAll(
   ApiRoutes,
@@ -240,5 +246,6 @@ export const HttpApp = Layer.mergeAll(
   Health,
   MetricsRoute,
   VerificationRoutes,
+  HostedRoutes,
   Outermost
 )

@@ -74,7 +74,9 @@ const exceeded = (
     problem: rateLimitExceeded(
       bucket === "signIn"
         ? `At most ${policy.requests} console sign-ins per ${policy.windowSeconds} seconds from one address; retry in ${retryAfter} seconds.`
-        : `This API key may make ${policy.requests} ${bucket} requests per ${policy.windowSeconds} seconds; retry in ${retryAfter} seconds.`,
+        : bucket === "hostedFlow"
+          ? `At most ${policy.requests} verification page submissions per ${policy.windowSeconds} seconds from one address; retry in ${retryAfter} seconds.`
+          : `This API key may make ${policy.requests} ${bucket} requests per ${policy.windowSeconds} seconds; retry in ${retryAfter} seconds.`,
       retryAfter
     )
   }
@@ -104,7 +106,7 @@ const windowOf = (policy: RateLimit): Window => {
 }
 
 export interface RateLimitDecider {
-  /** Consumes one request of the key's budget in the bucket (never fails: the decision says); `signIn` counts by client address. */
+  /** Consumes one request of the key's budget in the bucket (never fails: the decision says); `signIn` and `hostedFlow` count by client address. */
   decide(keyId: string, bucket: RateLimitBucketName): Effect.Effect<RateLimitDecision>
   /** Gives one request back to the key's budget in the bucket (a take undone: the count and its window both). */
   giveBack(keyId: string, bucket: RateLimitBucketName): Effect.Effect<void>

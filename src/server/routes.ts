@@ -43,6 +43,12 @@ export const CONSOLE_PATH = "/console"
 export const CONSOLE_FILES_PATH = "/console/*"
 export const CONSOLE_SESSION_PATH = "/console/session"
 
+/** The hosted verification flow (`hosted/hostedRoutes.ts`): by target group (`?targetGroupId=`) or offer, its files and logos. */
+export const HOSTED_PATH = "/verify"
+export const HOSTED_OFFER_PATH = "/verify/:offerId"
+export const HOSTED_ASSET_PATH = "/verify/assets/:file"
+export const HOSTED_LOGO_PATH = "/verify/logos/:file"
+
 /** Whether a routed path is the console's (its answers carry the console's security header fields). */
 export const isConsolePath = (path: string): boolean => path === CONSOLE_PATH || path.startsWith(`${CONSOLE_PATH}/`)
 
@@ -58,6 +64,10 @@ export const OTHER_ROUTES = [
   METRICS_PATH,
   JWKS_PATH,
   LINK_PATH,
+  HOSTED_PATH,
+  HOSTED_OFFER_PATH,
+  HOSTED_ASSET_PATH,
+  HOSTED_LOGO_PATH,
   // Also matches `/console` itself.
   CONSOLE_FILES_PATH
 ] as const
@@ -66,7 +76,9 @@ export const OTHER_ROUTES = [
 const OTHER_METHOD_ROUTES: ReadonlyArray<readonly [method: string, path: string]> = [
   ["GET", CONSOLE_SESSION_PATH],
   ["POST", CONSOLE_SESSION_PATH],
-  ["DELETE", CONSOLE_SESSION_PATH]
+  ["DELETE", CONSOLE_SESSION_PATH],
+  ["POST", HOSTED_PATH],
+  ["POST", HOSTED_OFFER_PATH]
 ]
 
 export interface Route {

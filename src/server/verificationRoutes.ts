@@ -27,8 +27,11 @@ const page = (locale: string, text: string): string =>
 
 const PRIVATE = { "cache-control": "no-store", "referrer-policy": "no-referrer" }
 
-/** Where the browser goes after a link: the verification's redirect URL with the outcome in its query. */
-const redirectTarget = (outcome: LinkOutcome): string | undefined => {
+/**
+ * Where the browser goes after a link: the verification's redirect URL with
+ * the outcome in its query (the hosted page returns the same way).
+ */
+export const redirectTarget = (outcome: LinkOutcome): string | undefined => {
   if (outcome.redirectUrl === undefined || outcome.verification === undefined) return undefined
   const url = new URL(outcome.redirectUrl)
   url.searchParams.set("status", outcome.verification.status)

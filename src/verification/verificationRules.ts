@@ -165,18 +165,23 @@ export const methodOf = (request: StartChoices, policy: ResolvedPolicy) => {
   }
   if (request.redirectUrl !== undefined) {
     if (method !== "link") return invalid("/redirectUrl", "LINK_ONLY", "redirectUrl is for the link method")
-    const origin = URL.parse(request.redirectUrl)?.origin
-    if (origin === undefined || !policy.redirectOrigins.includes(origin)) {
-      return invalid(
-        "/redirectUrl",
-        "ORIGIN_NOT_ALLOWED",
-        policy.redirectOrigins.length === 0
-          ? "this offer allows no redirects (verification.redirectOrigins)"
-          : `redirects go to ${policy.redirectOrigins.join(", ")} only`
-      )
-    }
+    const refused = redirectRefusal(request.redirectUrl, policy)
+    if (refused !== undefined) return invalid("/redirectUrl", "ORIGIN_NOT_ALLOWED", refused)
   }
   return Effect.succeed(method)
+}
+
+/**
+ * Why the browser may not be sent to `url` after a verification (undefined
+ * when it may): its origin must be one of the offer's `redirectOrigins`.
+ * The one rule for the link's redirect and the hosted page's `redirect_uri`.
+ */
+export const redirectRefusal = (url: string, policy: ResolvedPolicy): string | undefined => {
+  const origin = URL.parse(url)?.origin
+  if (origin !== undefined && policy.redirectOrigins.includes(origin)) return undefined
+  return policy.redirectOrigins.length === 0
+    ? "this offer allows no redirects (verification.redirectOrigins)"
+    : `redirects go to ${policy.redirectOrigins.join(", ")} only`
 }
 
 /** The parsed address of a result that passed (the engine's normalised form). */

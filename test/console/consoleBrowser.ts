@@ -12,15 +12,10 @@ import { mkdirSync, mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import axe from "axe-core"
 import type { BrowserContext, Locator, Page } from "playwright-core"
 import { expect } from "vitest"
 import { buildConsole } from "../../scripts/build-console.ts"
-import { browserAvailable, CHROMIUM, launchBrowser } from "../browser.ts"
-
-// What the callbacks evaluated in the page use of its globals (this file is type-checked without the DOM library).
-declare const window: { readonly axe?: typeof axe }
-declare const document: unknown
+import { browserAvailable, CHROMIUM, expectAccessible, launchBrowser } from "../browser.ts"
 
 const artifacts = fileURLToPath(new URL("../../test-artifacts/console/", import.meta.url))
 
@@ -86,20 +81,7 @@ export const openConsoleBrowser = async (
     pageErrors,
     url,
     heading,
-    scan: async (screen) => {
-      // Evaluated through the DevTools protocol, which the page's CSP does not govern (a script tag would be refused).
-      if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(axe.source)
-      const violations = await page.evaluate(async () => {
-        const result = await window.axe!.run(document as never, { resultTypes: ["violations"] })
-        return result.violations.map((violation) => ({
-          id: violation.id,
-          impact: violation.impact,
-          targets: violation.nodes.map((node) => node.target.join(" ")).slice(0, 5)
-        }))
-      })
-      const grave = violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical")
-      expect(grave, `accessibility violations on ${screen}`).toEqual([])
-    },
+    scan: (screen) => expectAccessible(page, screen),
     shot: (name) => page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true }),
     signIn: async (key) => {
       await page.goto(url("/console"))

@@ -61,7 +61,8 @@ const limitsFrom = (next: (below: number) => number): Limits => ({
   jobs: { requests: 1 + next(3), windowSeconds: 1 + next(2) },
   default: { requests: 1_000_000_000, windowSeconds: 60 },
   verifications: { requests: 1_000_000_000, windowSeconds: 60 },
-  signIn: { requests: 1_000_000_000, windowSeconds: 60 }
+  signIn: { requests: 1_000_000_000, windowSeconds: 60 },
+  hostedFlow: { requests: 1_000_000_000, windowSeconds: 60 }
 })
 
 describe("the synchronous memory store", () => {

@@ -1,0 +1,87 @@
+/**
+ * The hosted flow's state between requests, held by the browser: a cookie
+ * signed with a key derived from the deployment's verification secret
+ * (which every daemon sharing a store shares), so any daemon can continue a
+ * flow another one began, and nothing is kept in a process's memory. It
+ * names the target (offer or target group), the caller's `redirect_uri`,
+ * `state` and asked locale, the verification once started (the record
+ * itself, in the store, holds the rest), and a one-shot notice for the next
+ * page (post-redirect-get). A flow's CSRF token is an HMAC of its nonce:
+ * forms carry it, and a POST is taken only when it matches the cookie's,
+ * compared in constant time. The cookie is `HttpOnly`, `SameSite=Strict`,
+ * `Path=/verify`, and `Secure` when the request came over TLS.
+ */
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
+
+export const FLOW_COOKIE = "cg_verify"
+/** How long a flow lives without a request (the cookie's `Max-Age`). */
+export const FLOW_SECONDS = 3600
+
+/** A notice for the next page: a word key and its values. */
+export interface Notice {
+  readonly key: string
+  readonly values?: Readonly<Record<string, string | number>> | undefined
+  /** Which form field it concerns (focused and marked invalid). */
+  readonly field?: "email" | "code" | undefined
+}
+
+export interface Flow {
+  /** Random per flow: what the CSRF token is made of. */
+  readonly nonce: string
+  readonly offerId?: string | undefined
+  readonly targetGroupId?: string | undefined
+  readonly redirectUri?: string | undefined
+  readonly state?: string | undefined
+  readonly locale?: string | undefined
+  readonly verificationId?: string | undefined
+  readonly notice?: Notice | undefined
+  /** When the cookie was last written (epoch ms). */
+  readonly at: number
+}
+
+export interface FlowKeys {
+  seal(flow: Flow): string
+  open(cookie: string | undefined, now: number): Flow | undefined
+  csrfToken(flow: Flow): string
+  csrfMatches(flow: Flow, presented: string | undefined): boolean
+}
+
+const mac = (key: Buffer, text: string): Buffer => createHmac("sha256", key).update(text).digest()
+
+const sameBytes = (a: Buffer, b: Buffer): boolean => a.length === b.length && timingSafeEqual(a, b)
+
+/** The keys of flows signed under the deployment's verification secret. */
+export const flowKeys = (verificationSecret: string): FlowKeys => {
+  const signing = mac(Buffer.from(verificationSecret), "campusgate hosted flow cookie v1")
+  const csrf = mac(Buffer.from(verificationSecret), "campusgate hosted flow csrf v1")
+  return {
+    seal: (flow) => {
+      const payload = Buffer.from(JSON.stringify(flow)).toString("base64url")
+      return `${payload}.${mac(signing, payload).toString("base64url")}`
+    },
+    open: (cookie, now) => {
+      if (cookie === undefined) return undefined
+      const dot = cookie.indexOf(".")
+      if (dot < 0) return undefined
+      const payload = cookie.slice(0, dot)
+      if (!sameBytes(mac(signing, payload), Buffer.from(cookie.slice(dot + 1), "base64url"))) return undefined
+      try {
+        const flow = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as Flow
+        return typeof flow.nonce === "string" && typeof flow.at === "number" && now - flow.at <= FLOW_SECONDS * 1000
+          ? flow
+          : undefined
+      } catch {
+        return undefined
+      }
+    },
+    csrfToken: (flow) => mac(csrf, flow.nonce).toString("base64url"),
+    csrfMatches: (flow, presented) =>
+      presented !== undefined && sameBytes(mac(csrf, flow.nonce), Buffer.from(presented, "base64url"))
+  }
+}
+
+export const newNonce = (): string => randomBytes(16).toString("base64url")
+
+/** The `Set-Cookie` value for a flow. */
+export const flowCookie = (sealed: string, secure: boolean): string =>
+  `${FLOW_COOKIE}=${sealed}; Path=/verify; Max-Age=${FLOW_SECONDS}; HttpOnly; SameSite=Strict${secure ? "; Secure" : ""}`
