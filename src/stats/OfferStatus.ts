@@ -9,12 +9,12 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type { ConfigSnapshot } from "../app/Snapshot.ts"
 import type { EffectiveOfferStatus, Offer } from "../domain/Offer.ts"
 import { lastDays, type OfferUsage } from "../domain/OfferUsage.ts"
 import { offerStatusAt } from "../domain/offerLifecycle.ts"
-import { UsageStatistics } from "../stats/UsageStatistics.ts"
-import type { UsageStoreError } from "../stats/UsageStore.ts"
-import type { ConfigSnapshot } from "./Snapshot.ts"
+import { UsageStatistics } from "./UsageStatistics.ts"
+import type { UsageStoreError } from "./UsageStore.ts"
 
 export interface OfferStatusView {
   readonly id: string
@@ -48,7 +48,7 @@ export const makeOfferStatus = (statistics: Pick<UsageStatistics["Service"], "us
     })
 })
 
-export class OfferStatus extends Context.Service<OfferStatus, OfferStatusService>()("campusgate/app/OfferStatus") {
+export class OfferStatus extends Context.Service<OfferStatus, OfferStatusService>()("campusgate/stats/OfferStatus") {
   static readonly layer: Layer.Layer<OfferStatus, never, UsageStatistics> = Layer.effect(
     OfferStatus,
     Effect.map(Effect.service(UsageStatistics), makeOfferStatus)
