@@ -101,6 +101,28 @@ const probe = (breaker: Breaker, redis: Redis.Redis["Service"]) =>
     if (answered) breaker.stalledSince = undefined
   }).pipe(Effect.delay(PROBE_INTERVAL_MS), Effect.forever)
 
+/**
+ * Redis Cluster is refused at start, with what to use instead: the
+ * adapters' scripts and transactions touch several keys that Cluster would
+ * spread over slots (and this client does not follow `MOVED`). A primary
+ * with replicas behind Sentinel, or a managed single-shard Redis, works:
+ * give the URL of the current primary (or a proxy that follows failover).
+ */
+const refuseCluster = (redis: Redis.Redis["Service"]) =>
+  Effect.flatMap(
+    Effect.orElseSucceed(redis.send<string>("INFO", "cluster"), () => ""),
+    (info) =>
+      /cluster_enabled:1/.test(info)
+        ? Effect.fail(
+            new Redis.RedisError({
+              cause: new Error(
+                "This Redis server runs in cluster mode, which Campusgate does not support (its stores use multi-key scripts in one slot). Use a single Redis primary (with replicas and Sentinel for failover, giving the primary's or a failover proxy's URL), or store.kind: postgres."
+              )
+            })
+          )
+        : Effect.void
+  )
+
 /** `Redis` (and `NodeRedis`) over one client; building it connects, or fails. */
 export const redisLayer = (options: RedisOptions): Layer.Layer<Redis.Redis | NodeRedis.NodeRedis, Redis.RedisError> => {
   // Until the first connection succeeds a failure is final (a wrong URL stops the start); after it, retry for ever.
@@ -127,6 +149,7 @@ export const redisLayer = (options: RedisOptions): Layer.Layer<Redis.Redis | Nod
     Effect.gen(function* () {
       const redis = yield* Redis.Redis
       const node = yield* NodeRedis.NodeRedis
+      yield* refuseCluster(redis)
       const breaker: Breaker = { stalledSince: undefined }
       const bounded = boundedBy(breaker)
       yield* Effect.forkScoped(probe(breaker, redis))
