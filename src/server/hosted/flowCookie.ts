@@ -4,9 +4,9 @@
  * (which every daemon sharing a store shares), so any daemon can continue a
  * flow another one began, and nothing is kept in a process's memory. It
  * names the target (offer or target group), the caller's `redirect_uri`,
- * `state`, opener origin (a popup's) and asked locale, the verification once started (the record
- * itself, in the store, holds the rest), and a one-shot notice for the next
- * page (post-redirect-get). A flow's CSRF token is an HMAC of its nonce:
+ * `state`, opener origin (a popup's) and asked locale, the verification
+ * once started (the record itself, in the store, holds the rest), and a
+ * one-shot notice for the next page (post-redirect-get). A flow's CSRF token is an HMAC of its nonce:
  * forms carry it, and a POST is taken only when it matches the cookie's,
  * compared in constant time. The cookie is `HttpOnly`, `SameSite=Strict`,
  * `Path=/verify`, and `Secure` when the request came over TLS. Its name

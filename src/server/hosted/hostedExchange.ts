@@ -3,10 +3,9 @@
  * snapshot, flow keys and service (`Exchange`); the target it is for and the
  * caller's redirect and opener, checked (`admit`); where a success goes (a
  * redirect, or for a popup the result handed to its opener); the page's
- * language and
- * presentation; and the three kinds of answer: a page (with the strict CSP
- * and the flow's cookie written back), a 303 back to the flow or on to the
- * caller, and a problem page.
+ * language and presentation; and the three kinds of answer: a page (with
+ * the strict CSP and the flow's cookie written back), a 303 back to the
+ * flow or on to the caller, and a problem page.
  */
 import { randomBytes } from "node:crypto"
 import * as Context from "effect/Context"
