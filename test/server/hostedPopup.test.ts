@@ -106,6 +106,21 @@ describe("the hosted flow as a popup (?opener=)", () => {
     }
   })
 
+  it("admits an allowed opener, by offer or by target group, under the deployment's redirectOrigins too", async () => {
+    for (const path of [
+      popupPath("shop", { opener: SHOP, state: "s" }),
+      `/verify?${new URLSearchParams({ targetGroupId: "universities", opener: SHOP, state: "s" })}`
+    ]) {
+      const admitted = await new FlowClient(daemon.url).get(path)
+      expect(admitted.status, path).toBe(200)
+      expect(headingOf(admitted.body)).toBe("Confirm your eligibility")
+    }
+    const other = await new FlowClient(daemon.url).get(
+      `/verify?${new URLSearchParams({ targetGroupId: "universities", opener: "https://evil.example" })}`
+    )
+    expect(other.status).toBe(400)
+  })
+
   it("ends on a done page that holds the result for exactly its opener, and a link back without script", async () => {
     const client = new FlowClient(daemon.url)
     const path = popupPath("shop", { opener: SHOP, state: "popup-1", redirect_uri: `${SHOP}/cart?x=1` })
