@@ -41,6 +41,8 @@ export const HOSTED_WORD_KEYS = [
   "codeRequired",
   "doneHeading",
   "done",
+  "doneReturn",
+  "backTo",
   "support",
   "privacy",
   "errorTitle",

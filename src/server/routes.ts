@@ -48,6 +48,8 @@ export const HOSTED_PATH = "/verify"
 export const HOSTED_OFFER_PATH = "/verify/:offerId"
 export const HOSTED_ASSET_PATH = "/verify/assets/:file"
 export const HOSTED_LOGO_PATH = "/verify/logos/:file"
+/** The drop-in script a shop's page loads (`hosted/dropIn.ts`). */
+export const DROP_IN_PATH = "/verify.js"
 
 /** Whether a routed path is the console's (its answers carry the console's security header fields). */
 export const isConsolePath = (path: string): boolean => path === CONSOLE_PATH || path.startsWith(`${CONSOLE_PATH}/`)
@@ -68,6 +70,7 @@ export const OTHER_ROUTES = [
   HOSTED_OFFER_PATH,
   HOSTED_ASSET_PATH,
   HOSTED_LOGO_PATH,
+  DROP_IN_PATH,
   // Also matches `/console` itself.
   CONSOLE_FILES_PATH
 ] as const

@@ -172,12 +172,20 @@ export const methodOf = (request: StartChoices, policy: ResolvedPolicy) => {
 }
 
 /**
- * Why the browser may not be sent to `url` after a verification (undefined
- * when it may): its origin must be one of the offer's `redirectOrigins`.
- * The one rule for the link's redirect and the hosted page's `redirect_uri`.
+ * Why the result of a verification may not go to `url` (undefined when it
+ * may): its origin must be one of the offer's `redirectOrigins`. The one
+ * rule for the link's redirect, the hosted page's `redirect_uri` and, with
+ * `exactOrigin`, the window that opened the hosted page as a popup
+ * (`opener`), which must be given as an origin alone (`https://shop.example`:
+ * no path, no trailing slash), since the result is posted to exactly it.
  */
-export const redirectRefusal = (url: string, policy: ResolvedPolicy): string | undefined => {
+export const redirectRefusal = (
+  url: string,
+  policy: ResolvedPolicy,
+  options: { readonly exactOrigin?: boolean } = {}
+): string | undefined => {
   const origin = URL.parse(url)?.origin
+  if (options.exactOrigin === true && origin !== url) return "give an origin alone, such as https://shop.example"
   if (origin !== undefined && policy.redirectOrigins.includes(origin)) return undefined
   return policy.redirectOrigins.length === 0
     ? "this offer allows no redirects (verification.redirectOrigins)"

@@ -4,14 +4,15 @@
  * (which every daemon sharing a store shares), so any daemon can continue a
  * flow another one began, and nothing is kept in a process's memory. It
  * names the target (offer or target group), the caller's `redirect_uri`,
- * `state` and asked locale, the verification once started (the record
- * itself, in the store, holds the rest), and a one-shot notice for the next
- * page (post-redirect-get). A flow's CSRF token is an HMAC of its nonce:
+ * `state`, opener origin (a popup's) and asked locale, the verification
+ * once started (the record itself, in the store, holds the rest), and a
+ * one-shot notice for the next page (post-redirect-get). A flow's CSRF token is an HMAC of its nonce:
  * forms carry it, and a POST is taken only when it matches the cookie's,
  * compared in constant time. The cookie is `HttpOnly`, `SameSite=Strict`,
  * `Path=/verify`, and `Secure` when the request came over TLS. Its name
  * carries a digest of what the flow is for (target, `redirect_uri`,
- * `state`), so two flows open in one browser at once keep a cookie each.
+ * `state`, opener), so two flows open in one browser at once keep a cookie
+ * each.
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto"
 
@@ -35,6 +36,8 @@ export interface Flow {
   readonly targetGroupId?: string | undefined
   readonly redirectUri?: string | undefined
   readonly state?: string | undefined
+  /** The origin of the window that opened the flow as a popup, which the result is posted to. */
+  readonly opener?: string | undefined
   readonly locale?: string | undefined
   readonly verificationId?: string | undefined
   readonly notice?: Notice | undefined
@@ -86,13 +89,20 @@ export const flowKeys = (verificationSecret: string): FlowKeys => {
 export const newNonce = (): string => randomBytes(16).toString("base64url")
 
 /** What a flow is for: the members a flow's cookie is named by. */
-export type FlowFor = Pick<Flow, "offerId" | "targetGroupId" | "redirectUri" | "state">
+export type FlowFor = Pick<Flow, "offerId" | "targetGroupId" | "redirectUri" | "state" | "opener">
 
 /** The name of the cookie of a flow for `target`. */
 export const flowCookieName = (target: FlowFor): string =>
   `${FLOW_COOKIE_PREFIX}${createHash("sha256")
     .update(
-      JSON.stringify([target.offerId ?? "", target.targetGroupId ?? "", target.redirectUri ?? "", target.state ?? ""])
+      JSON.stringify([
+        target.offerId ?? "",
+        target.targetGroupId ?? "",
+        target.redirectUri ?? "",
+        target.state ?? "",
+        // Only a popup's flow names its opener, so the names of other flows' cookies stay as they were.
+        ...(target.opener === undefined ? [] : [target.opener])
+      ])
     )
     .digest("base64url")
     .slice(0, 16)}`

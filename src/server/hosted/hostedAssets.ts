@@ -5,7 +5,10 @@
  * so they are cached for good). The page works without the script; the
  * script only improves it: the resend countdown (in a polite live region,
  * the button enabled when it ends), focus on the first
- * problem, and one submission per click.
+ * problem, one submission per click, and on a popup's done page the
+ * hand-over: the result posted to the opener at exactly the origin the
+ * flow was opened for (never `"*"`), then the window closed; with the
+ * opener gone, the page follows its link back instead.
  */
 import { makeAsset, type StaticAsset } from "../staticAsset.ts"
 
@@ -38,6 +41,18 @@ footer a{color:#1f2328;margin-right:1rem}
 
 const JS = `"use strict";
 (function () {
+  var handoff = document.getElementById("handoff");
+  if (handoff) {
+    var opener = window.opener;
+    var back = document.getElementById("return");
+    if (opener && !opener.closed) {
+      opener.postMessage(JSON.parse(handoff.getAttribute("data-message")), handoff.getAttribute("data-opener"));
+      window.close();
+    } else if (back) {
+      window.location.replace(back.href);
+    }
+    return;
+  }
   var status = document.getElementById("resend-status");
   var button = document.getElementById("resend");
   if (status && button) {

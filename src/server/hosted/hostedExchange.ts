@@ -1,10 +1,11 @@
 /**
  * What every request of the hosted flow shares: the request with its
  * snapshot, flow keys and service (`Exchange`); the target it is for and the
- * caller's redirect, checked (`admit`); the page's language and
- * presentation; and the three kinds of answer: a page (with the strict CSP
- * and the flow's cookie written back), a 303 back to the flow or on to the
- * caller, and a problem page.
+ * caller's redirect and opener, checked (`admit`); where a success goes (a
+ * redirect, or for a popup the result handed to its opener); the page's
+ * language and presentation; and the three kinds of answer: a page (with
+ * the strict CSP and the flow's cookie written back), a 303 back to the
+ * flow or on to the caller, and a problem page.
  */
 import { randomBytes } from "node:crypto"
 import * as Context from "effect/Context"
@@ -22,8 +23,9 @@ import { redirectRefusal } from "../../verification/verificationRules.ts"
 import { cameOverTls } from "../credentials.ts"
 import { contentHash } from "../staticAsset.ts"
 import { redirectTarget } from "../verificationRoutes.ts"
+import { VERIFIED_MESSAGE_TYPE } from "./dropIn.ts"
 import { type Flow, type FlowKeys, flowCookie, flowCookieName, flowKeys } from "./flowCookie.ts"
-import { type PageContext, type Presentation, renderPage, type Step } from "./hostedPages.ts"
+import { type Handoff, type PageContext, type Presentation, renderPage, type Step } from "./hostedPages.ts"
 import { chooseLocale, pageLocales, wordsOf } from "./hostedWords.ts"
 
 /** The deployment's verification secret, which signs flows (every daemon sharing a store has the same). */
@@ -90,9 +92,31 @@ const cspOf = (nonce: string, redirectOrigin: string | undefined) =>
 
 const PRIVATE = { "cache-control": "no-store", "referrer-policy": "no-referrer", "x-content-type-options": "nosniff" }
 
-/** Where the browser goes on success: as after a link, the caller's `redirect_uri` (with its `state`) and the outcome. */
-export const successTarget = (flow: Flow, view: VerificationView): string | undefined =>
+/** As after a link: the caller's `redirect_uri` (with its `state`) and the outcome. */
+const returnTarget = (flow: Flow, view: VerificationView): string | undefined =>
   redirectTarget({ outcome: "verified", locale: view.locale, verification: view, redirectUrl: linkRedirect(flow) })
+
+/** Where the browser goes on success: the caller's return (`returnTarget`); a popup's flow stays on its done page. */
+export const successTarget = (flow: Flow, view: VerificationView): string | undefined =>
+  flow.opener === undefined ? returnTarget(flow, view) : undefined
+
+/** What a popup's done page hands its opener, with the return link a page without script offers instead. */
+export const handoffOf = (flow: Flow, view: VerificationView): Handoff | undefined => {
+  if (flow.opener === undefined || view.eligibility === undefined) return undefined
+  const returnUrl = returnTarget(flow, view)
+  return {
+    opener: flow.opener,
+    message: {
+      type: VERIFIED_MESSAGE_TYPE,
+      state: flow.state ?? null,
+      token: view.eligibility.token,
+      verificationId: view.id,
+      expiresAt: view.eligibility.expiresAt
+    },
+    returnUrl,
+    site: returnUrl === undefined ? undefined : new URL(returnUrl).host
+  }
+}
 
 /** The caller's `redirect_uri` with its `state`: the redirect a link carries (the link page adds the outcome). */
 export const linkRedirect = (flow: Flow): string | undefined => {
@@ -206,16 +230,20 @@ export const admit = (exchange: Exchange, offerId: string | undefined) => {
   if (target === undefined) return { refused: problem(exchange, undefined, 404, "notFound") }
   const redirectUri = exchange.query.get("redirect_uri") ?? undefined
   const state = exchange.query.get("state") ?? undefined
+  const opener = exchange.query.get("opener") ?? undefined
   if (
     (redirectUri !== undefined &&
       (redirectUri.length > MAX_REDIRECT_URI || redirectRefusal(redirectUri, target.policy) !== undefined)) ||
+    (opener !== undefined &&
+      (opener.length > MAX_REDIRECT_URI ||
+        redirectRefusal(opener, target.policy, { exactOrigin: true }) !== undefined)) ||
     (state !== undefined && state.length > MAX_STATE)
   ) {
     return { refused: problem(exchange, target, 400, "redirectRefused") }
   }
   const cookie = exchange.keys.open(
     exchange.request.cookies[
-      flowCookieName({ offerId: target.offerId, targetGroupId: target.targetGroupId, redirectUri, state })
+      flowCookieName({ offerId: target.offerId, targetGroupId: target.targetGroupId, redirectUri, state, opener })
     ],
     exchange.now
   )
@@ -224,6 +252,7 @@ export const admit = (exchange: Exchange, offerId: string | undefined) => {
     cookie.offerId === target.offerId &&
     cookie.targetGroupId === target.targetGroupId &&
     cookie.redirectUri === redirectUri &&
-    cookie.state === state
-  return { target, redirectUri, state, flow: same ? cookie : undefined }
+    cookie.state === state &&
+    cookie.opener === opener
+  return { target, redirectUri, state, opener, flow: same ? cookie : undefined }
 }

@@ -1,6 +1,7 @@
 /**
  * The hosted page's files: its stylesheet and script (`hostedAssets.ts`),
- * and the offers' logos by content hash.
+ * the offers' logos by content hash, and the drop-in script shops load
+ * (`dropIn.ts`).
  */
 import * as Effect from "effect/Effect"
 import * as HttpRouter from "effect/http/HttpRouter"
@@ -11,6 +12,7 @@ import { Snapshot } from "../../app/Snapshot.ts"
 import type { PageLogo } from "../../config/pageLogos.ts"
 import { answerWith } from "../problemResponse.ts"
 import { assetResponse, makeAsset, type StaticAsset } from "../staticAsset.ts"
+import { dropInAsset } from "./dropIn.ts"
 import { hostedAssets } from "./hostedAssets.ts"
 import { logoHash } from "./hostedExchange.ts"
 
@@ -23,6 +25,15 @@ export const asset = Effect.gen(function* () {
   const found = file === "verify.css" ? css : file === "verify.js" ? js : undefined
   if (found === undefined) return yield* notFound
   return HttpServerResponse.setHeaders(assetResponse(found, request.headers), { "x-content-type-options": "nosniff" })
+})
+
+/** `/verify.js`, loaded by a shop's page from its own origin: a classic script, so no CORS; `cross-origin` lets a page with COEP load it too. */
+export const dropIn = Effect.gen(function* () {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  return HttpServerResponse.setHeaders(assetResponse(dropInAsset(), request.headers), {
+    "x-content-type-options": "nosniff",
+    "cross-origin-resource-policy": "cross-origin"
+  })
 })
 
 const logoAssets = new WeakMap<PageLogo, StaticAsset>()

@@ -1,7 +1,8 @@
 /**
  * The hosted verification page's HTML, one function per step, pure: the
  * email form, the code form or "check your inbox" (with resend and its
- * countdown), done, a finished verification (expired, too many wrong codes,
+ * countdown), done (for a popup, with the result its script hands the
+ * opener and, for a page without script, a link back), a finished verification (expired, too many wrong codes,
  * redemption limit reached) with a way to start again, and the pages that
  * answer a problem (not found, a refused redirect, a form that expired,
  * too many requests, the service unavailable). Plain forms that work
@@ -36,6 +37,24 @@ export interface PageContext {
   readonly csrf?: string | undefined
 }
 
+/** What a popup's done page hands the window that opened it (`postMessage` to exactly `opener`). */
+export interface Handoff {
+  /** The opener's origin, checked against the offer's `redirectOrigins`. */
+  readonly opener: string
+  /** The message posted: the drop-in's format (`dropIn.ts`). */
+  readonly message: {
+    readonly type: string
+    readonly state: string | null
+    readonly token: string
+    readonly verificationId: string
+    readonly expiresAt: string
+  }
+  /** The caller's `redirect_uri` with the result, the way back without script (or once the opener is gone). */
+  readonly returnUrl?: string | undefined
+  /** Its host, which the link names. */
+  readonly site?: string | undefined
+}
+
 export type Step =
   | { readonly kind: "email"; readonly notice?: Notice | undefined; readonly email?: string | undefined }
   | {
@@ -44,7 +63,7 @@ export type Step =
       readonly resendSeconds: number
       readonly notice?: Notice | undefined
     }
-  | { readonly kind: "done" }
+  | { readonly kind: "done"; readonly handoff?: Handoff | undefined }
   /** A verification that ended without success: what happened, and a way to start again. */
   | { readonly kind: "ended"; readonly notice: Notice }
   /** A page that answers a problem; `retry` links back to the flow. */
@@ -102,6 +121,19 @@ const resendBlock = (context: PageContext, seconds: number): string => {
   return `<p id="resend-status" class="muted" aria-live="polite" aria-atomic="true" data-seconds="${seconds}" data-wait="${escapeHtml(words.resendWait)}" data-ready="${escapeHtml(words.resendReady)}">${text}</p><form method="post" action="${escapeHtml(context.action)}" class="inline secondary">${hidden(context, "resend")}<button type="submit" id="resend">${fill(words, "resend")}</button></form>`
 }
 
+/**
+ * A popup's done page: the result in `data-` attributes for the page's own script (the CSP allows no inline
+ * script), which posts it to the opener and closes the window; without script, words and a link back.
+ */
+const handoff = (context: PageContext, given: Handoff): string => {
+  const { words } = context
+  const link =
+    given.returnUrl === undefined
+      ? ""
+      : `<p><a class="button" id="return" href="${escapeHtml(given.returnUrl)}">${fill(words, "backTo", { site: given.site ?? "" })}</a></p>`
+  return `<p>${fill(words, "doneReturn")}</p>${link}<div id="handoff" hidden data-opener="${escapeHtml(given.opener)}" data-message="${escapeHtml(JSON.stringify(given.message))}"></div>`
+}
+
 const body = (context: PageContext, step: Step): { heading: HostedWordKey; html: string } => {
   const { words } = context
   const action = escapeHtml(context.action)
@@ -122,7 +154,10 @@ const body = (context: PageContext, step: Step): { heading: HostedWordKey; html:
         html: `${noticeBlock(words, step.notice)}<p>${fill(words, "linkSent", { email: step.email })}</p><p><a class="button" href="${action}">${fill(words, "linkContinue")}</a></p>${resendBlock(context, step.resendSeconds)}${restartForm(context, "otherAddress", "inline")}`
       }
     case "done":
-      return { heading: "doneHeading", html: `<p>${fill(words, "done")}</p>` }
+      return {
+        heading: "doneHeading",
+        html: step.handoff === undefined ? `<p>${fill(words, "done")}</p>` : handoff(context, step.handoff)
+      }
     case "ended":
       return {
         heading: "errorTitle",

@@ -8,7 +8,8 @@
  * answered with a 303 back to it (post-redirect-get), so it works without
  * JavaScript. The steps are in `hostedSteps.ts`, what every request
  * shares in `hostedExchange.ts`, pages in `hostedPages.ts`, words in
- * `hostedWords.ts`, the files in `hostedFiles.ts`.
+ * `hostedWords.ts`, the files in `hostedFiles.ts`. `GET /verify.js` is the
+ * drop-in a single-page shop loads to open the flow in a popup (`dropIn.ts`).
  *
  * - No API key: the flow acts as the offer's team (a target group's, or
  *   for a shared group the default team), through `Verifications`, which
@@ -16,7 +17,11 @@
  *   every per-address limit.
  * - `redirect_uri` must be on one of the offer's `redirectOrigins` — the
  *   rule the link's redirect obeys (`redirectRefusal`); another is refused
- *   with a 400 page before anything is shown.
+ *   with a 400 page before anything is shown. So must `opener`, the origin
+ *   of the page that opened the flow as a popup: its done page posts the
+ *   result to exactly that origin instead of redirecting. No answer sends
+ *   `Cross-Origin-Opener-Policy`, which would sever the popup from its
+ *   opener.
  * - The state lives in a signed cookie (`flowCookie.ts`) and the
  *   verification record: any daemon sharing the store continues the flow.
  *   Every form carries the flow's CSRF token, checked in constant time.
@@ -31,8 +36,8 @@ import * as Effect from "effect/Effect"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as Layer from "effect/Layer"
 import { makeRateLimitDecider } from "../rateLimit.ts"
-import { HOSTED_ASSET_PATH, HOSTED_LOGO_PATH, HOSTED_OFFER_PATH, HOSTED_PATH } from "../routes.ts"
-import { asset, logo } from "./hostedFiles.ts"
+import { DROP_IN_PATH, HOSTED_ASSET_PATH, HOSTED_LOGO_PATH, HOSTED_OFFER_PATH, HOSTED_PATH } from "../routes.ts"
+import { asset, dropIn, logo } from "./hostedFiles.ts"
 import { entry, submit } from "./hostedSteps.ts"
 
 const offerParam = Effect.map(HttpRouter.params, (params) => params.offerId)
@@ -53,5 +58,6 @@ export const HostedRoutes = Layer.mergeAll(
     )
   ),
   HttpRouter.add("GET", HOSTED_ASSET_PATH, asset),
-  HttpRouter.add("GET", HOSTED_LOGO_PATH, logo)
+  HttpRouter.add("GET", HOSTED_LOGO_PATH, logo),
+  HttpRouter.add("GET", DROP_IN_PATH, dropIn)
 )

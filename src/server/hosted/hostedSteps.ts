@@ -15,6 +15,7 @@ import {
   admit,
   type Exchange,
   exchangeOf,
+  handoffOf,
   languageOf,
   linkRedirect,
   page,
@@ -56,7 +57,7 @@ const show = (exchange: Exchange, target: Target, flow: Flow) =>
       case "verified": {
         const location = successTarget(flow, view)
         if (location !== undefined) return seeOther(exchange, location, kept)
-        return page(exchange, target, kept, 200, { kind: "done" })
+        return page(exchange, target, kept, 200, { kind: "done", handoff: handoffOf(flow, view) })
       }
       case "expired":
       case "cancelled":
@@ -84,6 +85,7 @@ export const entry = (offerId: string | undefined) =>
       targetGroupId: target.targetGroupId,
       redirectUri: admitted.redirectUri,
       state: admitted.state,
+      opener: admitted.opener,
       locale,
       at: exchange.now
     }
@@ -159,7 +161,8 @@ export const submit = (decide: RateLimitDecider["decide"], offerId: string | und
             ...(target.offerId === undefined ? { targetGroupId: target.targetGroupId } : { offerId: target.offerId }),
             method,
             locale,
-            redirectUrl: method === "link" ? linkRedirect(flow) : undefined
+            // A popup's result goes to its opener from the popup: the message's link, opened elsewhere, only confirms.
+            redirectUrl: method === "link" && flow.opener === undefined ? linkRedirect(flow) : undefined
           })
         )
         if (started._tag === "Failure") return refusal(exchange, target, flow, started.failure)
