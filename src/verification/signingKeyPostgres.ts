@@ -1,7 +1,7 @@
 /**
  * The signing-key store's PostgreSQL adapter, shared by every daemon: the
- * keys in one row (`campusgate_signing_keys`, the file adapter's JSON as
- * `jsonb`), made empty by the migration. A change is one transaction that
+ * keys in one row (`campusgate_verification_signing_keys`, the file
+ * adapter's JSON as `jsonb`), made empty by the migration. A change is one transaction that
  * reads the row `FOR UPDATE`, applies the change and writes it back: a
  * daemon changing the keys meanwhile waits on the row lock and then reads
  * the changed keys, so concurrent rotations are all kept, without retries.
@@ -19,13 +19,13 @@ import {
 
 export const migrations: ReadonlyArray<Migration> = [
   {
-    id: "signing-keys-1",
+    id: "verification-signing-keys-1",
     statements: [
-      `create table campusgate_signing_keys (
+      `create table campusgate_verification_signing_keys (
         only_row boolean primary key default true check (only_row),
         document jsonb not null
       )`,
-      `insert into campusgate_signing_keys (document) values ('{"version": 1, "keys": []}')`
+      `insert into campusgate_verification_signing_keys (document) values ('{"version": 1, "keys": []}')`
     ]
   }
 ]
@@ -42,7 +42,9 @@ const makePostgres: Effect.Effect<SigningKeyStoreService, never, PgClient.PgClie
     list: () =>
       bounded(
         Effect.flatMap(
-          sql<{ readonly document: string }>`select document::text as document from campusgate_signing_keys`,
+          sql<{
+            readonly document: string
+          }>`select document::text as document from campusgate_verification_signing_keys`,
           keysOf
         )
       ).pipe(Effect.mapError(failed("list"))),
@@ -51,10 +53,10 @@ const makePostgres: Effect.Effect<SigningKeyStoreService, never, PgClient.PgClie
         sql.withTransaction(
           Effect.gen(function* () {
             const read = yield* sql<{ readonly document: string }>`
-              select document::text as document from campusgate_signing_keys for update`
+              select document::text as document from campusgate_verification_signing_keys for update`
             const current = yield* keysOf(read)
             const keys = yield* Effect.try(() => change(current))
-            yield* sql`update campusgate_signing_keys set document = ${documentOf(keys)}::jsonb`
+            yield* sql`update campusgate_verification_signing_keys set document = ${documentOf(keys)}::jsonb`
             return keys
           })
         )
