@@ -1,7 +1,7 @@
 /**
  * The configuration version over PostgreSQL: a daemon watching it reloads
  * when another daemon (a pool of its own on the same database) changes an
- * API-created resource or an API key — within a second, also when its
+ * API-created resource, an API key or a review decision — within a second, also when its
  * listening connection was cut — and not when nothing changed.
  */
 import { mkdtempSync } from "node:fs"
@@ -18,12 +18,20 @@ import * as ApiKeyPostgres from "../../src/keys/apiKeyPostgres.ts"
 import { hashApiKey } from "../../src/keys/apiKeys.ts"
 import { ResourceStore } from "../../src/resources/ResourceStore.ts"
 import * as ResourcePostgres from "../../src/resources/resourcePostgres.ts"
+import { ReviewStore } from "../../src/reviews/ReviewStore.ts"
+import * as ReviewPostgres from "../../src/reviews/reviewPostgres.ts"
 import { postgresClientLayer } from "../../src/store/postgres.ts"
 import * as ConfigVersion from "../../src/store/postgresConfigVersion.ts"
+import { universityApproval } from "../fixtures.ts"
 import { dropListeners, timeUntil } from "../postgresListening.ts"
 import { describePostgres, TestDatabase, testPostgresLayer } from "../postgresTesting.ts"
 
-const schema = [...ConfigVersion.migrations, ...ResourcePostgres.migrations, ...ApiKeyPostgres.migrations]
+const schema = [
+  ...ConfigVersion.migrations,
+  ...ResourcePostgres.migrations,
+  ...ApiKeyPostgres.migrations,
+  ...ReviewPostgres.migrations
+]
 
 describePostgres("the configuration version in PostgreSQL", () => {
   it.live("makes a daemon reload within a second of another's change, and only then", () =>
@@ -51,6 +59,27 @@ describePostgres("the configuration version in PostgreSQL", () => {
       expect(yield* dropListeners).toBe(1)
       yield* other.remove("offer", "spring")
       expect(yield* timeUntil(() => reloads === 2, 1000)).toBeLessThan(1000)
+    }).pipe(Effect.scoped, Effect.provide(testPostgresLayer(schema)))
+  )
+
+  it.live("makes a daemon reload when another decides on a domain", () =>
+    Effect.gen(function* () {
+      const { url } = yield* TestDatabase
+      let reloads = 0
+      yield* ConfigVersion.watchConfigVersion(
+        Effect.sync(() => {
+          reloads++
+        })
+      )
+      const reviews = Context.get(
+        yield* Layer.build(ReviewPostgres.layerPostgres.pipe(Layer.provide(postgresClientLayer(url)))),
+        ReviewStore
+      )
+      yield* reviews.decide({
+        kind: "approve",
+        approval: universityApproval("acme", "hfmt-hamburg.de", "HfMT Hamburg", new Date().toISOString())
+      })
+      expect(yield* timeUntil(() => reloads === 1, 1000)).toBeLessThan(1000)
     }).pipe(Effect.scoped, Effect.provide(testPostgresLayer(schema)))
   )
 
