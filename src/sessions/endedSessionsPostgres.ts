@@ -2,7 +2,7 @@
  * The ended-sessions store's PostgreSQL adapter, shared by every daemon: a
  * row per ended session (`campusgate_sessions_ended`: the nonce and its
  * token's end) and a version row (`campusgate_sessions_ended_version`). A
- * sign-out is one transaction: it drops what is over, adds the session
+ * sign-out is one statement, so atomic: it drops what is over, adds the session
  * (`INSERT … ON CONFLICT` keeping the later end, so ending a session again
  * never shortens its record), bumps the version and announces it with
  * `pg_notify`. Each daemon keeps the rows in memory (so `hasEnded` is
@@ -24,7 +24,12 @@ import {
   type PostgresConnection,
   type PostgresOutage
 } from "../store/postgres.ts"
-import { announce, type VersionChannel, versionTableStatements, watchVersion } from "../store/postgresConfigVersion.ts"
+import {
+  announcing,
+  type VersionChannel,
+  versionTableStatements,
+  watchVersion
+} from "../store/postgresConfigVersion.ts"
 import {
   type EndedMap,
   EndedSessions,
@@ -83,16 +88,15 @@ const makePostgresEndedSessions: Effect.Effect<EndedSessionsService, PostgresOut
         Effect.gen(function* () {
           const now = yield* Clock.currentTimeMillis
           yield* bounded(
-            sql.withTransaction(
-              Effect.andThen(
-                sql`with swept as (
-                    delete from campusgate_sessions_ended where until <= ${now} and nonce <> ${nonce}
-                  )
+            announcing(
+              sql,
+              endedVersion,
+              sql`swept as (
+                  delete from campusgate_sessions_ended where until <= ${now} and nonce <> ${nonce}
+                ), ended as (
                   insert into campusgate_sessions_ended (nonce, until) values (${nonce}, ${until})
-                  on conflict (nonce) do update
-                    set until = greatest(campusgate_sessions_ended.until, excluded.until)`,
-                announce(sql, endedVersion)
-              )
+                  on conflict (nonce) do update set until = greatest(campusgate_sessions_ended.until, excluded.until)
+                )`
             )
           )
           own = stillRunning(own, now)

@@ -18,6 +18,7 @@ import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import type { SqlError } from "effect/sql/SqlError"
+import type * as Statement from "effect/sql/Statement"
 import { asNumber, bounded, type Migration, PgClient } from "./postgres.ts"
 
 /** How often the version is read besides the notifications. */
@@ -52,11 +53,27 @@ export const migrations: ReadonlyArray<Migration> = [
 
 /**
  * Bumps the version and announces it; run it in the writing transaction
- * (`sql.withTransaction`) so that both take effect when the write commits.
+ * (`sql.withTransaction`) so that both take effect when the write commits
+ * (or write and announce in one statement: `announcing`).
  */
 export const announce = (sql: PgClient.PgClient, version: VersionChannel): Effect.Effect<void, SqlError> =>
   Effect.asVoid(
     sql`with bumped as (update ${sql(version.table)} set version = version + 1 returning version)
+      select pg_notify(${version.channel}, version::text) from bumped`
+  )
+
+/**
+ * One statement that runs `changes` (data-modifying `name as (…)` clauses
+ * of a `WITH`) and bumps and announces the version: atomic as a
+ * transaction, in one round trip.
+ */
+export const announcing = (
+  sql: PgClient.PgClient,
+  version: VersionChannel,
+  changes: Statement.Fragment
+): Effect.Effect<void, SqlError> =>
+  Effect.asVoid(
+    sql`with ${changes}, bumped as (update ${sql(version.table)} set version = version + 1 returning version)
       select pg_notify(${version.channel}, version::text) from bumped`
   )
 
