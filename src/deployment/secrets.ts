@@ -1,8 +1,9 @@
 /**
  * The secrets a deployment generates for itself when the environment does
  * not set them, and where each is kept: a file in the data directory (one
- * daemon, `store/secretFile.ts`) or a key in Redis (daemons sharing it,
- * `store/redisSecret.ts`). This list is the one place that says which
+ * daemon, `store/secretFile.ts`), a key in Redis (daemons sharing it,
+ * `store/redisSecret.ts`) or a row in PostgreSQL (daemons sharing it,
+ * `store/postgresSecret.ts`). This list is the one place that says which
  * exist: the stores of every kind (`deployment/stores.ts`) read them through it, and
  * `campusgate migrate --to redis` (`migrateToRedis.ts`) copies every one,
  * so moving to Redis keeps webhook signatures, verification hashes,
@@ -15,6 +16,8 @@ import type * as Redis from "effect/persistence/Redis"
 import type { Secrets } from "../config/environment.ts"
 import { HASH_KEY_FILE } from "../stats/hashKey.ts"
 import { statsDirectory } from "../stats/usageFiles.ts"
+import type { PgClient, PostgresOutage } from "../store/postgres.ts"
+import { postgresSecret } from "../store/postgresSecret.ts"
 import { redisSecret } from "../store/redisSecret.ts"
 import { secretFile } from "../store/secretFile.ts"
 import { VERIFICATION_SECRET_FILE } from "../verification/secrets.ts"
@@ -24,7 +27,7 @@ import { WEBHOOK_SECRET_FILE } from "../webhooks/secret.ts"
 export const CONSOLE_SECRET_FILE = "console-secret"
 
 export interface DeploymentSecret {
-  /** Its name in Redis: `<prefix>secrets:<name>`. */
+  /** Its name in Redis (`<prefix>secrets:<name>`) and in PostgreSQL (`campusgate_secrets`). */
   readonly name: string
   /** Its file in a data directory. */
   readonly file: (dataDir: string) => string
@@ -74,4 +77,13 @@ export const secretInRedis = (
 ): Effect.Effect<string, Redis.RedisError, Redis.Redis> => {
   const configured = configuredValue(secret, secrets)
   return configured === undefined ? redisSecret(secret.name, secret.generate) : Effect.succeed(configured)
+}
+
+/** The secret as daemons sharing PostgreSQL have it: the environment's, else the one in the database, created on first use. */
+export const secretInPostgres = (
+  secret: DeploymentSecret,
+  secrets: Secrets
+): Effect.Effect<string, PostgresOutage, PgClient.PgClient> => {
+  const configured = configuredValue(secret, secrets)
+  return configured === undefined ? postgresSecret(secret.name, secret.generate) : Effect.succeed(configured)
 }

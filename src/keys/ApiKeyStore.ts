@@ -2,8 +2,9 @@
  * Where API-key records are kept: a port with a file adapter (the
  * `api-keys.yaml` of the config directory, kept in git, and of the data
  * directory; `apiKeyFiles.ts`), a Redis adapter (`apiKeyRedis.ts`: the
- * config directory's file and keys held in Redis) and a memory adapter. Records hold hashes
- * only. The store hands the config loader its documents, so keys are decoded
+ * config directory's file and keys held in Redis), a PostgreSQL adapter
+ * (`apiKeyPostgres.ts`: the same, keys held in the database) and a memory
+ * adapter. Records hold hashes only. The store hands the config loader its documents, so keys are decoded
  * with the config directory's files and reach the snapshot's key index the
  * same way whatever the store; writes are atomic, and concurrent writers
  * lose nothing. Failures are one `ApiKeysError` with its reason inside.

@@ -14,7 +14,6 @@ import { resolve } from "node:path"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redis from "effect/persistence/Redis"
-import { parseDocument, YAMLMap, YAMLSeq } from "yaml"
 import type { ApiKeyId, ApiKeyRecord } from "../domain/ApiKey.ts"
 import { hashEntries, type RedisConnection, RedisKeyPrefix, redisKey } from "../store/redis.ts"
 import { announceLua, configVersionKeys } from "../store/redisConfigVersion.ts"
@@ -35,6 +34,7 @@ import {
   readKeyDocuments,
   serializeApiKeys
 } from "./apiKeyFiles.ts"
+import { withRevocations } from "./configKeyRevocations.ts"
 
 /** KEYS: records, revoked, version; ARGV: channel, operation, id, value. */
 const change = Redis.script(
@@ -59,24 +59,6 @@ ${announceLua.replaceAll("KEYS[1]", "KEYS[3]")}
 return 1`
   }
 ).withReturnType<number>()
-
-/** The config file's document with `revoked` applied to the keys it holds that are not revoked there. */
-const withRevocations = (text: string, revoked: ReadonlyMap<string, string>): string => {
-  if (revoked.size === 0) return text
-  const document = parseDocument(text)
-  const keys = document.get("keys")
-  if (!(keys instanceof YAMLSeq)) return text
-  let changed = false
-  for (const item of keys.items) {
-    if (!(item instanceof YAMLMap)) continue
-    const at = revoked.get(String(item.get("id")))
-    if (at !== undefined && !item.has("revokedAt")) {
-      item.set("revokedAt", at)
-      changed = true
-    }
-  }
-  return changed ? document.toString() : text
-}
 
 const unavailable = (error: { readonly cause: unknown }) =>
   new ApiKeysError({ reason: new ApiKeyStoreUnavailable({ cause: error.cause }) })

@@ -1,8 +1,10 @@
 /**
  * Where target groups and offers created through the API are kept: a port
  * with a file adapter (the data directory, the embedded default) and a
- * memory adapter, and a Redis adapter for daemons that share state. The store keeps each resource as its YAML document, the
- * format of the config directory, so a resource can be promoted into git by
+ * memory adapter, and a Redis adapter (`resourceRedis.ts`) and a
+ * PostgreSQL adapter (`resourcePostgres.ts`) for daemons that share state.
+ * The store keeps each resource as its YAML document, the format of the
+ * config directory, so a resource can be promoted into git by
  * moving it and every store is decoded by the one config loader (with
  * file, line and column in its problems). A write replaces one document
  * atomically and durably before it returns; a failure is a

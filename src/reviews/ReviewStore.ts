@@ -1,7 +1,8 @@
 /**
  * Where the institution review queue persists: a port with a memory adapter
  * (tests, the library), a file adapter (the data directory: `reviews/`) and
- * a Redis adapter shared by several daemons (`reviewRedis.ts`). It keeps,
+ * a Redis adapter (`reviewRedis.ts`) and a PostgreSQL adapter
+ * (`reviewPostgres.ts`) shared by several daemons. It keeps,
  * per team, the queue of unknown domains (`queueEntries.ts`: counts, days,
  * candidate; bounded to the top `maxPerTeam`, the rest counted as dropped)
  * and the decisions: approvals (`ReviewedInstitution`) and rejections, at

@@ -15,7 +15,9 @@
  *   inode) moved, so another process's sign-out counts at the next request;
  * - Redis (`endedSessionsRedis.ts`): shared by every daemon, each seeing a
  *   sign-out made on another within `VERSION_POLL_MS` (milliseconds when
- *   the announcement arrives), as it sees a revoked key.
+ *   the announcement arrives), as it sees a revoked key;
+ * - PostgreSQL (`endedSessionsPostgres.ts`): the same, rows in the shared
+ *   database, announced by `NOTIFY` and polled every `VERSION_POLL_MS`.
  * One contract suite (`test/sessions/EndedSessions.test.ts`) runs against
  * every adapter.
  */

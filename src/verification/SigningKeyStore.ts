@@ -1,8 +1,9 @@
 /**
  * Where the keys that sign eligibility tokens live: the port, with a memory
  * adapter (the library without a data directory, tests) and a file adapter
- * (`<dataDir>/signing-keys.json`, mode 0600), and a Redis adapter
- * (`signingKeyRedis.ts`). One contract suite
+ * (`<dataDir>/signing-keys.json`, mode 0600), a Redis adapter
+ * (`signingKeyRedis.ts`) and a PostgreSQL adapter
+ * (`signingKeyPostgres.ts`). One contract suite
  * (`test/verification/SigningKeyStore.test.ts`) runs against each.
  *
  * A change is a function of the keys read (`update`), applied atomically:
@@ -12,7 +13,9 @@
  * when it changed, so the daemon signs with a key the command made without
  * a restart. The Redis adapter keeps the list under one key
  * (`<prefix>signing-keys`) and changes it by compare-and-set, trying again
- * when another daemon changed it in between.
+ * when another daemon changed it in between. The PostgreSQL adapter
+ * (`signingKeyPostgres.ts`) keeps it in one row and changes it in a
+ * transaction holding the row's lock from read to write.
  */
 import { readFileSync, statSync } from "node:fs"
 import { join } from "node:path"

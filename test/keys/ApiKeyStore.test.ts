@@ -8,9 +8,12 @@ import { parse } from "yaml"
 import type { ApiKeyId, ApiKeyRecord } from "../../src/domain/ApiKey.ts"
 import type { TeamId } from "../../src/domain/Identifiers.ts"
 import { ApiKeyStore } from "../../src/keys/ApiKeyStore.ts"
+import * as ApiKeyPostgres from "../../src/keys/apiKeyPostgres.ts"
 import { layerRedis as apiKeyStoreRedis } from "../../src/keys/apiKeyRedis.ts"
 import { hashApiKey } from "../../src/keys/apiKeys.ts"
-import { describeRedis, testRedisLayer } from "../redisTesting.ts"
+import * as ConfigVersion from "../../src/store/postgresConfigVersion.ts"
+import { describePostgres, testPostgresLayer } from "../postgresTesting.ts"
+import { describeRedis, type Suite, testRedisLayer } from "../redisTesting.ts"
 import { storeContract } from "../storeContract.ts"
 
 const record = (id: string): ApiKeyRecord => ({
@@ -78,47 +81,68 @@ contract("files", () => {
   mkdirSync(configDir)
   return ApiKeyStore.layerFiles({ configDir, dataDir: join(root, "data") })
 })
-contract(
-  "redis",
-  () => {
-    const configDir = mkdtempSync(join(tmpdir(), "campusgate-keys-"))
-    return apiKeyStoreRedis(configDir).pipe(Layer.provide(testRedisLayer()))
-  },
-  describeRedis
-)
-
-describeRedis("apiKeyStoreRedis", () => {
-  it.effect("a key of the config directory revoked through Redis is revoked in the document every daemon loads", () =>
-    Effect.gen(function* () {
-      const store = yield* ApiKeyStore
-      yield* store.add(record("key_configgg"), true)
-      yield* store.revoke("key_configgg", "2026-11-02T00:00:00.000Z")
-      const [document] = yield* store.documents
-      expect(document?.store).toBe("config")
-      expect((parse(document!.text) as { keys: Array<ApiKeyRecord> }).keys[0]?.revokedAt).toBe(
-        "2026-11-02T00:00:00.000Z"
-      )
-      expect(yield* reasonOf(store.revoke("key_configgg", "2026-11-03T00:00:00.000Z"))).toBe("ApiKeyAlreadyRevoked")
-    }).pipe(
-      Effect.provide(
-        apiKeyStoreRedis(mkdtempSync(join(tmpdir(), "campusgate-keys-"))).pipe(Layer.provide(testRedisLayer()))
-      )
-    )
+/** A shared store over a config directory of its own: Redis under a prefix, PostgreSQL in a database of its own. */
+const redisStore = () =>
+  apiKeyStoreRedis(mkdtempSync(join(tmpdir(), "campusgate-keys-"))).pipe(Layer.provide(testRedisLayer()))
+const postgresStore = () =>
+  ApiKeyPostgres.layerPostgres(mkdtempSync(join(tmpdir(), "campusgate-keys-"))).pipe(
+    Layer.provide(testPostgresLayer([...ConfigVersion.migrations, ...ApiKeyPostgres.migrations]))
   )
 
-  it.effect("of several daemons starting on an empty store, one stores the first key", () =>
+contract("redis", redisStore, describeRedis)
+contract("postgres", postgresStore, describePostgres)
+
+/** What a store shared by daemons promises besides the contract. */
+const shared = (name: string, makeLayer: () => Layer.Layer<ApiKeyStore>, suite: Suite) =>
+  suite(name, () => {
+    it.effect(
+      "a key of the config directory revoked through the store is revoked in the document every daemon loads",
+      () =>
+        Effect.gen(function* () {
+          const store = yield* ApiKeyStore
+          yield* store.add(record("key_configgg"), true)
+          yield* store.revoke("key_configgg", "2026-11-02T00:00:00.000Z")
+          const [document] = yield* store.documents
+          expect(document?.store).toBe("config")
+          expect((parse(document!.text) as { keys: Array<ApiKeyRecord> }).keys[0]?.revokedAt).toBe(
+            "2026-11-02T00:00:00.000Z"
+          )
+          expect(yield* reasonOf(store.revoke("key_configgg", "2026-11-03T00:00:00.000Z"))).toBe("ApiKeyAlreadyRevoked")
+        }).pipe(Effect.provide(makeLayer()))
+    )
+
+    it.effect("of several daemons starting on an empty store, one stores the first key", () =>
+      Effect.gen(function* () {
+        const store = yield* ApiKeyStore
+        const outcomes = yield* Effect.all(
+          ["key_firstaaa", "key_firstbbb", "key_firstccc"].map((id) => store.addFirst!(record(id))),
+          { concurrency: "unbounded" }
+        )
+        expect(outcomes.filter(Boolean)).toHaveLength(1)
+        expect(yield* store.list).toHaveLength(1)
+      }).pipe(Effect.provide(makeLayer()))
+    )
+  })
+
+shared("apiKeyStoreRedis", redisStore, describeRedis)
+shared("apiKeyStorePostgres", postgresStore, describePostgres)
+
+describePostgres("apiKeyStorePostgres", () => {
+  it.effect("of revocations of one key at once, one revokes it and the others are told it was", () =>
     Effect.gen(function* () {
       const store = yield* ApiKeyStore
-      const outcomes = yield* Effect.all(
-        ["key_firstaaa", "key_firstbbb", "key_firstccc"].map((id) => store.addFirst!(record(id))),
-        { concurrency: "unbounded" }
-      )
-      expect(outcomes.filter(Boolean)).toHaveLength(1)
-      expect(yield* store.list).toHaveLength(1)
-    }).pipe(
-      Effect.provide(
-        apiKeyStoreRedis(mkdtempSync(join(tmpdir(), "campusgate-keys-"))).pipe(Layer.provide(testRedisLayer()))
-      )
-    )
+      yield* store.add(record("key_dataaaaa"), false)
+      yield* store.add(record("key_configgg"), true)
+      for (const id of ["key_dataaaaa", "key_configgg"]) {
+        const outcomes = yield* Effect.all(
+          Array.from({ length: 5 }, (_, i) => Effect.result(store.revoke(id, `2026-11-0${i + 2}T00:00:00.000Z`))),
+          { concurrency: "unbounded" }
+        )
+        const won = outcomes.filter((outcome) => outcome._tag === "Success")
+        expect(won).toHaveLength(1)
+        const listed = (yield* store.list).find((entry) => entry.record.id === id)
+        expect(listed?.record.revokedAt).toBe(won[0]!._tag === "Success" ? won[0]!.success.revokedAt : "")
+      }
+    }).pipe(Effect.provide(postgresStore()))
   )
 })

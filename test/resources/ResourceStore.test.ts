@@ -13,9 +13,12 @@ import { directorySource, loadDirectory } from "../../src/app/sources.ts"
 import { InvalidConfiguration } from "../../src/domain/errors.ts"
 import { ResourceStore } from "../../src/resources/ResourceStore.ts"
 import { resourcePath } from "../../src/resources/resourceFiles.ts"
+import * as ResourcePostgres from "../../src/resources/resourcePostgres.ts"
 import { layerRedis as resourceStoreRedis } from "../../src/resources/resourceRedis.ts"
 import { offerDocument, targetGroupDocument } from "../../src/resources/resourceYaml.ts"
+import * as ConfigVersion from "../../src/store/postgresConfigVersion.ts"
 import { makeDirs, validConfig } from "../config/configFiles.ts"
+import { describePostgres, testPostgresLayer } from "../postgresTesting.ts"
 import { describeRedis, testRedisLayer } from "../redisTesting.ts"
 import { storeContract } from "../storeContract.ts"
 
@@ -74,11 +77,37 @@ const contract = storeContract("ResourceStore", (makeLayer: () => Layer.Layer<Re
       expect((yield* store.read("offer", "spring"))?.text).toBe("version: 2\n")
     }).pipe(Effect.provide(makeLayer()))
   )
+
+  it.effect("of writers racing over one expected document, exactly one wins", () =>
+    Effect.gen(function* () {
+      const store = yield* ResourceStore
+      const creators = yield* Effect.all(
+        Array.from({ length: 10 }, (_, i) => store.write("offer", "raced", `creator: ${i}\n`, null)),
+        { concurrency: "unbounded" }
+      )
+      expect(creators.filter(Boolean)).toHaveLength(1)
+      const created = (yield* store.read("offer", "raced"))!.text
+      const changers = yield* Effect.all(
+        Array.from({ length: 10 }, (_, i) => store.write("offer", "raced", `changer: ${i}\n`, created)),
+        { concurrency: "unbounded" }
+      )
+      expect(changers.filter(Boolean)).toHaveLength(1)
+      expect((yield* store.read("offer", "raced"))?.text).toBe(`changer: ${changers.indexOf(true)}\n`)
+    }).pipe(Effect.provide(makeLayer()))
+  )
 })
 
 contract("memory", () => ResourceStore.layerMemory)
 contract("files", () => ResourceStore.layerFiles(tempDir()))
 contract("redis", () => resourceStoreRedis.pipe(Layer.provide(testRedisLayer())), describeRedis)
+contract(
+  "postgres",
+  () =>
+    ResourcePostgres.layerPostgres.pipe(
+      Layer.provide(testPostgresLayer([...ConfigVersion.migrations, ...ResourcePostgres.migrations]))
+    ),
+  describePostgres
+)
 
 describe("the file store", () => {
   it("fails with ResourceStoreError, changing nothing, when the data directory cannot be written", () => {

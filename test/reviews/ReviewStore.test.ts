@@ -7,8 +7,11 @@ import * as Layer from "effect/Layer"
 import type { Candidate, ReviewRejection } from "../../src/domain/InstitutionReview.ts"
 import { addSighting, emptyTeamQueue, type QueueBatch } from "../../src/reviews/queueEntries.ts"
 import { ReviewStore } from "../../src/reviews/ReviewStore.ts"
+import * as ReviewPostgres from "../../src/reviews/reviewPostgres.ts"
 import { layerRedis as reviewStoreRedis } from "../../src/reviews/reviewRedis.ts"
+import * as ConfigVersion from "../../src/store/postgresConfigVersion.ts"
 import { universityApproval } from "../fixtures.ts"
+import { describePostgres, testPostgresLayer } from "../postgresTesting.ts"
 import { describeRedis, everywhere, testRedisLayer } from "../redisTesting.ts"
 import { storeContract } from "../storeContract.ts"
 
@@ -154,11 +157,43 @@ const contract = storeContract("ReviewStore", (makeLayer: () => Layer.Layer<Revi
       expect(approvals.length + rejections.length).toBe(1)
     }).pipe(Effect.provide(makeLayer()))
   )
+
+  it.effect("flushes sent at once all add up, and the bound holds", () =>
+    Effect.gen(function* () {
+      const store = yield* ReviewStore
+      yield* Effect.all(
+        Array.from({ length: 8 }, (_, i) =>
+          store.record(
+            batchOf([
+              ["team-a", "shared.de", 2, 0.5, T0],
+              ["team-a", `own-${i}.de`, 1, 0.1, T0],
+              ["team-b", "shared.de", 1, 0.5, T0]
+            ]),
+            { ...options, maxPerTeam: 3 }
+          )
+        ),
+        { concurrency: "unbounded" }
+      )
+      expect((yield* store.entry("team-a", "shared.de"))?.count).toBe(16)
+      expect((yield* store.entry("team-b", "shared.de"))?.count).toBe(8)
+      const queue = yield* store.queue("team-a")
+      expect(queue.entries).toHaveLength(3)
+      expect(queue.dropped).toBe(6)
+    }).pipe(Effect.provide(makeLayer()))
+  )
 })
 
 contract("memory", () => ReviewStore.layerMemory)
 contract("files", () => ReviewStore.layerFiles(tempDir()).pipe(Layer.orDie))
 contract("redis", () => reviewStoreRedis.pipe(Layer.provide(testRedisLayer())), describeRedis)
+contract(
+  "postgres",
+  () =>
+    ReviewPostgres.layerPostgres.pipe(
+      Layer.provide(testPostgresLayer([...ConfigVersion.migrations, ...ReviewPostgres.migrations]))
+    ),
+  describePostgres
+)
 
 everywhere("ReviewStore files", () => {
   it.effect("keeps the queue and decisions across a restart", () =>

@@ -6,7 +6,9 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { SIGNING_KEYS_FILE, SigningKeyStore } from "../../src/verification/SigningKeyStore.ts"
 import { activeKey, publishedKeys, rotate } from "../../src/verification/signing.ts"
+import * as SigningKeyPostgres from "../../src/verification/signingKeyPostgres.ts"
 import * as SigningKeyRedis from "../../src/verification/signingKeyRedis.ts"
+import { describePostgres, testPostgresLayer } from "../postgresTesting.ts"
 import { describeRedis, testRedisLayer } from "../redisTesting.ts"
 import { storeContract } from "../storeContract.ts"
 
@@ -44,6 +46,11 @@ const contract = storeContract("SigningKeyStore", (layer: () => Layer.Layer<Sign
 contract("memory", () => SigningKeyStore.layerMemory)
 contract("files", () => SigningKeyStore.layerFiles(mkdtempSync(join(tmpdir(), "campusgate-keys-"))))
 contract("redis", () => SigningKeyRedis.layerRedis.pipe(Layer.provide(testRedisLayer())), describeRedis)
+contract(
+  "postgres",
+  () => SigningKeyPostgres.layerPostgres.pipe(Layer.provide(testPostgresLayer(SigningKeyPostgres.migrations))),
+  describePostgres
+)
 
 it.effect("the file adapter keeps private keys readable by their owner only", () =>
   Effect.gen(function* () {

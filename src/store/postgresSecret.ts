@@ -1,0 +1,41 @@
+/**
+ * A secret generated once per deployment and kept in PostgreSQL (a row of
+ * `campusgate_secrets`), as `redisSecret.ts` keeps one in Redis: the first
+ * daemon to ask stores one (`INSERT … ON CONFLICT DO NOTHING`), then every
+ * daemon reads the stored one in a statement of its own — which, begun
+ * after the insert settled, sees whichever daemon's row won — so webhook
+ * signatures, verification hashes and the unique-email key agree across
+ * daemons started together and across restarts.
+ */
+import { randomBytes } from "node:crypto"
+import * as Effect from "effect/Effect"
+import { bounded, type Migration, PgClient, PostgresOutage } from "./postgres.ts"
+
+export const migrations: ReadonlyArray<Migration> = [
+  {
+    id: "secrets-1",
+    statements: [
+      `create table campusgate_secrets (
+        name text primary key,
+        value text not null
+      )`
+    ]
+  }
+]
+
+/** The secret `name`, created from `generate()` when there is none yet. */
+export const postgresSecret = (
+  name: string,
+  generate: () => string = () => randomBytes(32).toString("base64url")
+): Effect.Effect<string, PostgresOutage, PgClient.PgClient> =>
+  Effect.gen(function* () {
+    const sql = yield* PgClient.PgClient
+    yield* bounded(sql`insert into campusgate_secrets (name, value) values (${name}, ${generate()})
+      on conflict (name) do nothing`)
+    const [stored] = yield* bounded(
+      sql<{ readonly value: string }>`select value from campusgate_secrets where name = ${name}`
+    )
+    if (stored === undefined)
+      return yield* new PostgresOutage({ cause: new Error(`the secret ${name} vanished from campusgate_secrets`) })
+    return stored.value
+  })
