@@ -57,7 +57,11 @@ export class CampusgateApi extends HttpApi.make("campusgate")
       title: "Campusgate",
       version: "1",
       description:
-        "Decides whether an email address belongs to the students and educators an offer is for. Errors are RFC 9457 problem details with `code` and `requestId`."
+        "Decides whether an email address belongs to the students and educators an offer is for. Errors are RFC 9457 problem details with `code` and `requestId`.\n\n" +
+        "A shop proves that a person belongs to an offer's people in one of three ways, all ending in a token signed with the keys at `/.well-known/jwks.json`:\n\n" +
+        "- **This API**: `POST /api/v1/verifications`, then confirm the code (or the link is opened); the shop builds its own screens.\n" +
+        "- **The hosted page** `GET /verify/{offerId}?redirect_uri=…&state=…` (outside `/api/v1`, no API key): the daemon shows the forms and redirects back with the token; `/verify.js` opens it in a popup and hands the token to the page.\n" +
+        "- **OpenID Connect**: discovery at `/.well-known/openid-configuration`, authorization code flow with PKCE; the ID token and userinfo carry the `campusgate_eligibility` claim."
     })
   ) {}
 

@@ -68,7 +68,7 @@ describe("the hosted verification flow without JavaScript", () => {
     expect(csp).toContain(`form-action 'self' ${SHOP}`)
     expect(csp).toContain("frame-ancestors 'none'")
     const cookie = first.headers.getSetCookie().join("\n")
-    expect(cookie).toMatch(/^cg_verify=[^;]+; Path=\/verify; Max-Age=\d+; HttpOnly; SameSite=Strict$/)
+    expect(cookie).toMatch(/^cg_verify_[\w-]{16}=[^;]+; Path=\/verify; Max-Age=\d+; HttpOnly; SameSite=Strict$/)
     // The page: its language, the offer's presentation, a labelled field, no inline script, nothing from elsewhere.
     expect(first.body).toContain('<html lang="en">')
     expect(first.body).toContain("Acme Learning")
@@ -129,6 +129,22 @@ describe("the hosted verification flow without JavaScript", () => {
     expect(served.headers.get("content-security-policy")).toContain("sandbox")
     expect(served.headers.get("x-content-type-options")).toBe("nosniff")
     expect(await served.text()).toBe(LOGO_SVG)
+  })
+
+  it("two flows open in one browser at once each keep their own state", async () => {
+    const client = new FlowClient(daemon.url)
+    const first = await startFlow(client, flowPath("shop", { state: "tab-1" }), "ada@ox.ac.uk")
+    expect(headingOf(first.next.body)).toBe("Enter your code")
+    const firstForm = client.lastForm
+    // A second tab opens another flow: the first one's form still posts.
+    const second = await client.get(flowPath("shop", { state: "tab-2" }))
+    expect(second.body).toContain('<input id="email"')
+    expect([...client.cookies.keys()].filter((name) => name.startsWith("cg_verify_"))).toHaveLength(2)
+    client.lastForm = firstForm
+    const done = await client.submit("confirm", { code: codeOf(first.mail!) })
+    expect(headingOf(done.body)).toBe("Your address is confirmed")
+    // And the second tab is where it was: the address form.
+    expect((await client.get(flowPath("shop", { state: "tab-2" }))).body).toContain('<input id="email"')
   })
 
   it("a wrong code says how many attempts are left and marks the field; the last one fails the verification", async () => {
@@ -291,8 +307,8 @@ describe("the hosted verification flow without JavaScript", () => {
     // A cookie altered by one character no longer opens.
     const tampered = new FlowClient(daemon.url)
     await tampered.get(flowPath("shop"))
-    const value = tampered.cookies.get("cg_verify")!
-    tampered.cookies.set("cg_verify", `${value.slice(0, 10)}${value[10] === "A" ? "B" : "A"}${value.slice(11)}`)
+    const [name, value] = [...tampered.cookies].find(([cookie]) => cookie.startsWith("cg_verify_"))!
+    tampered.cookies.set(name, `${value.slice(0, 10)}${value[10] === "A" ? "B" : "A"}${value.slice(11)}`)
     expect((await tampered.post("start", { email: "mallory@ox.ac.uk" })).status).toBe(403)
     await new Promise((resolve) => setTimeout(resolve, 300))
     expect(smtp.received.length).toBe(before)

@@ -9,11 +9,14 @@
  * page (post-redirect-get). A flow's CSRF token is an HMAC of its nonce:
  * forms carry it, and a POST is taken only when it matches the cookie's,
  * compared in constant time. The cookie is `HttpOnly`, `SameSite=Strict`,
- * `Path=/verify`, and `Secure` when the request came over TLS.
+ * `Path=/verify`, and `Secure` when the request came over TLS. Its name
+ * carries a digest of what the flow is for (target, `redirect_uri`,
+ * `state`), so two flows open in one browser at once keep a cookie each.
  */
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto"
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto"
 
-export const FLOW_COOKIE = "cg_verify"
+/** What every flow's cookie name begins with. */
+export const FLOW_COOKIE_PREFIX = "cg_verify_"
 /** How long a flow lives without a request (the cookie's `Max-Age`). */
 export const FLOW_SECONDS = 3600
 
@@ -82,6 +85,18 @@ export const flowKeys = (verificationSecret: string): FlowKeys => {
 
 export const newNonce = (): string => randomBytes(16).toString("base64url")
 
+/** What a flow is for: the members a flow's cookie is named by. */
+export type FlowFor = Pick<Flow, "offerId" | "targetGroupId" | "redirectUri" | "state">
+
+/** The name of the cookie of a flow for `target`. */
+export const flowCookieName = (target: FlowFor): string =>
+  `${FLOW_COOKIE_PREFIX}${createHash("sha256")
+    .update(
+      JSON.stringify([target.offerId ?? "", target.targetGroupId ?? "", target.redirectUri ?? "", target.state ?? ""])
+    )
+    .digest("base64url")
+    .slice(0, 16)}`
+
 /** The `Set-Cookie` value for a flow. */
-export const flowCookie = (sealed: string, secure: boolean): string =>
-  `${FLOW_COOKIE}=${sealed}; Path=/verify; Max-Age=${FLOW_SECONDS}; HttpOnly; SameSite=Strict${secure ? "; Secure" : ""}`
+export const flowCookie = (flow: FlowFor, sealed: string, secure: boolean): string =>
+  `${flowCookieName(flow)}=${sealed}; Path=/verify; Max-Age=${FLOW_SECONDS}; HttpOnly; SameSite=Strict${secure ? "; Secure" : ""}`
