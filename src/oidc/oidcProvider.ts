@@ -26,7 +26,13 @@
  */
 import { createHmac, randomBytes } from "node:crypto"
 import * as Effect from "effect/Effect"
-import Provider, { type ClientMetadata, type Configuration, errors, interactionPolicy, type KoaContextWithOIDC } from "oidc-provider"
+import Provider, {
+  type ClientMetadata,
+  type Configuration,
+  errors,
+  interactionPolicy,
+  type KoaContextWithOIDC
+} from "oidc-provider"
 import type { OidcClient } from "../domain/OidcClient.ts"
 import { secretMatches } from "./clientSecrets.ts"
 import type { OidcPayload, OidcStoreService } from "./OidcStore.ts"
@@ -114,7 +120,9 @@ const policy = () => {
     .get("login")
     ?.checks.add(
       new interactionPolicy.Check("eligibility_not_proven", "eligibility is proven for each authorization", (ctx) =>
-        ctx.oidc.result?.login === undefined ? interactionPolicy.Check.REQUEST_PROMPT : interactionPolicy.Check.NO_NEED_TO_PROMPT
+        ctx.oidc.result?.login === undefined
+          ? interactionPolicy.Check.REQUEST_PROMPT
+          : interactionPolicy.Check.NO_NEED_TO_PROMPT
       )
     )
   return prompts
@@ -154,7 +162,7 @@ export const makeProvider = (options: ProviderOptions): Provider => {
     // The scopes' claims in the ID token too, not only from userinfo.
     conformIdTokenClaims: false,
     extraParams: {
-      offer: (ctx: KoaContextWithOIDC, value: string | undefined, client: { clientId: string }) => {
+      offer: (_ctx: KoaContextWithOIDC, value: string | undefined, client: { clientId: string }) => {
         const chosen = offerOf(clients.get(client.clientId), value)
         if ("refused" in chosen) throw new errors.InvalidRequest(chosen.refused)
       }
@@ -179,8 +187,7 @@ export const makeProvider = (options: ProviderOptions): Provider => {
     ttl: { Grant: GRANT_SECONDS, Session: GRANT_SECONDS, AccessToken: GRANT_SECONDS, Interaction: 3600 },
     findAccount: async (_ctx, sub, token) => {
       const grantId = token?.grantId
-      const stored =
-        grantId === undefined ? undefined : await Effect.runPromise(store.find(CLAIMS_MODEL, grantId))
+      const stored = grantId === undefined ? undefined : await Effect.runPromise(store.find(CLAIMS_MODEL, grantId))
       return {
         accountId: sub,
         claims: () => (stored !== undefined && stored.sub === sub ? { ...stored, sub } : { sub })

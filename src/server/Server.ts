@@ -33,6 +33,7 @@ import { HttpApp } from "./http.ts"
 import { jobsLayer } from "./jobService.ts"
 import { Metrics } from "./metrics.ts"
 import * as NodeServer from "./NodeServer.ts"
+import { OidcEndpoints } from "./oidc.ts"
 import { RequestLogger } from "./RequestLogger.ts"
 import { rateLimiterLayer } from "./rateLimit.ts"
 import { verificationsLayer } from "./verificationService.ts"
@@ -214,7 +215,14 @@ export const serverLayer = (options: ServeOptions) =>
           headersMs: server.headersTimeoutSeconds * 1000,
           requestMs: server.requestTimeoutSeconds * 1000
         }
-      }).pipe(Layer.provide(FastPath.layer))
+      }).pipe(
+        Layer.provide(FastPath.layer),
+        Layer.provide(
+          OidcEndpoints.layer({ secret: stores.verificationSecret, publicUrl }).pipe(
+            Layer.provide(Layer.mergeAll(stores.signingKeys, stores.oidc))
+          )
+        )
+      )
       return Layer.mergeAll(HttpRouter.serve(HttpApp, { disableLogger: true, disableListenLog: true }), listening).pipe(
         Layer.provide(nodeServer),
         Layer.provide(services)

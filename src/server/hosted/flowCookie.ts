@@ -37,6 +37,10 @@ export interface Flow {
   readonly state?: string | undefined
   readonly locale?: string | undefined
   readonly verificationId?: string | undefined
+  /** The OpenID Connect authorization this flow is the login step of (its interaction's uid). */
+  readonly interaction?: string | undefined
+  /** With `interaction`: the address started, sealed by `Verifications` (opaque here), for the `email` claim. */
+  readonly sealedAddress?: string | undefined
   readonly notice?: Notice | undefined
   /** When the cookie was last written (epoch ms). */
   readonly at: number
@@ -47,6 +51,12 @@ export interface FlowKeys {
   open(cookie: string | undefined, now: number): Flow | undefined
   csrfToken(flow: Flow): string
   csrfMatches(flow: Flow, presented: string | undefined): boolean
+  /**
+   * What binds an OpenID Connect interaction to the verification this flow
+   * verified (and the sealed address it started with): the proof the
+   * interaction's finish checks before it trusts the three.
+   */
+  interactionProof(uid: string, verificationId: string, sealedAddress: string | undefined): string
 }
 
 const mac = (key: Buffer, text: string): Buffer => createHmac("sha256", key).update(text).digest()
@@ -57,6 +67,7 @@ const sameBytes = (a: Buffer, b: Buffer): boolean => a.length === b.length && ti
 export const flowKeys = (verificationSecret: string): FlowKeys => {
   const signing = mac(Buffer.from(verificationSecret), "campusgate hosted flow cookie v1")
   const csrf = mac(Buffer.from(verificationSecret), "campusgate hosted flow csrf v1")
+  const interaction = mac(Buffer.from(verificationSecret), "campusgate hosted flow interaction v1")
   return {
     seal: (flow) => {
       const payload = Buffer.from(JSON.stringify(flow)).toString("base64url")
@@ -79,20 +90,29 @@ export const flowKeys = (verificationSecret: string): FlowKeys => {
     },
     csrfToken: (flow) => mac(csrf, flow.nonce).toString("base64url"),
     csrfMatches: (flow, presented) =>
-      presented !== undefined && sameBytes(mac(csrf, flow.nonce), Buffer.from(presented, "base64url"))
+      presented !== undefined && sameBytes(mac(csrf, flow.nonce), Buffer.from(presented, "base64url")),
+    interactionProof: (uid, verificationId, sealedAddress) =>
+      mac(interaction, `${uid}\0${verificationId}\0${sealedAddress ?? ""}`).toString("base64url")
   }
 }
 
 export const newNonce = (): string => randomBytes(16).toString("base64url")
 
 /** What a flow is for: the members a flow's cookie is named by. */
-export type FlowFor = Pick<Flow, "offerId" | "targetGroupId" | "redirectUri" | "state">
+export type FlowFor = Pick<Flow, "offerId" | "targetGroupId" | "redirectUri" | "state" | "interaction">
 
 /** The name of the cookie of a flow for `target`. */
 export const flowCookieName = (target: FlowFor): string =>
   `${FLOW_COOKIE_PREFIX}${createHash("sha256")
     .update(
-      JSON.stringify([target.offerId ?? "", target.targetGroupId ?? "", target.redirectUri ?? "", target.state ?? ""])
+      JSON.stringify([
+        target.offerId ?? "",
+        target.targetGroupId ?? "",
+        target.redirectUri ?? "",
+        target.state ?? "",
+        // Each OpenID Connect authorization its own flow (and a flow without one keeps the name it always had).
+        ...(target.interaction === undefined ? [] : [target.interaction])
+      ])
     )
     .digest("base64url")
     .slice(0, 16)}`

@@ -90,9 +90,26 @@ const cspOf = (nonce: string, redirectOrigin: string | undefined) =>
 
 const PRIVATE = { "cache-control": "no-store", "referrer-policy": "no-referrer", "x-content-type-options": "nosniff" }
 
-/** Where the browser goes on success: as after a link, the caller's `redirect_uri` (with its `state`) and the outcome. */
-export const successTarget = (flow: Flow, view: VerificationView): string | undefined =>
-  redirectTarget({ outcome: "verified", locale: view.locale, verification: view, redirectUrl: linkRedirect(flow) })
+/**
+ * Where the browser goes on success: the OpenID Connect interaction's finish
+ * when the flow is one's login step; else, as after a link, the caller's
+ * `redirect_uri` (with its `state`) and the outcome.
+ */
+export const successTarget = (keys: FlowKeys, flow: Flow, view: VerificationView): string | undefined =>
+  flow.interaction !== undefined
+    ? interactionFinish(keys, flow.interaction, view.id, flow.sealedAddress)
+    : redirectTarget({ outcome: "verified", locale: view.locale, verification: view, redirectUrl: linkRedirect(flow) })
+
+/** The OpenID Connect interaction's finish (`server/oidc.ts`), with the proof that binds it to this flow's verification. */
+const interactionFinish = (keys: FlowKeys, uid: string, verificationId: string, sealedAddress: string | undefined) => {
+  const query = new URLSearchParams({ verification: verificationId })
+  if (sealedAddress !== undefined) query.set("address", sealedAddress)
+  query.set("proof", keys.interactionProof(uid, verificationId, sealedAddress))
+  return `/oidc/interaction/${encodeURIComponent(uid)}/finish?${query}`
+}
+
+/** An OpenID Connect interaction's uid as `oidc-provider` makes them (and nothing longer reaches the cookie). */
+const INTERACTION_UID = /^[A-Za-z0-9_-]{1,64}$/
 
 /** The caller's `redirect_uri` with its `state`: the redirect a link carries (the link page adds the outcome). */
 export const linkRedirect = (flow: Flow): string | undefined => {
@@ -206,7 +223,9 @@ export const admit = (exchange: Exchange, offerId: string | undefined) => {
   if (target === undefined) return { refused: problem(exchange, undefined, 404, "notFound") }
   const redirectUri = exchange.query.get("redirect_uri") ?? undefined
   const state = exchange.query.get("state") ?? undefined
+  const interaction = exchange.query.get("interaction") ?? undefined
   if (
+    (interaction !== undefined && (!INTERACTION_UID.test(interaction) || redirectUri !== undefined)) ||
     (redirectUri !== undefined &&
       (redirectUri.length > MAX_REDIRECT_URI || redirectRefusal(redirectUri, target.policy) !== undefined)) ||
     (state !== undefined && state.length > MAX_STATE)
@@ -215,7 +234,7 @@ export const admit = (exchange: Exchange, offerId: string | undefined) => {
   }
   const cookie = exchange.keys.open(
     exchange.request.cookies[
-      flowCookieName({ offerId: target.offerId, targetGroupId: target.targetGroupId, redirectUri, state })
+      flowCookieName({ offerId: target.offerId, targetGroupId: target.targetGroupId, redirectUri, state, interaction })
     ],
     exchange.now
   )
@@ -224,6 +243,7 @@ export const admit = (exchange: Exchange, offerId: string | undefined) => {
     cookie.offerId === target.offerId &&
     cookie.targetGroupId === target.targetGroupId &&
     cookie.redirectUri === redirectUri &&
-    cookie.state === state
-  return { target, redirectUri, state, flow: same ? cookie : undefined }
+    cookie.state === state &&
+    cookie.interaction === interaction
+  return { target, redirectUri, state, interaction, flow: same ? cookie : undefined }
 }
