@@ -8,7 +8,9 @@
  * every misuse (state or nonce mismatch, a replayed code, a wrong secret,
  * an unregistered redirect URI, an offer not allowed, no PKCE) is refused.
  */
-import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from "jose"
+import { execFileSync } from "node:child_process"
+import { fileURLToPath } from "node:url"
+import { createLocalJWKSet, createRemoteJWKSet, decodeProtectedHeader, type JSONWebKeySet, jwtVerify } from "jose"
 import * as client from "openid-client"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Daemon, startDaemon } from "./daemon.ts"
@@ -43,12 +45,15 @@ afterAll(async () => {
 const signedIn = async (
   config: client.Configuration,
   email: string,
-  parameters: Record<string, string> & { redirect_uri: string }
+  parameters: Record<string, string> & { redirect_uri: string },
+  browser = new FlowClient(daemon.url)
 ) => {
   const request = await authorizationRequest(config, parameters)
-  const callback = await signIn(smtp, new FlowClient(daemon.url), request.url, email)
+  const callback = await signIn(smtp, browser, request.url, email)
   return { callback, checks: request.checks }
 }
+
+const jwksOf = async () => (await (await fetch(`${daemon.url}/.well-known/jwks.json`)).json()) as JSONWebKeySet
 
 /** Why the relying party refused: the OAuth error the server answered, else what `openid-client` found wrong. */
 const refusal = async (exchange: Promise<unknown>): Promise<string> => {
@@ -124,15 +129,18 @@ describe("the OpenID Connect provider", () => {
 
   it("the address, verified, when the client asks for email and the offer releases it; the same person keeps their sub", async () => {
     const config = await relyingParty(daemon.url, "web")
-    const first = await signedIn(config, "grace@ox.ac.uk", { redirect_uri: WEB_CALLBACK, offer: "open" })
+    const browser = new FlowClient(daemon.url)
+    const first = await signedIn(config, "grace@ox.ac.uk", { redirect_uri: WEB_CALLBACK, offer: "open" }, browser)
     const claims = (await client.authorizationCodeGrant(config, first.callback, first.checks)).claims()!
     expect(claims).toMatchObject({ email: "grace@ox.ac.uk", email_verified: true })
-    // Without the email scope: no address, the same sub (per person and client, whatever the offer).
-    const second = await signedIn(config, "grace@ox.ac.uk", {
-      redirect_uri: WEB_CALLBACK,
-      offer: "shop",
-      scope: "openid campusgate_eligibility"
-    })
+    // Without the email scope: no address, the same sub (per person and client, whatever the offer). The same
+    // browser goes through the hosted flow again (signIn expects its form): a session never stands in for it.
+    const second = await signedIn(
+      config,
+      "grace@ox.ac.uk",
+      { redirect_uri: WEB_CALLBACK, offer: "shop", scope: "openid campusgate_eligibility" },
+      browser
+    )
     const again = (await client.authorizationCodeGrant(config, second.callback, second.checks)).claims()!
     expect(again.email).toBeUndefined()
     expect(again.sub).toBe(claims.sub)
@@ -190,6 +198,25 @@ describe("the OpenID Connect provider", () => {
     const noPkce = new URL((await follow(new FlowClient(daemon.url), withoutPkce.toString())).location!)
     expect(noPkce.searchParams.get("error")).toBe("invalid_request")
     expect(noPkce.searchParams.get("error_description")).toMatch(/PKCE/)
+  })
+
+  it("after the signing key rotates, the next ID token is signed with the new key, published in the JWKS", async () => {
+    const config = await relyingParty(daemon.url, "web")
+    const idTokenKid = async (email: string) => {
+      const { callback, checks } = await signedIn(config, email, { redirect_uri: WEB_CALLBACK, offer: "shop" })
+      const tokens = await client.authorizationCodeGrant(config, callback, checks)
+      await jwtVerify(tokens.id_token!, createLocalJWKSet(await jwksOf()), { issuer: daemon.url, audience: "web" })
+      return decodeProtectedHeader(tokens.id_token!).kid
+    }
+    const before = await idTokenKid("barbara@ox.ac.uk")
+    const rotated = JSON.parse(
+      execFileSync(process.execPath, [
+        fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url)),
+        ...["keys", "rotate-signing", "--config", daemon.configDir, "--data", daemon.dataDir]
+      ]).toString()
+    ) as { signingKey: string }
+    expect(rotated.signingKey).not.toBe(before)
+    expect(await idTokenKid("barbara@ox.ac.uk")).toBe(rotated.signingKey)
   })
 
   it("an interaction's finish is refused without the flow's proof", async () => {

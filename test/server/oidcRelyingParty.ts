@@ -26,7 +26,7 @@ export const oidcConfig = (smtp: TestSmtp, smtpCa: string) => {
     join(dirs.configDir, "offers", "open.yaml"),
     "id: open\nteam: acme\nname: Open offer\ntargetGroups: [universities]\nstatus: active\nverification:\n  releaseEmail: true\n"
   )
-  mkdirSync(join(dirs.configDir, "clients"))
+  mkdirSync(join(dirs.configDir, "clients"), { recursive: true })
   writeFileSync(
     join(dirs.configDir, "clients", "web.yaml"),
     `id: web\nname: The shop's app\ntype: public\nredirectUris: ["${WEB_CALLBACK}"]\nallowedOffers: [shop, open]\n`
