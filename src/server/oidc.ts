@@ -46,6 +46,9 @@ import { activeKey } from "../verification/signing.ts"
 import { Verifications } from "../verification/Verifications.ts"
 import { policyOf } from "../verification/verificationPolicy.ts"
 import { flowKeys } from "./hosted/flowCookie.ts"
+import { Metrics } from "./metrics.ts"
+import { RequestLogger, recordRequest } from "./RequestLogger.ts"
+import { REQUEST_ID_HEADER, requestIdFor } from "./requestId.ts"
 
 export interface OidcOptions {
   /** The deployment's verification secret (flows' proofs, the provider's cookies). */
@@ -82,6 +85,15 @@ const sameText = (a: string, b: string) => {
   return left.length === right.length && timingSafeEqual(left, right)
 }
 
+/** The route template a request is counted and logged under: never the path as sent (a uid, a code in the query). */
+const templateOf = (url: string | undefined): string => {
+  const path = (url ?? "/").split("?", 1)[0]!
+  if (path.startsWith(INTERACTION_PREFIX))
+    return path.endsWith("/finish") ? "/oidc/interaction/{uid}/finish" : "/oidc/interaction/{uid}"
+  if (path.startsWith("/oidc/auth/")) return "/oidc/auth/{uid}"
+  return path === DISCOVERY_PATH || ["/oidc/auth", "/oidc/token", "/oidc/userinfo"].includes(path) ? path : "/oidc/*"
+}
+
 /** Which of our paths a request is for: the provider's, an interaction's start or finish, or none. */
 const routeOf = (url: string | undefined) => {
   const path = (url ?? "/").split("?", 1)[0]!
@@ -103,7 +115,11 @@ export class OidcEndpoints extends Context.Service<
 >()("campusgate/server/OidcEndpoints") {
   static readonly layer = (
     options: OidcOptions
-  ): Layer.Layer<OidcEndpoints, never, Snapshot | Verifications | SigningKeyStore | OidcStore | Log> =>
+  ): Layer.Layer<
+    OidcEndpoints,
+    never,
+    Snapshot | Verifications | SigningKeyStore | OidcStore | Log | Metrics | RequestLogger
+  > =>
     Layer.effect(
       OidcEndpoints,
       Effect.gen(function* () {
@@ -112,6 +128,8 @@ export class OidcEndpoints extends Context.Service<
         const signingKeys = yield* SigningKeyStore
         const store = yield* OidcStore
         const log = yield* Log
+        const metrics = yield* Metrics
+        const logger = yield* RequestLogger
         const keys = flowKeys(options.secret)
         let built: Built | undefined
 
@@ -253,6 +271,24 @@ export class OidcEndpoints extends Context.Service<
             if ((snapshot.current().config.clients?.length ?? 0) === 0) return false
             const route = routeOf(request.url)
             if (route === undefined) return false
+            // Counted and logged as every other request is, under its route template.
+            const started = performance.now()
+            const requestId = requestIdFor(request.headers[REQUEST_ID_HEADER] as string | undefined)
+            response.setHeader(REQUEST_ID_HEADER, requestId)
+            response.once("finish", () =>
+              recordRequest(
+                metrics,
+                logger,
+                {
+                  method: request.method ?? "GET",
+                  route: templateOf(request.url),
+                  status: response.statusCode,
+                  started
+                },
+                requestId,
+                undefined
+              )
+            )
             // The body (a token request's form) stays unread, in the request's buffer, until the provider in force is known.
             serve(route, request, response).catch((error) => {
               log.write("error", "OpenID Connect request failed", { error: String(error) })

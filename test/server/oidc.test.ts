@@ -219,6 +219,28 @@ describe("the OpenID Connect provider", () => {
     expect(await idTokenKid("barbara@ox.ac.uk")).toBe(rotated.signingKey)
   })
 
+  it("the hosted flow refuses an interaction that is not one, or that comes with a redirect_uri", async () => {
+    const browser = new FlowClient(daemon.url)
+    expect((await browser.get("/verify/shop?interaction=not%20a%20uid")).status).toBe(400)
+    const both = `/verify/shop?interaction=abc&redirect_uri=${encodeURIComponent("https://shop.example/x")}`
+    expect((await browser.get(both)).status).toBe(400)
+  })
+
+  it("logs and counts its requests under route templates, never a code or a uid", async () => {
+    const logged = daemon.lines.filter((line) => String(line.path ?? "").startsWith("/oidc/"))
+    expect(new Set(logged.map((line) => line.path))).toEqual(
+      new Set([
+        "/oidc/auth",
+        "/oidc/auth/{uid}",
+        "/oidc/interaction/{uid}",
+        "/oidc/interaction/{uid}/finish",
+        "/oidc/token",
+        "/oidc/userinfo"
+      ])
+    )
+    expect(logged.every((line) => typeof line.requestId === "string")).toBe(true)
+  })
+
   it("an interaction's finish is refused without the flow's proof", async () => {
     const config = await relyingParty(daemon.url, "web")
     const request = await authorizationRequest(config, { redirect_uri: WEB_CALLBACK, offer: "shop" })
