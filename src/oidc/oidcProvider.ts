@@ -37,15 +37,10 @@ import type { OidcClient } from "../domain/OidcClient.ts"
 import { secretMatches } from "./clientSecrets.ts"
 import type { OidcPayload, OidcStoreService } from "./OidcStore.ts"
 import { storeAdapter } from "./oidcAdapter.ts"
+import { INTERACTION_PREFIX, offerOf } from "./oidcPaths.ts"
 
 /** The scopes a client may ask for. */
 export const OIDC_SCOPES = ["openid", "email", "campusgate_eligibility"] as const
-
-/** Where the provider's own endpoints live (the interaction's pages are the server's). */
-export const OIDC_PREFIX = "/oidc/"
-export const DISCOVERY_PATH = "/.well-known/openid-configuration"
-/** The interaction a browser is sent to: `/oidc/interaction/<uid>`, and `/finish` after it once verified. */
-export const INTERACTION_PREFIX = "/oidc/interaction/"
 
 /** How long the claims of a grant, its access tokens and a login's session last (seconds). */
 const GRANT_SECONDS = 3600
@@ -91,27 +86,6 @@ export interface EligibilityClaims {
 /** Keeps the claims of `grantId` for as long as the grant lives. */
 export const storeClaims = (store: OidcStoreService, grantId: string, claims: EligibilityClaims) =>
   store.upsert(CLAIMS_MODEL, grantId, claims as unknown as OidcPayload, GRANT_SECONDS)
-
-/**
- * The offer an authorization asks about: the `offer` parameter, else the
- * client's only allowed offer; a message when there is none or it is not
- * allowed.
- */
-export const offerOf = (
-  client: Pick<OidcClient, "allowedOffers"> | undefined,
-  asked: unknown
-): { readonly offerId: string } | { readonly refused: string } => {
-  if (client === undefined) return { refused: "unknown client" }
-  if (asked === undefined || asked === "") {
-    const [only, ...others] = client.allowedOffers
-    return only !== undefined && others.length === 0
-      ? { offerId: only }
-      : { refused: "name the offer with the offer parameter (this client is allowed several)" }
-  }
-  return typeof asked === "string" && (client.allowedOffers as ReadonlyArray<string>).includes(asked)
-    ? { offerId: asked }
-    : { refused: "the offer is not one this client is allowed" }
-}
 
 /** Every authorization runs the hosted flow: no session stands in for proving eligibility for the offer asked about. */
 const policy = () => {

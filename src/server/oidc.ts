@@ -31,16 +31,8 @@ import { escapeHtml } from "../domain/MessageTemplate.ts"
 import type { OidcClient } from "../domain/OidcClient.ts"
 import { Log } from "../observability/Log.ts"
 import { OidcStore } from "../oidc/OidcStore.ts"
-import {
-  DISCOVERY_PATH,
-  type EligibilityClaims,
-  INTERACTION_PREFIX,
-  makeProvider,
-  OIDC_PREFIX,
-  OIDC_SCOPES,
-  offerOf,
-  storeClaims
-} from "../oidc/oidcProvider.ts"
+import { DISCOVERY_PATH, INTERACTION_PREFIX, OIDC_PREFIX, offerOf } from "../oidc/oidcPaths.ts"
+import type { EligibilityClaims } from "../oidc/oidcProvider.ts"
 import { SigningKeyStore } from "../verification/SigningKeyStore.ts"
 import { activeKey } from "../verification/signing.ts"
 import { Verifications } from "../verification/Verifications.ts"
@@ -58,6 +50,7 @@ export interface OidcOptions {
 }
 
 interface Built {
+  readonly module: typeof import("../oidc/oidcProvider.ts")
   readonly generation: number
   readonly kid: string
   readonly issuer: string
@@ -141,11 +134,14 @@ export class OidcEndpoints extends Context.Service<
           if (key === undefined) return undefined
           const issuer = options.publicUrl()
           if (built?.generation === generation && built.kid === key.kid && built.issuer === issuer) return built
-          const provider = makeProvider({ issuer, clients, key, secret: options.secret, store })
+          // Loaded on the first request: a deployment without clients never loads oidc-provider and its dependencies.
+          const module = await import("../oidc/oidcProvider.ts")
+          const provider = module.makeProvider({ issuer, clients, key, secret: options.secret, store })
           provider.on("server_error", (_ctx, error) =>
             log.write("error", "OpenID Connect provider error", { error: String(error) })
           )
           built = {
+            module,
             generation,
             kid: key.kid,
             issuer,
@@ -232,9 +228,9 @@ export class OidcEndpoints extends Context.Service<
           }
           const asked = String(interaction.params.scope ?? "").split(" ")
           const grant = new built.provider.Grant({ accountId: subject, clientId })
-          grant.addOIDCScope(OIDC_SCOPES.filter((scope) => asked.includes(scope)).join(" "))
+          grant.addOIDCScope(built.module.OIDC_SCOPES.filter((scope) => asked.includes(scope)).join(" "))
           const grantId = await grant.save()
-          await Effect.runPromise(storeClaims(store, grantId, claims))
+          await Effect.runPromise(built.module.storeClaims(store, grantId, claims))
           await built.provider.interactionFinished(
             request,
             response,
