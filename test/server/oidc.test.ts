@@ -14,6 +14,7 @@ import { createLocalJWKSet, createRemoteJWKSet, decodeProtectedHeader, type JSON
 import * as client from "openid-client"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Daemon, startDaemon } from "./daemon.ts"
+import { headingOf } from "./hostedFlowClient.ts"
 import {
   authorizationRequest,
   BACKEND_CALLBACK,
@@ -25,7 +26,7 @@ import {
   signIn,
   WEB_CALLBACK
 } from "./oidcRelyingParty.ts"
-import { makeCertificate, startSmtp, type TestSmtp } from "./smtpServer.ts"
+import { linkOf, makeCertificate, startSmtp, type TestSmtp } from "./smtpServer.ts"
 
 let daemon: Daemon
 let smtp: TestSmtp
@@ -144,6 +145,25 @@ describe("the OpenID Connect provider", () => {
     const again = (await client.authorizationCodeGrant(config, second.callback, second.checks)).claims()!
     expect(again.email).toBeUndefined()
     expect(again.sub).toBe(claims.sub)
+  })
+
+  it("an offer verified by link: the link opened anywhere, the sign-in finishes in the browser that began it", async () => {
+    const config = await relyingParty(daemon.url, "linkapp")
+    const request = await authorizationRequest(config, { redirect_uri: WEB_CALLBACK })
+    const browser = new FlowClient(daemon.url)
+    const form = await follow(browser, request.url.toString())
+    const flowPage = new URL(browser.form().action, daemon.url).toString()
+    const before = smtp.received.length
+    const inbox = await browser.submit("start", { email: "margaret@ox.ac.uk" })
+    expect(headingOf(inbox.body), form.body).toBe("Check your inbox")
+    const mail = (await smtp.waitFor(before + 1)).slice(before).find((message) => message.to === "margaret@ox.ac.uk")!
+    // Opened in the mail app: no cookie, no redirect (the sign-in is not its to finish).
+    expect((await fetch(linkOf(mail), { redirect: "manual" })).status).toBe(200)
+    const back = await follow(browser, flowPage)
+    const callback = new URL(back.location!)
+    expect(`${callback.origin}${callback.pathname}`).toBe(WEB_CALLBACK)
+    const tokens = await client.authorizationCodeGrant(config, callback, request.checks)
+    expect(tokens.claims()).toMatchObject({ aud: "linkapp", campusgate_eligibility: { offer: { id: "links" } } })
   })
 
   it("refuses a callback whose state or nonce is not the request's, and a code redeemed twice", async () => {

@@ -19,7 +19,10 @@ export const WEB_CALLBACK = `${SHOP}/oidc/callback`
 export const BACKEND_CALLBACK = `${SHOP}/backend/callback`
 export const BACKEND_SECRET = "cgs_the-backend-secret-of-the-tests-0123456789abc"
 
-/** The hosted flow's config with the clients `web` (public) and `backend` (confidential), and the offer `open` (releases the address). */
+/**
+ * The hosted flow's config with the clients `web` (public), `linkapp` (public, the offer whose method is a
+ * link) and `backend` (confidential), and the offer `open` (releases the address).
+ */
 export const oidcConfig = (smtp: TestSmtp, smtpCa: string) => {
   const dirs = hostedConfig(smtp, smtpCa)
   writeFileSync(
@@ -30,6 +33,10 @@ export const oidcConfig = (smtp: TestSmtp, smtpCa: string) => {
   writeFileSync(
     join(dirs.configDir, "clients", "web.yaml"),
     `id: web\nname: The shop's app\ntype: public\nredirectUris: ["${WEB_CALLBACK}"]\nallowedOffers: [shop, open]\n`
+  )
+  writeFileSync(
+    join(dirs.configDir, "clients", "linkapp.yaml"),
+    `id: linkapp\nname: An app whose offer sends links\ntype: public\nredirectUris: ["${WEB_CALLBACK}"]\nallowedOffers: [links]\n`
   )
   writeFileSync(
     join(dirs.configDir, "clients", "backend.yaml"),
