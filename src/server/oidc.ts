@@ -3,42 +3,30 @@
  * discovery (`/.well-known/openid-configuration`) and under `/oidc/` are
  * taken at the `node:http` level, before the Effect app, as the fast path
  * takes validations (`NodeServer.ts`), and handed to `oidc-provider`'s own
- * handler — except the interaction, which is ours:
- * - `GET /oidc/interaction/{uid}`: the provider asks for a login; the
- *   browser goes to the hosted flow of the authorization's offer
- *   (`/verify/{offerId}?interaction={uid}`);
- * - `GET /oidc/interaction/{uid}/finish`: where the hosted flow sends the
- *   browser once verified. Taken only with the interaction's own cookie
- *   (the provider's, set for this browser when the authorization began),
- *   the flow's proof over uid, verification and sealed address, and a
- *   verification that is verified and for that offer; then the grant (the
- *   scopes asked that the provider supports; no consent screen) and its
- *   claims are stored, and the provider resumes the authorization.
+ * handler — except the interaction, the login step, which is the hosted
+ * flow (`oidcInteraction.ts`). Each is counted and logged under its route
+ * template, as every other request.
  *
  * With no client configured, nothing is taken (those paths answer 404).
  * The provider is rebuilt when the configuration, the signing key or the
  * public URL changes (its state is in the store, so nothing in flight is
- * lost): a rotated key signs the next ID token.
+ * lost): a rotated key signs the next ID token. `oidc-provider` is loaded
+ * on the first request, so a deployment without clients never loads it.
  */
-import { timingSafeEqual } from "node:crypto"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type Provider from "oidc-provider"
 import { Snapshot } from "../app/Snapshot.ts"
-import { escapeHtml } from "../domain/MessageTemplate.ts"
-import type { OidcClient } from "../domain/OidcClient.ts"
 import { Log } from "../observability/Log.ts"
 import { OidcStore } from "../oidc/OidcStore.ts"
-import { DISCOVERY_PATH, INTERACTION_PREFIX, OIDC_PREFIX, offerOf } from "../oidc/oidcPaths.ts"
-import type { EligibilityClaims } from "../oidc/oidcProvider.ts"
+import { DISCOVERY_PATH, INTERACTION_PREFIX, OIDC_PREFIX } from "../oidc/oidcPaths.ts"
 import { SigningKeyStore } from "../verification/SigningKeyStore.ts"
 import { activeKey } from "../verification/signing.ts"
 import { Verifications } from "../verification/Verifications.ts"
-import { policyOf } from "../verification/verificationPolicy.ts"
 import { flowKeys } from "./hosted/flowCookie.ts"
 import { Metrics } from "./metrics.ts"
+import { type Built, finishInteraction, plainPage, startInteraction } from "./oidcInteraction.ts"
 import { RequestLogger, recordRequest } from "./RequestLogger.ts"
 import { REQUEST_ID_HEADER, requestIdFor } from "./requestId.ts"
 
@@ -47,35 +35,6 @@ export interface OidcOptions {
   readonly secret: string
   /** The daemon's public URL, without a trailing slash: the issuer. */
   readonly publicUrl: () => string
-}
-
-interface Built {
-  readonly module: typeof import("../oidc/oidcProvider.ts")
-  readonly generation: number
-  readonly kid: string
-  readonly issuer: string
-  readonly provider: Provider
-  readonly handle: (request: IncomingMessage, response: ServerResponse) => void
-  readonly clients: ReadonlyMap<string, OidcClient>
-}
-
-const PRIVATE = {
-  "cache-control": "no-store",
-  "referrer-policy": "no-referrer",
-  "content-type": "text/html; charset=utf-8"
-}
-
-const plainPage = (response: ServerResponse, status: number, text: string) => {
-  response.writeHead(status, PRIVATE)
-  response.end(
-    `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(text)}</title></head><body><p>${escapeHtml(text)}</p></body></html>\n`
-  )
-}
-
-const sameText = (a: string, b: string) => {
-  const left = Buffer.from(a)
-  const right = Buffer.from(b)
-  return left.length === right.length && timingSafeEqual(left, right)
 }
 
 /** The route template a request is counted and logged under: never the path as sent (a uid, a code in the query). */
@@ -92,8 +51,9 @@ const routeOf = (url: string | undefined) => {
   const path = (url ?? "/").split("?", 1)[0]!
   if (path.startsWith(INTERACTION_PREFIX)) {
     const rest = path.slice(INTERACTION_PREFIX.length).split("/")
-    if (rest.length === 1 && rest[0] !== "") return { interaction: decodeURIComponent(rest[0]!), finish: false }
-    if (rest.length === 2 && rest[1] === "finish") return { interaction: decodeURIComponent(rest[0]!), finish: true }
+    // A uid is base64url: taken as sent, never decoded (a malformed escape must not throw here).
+    if (rest.length === 1 && rest[0] !== "") return { interaction: rest[0]!, finish: false }
+    if (rest.length === 2 && rest[1] === "finish") return { interaction: rest[0]!, finish: true }
     return { provider: false as const }
   }
   return path === DISCOVERY_PATH || path.startsWith(OIDC_PREFIX) ? { provider: true as const } : undefined
@@ -123,7 +83,7 @@ export class OidcEndpoints extends Context.Service<
         const log = yield* Log
         const metrics = yield* Metrics
         const logger = yield* RequestLogger
-        const keys = flowKeys(options.secret)
+        const dependencies = { snapshot, verifications, store, keys: flowKeys(options.secret) }
         let built: Built | undefined
 
         /** The provider for the configuration, key and URL in force, built again when one of them changed. */
@@ -152,93 +112,6 @@ export class OidcEndpoints extends Context.Service<
           return built
         }
 
-        /** `GET /oidc/interaction/{uid}`: on to the hosted flow of the authorization's offer. */
-        const startInteraction = async (
-          built: Built,
-          uid: string,
-          request: IncomingMessage,
-          response: ServerResponse
-        ) => {
-          const interaction = await built.provider.interactionDetails(request, response)
-          if (interaction.uid !== uid)
-            return plainPage(response, 400, "This sign-in is not the one this browser began.")
-          const chosen = offerOf(built.clients.get(String(interaction.params.client_id)), interaction.params.offer)
-          if ("refused" in chosen) {
-            return built.provider.interactionFinished(
-              request,
-              response,
-              { error: "access_denied", error_description: chosen.refused },
-              { mergeWithLastSubmission: false }
-            )
-          }
-          const query = new URLSearchParams({ interaction: uid })
-          const locale = String(interaction.params.ui_locales ?? "").split(" ")[0]
-          if (locale !== undefined && /^[a-z]{2}$/.test(locale)) query.set("locale", locale)
-          response.writeHead(303, { ...PRIVATE, location: `/verify/${encodeURIComponent(chosen.offerId)}?${query}` })
-          response.end()
-        }
-
-        /** `GET /oidc/interaction/{uid}/finish`: the verified flow's verification becomes the authorization's login. */
-        const finishInteraction = async (
-          built: Built,
-          uid: string,
-          request: IncomingMessage,
-          response: ServerResponse
-        ) => {
-          const interaction = await built.provider.interactionDetails(request, response)
-          const query = new URL(request.url ?? "/", "http://campusgate.invalid").searchParams
-          const verificationId = query.get("verification") ?? ""
-          const sealedAddress = query.get("address") ?? undefined
-          const proof = query.get("proof") ?? ""
-          if (interaction.uid !== uid || !sameText(proof, keys.interactionProof(uid, verificationId, sealedAddress))) {
-            return plainPage(response, 400, "This sign-in is not the one this browser began.")
-          }
-          const clientId = String(interaction.params.client_id)
-          const chosen = offerOf(built.clients.get(clientId), interaction.params.offer)
-          const state = snapshot.current()
-          const offer = "offerId" in chosen ? state.engine.offers.get(chosen.offerId)?.offer : undefined
-          const denied = (description: string) =>
-            built.provider.interactionFinished(
-              request,
-              response,
-              { error: "access_denied", error_description: description },
-              { mergeWithLastSubmission: false }
-            )
-          if (offer === undefined) return denied("the offer is not available")
-          const person = await Effect.runPromise(
-            Effect.result(verifications.person(offer.team, verificationId, `oidc:${clientId}`, sealedAddress))
-          )
-          if (person._tag === "Failure") return denied("the verification was not found")
-          const { verification, subject, email } = person.success
-          if (verification.status !== "verified" || verification.offerId !== offer.id) {
-            return denied("the address was not verified for the offer")
-          }
-          const group = state.engine.targetGroups.get(verification.targetGroupId)?.targetGroup
-          const release = policyOf(state, { offerId: offer.id }).releaseEmail && email !== undefined
-          const claims: EligibilityClaims = {
-            sub: subject,
-            ...(release ? { email, email_verified: true } : {}),
-            campusgate_eligibility: {
-              offer: { id: offer.id, name: offer.name },
-              targetGroups: [{ id: verification.targetGroupId, name: group?.name ?? verification.targetGroupId }],
-              institution: verification.institution,
-              verifiedAt: verification.finishedAt,
-              expiresAt: verification.eligibility?.expiresAt ?? null
-            }
-          }
-          const asked = String(interaction.params.scope ?? "").split(" ")
-          const grant = new built.provider.Grant({ accountId: subject, clientId })
-          grant.addOIDCScope(built.module.OIDC_SCOPES.filter((scope) => asked.includes(scope)).join(" "))
-          const grantId = await grant.save()
-          await Effect.runPromise(built.module.storeClaims(store, grantId, claims))
-          await built.provider.interactionFinished(
-            request,
-            response,
-            { login: { accountId: subject, remember: false }, consent: { grantId } },
-            { mergeWithLastSubmission: false }
-          )
-        }
-
         const serve = async (
           route: NonNullable<ReturnType<typeof routeOf>>,
           request: IncomingMessage,
@@ -252,7 +125,8 @@ export class OidcEndpoints extends Context.Service<
           }
           if (request.method !== "GET") return plainPage(response, 405, "Method not allowed.")
           try {
-            await (route.finish ? finishInteraction : startInteraction)(provider, route.interaction, request, response)
+            if (route.finish) await finishInteraction(provider, dependencies, route.interaction, request, response)
+            else await startInteraction(provider, route.interaction, request, response)
           } catch (error) {
             // No interaction cookie, or an interaction that has expired: the browser has to begin again.
             if ((error as { name?: string }).name === "SessionNotFound") {

@@ -269,5 +269,8 @@ describe("the OpenID Connect provider", () => {
     const interaction = first.location!
     const forged = await browser.get(`${interaction}/finish?verification=ver_aaaaaaaaaaaaaaaaaaaaaaaaaa&proof=x`)
     expect(forged.status).toBe(400)
+    // Another browser (no interaction cookie), and a uid that is not one: a page, never a failure.
+    expect((await new FlowClient(daemon.url).get(interaction)).status).toBe(400)
+    expect((await browser.get("/oidc/interaction/%E0%A4%A/finish")).status).toBe(400)
   })
 })
