@@ -9,11 +9,13 @@
  * an unregistered redirect URI, an offer not allowed, no PKCE) is refused.
  */
 import { execFileSync } from "node:child_process"
+import { unlinkSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { createLocalJWKSet, createRemoteJWKSet, decodeProtectedHeader, type JSONWebKeySet, jwtVerify } from "jose"
 import * as client from "openid-client"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Daemon, startDaemon } from "./daemon.ts"
+import { type Daemon, startDaemon, waitForLine } from "./daemon.ts"
 import { headingOf } from "./hostedFlowClient.ts"
 import {
   authorizationRequest,
@@ -259,6 +261,27 @@ describe("the OpenID Connect provider", () => {
       ])
     )
     expect(logged.every((line) => typeof line.requestId === "string")).toBe(true)
+  })
+
+  it("a client file with a mistake is rejected with its file and field; the clients in force keep working", async () => {
+    const from = daemon.lines.length
+    const file = join(daemon.configDir, "clients", "broken.yaml")
+    writeFileSync(
+      file,
+      "id: broken\nname: Broken\ntype: public\nredirectUris: [https://x.example/cb]\nallowedOffers: [nope]\n"
+    )
+    const rejected = await waitForLine(
+      daemon,
+      (line) => daemon.lines.indexOf(line) >= from && String(line.msg).startsWith("config change rejected")
+    )
+    expect(JSON.stringify(rejected.problems)).toMatch(/broken\.yaml.*allowedOffers\[0\].*no offer \\"nope\\"/)
+    const config = await relyingParty(daemon.url, "web")
+    const { callback, checks } = await signedIn(config, "rosalind@ox.ac.uk", {
+      redirect_uri: WEB_CALLBACK,
+      offer: "shop"
+    })
+    expect((await client.authorizationCodeGrant(config, callback, checks)).claims()?.aud).toBe("web")
+    unlinkSync(file)
   })
 
   it("an interaction's finish is refused without the flow's proof", async () => {
