@@ -12,6 +12,10 @@
  * writing an address. A local part stops at URL delimiters (`/ ? # & =`),
  * so `?to=jane@ox.ac.uk` keeps its `?to=`; the rare address with one of
  * them in its local part keeps what precedes it.
+ *
+ * A URL's password (`redis://:secret@cache`, `postgres://app:secret@db`)
+ * is never written, whatever `logEmails` says: `redactCredentials`, applied
+ * to every line and to whatever a command prints about a store.
  */
 import { API_KEY_PREFIX } from "../keys/apiKeys.ts"
 
@@ -24,13 +28,21 @@ export const maskEmail = (address: string): string => {
   return at < 0 ? "***" : `***@${address.slice(at + 1)}`
 }
 
+const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/[^\s/@:]*):[^\s/@]*@/gi
+
+/** `text` with the password of every URL in it replaced by `***` (`postgres://app:***@db/campusgate`). */
+export const redactCredentials = (text: string): string =>
+  text.includes("://") ? text.replace(URL_PASSWORD, "$1:***@") : text
+
 /** `text` with every API key replaced by its prefix. */
 export const redactApiKeys = (text: string): string =>
   text.includes(API_KEY_PREFIX) ? text.replace(API_KEY, `${API_KEY_PREFIX}***`) : text
 
 /** `text` with, unless `logEmails`, every address reduced to its domain. */
-export const redactAddresses = (text: string, logEmails: boolean): string =>
-  logEmails || !text.includes("@") ? text : text.replace(EMAIL, maskEmail)
+export const redactAddresses = (text: string, logEmails: boolean): string => {
+  const safe = redactCredentials(text)
+  return logEmails || !safe.includes("@") ? safe : safe.replace(EMAIL, maskEmail)
+}
 
 /** `text` as a log line may hold it: API keys masked and, unless `logEmails`, addresses reduced to their domain. */
 export const redact = (text: string, logEmails: boolean): string => redactAddresses(redactApiKeys(text), logEmails)

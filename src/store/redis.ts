@@ -9,6 +9,9 @@
  *   command of the `Redis` and `NodeRedis` services is bounded), and fails
  *   as a store outage (`store/outage.ts`), so a request that needs shared
  *   state answers 503 instead of hanging or answering 500;
+ * - after a command has timed out, the server counts as stalled (a circuit
+ *   breaker): every command fails at once, so nothing waits the timeout
+ *   again, until a probe (`PING`, every `PROBE_INTERVAL_MS`) is answered;
  * - once connected, the client reconnects for ever with capped backoff (no
  *   restart needed; the first connection must succeed, so a daemon with a
  *   wrong URL stops at start with the reason);
@@ -27,6 +30,8 @@ export { Redis, RedisError } from "effect/persistence/Redis"
 export const COMMAND_TIMEOUT_MS = 2000
 /** The longest wait between two reconnection attempts. */
 const MAX_RECONNECT_DELAY_MS = 1000
+/** How often a stalled server is probed, and how long a probe waits for its answer. */
+export const PROBE_INTERVAL_MS = 250
 
 /** The prefix of every key this deployment writes (`store.keyPrefix`). */
 export const RedisKeyPrefix = Context.Reference<string>("campusgate/store/RedisKeyPrefix", {
@@ -43,19 +48,79 @@ class RedisOutage extends Redis.RedisError {}
 markOutage(RedisOutage)
 
 /**
- * A command fails as an outage, and fails when Redis has not answered it
- * within `COMMAND_TIMEOUT_MS`: a stalled server counts as down.
+ * Whether the server counts as stalled: set when a command has not been
+ * answered in time, cleared when a probe is answered. While it is set,
+ * commands fail at once.
  */
-const bounded = <A>(effect: Effect.Effect<A, Redis.RedisError>): Effect.Effect<A, Redis.RedisError> =>
-  Effect.timeoutOrElse(
-    Effect.mapError(effect, (error) =>
-      error instanceof RedisOutage ? error : new RedisOutage({ cause: error.cause })
-    ),
-    {
-      duration: COMMAND_TIMEOUT_MS,
-      orElse: () =>
-        Effect.fail(new RedisOutage({ cause: new Error(`Redis did not answer within ${COMMAND_TIMEOUT_MS} ms`) }))
-    }
+interface Breaker {
+  stalledSince: number | undefined
+}
+
+const stalledError = (breaker: Breaker) =>
+  new RedisOutage({
+    cause: new Error(
+      `Redis is not answering (no answer within ${COMMAND_TIMEOUT_MS} ms since ${new Date(breaker.stalledSince ?? Date.now()).toISOString()}); commands fail at once until it answers again`
+    )
+  })
+
+/**
+ * A command fails as an outage, and fails when Redis has not answered it
+ * within `COMMAND_TIMEOUT_MS` (and then the breaker opens), or at once while
+ * the breaker is open: a stalled server counts as down.
+ */
+const boundedBy =
+  (breaker: Breaker) =>
+  <A>(effect: Effect.Effect<A, Redis.RedisError>): Effect.Effect<A, Redis.RedisError> =>
+    Effect.suspend(() =>
+      breaker.stalledSince !== undefined
+        ? Effect.fail(stalledError(breaker))
+        : Effect.timeoutOrElse(
+            Effect.mapError(effect, (error) =>
+              error instanceof RedisOutage ? error : new RedisOutage({ cause: error.cause })
+            ),
+            {
+              duration: COMMAND_TIMEOUT_MS,
+              orElse: () =>
+                Effect.suspend(() => {
+                  breaker.stalledSince ??= Date.now()
+                  return Effect.fail(stalledError(breaker))
+                })
+            }
+          )
+    )
+
+/** While the breaker is open, `PING` every `PROBE_INTERVAL_MS`; an answer closes it. */
+const probe = (breaker: Breaker, redis: Redis.Redis["Service"]) =>
+  Effect.gen(function* () {
+    if (breaker.stalledSince === undefined) return
+    const answered = yield* redis.send("PING").pipe(
+      Effect.timeout(PROBE_INTERVAL_MS),
+      Effect.as(true),
+      Effect.orElseSucceed(() => false)
+    )
+    if (answered) breaker.stalledSince = undefined
+  }).pipe(Effect.delay(PROBE_INTERVAL_MS), Effect.forever)
+
+/**
+ * Redis Cluster is refused at start, with what to use instead: the
+ * adapters' scripts and transactions touch several keys that Cluster would
+ * spread over slots (and this client does not follow `MOVED`). A primary
+ * with replicas behind Sentinel, or a managed single-shard Redis, works:
+ * give the URL of the current primary (or a proxy that follows failover).
+ */
+const refuseCluster = (redis: Redis.Redis["Service"]) =>
+  Effect.flatMap(
+    Effect.orElseSucceed(redis.send<string>("INFO", "cluster"), () => ""),
+    (info) =>
+      /cluster_enabled:1/.test(info)
+        ? Effect.fail(
+            new Redis.RedisError({
+              cause: new Error(
+                "This Redis server runs in cluster mode, which Campusgate does not support (its stores use multi-key scripts in one slot). Use a single Redis primary (with replicas and Sentinel for failover, giving the primary's or a failover proxy's URL), or store.kind: postgres."
+              )
+            })
+          )
+        : Effect.void
   )
 
 /** `Redis` (and `NodeRedis`) over one client; building it connects, or fails. */
@@ -79,11 +144,15 @@ export const redisLayer = (options: RedisOptions): Layer.Layer<Redis.Redis | Nod
       })
     )
   )
-  // The same services, every command bounded in time.
+  // The same services, every command bounded in time, behind one breaker probed in the background.
   const bounds = Layer.effectContext(
     Effect.gen(function* () {
       const redis = yield* Redis.Redis
       const node = yield* NodeRedis.NodeRedis
+      yield* refuseCluster(redis)
+      const breaker: Breaker = { stalledSince: undefined }
+      const bounded = boundedBy(breaker)
+      yield* Effect.forkScoped(probe(breaker, redis))
       return Context.make(
         Redis.Redis,
         Redis.Redis.of({

@@ -6,7 +6,9 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { IdempotencyStore, idempotencyRecordKey, type StoredAnswer } from "../../src/idempotency/IdempotencyStore.ts"
+import * as IdempotencyPostgres from "../../src/idempotency/idempotencyPostgres.ts"
 import { layerRedis } from "../../src/idempotency/idempotencyRedis.ts"
+import { describePostgres, testPostgresLayer } from "../postgresTesting.ts"
 import { describeRedis, testRedisLayer } from "../redisTesting.ts"
 import { storeContract } from "../storeContract.ts"
 
@@ -74,6 +76,11 @@ const contract = storeContract("IdempotencyStore", (layer: () => Layer.Layer<Ide
 contract("memory", () => IdempotencyStore.layerMemory)
 contract("files", () => IdempotencyStore.layerFiles(dataDir()))
 contract("redis", () => layerRedis.pipe(Layer.provide(testRedisLayer())), describeRedis)
+contract(
+  "postgres",
+  () => IdempotencyPostgres.layerPostgres.pipe(Layer.provide(testPostgresLayer(IdempotencyPostgres.migrations))),
+  describePostgres
+)
 
 describe("the file adapter", () => {
   it.live("keeps answers across a restart, private to the daemon's user, and sweeps those past their day", () =>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { generateApiKey } from "../../src/keys/apiKeys.ts"
-import { maskEmail, redact, redactAddresses, redactApiKeys } from "../../src/observability/redact.ts"
+import { maskEmail, redact, redactAddresses, redactApiKeys, redactCredentials } from "../../src/observability/redact.ts"
 
 describe("redacting log text", () => {
   it("shows an address as its domain only", () => {
@@ -24,5 +24,15 @@ describe("redacting log text", () => {
     expect(redactApiKeys(`Bearer ${key} and /offers/${key}/status`)).toBe("Bearer cgk_*** and /offers/cgk_***/status")
     expect(redact(`${key} jane@ox.ac.uk`, true)).toBe("cgk_*** jane@ox.ac.uk")
     expect(redact(`${key} jane@ox.ac.uk`, false)).toBe("cgk_*** ***@ox.ac.uk")
+  })
+
+  it("never writes a URL's password, whatever logEmails says", () => {
+    expect(redactCredentials("to redis://:s3cret@cache:6379 (prefix x)")).toBe("to redis://:***@cache:6379 (prefix x)")
+    expect(redact("postgres://app:p%40ss@db.internal/campusgate failed", true)).toBe(
+      "postgres://app:***@db.internal/campusgate failed"
+    )
+    expect(redactCredentials("redis://cache:6379 and https://example.org/a:b")).toBe(
+      "redis://cache:6379 and https://example.org/a:b"
+    )
   })
 })

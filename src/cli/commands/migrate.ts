@@ -14,6 +14,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { resolveDataDir } from "../../config/loadConfig.ts"
 import { storeSettingsOf } from "../../deployment/stores.ts"
+import { redactCredentials } from "../../observability/redact.ts"
 import { redisStoreLayer } from "../../store/redis.ts"
 import { migrateToRedis } from "../migrateToRedis.ts"
 import { directoryFlags } from "../options.ts"
@@ -49,7 +50,11 @@ export const migrateCommand = Command.make(
         )
       )
       yield* Console.log(
-        JSON.stringify({ migrated: moved, from: dataDir, to: `${settings.url} (prefix ${settings.keyPrefix})` })
+        JSON.stringify({
+          migrated: moved,
+          from: dataDir,
+          to: `${redactCredentials(settings.url)} (prefix ${settings.keyPrefix})`
+        })
       )
     })
 ).pipe(

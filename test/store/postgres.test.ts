@@ -1,0 +1,83 @@
+/**
+ * The PostgreSQL connection's promises, against the real server: the schema
+ * is migrated once however many daemons start together, a database migrated
+ * by a newer build is refused, and a statement the server does not answer
+ * in time fails as an outage instead of hanging.
+ */
+import { expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import { isStoreOutage } from "../../src/store/outage.ts"
+import {
+  bounded,
+  type Migration,
+  migrate,
+  PgClient,
+  PostgresSchemaError,
+  postgresClientLayer,
+  postgresStoreLayer,
+  STATEMENT_TIMEOUT_MS
+} from "../../src/store/postgres.ts"
+import { describePostgres, testDatabase } from "../postgresTesting.ts"
+
+const first: ReadonlyArray<Migration> = [
+  { id: "things-1", statements: ["create table things (id text primary key)"] },
+  { id: "things-2", statements: ["alter table things add column n int not null default 0"] }
+]
+
+describePostgres("the PostgreSQL store's schema and outages", () => {
+  it.live("migrates once when five daemons start together, then applies only what is new", () =>
+    Effect.gen(function* () {
+      const database = yield* testDatabase
+      const applied = yield* Effect.all(
+        Array.from({ length: 5 }, () => Effect.provide(migrate(first), postgresClientLayer(database.url))),
+        { concurrency: "unbounded" }
+      )
+      expect(applied.flat().sort()).toEqual(["things-1", "things-2"])
+      const later = [...first, { id: "things-3", statements: ["create index things_n on things (n)"] }]
+      expect(yield* Effect.provide(migrate(later), postgresClientLayer(database.url))).toEqual(["things-3"])
+      const rows = yield* Effect.provide(
+        Effect.flatMap(
+          PgClient.PgClient,
+          (sql) => sql<{ id: string }>`select id from campusgate_migrations order by id`
+        ),
+        postgresClientLayer(database.url)
+      )
+      expect(rows.map((row) => row.id)).toEqual(["things-1", "things-2", "things-3"])
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("refuses a database migrated by a newer build, naming what it does not know", () =>
+    Effect.gen(function* () {
+      const database = yield* testDatabase
+      yield* Effect.provide(migrate(first), postgresClientLayer(database.url))
+      const exit = yield* Effect.exit(
+        Layer.build(postgresStoreLayer({ url: database.url, migrations: first.slice(0, 1) }))
+      )
+      expect(Exit.isFailure(exit)).toBe(true)
+      const error = Exit.isFailure(exit) ? exit.cause.reasons.find((reason) => reason._tag === "Fail") : undefined
+      expect(error?._tag === "Fail" ? error.error : undefined).toBeInstanceOf(PostgresSchemaError)
+      expect(String(error?._tag === "Fail" ? error.error.message : "")).toContain("things-2")
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("a statement the server does not answer in time fails as an outage", () =>
+    Effect.gen(function* () {
+      const database = yield* testDatabase
+      const started = Date.now()
+      const exit = yield* Effect.exit(
+        Effect.provide(
+          Effect.flatMap(PgClient.PgClient, (sql) =>
+            bounded(sql`select pg_sleep(${(STATEMENT_TIMEOUT_MS * 2) / 1000})`)
+          ),
+          postgresClientLayer(database.url)
+        )
+      )
+      expect(Exit.isFailure(exit)).toBe(true)
+      expect(Date.now() - started).toBeLessThan(STATEMENT_TIMEOUT_MS * 2)
+      const error = Exit.isFailure(exit) ? exit.cause.reasons.find((reason) => reason._tag === "Fail") : undefined
+      expect(error?._tag === "Fail" && isStoreOutage(error.error)).toBe(true)
+    }).pipe(Effect.scoped)
+  )
+})
