@@ -19,6 +19,7 @@ import { openStores } from "../deployment/stores.ts"
 import { formatProblem } from "../domain/errors.ts"
 import type { TeamId } from "../domain/Identifiers.ts"
 import { Log, type LogOutput } from "../observability/Log.ts"
+import { OidcProviders } from "../oidc/OidcProviders.ts"
 import { ResourceStore } from "../resources/ResourceStore.ts"
 import { ReviewQueue } from "../reviews/ReviewQueue.ts"
 import { ReviewStore } from "../reviews/ReviewStore.ts"
@@ -218,8 +219,12 @@ export const serverLayer = (options: ServeOptions) =>
       }).pipe(
         Layer.provide(FastPath.layer),
         Layer.provide(
-          OidcEndpoints.layer({ secret: stores.verificationSecret, publicUrl }).pipe(
-            Layer.provide(Layer.mergeAll(stores.signingKeys, stores.oidc))
+          OidcEndpoints.layer({ secret: stores.verificationSecret }).pipe(
+            Layer.provide(
+              OidcProviders.layer({ secret: stores.verificationSecret, publicUrl }).pipe(
+                Layer.provide(Layer.mergeAll(stores.signingKeys, stores.oidc))
+              )
+            )
           )
         )
       )

@@ -8,10 +8,8 @@
  * template, as every other request.
  *
  * With no client configured, nothing is taken (those paths answer 404).
- * The provider is rebuilt when the configuration, the signing key or the
- * public URL changes (its state is in the store, so nothing in flight is
- * lost): a rotated key signs the next ID token. `oidc-provider` is loaded
- * on the first request, so a deployment without clients never loads it.
+ * The provider in force, rebuilt when the configuration, the signing key or
+ * the public URL changes, is `oidc/OidcProviders.ts`'s.
  */
 import type { IncomingMessage, ServerResponse } from "node:http"
 import * as Context from "effect/Context"
@@ -19,22 +17,18 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Snapshot } from "../app/Snapshot.ts"
 import { Log } from "../observability/Log.ts"
-import { OidcStore } from "../oidc/OidcStore.ts"
+import { OidcProviders } from "../oidc/OidcProviders.ts"
 import { DISCOVERY_PATH, INTERACTION_PREFIX, OIDC_PREFIX } from "../oidc/oidcPaths.ts"
-import { SigningKeyStore } from "../verification/SigningKeyStore.ts"
-import { activeKey } from "../verification/signing.ts"
 import { Verifications } from "../verification/Verifications.ts"
 import { flowKeys } from "./hosted/flowCookie.ts"
 import { Metrics } from "./metrics.ts"
-import { type Built, finishInteraction, plainPage, startInteraction } from "./oidcInteraction.ts"
+import { finishInteraction, plainPage, startInteraction } from "./oidcInteraction.ts"
 import { RequestLogger, recordRequest } from "./RequestLogger.ts"
 import { REQUEST_ID_HEADER, requestIdFor } from "./requestId.ts"
 
 export interface OidcOptions {
-  /** The deployment's verification secret (flows' proofs, the provider's cookies). */
+  /** The deployment's verification secret, which signs the hosted flow's proofs. */
   readonly secret: string
-  /** The daemon's public URL, without a trailing slash: the issuer. */
-  readonly publicUrl: () => string
 }
 
 /** The route template a request is counted and logged under: never the path as sent (a uid, a code in the query). */
@@ -68,56 +62,24 @@ export class OidcEndpoints extends Context.Service<
 >()("campusgate/server/OidcEndpoints") {
   static readonly layer = (
     options: OidcOptions
-  ): Layer.Layer<
-    OidcEndpoints,
-    never,
-    Snapshot | Verifications | SigningKeyStore | OidcStore | Log | Metrics | RequestLogger
-  > =>
+  ): Layer.Layer<OidcEndpoints, never, Snapshot | Verifications | OidcProviders | Log | Metrics | RequestLogger> =>
     Layer.effect(
       OidcEndpoints,
       Effect.gen(function* () {
         const snapshot = yield* Snapshot
         const verifications = yield* Verifications
-        const signingKeys = yield* SigningKeyStore
-        const store = yield* OidcStore
+        const providers = yield* OidcProviders
         const log = yield* Log
         const metrics = yield* Metrics
         const logger = yield* RequestLogger
-        const dependencies = { snapshot, verifications, store, keys: flowKeys(options.secret) }
-        let built: Built | undefined
-
-        /** The provider for the configuration, key and URL in force, built again when one of them changed. */
-        const current = async (): Promise<Built | undefined> => {
-          const { generation, config } = snapshot.current()
-          const clients = config.clients ?? []
-          const key = activeKey(await Effect.runPromise(signingKeys.list()))
-          if (key === undefined) return undefined
-          const issuer = options.publicUrl()
-          if (built?.generation === generation && built.kid === key.kid && built.issuer === issuer) return built
-          // Loaded on the first request: a deployment without clients never loads oidc-provider and its dependencies.
-          const module = await import("../oidc/oidcProvider.ts")
-          const provider = module.makeProvider({ issuer, clients, key, secret: options.secret, store })
-          provider.on("server_error", (_ctx, error) =>
-            log.write("error", "OpenID Connect provider error", { error: String(error) })
-          )
-          built = {
-            module,
-            generation,
-            kid: key.kid,
-            issuer,
-            provider,
-            handle: provider.callback(),
-            clients: new Map(clients.map((client) => [client.id, client]))
-          }
-          return built
-        }
+        const dependencies = { snapshot, verifications, keys: flowKeys(options.secret) }
 
         const serve = async (
           route: NonNullable<ReturnType<typeof routeOf>>,
           request: IncomingMessage,
           response: ServerResponse
         ): Promise<void> => {
-          const provider = await current()
+          const provider = await providers.current()
           if (provider === undefined) return plainPage(response, 503, "Sign-in is unavailable. Please try again.")
           if ("provider" in route) {
             if (!route.provider) return plainPage(response, 404, "Not found.")

@@ -16,33 +16,19 @@
 import { timingSafeEqual } from "node:crypto"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import * as Effect from "effect/Effect"
-import type Provider from "oidc-provider"
 import type { Snapshot } from "../app/Snapshot.ts"
 import { escapeHtml } from "../domain/MessageTemplate.ts"
-import type { OidcClient } from "../domain/OidcClient.ts"
-import type { OidcStoreService } from "../oidc/OidcStore.ts"
+import type { BuiltProvider as Built } from "../oidc/OidcProviders.ts"
 import { offerOf } from "../oidc/oidcPaths.ts"
 import type { EligibilityClaims } from "../oidc/oidcProvider.ts"
 import type { VerificationsService, VerifiedPerson } from "../verification/Verifications.ts"
 import { policyOf } from "../verification/verificationPolicy.ts"
 import type { FlowKeys } from "./hosted/flowCookie.ts"
 
-/** A provider built for one configuration, signing key and issuer. */
-export interface Built {
-  readonly module: typeof import("../oidc/oidcProvider.ts")
-  readonly generation: number
-  readonly kid: string
-  readonly issuer: string
-  readonly provider: Provider
-  readonly handle: (request: IncomingMessage, response: ServerResponse) => void
-  readonly clients: ReadonlyMap<string, OidcClient>
-}
-
 /** What the finish reads and writes besides the provider. */
 export interface InteractionDependencies {
   readonly snapshot: Snapshot["Service"]
   readonly verifications: VerificationsService
-  readonly store: OidcStoreService
   readonly keys: FlowKeys
 }
 
@@ -148,10 +134,9 @@ export const finishInteraction = async (
   }
   const asked = String(interaction.params.scope ?? "").split(" ")
   const grant = new built.provider.Grant({ accountId: subject, clientId })
-  grant.addOIDCScope(built.module.OIDC_SCOPES.filter((scope) => asked.includes(scope)).join(" "))
+  grant.addOIDCScope(built.scopes.filter((scope) => asked.includes(scope)).join(" "))
   const grantId = await grant.save()
-  const claims = claimsOf(dependencies.snapshot, offer, person.success)
-  await Effect.runPromise(built.module.storeClaims(dependencies.store, grantId, claims))
+  await built.storeClaims(grantId, claimsOf(dependencies.snapshot, offer, person.success))
   await built.provider.interactionFinished(
     request,
     response,
