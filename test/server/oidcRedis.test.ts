@@ -83,4 +83,21 @@ describeRedis("the OpenID Connect provider on two daemons sharing Redis", () => 
       error: "invalid_grant"
     })
   })
+
+  it("one code redeemed on both daemons at once: exactly one gets tokens", async () => {
+    const [first, second] = daemons as [Daemon, Daemon]
+    const onFirst = await relyingPartyOn(first)
+    const onSecond = await relyingPartyOn(second)
+    for (let round = 0; round < 3; round++) {
+      const request = await authorizationRequest(onFirst, { redirect_uri: WEB_CALLBACK, offer: "shop" })
+      const callback = await signIn(smtp, new FlowClient(first.url), request.url, `ada${round}@ox.ac.uk`)
+      const outcomes = await Promise.allSettled([
+        client.authorizationCodeGrant(onFirst, callback, request.checks),
+        client.authorizationCodeGrant(onSecond, callback, request.checks)
+      ])
+      expect(outcomes.filter((outcome) => outcome.status === "fulfilled")).toHaveLength(1)
+      const refused = outcomes.find((outcome) => outcome.status === "rejected") as PromiseRejectedResult
+      expect(refused.reason).toMatchObject({ error: "invalid_grant" })
+    }
+  })
 })
