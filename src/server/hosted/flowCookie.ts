@@ -12,6 +12,11 @@
  * `Path=/verify`, and `Secure` when the request came over TLS. Its name
  * carries a digest of what the flow is for (target, `redirect_uri`,
  * `state`), so two flows open in one browser at once keep a cookie each.
+ * A flow that is the login step of an OpenID Connect authorization names
+ * its interaction (in the digest too) and keeps the address it started
+ * with, sealed by `Verifications`; its success goes to the interaction's
+ * finish with `interactionProof`, an HMAC over the interaction, the
+ * verification and the sealed address.
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto"
 
