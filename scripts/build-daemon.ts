@@ -51,6 +51,9 @@ const result = await build({
   banner: {
     js: 'import { createRequire as __campusgateRequire } from "node:module";const require=__campusgateRequire(import.meta.url);'
   },
+  // Loaded only by a deployment with OpenID Connect clients (`server/oidc.ts` imports it on the first request),
+  // from the installed package: bundled, its ~1 MB (with Koa) would be in every install's bundle.
+  external: ["oidc-provider"],
   metafile: true,
   logLevel: "warning"
 })

@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Runtime from "effect/Runtime"
 import { VERSION } from "../version.ts"
 import { checkCommand } from "./commands/check.ts"
+import { clientsCommand } from "./commands/clients.ts"
 import { dataCommand } from "./commands/data.ts"
 import { inspectCommand } from "./commands/inspect.ts"
 import { keysCommand } from "./commands/keys.ts"
@@ -24,6 +25,7 @@ const campusgate = Command.make("campusgate").pipe(
     checkCommand,
     inspectCommand,
     keysCommand,
+    clientsCommand,
     reviewCommand,
     outboxCommand,
     schemaCommand,

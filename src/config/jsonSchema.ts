@@ -25,6 +25,7 @@ import * as Schema from "effect/Schema"
 import { ApiKeyId, ApiKeysFile, KeyHash } from "../domain/ApiKey.ts"
 import { OfferId, TargetGroupId, TeamId } from "../domain/Identifiers.ts"
 import { Instant, Offer } from "../domain/Offer.ts"
+import { OidcClient, OidcClientId } from "../domain/OidcClient.ts"
 import { DomainName, HostPattern, TargetGroup } from "../domain/TargetGroup.ts"
 import { HexColour } from "../domain/VerificationPolicy.ts"
 import { writeFileAtomic } from "../store/atomicWrite.ts"
@@ -199,7 +200,37 @@ const pageAdditions: Additions = [
   ],
   ["verification.page.supportUrl", describe("A help link: https or mailto:.")],
   ["verification.page.privacyUrl", describe("A privacy link: https or mailto:.")],
-  ["verification.page.privacyNotice", describe("A short notice under the form, as plain text.")]
+  ["verification.page.privacyNotice", describe("A short notice under the form, as plain text.")],
+  [
+    "verification.releaseEmail",
+    describe(
+      "Tell an OpenID Connect client that asks for the email scope the verified address (email, email_verified). Default false: the client gets only the pseudonymous sub and the eligibility."
+    )
+  ]
+]
+
+const clientAdditions: Additions = [
+  ["id", { ...patterned(OidcClientId), description: "The client_id the relying party sends." }],
+  ["name", describe("Shown to people and in logs.")],
+  [
+    "type",
+    describe(
+      "public: an app in the browser or on a device, no secret (PKCE alone); confidential: a backend that authenticates with client_secret_basic."
+    )
+  ],
+  ["redirectUris", describe("Where the browser may be sent back, compared exactly: https (http only for localhost).")],
+  [
+    "allowedOffers",
+    describe(
+      "The offers this client may ask eligibility for (the offer parameter); with one, the parameter may be left out."
+    )
+  ],
+  [
+    "secretHashes",
+    describe(
+      "Confidential clients: hashes of the secret, as `campusgate clients secret` prints them; list the old and the new one while the secret changes."
+    )
+  ]
 ]
 
 const offerAdditions: Additions = [
@@ -397,6 +428,21 @@ const kinds: ReadonlyArray<Kind> = [
     schema: Offer,
     probe: { id: "probe", team: "probe", name: "probe", targetGroups: ["probe"], status: "draft" },
     additions: offerAdditions
+  },
+  {
+    fileName: "client.schema.json",
+    title: "Campusgate OpenID Connect client",
+    description:
+      "A relying party of the OpenID Connect provider; one file per client in clients/. Code flow with PKCE (S256) only.",
+    schema: OidcClient,
+    probe: {
+      id: "probe",
+      name: "probe",
+      type: "public",
+      redirectUris: ["https://probe.example/cb"],
+      allowedOffers: ["probe"]
+    },
+    additions: clientAdditions
   },
   {
     fileName: "api-keys.schema.json",

@@ -10,6 +10,7 @@
  *   target-groups/*.yaml          offers/*.yaml          (created through the API)
  *   offers/*.yaml                 stats/, jobs/          (usage statistics, bulk jobs)
  *   templates/<locale>.yaml       verifications/, outbox/, signing-keys.json  (proof of ownership)
+ *   clients/*.yaml                oidc/  (the OpenID Connect provider's sessions, codes and tokens)
  */
 import { basename, isAbsolute, relative, resolve, sep } from "node:path"
 import { isTemporaryFile } from "../store/atomicWrite.ts"
@@ -18,6 +19,8 @@ export const SETTINGS_FILE = "campusgate.yaml"
 export const API_KEYS_FILE = "api-keys.yaml"
 export const TARGET_GROUPS_DIR = "target-groups"
 export const OFFERS_DIR = "offers"
+/** The OpenID Connect provider's clients, in the config directory only. */
+export const CLIENTS_DIR = "clients"
 
 /** A resource file: `*.yaml` or `*.yml`, not hidden, not a temporary file left by an interrupted write. */
 export const isResourceFile = (name: string): boolean =>

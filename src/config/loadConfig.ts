@@ -19,6 +19,7 @@ import type { ConfigurationProblem } from "../domain/errors.ts"
 import type { ReviewedInstitution } from "../domain/InstitutionReview.ts"
 import type { TemplateFile } from "../domain/MessageTemplate.ts"
 import { Offer } from "../domain/Offer.ts"
+import { OidcClient } from "../domain/OidcClient.ts"
 import { TargetGroup } from "../domain/TargetGroup.ts"
 import {
   DatasetError,
@@ -27,8 +28,9 @@ import {
   parseDataset,
   UNKNOWN_DATASET_FORMAT
 } from "../engine/institutions/userDatasets.ts"
+import { didYouMean } from "./didYouMean.ts"
 import { type Environment, type Secrets, secretsFrom } from "./environment.ts"
-import { displayPath, isResourceFile, OFFERS_DIR, TARGET_GROUPS_DIR } from "./layout.ts"
+import { CLIENTS_DIR, displayPath, isResourceFile, OFFERS_DIR, TARGET_GROUPS_DIR } from "./layout.ts"
 import { loadMessageTemplates } from "./messageTemplates.ts"
 import { type PageLogo, readPageLogos } from "./pageLogos.ts"
 import { withOwners } from "./problemOwners.ts"
@@ -78,6 +80,8 @@ export interface LoadedConfig {
   readonly pageLogos?: ReadonlyMap<string, PageLogo> | undefined
   /** The certificate authorities (PEM) `verification.mail.smtp.ca` names, read with the config. */
   readonly smtpCa: string | undefined
+  /** The OpenID Connect provider's clients (`clients/*.yaml`); absent: none. */
+  readonly clients?: ReadonlyArray<OidcClient> | undefined
   /** Where each target group, offer and key was defined, by id. */
   readonly origins: {
     readonly targetGroups: ReadonlyMap<string, SourceFile>
@@ -306,6 +310,14 @@ const loadWith = (location: ConfigLocation, data: DataDocuments, cache: DecodeCa
   const groupsById = uniqueIds("target group", targetGroups.decoded, problems)
   const offersById = uniqueIds("offer", offers.decoded, problems)
   const keysById = uniqueIds("API key", apiKeys, problems)
+  const clientFiles = resourceFiles(configDir, "config", CLIENTS_DIR)
+  const clients = decodeFiles<OidcClient>(
+    clientFiles,
+    (file) => decode(OidcClient, displayPath(file.path), file.text),
+    problems
+  )
+  uniqueIds("client", clients.decoded, problems)
+  checkClientOffers(clients.decoded, offersById, offers.brokenIds, problems)
 
   const references = {
     // Teams cannot be checked against a campusgate.yaml that cannot be read: every file would be reported.
@@ -351,9 +363,32 @@ const loadWith = (location: ConfigLocation, data: DataDocuments, cache: DecodeCa
       templates,
       smtpCa,
       pageLogos,
+      clients: clients.decoded.map((item) => item.value),
       origins: { targetGroups: origins(groupsById), offers: origins(offersById), apiKeys: origins(keysById) }
     }
   }
+}
+
+/** Every offer a client allows must exist (one that failed to decode is reported once, in its own file). */
+const checkClientOffers = (
+  clients: ReadonlyArray<Decoded<OidcClient>>,
+  offers: ReadonlyMap<string, unknown>,
+  brokenOffers: ReadonlySet<string>,
+  problems: Array<ConfigurationProblem>
+): void => {
+  for (const client of clients)
+    client.value.allowedOffers.forEach((offerId, i) => {
+      if (offers.has(offerId) || brokenOffers.has(offerId)) return
+      const known = [...offers.keys()]
+      const hint = didYouMean(offerId, known)
+      problems.push(
+        problemAt(
+          client.file,
+          ["allowedOffers", i],
+          `no offer "${offerId}"${hint || ` (known: ${known.join(", ") || "none"})`}`
+        )
+      )
+    })
 }
 
 /** The file `verification.mail.smtp.ca` names (relative to the config directory), or a problem when it cannot be read. */

@@ -25,14 +25,14 @@ import { existsSync } from "node:fs"
 import { basename, relative, sep } from "node:path"
 import { watch } from "chokidar"
 import { isTemporaryFile } from "../store/atomicWrite.ts"
-import { API_KEYS_FILE, OFFERS_DIR, SETTINGS_FILE, TARGET_GROUPS_DIR } from "./layout.ts"
+import { API_KEYS_FILE, CLIENTS_DIR, OFFERS_DIR, SETTINGS_FILE, TARGET_GROUPS_DIR } from "./layout.ts"
 import { TEMPLATES_DIR } from "./messageTemplates.ts"
 import { REVIEWED_CONFIG_FILE, REVIEWED_DATA_FILE } from "./reviewedDatasets.ts"
 
 /** How often each watched path is checked. */
 const POLL_INTERVAL_MS = 100
 
-const RESOURCE_DIRS: ReadonlySet<string> = new Set([TARGET_GROUPS_DIR, OFFERS_DIR, TEMPLATES_DIR])
+const RESOURCE_DIRS: ReadonlySet<string> = new Set([TARGET_GROUPS_DIR, OFFERS_DIR, TEMPLATES_DIR, CLIENTS_DIR])
 const TOP_FILES: ReadonlySet<string> = new Set([SETTINGS_FILE, API_KEYS_FILE, REVIEWED_DATA_FILE])
 /** The reviewed dataset in the config directory (`datasets/reviewed.yaml`): the one file of `datasets/` watched. */
 const [REVIEWED_DIR, REVIEWED_NAME] = REVIEWED_CONFIG_FILE.split(sep) as [string, string]

@@ -37,6 +37,8 @@ import type { JobStore } from "../jobs/JobStore.ts"
 import * as JobStoreFiles from "../jobs/JobStoreFiles.ts"
 import { ApiKeyStore } from "../keys/ApiKeyStore.ts"
 import * as ApiKeyRedis from "../keys/apiKeyRedis.ts"
+import { OidcStore } from "../oidc/OidcStore.ts"
+import * as OidcRedis from "../oidc/oidcRedis.ts"
 import { ResourceStore } from "../resources/ResourceStore.ts"
 import * as ResourceRedis from "../resources/resourceRedis.ts"
 import { ReviewStore, type ReviewStoreError } from "../reviews/ReviewStore.ts"
@@ -82,6 +84,8 @@ export interface StoreAdapters<R> {
   readonly idempotency: Layer.Layer<IdempotencyStore, never, R>
   /** Console sessions ended by signing out. */
   readonly endedSessions: Layer.Layer<EndedSessions, Redis.RedisError, R>
+  /** The OpenID Connect provider's sessions, grants, codes and tokens. */
+  readonly oidc: Layer.Layer<OidcStore, never, R>
   /** Where rate-limit counters live; undefined: this process's memory. */
   readonly rateLimits: Layer.Layer<RateLimiter.RateLimiterStore, never, R> | undefined
   /** A generated secret: the environment's, else the kind's, made on first use. */
@@ -103,6 +107,7 @@ export const fileAdapters = ({ configDir, dataDir }: StoreDirectories): StoreAda
   signingKeys: SigningKeyStore.layerFiles(dataDir),
   idempotency: IdempotencyStore.layerFiles(dataDir),
   endedSessions: EndedSessions.layerFiles(dataDir),
+  oidc: OidcStore.layerFiles(dataDir),
   rateLimits: undefined,
   secret: (which, secrets) => Effect.sync(() => secretInDataDir(deploymentSecrets[which], dataDir, secrets)),
   statsKey: (secrets) =>
@@ -129,6 +134,7 @@ export const redisAdapters = ({ configDir, dataDir }: StoreDirectories): StoreAd
   signingKeys: SigningKeyRedis.layerRedis,
   idempotency: IdempotencyRedis.layerRedis,
   endedSessions: EndedSessionsRedis.layerRedis,
+  oidc: OidcRedis.layerRedis,
   rateLimits: rateLimiterStoreRedis,
   secret: (which, secrets) => secretInRedis(deploymentSecrets[which], secrets),
   statsKey: (secrets) => Effect.map(secretInRedis(deploymentSecrets.statsHashKey, secrets), hashKeyFromSecret),
@@ -149,6 +155,7 @@ const withConnection = <R>(adapters: StoreAdapters<R>, connection: Context.Conte
     signingKeys: given(adapters.signingKeys),
     idempotency: given(adapters.idempotency),
     endedSessions: given(adapters.endedSessions),
+    oidc: given(adapters.oidc),
     rateLimits: adapters.rateLimits === undefined ? undefined : given(adapters.rateLimits),
     secret: (which, secrets) => within(adapters.secret(which, secrets)),
     statsKey: (secrets) => within(adapters.statsKey(secrets)),
@@ -209,6 +216,8 @@ export interface Stores {
   readonly signingKeys: Layer.Layer<SigningKeyStore>
   /** The answers to requests sent with an Idempotency-Key. */
   readonly idempotency: Layer.Layer<IdempotencyStore>
+  /** The OpenID Connect provider's state. */
+  readonly oidc: Layer.Layer<OidcStore>
   readonly webhookSecret: string
   readonly verificationSecret: string
   /** The key of console sessions' signatures (`consoleSession.ts`). */
@@ -242,6 +251,7 @@ export const openStores = (
       verifications: adapters.verifications,
       signingKeys: adapters.signingKeys,
       idempotency: adapters.idempotency,
+      oidc: adapters.oidc,
       webhookSecret: yield* adapters.secret("webhook", secrets),
       verificationSecret: yield* adapters.secret("verification", secrets),
       consoleSecret: yield* adapters.secret("console", secrets),

@@ -4,7 +4,8 @@
  * codes and messages are allowed, how long a success counts, where a link
  * may redirect, how often one person (a canonical address) may verify, and
  * where verification events are posted, and how the hosted verification
- * page presents the offer (`page`). An offer's `verification` section
+ * page presents the offer (`page`), and whether an OpenID Connect client
+ * is told the verified address (`releaseEmail`). An offer's `verification` section
  * sets any of these; the deployment's `verification` section in
  * `campusgate.yaml` gives the rest (`VerificationDefaults`), and
  * `resolvePolicy` is the one place the two are combined.
@@ -143,7 +144,9 @@ const policyFields = {
   maxVerificationsPerAddress: PositiveInt,
   redemptionWindow: Period,
   webhookUrl: WebhookUrl,
-  page: PagePresentation
+  page: PagePresentation,
+  /** Whether an OpenID Connect client that asks for the `email` scope is told the verified address (`docs/verification.md`). */
+  releaseEmail: Schema.Boolean
 }
 
 /** An offer's `verification` section: every field optional, the deployment's defaults fill the rest. */
@@ -162,7 +165,8 @@ export const VerificationPolicy = Schema.Struct({
   maxVerificationsPerAddress: Schema.optionalKey(policyFields.maxVerificationsPerAddress),
   redemptionWindow: Schema.optionalKey(policyFields.redemptionWindow),
   webhookUrl: Schema.optionalKey(policyFields.webhookUrl),
-  page: Schema.optionalKey(policyFields.page)
+  page: Schema.optionalKey(policyFields.page),
+  releaseEmail: Schema.optionalKey(policyFields.releaseEmail)
 })
 export type VerificationPolicy = typeof VerificationPolicy.Type
 
@@ -191,7 +195,8 @@ export const verificationDefaultFields = {
   maxVerificationsPerAddress: Schema.optionalKey(policyFields.maxVerificationsPerAddress),
   redemptionWindow: withDefault(policyFields.redemptionWindow, "365 days"),
   webhookUrl: Schema.optionalKey(policyFields.webhookUrl),
-  page: Schema.optionalKey(policyFields.page)
+  page: Schema.optionalKey(policyFields.page),
+  releaseEmail: withDefault(policyFields.releaseEmail, false)
 }
 export const VerificationDefaults = Schema.Struct(verificationDefaultFields)
 export type VerificationDefaults = typeof VerificationDefaults.Type
@@ -214,6 +219,8 @@ export interface ResolvedPolicy {
   readonly webhookUrl: string | undefined
   /** The hosted page's presentation: the offer's own `page`, else the deployment's (not merged field by field). */
   readonly page?: PagePresentation | undefined
+  /** Whether OpenID Connect clients asking for the `email` scope get the address (default false). */
+  readonly releaseEmail: boolean
 }
 
 /** The policy in force: each field of the offer's section, else the deployment's. */
@@ -237,6 +244,7 @@ export const resolvePolicy = (
     maxVerificationsPerAddress: policy.maxVerificationsPerAddress,
     redemptionWindowMs: periodMillis(policy.redemptionWindow),
     webhookUrl: policy.webhookUrl,
-    page: policy.page
+    page: policy.page,
+    releaseEmail: policy.releaseEmail
   }
 }

@@ -1,6 +1,7 @@
 /**
  * The one HTTP server of the daemon: a Node `http.Server` whose request
- * listener offers each request to the fast path first (`fastPath.ts`) and
+ * listener offers each request to the fast path first (`fastPath.ts`), then
+ * to the OpenID Connect provider (`oidc.ts`: discovery and `/oidc/`), and
  * hands every other to the Effect app through `NodeHttpServer.makeHandler`.
  * Both answer on the same port, with one route table, one scope rule, one
  * problem renderer and one rate limiter between them.
@@ -20,6 +21,7 @@ import * as NetAddress from "effect/net/NetAddress"
 import * as Scope from "effect/Scope"
 import { Snapshot } from "../app/Snapshot.ts"
 import { FastPath } from "./fastPath.ts"
+import { OidcEndpoints } from "./oidc.ts"
 import { declaredOverLimit } from "./requestGuards.ts"
 
 export interface NodeServerOptions {
@@ -38,6 +40,7 @@ export interface NodeServerOptions {
 const make = (options: NodeServerOptions) =>
   Effect.gen(function* () {
     const fastPath = yield* FastPath
+    const oidc = yield* OidcEndpoints
     const snapshot = yield* Snapshot
     const { idleMs, headersMs, requestMs } = options.timeouts
     // Node refuses a headers timeout above the request timeout.
@@ -78,7 +81,7 @@ const make = (options: NodeServerOptions) =>
         const scope = Scope.forkUnsafe(serveScope, "parallel")
         const effectApp = yield* NodeHttpServer.makeHandler(httpApp, { middleware, scope })
         const onRequest = (request: IncomingMessage, response: ServerResponse) => {
-          if (!fastPath.take(request, response)) effectApp(request, response)
+          if (!fastPath.take(request, response) && !oidc.take(request, response)) effectApp(request, response)
         }
         // `Expect: 100-continue`: the body is asked for only when it may be sent; a body declared over the
         // route's limit gets its 413 at once instead (Node would send 100 Continue first).
@@ -101,11 +104,11 @@ const make = (options: NodeServerOptions) =>
     })
   })
 
-/** The server with the Node platform services the Effect app needs; needs the fast path. */
+/** The server with the Node platform services the Effect app needs; needs the fast path and the OpenID Connect provider. */
 export const layer = (
   options: NodeServerOptions
 ): Layer.Layer<
   HttpServer.HttpServer | Layer.Success<typeof NodeHttpServer.layerHttpServices>,
   HttpServerError.ServeError,
-  FastPath | Snapshot
+  FastPath | OidcEndpoints | Snapshot
 > => Layer.mergeAll(Layer.effect(HttpServer.HttpServer, make(options)), NodeHttpServer.layerHttpServices)

@@ -19,6 +19,7 @@ import { openStores } from "../deployment/stores.ts"
 import { formatProblem } from "../domain/errors.ts"
 import type { TeamId } from "../domain/Identifiers.ts"
 import { Log, type LogOutput } from "../observability/Log.ts"
+import { OidcProviders } from "../oidc/OidcProviders.ts"
 import { ResourceStore } from "../resources/ResourceStore.ts"
 import { ReviewQueue } from "../reviews/ReviewQueue.ts"
 import { ReviewStore } from "../reviews/ReviewStore.ts"
@@ -33,6 +34,7 @@ import { HttpApp } from "./http.ts"
 import { jobsLayer } from "./jobService.ts"
 import { Metrics } from "./metrics.ts"
 import * as NodeServer from "./NodeServer.ts"
+import { OidcEndpoints } from "./oidc.ts"
 import { RequestLogger } from "./RequestLogger.ts"
 import { rateLimiterLayer } from "./rateLimit.ts"
 import { verificationsLayer } from "./verificationService.ts"
@@ -214,7 +216,18 @@ export const serverLayer = (options: ServeOptions) =>
           headersMs: server.headersTimeoutSeconds * 1000,
           requestMs: server.requestTimeoutSeconds * 1000
         }
-      }).pipe(Layer.provide(FastPath.layer))
+      }).pipe(
+        Layer.provide(FastPath.layer),
+        Layer.provide(
+          OidcEndpoints.layer({ secret: stores.verificationSecret }).pipe(
+            Layer.provide(
+              OidcProviders.layer({ secret: stores.verificationSecret, publicUrl }).pipe(
+                Layer.provide(Layer.mergeAll(stores.signingKeys, stores.oidc))
+              )
+            )
+          )
+        )
+      )
       return Layer.mergeAll(HttpRouter.serve(HttpApp, { disableLogger: true, disableListenLog: true }), listening).pipe(
         Layer.provide(nodeServer),
         Layer.provide(services)

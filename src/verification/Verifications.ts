@@ -87,7 +87,11 @@ export interface StartVerification {
 export type { LinkOutcome }
 
 export type StartOutcome =
-  | { readonly started: VerificationView }
+  | {
+      readonly started: VerificationView
+      /** The address, sealed with the deployment's key: what `person` takes to tell a relying party the address. */
+      readonly sealedAddress: string
+    }
   | { readonly ineligible: ValidationResult | OfferValidationResult }
 
 export interface VerificationsService {
@@ -104,6 +108,17 @@ export interface VerificationsService {
     email: string,
     target: { readonly offerId: string } | { readonly targetGroupId: string }
   ): Effect.Effect<VerificationView | undefined, VerificationsError>
+  /**
+   * Who verified `id`, as one relying party (`audience`) may know them: a
+   * pseudonym stable per person and audience (never the address), and the
+   * address when `sealedAddress` (from `start`) is the one verified.
+   */
+  person(
+    viewer: Viewer,
+    id: string,
+    audience: string,
+    sealedAddress: string | undefined
+  ): Effect.Effect<VerifiedPerson, VerificationsError>
   /** Resets an address's redemption limit for an offer; answers how many verifications no longer count. */
   resetLimit(viewer: Viewer, email: string, offerId: string): Effect.Effect<number, VerificationsError>
   jwks(): Effect.Effect<JSONWebKeySet>
@@ -111,6 +126,15 @@ export interface VerificationsService {
   rotateSigningKey(): Effect.Effect<void>
   /** Runs the sweep now (the layer runs it on an interval): expiry, resends after a restart, reminders, retention. */
   readonly sweep: Effect.Effect<void>
+}
+
+/** A verified verification and its person, as `person` answers. */
+export interface VerifiedPerson {
+  readonly verification: VerificationView
+  /** A keyed hash of the canonical address and the audience: the same person, the same audience, the same value. */
+  readonly subject: string
+  /** The verified address (normalised), when the sealed address given was it. */
+  readonly email: string | undefined
 }
 
 export interface VerificationsOptions {
@@ -222,6 +246,7 @@ const start = Effect.fn("Verifications.start")(function* (
   const addressHash = keys.addressHash(canonicalOf(normalized))
   const id = newVerificationId()
   const secret = method === "code" ? newCode(policy.codeLength) : newLinkSecret()
+  const sealedAddress = keys.seal(normalized)
   const record = pendingRecord({
     id,
     request,
@@ -233,7 +258,7 @@ const start = Effect.fn("Verifications.start")(function* (
     normalized,
     addressHash,
     secretHash: keys.secretHash(id, secret),
-    sealedAddress: keys.seal(normalized),
+    sealedAddress,
     claim: work.claimFor(now),
     now
   })
@@ -251,7 +276,26 @@ const start = Effect.fn("Verifications.start")(function* (
   // Stored as queued: if the queue is full now, the sweep queues it.
   work.send({ id, secret })
   count(record, "started")
-  return { started: toView(record) }
+  return { started: toView(record), sealedAddress }
+})
+
+const person = Effect.fn("Verifications.person")(function* (
+  dependencies: Dependencies,
+  viewer: Viewer,
+  id: string,
+  audience: string,
+  sealedAddress: string | undefined
+) {
+  const record = yield* dependencies.visible(viewer, id, false)
+  const { keys } = dependencies
+  const address = sealedAddress === undefined ? undefined : keys.unseal(sealedAddress)
+  const email =
+    address !== undefined && keys.addressHash(canonicalOf(address)) === record.addressHash ? address : undefined
+  return {
+    verification: toView(record),
+    subject: keys.subject(`audience:${audience}`, record.addressHash),
+    email
+  } satisfies VerifiedPerson
 })
 
 const resend = Effect.fn("Verifications.resend")(function* (
@@ -367,6 +411,7 @@ const makeVerifications = Effect.fnUntraced(function* (options: VerificationsOpt
     resend: (viewer, id) => resend(dependencies, settleWithin, viewer, id),
     cancel: (viewer, id) => cancelOne(dependencies, settle, viewer, id),
     lookup,
+    person: (viewer, id, audience, sealedAddress) => person(dependencies, viewer, id, audience, sealedAddress),
     resetLimit,
     jwks: () => tokens.jwks().pipe(Effect.orDie),
     rotateSigningKey: () => tokens.rotateIfDue(true).pipe(Effect.orDie),

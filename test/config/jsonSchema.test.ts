@@ -144,6 +144,9 @@ const configFiles = (dir: string): Array<readonly [string, string]> => [
     (f) => [join(dir, "target-groups", f), "target-group.schema.json"] as const
   ),
   ...readdirSync(join(dir, "offers")).map((f) => [join(dir, "offers", f), "offer.schema.json"] as const),
+  ...(readdirSync(dir).includes("clients")
+    ? readdirSync(join(dir, "clients")).map((f) => [join(dir, "clients", f), "client.schema.json"] as const)
+    : []),
   ...(readdirSync(dir).includes("api-keys.yaml") ? [[join(dir, "api-keys.yaml"), "api-keys.schema.json"] as const] : [])
 ]
 
@@ -153,6 +156,7 @@ describe("jsonSchemas", () => {
       "campusgate.schema.json",
       "target-group.schema.json",
       "offer.schema.json",
+      "client.schema.json",
       "api-keys.schema.json"
     ])
     for (const file of jsonSchemas()) {

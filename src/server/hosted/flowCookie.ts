@@ -11,8 +11,13 @@
  * compared in constant time. The cookie is `HttpOnly`, `SameSite=Strict`,
  * `Path=/verify`, and `Secure` when the request came over TLS. Its name
  * carries a digest of what the flow is for (target, `redirect_uri`,
- * `state`, opener), so two flows open in one browser at once keep a cookie
- * each.
+ * `state`, opener, interaction), so two flows open in one browser at once
+ * keep a cookie each. A popup's flow names its opener (`verify.js`). A
+ * flow that is the login step of an OpenID Connect authorization names
+ * its interaction and keeps the address it started with, sealed by
+ * `Verifications`; its success goes to the interaction's finish with
+ * `interactionProof`, an HMAC over the interaction, the verification and
+ * the sealed address.
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto"
 
@@ -40,6 +45,10 @@ export interface Flow {
   readonly opener?: string | undefined
   readonly locale?: string | undefined
   readonly verificationId?: string | undefined
+  /** The OpenID Connect authorization this flow is the login step of (its interaction's uid). */
+  readonly interaction?: string | undefined
+  /** With `interaction`: the address started, sealed by `Verifications` (opaque here), for the `email` claim. */
+  readonly sealedAddress?: string | undefined
   readonly notice?: Notice | undefined
   /** When the cookie was last written (epoch ms). */
   readonly at: number
@@ -50,6 +59,12 @@ export interface FlowKeys {
   open(cookie: string | undefined, now: number): Flow | undefined
   csrfToken(flow: Flow): string
   csrfMatches(flow: Flow, presented: string | undefined): boolean
+  /**
+   * What binds an OpenID Connect interaction to the verification this flow
+   * verified (and the sealed address it started with): the proof the
+   * interaction's finish checks before it trusts the three.
+   */
+  interactionProof(uid: string, verificationId: string, sealedAddress: string | undefined): string
 }
 
 const mac = (key: Buffer, text: string): Buffer => createHmac("sha256", key).update(text).digest()
@@ -60,6 +75,7 @@ const sameBytes = (a: Buffer, b: Buffer): boolean => a.length === b.length && ti
 export const flowKeys = (verificationSecret: string): FlowKeys => {
   const signing = mac(Buffer.from(verificationSecret), "campusgate hosted flow cookie v1")
   const csrf = mac(Buffer.from(verificationSecret), "campusgate hosted flow csrf v1")
+  const interaction = mac(Buffer.from(verificationSecret), "campusgate hosted flow interaction v1")
   return {
     seal: (flow) => {
       const payload = Buffer.from(JSON.stringify(flow)).toString("base64url")
@@ -82,14 +98,16 @@ export const flowKeys = (verificationSecret: string): FlowKeys => {
     },
     csrfToken: (flow) => mac(csrf, flow.nonce).toString("base64url"),
     csrfMatches: (flow, presented) =>
-      presented !== undefined && sameBytes(mac(csrf, flow.nonce), Buffer.from(presented, "base64url"))
+      presented !== undefined && sameBytes(mac(csrf, flow.nonce), Buffer.from(presented, "base64url")),
+    interactionProof: (uid, verificationId, sealedAddress) =>
+      mac(interaction, `${uid}\0${verificationId}\0${sealedAddress ?? ""}`).toString("base64url")
   }
 }
 
 export const newNonce = (): string => randomBytes(16).toString("base64url")
 
 /** What a flow is for: the members a flow's cookie is named by. */
-export type FlowFor = Pick<Flow, "offerId" | "targetGroupId" | "redirectUri" | "state" | "opener">
+export type FlowFor = Pick<Flow, "offerId" | "targetGroupId" | "redirectUri" | "state" | "opener" | "interaction">
 
 /** The name of the cookie of a flow for `target`. */
 export const flowCookieName = (target: FlowFor): string =>
@@ -100,8 +118,10 @@ export const flowCookieName = (target: FlowFor): string =>
         target.targetGroupId ?? "",
         target.redirectUri ?? "",
         target.state ?? "",
-        // Only a popup's flow names its opener, so the names of other flows' cookies stay as they were.
-        ...(target.opener === undefined ? [] : [target.opener])
+        // A popup's flow names its opener and each OpenID Connect authorization is its own flow; the names of
+        // other flows' cookies stay as they were.
+        ...(target.opener === undefined ? [] : ["opener", target.opener]),
+        ...(target.interaction === undefined ? [] : ["interaction", target.interaction])
       ])
     )
     .digest("base64url")

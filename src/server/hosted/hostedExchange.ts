@@ -96,9 +96,28 @@ const PRIVATE = { "cache-control": "no-store", "referrer-policy": "no-referrer",
 const returnTarget = (flow: Flow, view: VerificationView): string | undefined =>
   redirectTarget({ outcome: "verified", locale: view.locale, verification: view, redirectUrl: linkRedirect(flow) })
 
-/** Where the browser goes on success: the caller's return (`returnTarget`); a popup's flow stays on its done page. */
-export const successTarget = (flow: Flow, view: VerificationView): string | undefined =>
-  flow.opener === undefined ? returnTarget(flow, view) : undefined
+/**
+ * Where the browser goes on success: the OpenID Connect interaction's finish
+ * when the flow is one's login step; a popup's flow stays on its done page
+ * (which hands the result to its opener); else the caller's return
+ * (`returnTarget`).
+ */
+export const successTarget = (keys: FlowKeys, flow: Flow, view: VerificationView): string | undefined =>
+  flow.interaction !== undefined
+    ? interactionFinish(keys, flow.interaction, view.id, flow.sealedAddress)
+    : flow.opener === undefined
+      ? returnTarget(flow, view)
+      : undefined
+/** The OpenID Connect interaction's finish (`server/oidc.ts`), with the proof that binds it to this flow's verification. */
+const interactionFinish = (keys: FlowKeys, uid: string, verificationId: string, sealedAddress: string | undefined) => {
+  const query = new URLSearchParams({ verification: verificationId })
+  if (sealedAddress !== undefined) query.set("address", sealedAddress)
+  query.set("proof", keys.interactionProof(uid, verificationId, sealedAddress))
+  return `/oidc/interaction/${encodeURIComponent(uid)}/finish?${query}`
+}
+
+/** An OpenID Connect interaction's uid as `oidc-provider` makes them (and nothing longer reaches the cookie). */
+const INTERACTION_UID = /^[A-Za-z0-9_-]{1,64}$/
 
 /** What a popup's done page hands its opener, with the return link a page without script offers instead. */
 export const handoffOf = (flow: Flow, view: VerificationView): Handoff | undefined => {
@@ -231,7 +250,10 @@ export const admit = (exchange: Exchange, offerId: string | undefined) => {
   const redirectUri = exchange.query.get("redirect_uri") ?? undefined
   const state = exchange.query.get("state") ?? undefined
   const opener = exchange.query.get("opener") ?? undefined
+  const interaction = exchange.query.get("interaction") ?? undefined
   if (
+    (interaction !== undefined &&
+      (!INTERACTION_UID.test(interaction) || redirectUri !== undefined || opener !== undefined)) ||
     (redirectUri !== undefined &&
       (redirectUri.length > MAX_REDIRECT_URI || redirectRefusal(redirectUri, target.policy) !== undefined)) ||
     (opener !== undefined &&
@@ -243,7 +265,14 @@ export const admit = (exchange: Exchange, offerId: string | undefined) => {
   }
   const cookie = exchange.keys.open(
     exchange.request.cookies[
-      flowCookieName({ offerId: target.offerId, targetGroupId: target.targetGroupId, redirectUri, state, opener })
+      flowCookieName({
+        offerId: target.offerId,
+        targetGroupId: target.targetGroupId,
+        redirectUri,
+        state,
+        opener,
+        interaction
+      })
     ],
     exchange.now
   )
@@ -253,6 +282,7 @@ export const admit = (exchange: Exchange, offerId: string | undefined) => {
     cookie.targetGroupId === target.targetGroupId &&
     cookie.redirectUri === redirectUri &&
     cookie.state === state &&
-    cookie.opener === opener
-  return { target, redirectUri, state, opener, flow: same ? cookie : undefined }
+    cookie.opener === opener &&
+    cookie.interaction === interaction
+  return { target, redirectUri, state, opener, interaction, flow: same ? cookie : undefined }
 }

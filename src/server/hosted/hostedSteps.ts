@@ -33,6 +33,15 @@ const refusedFor = (answer: ValidationResult | OfferValidationResult): ReasonCod
     ? (answer.results.find((result) => result.reasonCode !== undefined)?.reasonCode ?? answer.reasonCode)
     : answer.reasonCode
 
+/** A started verification in the flow; the login step of an OpenID Connect authorization keeps the sealed address too. */
+const startedFlow = (
+  flow: Flow,
+  outcome: { readonly started: { readonly id: string }; readonly sealedAddress: string }
+) => ({
+  verificationId: outcome.started.id,
+  sealedAddress: flow.interaction === undefined ? undefined : outcome.sealedAddress
+})
+
 const minutes = (seconds: number) => Math.max(1, Math.ceil(seconds / 60))
 
 /** The page a flow shows now: the email form, or its verification's step. */
@@ -55,7 +64,7 @@ const show = (exchange: Exchange, target: Target, flow: Flow) =>
         return page(exchange, target, kept, 200, { kind: view.method, email: view.email, resendSeconds, notice })
       }
       case "verified": {
-        const location = successTarget(flow, view)
+        const location = successTarget(exchange.keys, flow, view)
         if (location !== undefined) return seeOther(exchange, location, kept)
         return page(exchange, target, kept, 200, { kind: "done", handoff: handoffOf(flow, view) })
       }
@@ -86,6 +95,7 @@ export const entry = (offerId: string | undefined) =>
       redirectUri: admitted.redirectUri,
       state: admitted.state,
       opener: admitted.opener,
+      interaction: admitted.interaction,
       locale,
       at: exchange.now
     }
@@ -177,7 +187,7 @@ export const submit = (decide: RateLimitDecider["decide"], offerId: string | und
             }
           })
         }
-        return back({ ...flow, verificationId: outcome.started.id, notice: undefined })
+        return back({ ...flow, ...startedFlow(flow, outcome), notice: undefined })
       }
       case "confirm": {
         if (flow.verificationId === undefined) return back(flow)
@@ -185,7 +195,7 @@ export const submit = (decide: RateLimitDecider["decide"], offerId: string | und
         if (code === "") return back({ ...flow, notice: { key: "codeRequired", field: "code" } })
         const confirmed = yield* Effect.result(service.confirm(target.team, flow.verificationId, code))
         if (confirmed._tag === "Failure") return refusal(exchange, target, flow, confirmed.failure)
-        const location = successTarget(flow, confirmed.success)
+        const location = successTarget(exchange.keys, flow, confirmed.success)
         return location === undefined ? back({ ...flow, notice: undefined }) : seeOther(exchange, location, flow)
       }
       case "resend": {
