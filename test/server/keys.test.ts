@@ -46,6 +46,7 @@ describe("API keys over the API", () => {
   it("makes a key that works at once, lists it without its hash, and refuses it at once once revoked", async () => {
     const made = await create(admin, { name: "shop backend", scopes: ["validate:target-groups"], expiresInDays: 30 })
     expect(made.status).toBe(201)
+    expect(made.headers.get("cache-control")).toBe("no-store")
     expect(made.body).toMatchObject({
       name: "shop backend",
       team: "acme",

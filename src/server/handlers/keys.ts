@@ -6,6 +6,8 @@
  * `Caller` and the answer or the problem given back.
  */
 import * as Effect from "effect/Effect"
+import * as HttpEffect from "effect/http/HttpEffect"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { CampusgateApi } from "../../api/Api.ts"
 import { Caller } from "../../api/Authorization.ts"
@@ -24,6 +26,11 @@ const only = <A, E extends { readonly _tag: string }, const Tags extends Readonl
     Effect.die
   ) as Effect.Effect<A, Exclude<E, { readonly _tag: Tags[number] }>>
 
+/** The answer holding a new key is kept by no cache (RFC 9111, 5.2.2.5), as a token's answer is not (RFC 6749, 5.1). */
+const notStored = HttpEffect.appendPreResponseHandler((_request, response) =>
+  Effect.succeed(HttpServerResponse.setHeader(response, "cache-control", "no-store"))
+)
+
 export const KeysHandlers = HttpApiBuilder.group(
   CampusgateApi,
   "keys",
@@ -38,7 +45,7 @@ export const KeysHandlers = HttpApiBuilder.group(
         )
       )
       .handle("create", ({ payload }) =>
-        Effect.flatMap(Caller, (caller) => keys.createFor(caller, payload)).pipe(
+        Effect.flatMap(Caller, (caller) => Effect.andThen(notStored, keys.createFor(caller, payload))).pipe(
           Effect.catchTag("KeysError", (error) => only(answerKeysError(error), "NotFound", "Conflict"))
         )
       )
