@@ -444,6 +444,13 @@ export class Keys extends Context.Service<Keys, KeysService>()("campusgate/app/K
             )
           })
         )
+        yield* Effect.logInfo("API key made", {
+          keyId: made.id,
+          team: made.team,
+          scopes: made.scopes,
+          expiresAt: made.expiresAt,
+          madeBy: caller.keyId
+        })
         const record = {
           id: made.id,
           ...(made.name === undefined ? {} : { name: made.name }),
@@ -476,6 +483,7 @@ export class Keys extends Context.Service<Keys, KeysService>()("campusgate/app/K
             })
           )
         )
+        yield* Effect.logInfo("API key revoked", { keyId: id, team: held.team, revokedBy: caller.keyId })
         return keyView({ ...held, revokedAt: revoked.revokedAt }, now)
       })
 

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest"
 import { createApiKey } from "../../src/app/Keys.ts"
 import { allScopes } from "../../src/domain/ApiKey.ts"
 import type { TeamId } from "../../src/domain/Identifiers.ts"
-import { call, type Daemon, makeKey, sharedDaemon } from "./daemon.ts"
+import { call, type Daemon, makeKey, sharedDaemon, waitForLine } from "./daemon.ts"
 
 let admin = ""
 let limited = ""
@@ -78,6 +78,12 @@ describe("API keys over the API", () => {
     const refused = await validate(made.body.key)
     expect(refused.status).toBe(401)
     expect(refused.body.code).toBe("INVALID_API_KEY")
+
+    // The log says who made and revoked which key, never the key itself.
+    const madeLine = await waitForLine(daemon, (line) => line.msg === "API key made" && line.keyId === made.body.id)
+    expect(madeLine).toMatchObject({ team: "acme", scopes: ["validate:target-groups"], madeBy: expect.any(String) })
+    await waitForLine(daemon, (line) => line.msg === "API key revoked" && line.keyId === made.body.id)
+    expect(JSON.stringify(daemon.lines)).not.toContain(made.body.key)
 
     const again = await revoke(admin, made.body.id)
     expect(again.status).toBe(409)
