@@ -267,7 +267,7 @@ const storeFailure = (error: ApiKeysError, id = "") => {
     case "InvalidApiKeysFile":
       return fail(
         new KeyChangeNotApplied({
-          detail: "The API key store holds a file that is not valid, so nothing was changed.",
+          detail: "The API key store holds a file that is not valid, so its keys cannot be listed or changed now.",
           problems: reason.problems.map(formatProblem)
         })
       )

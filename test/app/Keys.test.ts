@@ -11,7 +11,8 @@ import { type KeyHolder, Keys, type KeysError } from "../../src/app/Keys.ts"
 import type { ReloadOutcome } from "../../src/app/Snapshot.ts"
 import { allScopes, type Scope } from "../../src/domain/ApiKey.ts"
 import type { TeamId } from "../../src/domain/Identifiers.ts"
-import { ApiKeyStore } from "../../src/keys/ApiKeyStore.ts"
+import { ApiKeyStore, ApiKeysError } from "../../src/keys/ApiKeyStore.ts"
+import { ApiKeysFileNotWritable } from "../../src/keys/apiKeyFiles.ts"
 
 const memoryStore = () => Effect.runSync(Effect.provide(Effect.service(ApiKeyStore), ApiKeyStore.layerMemory))
 
@@ -103,6 +104,23 @@ describe("Keys managed by a key", () => {
     const made = records.filter((record) => record.id !== caller.keyId)
     expect(made).toHaveLength(1)
     expect(made[0]!.revokedAt).toEqual(expect.any(String))
+  })
+
+  it("answers a key in a config directory it cannot write as such, naming where to revoke it", async () => {
+    // A read-only config directory (a checkout mounted read-only), which the tests, run as root, cannot make.
+    const store = memoryStore()
+    const readOnly = {
+      ...store,
+      revoke: (_id: string, _at: string) =>
+        Effect.fail(
+          new ApiKeysError({ reason: new ApiKeysFileNotWritable({ file: "config/api-keys.yaml", reason: "EROFS" }) })
+        )
+    }
+    const keys = Keys.make(readOnly)
+    const caller = await holder(keys, "acme", allScopes)
+    const refused = await failure(keys.revokeFor(caller, caller.keyId))
+    expect(refused).toMatchObject({ _tag: "KeyInConfigDirectory", id: caller.keyId })
+    expect(refused.message).toContain("in git")
   })
 
   it("runs reloads asked for at once together: 20 keys made at once, a few reloads", async () => {
