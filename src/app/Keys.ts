@@ -390,7 +390,7 @@ export class Keys extends Context.Service<Keys, KeysService>()("campusgate/app/K
         }
       })
     const reload = options.reload === undefined ? undefined : coalesced(options.reload)
-    /** Makes the stored change serve here now; on a rejected reload, `undo` and the reason to fail with. */
+    /** Makes the stored change serve here now; a rejected reload runs `rejected`, which undoes what it can and fails. */
     const serve = (rejected: (problems: ReadonlyArray<string>) => Effect.Effect<never, KeysError>) =>
       reload === undefined
         ? Effect.void
