@@ -9,6 +9,7 @@ import * as OpenApi from "effect/http-api/OpenApi"
 import { InstitutionReviewsApi } from "./institutionReviews.ts"
 import { InstitutionsApi } from "./institutions.ts"
 import { JobsApi } from "./jobs.ts"
+import { KeysApi } from "./keys.ts"
 import { OffersApi } from "./offers.ts"
 import { BadRequest } from "./problems.ts"
 import { StatusApi } from "./status.ts"
@@ -45,6 +46,7 @@ export class CampusgateApi extends HttpApi.make("campusgate")
   .add(InstitutionsApi)
   .add(InstitutionReviewsApi)
   .add(StatusApi)
+  .add(KeysApi)
   .add(VerificationsApi)
   .middleware(RequestErrors)
   .middleware(RequestIds)

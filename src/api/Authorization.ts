@@ -46,7 +46,7 @@ const bearer = HttpApiSecurity.annotateMerge(
   HttpApiSecurity.bearer,
   OpenApi.annotations({
     description:
-      "An API key: `Authorization: Bearer <key>`. A key belongs to a team and carries scopes; make one with `campusgate keys create`."
+      "An API key: `Authorization: Bearer <key>`. A key belongs to a team and carries scopes; make one with `campusgate keys create`, or with a key that has `keys:write` (`POST /api/v1/keys`)."
   })
 )
 

@@ -72,7 +72,13 @@ export class Unauthorized extends HttpApiError.Problem<Unauthorized>()(
 export class Forbidden extends HttpApiError.Problem<Forbidden>()(
   "Forbidden",
   declared(403, "insufficient-scope", "Forbidden"),
-  { ...common, code: Schema.Literal("INSUFFICIENT_SCOPE"), requiredScope: Schema.String }
+  {
+    ...common,
+    code: Schema.Literal("INSUFFICIENT_SCOPE"),
+    requiredScope: Schema.String,
+    /** For a key asked to make a key: the scopes asked for that it does not hold itself. */
+    missingScopes: Schema.optionalKey(Schema.Array(Schema.String))
+  }
 ) {}
 
 /**
@@ -185,6 +191,14 @@ export const invalidApiKey = (detail: string): Unauthorized => new Unauthorized(
 /** 403 `INSUFFICIENT_SCOPE`: the key lacks the scope the endpoint needs. */
 export const insufficientScope = (detail: string, requiredScope: string): Forbidden =>
   new Forbidden({ code: "INSUFFICIENT_SCOPE", detail, requiredScope })
+
+/**
+ * 403 `INSUFFICIENT_SCOPE` for a key asked to make a key with scopes it does
+ * not hold: `missingScopes` lists them, `requiredScope` holds them as one
+ * space-separated scope string (RFC 6749, 3.3).
+ */
+export const scopesNotHeld = (detail: string, missing: ReadonlyArray<string>): Forbidden =>
+  new Forbidden({ code: "INSUFFICIENT_SCOPE", detail, requiredScope: missing.join(" "), missingScopes: missing })
 
 /** 403 `CSRF_FAILED`: a change made with the console's session without its CSRF token or own origin. */
 export const csrfFailed = (detail: string): CsrfFailed => new CsrfFailed({ code: "CSRF_FAILED", detail })

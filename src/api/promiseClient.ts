@@ -25,6 +25,7 @@ import { API_PREFIX } from "./Api.ts"
 import { type CampusgateClient, type CampusgateClientOptions, makeCampusgateClient } from "./client.ts"
 import { ApproveRequest, RejectRequest } from "./institutionReviews.ts"
 import { JobAccepted } from "./jobs.ts"
+import { CreateKeyRequest } from "./keys.ts"
 import { CreateOfferRequest, UpdateOfferRequest } from "./offers.ts"
 import { problemFromBody } from "./problems.ts"
 import {
@@ -161,10 +162,12 @@ export const createCampusgateClient = (options: PromiseClientOptions) => {
   type ListGroups = NonNullable<Query<Client["targetGroups"]["list"]>>
   type ListJobs = NonNullable<Query<Client["jobs"]["list"]>>
   type SearchQuery = NonNullable<Query<Client["institutions"]["search"]>>
+  type ListKeys = NonNullable<Query<Client["keys"]["list"]>>
 
   const offersList = (query: ListOffers = {}) => call((c) => c.offers.list({ query }))
   const groupsList = (query: ListGroups = {}) => call((c) => c.targetGroups.list({ query }))
   const jobsList = (query: ListJobs = {}) => call((c) => c.jobs.list({ query }))
+  const keysList = (query: ListKeys = {}) => call((c) => c.keys.list({ query }))
   const jobsGet = (jobId: string) => call((c) => c.jobs.get({ params: { jobId } }))
   const resultsPage = async (
     jobId: string,
@@ -317,7 +320,21 @@ export const createCampusgateClient = (options: PromiseClientOptions) => {
           c.institutionReviews.reject({ params: { domain }, payload })
         )
     },
-    status: () => call((c) => c.status.get())
+    status: () => call((c) => c.status.get()),
+    keys: {
+      /** A page of the team's keys, ordered by id: records and statuses, never a key or its hash. */
+      list: keysList,
+      /** Every key of the team, page after page. */
+      all: (query: Omit<ListKeys, "cursor"> = {}) => pages(keysList, query as ListKeys),
+      /**
+       * Makes a key for the team with scopes the calling key holds; the answer's `key` is the only copy.
+       * It takes no idempotency key (the answer is not kept): after a lost answer, a retry makes a second key.
+       */
+      create: (request: typeof CreateKeyRequest.Encoded) =>
+        callChecked(CreateKeyRequest, request, (c, payload) => c.keys.create({ payload })),
+      /** Revokes a key of the team (the calling key too: that answer is its last); answers the revoked record. */
+      revoke: (id: string) => call((c) => c.keys.revoke({ params: { id } }))
+    }
   }
 
   /** A job submission with `fetch` itself, so a body can stream (the Effect client sends NDJSON only). */

@@ -1,28 +1,46 @@
 /**
- * API keys as the CLI (`campusgate keys`) and the daemon (its bootstrap key)
- * manage them, over the `ApiKeyStore` port: making a key (256 random bits,
- * shown once; only its hash is stored), with a valid record and expiry,
- * revoking one, listing them, and the first key of a deployment that has
- * none. The synchronous functions at the end run it over the file store,
- * for the command line and tests.
+ * API keys as every transport manages them, over the `ApiKeyStore` port:
+ * the CLI (`campusgate keys`), the daemon (its bootstrap key) and the HTTP
+ * API (`/api/v1/keys`). Making a key (256 random bits, shown once; only its
+ * hash is stored), with a valid record and expiry, revoking one, listing
+ * them, and the first key of a deployment that has none.
+ *
+ * The rules of keys managed by a key are here and nowhere else
+ * (`createFor`, `revokeFor`, `listFor`): a key sees and revokes its own
+ * team's keys only (another team's is not found, never "exists"); it makes
+ * keys for its own team only, with scopes it holds itself, expiring no
+ * later than it does — a key never makes more than it holds. A change is
+ * stored, then the snapshot reloaded before the answer, so the key index
+ * accepts or refuses the key at once on this daemon; other daemons sharing
+ * the store reload within a second (the Redis adapter bumps the
+ * configuration version they watch; the file adapter's files are watched).
+ * The synchronous functions at the end run it over the file store, for the
+ * command line and tests.
  */
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as SchemaIssue from "effect/SchemaIssue"
+import * as Semaphore from "effect/Semaphore"
 import {
   type ApiKeyId,
   type ApiKeyRecord,
   ApiKeyRecord as ApiKeyRecordSchema,
+  type ApiKeyView,
   allScopes,
+  type CreatedApiKeyView,
+  type NewApiKeyRequest,
   type Scope
 } from "../domain/ApiKey.ts"
+import { FieldError, formatProblem } from "../domain/errors.ts"
 import type { TeamId } from "../domain/Identifiers.ts"
 import { ApiKeyStore, ApiKeysError } from "../keys/ApiKeyStore.ts"
 import type { KeyDirectories, KeyLocation, ListedApiKey, RevokedApiKey } from "../keys/apiKeyFiles.ts"
-import { ApiKeyIndex, generateApiKey, hashApiKey } from "../keys/apiKeys.ts"
+import { ApiKeyIndex, generateApiKey, hashApiKey, keyStatus } from "../keys/apiKeys.ts"
+import { type ReloadOutcome, Snapshot } from "./Snapshot.ts"
 
 export class InvalidApiKeyRequest extends Schema.TaggedError<InvalidApiKeyRequest>()("InvalidApiKeyRequest", {
   reason: Schema.String
@@ -30,6 +48,111 @@ export class InvalidApiKeyRequest extends Schema.TaggedError<InvalidApiKeyReques
   override get message(): string {
     return `Cannot create the API key: ${this.reason}`
   }
+}
+
+/** A key to make through the API is not valid (a past expiry, both expiry forms, one outliving its maker). */
+export class InvalidKeyRequest extends Schema.TaggedError<InvalidKeyRequest>()("InvalidKeyRequest", {
+  detail: Schema.String,
+  errors: Schema.Array(FieldError)
+}) {
+  override get message(): string {
+    return this.detail
+  }
+}
+
+/** The scopes a new key asks for that the key making it does not hold. */
+export class ScopesNotHeld extends Schema.TaggedError<ScopesNotHeld>()("ScopesNotHeld", {
+  missing: Schema.Array(Schema.String)
+}) {
+  override get message(): string {
+    return `This API key cannot make a key with scopes it does not hold itself: ${this.missing.join(", ")}.`
+  }
+}
+
+/** No key of the caller's team has this id (another team's key is not found either: its existence is not told). */
+export class KeyNotFound extends Schema.TaggedError<KeyNotFound>()("KeyNotFound", { id: Schema.String }) {
+  override get message(): string {
+    return `There is no API key "${this.id}".`
+  }
+}
+
+export class KeyAlreadyRevoked extends Schema.TaggedError<KeyAlreadyRevoked>()("KeyAlreadyRevoked", {
+  id: Schema.String,
+  revokedAt: Schema.String
+}) {
+  override get message(): string {
+    return `The API key "${this.id}" was already revoked${this.revokedAt === "" ? "" : ` at ${this.revokedAt}`}.`
+  }
+}
+
+/** A key defined in the config directory's file, which this process cannot write. */
+export class KeyInConfigDirectory extends Schema.TaggedError<KeyInConfigDirectory>()("KeyInConfigDirectory", {
+  id: Schema.String
+}) {
+  override get message(): string {
+    return `The API key "${this.id}" is defined in the config directory's api-keys.yaml, which this daemon cannot write: set its revokedAt there, in git.`
+  }
+}
+
+export class InvalidKeyCursor extends Schema.TaggedError<InvalidKeyCursor>()("InvalidKeyCursor", {}) {
+  override get message(): string {
+    return "The cursor is not valid."
+  }
+}
+
+/** The change could not be made to serve (the store holds a broken file, the reload was rejected); `detail` says what stands. */
+export class KeyChangeNotApplied extends Schema.TaggedError<KeyChangeNotApplied>()("KeyChangeNotApplied", {
+  detail: Schema.String,
+  problems: Schema.Array(Schema.String)
+}) {
+  override get message(): string {
+    return `${this.detail}${this.problems.length === 0 ? "" : ` ${this.problems.join("; ")}`}`
+  }
+}
+
+/** The key store cannot be read or written now; nothing was changed. */
+export class KeyStoreUnavailable extends Schema.TaggedError<KeyStoreUnavailable>()("KeyStoreUnavailable", {
+  detail: Schema.String
+}) {
+  override get message(): string {
+    return this.detail
+  }
+}
+
+/** Why a key could not be listed, made or revoked through a key: one reason, which the transport answers. */
+export class KeysError extends Schema.TaggedError<KeysError>()("KeysError", {
+  reason: Schema.Union([
+    InvalidKeyRequest,
+    ScopesNotHeld,
+    KeyNotFound,
+    KeyAlreadyRevoked,
+    KeyInConfigDirectory,
+    InvalidKeyCursor,
+    KeyChangeNotApplied,
+    KeyStoreUnavailable
+  ])
+}) {
+  override get message(): string {
+    return this.reason.message
+  }
+}
+
+/** The key making a request: its id, team and scopes (the HTTP `Caller`). */
+export interface KeyHolder {
+  readonly keyId: string
+  readonly team: string
+  readonly scopes: ReadonlySet<Scope>
+}
+
+/** A page of a team's keys: at most `limit`, after the key the opaque `cursor` names. */
+export interface KeyPageRequest {
+  readonly limit: number
+  readonly cursor?: string | undefined
+}
+
+export interface KeyPage {
+  readonly data: ReadonlyArray<ApiKeyView>
+  readonly nextCursor: string | null
 }
 
 export interface NewApiKey {
@@ -109,10 +232,140 @@ export interface KeysService {
    * daemon to print once.
    */
   ensureBootstrap(team: TeamId, now?: number): Effect.Effect<BootstrapResult, ApiKeysError | InvalidApiKeyRequest>
+  /**
+   * Makes a key for `caller`'s team, stored with the data (never in the
+   * config directory), serving before the answer: scopes the caller holds,
+   * expiring no later than the caller's key (neither expiry given: when the
+   * caller's key expires, or never).
+   */
+  createFor(caller: KeyHolder, request: NewApiKeyRequest, now?: number): Effect.Effect<CreatedApiKeyView, KeysError>
+  /** Revokes `caller`'s team's key `id` (the caller's own included), refused at once. */
+  revokeFor(caller: KeyHolder, id: string, now?: number): Effect.Effect<ApiKeyView, KeysError>
+  /** A page of `team`'s keys, ordered by id, each with its status at `now`; no hash. */
+  listFor(team: string, page: KeyPageRequest, now?: number): Effect.Effect<KeyPage, KeysError>
+}
+
+/** What makes a change to the keys serve: the snapshot's reload (the daemon); absent, the store's watchers do. */
+export interface KeysOptions {
+  readonly reload?: Effect.Effect<ReloadOutcome> | undefined
+}
+
+const DAY_MS = 86_400_000
+
+const fail = (reason: KeysError["reason"]) => Effect.fail(new KeysError({ reason }))
+
+/** The store's failure as the reason a transport answers; `id` is the key a revocation named. */
+const storeFailure = (error: ApiKeysError, id = "") => {
+  const reason = error.reason
+  switch (reason._tag) {
+    case "ApiKeyNotFound":
+      return fail(new KeyNotFound({ id: reason.id }))
+    case "ApiKeyAlreadyRevoked":
+      return fail(new KeyAlreadyRevoked({ id: reason.id, revokedAt: reason.revokedAt }))
+    case "ApiKeysFileNotWritable":
+      return fail(new KeyInConfigDirectory({ id }))
+    case "InvalidApiKeysFile":
+      return fail(
+        new KeyChangeNotApplied({
+          detail: "The API key store holds a file that is not valid, so its keys cannot be listed or changed now.",
+          problems: reason.problems.map(formatProblem)
+        })
+      )
+    case "ApiKeyStoreUnavailable":
+      return fail(
+        new KeyStoreUnavailable({
+          detail: `The API key store cannot be used now (${reason.message}); nothing was changed. Try again later.`
+        })
+      )
+  }
+}
+
+/** Every record once, by id (the first held, as the key index takes it). */
+const recordsOf = (listed: ReadonlyArray<ListedApiKey>): ReadonlyArray<ApiKeyRecord> => {
+  const byId = new Map<string, ApiKeyRecord>()
+  for (const { record } of listed) if (!byId.has(record.id)) byId.set(record.id, record)
+  return [...byId.values()]
+}
+
+/** A record as its team is shown it: no hash, absent times as null, its status at `now`. */
+export const keyView = (record: Omit<ApiKeyRecord, "hash">, now: number): ApiKeyView => ({
+  id: record.id,
+  ...(record.name === undefined ? {} : { name: record.name }),
+  team: record.team,
+  scopes: record.scopes,
+  createdAt: record.createdAt,
+  expiresAt: record.expiresAt ?? null,
+  revokedAt: record.revokedAt ?? null,
+  status: keyStatus(record, now)
+})
+
+// The cursor of a page of keys: the base64url of the last id shown, opaque to clients (as the other lists').
+const encodeCursor = (id: string): string => Buffer.from(id, "utf8").toString("base64url")
+const decodeCursor = (cursor: string): string | undefined => {
+  const id = Buffer.from(cursor, "base64url").toString("utf8")
+  return id !== "" && encodeCursor(id) === cursor ? id : undefined
+}
+
+/**
+ * When a new key expires (epoch milliseconds; undefined: never), or the
+ * field errors: one expiry form at most, in the future, and never after the
+ * key that makes it (whose expiry it takes when none is given).
+ */
+const expiryFor = (
+  request: NewApiKeyRequest,
+  maker: ApiKeyRecord | undefined,
+  now: number
+): number | undefined | ReadonlyArray<FieldError> => {
+  const errors: Array<FieldError> = []
+  let at: number | undefined
+  let field = "/expiresAt"
+  if (request.expiresInDays !== undefined && request.expiresAt !== undefined) {
+    errors.push({ field, code: "CONFLICTING_EXPIRY", message: "give expiresInDays or expiresAt, not both" })
+  } else if (request.expiresInDays !== undefined) {
+    at = now + request.expiresInDays * DAY_MS
+    field = "/expiresInDays"
+  } else if (request.expiresAt !== undefined) {
+    at = Date.parse(request.expiresAt)
+    if (!(at > now)) errors.push({ field, code: "NOT_IN_FUTURE", message: "expiresAt must lie in the future" })
+  }
+  const limit = maker?.expiresAt
+  if (errors.length === 0 && limit !== undefined) {
+    if (at === undefined) at = Date.parse(limit)
+    else if (at > Date.parse(limit)) {
+      errors.push({
+        field,
+        code: "OUTLIVES_KEY",
+        message: `the key making it expires at ${limit}; a key it makes cannot expire later`
+      })
+    }
+  }
+  return errors.length > 0 ? errors : at
+}
+
+/**
+ * `reload` run one at a time, a caller that arrives while one waits to
+ * start joining it: that reload reads the store after the caller's write,
+ * so twenty keys made at once cost two reloads, not twenty.
+ */
+const coalesced = (reload: Effect.Effect<ReloadOutcome>): Effect.Effect<ReloadOutcome> => {
+  const running = Semaphore.makeUnsafe(1)
+  let waiting: Deferred.Deferred<ReloadOutcome> | undefined
+  return Effect.suspend(() => {
+    if (waiting !== undefined) return Deferred.await(waiting)
+    const mine = Deferred.makeUnsafe<ReloadOutcome>()
+    waiting = mine
+    const run = running.withPermit(
+      Effect.suspend(() => {
+        if (waiting === mine) waiting = undefined
+        return reload
+      })
+    )
+    return Effect.uninterruptible(Effect.onExit(run, (exit) => Deferred.done(mine, exit)))
+  })
 }
 
 export class Keys extends Context.Service<Keys, KeysService>()("campusgate/app/Keys") {
-  static readonly make = (store: ApiKeyStore["Service"]): KeysService => {
+  static readonly make = (store: ApiKeyStore["Service"], options: KeysOptions = {}): KeysService => {
     const create = (options: NewApiKey, preferConfig = true) =>
       Effect.gen(function* () {
         const now = options.now ?? Date.now()
@@ -136,8 +389,125 @@ export class Keys extends Context.Service<Keys, KeysService>()("campusgate/app/K
           file: stored.file
         }
       })
+    const reload = options.reload === undefined ? undefined : coalesced(options.reload)
+    /** Makes the stored change serve here now; a rejected reload runs `rejected`, which undoes what it can and fails. */
+    const serve = (rejected: (problems: ReadonlyArray<string>) => Effect.Effect<never, KeysError>) =>
+      reload === undefined
+        ? Effect.void
+        : Effect.flatMap(reload, (outcome) =>
+            outcome.ok ? Effect.void : rejected(outcome.problems.map(formatProblem))
+          )
+    const records = Effect.map(store.list, recordsOf)
+
+    const createFor = (caller: KeyHolder, request: NewApiKeyRequest, at?: number) =>
+      Effect.gen(function* () {
+        const now = at ?? Date.now()
+        const scopes = [...new Set(request.scopes)]
+        const missing = scopes.filter((scope) => !caller.scopes.has(scope))
+        if (missing.length > 0) return yield* fail(new ScopesNotHeld({ missing }))
+        const maker = (yield* Effect.catch(records, storeFailure)).find((record) => record.id === caller.keyId)
+        const expiry = expiryFor(request, maker, now)
+        if (typeof expiry === "object") {
+          return yield* fail(
+            new InvalidKeyRequest({
+              detail: `The key cannot be made: ${expiry.map((error) => `${error.field}: ${error.message}`).join("; ")}.`,
+              errors: expiry
+            })
+          )
+        }
+        const made = yield* create(
+          {
+            team: caller.team as TeamId,
+            scopes,
+            now,
+            ...(request.name === undefined ? {} : { name: request.name }),
+            ...(expiry === undefined ? {} : { expiresAt: new Date(expiry).toISOString() })
+          },
+          false
+        ).pipe(
+          Effect.catchTags({
+            ApiKeysError: (error) => storeFailure(error),
+            InvalidApiKeyRequest: (error) => fail(new InvalidKeyRequest({ detail: error.message, errors: [] }))
+          })
+        )
+        yield* serve((problems) =>
+          Effect.gen(function* () {
+            // Not serving, so not made: the record stays, revoked, and the key never works.
+            yield* Effect.ignore(store.revoke(made.id, new Date().toISOString()))
+            yield* Effect.ignore(reload ?? Effect.void)
+            return yield* fail(
+              new KeyChangeNotApplied({
+                detail:
+                  "The key could not be made to serve (the configuration could not be reloaded), so it was revoked again and is not usable.",
+                problems
+              })
+            )
+          })
+        )
+        yield* Effect.logInfo("API key made", {
+          keyId: made.id,
+          team: made.team,
+          scopes: made.scopes,
+          expiresAt: made.expiresAt,
+          madeBy: caller.keyId
+        })
+        const record = {
+          id: made.id,
+          ...(made.name === undefined ? {} : { name: made.name }),
+          team: made.team,
+          scopes: made.scopes,
+          createdAt: made.createdAt,
+          ...(made.expiresAt === null ? {} : { expiresAt: made.expiresAt })
+        }
+        return { ...keyView(record, now), key: made.key } satisfies CreatedApiKeyView
+      })
+
+    const revokeFor = (caller: KeyHolder, id: string, at?: number) =>
+      Effect.gen(function* () {
+        const now = at ?? Date.now()
+        const held = (yield* Effect.catch(records, storeFailure)).find(
+          (record) => record.id === id && record.team === caller.team
+        )
+        if (held === undefined) return yield* fail(new KeyNotFound({ id }))
+        if (held.revokedAt !== undefined) {
+          return yield* fail(new KeyAlreadyRevoked({ id, revokedAt: held.revokedAt }))
+        }
+        const revoked = yield* store
+          .revoke(id, new Date(now).toISOString())
+          .pipe(Effect.catch((error) => storeFailure(error, id)))
+        yield* serve((problems) =>
+          fail(
+            new KeyChangeNotApplied({
+              detail: `The API key "${id}" is revoked in the store, but this daemon could not reload its configuration (a change is not valid: GET /api/v1/status names it), so it may accept the key until that is fixed.`,
+              problems
+            })
+          )
+        )
+        yield* Effect.logInfo("API key revoked", { keyId: id, team: held.team, revokedBy: caller.keyId })
+        return keyView({ ...held, revokedAt: revoked.revokedAt }, now)
+      })
+
+    const listFor = (team: string, page: KeyPageRequest, at?: number) =>
+      Effect.gen(function* () {
+        const now = at ?? Date.now()
+        let after: string | undefined
+        if (page.cursor !== undefined) {
+          after = decodeCursor(page.cursor)
+          if (after === undefined) return yield* fail(new InvalidKeyCursor())
+        }
+        const following = (yield* Effect.catch(records, storeFailure))
+          .filter((record) => record.team === team && (after === undefined || record.id > after))
+          .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+        const data = following.slice(0, page.limit).map((record) => keyView(record, now))
+        const more = following.length > page.limit
+        return { data, nextCursor: more ? encodeCursor(data[data.length - 1]!.id) : null }
+      })
+
     return {
       create,
+      createFor,
+      revokeFor,
+      listFor,
       revoke: (id, now) => store.revoke(id, new Date(now ?? Date.now()).toISOString()),
       list: store.list,
       ensureBootstrap: (team, now) =>
@@ -171,9 +541,14 @@ export class Keys extends Context.Service<Keys, KeysService>()("campusgate/app/K
     }
   }
 
-  static readonly layer: Layer.Layer<Keys, never, ApiKeyStore> = Layer.effect(
+  /** Over the store in force, each change reloading the snapshot before its answer (the daemon). */
+  static readonly layer: Layer.Layer<Keys, never, ApiKeyStore | Snapshot> = Layer.effect(
     Keys,
-    Effect.map(Effect.service(ApiKeyStore), (store) => Keys.of(Keys.make(store)))
+    Effect.gen(function* () {
+      const store = yield* ApiKeyStore
+      const snapshots = yield* Snapshot
+      return Keys.of(Keys.make(store, { reload: Effect.suspend(() => snapshots.reload()) }))
+    })
   )
 }
 

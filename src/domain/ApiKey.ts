@@ -19,7 +19,9 @@ export const Scope = Schema.Literals([
   "target-groups:read",
   "target-groups:write",
   "status:read",
-  "institutions:review"
+  "institutions:review",
+  "keys:read",
+  "keys:write"
 ])
 export type Scope = typeof Scope.Type
 export const allScopes: ReadonlyArray<Scope> = Scope.literals
@@ -57,8 +59,68 @@ export const ApiKeysFile = Schema.Struct({
 })
 export type ApiKeysFile = typeof ApiKeysFile.Type
 
+/** What a key is now: usable, past its expiry, or revoked (revoked wins over expired). */
+export const ApiKeyStatus = Schema.Literals(["active", "expired", "revoked"])
+export type ApiKeyStatus = typeof ApiKeyStatus.Type
+
+/**
+ * A key as its team is shown it (`GET /api/v1/keys`): the record without
+ * its hash, absent times as null, and its status at the moment of asking.
+ */
+export const ApiKeyView = Schema.Struct({
+  id: ApiKeyId,
+  name: Schema.optionalKey(Schema.String),
+  team: TeamId,
+  scopes: Schema.Array(Scope),
+  createdAt: Instant,
+  expiresAt: Schema.NullOr(Instant),
+  revokedAt: Schema.NullOr(Instant),
+  status: ApiKeyStatus
+}).annotate({ identifier: "ApiKey" })
+export type ApiKeyView = typeof ApiKeyView.Type
+
+/** The longest a key made through the API may live, in days (ten years). */
+export const MAX_KEY_DAYS = 3650
+
+/**
+ * A key to make for the caller's team: its scopes (each one the caller's
+ * own key holds), a label, and when it expires — in days or at an instant,
+ * not both; neither: when the caller's key expires, or never.
+ */
+export const NewApiKeyRequest = Schema.Struct({
+  name: Schema.optionalKey(
+    Schema.String.pipe(
+      Schema.check(
+        Schema.isMinLength(1, { message: "a name is 1 to 100 characters" }),
+        Schema.isMaxLength(100, { message: "a name is 1 to 100 characters" })
+      )
+    )
+  ),
+  scopes: Schema.Array(Scope).pipe(Schema.check(Schema.isMinLength(1, { message: "a key needs at least one scope" }))),
+  expiresInDays: Schema.optionalKey(
+    Schema.Int.pipe(
+      Schema.check(
+        Schema.isBetween(
+          { minimum: 1, maximum: MAX_KEY_DAYS },
+          { message: `expiresInDays is a whole number from 1 to ${MAX_KEY_DAYS}` }
+        )
+      )
+    )
+  ),
+  expiresAt: Schema.optionalKey(Instant)
+})
+export type NewApiKeyRequest = typeof NewApiKeyRequest.Type
+
+/** A key just made: its record as listed, and the key itself (`key`), shown this once. */
+export const CreatedApiKeyView = Schema.Struct({
+  ...ApiKeyView.fields,
+  /** The secret: `cgk_` and 43 characters. Only its hash is stored; it is never shown again. */
+  key: Schema.String
+}).annotate({ identifier: "CreatedApiKey" })
+export type CreatedApiKeyView = typeof CreatedApiKeyView.Type
+
 /** Whether a key may be used at `now` (not revoked, not expired). */
-export const isKeyActive = (key: ApiKeyRecord, now: number): boolean =>
+export const isKeyActive = (key: Pick<ApiKeyRecord, "expiresAt" | "revokedAt">, now: number): boolean =>
   key.revokedAt === undefined && (key.expiresAt === undefined || now < Date.parse(key.expiresAt))
 
 /** A key expiring within this many days is pointed out to its team's operators (`GET /api/v1/status`). */

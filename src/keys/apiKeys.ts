@@ -59,7 +59,7 @@ export const hashApiKey = (key: string): string => `${HASH_PREFIX}${digest(key).
 export type KeyStatus = "active" | "revoked" | "expired"
 
 /** What a key is at `now` (epoch milliseconds), by `isKeyActive`; revoked wins over expired. */
-export const keyStatus = (record: ApiKeyRecord, now: number): KeyStatus =>
+export const keyStatus = (record: Pick<ApiKeyRecord, "expiresAt" | "revokedAt">, now: number): KeyStatus =>
   isKeyActive(record, now) ? "active" : record.revokedAt !== undefined ? "revoked" : "expired"
 
 export type KeyVerification =

@@ -18,6 +18,7 @@ import { DEFAULT_TEAM, loadSettings } from "../config/settingsFile.ts"
 import { openStores } from "../deployment/stores.ts"
 import { formatProblem } from "../domain/errors.ts"
 import type { TeamId } from "../domain/Identifiers.ts"
+import { ApiKeyStore } from "../keys/ApiKeyStore.ts"
 import { Log, type LogOutput } from "../observability/Log.ts"
 import { OidcProviders } from "../oidc/OidcProviders.ts"
 import { ResourceStore } from "../resources/ResourceStore.ts"
@@ -185,10 +186,11 @@ export const serverLayer = (options: ServeOptions) =>
         maxPerTeam: () => live.current().config.settings.reviews.maxDomainsPerTeam
       }).pipe(Layer.provideMerge(Layer.succeed(ReviewStore, stores.reviews)))
       const services = Layer.mergeAll(jobsLayer(stores), verificationsLayer(stores, publicUrl)).pipe(
-        Layer.provideMerge(Layer.mergeAll(Resources.layer, Institutions.layer, OfferStatus.layer)),
+        Layer.provideMerge(Layer.mergeAll(Resources.layer, Institutions.layer, OfferStatus.layer, Keys.layer)),
         Layer.provideMerge(Reviews.layer(stores.kind === "redis" ? "config-only" : "config-or-data")),
         Layer.provideMerge(validation),
         Layer.provideMerge(Layer.succeed(ResourceStore, resourceStore)),
+        Layer.provideMerge(Layer.succeed(ApiKeyStore, keyStore)),
         Layer.provideMerge(stores.idempotency),
         Layer.provideMerge(
           Layer.mergeAll(

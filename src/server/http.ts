@@ -38,6 +38,7 @@ import { DocsRoutes } from "./docs.ts"
 import { InstitutionReviewsHandlers } from "./handlers/institutionReviews.ts"
 import { InstitutionsHandlers } from "./handlers/institutions.ts"
 import { JobsHandlers } from "./handlers/jobs.ts"
+import { KeysHandlers } from "./handlers/keys.ts"
 import { OffersHandlers } from "./handlers/offers.ts"
 import { StatusHandlers } from "./handlers/status.ts"
 import { TargetGroupsHandlers } from "./handlers/targetGroups.ts"
@@ -227,7 +228,8 @@ const Handlers = Layer.mergeAll(
   StatusHandlers,
   VerificationsHandlers,
   InstitutionsHandlers,
-  InstitutionReviewsHandlers
+  InstitutionReviewsHandlers,
+  KeysHandlers
 ).pipe(Layer.provideMerge(Layer.mergeAll(AuthorizationLive, IdempotencyLive, RequestErrorsLive, RequestIdsLive)))
 
 const ApiRoutes = HttpApiBuilder.layer(CampusgateApi).pipe(Layer.provide(Handlers))
@@ -235,7 +237,7 @@ const ApiRoutes = HttpApiBuilder.layer(CampusgateApi).pipe(Layer.provide(Handler
 /**
  * Every route and the outermost middleware. Needs `Snapshot`,
  * `RequestLogger`, `Metrics`, a `RateLimiter`, the services the handlers
- * call (`Jobs`, `Institutions`, `OfferStatus`, `Resources`, `Reviews`,
+ * call (`Jobs`, `Institutions`, `Keys`, `OfferStatus`, `Resources`, `Reviews`,
  * `Validation`, `Verifications`), the console's files (`ConsoleAssets`)
  * and the hosted flow's signing secret (`HostedFlowSecret`).
  */

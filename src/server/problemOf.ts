@@ -1,7 +1,7 @@
 /**
  * The error table: every reason the application's services fail with —
  * resources, validation, jobs and the job store, job uploads, reviews,
- * verifications — and a store outage met as a defect, each as the problem
+ * verifications, API keys — and a store outage met as a defect, each as the problem
  * it answers, so a reason's HTTP status, code and `Retry-After` are decided
  * here once: the status and code by the named constructor of
  * `api/problems.ts` its row calls, the wait by the cause's duration in
@@ -33,6 +33,7 @@ import {
   redemptionLimitReached,
   resendTooSoon,
   type ServiceUnavailable,
+  scopesNotHeld,
   serviceError,
   serviceUnavailable,
   storeUnavailable,
@@ -44,6 +45,7 @@ import {
   verificationExpired,
   verificationNotPending
 } from "../api/problems.ts"
+import type { KeysError } from "../app/Keys.ts"
 import type { ResourcesError } from "../app/ResourcesError.ts"
 import type { ReviewsError } from "../app/Reviews.ts"
 import type { ValidationError } from "../app/Validation.ts"
@@ -55,7 +57,12 @@ import type { VerificationsError } from "../verification/VerificationsError.ts"
 import { answerWith } from "./problemResponse.ts"
 
 /** A reason of a service's error: one row of the table each, by its tag. */
-type Reason = ResourcesError["reason"] | ValidationError["reason"] | JobsError["reason"] | VerificationsError["reason"]
+type Reason =
+  | ResourcesError["reason"]
+  | ValidationError["reason"]
+  | JobsError["reason"]
+  | VerificationsError["reason"]
+  | KeysError["reason"]
 
 type Rows = { readonly [Tag in Reason["_tag"]]: (reason: Extract<Reason, { readonly _tag: Tag }>) => Problem } & {
   readonly [Code in JobInputError["code"]]: (error: JobInputError) => Problem
@@ -112,6 +119,15 @@ const table = {
   TooManyMessages: (reason) => tooManyMessages(reason.message, reason.retryAfterSeconds),
   MailboxLimitReached: (reason) => tooManyMessages(reason.message, reason.retryAfterSeconds),
   VerificationUnavailable: (reason) => serviceUnavailable(reason.detail, reason.retryAfterSeconds),
+  // API keys managed by a key (`app/Keys.ts`)
+  InvalidKeyRequest: (reason) => validationFailed(reason.detail, reason.errors),
+  ScopesNotHeld: (reason) => scopesNotHeld(reason.message, reason.missing),
+  KeyNotFound: (reason) => notFound(reason.message),
+  KeyAlreadyRevoked: (reason) => conflict(reason.message),
+  KeyInConfigDirectory: (reason) => conflict(reason.message),
+  InvalidKeyCursor: (reason) => invalidField(reason.message, "/query/cursor", "INVALID_CURSOR", CURSOR_MESSAGE),
+  KeyChangeNotApplied: (reason) => serviceError(`${reason.detail} The server log says why.`),
+  KeyStoreUnavailable: (reason) => storeUnavailable(reason.detail),
   // a store of any kind that cannot be used now, met as a defect (`store/outage.ts`)
   StoreOutage: () => storeUnavailable("A store cannot be reached right now; retry shortly.")
 } satisfies Rows
@@ -181,6 +197,19 @@ export const answerReviewsError = (error: ReviewsError) =>
         ? Effect.logWarning("the review store cannot be used now", { error: error.detail })
         : Effect.void
     return Effect.andThen(logged, answerProblem(reviewsProblem(error)))
+  })
+
+/** A handler's answer to a `KeysError`; a change that did not apply is logged with its problems, a store that is down too. */
+export const answerKeysError = (error: KeysError) =>
+  Effect.suspend(() => {
+    const { reason } = error
+    const logged =
+      reason._tag === "KeyChangeNotApplied"
+        ? Effect.logError(reason.message)
+        : reason._tag === "KeyStoreUnavailable"
+          ? Effect.logWarning("the API key store cannot be used now", { error: reason.detail })
+          : Effect.void
+    return Effect.andThen(logged, answerProblem(problemOfReason(reason)))
   })
 
 /** A handler's answer to its `VerificationsError`: the problem, answered with `Retry-After` when it has one. */

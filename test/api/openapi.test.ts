@@ -195,6 +195,7 @@ describe("the OpenAPI document", () => {
       "PATCH /api/v1/target-groups/:id",
       "POST /api/v1/institution-reviews/:domain/approve",
       "POST /api/v1/institution-reviews/:domain/reject",
+      "POST /api/v1/keys",
       "POST /api/v1/offers",
       "POST /api/v1/offers/bulk-process",
       "POST /api/v1/target-groups",

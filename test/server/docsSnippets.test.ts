@@ -3,9 +3,9 @@
  * rendered in chromium against the daemon on the shipped config, every
  * snippet is read from it, the bootstrap key the daemon printed is put in
  * place of `YOUR_SECRET_TOKEN`, and each runs with curl against the daemon.
- * Snippets that create run first and those that delete last; a job's and a
- * verification's id exist only once made, so the snippets naming them take
- * the id the submission answered (a real job flow). Each answer is a 2xx,
+ * Snippets that create run first and those that delete last; a job's, a
+ * verification's and an API key's id exist only once made, so the snippets
+ * naming them take the id the submission answered (a real job flow). Each answer is a 2xx,
  * but for the two examples that show a documented refusal: a code that is
  * not the one sent (400), a resend before its time (429).
  */
@@ -104,6 +104,8 @@ describe.skipIf(!browserAvailable && !browserRequired)("the docs page's curl sni
     const verificationExample = document.paths["/api/v1/verifications/{id}"]!.get!.parameters!.find(
       (p) => p.in === "path"
     )!.schema!.examples![0]!
+    const keyExample = document.paths["/api/v1/keys/{id}"]!.delete!.parameters!.find((p) => p.in === "path")!.schema!
+      .examples![0]!
     const replacements = new Map([["YOUR_SECRET_TOKEN", String(bootstrap!.key)]])
     const failures: Array<string> = []
     for (const snippet of [...snippets].sort((a, b) => rank(a) - rank(b))) {
@@ -118,6 +120,9 @@ describe.skipIf(!browserAvailable && !browserRequired)("the docs page's curl sni
       }
       if (snippet.method === "POST" && snippet.path === "/api/v1/verifications" && answer.status === 201)
         replacements.set(verificationExample, (JSON.parse(answer.body) as { id: string }).id)
+      // The revoke snippet revokes the key the create snippet made, never the bootstrap key the others use.
+      if (snippet.method === "POST" && snippet.path === "/api/v1/keys" && answer.status === 201)
+        replacements.set(keyExample, (JSON.parse(answer.body) as { id: string }).id)
     }
     expect(failures).toEqual([])
   }, 180_000)

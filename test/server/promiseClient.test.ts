@@ -2,14 +2,22 @@
  * The Promise client (`createCampusgateClient`) against the real daemon:
  * the contract's types and problem classes without Effect, lists without an
  * options object and iterated page after page, versions on resources, a
- * streamed job followed with `waitForJob`, and examples/promise-client.ts
+ * streamed job followed with `waitForJob`, the team's API keys, and examples/promise-client.ts
  * run with the built package.
  */
 import { execFile } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
 import { beforeAll, describe, expect, it } from "vitest"
-import { NotFound, PayloadTooLarge, PreconditionFailed, TooManyRequests } from "../../src/api/problems.ts"
+import {
+  Conflict,
+  Forbidden,
+  NotFound,
+  PayloadTooLarge,
+  PreconditionFailed,
+  TooManyRequests,
+  Unauthorized
+} from "../../src/api/problems.ts"
 import { CampusgateClientError, createCampusgateClient } from "../../src/api/promiseClient.ts"
 import { allScopes } from "../../src/domain/ApiKey.ts"
 import { freePort, makeKey, setSettings, sharedDaemon } from "./daemon.ts"
@@ -160,6 +168,27 @@ describe("the Promise client", () => {
     expect((await client.institutionReviews.get(domain)).status).toBe("approved")
     const rejected = await client.institutionReviews.reject(domain, { reason: "a test school" })
     expect(rejected.rejection).toMatchObject({ reason: "a test school" })
+  })
+
+  it("makes, lists and revokes the team's keys; a key asking for more than it holds is Forbidden", async () => {
+    const made = await client.keys.create({ name: "from the client", scopes: ["validate:target-groups", "keys:write"] })
+    expect(made.key).toMatch(/^cgk_/)
+    const withIt = createCampusgateClient({ baseUrl: daemon.url, apiKey: made.key })
+    expect(
+      (await withIt.validation.targetGroup({ email: "jane@ox.ac.uk", targetGroupId: "uk-students" })).isValid
+    ).toBe(true)
+    const more = await withIt.keys.create({ scopes: ["offers:write"] }).catch((error: unknown) => error)
+    expect(more).toBeInstanceOf(Forbidden)
+    expect(more).toMatchObject({ code: "INSUFFICIENT_SCOPE", missingScopes: ["offers:write"] })
+    const listed: Array<string> = []
+    for await (const entry of client.keys.all({ limit: 2 })) listed.push(entry.id)
+    expect(listed).toContain(made.id)
+    const revoked = await client.keys.revoke(made.id)
+    expect(revoked).toMatchObject({ id: made.id, status: "revoked" })
+    await expect(
+      withIt.validation.targetGroup({ email: "jane@ox.ac.uk", targetGroupId: "uk-students" })
+    ).rejects.toBeInstanceOf(Unauthorized)
+    await expect(client.keys.revoke(made.id)).rejects.toBeInstanceOf(Conflict)
   })
 
   it("stops waiting when the signal aborts", async () => {
