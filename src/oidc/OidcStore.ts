@@ -19,7 +19,8 @@
  * (`<dataDir>/oidc/<hash>.json`, 0600, one daemon: its reads and writes are
  * synchronous, so a consumption is atomic within the process; expired
  * files go as they are met and by a sweep); Redis (`oidcRedis.ts`: shared
- * by every daemon, a consumption is one `SET NX`).
+ * by every daemon, a consumption is one `SET NX`); PostgreSQL
+ * (`oidcPostgres.ts`: shared, a consumption is one conditional `UPDATE`).
  */
 import { createHash } from "node:crypto"
 import { readdirSync, readFileSync, rmSync } from "node:fs"

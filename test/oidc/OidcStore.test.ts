@@ -6,7 +6,9 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { OidcStore } from "../../src/oidc/OidcStore.ts"
+import * as OidcPostgres from "../../src/oidc/oidcPostgres.ts"
 import { layerRedis } from "../../src/oidc/oidcRedis.ts"
+import { describePostgres, testPostgresLayer } from "../postgresTesting.ts"
 import { describeRedis, testPrefix, testRedisLayer } from "../redisTesting.ts"
 import { storeContract } from "../storeContract.ts"
 
@@ -74,6 +76,11 @@ const contract = storeContract("OidcStore", (layer: () => Layer.Layer<OidcStore>
 contract("memory", () => OidcStore.layerMemory)
 contract("files", () => OidcStore.layerFiles(dataDir()))
 contract("redis", () => layerRedis.pipe(Layer.provide(testRedisLayer())), describeRedis)
+contract(
+  "postgres",
+  () => OidcPostgres.layerPostgres.pipe(Layer.provide(testPostgresLayer(OidcPostgres.migrations))),
+  describePostgres
+)
 
 describe("the file adapter", () => {
   it.live("keeps entries across a restart, private to the daemon's user, and sweeps those past their lifetime", () =>
