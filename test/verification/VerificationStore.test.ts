@@ -7,9 +7,12 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { VerificationId, VerificationRecord } from "../../src/domain/Verification.ts"
 import { messageBudgetKey, redemptionKey } from "../../src/domain/verificationLimits.ts"
+import { postgresStoreLayer } from "../../src/store/postgres.ts"
 import { Redis, redisStoreLayer } from "../../src/store/redis.ts"
 import { LimitExceeded, VerificationStore } from "../../src/verification/VerificationStore.ts"
+import * as VerificationPostgres from "../../src/verification/verificationPostgres.ts"
 import { layerRedis as verificationStoreRedis } from "../../src/verification/verificationRedis.ts"
+import { describePostgres, testDatabase, testPostgresLayer } from "../postgresTesting.ts"
 import { describeRedis, testPrefix, testRedisLayer, testRedisUrl } from "../redisTesting.ts"
 import { storeContract } from "../storeContract.ts"
 
@@ -135,6 +138,11 @@ const contract = storeContract("VerificationStore", (layer: () => Layer.Layer<Ve
 contract("memory", () => VerificationStore.layerMemory)
 contract("files", () => VerificationStore.layerFiles(dataDir()))
 contract("redis", () => verificationStoreRedis.pipe(Layer.provide(testRedisLayer())), describeRedis)
+contract(
+  "postgres",
+  () => VerificationPostgres.layerPostgres.pipe(Layer.provide(testPostgresLayer(VerificationPostgres.migrations))),
+  describePostgres
+)
 
 describe("the file adapter", () => {
   const reopen = (dir: string) =>
@@ -223,6 +231,41 @@ describeRedis("the Redis adapter across daemons", () => {
       yield* first.insert(asked(3), limits)
       const restarted = yield* open
       expect(yield* Effect.flip(restarted.insert(asked(4), limits))).toBeInstanceOf(LimitExceeded)
+    }).pipe(Effect.scoped)
+  )
+})
+
+/** Opens the store as a daemon on PostgreSQL at `url` does (each call another daemon's pool), in the test's scope. */
+const openPostgresStore = (url: string) =>
+  Effect.map(
+    Layer.build(
+      VerificationPostgres.layerPostgres.pipe(
+        Layer.provide(postgresStoreLayer({ url, migrations: VerificationPostgres.migrations })),
+        Layer.orDie
+      )
+    ),
+    Context.get(VerificationStore)
+  )
+
+describePostgres("the PostgreSQL adapter across daemons", () => {
+  it.live("two daemons' stores on one database decide a limit together: exactly the limit of 50 inserts at once", () =>
+    Effect.gen(function* () {
+      const database = yield* testDatabase
+      const [one, two] = [yield* openPostgresStore(database.url), yield* openPostgresStore(database.url)]
+      const asked = (n: number) => ({ ...record(300 + n), messagesAt: [1_000 + n] })
+      const limits = [{ key: messageBudgetKey(asked(0)), max: 5, since: 0 }]
+      const outcomes = yield* Effect.all(
+        Array.from({ length: 50 }, (_, n) =>
+          Effect.match((n % 2 === 0 ? one : two).insert(asked(n), limits), {
+            onSuccess: () => "stored",
+            onFailure: (error) => error._tag
+          })
+        ),
+        { concurrency: "unbounded" }
+      )
+      expect(outcomes.filter((outcome) => outcome === "stored")).toHaveLength(5)
+      expect(outcomes.filter((outcome) => outcome === "LimitExceeded")).toHaveLength(45)
+      expect(yield* two.byAddress("a".repeat(64))).toHaveLength(5)
     }).pipe(Effect.scoped)
   )
 })
