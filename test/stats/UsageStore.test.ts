@@ -15,6 +15,7 @@ import * as UsagePostgres from "../../src/stats/usagePostgres.ts"
 import { layerRedis as usageStoreRedis } from "../../src/stats/usageRedis.ts"
 import { postgresStoreLayer } from "../../src/store/postgres.ts"
 import { Redis } from "../../src/store/redis.ts"
+import { together } from "../childProcesses.ts"
 import { describePostgres, testDatabase, testPostgresLayer } from "../postgresTesting.ts"
 import { currentPrefix, describeRedis, testRedisLayer } from "../redisTesting.ts"
 import { storeContract } from "../storeContract.ts"
@@ -184,6 +185,29 @@ describePostgres("usagePostgres", () => {
       expect(toOfferUsage(stored)).toMatchObject({ validations: 2000, eligible: 1500, ineligible: 500 })
       expect(toOfferUsage(stored).uniqueEmails.estimate).toBeGreaterThan(1000 * 0.97)
     }).pipe(Effect.scoped)
+  )
+
+  it.live(
+    "two processes' recorders, flushing every 10 ms into one database, add up exactly",
+    () =>
+      Effect.gen(function* () {
+        const database = yield* testDatabase
+        const store = yield* openPostgresStore(database.url)
+        const answers = yield* Effect.promise(() =>
+          together(new URL("usageChild.ts", import.meta.url), [
+            [database.url, "3000", "0"],
+            [database.url, "3000", "1500"]
+          ])
+        )
+        expect(answers).toEqual([{ recorded: 3000 }, { recorded: 3000 }])
+        const stored = yield* store.get("o")
+        expect(toOfferUsage(stored)).toMatchObject({ validations: 6000, eligible: 4800, ineligible: 1200 })
+        // The same emails counted in one process give the same registers.
+        const one = new UsageRecorder(hashKeyFromSecret("test"))
+        for (let n = 0; n < 4500; n++) one.record("o", `user${n}@x.edu`, eligible(`user${n}@x.edu`), MAY_1)
+        expect(stored?.registers).toEqual(one.take().get("o")!.registers)
+      }).pipe(Effect.scoped),
+    30_000
   )
 
   it.live("a checkpoint stored by two daemons at once is counted once", () =>
