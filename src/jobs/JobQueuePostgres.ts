@@ -21,11 +21,13 @@
  * Idle workers wait for a notification or poll (`jobQueueLease.ts`), so a
  * lost `LISTEN` costs at most the poll's second.
  */
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import type * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
-import { PgClient, type PostgresConnection } from "../store/postgres.ts"
+import { PgClient, type PostgresConnection, STATEMENT_TIMEOUT_MS } from "../store/postgres.ts"
 import type { Job } from "./Job.ts"
 import type { JobQueue } from "./JobQueue.ts"
 import type { JobStore } from "./JobStore.ts"
@@ -174,11 +176,13 @@ export const makePostgresSharedStore = (dataDir: string): Effect.Effect<SharedJo
           Effect.asVoid
         ),
       wakeOnSubmit: (wake) =>
-        Effect.asVoid(
-          Effect.forkScoped(
+        Effect.gen(function* () {
+          const listening = yield* Deferred.make<void>()
+          yield* Effect.forkScoped(
             Effect.scoped(
               Effect.gen(function* () {
                 const notifications = yield* sql.listen(WAKE_CHANNEL)
+                Deferred.doneUnsafe(listening, Exit.void)
                 for (;;) {
                   yield* Queue.take(notifications)
                   wake()
@@ -194,7 +198,9 @@ export const makePostgresSharedStore = (dataDir: string): Effect.Effect<SharedJo
               Effect.ignore
             )
           )
-        )
+          // Listening before the daemon serves, unless the database is slow to answer: then workers poll meanwhile.
+          yield* Deferred.await(listening).pipe(Effect.timeout(STATEMENT_TIMEOUT_MS), Effect.ignore)
+        })
     }
     return { store, state, files, sweepFiles }
   })

@@ -1,6 +1,8 @@
 import { expect, it } from "@effect/vitest"
 import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import { JobQueue, newJobFor } from "../../src/jobs/JobQueue.ts"
 import * as JobQueuePostgres from "../../src/jobs/JobQueuePostgres.ts"
@@ -79,5 +81,24 @@ describePostgres("the job queue shared through PostgreSQL", () => {
         expect((yield* alive.queue.get("acme", job.jobId)).status).toBe("completed")
       }).pipe(Effect.scoped),
     30_000
+  )
+
+  it.live("a submit on one daemon wakes another's idle workers at once (LISTEN/NOTIFY), not at their next poll", () =>
+    Effect.gen(function* () {
+      const database = yield* testDatabase
+      const dataDir = makeDataDir()
+      const open = Effect.flatMap(Layer.build(connection(database.url)), (context) =>
+        JobQueuePostgres.makePostgresSharedStore(dataDir).pipe(Effect.provide(context))
+      )
+      const [one, two] = [yield* open, yield* open]
+      const woken = yield* Deferred.make<number>()
+      yield* two.state.wakeOnSubmit(() => Deferred.doneUnsafe(woken, Exit.succeed(Date.now())))
+      const submitted = yield* request(items).pipe(Effect.provideService(JobStore, one.store))
+      const job = newJobFor(submitted, Date.now())
+      one.files.adopt(job.jobId, submitted.input)
+      const sentAt = Date.now()
+      yield* one.state.submit(job, 10, "")
+      expect((yield* Deferred.await(woken)) - sentAt).toBeLessThan(500)
+    }).pipe(Effect.scoped)
   )
 })
