@@ -7,7 +7,9 @@ import * as Layer from "effect/Layer"
 import { JobQueue, newJobFor } from "../../src/jobs/JobQueue.ts"
 import * as JobQueuePostgres from "../../src/jobs/JobQueuePostgres.ts"
 import { JobStore } from "../../src/jobs/JobStore.ts"
+import { isStoreOutage } from "../../src/store/outage.ts"
 import { postgresStoreLayer } from "../../src/store/postgres.ts"
+import { holdingLock } from "../postgresLocks.ts"
 import { describePostgres, testDatabase } from "../postgresTesting.ts"
 import { makeDataDir, postgresQueueLayer, request, resultLines } from "./jobTesting.ts"
 
@@ -99,6 +101,18 @@ describePostgres("the job queue shared through PostgreSQL", () => {
       const sentAt = Date.now()
       yield* one.state.submit(job, 10, "")
       expect((yield* Deferred.await(woken)) - sentAt).toBeLessThan(500)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("a submit the database does not answer in time fails as the store's outage, not a hang", () =>
+    Effect.gen(function* () {
+      const database = yield* testDatabase
+      const { queue, store } = yield* daemon(database.url, makeDataDir())
+      const submitted = yield* request(items).pipe(Effect.provideService(JobStore, store))
+      yield* holdingLock(database.url, "campusgate_jobs")
+      const error = yield* Effect.flip(queue.submit(submitted))
+      expect(error._tag).toBe("JobStoreError")
+      expect(isStoreOutage(error)).toBe(true)
     }).pipe(Effect.scoped)
   )
 })

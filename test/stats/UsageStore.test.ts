@@ -13,9 +13,11 @@ import { toOfferUsage, type UsageState, VERIFICATION_EVENTS } from "../../src/st
 import { UsageStore, type UsageStoreError } from "../../src/stats/UsageStore.ts"
 import * as UsagePostgres from "../../src/stats/usagePostgres.ts"
 import { layerRedis as usageStoreRedis } from "../../src/stats/usageRedis.ts"
+import { isStoreOutage } from "../../src/store/outage.ts"
 import { postgresStoreLayer } from "../../src/store/postgres.ts"
 import { Redis } from "../../src/store/redis.ts"
 import { together } from "../childProcesses.ts"
+import { holdingLock } from "../postgresLocks.ts"
 import { describePostgres, testDatabase, testPostgresLayer } from "../postgresTesting.ts"
 import { currentPrefix, describeRedis, testRedisLayer } from "../redisTesting.ts"
 import { storeContract } from "../storeContract.ts"
@@ -220,6 +222,17 @@ describePostgres("usagePostgres", () => {
         { concurrency: "unbounded" }
       )
       expect(toOfferUsage(yield* one.get("o"))).toMatchObject({ validations: 2, uniqueEmails: { estimate: 2 } })
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("a delta the database does not answer in time fails as the store's outage, not a hang", () =>
+    Effect.gen(function* () {
+      const database = yield* testDatabase
+      const store = yield* openPostgresStore(database.url)
+      yield* holdingLock(database.url, "campusgate_usage_offers")
+      const error = yield* Effect.flip(store.apply("o", delta(["a@x.edu"], MAY_1)))
+      expect(error._tag).toBe("UsageStoreError")
+      expect(isStoreOutage(error)).toBe(true)
     }).pipe(Effect.scoped)
   )
 })

@@ -6,6 +6,7 @@ import * as RateLimiter from "effect/persistence/RateLimiter"
 import { postgresStoreLayer } from "../../src/store/postgres.ts"
 import * as RateLimiterPostgres from "../../src/store/rateLimiterPostgres.ts"
 import { together } from "../childProcesses.ts"
+import { holdingLock } from "../postgresLocks.ts"
 import { describePostgres, testDatabase, testPostgresLayer } from "../postgresTesting.ts"
 
 const limiterLayer = () =>
@@ -154,5 +155,25 @@ describePostgres("the PostgreSQL rate-limit store", () => {
         }
       }),
     30_000
+  )
+
+  it.live("a take the database does not answer in time fails as the store's error, not a hang", () =>
+    Effect.gen(function* () {
+      const database = yield* testDatabase
+      const context = yield* Layer.build(
+        RateLimiter.layer.pipe(
+          Layer.provide(RateLimiterPostgres.layerPostgres),
+          Layer.provide(postgresStoreLayer({ url: database.url, migrations: RateLimiterPostgres.migrations })),
+          Layer.orDie
+        )
+      )
+      yield* holdingLock(database.url, "campusgate_rate_limit_windows")
+      const error = yield* Effect.flip(
+        Effect.flatMap(Effect.service(RateLimiter.RateLimiter), (limiter) =>
+          limiter.consume({ key: "k", limit: 10, window: "60 seconds" })
+        )
+      ).pipe(Effect.provide(context))
+      expect(error.reason._tag).toBe("RateLimitStoreError")
+    }).pipe(Effect.scoped)
   )
 })

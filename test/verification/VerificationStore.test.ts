@@ -7,11 +7,13 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { VerificationId, VerificationRecord } from "../../src/domain/Verification.ts"
 import { messageBudgetKey, redemptionKey } from "../../src/domain/verificationLimits.ts"
+import { isStoreOutage } from "../../src/store/outage.ts"
 import { postgresStoreLayer } from "../../src/store/postgres.ts"
 import { Redis, redisStoreLayer } from "../../src/store/redis.ts"
 import { LimitExceeded, VerificationStore } from "../../src/verification/VerificationStore.ts"
 import * as VerificationPostgres from "../../src/verification/verificationPostgres.ts"
 import { layerRedis as verificationStoreRedis } from "../../src/verification/verificationRedis.ts"
+import { holdingLock } from "../postgresLocks.ts"
 import { describePostgres, testDatabase, testPostgresLayer } from "../postgresTesting.ts"
 import { describeRedis, testPrefix, testRedisLayer, testRedisUrl } from "../redisTesting.ts"
 import { storeContract } from "../storeContract.ts"
@@ -266,6 +268,17 @@ describePostgres("the PostgreSQL adapter across daemons", () => {
       expect(outcomes.filter((outcome) => outcome === "stored")).toHaveLength(5)
       expect(outcomes.filter((outcome) => outcome === "LimitExceeded")).toHaveLength(45)
       expect(yield* two.byAddress("a".repeat(64))).toHaveLength(5)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("a write the database does not answer in time fails as the store's outage, not a hang", () =>
+    Effect.gen(function* () {
+      const database = yield* testDatabase
+      const store = yield* openPostgresStore(database.url)
+      yield* holdingLock(database.url, "campusgate_verification_records")
+      const error = yield* Effect.flip(store.insert(record(1)))
+      expect(error._tag).toBe("VerificationStoreError")
+      expect(isStoreOutage(error)).toBe(true)
     }).pipe(Effect.scoped)
   )
 })
