@@ -176,10 +176,14 @@ const makePostgresVerificationStore = Effect.gen(function* () {
         Effect.map(decoded)
       ),
     remove: (id) =>
+      // The record's row first, as a replacement locks it: two writes of one record never wait on each other in a circle.
       bounded(
-        sql`
-          with gone as (delete from campusgate_verification_units where record_id = ${id})
-          delete from campusgate_verification_records where id = ${id}`
+        sql.withTransaction(
+          Effect.andThen(
+            sql`delete from campusgate_verification_records where id = ${id}`,
+            sql`delete from campusgate_verification_units where record_id = ${id}`
+          )
+        )
       ).pipe(Effect.asVoid, Effect.mapError(failed("remove")))
   }
   return store
