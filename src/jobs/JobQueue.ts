@@ -2,8 +2,9 @@
  * The asynchronous bulk-validation queue, as a port: the service every
  * transport calls, its options and requests, the list cursor and a new
  * job's record. Two adapters implement it: `JobQueueLocal.ts` (one daemon,
- * over any `JobStore`) and `JobQueueRedis.ts` (daemons sharing one Redis);
- * this module imports neither.
+ * over its `JobStore`) and `jobQueueShared.ts` (daemons sharing one store:
+ * `JobQueueRedis.ts` on Redis, `JobQueuePostgres.ts` on PostgreSQL); this
+ * module imports none of them.
  *
  * What both promise: a job is accepted only once its input and record are
  * stored, so an accepted job survives a crash (with a durable store);

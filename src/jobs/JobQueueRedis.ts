@@ -1,366 +1,146 @@
 /**
- * The job queue shared by every daemon on one Redis: the same service as
- * `JobQueueLocal.layer`, with the queue's state in Redis (keys in
- * `jobQueueKeys.ts`, changed by the scripts of `jobQueueScripts.ts`)
- * instead of this process's memory, and the job's input and results on
- * the data directory every daemon mounts (`JobStoreRedis.ts`).
- *
- * - `submit` stores the record, the waiting entry and the Idempotency-Key
- *   in one script, so `maxQueued` and idempotency hold across daemons; the
- *   202 is answered only after it.
- * - Each daemon runs `concurrency` workers (`jobQueueLease.ts`). A worker
- *   claims the next job under a lease (`LEASE_MS`, Redis's clock) and
- *   renews it every `LEASE_MS / 5`; checkpoints and the final record are
- *   written only while the lease is held. A daemon that dies (SIGKILL, a
- *   lost host) stops renewing: once the lease lapses, another daemon's
- *   worker takes the job and resumes it at its last checkpoint, storing
- *   that checkpoint's usage again first (`applyOnce` makes that count
- *   once), so every input is counted and written exactly once. A worker
- *   that cannot renew (Redis down, or the lease taken) stops its run
- *   before its lease could lapse, so two daemons never write one job's
- *   results at once — assuming no pause of a daemon longer than the lease
- *   minus one renewal.
- * - Workers wait for a message on `jobs:wake` (published by every submit)
- *   or `POLL_MS`, whichever comes first.
- * - A cancellation of a job running on another daemon is asked in Redis
- *   and seen at that daemon's next renewal; waiting for a job to finish
- *   polls its record (a job run here is announced at once).
- * - Retention, callbacks and idempotency behave as with one daemon:
- *   finished jobs expire (any daemon's sweeper deletes them), a callback
- *   is delivered by the daemon that finished the job, and tried again by
- *   any daemon when that one is gone before it settled
- *   (`jobQueueCallbacks.ts`).
+ * The job queue shared by every daemon on one Redis (`jobQueueShared.ts`
+ * says what it promises): its state in Redis keys (`jobQueueKeys.ts`),
+ * each step one of the Lua scripts of `jobQueueScripts.ts`, records in the
+ * store of `JobStoreRedis.ts`, and submits announced on the `jobs:wake`
+ * channel.
  */
-import * as Context from "effect/Context"
-import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
-import * as Layer from "effect/Layer"
+import type * as Layer from "effect/Layer"
 import * as Redis from "effect/persistence/Redis"
 import * as Queue from "effect/Queue"
-import * as Schedule from "effect/Schedule"
-import type * as Scope from "effect/Scope"
-import { jobVisible } from "../domain/visibility.ts"
 import { type RedisConnection, RedisKeyPrefix } from "../store/redis.ts"
-import { IdempotencyConflict, JobNotFinished, JobNotFound, jobsError, QueueFull } from "./errors.ts"
-import { isFinished, type Job, type JobId, type JobStatus } from "./Job.ts"
-import { type JobEntry, pageOf } from "./JobIndex.ts"
-import { JobQueue, type JobQueueOptions, listStart, newJobFor, nextCursor, type SubmitJob } from "./JobQueue.ts"
-import { JobStore, JobStoreError } from "./JobStore.ts"
+import type { JobQueue } from "./JobQueue.ts"
+import type { JobStore } from "./JobStore.ts"
 import { encodeJob, makeRedisJobStore, redisStep } from "./JobStoreRedis.ts"
-import { callbackAt, makeJobCallbacks } from "./jobQueueCallbacks.ts"
-import { idempotencyField, type JobQueueKeys, jobQueueKeys } from "./jobQueueKeys.ts"
-import { makeLeaseWorker } from "./jobQueueLease.ts"
-import { cancelScript, dropScript, submitScript, takeDueScript } from "./jobQueueScripts.ts"
-import { forgetJobUsage, storeCheckpointUsage } from "./jobUsage.ts"
-import { finalRecord, logEnd } from "./jobWorkers.ts"
+import { jobQueueKeys } from "./jobQueueKeys.ts"
+import {
+  cancelScript,
+  claimScript,
+  dropScript,
+  fencedWriteScript,
+  finishScript,
+  renewScript,
+  submitScript,
+  takeDueScript,
+  updateFinishedScript
+} from "./jobQueueScripts.ts"
+import { layerShared, type SharedJobQueueOptions } from "./jobQueueShared.ts"
+import type { SharedJobStore, SharedQueueState } from "./jobQueueState.ts"
 
-/** How often a waiter reads the record of a job running on another daemon. */
-const AWAIT_POLL_MS = 250
-/** Attempts of a submit whose Idempotency-Key a gone or expired job still held. */
-const SUBMIT_ATTEMPTS = 4
+export type RedisJobQueueOptions = SharedJobQueueOptions
 
-export interface RedisJobQueueOptions extends JobQueueOptions {
-  /** Where job inputs and results are kept: a directory every daemon mounts. */
-  readonly dataDir: string
-}
-
-const now = Effect.clockWith((clock) => clock.currentTimeMillis)
-
-/** The queue's scripts over one connection. */
-const scriptsOf = (redis: Redis.Redis["Service"]) => ({
-  submit: redis.eval(submitScript),
-  cancel: redis.eval(cancelScript),
-  takeDue: redis.eval(takeDueScript),
-  drop: redis.eval(dropScript)
-})
-
-type RedisJobStore = Effect.Success<ReturnType<typeof makeRedisJobStore>>
-
-/** What every step of the shared queue works on: Redis, the store, and this daemon's view of its own jobs. */
-interface SharedQueue {
-  readonly redis: Redis.Redis["Service"]
-  readonly keys: JobQueueKeys
-  readonly scripts: ReturnType<typeof scriptsOf>
-  readonly store: JobStore["Service"]
-  readonly files: RedisJobStore["files"]
-  readonly options: RedisJobQueueOptions
-  /** Jobs this daemon runs now. */
-  readonly active: Map<string, JobEntry>
-  /** Waiters for jobs that end on this daemon. */
-  readonly endings: Map<string, Deferred.Deferred<Job>>
-  /** Offered on every submit seen (here or by another daemon): wakes an idle worker. */
-  readonly wake: Queue.Queue<void>
-}
-
-/** What follows a job's final record written: usage, log, metrics, waiters, callback. */
-type Ended = (final: Job) => Effect.Effect<void>
-
-/** Deletes a finished job: record, expiry, key, files, usage marker. */
-const dropJob = (queue: SharedQueue, job: Job) =>
+/** The queue's state in the Redis connection in force, with the store of records and files beside it. */
+export const makeRedisSharedStore = (dataDir: string): Effect.Effect<SharedJobStore, never, Redis.Redis> =>
   Effect.gen(function* () {
-    const { keys, options } = queue
-    const field = job.idempotency === undefined ? "" : idempotencyField(job.team, job.idempotency.key)
-    yield* queue.scripts
-      .drop(keys.records, keys.expiring, keys.idempotency, keys.callbacks, job.jobId, field)
-      .pipe(redisStep("remove", job.jobId))
-    yield* queue.store.remove(job.jobId)
-    yield* forgetJobUsage(options.usage, job)
-  })
-
-const expiredAt = (job: Job, at: number): boolean => job.expiresAt !== null && Date.parse(job.expiresAt) <= at
-
-/** The job `team` may see (the team rule), not expired; an expired one is deleted now, whichever daemon comes first. */
-const lookupJob = Effect.fnUntraced(function* (queue: SharedQueue, team: string, jobId: string) {
-  const job = yield* queue.store.read(jobId as JobId)
-  if (job === undefined || !jobVisible(job, team)) return yield* jobsError(new JobNotFound({ jobId }))
-  if (expiredAt(job, yield* now)) {
-    yield* dropJob(queue, job)
-    return yield* jobsError(new JobNotFound({ jobId }))
-  }
-  return job
-})
-
-/** Resolves the waiters of a job that ended on this daemon. */
-const announceEnd = (queue: SharedQueue, job: Job) =>
-  Effect.sync(() => {
-    const deferred = queue.endings.get(job.jobId)
-    queue.endings.delete(job.jobId)
-    if (deferred !== undefined) Deferred.doneUnsafe(deferred, Exit.succeed(job))
-  })
-
-/** The job's final record: at once when it ends on this daemon, else when a poll of its record sees it. */
-const awaitEnd = (queue: SharedQueue, job: Job): Effect.Effect<Job, JobStoreError> => {
-  if (isFinished(job.status)) return Effect.succeed(job)
-  let ending = queue.endings.get(job.jobId)
-  if (ending === undefined) {
-    ending = Deferred.makeUnsafe<Job>()
-    queue.endings.set(job.jobId, ending)
-  }
-  const polled = Effect.gen(function* () {
-    for (;;) {
-      yield* Effect.sleep(AWAIT_POLL_MS)
-      const current = yield* queue.store.read(job.jobId)
-      if (current === undefined) return job
-      if (isFinished(current.status)) return current
-    }
-  })
-  return Effect.raceFirst(Deferred.await(ending), polled)
-}
-
-/**
- * Stores the job (its input moved into place first: a job with a record
- * has its whole input), its waiting entry and Idempotency-Key in one
- * script. A key held by a job that is gone or expired is freed and the
- * submit tried again; a key held by a live job answers that job, or a
- * conflict when the body differs.
- */
-const submitJob = (queue: SharedQueue) =>
-  Effect.fn("JobQueue.submit")(function* (request: SubmitJob) {
-    const { keys, scripts, store, files, options } = queue
-    const submittedAt = yield* now
-    const field = request.idempotency === undefined ? "" : idempotencyField(request.team, request.idempotency.key)
-    const job = newJobFor(request, submittedAt)
-    yield* Effect.try({
-      try: () => files.adopt(job.jobId, request.input),
-      catch: (cause) => new JobStoreError({ operation: "create", jobId: job.jobId, cause })
-    })
-    const unadopted = Effect.sync(() => files.remove(job.jobId)).pipe(Effect.ignore)
-    for (let attempt = 1; ; attempt++) {
-      const [outcome, holder] = yield* scripts
-        .submit(
+    const redis = yield* Redis.Redis
+    const keys = jobQueueKeys(yield* RedisKeyPrefix)
+    const { store, files, sweepFiles } = yield* makeRedisJobStore(dataDir)
+    const submit = redis.eval(submitScript)
+    const cancel = redis.eval(cancelScript)
+    const takeDue = redis.eval(takeDueScript)
+    const drop = redis.eval(dropScript)
+    const claim = redis.eval(claimScript)
+    const renew = redis.eval(renewScript)
+    const fencedWrite = redis.eval(fencedWriteScript)
+    const finish = redis.eval(finishScript)
+    const updateFinished = redis.eval(updateFinishedScript)
+    const state: SharedQueueState = {
+      submit: (job, maxQueued, field) =>
+        submit(
           keys.records,
           keys.waiting,
           keys.idempotency,
           job.jobId,
           encodeJob(job),
-          submittedAt,
-          options.maxQueued,
+          Date.parse(job.createdAt),
+          maxQueued,
           field,
           keys.wake
-        )
-        .pipe(
+        ).pipe(
           redisStep("create", job.jobId),
-          Effect.tapError(() => unadopted)
-        )
-      if (outcome === "created") {
-        yield* Queue.offer(queue.wake, undefined)
-        return { job, created: true }
-      }
-      if (outcome === "full") {
-        yield* unadopted
-        return yield* jobsError(new QueueFull({ maxQueued: options.maxQueued }))
-      }
-      const earlier = yield* store.read(holder as JobId)
-      if (earlier === undefined || expiredAt(earlier, submittedAt)) {
-        // The key's job is gone or expired: it no longer holds the key.
-        if (earlier !== undefined) yield* dropJob(queue, earlier)
-        else yield* queue.redis.send("HDEL", keys.idempotency, field).pipe(redisStep("create", job.jobId))
-        if (attempt < SUBMIT_ATTEMPTS) continue
-      }
-      yield* unadopted
-      if (earlier === undefined || earlier.idempotency?.bodyHash !== request.idempotency?.bodyHash) {
-        return yield* jobsError(new IdempotencyConflict({ key: request.idempotency!.key, jobId: holder }))
-      }
-      return { job: earlier, created: false }
+          Effect.map(([outcome, holder]) =>
+            outcome === "created"
+              ? { outcome: "created" as const }
+              : outcome === "full"
+                ? { outcome: "full" as const }
+                : { outcome: "existing" as const, holder }
+          )
+        ),
+      freeKey: (field) => Effect.asVoid(redis.send("HDEL", keys.idempotency, field).pipe(redisStep("create"))),
+      cancel: (final, callbackDue) =>
+        cancel(
+          keys.waiting,
+          keys.records,
+          keys.expiring,
+          keys.running,
+          keys.cancel,
+          keys.callbacks,
+          final.jobId,
+          encodeJob(final),
+          Date.parse(final.expiresAt!),
+          callbackDue
+        ).pipe(
+          redisStep("write", final.jobId),
+          Effect.map((outcome) => (outcome === 1 ? "ended" : outcome === 2 ? "asked" : "finished"))
+        ),
+      takeExpired: (now) => takeDue(keys.expiring, now, "").pipe(redisStep("list")),
+      drop: (job, field) =>
+        Effect.asVoid(
+          drop(keys.records, keys.expiring, keys.idempotency, keys.callbacks, job.jobId, field).pipe(
+            redisStep("remove", job.jobId)
+          )
+        ),
+      claim: (token, leaseMs) =>
+        claim(keys.waiting, keys.running, keys.leases, token, leaseMs).pipe(
+          redisStep("read"),
+          Effect.map(([jobId, waiting]) => ({ jobId, waiting: Number(waiting) }))
+        ),
+      renew: (jobId, token, leaseMs) =>
+        renew(keys.running, keys.leases, keys.cancel, jobId, token, leaseMs).pipe(
+          redisStep("write", jobId),
+          Effect.map((renewed) => (renewed < 0 ? "lost" : renewed === 1 ? "cancelAsked" : "renewed"))
+        ),
+      fencedWrite: (jobId, token, record) =>
+        fencedWrite(keys.records, keys.leases, jobId, token, encodeJob(record)).pipe(
+          redisStep("write", jobId),
+          Effect.map((written) => written === 1)
+        ),
+      finish: (jobId, token, final, expiresAt, callbackDue) =>
+        finish(
+          keys.records,
+          keys.leases,
+          keys.running,
+          keys.expiring,
+          keys.cancel,
+          keys.callbacks,
+          jobId,
+          token,
+          final === undefined ? "" : encodeJob(final),
+          expiresAt,
+          callbackDue
+        ).pipe(
+          redisStep("write", jobId),
+          Effect.map((written) => written === 1)
+        ),
+      updateFinished: (record) =>
+        Effect.asVoid(
+          updateFinished(keys.records, record.jobId, encodeJob(record)).pipe(redisStep("write", record.jobId))
+        ),
+      takeDueCallbacks: (now, next) => takeDue(keys.callbacks, now, String(next)).pipe(redisStep("list")),
+      settleCallback: (jobId) =>
+        Effect.asVoid(redis.send("ZREM", keys.callbacks, jobId).pipe(redisStep("write", jobId))),
+      wakeOnSubmit: (wake) =>
+        Effect.gen(function* () {
+          const messages = yield* redis.subscribe(keys.wake)
+          yield* Effect.forkScoped(
+            Effect.forever(Effect.andThen(Queue.take(messages), Effect.sync(wake))).pipe(Effect.ignore)
+          )
+        })
     }
-  })
-
-/**
- * Cancels a job: one running here is asked to stop; one waiting is ended
- * by the cancel script; one running on another daemon is asked in Redis
- * and seen at that daemon's next renewal. Answers the final record.
- */
-const cancelJob = (queue: SharedQueue, ended: Ended) =>
-  Effect.fn("JobQueue.cancel")(function* (team: string, jobId: string) {
-    const { keys, options } = queue
-    const job = yield* lookupJob(queue, team, jobId)
-    if (isFinished(job.status)) return job
-    const local = queue.active.get(jobId)
-    if (local !== undefined) {
-      local.cancelRequested = true
-      return yield* awaitEnd(queue, job)
-    }
-    const at = yield* now
-    const final = finalRecord({ job, status: "cancelled" }, at, options.retentionHours)
-    const outcome = yield* queue.scripts
-      .cancel(
-        keys.waiting,
-        keys.records,
-        keys.expiring,
-        keys.running,
-        keys.cancel,
-        keys.callbacks,
-        jobId,
-        encodeJob(final),
-        Date.parse(final.expiresAt!),
-        callbackAt(final, at)
-      )
-      .pipe(redisStep("write", jobId))
-    if (outcome === 1) {
-      yield* ended(final)
-      return final
-    }
-    return yield* awaitEnd(queue, job)
-  })
-
-/**
- * A page of the team's jobs, read from every record: the records are as
- * many as retention keeps (a per-team index would serve very large
- * deployments better).
- */
-const listJobs = (queue: SharedQueue) =>
-  Effect.fn("JobQueue.list")(function* (
-    team: string,
-    options: { readonly status?: JobStatus | undefined; readonly after?: string | undefined; readonly limit: number }
-  ) {
-    const { status, after, limit } = options
-    const start = yield* listStart(after)
-    const at = yield* now
-    const positioned = (yield* queue.store.list())
-      .filter((job) => jobVisible(job, team) && !expiredAt(job, at) && (status === undefined || job.status === status))
-      .map((job) => ({ job, jobId: job.jobId, createdAt: Date.parse(job.createdAt) }))
-    const page = pageOf(positioned, start, limit)
-    return { jobs: page.entries.map((entry) => entry.job), next: nextCursor(page) }
-  })
-
-/** Deletes the expired jobs (whichever daemon's sweep comes first) and the staged uploads no job took. */
-const sweepExpired = (queue: SharedQueue, sweepFiles: RedisJobStore["sweepFiles"]) =>
-  Effect.gen(function* () {
-    const due = yield* queue.scripts.takeDue(queue.keys.expiring, yield* now, "")
-    for (const jobId of due) {
-      const job = yield* queue.store.read(jobId as JobId)
-      if (job !== undefined) yield* dropJob(queue, job)
-    }
-    yield* sweepFiles
-  }).pipe(Effect.catchCause((cause) => Effect.logWarning("the job sweep failed; it runs again later", cause)))
-
-/** The background work: `concurrency` lease workers, woken by submits on any daemon, the sweep and the callbacks' redelivery. */
-const startBackground = (
-  queue: SharedQueue,
-  work: {
-    readonly ended: Ended
-    readonly sawWaiting: (waiting: number) => void
-    readonly sweep: Effect.Effect<void>
-    readonly callbackSweep: Effect.Effect<void>
-  }
-): Effect.Effect<void, never, Redis.Redis | Scope.Scope> =>
-  Effect.gen(function* () {
-    const { options, wake } = queue
-    const worker = yield* makeLeaseWorker({
-      store: queue.store,
-      keys: queue.keys,
-      options,
-      active: queue.active,
-      wake,
-      sawWaiting: work.sawWaiting,
-      ended: work.ended
-    })
-    // Submits on other daemons wake this one's workers.
-    const messages = yield* queue.redis.subscribe(queue.keys.wake)
-    yield* Effect.forkScoped(
-      Effect.forever(Effect.andThen(Queue.take(messages), Queue.offer(wake, undefined))).pipe(Effect.ignore)
-    )
-    for (let i = 0; i < options.concurrency; i++) yield* Effect.forkScoped(worker)
-    yield* Effect.forkScoped(Effect.repeat(work.sweep, Schedule.spaced(options.sweepInterval ?? "10 minutes")))
-    // Callbacks whose deliverer died before they settled are delivered here.
-    yield* Effect.forkScoped(work.callbackSweep)
+    return { store, state, files, sweepFiles }
   })
 
 /** The queue and its store, shared by every daemon on the Redis connection in force. */
 export const layerRedis = (options: RedisJobQueueOptions): Layer.Layer<JobQueue | JobStore, never, RedisConnection> =>
-  Layer.effectContext(
-    Effect.gen(function* () {
-      const redis = yield* Redis.Redis
-      const { store, files, sweepFiles } = yield* makeRedisJobStore(options.dataDir)
-      const queue: SharedQueue = {
-        redis,
-        keys: jobQueueKeys(yield* RedisKeyPrefix),
-        scripts: scriptsOf(redis),
-        store,
-        files,
-        options,
-        active: new Map(),
-        endings: new Map(),
-        wake: yield* Queue.sliding<void>(options.concurrency)
-      }
-      const callbacks = yield* makeJobCallbacks(store, queue.keys, options.onFinished)
-      const ended: Ended = (final) =>
-        Effect.gen(function* () {
-          yield* storeCheckpointUsage(options.usage, final)
-          yield* logEnd(final)
-          options.onEnded?.(final)
-          yield* announceEnd(queue, final)
-          yield* callbacks.notify(final)
-        })
-      let waitingSeen = 0
-      yield* startBackground(queue, {
-        ended,
-        sawWaiting: (waiting) => {
-          waitingSeen = waiting
-        },
-        sweep: sweepExpired(queue, sweepFiles),
-        callbackSweep: callbacks.sweep
-      })
-      const service = JobQueue.of({
-        submit: submitJob(queue),
-        get: Effect.fn("JobQueue.get")(function* (team: string, jobId: string) {
-          return yield* lookupJob(queue, team, jobId)
-        }),
-        list: listJobs(queue),
-        cancel: cancelJob(queue, ended),
-        delete: Effect.fn("JobQueue.delete")(function* (team: string, jobId: string) {
-          const job = yield* lookupJob(queue, team, jobId)
-          if (!isFinished(job.status)) return yield* jobsError(new JobNotFinished({ jobId, status: job.status }))
-          yield* dropJob(queue, job)
-        }),
-        awaitFinished: Effect.fn("JobQueue.awaitFinished")(function* (team: string, jobId: string) {
-          return yield* awaitEnd(queue, yield* lookupJob(queue, team, jobId))
-        }),
-        recordCallback: (jobId, callback) => callbacks.recordCallback(jobId, callback),
-        occupancy: () => ({ waiting: waitingSeen, running: queue.active.size }),
-        prepare: () => options.evaluator.prepare?.()
-      })
-      return Context.make(JobQueue, service).pipe(Context.add(JobStore, store))
-    })
-  )
+  layerShared(options, makeRedisSharedStore(options.dataDir))

@@ -4,11 +4,13 @@
  * per item, written once before the job exists) and results (appended by the
  * runner, cut back to its checkpoint on resume). Adapters, each in its own
  * module: `JobStoreMemory.layerMemory`, `JobStoreFiles.layerFiles(dataDir)`
- * (the data directory) and `JobStoreRedis.layerRedis(dataDir)`; one
- * contract suite (`test/jobs/JobStore.test.ts`) runs against each.
+ * (the data directory), `JobStoreRedis.layerRedis(dataDir)` and
+ * `JobStorePostgres.layerPostgres(dataDir)`; one contract suite
+ * (`test/jobs/JobStore.test.ts`) runs against each.
  *
- * Records go through effects, so a network store (Redis) fits. The input and
- * results are byte files read and written synchronously (`JobBytes`): the
+ * Records go through effects, so a network store (Redis, PostgreSQL) fits.
+ * The input and results are byte files read and written synchronously
+ * (`JobBytes`): the
  * runner evaluates a million emails in seconds by appending encoded rows in
  * large blocks and resuming at byte offsets, which an effect per block would
  * only slow down. A shared adapter keeps them on a volume every replica

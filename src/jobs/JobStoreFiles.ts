@@ -28,6 +28,7 @@ import {
   readSync,
   renameSync,
   rmSync,
+  statSync,
   writeSync,
   writevSync
 } from "node:fs"
@@ -170,6 +171,46 @@ export const jobFiles = (dataDir: string) => {
     }
   }
 }
+
+/** Files older than this with no record (or uploads never finished) are left behind by a crash. */
+const ORPHAN_AGE_MS = 60 * 60 * 1000
+
+/**
+ * For a store that keeps records elsewhere (Redis, PostgreSQL) and the
+ * bytes under `files.root`: removes the job directories whose record never
+ * came (a crash between the two) and the uploads left behind, once older
+ * than any request could still be using them.
+ */
+export const sweepOrphanFiles = <E>(
+  files: ReturnType<typeof jobFiles>,
+  hasRecord: (jobId: string) => Effect.Effect<boolean, E>
+): Effect.Effect<void, E | JobStoreError> =>
+  Effect.gen(function* () {
+    const names = yield* attempt("list", undefined, () => {
+      try {
+        return readdirSync(files.root)
+      } catch {
+        return []
+      }
+    })
+    const now = Date.now()
+    const old = (name: string) => {
+      try {
+        return now - statSync(join(files.root, name)).mtimeMs > ORPHAN_AGE_MS
+      } catch {
+        return false
+      }
+    }
+    for (const name of names) {
+      if (name.startsWith(".")) {
+        if (old(name))
+          yield* attempt("remove", undefined, () => rmSync(join(files.root, name), { recursive: true, force: true }))
+        continue
+      }
+      if (!isJobId(name) || !old(name)) continue
+      if (!(yield* hasRecord(name))) yield* attempt("remove", name, () => files.remove(name))
+    }
+  })
 
 export const layerFiles = (dataDir: string): Layer.Layer<JobStore> =>
   Layer.sync(JobStore, () => {

@@ -12,23 +12,18 @@
  * came (a crash in between) and uploads left behind are removed by
  * `sweepFiles` once old enough that no daemon can still be using them.
  */
-import { readdirSync, rmSync, statSync } from "node:fs"
-import { join } from "node:path"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redis from "effect/persistence/Redis"
 import * as Schema from "effect/Schema"
 import { hashEntries, type RedisConnection, RedisKeyPrefix, redisKey } from "../store/redis.ts"
-import { isJobId, Job, type JobId } from "./Job.ts"
+import { Job, type JobId } from "./Job.ts"
 import { JobStore, JobStoreError } from "./JobStore.ts"
-import { jobFiles } from "./JobStoreFiles.ts"
+import { jobFiles, sweepOrphanFiles } from "./JobStoreFiles.ts"
 
 const encode = Schema.encodeSync(Schema.fromJsonString(Job))
 export const decodeJob = Schema.decodeUnknownSync(Schema.fromJsonString(Job))
 export const encodeJob = encode
-
-/** Files older than this with no record (or uploads never finished) are left behind by a crash. */
-const ORPHAN_AGE_MS = 60 * 60 * 1000
 
 const fileStep = <A>(operation: JobStoreError["operation"], jobId: string | undefined, run: () => A) =>
   Effect.try({
@@ -59,34 +54,12 @@ export const makeRedisJobStore = (dataDir: string) =>
           text === null ? Effect.succeed(undefined) : fileStep("read", jobId, () => decodeJob(text))
         )
       )
-    /** Removes job directories without a record and uploads, once older than any request could be. */
-    const sweepFiles = Effect.gen(function* () {
-      const names = yield* fileStep("list", undefined, () => {
-        try {
-          return readdirSync(files.root)
-        } catch {
-          return []
-        }
-      })
-      const now = Date.now()
-      const old = (name: string) => {
-        try {
-          return now - statSync(join(files.root, name)).mtimeMs > ORPHAN_AGE_MS
-        } catch {
-          return false
-        }
-      }
-      for (const name of names) {
-        if (name.startsWith(".")) {
-          if (old(name))
-            yield* fileStep("remove", undefined, () => rmSync(join(files.root, name), { recursive: true, force: true }))
-          continue
-        }
-        if (!isJobId(name) || !old(name)) continue
-        const exists = yield* redis.send<number>("HEXISTS", records, name).pipe(redisStep("list", name))
-        if (exists === 0) yield* fileStep("remove", name, () => files.remove(name))
-      }
-    })
+    const sweepFiles = sweepOrphanFiles(files, (jobId) =>
+      redis.send<number>("HEXISTS", records, jobId).pipe(
+        redisStep("list", jobId),
+        Effect.map((exists) => exists === 1)
+      )
+    )
     const store = JobStore.of({
       stage: () => fileStep("stage", undefined, files.stage),
       discard: (upload) => Effect.sync(() => files.discard(upload)).pipe(Effect.ignore),

@@ -1,22 +1,19 @@
 /**
- * The callbacks of the shared job queue (`JobQueueRedis.ts`). The daemon
+ * The callbacks of the shared job queue (`jobQueueShared.ts`). The daemon
  * that finishes a job delivers its callback in the background; until the
- * delivery settles the job stays in `jobs:callbacks`, due
+ * delivery settles the job's callback stays due in the shared state
  * `CALLBACK_CLAIM_MS` after it finished, so that when that daemon is gone
  * first, any daemon's sweep takes the job (putting it off again by as much)
  * and delivers it. Apart from the layer because this claim and its sweep
  * are a small protocol of their own, independent of how jobs run.
  */
 import * as Effect from "effect/Effect"
-import * as Redis from "effect/persistence/Redis"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import type { Job, JobCallback, JobId } from "./Job.ts"
 import type { JobQueueOptions } from "./JobQueue.ts"
 import type { JobStore } from "./JobStore.ts"
-import { encodeJob } from "./JobStoreRedis.ts"
-import type { JobQueueKeys } from "./jobQueueKeys.ts"
-import { takeDueScript, updateFinishedScript } from "./jobQueueScripts.ts"
+import type { SharedQueueState } from "./jobQueueState.ts"
 
 /** How long a daemon delivering a callback has before another daemon tries it. */
 const CALLBACK_CLAIM_MS = 10 * 60_000
@@ -25,7 +22,7 @@ const CALLBACK_SWEEP = "30 seconds"
 
 const now = Effect.clockWith((clock) => clock.currentTimeMillis)
 
-/** The `jobs:callbacks` score of a job finished at `at`: '' when it has no callback left to deliver. */
+/** When the callback of a job finished at `at` is due on any daemon: '' when it has no callback left to deliver. */
 export const callbackAt = (job: Job, at: number): string =>
   job.callback === undefined || job.callback.delivered ? "" : String(at + CALLBACK_CLAIM_MS)
 
@@ -41,25 +38,22 @@ export interface JobCallbacks {
 /** The callbacks of the queue over `store`; deliveries run in the scope. */
 export const makeJobCallbacks = (
   store: JobStore["Service"],
-  keys: JobQueueKeys,
+  state: SharedQueueState,
   onFinished: JobQueueOptions["onFinished"]
-): Effect.Effect<JobCallbacks, never, Redis.Redis | Scope.Scope> =>
+): Effect.Effect<JobCallbacks, never, Scope.Scope> =>
   Effect.gen(function* () {
-    const redis = yield* Redis.Redis
     const scope = yield* Effect.scope
-    const updateFinished = redis.eval(updateFinishedScript)
-    const takeDue = redis.eval(takeDueScript)
 
     const recordCallback = (jobId: JobId, callback: JobCallback): Effect.Effect<void> =>
       Effect.gen(function* () {
         const job = yield* store.read(jobId)
         if (job === undefined) return
-        yield* updateFinished(keys.records, jobId, encodeJob({ ...job, callback }))
+        yield* state.updateFinished({ ...job, callback })
       }).pipe(Effect.orDie)
 
     const notify = (job: Job): Effect.Effect<void> => {
       if (onFinished === undefined || job.callback === undefined || job.callback.delivered) return Effect.void
-      const settled = redis.send("ZREM", keys.callbacks, job.jobId).pipe(Effect.ignore)
+      const settled = state.settleCallback(job.jobId).pipe(Effect.ignore)
       const hook = onFinished(job, (callback) => recordCallback(job.jobId, callback)).pipe(
         Effect.andThen(settled),
         Effect.catchCause((cause) => Effect.logError("job callback hook failed", { jobId: job.jobId }, cause))
@@ -69,7 +63,7 @@ export const makeJobCallbacks = (
 
     const redeliver = Effect.gen(function* () {
       const at = yield* now
-      for (const jobId of yield* takeDue(keys.callbacks, at, String(at + CALLBACK_CLAIM_MS))) {
+      for (const jobId of yield* state.takeDueCallbacks(at, at + CALLBACK_CLAIM_MS)) {
         const job = yield* store.read(jobId as JobId)
         if (job !== undefined) yield* notify(job)
       }

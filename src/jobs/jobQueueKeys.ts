@@ -10,6 +10,7 @@ import * as Redis from "effect/persistence/Redis"
 import { RedisKeyPrefix, redisKey } from "../store/redis.ts"
 import { isFinished, type Job } from "./Job.ts"
 import { encodeJob } from "./JobStoreRedis.ts"
+import { idempotencyField } from "./jobQueueState.ts"
 
 /** The queue's keys under `prefix`; `wake` is the channel every submit publishes on. */
 export const jobQueueKeys = (prefix: string) => {
@@ -28,9 +29,6 @@ export const jobQueueKeys = (prefix: string) => {
 }
 
 export type JobQueueKeys = ReturnType<typeof jobQueueKeys>
-
-/** A job's field in the `idempotency` hash: its team and Idempotency-Key. */
-export const idempotencyField = (team: string, key: string): string => `${team}\n${key}`
 
 /**
  * Puts jobs of another store (a data directory being migrated) into the

@@ -1,7 +1,8 @@
 /**
  * Where usage statistics persist: a port with a file adapter (the default,
  * `<dataDir>/stats/`), a memory adapter (tests, or a library without a
- * data directory) and a Redis adapter shared by several daemons. Its write is adding a delta to an offer's counters —
+ * data directory), and a Redis adapter (`usageRedis.ts`) and a PostgreSQL
+ * adapter (`usagePostgres.ts`) shared by several daemons. Its write is adding a delta to an offer's counters —
  * what a Redis adapter would do with HINCRBY for the counters and a
  * register merge for the unique count, so several replicas can share one
  * store — either as is (`apply`, a migration's copy) or once per step of a

@@ -1,8 +1,6 @@
 /**
  * The usage store's Redis adapter: per offer a hash of counters
- * (`HINCRBY`: validations, eligible, ineligible, by reason `r:<code>`, by
- * target group `g:<id>`, daily buckets `d:<day>:v|e|i`, verification events
- * `v:<event>`, first and last instants), a native HyperLogLog of unique
+ * (`HINCRBY`, fields as `usageCounters.ts` names them), a native HyperLogLog of unique
  * emails (`redisHyperLogLog.ts`; a delta is merged with `PFMERGE`, so
  * operators can `PFCOUNT` it) and a hash of the steps applied once per
  * source. A delta is added by one Lua script — check the step, add the
@@ -19,14 +17,9 @@ import * as Layer from "effect/Layer"
 import { RESP_TYPES } from "redis"
 import { type RedisConnection, RedisKeyPrefix, redisKey } from "../store/redis.ts"
 import { fromRedisHll, toRedisHll } from "./redisHyperLogLog.ts"
-import {
-  addUsage,
-  emptyUsageState,
-  type UsageState,
-  VERIFICATION_EVENTS,
-  type VerificationCounts
-} from "./UsageState.ts"
+import type { UsageState } from "./UsageState.ts"
 import { UsageStore, UsageStoreError } from "./UsageStore.ts"
+import { counterIncrements, stateOfCounters } from "./usageCounters.ts"
 
 const APPLY = `
 local counters, hll, applied, scratch, offers = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
@@ -56,53 +49,6 @@ return 1`
 /** The counters and the registers, read together. */
 const READ = "return { redis.call('HGETALL', KEYS[1]), redis.call('GET', KEYS[2]) }"
 
-/** The counter increments of a delta, as field/amount pairs (zeros left out). */
-const increments = (delta: UsageState): Array<string> => {
-  const pairs: Array<string> = []
-  const add = (field: string, amount: number) => {
-    if (amount !== 0) pairs.push(field, String(amount))
-  }
-  add("validations", delta.validations)
-  add("eligible", delta.eligible)
-  add("ineligible", delta.ineligible)
-  for (const [reason, n] of delta.ineligibleByReason) add(`r:${reason}`, n)
-  for (const [group, n] of delta.matchesByTargetGroup) add(`g:${group}`, n)
-  for (const [day, counts] of delta.daily) {
-    add(`d:${day}:v`, counts.validations)
-    add(`d:${day}:e`, counts.eligible)
-    add(`d:${day}:i`, counts.ineligible)
-  }
-  for (const event of VERIFICATION_EVENTS) add(`v:${event}`, delta.verifications[event])
-  return pairs
-}
-
-/** A stored counters hash (and registers) as a state. */
-const stateOf = (fields: Map<string, string>, registers: Uint8Array | null): UsageState => {
-  const state = emptyUsageState()
-  for (const [field, text] of fields) {
-    const value = Number(text)
-    if (field === "validations") state.validations = value
-    else if (field === "eligible") state.eligible = value
-    else if (field === "ineligible") state.ineligible = value
-    else if (field === "firstAt") state.firstAt = value
-    else if (field === "lastAt") state.lastAt = value
-    else if (field.startsWith("r:")) state.ineligibleByReason.set(field.slice(2), value)
-    else if (field.startsWith("g:")) state.matchesByTargetGroup.set(field.slice(2), value)
-    else if (field.startsWith("v:")) state.verifications[field.slice(2) as keyof VerificationCounts] = value
-    else if (field.startsWith("d:")) {
-      const [, day, kind] = field.split(":")
-      const bucket = state.daily.get(Number(day)) ?? { validations: 0, eligible: 0, ineligible: 0 }
-      if (kind === "v") bucket.validations = value
-      else if (kind === "e") bucket.eligible = value
-      else bucket.ineligible = value
-      state.daily.set(Number(day), bucket)
-    }
-  }
-  state.registers = registers
-  // Buckets older than the retention are dropped when read (adding prunes them).
-  return addUsage(emptyUsageState(), state)
-}
-
 const bufferReplies = { typeMapping: { [RESP_TYPES.BLOB_STRING]: Buffer } } as const
 
 /** The adapter's service over the connection in force. */
@@ -119,7 +65,7 @@ const makeRedisUsageStore = Effect.gen(function* () {
 
   const add = (offerId: string, source: string, step: number, delta: UsageState) => {
     const keys = keysOf(offerId)
-    const pairs = increments(delta)
+    const pairs = counterIncrements(delta).flatMap(([field, amount]) => [field, String(amount)])
     const args: Array<string | Buffer> = [
       "EVAL",
       APPLY,
@@ -160,10 +106,11 @@ const makeRedisUsageStore = Effect.gen(function* () {
         Effect.flatMap(([counters, hll]) =>
           Effect.try({
             try: () => {
-              const fields = new Map<string, string>()
-              for (let i = 0; i + 1 < counters.length; i += 2) fields.set(String(counters[i]), String(counters[i + 1]))
-              if (fields.size === 0 && hll === null) return undefined
-              return stateOf(fields, hll === null ? null : fromRedisHll(hll))
+              const fields: Array<readonly [string, number]> = []
+              for (let i = 0; i + 1 < counters.length; i += 2)
+                fields.push([String(counters[i]), Number(counters[i + 1])])
+              if (fields.length === 0 && hll === null) return undefined
+              return stateOfCounters(fields, hll === null ? null : fromRedisHll(hll))
             },
             catch: (cause) => new UsageStoreError({ operation: "get", offerId, cause })
           })

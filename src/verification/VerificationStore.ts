@@ -18,7 +18,8 @@
  *
  * Adapters: `layerMemory` (the library without a data directory, tests),
  * `layerFiles(dataDir)` (`verificationJournal.ts`: an fsync'd append-only
- * journal with group commit) and `layerRedis` (`verificationRedis.ts`). One contract suite
+ * journal with group commit), `layerRedis` (`verificationRedis.ts`) and
+ * `layerPostgres` (`verificationPostgres.ts`). One contract suite
  * (`test/verification/VerificationStore.test.ts`) runs against each.
  * Guarantee of a durable adapter: a change whose effect succeeded survives
  * a crash; a change that failed changed nothing that a reader can see.

@@ -6,8 +6,10 @@
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as TestClock from "effect/testing/TestClock"
 import { InvalidConfiguration } from "../../src/domain/errors.ts"
 import { toOfferResultRow, toResultRow } from "../../src/domain/ResultRow.ts"
 import { makeEngine } from "../../src/engine/makeEngine.ts"
@@ -15,13 +17,17 @@ import type { InputItem } from "../../src/jobs/inputLines.ts"
 import { emailLine } from "../../src/jobs/inputLines.ts"
 import type { JobQueue, JobQueueOptions, SubmitJob } from "../../src/jobs/JobQueue.ts"
 import * as JobQueueLocal from "../../src/jobs/JobQueueLocal.ts"
+import * as JobQueuePostgres from "../../src/jobs/JobQueuePostgres.ts"
 import * as JobQueueRedis from "../../src/jobs/JobQueueRedis.ts"
 import { type JobBytes, JobStore, type JobStoreError } from "../../src/jobs/JobStore.ts"
 import * as JobStoreFiles from "../../src/jobs/JobStoreFiles.ts"
 import * as JobStoreMemory from "../../src/jobs/JobStoreMemory.ts"
+import * as JobStorePostgres from "../../src/jobs/JobStorePostgres.ts"
 import * as JobStoreRedis from "../../src/jobs/JobStoreRedis.ts"
 import { type Evaluate, evaluateHere } from "../../src/jobs/jobBatches.ts"
+import type { PostgresConnection } from "../../src/store/postgres.ts"
 import { fixtureContext } from "../fixtures.ts"
+import { testPostgresLayer, whenPostgres } from "../postgresTesting.ts"
 import { testRedisLayer, whenRedis } from "../redisTesting.ts"
 
 export const makeDataDir = (): string => mkdtempSync(join(tmpdir(), "campusgate-jobs-"))
@@ -32,6 +38,15 @@ export const storeAdapters: ReadonlyArray<readonly [string, () => Layer.Layer<Jo
   ["memory", () => JobStoreMemory.layerMemory],
   ...whenRedis("JobStore contract", [
     ["redis", () => JobStoreRedis.layerRedis(makeDataDir()).pipe(Layer.provide(testRedisLayer()))] as const
+  ]),
+  ...whenPostgres("JobStore contract", [
+    [
+      "postgres",
+      () =>
+        JobStorePostgres.layerPostgres(makeDataDir()).pipe(
+          Layer.provide(testPostgresLayer(JobStorePostgres.migrations))
+        )
+    ] as const
   ])
 ]
 
@@ -138,13 +153,14 @@ export const crashInput = (): Array<InputItem> =>
     i % 997 === 0 ? { bad: `item ${i}`, reason: "Not a string." } : `User${i % 150_000}@school${i % 40}.edu`
   )
 
-/** Every kind of queue, fresh for each call: the queue over each store adapter, and the queue shared through Redis. */
+/** Every kind of queue, fresh for each call: the queue over each store adapter, and the queues shared through Redis and PostgreSQL. */
 export const queueAdapters: ReadonlyArray<
   readonly [string, (options?: Partial<JobQueueOptions>) => Layer.Layer<JobQueue | JobStore>]
 > = [
-  ...storeAdapters.map(
-    ([name, store]) => [name, (options?: Partial<JobQueueOptions>) => queueLayer(store(), options)] as const
-  ),
+  // The one-daemon queue over each store but PostgreSQL's, which serves the shared queue only.
+  ...storeAdapters
+    .filter(([name]) => name !== "postgres")
+    .map(([name, store]) => [name, (options?: Partial<JobQueueOptions>) => queueLayer(store(), options)] as const),
   ...whenRedis("JobQueue contract", [
     [
       "redis (shared queue)",
@@ -159,5 +175,39 @@ export const queueAdapters: ReadonlyArray<
           ...options
         }).pipe(Layer.provide(testRedisLayer()))
     ] as const
+  ]),
+  ...whenPostgres("JobQueue contract", [
+    [
+      "postgres (shared queue)",
+      (options: Partial<JobQueueOptions> = {}) =>
+        postgresQueueLayer(testPostgresLayer(JobQueuePostgres.migrations).pipe(Layer.provide(liveClock)), options)
+    ] as const
   ])
 ]
+
+/**
+ * The clock outside `TestClock`, for a PostgreSQL connection in a test on
+ * the test clock: its pool times idle connections out by its clock, and a
+ * day's `TestClock.adjust` would close them under running statements.
+ */
+const liveClock = Layer.effect(
+  Clock.Clock,
+  Effect.flatMap(Clock.clockWith(Effect.succeed), (clock) =>
+    "withLive" in clock ? TestClock.withLive(Clock.clockWith(Effect.succeed)) : Effect.succeed(clock)
+  )
+)
+
+/** The queue shared through PostgreSQL over `connection`, with the test queue's options. */
+export const postgresQueueLayer = (
+  connection: Layer.Layer<PostgresConnection>,
+  options: Partial<JobQueueOptions> & { readonly dataDir?: string } = {}
+): Layer.Layer<JobQueue | JobStore> =>
+  JobQueuePostgres.layerPostgres({
+    concurrency: 1,
+    maxQueued: 10,
+    retentionHours: 24,
+    evaluator: evaluateHere(evaluate),
+    chunkItems: 4,
+    dataDir: makeDataDir(),
+    ...options
+  }).pipe(Layer.provide(connection))

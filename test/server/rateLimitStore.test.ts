@@ -2,10 +2,12 @@
  * The rate-limit counters' contract, run against every store the daemon can
  * count in: Effect's memory store, and the daemon's own memory store whose
  * counters the fast path also reads synchronously (`rateLimitMemory.ts`),
- * and Effect's Redis store (`RateLimiter.layerStoreRedis`) on a real server. There is deliberately no file adapter: a fixed window lives for
- * seconds, one process keeps it in memory, and several share it in Redis.
- * Redis counts windows on its own clock, so its run lets a short window
- * pass in real time where the memory stores use `TestClock`.
+ * Effect's Redis store (`RateLimiter.layerStoreRedis`) on a real server, and
+ * the PostgreSQL store (`store/rateLimiterPostgres.ts`). There is
+ * deliberately no file adapter: a fixed window lives for seconds, one
+ * process keeps it in memory, and several share it in Redis or PostgreSQL.
+ * Those count windows on their server's clock, so their runs let a short
+ * window pass in real time where the memory stores use `TestClock`.
  */
 import { expect, it } from "@effect/vitest"
 import * as Duration from "effect/Duration"
@@ -15,6 +17,8 @@ import * as RateLimiter from "effect/persistence/RateLimiter"
 import * as TestClock from "effect/testing/TestClock"
 import { rateLimiterStoreRedis } from "../../src/deployment/stores.ts"
 import { rateLimiterLayerMemory } from "../../src/server/rateLimitMemory.ts"
+import * as RateLimiterPostgres from "../../src/store/rateLimiterPostgres.ts"
+import { describePostgres, testPostgresLayer } from "../postgresTesting.ts"
 import { describeRedis, everywhere, type Suite, testRedisLayer } from "../redisTesting.ts"
 
 const consume = (key: string, limit = 3, window: Duration.Input = "60 seconds") =>
@@ -80,4 +84,14 @@ contract(
   () => RateLimiter.layer.pipe(Layer.provide(rateLimiterStoreRedis), Layer.provide(testRedisLayer())),
   { window: "1 second", pass: Effect.sleep("1100 millis"), run: it.live },
   describeRedis
+)
+contract(
+  "the PostgreSQL store (shared by daemons)",
+  () =>
+    RateLimiter.layer.pipe(
+      Layer.provide(RateLimiterPostgres.layerPostgres),
+      Layer.provide(testPostgresLayer(RateLimiterPostgres.migrations))
+    ),
+  { window: "1 second", pass: Effect.sleep("1100 millis"), run: it.live },
+  describePostgres
 )

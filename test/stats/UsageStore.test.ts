@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileS
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
@@ -10,8 +11,14 @@ import { hashKeyFor, hashKeyFromSecret } from "../../src/stats/hashKey.ts"
 import { UsageRecorder } from "../../src/stats/UsageRecorder.ts"
 import { toOfferUsage, type UsageState, VERIFICATION_EVENTS } from "../../src/stats/UsageState.ts"
 import { UsageStore, type UsageStoreError } from "../../src/stats/UsageStore.ts"
+import * as UsagePostgres from "../../src/stats/usagePostgres.ts"
 import { layerRedis as usageStoreRedis } from "../../src/stats/usageRedis.ts"
+import { isStoreOutage } from "../../src/store/outage.ts"
+import { postgresStoreLayer } from "../../src/store/postgres.ts"
 import { Redis } from "../../src/store/redis.ts"
+import { together } from "../childProcesses.ts"
+import { holdingLock } from "../postgresLocks.ts"
+import { describePostgres, testDatabase, testPostgresLayer } from "../postgresTesting.ts"
 import { currentPrefix, describeRedis, testRedisLayer } from "../redisTesting.ts"
 import { storeContract } from "../storeContract.ts"
 import { DAY, eligible, ineligible, MAY_1 } from "./fixtures.ts"
@@ -130,6 +137,105 @@ const contract = storeContract("UsageStore", (makeLayer: () => Layer.Layer<Usage
 contract("memory", () => UsageStore.layerMemory)
 contract("file", () => UsageStore.layerFiles(tempDir()))
 contract("redis", () => usageStoreRedis.pipe(Layer.provide(testRedisLayer())), describeRedis)
+contract(
+  "postgres",
+  () => UsagePostgres.layerPostgres.pipe(Layer.provide(testPostgresLayer(UsagePostgres.migrations))),
+  describePostgres
+)
+
+/** The store as a daemon on PostgreSQL at `url` opens it (each call another daemon's pool), in the test's scope. */
+const openPostgresStore = (url: string) =>
+  Effect.map(
+    Layer.build(
+      UsagePostgres.layerPostgres.pipe(
+        Layer.provide(postgresStoreLayer({ url, migrations: UsagePostgres.migrations })),
+        Layer.orDie
+      )
+    ),
+    Context.get(UsageStore)
+  )
+
+describePostgres("usagePostgres", () => {
+  it.live("two daemons' recorders flushing at once into one database add up exactly, unique emails merged", () =>
+    Effect.gen(function* () {
+      const database = yield* testDatabase
+      const [one, two] = [yield* openPostgresStore(database.url), yield* openPostgresStore(database.url)]
+      const deltas = Array.from({ length: 40 }, (_, i) =>
+        delta(
+          Array.from({ length: 50 }, (_, k) => `user${i * 25 + k}@x.edu`),
+          MAY_1 + (i % 3) * DAY,
+          i % 4 !== 0
+        )
+      )
+      yield* Effect.all(
+        deltas.map((each, i) =>
+          i % 5 === 0
+            ? (i % 2 === 0 ? one : two).applyOnce("o", `job-${i}`, 1, each)
+            : (i % 2 === 0 ? one : two).apply("o", each)
+        ),
+        { concurrency: "unbounded" }
+      )
+      const memory = yield* UsageStore.use((local) =>
+        Effect.andThen(
+          Effect.forEach(deltas, (each) => local.apply("o", each)),
+          local.get("o")
+        )
+      ).pipe(Effect.provide(UsageStore.layerMemory))
+      const stored = yield* two.get("o")
+      expect(stored?.registers).toEqual(memory?.registers)
+      expect(toOfferUsage(stored)).toEqual(toOfferUsage(memory))
+      expect(toOfferUsage(stored)).toMatchObject({ validations: 2000, eligible: 1500, ineligible: 500 })
+      expect(toOfferUsage(stored).uniqueEmails.estimate).toBeGreaterThan(1000 * 0.97)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live(
+    "two processes' recorders, flushing every 10 ms into one database, add up exactly",
+    () =>
+      Effect.gen(function* () {
+        const database = yield* testDatabase
+        const store = yield* openPostgresStore(database.url)
+        const answers = yield* Effect.promise(() =>
+          together(new URL("usageChild.ts", import.meta.url), [
+            [database.url, "3000", "0"],
+            [database.url, "3000", "1500"]
+          ])
+        )
+        expect(answers).toEqual([{ recorded: 3000 }, { recorded: 3000 }])
+        const stored = yield* store.get("o")
+        expect(toOfferUsage(stored)).toMatchObject({ validations: 6000, eligible: 4800, ineligible: 1200 })
+        // The same emails counted in one process give the same registers.
+        const one = new UsageRecorder(hashKeyFromSecret("test"))
+        for (let n = 0; n < 4500; n++) one.record("o", `user${n}@x.edu`, eligible(`user${n}@x.edu`), MAY_1)
+        expect(stored?.registers).toEqual(one.take().get("o")!.registers)
+      }).pipe(Effect.scoped),
+    30_000
+  )
+
+  it.live("a checkpoint stored by two daemons at once is counted once", () =>
+    Effect.gen(function* () {
+      const database = yield* testDatabase
+      const [one, two] = [yield* openPostgresStore(database.url), yield* openPostgresStore(database.url)]
+      const checkpoint = delta(["a@x.edu", "b@x.edu"], MAY_1)
+      yield* Effect.all(
+        Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? one : two).applyOnce("o", "job_1", 100, checkpoint)),
+        { concurrency: "unbounded" }
+      )
+      expect(toOfferUsage(yield* one.get("o"))).toMatchObject({ validations: 2, uniqueEmails: { estimate: 2 } })
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("a delta the database does not answer in time fails as the store's outage, not a hang", () =>
+    Effect.gen(function* () {
+      const database = yield* testDatabase
+      const store = yield* openPostgresStore(database.url)
+      yield* holdingLock(database.url, "campusgate_usage_offers")
+      const error = yield* Effect.flip(store.apply("o", delta(["a@x.edu"], MAY_1)))
+      expect(error._tag).toBe("UsageStoreError")
+      expect(isStoreOutage(error)).toBe(true)
+    }).pipe(Effect.scoped)
+  )
+})
 
 describeRedis("usageStoreRedis", () => {
   it.effect("keeps unique emails in a native HyperLogLog: the registers read back merged, PFCOUNT agrees", () =>

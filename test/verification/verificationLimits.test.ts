@@ -3,11 +3,20 @@ import * as Effect from "effect/Effect"
 import type { OfferInput } from "../../src/domain/Offer.ts"
 import { VerificationStore } from "../../src/verification/VerificationStore.ts"
 import { Verifications } from "../../src/verification/Verifications.ts"
+import * as VerificationPostgres from "../../src/verification/verificationPostgres.ts"
 import { layerRedis as verificationStoreRedis } from "../../src/verification/verificationRedis.ts"
+import { postgresAdapter } from "../postgresTesting.ts"
 import { storeAdapters } from "../redisTesting.ts"
 import { codeIn, defaultOffers, harness, withVerifications } from "./verificationTesting.ts"
 
-const storeKinds = storeAdapters("verification limits under concurrency", VerificationStore, verificationStoreRedis)
+const storeKinds = [
+  ...storeAdapters("verification limits under concurrency", VerificationStore, verificationStoreRedis),
+  ...postgresAdapter(
+    "verification limits under concurrency",
+    VerificationPostgres.layerPostgres,
+    VerificationPostgres.migrations
+  )
+]
 
 const offers: Array<OfferInput> = [
   ...defaultOffers,

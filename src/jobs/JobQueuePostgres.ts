@@ -1,0 +1,212 @@
+/**
+ * The job queue shared by every daemon on one PostgreSQL database
+ * (`jobQueueShared.ts` says what it promises): the queue's state of a job
+ * in its row of `campusgate_jobs` (`JobStorePostgres.ts`, which keeps the
+ * record there too), each step one statement or a short transaction:
+ *
+ * - a submit takes a transaction-scoped advisory lock, so that the count of
+ *   waiting jobs (`maxQueued`) and the Idempotency-Key (a unique column)
+ *   are decided one submit at a time across daemons, and announces the job
+ *   with `NOTIFY` (delivered at commit) to every daemon's `LISTEN`;
+ * - a claim is one `UPDATE … WHERE job_id = (SELECT … FOR UPDATE SKIP
+ *   LOCKED)`: of the jobs whose lease lapsed (first) and the waiting, the
+ *   first no other claim is taking, leased with a fresh token until the
+ *   server's clock plus the lease; so two daemons never take one job, and a
+ *   dead daemon's job is taken over once its lease lapses;
+ * - a renewal, a checkpoint and a job's end are `UPDATE … WHERE lease_token
+ *   = $token`: fenced, so a daemon that lost its lease writes nothing;
+ * - the sweeps of expired jobs and due callbacks take their rows with
+ *   `FOR UPDATE SKIP LOCKED`, so each is taken by one daemon.
+ *
+ * Idle workers wait for a notification or poll (`jobQueueLease.ts`), so a
+ * lost `LISTEN` costs at most the poll's second.
+ */
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import type * as Layer from "effect/Layer"
+import * as Queue from "effect/Queue"
+import * as Schedule from "effect/Schedule"
+import { PgClient, type PostgresConnection, STATEMENT_TIMEOUT_MS } from "../store/postgres.ts"
+import type { Job } from "./Job.ts"
+import type { JobQueue } from "./JobQueue.ts"
+import type { JobStore } from "./JobStore.ts"
+import { makePostgresJobStore, postgresStep, recordText } from "./JobStorePostgres.ts"
+import { layerShared, type SharedJobQueueOptions } from "./jobQueueShared.ts"
+import type { SharedJobStore, SharedQueueState } from "./jobQueueState.ts"
+
+export { migrations } from "./JobStorePostgres.ts"
+
+/** The channel every submit notifies. */
+const WAKE_CHANNEL = "campusgate_jobs_wake"
+/** Any fixed number: the advisory lock submits take. */
+const SUBMIT_LOCK = 0x63676a62
+/** The statement's time on the server, in epoch milliseconds: the clock of every lease. */
+const NOW = "(extract(epoch from now()) * 1000)"
+
+/** `job`'s end of retention (epoch ms), as its final record says. */
+const expiryOf = (job: Job): number => Date.parse(job.expiresAt!)
+
+/** The queue's state in the PostgreSQL database in force, with the store of records and files beside it. */
+export const makePostgresSharedStore = (dataDir: string): Effect.Effect<SharedJobStore, never, PgClient.PgClient> =>
+  Effect.gen(function* () {
+    const sql = yield* PgClient.PgClient
+    const { store, files, sweepFiles } = yield* makePostgresJobStore(dataDir)
+    const callbackDue = (due: string) => (due === "" ? null : Number(due))
+    const ids = (rows: ReadonlyArray<{ readonly job_id: string }>) => rows.map((row) => row.job_id)
+
+    const state: SharedQueueState = {
+      submit: (job, maxQueued, field) =>
+        sql
+          .withTransaction(
+            Effect.gen(function* () {
+              yield* sql`select pg_advisory_xact_lock(${SUBMIT_LOCK})`
+              if (field !== "") {
+                const [held] = yield* sql<{ readonly job_id: string }>`
+                  select job_id from campusgate_jobs where idempotency_field = ${field}`
+                if (held !== undefined) return { outcome: "existing" as const, holder: held.job_id }
+              }
+              const [waiting] = yield* sql<{ readonly n: unknown }>`
+                select count(*) as n from campusgate_jobs where waiting_since is not null`
+              if (Number(waiting?.n ?? 0) >= maxQueued) return { outcome: "full" as const }
+              yield* sql`
+                insert into campusgate_jobs (job_id, record, idempotency_field, waiting_since)
+                values (${job.jobId}, ${recordText(job)}::jsonb, ${field === "" ? null : field},
+                  ${Date.parse(job.createdAt)})`
+              yield* sql`select pg_notify(${WAKE_CHANNEL}, ${job.jobId})`
+              return { outcome: "created" as const }
+            })
+          )
+          .pipe(postgresStep("create", job.jobId)),
+      freeKey: (field) =>
+        sql`update campusgate_jobs set idempotency_field = null where idempotency_field = ${field}`.pipe(
+          postgresStep("create"),
+          Effect.asVoid
+        ),
+      cancel: (final, due) =>
+        Effect.gen(function* () {
+          const ended = yield* sql`
+            update campusgate_jobs set record = ${recordText(final)}::jsonb, waiting_since = null,
+              expires_at = ${expiryOf(final)}, callback_due = ${callbackDue(due)}
+            where job_id = ${final.jobId} and waiting_since is not null
+            returning 1`
+          if (ended.length > 0) return "ended" as const
+          const asked = yield* sql`
+            update campusgate_jobs set cancel_asked = true
+            where job_id = ${final.jobId} and lease_token is not null
+            returning 1`
+          return asked.length > 0 ? ("asked" as const) : ("finished" as const)
+        }).pipe(postgresStep("write", final.jobId)),
+      takeExpired: (now) =>
+        sql<{ readonly job_id: string }>`
+          update campusgate_jobs set expires_at = null
+          where job_id in (
+            select job_id from campusgate_jobs where expires_at <= ${now}
+            order by expires_at limit 64 for update skip locked)
+          returning job_id`.pipe(postgresStep("list"), Effect.map(ids)),
+      drop: (job) =>
+        sql`delete from campusgate_jobs where job_id = ${job.jobId}`.pipe(
+          postgresStep("remove", job.jobId),
+          Effect.asVoid
+        ),
+      claim: (token, leaseMs) =>
+        sql
+          .unsafe<{ readonly job_id: string | null; readonly waiting: unknown }>(
+            `with taken as (
+              update campusgate_jobs set lease_token = $1, lease_until = ${NOW} + $2::float8, waiting_since = null
+              where job_id = (
+                select job_id from campusgate_jobs
+                where waiting_since is not null or (lease_token is not null and lease_until < ${NOW})
+                order by coalesce(waiting_since, 0), job_id
+                limit 1 for update skip locked)
+              returning job_id
+            )
+            select (select job_id from taken) as job_id,
+              (select count(*) from campusgate_jobs
+                where waiting_since is not null and job_id is distinct from (select job_id from taken)) as waiting`,
+            [token, leaseMs]
+          )
+          .pipe(
+            postgresStep("read"),
+            Effect.map(([row]) => ({ jobId: row?.job_id ?? "", waiting: Number(row?.waiting ?? 0) }))
+          ),
+      renew: (jobId, token, leaseMs) =>
+        sql
+          .unsafe<{ readonly cancel_asked: boolean }>(
+            `update campusgate_jobs set lease_until = ${NOW} + $3::float8
+            where job_id = $1 and lease_token = $2 returning cancel_asked`,
+            [jobId, token, leaseMs]
+          )
+          .pipe(
+            postgresStep("write", jobId),
+            Effect.map(([row]) => (row === undefined ? "lost" : row.cancel_asked ? "cancelAsked" : "renewed"))
+          ),
+      fencedWrite: (jobId, token, record) =>
+        sql`update campusgate_jobs set record = ${recordText(record)}::jsonb
+          where job_id = ${jobId} and lease_token = ${token} returning 1`.pipe(
+          postgresStep("write", jobId),
+          Effect.map((rows) => rows.length > 0)
+        ),
+      finish: (jobId, token, final, expiresAt, due) =>
+        (final === undefined
+          ? sql`delete from campusgate_jobs where job_id = ${jobId} and lease_token = ${token} returning 1`
+          : sql`update campusgate_jobs set record = ${recordText(final)}::jsonb, lease_token = null,
+              lease_until = null, cancel_asked = false, waiting_since = null, expires_at = ${expiresAt},
+              callback_due = ${callbackDue(due)}
+            where job_id = ${jobId} and lease_token = ${token} returning 1`
+        ).pipe(
+          postgresStep("write", jobId),
+          Effect.map((rows) => rows.length > 0)
+        ),
+      updateFinished: (record) =>
+        sql`update campusgate_jobs set record = ${recordText(record)}::jsonb where job_id = ${record.jobId}`.pipe(
+          postgresStep("write", record.jobId),
+          Effect.asVoid
+        ),
+      takeDueCallbacks: (now, next) =>
+        sql<{ readonly job_id: string }>`
+          update campusgate_jobs set callback_due = ${next}
+          where job_id in (
+            select job_id from campusgate_jobs where callback_due <= ${now}
+            order by callback_due limit 64 for update skip locked)
+          returning job_id`.pipe(postgresStep("list"), Effect.map(ids)),
+      settleCallback: (jobId) =>
+        sql`update campusgate_jobs set callback_due = null where job_id = ${jobId}`.pipe(
+          postgresStep("write", jobId),
+          Effect.asVoid
+        ),
+      wakeOnSubmit: (wake) =>
+        Effect.gen(function* () {
+          const listening = yield* Deferred.make<void>()
+          yield* Effect.forkScoped(
+            Effect.scoped(
+              Effect.gen(function* () {
+                const notifications = yield* sql.listen(WAKE_CHANNEL)
+                Deferred.doneUnsafe(listening, Exit.void)
+                for (;;) {
+                  yield* Queue.take(notifications)
+                  wake()
+                }
+              })
+            ).pipe(
+              Effect.tapError((error) =>
+                Effect.logWarning("the job queue cannot listen for submits; polling meanwhile", {
+                  error: String(error)
+                })
+              ),
+              Effect.retry(Schedule.spaced("1 second")),
+              Effect.ignore
+            )
+          )
+          // Listening before the daemon serves, unless the database is slow to answer: then workers poll meanwhile.
+          yield* Deferred.await(listening).pipe(Effect.timeout(STATEMENT_TIMEOUT_MS), Effect.ignore)
+        })
+    }
+    return { store, state, files, sweepFiles }
+  })
+
+/** The queue and its store, shared by every daemon on the PostgreSQL database in force. */
+export const layerPostgres = (
+  options: SharedJobQueueOptions
+): Layer.Layer<JobQueue | JobStore, never, PostgresConnection> =>
+  layerShared(options, makePostgresSharedStore(options.dataDir))
