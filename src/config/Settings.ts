@@ -10,7 +10,15 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { TeamId } from "../domain/Identifiers.ts"
-import { HTTP_PROTOCOLS, REDIS_PROTOCOLS, REDIS_URL_EXPECTED, UrlOf, urlOf } from "../domain/urls.ts"
+import {
+  HTTP_PROTOCOLS,
+  POSTGRES_PROTOCOLS,
+  POSTGRES_URL_EXPECTED,
+  REDIS_PROTOCOLS,
+  REDIS_URL_EXPECTED,
+  UrlOf,
+  urlOf
+} from "../domain/urls.ts"
 import { Period, verificationDefaultFields } from "../domain/VerificationPolicy.ts"
 
 const withDefault = <S extends Schema.Top>(schema: S, value: S["Encoded"]) =>
@@ -105,17 +113,28 @@ export type VerificationSettings = typeof VerificationSettings.Type
 
 /** A Redis URL: `redis://` or `rediss://` (TLS), with the password in the URL when there is one. */
 const RedisUrl = UrlOf(REDIS_PROTOCOLS, REDIS_URL_EXPECTED)
+/** The store's server: a Redis or a PostgreSQL URL (which one `kind` says; `applyEnvironment` checks they agree). */
+const StoreUrl = UrlOf(
+  [...REDIS_PROTOCOLS, ...POSTGRES_PROTOCOLS],
+  `${REDIS_URL_EXPECTED}, or ${POSTGRES_URL_EXPECTED}`
+)
 
 /**
  * Where shared state lives: `files` (the data directory, one daemon: the
- * embedded default) or `redis` (several daemons, or `serve --workers`, share
+ * embedded default), `redis` (several daemons, or `serve --workers`, share
  * one Redis server; job inputs and results stay in the data directory,
- * which they then share as a volume).
+ * which they then share as a volume) or `postgres` (records in one
+ * PostgreSQL database; with `cache: redis`, what may be lost — rate-limit
+ * counters — in Redis).
  */
 export const StoreSettings = Schema.Struct({
-  kind: withDefault(Schema.Literals(["files", "redis"]), "files"),
-  /** The Redis server (`kind: redis`); CAMPUSGATE_REDIS_URL wins. */
-  url: Schema.optionalKey(RedisUrl),
+  kind: withDefault(Schema.Literals(["files", "redis", "postgres"]), "files"),
+  /** The store's server (`kind: redis` or `postgres`); CAMPUSGATE_REDIS_URL / CAMPUSGATE_DATABASE_URL win. */
+  url: Schema.optionalKey(StoreUrl),
+  /** With `kind: postgres`: `redis` keeps rate-limit counters in Redis (`cacheUrl`) instead of PostgreSQL. */
+  cache: Schema.optionalKey(Schema.Literal("redis")),
+  /** The Redis server of `cache: redis`; CAMPUSGATE_REDIS_URL wins. */
+  cacheUrl: Schema.optionalKey(RedisUrl),
   /** Every key this deployment writes starts with it, so deployments can share a server. */
   keyPrefix: withDefault(Schema.String, "campusgate:")
 })

@@ -12,7 +12,8 @@
  * | `PORT`                       | `server.port` when `CAMPUSGATE_PORT` is not set (what platforms set) |
  * | `CAMPUSGATE_MAX_BODY_BYTES`  | `server.maxBodyBytes`    |
  * | `CAMPUSGATE_LOG_LEVEL`       | `logging.level`          |
- * | `CAMPUSGATE_REDIS_URL`       | `store.url`, and selects `store.kind: redis` |
+ * | `CAMPUSGATE_REDIS_URL`       | `store.url`, and selects `store.kind: redis`; with `store.kind: postgres`, `store.cacheUrl` and `store.cache: redis` |
+ * | `CAMPUSGATE_DATABASE_URL`    | `store.url`, and selects `store.kind: postgres` |
  * | `CAMPUSGATE_WEBHOOK_SECRET`  | secret for signing job webhooks |
  * | `CAMPUSGATE_STATS_SECRET`    | key for hashing emails counted as unique in usage statistics |
  * | `CAMPUSGATE_VERIFICATION_SECRET` | key for the hashes and sealed addresses of verifications |
@@ -21,7 +22,13 @@
  * | `CAMPUSGATE_CONSOLE_DIR`     | where the console's built files are (default: the package's `dist/console/`) |
  */
 import type { ConfigurationProblem } from "../domain/errors.ts"
-import { REDIS_PROTOCOLS, REDIS_URL_EXPECTED, urlOf } from "../domain/urls.ts"
+import {
+  POSTGRES_PROTOCOLS,
+  POSTGRES_URL_EXPECTED,
+  REDIS_PROTOCOLS,
+  REDIS_URL_EXPECTED,
+  urlOf
+} from "../domain/urls.ts"
 import type { Settings } from "./Settings.ts"
 
 export type Environment = Readonly<Record<string, string | undefined>>
@@ -77,23 +84,7 @@ export const applyEnvironment = (
       })
     }
   }
-  const redisUrl = env.CAMPUSGATE_REDIS_URL
-  if (redisUrl !== undefined && redisUrl !== "") {
-    if (urlOf(redisUrl, REDIS_PROTOCOLS) === null) {
-      problems.push({ file: "environment", path: "CAMPUSGATE_REDIS_URL", message: `expected ${REDIS_URL_EXPECTED}` })
-    }
-  }
-  const store =
-    redisUrl !== undefined && redisUrl !== ""
-      ? { ...settings.store, kind: "redis" as const, url: redisUrl }
-      : settings.store
-  if (store.kind === "redis" && store.url === undefined) {
-    problems.push({
-      file: "environment",
-      path: "store.url",
-      message: "store.kind is redis: set store.url in campusgate.yaml or CAMPUSGATE_REDIS_URL"
-    })
-  }
+  const store = storeOf(settings.store, env, problems)
   return {
     ...settings,
     store,
@@ -105,6 +96,68 @@ export const applyEnvironment = (
     },
     logging: { ...settings.logging, ...(logLevel !== undefined ? { level: logLevel } : {}) }
   }
+}
+
+const given = (value: string | undefined): string | undefined =>
+  value === undefined || value === "" ? undefined : value
+
+/**
+ * The store settings with the environment's URLs: CAMPUSGATE_DATABASE_URL
+ * selects PostgreSQL; CAMPUSGATE_REDIS_URL selects Redis, or with
+ * PostgreSQL the Redis cache; and the URL must be the kind's.
+ */
+const storeOf = (
+  settings: Settings["store"],
+  env: Environment,
+  problems: Array<ConfigurationProblem>
+): Settings["store"] => {
+  const databaseUrl = given(env.CAMPUSGATE_DATABASE_URL)
+  const redisUrl = given(env.CAMPUSGATE_REDIS_URL)
+  if (databaseUrl !== undefined && urlOf(databaseUrl, POSTGRES_PROTOCOLS) === null)
+    problems.push({
+      file: "environment",
+      path: "CAMPUSGATE_DATABASE_URL",
+      message: `expected ${POSTGRES_URL_EXPECTED}`
+    })
+  if (redisUrl !== undefined && urlOf(redisUrl, REDIS_PROTOCOLS) === null)
+    problems.push({ file: "environment", path: "CAMPUSGATE_REDIS_URL", message: `expected ${REDIS_URL_EXPECTED}` })
+  const postgres = databaseUrl !== undefined || settings.kind === "postgres"
+  const store: Settings["store"] = postgres
+    ? {
+        ...settings,
+        kind: "postgres",
+        ...(databaseUrl !== undefined ? { url: databaseUrl } : {}),
+        ...(redisUrl !== undefined ? { cache: "redis" as const, cacheUrl: redisUrl } : {})
+      }
+    : redisUrl !== undefined
+      ? { ...settings, kind: "redis", url: redisUrl }
+      : settings
+  const [protocols, expected, variable] =
+    store.kind === "postgres"
+      ? [POSTGRES_PROTOCOLS, POSTGRES_URL_EXPECTED, "CAMPUSGATE_DATABASE_URL"]
+      : [REDIS_PROTOCOLS, REDIS_URL_EXPECTED, "CAMPUSGATE_REDIS_URL"]
+  if (store.kind !== "files" && store.url === undefined) {
+    problems.push({
+      file: "environment",
+      path: "store.url",
+      message: `store.kind is ${store.kind}: set store.url in campusgate.yaml or ${variable}`
+    })
+  } else if (store.kind !== "files" && store.url !== undefined && urlOf(store.url, protocols) === null) {
+    problems.push({
+      file: "environment",
+      path: "store.url",
+      message: `store.kind is ${store.kind}: expected ${expected}`
+    })
+  }
+  if (store.cache === "redis" && store.kind !== "postgres")
+    problems.push({ file: "environment", path: "store.cache", message: "store.cache is for store.kind: postgres" })
+  if (store.cache === "redis" && store.cacheUrl === undefined)
+    problems.push({
+      file: "environment",
+      path: "store.cacheUrl",
+      message: "store.cache is redis: set store.cacheUrl in campusgate.yaml or CAMPUSGATE_REDIS_URL"
+    })
+  return store
 }
 
 export const secretsFrom = (env: Environment): Secrets => ({

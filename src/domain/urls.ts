@@ -10,6 +10,11 @@ export const REDIS_PROTOCOLS: ReadonlyArray<string> = ["redis:", "rediss:"]
 /** What a Redis URL must be, as problems say it. */
 export const REDIS_URL_EXPECTED = "a redis:// or rediss:// URL"
 
+/** The schemes of a PostgreSQL server's URL. */
+export const POSTGRES_PROTOCOLS: ReadonlyArray<string> = ["postgres:", "postgresql:"]
+/** What a PostgreSQL URL must be, as problems say it. */
+export const POSTGRES_URL_EXPECTED = "a postgres:// or postgresql:// URL"
+
 /** `text` as an absolute URL of one of `protocols`, else null. */
 export const urlOf = (text: string, protocols: ReadonlyArray<string>): URL | null => {
   const url = URL.parse(text)
