@@ -90,15 +90,22 @@ const onServer = (statement: string) =>
     yield* sql.unsafe(statement)
   }).pipe(Effect.provide(postgresClientLayer(testPostgresUrl)))
 
+const createDatabase = Effect.gen(function* () {
+  const name = `cgtest_${randomBytes(6).toString("hex")}`
+  yield* onServer(`create database ${name}`)
+  return { name, url: databaseUrl(name) }
+})
+
+const dropDatabase = (name: string) => Effect.ignore(onServer(`drop database if exists ${name} with (force)`))
+
 /** A new, empty database on the test server, dropped (with its connections) when the scope closes. */
-export const testDatabase = Effect.acquireRelease(
-  Effect.gen(function* () {
-    const name = `cgtest_${randomBytes(6).toString("hex")}`
-    yield* onServer(`create database ${name}`)
-    return { name, url: databaseUrl(name) }
-  }),
-  ({ name }) => Effect.ignore(onServer(`drop database if exists ${name} with (force)`))
-)
+export const testDatabase = Effect.acquireRelease(createDatabase, ({ name }) => dropDatabase(name))
+
+/** A new, empty database for daemons a test starts: its URL, and how to drop it (with its connections) after. */
+export const makeTestDatabase = async (): Promise<{ readonly url: string; readonly drop: () => Promise<void> }> => {
+  const { name, url } = await Effect.runPromise(createDatabase)
+  return { url, drop: () => Effect.runPromise(dropDatabase(name)) }
+}
 
 /** The database a `testPostgresLayer` made. */
 export class TestDatabase extends Context.Service<TestDatabase, { readonly name: string; readonly url: string }>()(

@@ -3,18 +3,22 @@
  * `campusgate keys`, `review`, `migrate`): from `store` in campusgate.yaml
  * (read before the configuration is loaded, since the configuration is
  * loaded from them), every port gets the adapter of one store kind — the
- * data directory's files (one daemon, the embedded default) or one Redis
- * server shared by every daemon and worker. Nothing else chooses.
+ * data directory's files (one daemon, the embedded default), one Redis
+ * server shared by every daemon and worker, or one PostgreSQL database
+ * shared likewise (with `cache: redis`, rate-limit counters in Redis).
+ * Nothing else chooses.
  *
  * A kind is one function naming each port's adapter layer
- * (`StoreAdapters`: `fileAdapters`, `redisAdapters`); its connection, if it
- * has one, is opened once in `openAdapters` and given to every adapter. A
- * new kind (PostgreSQL) is one more such function and one branch there.
+ * (`StoreAdapters`: `fileAdapters`, `redisAdapters`, `postgresAdapters`);
+ * its connection, if it has one, is opened once in `openAdapters` and given
+ * to every adapter. PostgreSQL's schema is every slice's migrations
+ * (`postgresMigrations`), applied when the connection opens.
  *
- * With Redis, besides every store's Redis adapter: the secrets
- * (`deployment/secrets.ts`) are generated once into Redis unless the
+ * With Redis or PostgreSQL, besides every store's adapter: the secrets
+ * (`deployment/secrets.ts`) are generated once into the store unless the
  * environment sets them, and `watch` reloads the configuration when another
- * daemon changed resources or keys (`store/redisConfigVersion.ts`).
+ * daemon changed resources or keys (`store/redisConfigVersion.ts`,
+ * `store/postgresConfigVersion.ts`).
  */
 import { resolve } from "node:path"
 import * as Context from "effect/Context"
@@ -23,44 +27,71 @@ import * as Layer from "effect/Layer"
 import * as RateLimiter from "effect/persistence/RateLimiter"
 import type * as Redis from "effect/persistence/Redis"
 import type * as Scope from "effect/Scope"
+import type { SqlError } from "effect/sql/SqlError"
 import type { Secrets } from "../config/environment.ts"
 import { type ConfigLocation, resolveDataDir } from "../config/loadConfig.ts"
 import type { StoreSettings } from "../config/Settings.ts"
 import { loadSettings } from "../config/settingsFile.ts"
 import type { HashKey } from "../engine/email/canonicalHash.ts"
 import { IdempotencyStore } from "../idempotency/IdempotencyStore.ts"
+import * as IdempotencyPostgres from "../idempotency/idempotencyPostgres.ts"
 import * as IdempotencyRedis from "../idempotency/idempotencyRedis.ts"
 import type { JobQueue, JobQueueOptions } from "../jobs/JobQueue.ts"
 import * as JobQueueLocal from "../jobs/JobQueueLocal.ts"
+import * as JobQueuePostgres from "../jobs/JobQueuePostgres.ts"
 import * as JobQueueRedis from "../jobs/JobQueueRedis.ts"
 import type { JobStore } from "../jobs/JobStore.ts"
 import * as JobStoreFiles from "../jobs/JobStoreFiles.ts"
 import { ApiKeyStore } from "../keys/ApiKeyStore.ts"
+import * as ApiKeyPostgres from "../keys/apiKeyPostgres.ts"
 import * as ApiKeyRedis from "../keys/apiKeyRedis.ts"
 import { OidcStore } from "../oidc/OidcStore.ts"
+import * as OidcPostgres from "../oidc/oidcPostgres.ts"
 import * as OidcRedis from "../oidc/oidcRedis.ts"
 import { ResourceStore } from "../resources/ResourceStore.ts"
+import * as ResourcePostgres from "../resources/resourcePostgres.ts"
 import * as ResourceRedis from "../resources/resourceRedis.ts"
 import { ReviewStore, type ReviewStoreError } from "../reviews/ReviewStore.ts"
+import * as ReviewPostgres from "../reviews/reviewPostgres.ts"
 import * as ReviewRedis from "../reviews/reviewRedis.ts"
 import { EndedSessions } from "../sessions/EndedSessions.ts"
+import * as EndedSessionsPostgres from "../sessions/endedSessionsPostgres.ts"
 import * as EndedSessionsRedis from "../sessions/endedSessionsRedis.ts"
 import { hashKeyFromSecret } from "../stats/hashKey.ts"
 import { UsageStore, UsageStoreError } from "../stats/UsageStore.ts"
+import * as UsagePostgres from "../stats/usagePostgres.ts"
 import * as UsageRedis from "../stats/usageRedis.ts"
+import {
+  type Migration,
+  type PostgresConnection,
+  type PostgresOutage,
+  type PostgresSchemaError,
+  postgresStoreLayer
+} from "../store/postgres.ts"
+import * as PostgresConfigVersion from "../store/postgresConfigVersion.ts"
+import * as PostgresSecret from "../store/postgresSecret.ts"
+import * as RateLimiterPostgres from "../store/rateLimiterPostgres.ts"
 import { type RedisConnection, RedisKeyPrefix, redisStoreLayer } from "../store/redis.ts"
 import { watchConfigVersion } from "../store/redisConfigVersion.ts"
 import { SigningKeyStore } from "../verification/SigningKeyStore.ts"
+import * as SigningKeyPostgres from "../verification/signingKeyPostgres.ts"
 import * as SigningKeyRedis from "../verification/signingKeyRedis.ts"
 import { VerificationStore, type VerificationStoreError } from "../verification/VerificationStore.ts"
+import * as VerificationPostgres from "../verification/verificationPostgres.ts"
 import * as VerificationRedis from "../verification/verificationRedis.ts"
-import { deploymentSecrets, secretInDataDir, secretInRedis } from "./secrets.ts"
+import { deploymentSecrets, secretInDataDir, secretInPostgres, secretInRedis } from "./secrets.ts"
 
 /** The directories a deployment's stores use: the config directory's key file, the data directory. */
 export interface StoreDirectories {
   readonly configDir: string
   readonly dataDir: string
 }
+
+/** Why a shared store's connection failed: it cannot be reached, or (PostgreSQL) its schema is not this build's. */
+export type StoreConnectionError = Redis.RedisError | PostgresOutage | PostgresSchemaError | SqlError
+
+/** Whether daemons of this kind share their state (Redis, PostgreSQL), rather than each its own data directory. */
+export const isSharedKind = (kind: StoreSettings["kind"]): boolean => kind !== "files"
 
 /** The name of a secret the deployment generates (`deployment/secrets.ts`). */
 export type SecretName = keyof typeof deploymentSecrets
@@ -83,15 +114,15 @@ export interface StoreAdapters<R> {
   /** The answers to requests sent with an Idempotency-Key. */
   readonly idempotency: Layer.Layer<IdempotencyStore, never, R>
   /** Console sessions ended by signing out. */
-  readonly endedSessions: Layer.Layer<EndedSessions, Redis.RedisError, R>
+  readonly endedSessions: Layer.Layer<EndedSessions, StoreConnectionError, R>
   /** The OpenID Connect provider's sessions, grants, codes and tokens. */
   readonly oidc: Layer.Layer<OidcStore, never, R>
   /** Where rate-limit counters live; undefined: this process's memory. */
   readonly rateLimits: Layer.Layer<RateLimiter.RateLimiterStore, never, R> | undefined
   /** A generated secret: the environment's, else the kind's, made on first use. */
-  readonly secret: (which: SecretName, secrets: Secrets) => Effect.Effect<string, Redis.RedisError, R>
+  readonly secret: (which: SecretName, secrets: Secrets) => Effect.Effect<string, StoreConnectionError, R>
   /** The key of the unique-email hash (made on first use: statistics may be off). */
-  readonly statsKey: (secrets: Secrets) => Effect.Effect<HashKey, UsageStoreError | Redis.RedisError, R>
+  readonly statsKey: (secrets: Secrets) => Effect.Effect<HashKey, UsageStoreError | StoreConnectionError, R>
   /** Runs `reload` whenever another daemon changed what feeds the configuration (nothing with files). */
   readonly watch: (reload: Effect.Effect<void>) => Effect.Effect<void, never, R | Scope.Scope>
 }
@@ -141,6 +172,45 @@ export const redisAdapters = ({ configDir, dataDir }: StoreDirectories): StoreAd
   watch: watchConfigVersion
 })
 
+/** The PostgreSQL schema: every slice's migrations (each slice's ids its own, so their order across slices is free). */
+export const postgresMigrations: ReadonlyArray<Migration> = [
+  ...PostgresConfigVersion.migrations,
+  ...PostgresSecret.migrations,
+  ...ResourcePostgres.migrations,
+  ...ApiKeyPostgres.migrations,
+  ...ReviewPostgres.migrations,
+  ...UsagePostgres.migrations,
+  ...JobQueuePostgres.migrations,
+  ...VerificationPostgres.migrations,
+  ...SigningKeyPostgres.migrations,
+  ...IdempotencyPostgres.migrations,
+  ...EndedSessionsPostgres.migrations,
+  ...OidcPostgres.migrations,
+  ...RateLimiterPostgres.migrations
+]
+
+/**
+ * One PostgreSQL database shared by every daemon, rate-limit counters
+ * included (`cache: redis` moves them to Redis, in `openAdapters`); job
+ * inputs and results stay in `dataDir`, which they share.
+ */
+export const postgresAdapters = ({ configDir, dataDir }: StoreDirectories): StoreAdapters<PostgresConnection> => ({
+  resources: ResourcePostgres.layerPostgres,
+  keys: ApiKeyPostgres.layerPostgres(configDir),
+  reviews: ReviewPostgres.layerPostgres,
+  usage: UsagePostgres.layerPostgres,
+  jobs: (options) => JobQueuePostgres.layerPostgres({ ...options, dataDir }),
+  verifications: VerificationPostgres.layerPostgres,
+  signingKeys: SigningKeyPostgres.layerPostgres,
+  idempotency: IdempotencyPostgres.layerPostgres,
+  endedSessions: EndedSessionsPostgres.layerPostgres,
+  oidc: OidcPostgres.layerPostgres,
+  rateLimits: RateLimiterPostgres.layerPostgres,
+  secret: (which, secrets) => secretInPostgres(deploymentSecrets[which], secrets),
+  statsKey: (secrets) => Effect.map(secretInPostgres(deploymentSecrets.statsHashKey, secrets), hashKeyFromSecret),
+  watch: PostgresConfigVersion.watchConfigVersion
+})
+
 /** Every adapter of a kind with its connection given: layers that need nothing more. */
 const withConnection = <R>(adapters: StoreAdapters<R>, connection: Context.Context<R>): StoreAdapters<never> => {
   const given = Layer.provide(Layer.succeedContext(connection))
@@ -163,7 +233,7 @@ const withConnection = <R>(adapters: StoreAdapters<R>, connection: Context.Conte
   }
 }
 
-/** The `store` settings of a config directory (with CAMPUSGATE_REDIS_URL), before the configuration is loaded. */
+/** The `store` settings of a config directory (with CAMPUSGATE_REDIS_URL, CAMPUSGATE_DATABASE_URL), before the configuration is loaded. */
 export const storeSettingsOf = (location: ConfigLocation): StoreSettings =>
   loadSettings(resolve(location.configDir), location.env ?? process.env, []).settings.store
 
@@ -172,7 +242,7 @@ export const openAdapters = (
   location: ConfigLocation
 ): Effect.Effect<
   { readonly kind: StoreSettings["kind"]; readonly adapters: StoreAdapters<never> },
-  Redis.RedisError,
+  StoreConnectionError,
   Scope.Scope
 > =>
   Effect.gen(function* () {
@@ -181,6 +251,17 @@ export const openAdapters = (
     if (settings.kind === "redis" && settings.url !== undefined) {
       const connection = yield* Layer.build(redisStoreLayer({ url: settings.url, keyPrefix: settings.keyPrefix }))
       return { kind: "redis", adapters: withConnection(redisAdapters(directories), connection) }
+    }
+    if (settings.kind === "postgres" && settings.url !== undefined) {
+      const connection = yield* Layer.build(postgresStoreLayer({ url: settings.url, migrations: postgresMigrations }))
+      const adapters = withConnection(postgresAdapters(directories), connection)
+      if (settings.cache !== "redis" || settings.cacheUrl === undefined) return { kind: "postgres", adapters }
+      // What may be lost (rate-limit counters) in Redis, the records in PostgreSQL.
+      const cache = yield* Layer.build(redisStoreLayer({ url: settings.cacheUrl, keyPrefix: settings.keyPrefix }))
+      return {
+        kind: "postgres",
+        adapters: { ...adapters, rateLimits: rateLimiterStoreRedis.pipe(Layer.provide(Layer.succeedContext(cache))) }
+      }
     }
     return { kind: "files", adapters: fileAdapters(directories) }
   })
@@ -193,7 +274,7 @@ export const openStore = <I, S, E>(
   location: ConfigLocation,
   port: Context.Key<I, S>,
   adapterOf: (adapters: StoreAdapters<never>) => Layer.Layer<I, E>
-): Effect.Effect<{ readonly kind: StoreSettings["kind"]; readonly store: S }, E | Redis.RedisError, Scope.Scope> =>
+): Effect.Effect<{ readonly kind: StoreSettings["kind"]; readonly store: S }, E | StoreConnectionError, Scope.Scope> =>
   Effect.gen(function* () {
     const { kind, adapters } = yield* openAdapters(location)
     return { kind, store: Context.get(yield* Layer.build(adapterOf(adapters)), port) }
@@ -208,7 +289,7 @@ export interface Stores {
   readonly reviews: ReviewStore["Service"]
   readonly usage: Layer.Layer<UsageStore, UsageStoreError>
   /** The key of the unique-email hash (made on first use: statistics may be off). */
-  readonly statsKey: Effect.Effect<HashKey, UsageStoreError | Redis.RedisError>
+  readonly statsKey: Effect.Effect<HashKey, UsageStoreError | StoreConnectionError>
   /** Where rate-limit counters live; undefined: this process's memory. */
   readonly rateLimits: Layer.Layer<RateLimiter.RateLimiterStore> | undefined
   readonly jobs: (options: JobQueueOptions) => Layer.Layer<JobQueue | JobStore>
@@ -232,7 +313,7 @@ export interface Stores {
 export const openStores = (
   location: ConfigLocation,
   secrets: Secrets
-): Effect.Effect<Stores, Redis.RedisError | ReviewStoreError, Scope.Scope> =>
+): Effect.Effect<Stores, StoreConnectionError | ReviewStoreError, Scope.Scope> =>
   Effect.gen(function* () {
     const { kind, adapters } = yield* openAdapters(location)
     // What the daemon reads before its layers are built: the configuration's stores and the sessions' check.

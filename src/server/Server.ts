@@ -15,7 +15,7 @@ import { type Environment, secretsFrom } from "../config/environment.ts"
 import { directoriesOf, resolveDataDir } from "../config/loadConfig.ts"
 import { makeThreadConfigLoader } from "../config/loadConfigThread.ts"
 import { DEFAULT_TEAM, loadSettings } from "../config/settingsFile.ts"
-import { openStores } from "../deployment/stores.ts"
+import { isSharedKind, openStores } from "../deployment/stores.ts"
 import { formatProblem } from "../domain/errors.ts"
 import type { TeamId } from "../domain/Identifiers.ts"
 import { ApiKeyStore } from "../keys/ApiKeyStore.ts"
@@ -85,7 +85,7 @@ export const serverLayer = (options: ServeOptions) =>
       // Every load after this process starts runs on a worker thread: a large or hostile file never stalls requests.
       // Kept warm where other daemons change the stores, so their changes serve here within a second.
       const loader = yield* Effect.acquireRelease(
-        Effect.sync(() => makeThreadConfigLoader({ keepWarm: stores.kind === "redis" })),
+        Effect.sync(() => makeThreadConfigLoader({ keepWarm: isSharedKind(stores.kind) })),
         (loader) => Effect.promise(() => loader.close())
       )
       const source = directorySource(location, {
@@ -187,7 +187,7 @@ export const serverLayer = (options: ServeOptions) =>
       }).pipe(Layer.provideMerge(Layer.succeed(ReviewStore, stores.reviews)))
       const services = Layer.mergeAll(jobsLayer(stores), verificationsLayer(stores, publicUrl)).pipe(
         Layer.provideMerge(Layer.mergeAll(Resources.layer, Institutions.layer, OfferStatus.layer, Keys.layer)),
-        Layer.provideMerge(Reviews.layer(stores.kind === "redis" ? "config-only" : "config-or-data")),
+        Layer.provideMerge(Reviews.layer(isSharedKind(stores.kind) ? "config-only" : "config-or-data")),
         Layer.provideMerge(validation),
         Layer.provideMerge(Layer.succeed(ResourceStore, resourceStore)),
         Layer.provideMerge(Layer.succeed(ApiKeyStore, keyStore)),

@@ -3,9 +3,9 @@
  * host uses every core. The primary process (`node:cluster`) only forks
  * the workers, hands them connections (the cluster module's round-robin)
  * and starts a new one when one dies; each worker is a whole daemon. They
- * share rate limits, jobs, statistics, keys and resources through Redis,
- * which is why more than one worker needs `store.kind: redis`: with the
- * file store each would count and queue on its own.
+ * share rate limits, jobs, statistics, keys and resources through Redis or
+ * PostgreSQL, which is why more than one worker needs `store.kind: redis`
+ * or `postgres`: with the file store each would count and queue on its own.
  */
 import cluster, { type Worker } from "node:cluster"
 import { availableParallelism } from "node:os"
@@ -21,8 +21,8 @@ export const workerCount = (flag: string): number | undefined => {
 /** Why the file store cannot run several workers, and what to configure instead. */
 export const FILE_STORE_REFUSAL =
   "--workers above 1 needs state the workers share: with the file store each worker would keep its own " +
-  "rate limits, job queue and statistics. Set store.kind: redis and store.url in campusgate.yaml " +
-  "(or CAMPUSGATE_REDIS_URL), or run one worker."
+  "rate limits, job queue and statistics. Set store.kind: redis (or postgres) and store.url in campusgate.yaml " +
+  "(or CAMPUSGATE_REDIS_URL, CAMPUSGATE_DATABASE_URL), or run one worker."
 
 /** Whether this process is a worker forked by `runWorkers` (it then serves as one daemon). */
 export const isWorker = (): boolean => cluster.isWorker

@@ -21,7 +21,7 @@ import { ApproveRequest, RejectRequest, ReviewSort } from "../../api/institution
 import { Reviews, type ReviewsService } from "../../app/Reviews.ts"
 import { Snapshot } from "../../app/Snapshot.ts"
 import { directorySource } from "../../app/sources.ts"
-import { openStore } from "../../deployment/stores.ts"
+import { isSharedKind, openStore } from "../../deployment/stores.ts"
 import { ReviewStatus } from "../../domain/InstitutionReview.ts"
 import { ReviewQueue } from "../../reviews/ReviewQueue.ts"
 import { ReviewStore } from "../../reviews/ReviewStore.ts"
@@ -43,7 +43,7 @@ const withReviews = <A>(
       const dataDir = dataDirectory(config, data)
       const { store, kind } = yield* openStore({ configDir: config, dataDir }, ReviewStore, (stores) => stores.reviews)
       const source = directorySource({ configDir: config, dataDir }, { reviews: store })
-      const layer = Reviews.layer(kind === "redis" ? "config-only" : "config-or-data").pipe(
+      const layer = Reviews.layer(isSharedKind(kind) ? "config-only" : "config-or-data").pipe(
         Layer.provide(Snapshot.layerFrom(source)),
         Layer.provide(Layer.succeed(ReviewQueue, ReviewQueue.none)),
         Layer.provide(Layer.succeed(ReviewStore, store))

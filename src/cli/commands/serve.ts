@@ -10,7 +10,7 @@ import * as Flag from "effect/cli/Flag"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { storeSettingsOf } from "../../deployment/stores.ts"
+import { isSharedKind, storeSettingsOf } from "../../deployment/stores.ts"
 import { formatProblem } from "../../domain/errors.ts"
 import { serverLayer } from "../../server/Server.ts"
 import { FILE_STORE_REFUSAL, isWorker, runWorkers, workerCount } from "../../server/workers.ts"
@@ -41,7 +41,7 @@ export const serveCommand = Command.make(
       const count = workerCount(workers)
       if (count === undefined) return yield* userError(`--workers takes a number from 1 or auto, not "${workers}".`)
       if (count > 1 && !isWorker()) {
-        if (storeSettingsOf({ configDir: config }).kind !== "redis") return yield* userError(FILE_STORE_REFUSAL)
+        if (!isSharedKind(storeSettingsOf({ configDir: config }).kind)) return yield* userError(FILE_STORE_REFUSAL)
         return yield* Effect.scoped(
           runWorkers(count, (msg, fields) =>
             console.log(JSON.stringify({ time: new Date().toISOString(), level: "info", msg, ...fields }))
