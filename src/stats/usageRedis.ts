@@ -2,7 +2,8 @@
  * The usage store's Redis adapter: per offer a hash of counters
  * (`HINCRBY`: validations, eligible, ineligible, by reason `r:<code>`, by
  * target group `g:<id>`, daily buckets `d:<day>:v|e|i`, verification events
- * `v:<event>`, first and last instants), a native HyperLogLog of unique
+ * `v:<event>`, the hosted flow's steps `h:<step>` and by day
+ * `d:<day>:h:<step>`, first and last instants), a native HyperLogLog of unique
  * emails (`redisHyperLogLog.ts`; a delta is merged with `PFMERGE`, so
  * operators can `PFCOUNT` it) and a hash of the steps applied once per
  * source. A delta is added by one Lua script — check the step, add the
@@ -17,11 +18,15 @@ import * as NodeRedis from "@effect/platform-node/NodeRedis"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { RESP_TYPES } from "redis"
+import type { HostedFlowStep } from "../domain/OfferUsage.ts"
 import { type RedisConnection, RedisKeyPrefix, redisKey } from "../store/redis.ts"
 import { fromRedisHll, toRedisHll } from "./redisHyperLogLog.ts"
 import {
   addUsage,
+  dayFlows,
+  emptyDayCounts,
   emptyUsageState,
+  HOSTED_FLOW_STEPS,
   type UsageState,
   VERIFICATION_EVENTS,
   type VerificationCounts
@@ -71,8 +76,11 @@ const increments = (delta: UsageState): Array<string> => {
     add(`d:${day}:v`, counts.validations)
     add(`d:${day}:e`, counts.eligible)
     add(`d:${day}:i`, counts.ineligible)
+    const flows = counts.hostedFlow
+    if (flows !== undefined) for (const step of HOSTED_FLOW_STEPS) add(`d:${day}:h:${step}`, flows[step])
   }
   for (const event of VERIFICATION_EVENTS) add(`v:${event}`, delta.verifications[event])
+  for (const step of HOSTED_FLOW_STEPS) add(`h:${step}`, delta.hostedFlow[step])
   return pairs
 }
 
@@ -89,10 +97,12 @@ const stateOf = (fields: Map<string, string>, registers: Uint8Array | null): Usa
     else if (field.startsWith("r:")) state.ineligibleByReason.set(field.slice(2), value)
     else if (field.startsWith("g:")) state.matchesByTargetGroup.set(field.slice(2), value)
     else if (field.startsWith("v:")) state.verifications[field.slice(2) as keyof VerificationCounts] = value
+    else if (field.startsWith("h:")) state.hostedFlow[field.slice(2) as HostedFlowStep] = value
     else if (field.startsWith("d:")) {
-      const [, day, kind] = field.split(":")
-      const bucket = state.daily.get(Number(day)) ?? { validations: 0, eligible: 0, ineligible: 0 }
-      if (kind === "v") bucket.validations = value
+      const [, day, kind, step] = field.split(":")
+      const bucket = state.daily.get(Number(day)) ?? emptyDayCounts()
+      if (kind === "h") dayFlows(bucket)[step as HostedFlowStep] = value
+      else if (kind === "v") bucket.validations = value
       else if (kind === "e") bucket.eligible = value
       else bucket.ineligible = value
       state.daily.set(Number(day), bucket)
