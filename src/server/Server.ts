@@ -22,6 +22,7 @@ import { Log, type LogOutput } from "../observability/Log.ts"
 import { ResourceStore } from "../resources/ResourceStore.ts"
 import { ReviewQueue } from "../reviews/ReviewQueue.ts"
 import { ReviewStore } from "../reviews/ReviewStore.ts"
+import { HostedFunnel } from "../stats/HostedFunnel.ts"
 import { OfferStatus } from "../stats/OfferStatus.ts"
 import { UsageStatistics } from "../stats/UsageStatistics.ts"
 import { ensureDirectory } from "../store/atomicWrite.ts"
@@ -183,7 +184,7 @@ export const serverLayer = (options: ServeOptions) =>
         maxPerTeam: () => live.current().config.settings.reviews.maxDomainsPerTeam
       }).pipe(Layer.provideMerge(Layer.succeed(ReviewStore, stores.reviews)))
       const services = Layer.mergeAll(jobsLayer(stores), verificationsLayer(stores, publicUrl)).pipe(
-        Layer.provideMerge(Layer.mergeAll(Resources.layer, Institutions.layer, OfferStatus.layer)),
+        Layer.provideMerge(Layer.mergeAll(Resources.layer, Institutions.layer, OfferStatus.layer, HostedFunnel.layer)),
         Layer.provideMerge(Reviews.layer(stores.kind === "redis" ? "config-only" : "config-or-data")),
         Layer.provideMerge(validation),
         Layer.provideMerge(Layer.succeed(ResourceStore, resourceStore)),
