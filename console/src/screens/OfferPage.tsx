@@ -184,7 +184,7 @@ const Usage = (props: { readonly offer: Offer; readonly status: OfferStatusAnswe
                 <Fact key={stopped.step} term={stopped.label} figure={stopped.step}>
                   {formatCount(stopped.count)}
                   {stopped.ofStarted === undefined ? null : (
-                    <span class="muted"> ({formatShare(stopped.ofStarted)} of flows)</span>
+                    <span class="muted share"> ({formatShare(stopped.ofStarted)} of flows)</span>
                   )}
                 </Fact>
               ))}
