@@ -26,8 +26,9 @@
  * figures are the server's, not refusals; `unexpected` counts every answer
  * other than the one a step expects (it must be 0). The run ends with the
  * offer's funnel as its status reports it (every measured flow started,
- * reached the code step and completed). Progress on standard error; the
- * final line on standard output is JSON.
+ * reached the code step and completed). BENCH_CPU_PROF=DIR writes the
+ * daemon's CPU profile there. Progress on standard error; the final line
+ * on standard output is JSON.
  */
 import { execFileSync } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
@@ -122,7 +123,11 @@ writeFileSync(
 )
 
 const loadBefore = loadavg()[0]!
-const daemon = await startDaemon(dirs, join(root, "daemon.log"))
+const daemon = await startDaemon(
+  dirs,
+  join(root, "daemon.log"),
+  process.env.BENCH_CPU_PROF === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+)
 const target = new URL(daemon.url)
 const agent = new Agent({ keepAlive: true, maxSockets: 512 })
 log(`node ${process.version}, ${availableParallelism()} CPUs, load ${loadBefore.toFixed(2)}; daemon at ${daemon.url}`)
