@@ -242,7 +242,7 @@ export class OffersApi extends HttpApiGroup.make("offers")
         OpenApi.annotations({
           summary: "The current status of an offer, why, and its usage statistics",
           description:
-            "The effective status (`scheduled` and `expired` come from the window) with a plain-English reason, the window, and usage: validations, eligible and ineligible by reason, unique people (estimated, no address stored), by day, and the verification funnel (started, sent, verified). `daily` holds the days with validations; with `days` (e.g. 7, 30 or 90) it holds exactly the last `days` UTC days up to today, zeros included, ready to chart."
+            "The effective status (`scheduled` and `expired` come from the window) with a plain-English reason, the window, and usage: validations, eligible and ineligible by reason, unique people (estimated, no address stored), by day, the verification funnel (started, sent, verified), and the hosted page's funnel (`hostedFlow`: flows started on `/verify/{offerId}` — each flow once, not per page view —, flows that reached the code step, flows completed on the page, ineligible submissions, and the flows abandoned at the email step (`started - reachedCodeStep`) and at the code step (`reachedCodeStep - completed`); a flow still in progress counts as not yet moved on, so as abandoned at its step until it moves on; flows by target group are not counted). `daily` holds the days with validations or hosted flows (`hostedFlow` on days with one); with `days` (e.g. 7, 30 or 90) it holds exactly the last `days` UTC days up to today, zeros included, ready to chart."
         })
       ),
     offerEndpoints.update,

@@ -14,13 +14,34 @@ export const UNIQUE_EMAILS_PRECISION = 14
 /** 1.04 / sqrt(2^14), rounded: the relative standard error of the estimate. */
 export const UNIQUE_EMAILS_ERROR = 0.0081
 
+/** What the hosted flow counts, by step: the counters kept per offer and per day. */
+export type HostedFlowStep = "started" | "reachedCodeStep" | "completed" | "ineligibleSubmissions"
+
+/** The hosted flows of one UTC day (`HostedFlowUsage` without what is derived). */
+export const HostedFlowDay = Schema.Struct({
+  started: Count,
+  reachedCodeStep: Count,
+  completed: Count,
+  ineligibleSubmissions: Count
+})
+export type HostedFlowDay = typeof HostedFlowDay.Type
+
+export const emptyHostedFlowDay: HostedFlowDay = {
+  started: 0,
+  reachedCodeStep: 0,
+  completed: 0,
+  ineligibleSubmissions: 0
+}
+
 /** Counts of one UTC day. */
 export const DailyUsage = Schema.Struct({
   /** The UTC date, `YYYY-MM-DD`. */
   date: Schema.String.pipe(Schema.check(Schema.isPattern(/^\d{4}-\d{2}-\d{2}$/))),
   validations: Count,
   eligible: Count,
-  ineligible: Count
+  ineligible: Count,
+  /** The day's hosted flows, on days with one only (absent: none). */
+  hostedFlow: Schema.optionalKey(HostedFlowDay)
 })
 export type DailyUsage = typeof DailyUsage.Type
 
@@ -67,6 +88,46 @@ export const emptyVerificationUsage: VerificationUsage = {
   conversionRate: 0
 }
 
+/**
+ * The hosted verification page's funnel (`GET /verify/{offerId}`): how far
+ * each flow opened for the offer got. A flow counts once when its first
+ * page is shown (a reload or a later page of the same flow does not count
+ * again), reaches the code step when a verification is started from it
+ * (the code form, or "check your inbox" for a link), and completes when
+ * its code is confirmed on the page. Flows opened by target group
+ * (`/verify?targetGroupId=`) have no offer and are not counted here.
+ */
+export const HostedFlowUsage = Schema.Struct({
+  /** Flows opened: the first page of a new flow (the flow's cookie tells a new flow from a reload). */
+  started: Count,
+  /** Flows whose address was taken: a verification started from the flow (a flow restarted with another address counts again). */
+  reachedCodeStep: Count,
+  /** Flows whose code was confirmed on the page (a link opened from the message completes outside the page and is counted in `verifications.verified` only). */
+  completed: Count,
+  /** Addresses submitted on the page and refused as ineligible (each submission). */
+  ineligibleSubmissions: Count,
+  /** `started - reachedCodeStep` (at least 0): flows that stopped at the email step. Flows still in progress count here until they move on. */
+  abandonedAtEmailStep: Count,
+  /** `reachedCodeStep - completed` (at least 0): flows that stopped at the code step. Flows still in progress count here until they move on. */
+  abandonedAtCodeStep: Count
+}).annotate({
+  description:
+    "The hosted verification page's funnel for the offer (`/verify/{offerId}`): flows started (each flow once, on its first page; not per page view or reload), flows that reached the code step (a verification started from the flow; a flow restarted with another address counts again), flows completed (code confirmed on the page), ineligible submissions, and the abandonments derived from them: `abandonedAtEmailStep` = `started - reachedCodeStep`, `abandonedAtCodeStep` = `reachedCodeStep - completed` (at least 0). Flows still in progress count as not yet moved on, so as abandoned at their step until they move on. Flows by target group are not counted."
+})
+export type HostedFlowUsage = typeof HostedFlowUsage.Type
+
+/** The public funnel of the counters (the abandonments derived). */
+export const hostedFlowUsage = (counts: HostedFlowDay): HostedFlowUsage => ({
+  started: counts.started,
+  reachedCodeStep: counts.reachedCodeStep,
+  completed: counts.completed,
+  ineligibleSubmissions: counts.ineligibleSubmissions,
+  abandonedAtEmailStep: Math.max(0, counts.started - counts.reachedCodeStep),
+  abandonedAtCodeStep: Math.max(0, counts.reachedCodeStep - counts.completed)
+})
+
+export const emptyHostedFlowUsage: HostedFlowUsage = hostedFlowUsage(emptyHostedFlowDay)
+
 export const OfferUsage = Schema.Struct({
   /** Every validation against the offer: single, bulk, batch processing and jobs. */
   validations: Count,
@@ -78,13 +139,15 @@ export const OfferUsage = Schema.Struct({
   /** Eligible validations by matching target group id (one validation can match several). */
   matchesByTargetGroup: Schema.Record(Schema.String, Count),
   uniqueEmails: UniqueEmails,
-  /** Days with at least one validation, oldest first, at most the last `DAILY_RETENTION_DAYS`. */
+  /** Days with at least one validation or hosted flow, oldest first, at most the last `DAILY_RETENTION_DAYS`. */
   daily: Schema.Array(DailyUsage),
   /** ISO 8601 instants, null before the first validation. */
   firstValidatedAt: Schema.NullOr(Schema.String),
   lastValidatedAt: Schema.NullOr(Schema.String),
   /** Verifications of the offer (absent in statistics stored before verifications existed: all zero). */
-  verifications: VerificationUsage.pipe(Schema.withDecodingDefaultKey(Effect.succeed(emptyVerificationUsage)))
+  verifications: VerificationUsage.pipe(Schema.withDecodingDefaultKey(Effect.succeed(emptyVerificationUsage))),
+  /** The hosted verification page's funnel (absent in statistics stored before it was counted: all zero). */
+  hostedFlow: HostedFlowUsage.pipe(Schema.withDecodingDefaultKey(Effect.succeed(emptyHostedFlowUsage)))
 })
 export type OfferUsage = typeof OfferUsage.Type
 
@@ -106,7 +169,8 @@ export const emptyOfferUsage: OfferUsage = {
   daily: [],
   firstValidatedAt: null,
   lastValidatedAt: null,
-  verifications: emptyVerificationUsage
+  verifications: emptyVerificationUsage,
+  hostedFlow: emptyHostedFlowUsage
 }
 
 const DAY_MS = 86_400_000

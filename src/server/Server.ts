@@ -24,6 +24,7 @@ import { OidcProviders } from "../oidc/OidcProviders.ts"
 import { ResourceStore } from "../resources/ResourceStore.ts"
 import { ReviewQueue } from "../reviews/ReviewQueue.ts"
 import { ReviewStore } from "../reviews/ReviewStore.ts"
+import { HostedFunnel } from "../stats/HostedFunnel.ts"
 import { OfferStatus } from "../stats/OfferStatus.ts"
 import { UsageStatistics } from "../stats/UsageStatistics.ts"
 import { ensureDirectory } from "../store/atomicWrite.ts"
@@ -186,7 +187,9 @@ export const serverLayer = (options: ServeOptions) =>
         maxPerTeam: () => live.current().config.settings.reviews.maxDomainsPerTeam
       }).pipe(Layer.provideMerge(Layer.succeed(ReviewStore, stores.reviews)))
       const services = Layer.mergeAll(jobsLayer(stores), verificationsLayer(stores, publicUrl)).pipe(
-        Layer.provideMerge(Layer.mergeAll(Resources.layer, Institutions.layer, OfferStatus.layer, Keys.layer)),
+        Layer.provideMerge(
+          Layer.mergeAll(Resources.layer, Institutions.layer, OfferStatus.layer, Keys.layer, HostedFunnel.layer)
+        ),
         Layer.provideMerge(Reviews.layer(isSharedKind(stores.kind) ? "config-only" : "config-or-data")),
         Layer.provideMerge(validation),
         Layer.provideMerge(Layer.succeed(ResourceStore, resourceStore)),

@@ -239,7 +239,8 @@ const ApiRoutes = HttpApiBuilder.layer(CampusgateApi).pipe(Layer.provide(Handler
  * `RequestLogger`, `Metrics`, a `RateLimiter`, the services the handlers
  * call (`Jobs`, `Institutions`, `Keys`, `OfferStatus`, `Resources`, `Reviews`,
  * `Validation`, `Verifications`), the console's files (`ConsoleAssets`)
- * and the hosted flow's signing secret (`HostedFlowSecret`).
+ * and the hosted flow's signing secret (`HostedFlowSecret`) and funnel
+ * (`HostedFunnel`).
  */
 export const HttpApp = Layer.mergeAll(
   ApiRoutes,

@@ -7,6 +7,8 @@
  * cost against validation alone: 0.2-0.4 µs per email on a ~1.2 µs offer
  * validation (15-45% on a loaded shared machine), the keyed hash being the
  * largest part; the issue's goal is 10%.
+ * The hosted verification page's funnel (`recordHostedFlow`) counts into
+ * the same per-offer state, in its total and its day.
  * `take` hands the pending deltas to a flush; `restore` gives back those a
  * flush could not persist, so a failed flush loses nothing.
  *
@@ -16,7 +18,7 @@
  * unique email.
  */
 
-import type { CountedVerdict, MadeHashes, TalliedCounts, UsageTally } from "../domain/OfferUsage.ts"
+import type { CountedVerdict, HostedFlowStep, MadeHashes, TalliedCounts, UsageTally } from "../domain/OfferUsage.ts"
 import type { OfferValidationResult } from "../domain/ValidationResult.ts"
 import { type HashKey, hashCanonicalAddress, lastHash } from "../engine/email/canonicalHash.ts"
 import { parseEmail, WIDEST_SYNTAX } from "../engine/email/parseEmail.ts"
@@ -25,6 +27,8 @@ import {
   addUsage,
   DAY_MS,
   type DayCounts,
+  dayFlows,
+  emptyDayCounts,
   emptyUsageState,
   fromUsageDelta,
   increment,
@@ -89,6 +93,13 @@ export class UsageRecorder {
     this.#stateFor(offerId).verifications[event]++
   }
 
+  /** Counts one step of a hosted flow of `offerId` (`domain/OfferUsage.ts` `HostedFlowUsage`), in its total and its day. */
+  recordHostedFlow(offerId: string, step: HostedFlowStep, at: number = this.#now()): void {
+    const state = this.#stateFor(offerId)
+    state.hostedFlow[step]++
+    dayFlows(this.#bucket(state, at))[step]++
+  }
+
   /** The deltas not yet handed to a flush for one offer (do not change it). */
   pending(offerId: string): UsageState | undefined {
     return this.#pending.get(offerId)
@@ -151,19 +162,25 @@ export class UsageRecorder {
     this.#count(state, result, normalizedAddress(email, result), at)
   }
 
-  #count(state: Pending, verdict: CountedVerdict, address: string | undefined, at: number): void {
-    state.validations++
+  /** The state's bucket of the day of `at` (made on first use, kept for the next record of that day). */
+  #bucket(state: Pending, at: number): DayCounts {
     const day = Math.floor(at / DAY_MS)
     let bucket = state.bucket
     if (day !== state.day || bucket === undefined) {
       bucket = state.daily.get(day)
       if (bucket === undefined) {
-        bucket = { validations: 0, eligible: 0, ineligible: 0 }
+        bucket = emptyDayCounts()
         state.daily.set(day, bucket)
       }
       state.day = day
       state.bucket = bucket
     }
+    return bucket
+  }
+
+  #count(state: Pending, verdict: CountedVerdict, address: string | undefined, at: number): void {
+    state.validations++
+    const bucket = this.#bucket(state, at)
     bucket.validations++
     if (verdict.isValid) {
       state.eligible++
@@ -197,7 +214,8 @@ const talliedCounts = (state: UsageState): TalliedCounts => {
     firstAt: state.firstAt,
     lastAt: state.lastAt,
     registers: state.registers,
-    verifications: state.verifications
+    verifications: state.verifications,
+    hostedFlow: state.hostedFlow
   }
   return counts as unknown as TalliedCounts
 }

@@ -7,16 +7,52 @@
  * after a failure, or pushed to a shared store by several processes.
  */
 
-import { DAILY_RETENTION_DAYS, emptyOfferUsage, type OfferUsage, type UsageDelta } from "../domain/OfferUsage.ts"
+import {
+  DAILY_RETENTION_DAYS,
+  emptyOfferUsage,
+  type HostedFlowStep,
+  hostedFlowUsage,
+  type OfferUsage,
+  type UsageDelta
+} from "../domain/OfferUsage.ts"
 import { addHash, estimate, makeRegisters, mergeRegisters, REGISTER_COUNT } from "./HyperLogLog.ts"
 
 export const DAY_MS = 86_400_000
+
+/** How far the offer's hosted flows got, by step (`domain/OfferUsage.ts` `HostedFlowUsage`). */
+export type HostedFlowCounts = Record<HostedFlowStep, number>
+
+export const emptyHostedFlowCounts = (): HostedFlowCounts => ({
+  started: 0,
+  reachedCodeStep: 0,
+  completed: 0,
+  ineligibleSubmissions: 0
+})
+
+/** Every hosted flow counter, in the order the public shape lists them. */
+export const HOSTED_FLOW_STEPS: ReadonlyArray<HostedFlowStep> = [
+  "started",
+  "reachedCodeStep",
+  "completed",
+  "ineligibleSubmissions"
+]
 
 export interface DayCounts {
   validations: number
   eligible: number
   ineligible: number
+  /** Undefined on a day without a hosted flow (most days of most offers). */
+  hostedFlow?: HostedFlowCounts | undefined
 }
+
+/** The hosted flow counters of a day's bucket, made on first use. */
+export const dayFlows = (bucket: DayCounts): HostedFlowCounts => {
+  if (bucket.hostedFlow === undefined) bucket.hostedFlow = emptyHostedFlowCounts()
+  return bucket.hostedFlow
+}
+
+/** A day's bucket, empty. */
+export const emptyDayCounts = (): DayCounts => ({ validations: 0, eligible: 0, ineligible: 0, hostedFlow: undefined })
 
 /** What happened to the offer's verifications, by event. */
 export interface VerificationCounts {
@@ -45,6 +81,7 @@ export interface UsageState {
   /** HyperLogLog registers, null until a well-formed address is counted. */
   registers: Uint8Array | null
   readonly verifications: VerificationCounts
+  readonly hostedFlow: HostedFlowCounts
 }
 
 export const emptyUsageState = (): UsageState => ({
@@ -57,7 +94,8 @@ export const emptyUsageState = (): UsageState => ({
   firstAt: null,
   lastAt: null,
   registers: null,
-  verifications: { started: 0, sent: 0, messagesSent: 0, verified: 0, failed: 0, expired: 0 }
+  verifications: { started: 0, sent: 0, messagesSent: 0, verified: 0, failed: 0, expired: 0 },
+  hostedFlow: emptyHostedFlowCounts()
 })
 
 export const increment = <K>(map: Map<K, number>, key: K, by = 1): void => {
@@ -79,12 +117,17 @@ export const addUsage = (target: UsageState, delta: UsageState): UsageState => {
   for (const [reason, n] of delta.ineligibleByReason) increment(target.ineligibleByReason, reason, n)
   for (const [group, n] of delta.matchesByTargetGroup) increment(target.matchesByTargetGroup, group, n)
   for (const [day, counts] of delta.daily) {
-    const bucket = target.daily.get(day)
-    if (bucket === undefined) target.daily.set(day, { ...counts })
-    else {
-      bucket.validations += counts.validations
-      bucket.eligible += counts.eligible
-      bucket.ineligible += counts.ineligible
+    let bucket = target.daily.get(day)
+    if (bucket === undefined) {
+      bucket = emptyDayCounts()
+      target.daily.set(day, bucket)
+    }
+    bucket.validations += counts.validations
+    bucket.eligible += counts.eligible
+    bucket.ineligible += counts.ineligible
+    if (counts.hostedFlow !== undefined) {
+      const flows = dayFlows(bucket)
+      for (const step of HOSTED_FLOW_STEPS) flows[step] += counts.hostedFlow[step]
     }
   }
   pruneDays(target.daily)
@@ -96,6 +139,7 @@ export const addUsage = (target: UsageState, delta: UsageState): UsageState => {
     mergeRegisters(target.registers, delta.registers)
   }
   for (const event of VERIFICATION_EVENTS) target.verifications[event] += delta.verifications[event]
+  for (const step of HOSTED_FLOW_STEPS) target.hostedFlow[step] += delta.hostedFlow[step]
   return target
 }
 
@@ -131,7 +175,15 @@ export const toOfferUsage = (state: UsageState | undefined): OfferUsage => {
     ineligibleByReason: Object.fromEntries([...state.ineligibleByReason].sort(([a], [b]) => (a < b ? -1 : 1))),
     matchesByTargetGroup: Object.fromEntries([...state.matchesByTargetGroup].sort(([a], [b]) => (a < b ? -1 : 1))),
     uniqueEmails: { ...emptyOfferUsage.uniqueEmails, estimate: estimate(state.registers) },
-    daily: [...state.daily].sort(([a], [b]) => a - b).map(([day, counts]) => ({ date: isoDate(day), ...counts })),
+    daily: [...state.daily]
+      .sort(([a], [b]) => a - b)
+      .map(([day, counts]) => ({
+        date: isoDate(day),
+        validations: counts.validations,
+        eligible: counts.eligible,
+        ineligible: counts.ineligible,
+        ...(counts.hostedFlow === undefined ? {} : { hostedFlow: { ...counts.hostedFlow } })
+      })),
     firstValidatedAt: isoInstant(state.firstAt),
     lastValidatedAt: isoInstant(state.lastAt),
     verifications: {
@@ -140,7 +192,8 @@ export const toOfferUsage = (state: UsageState | undefined): OfferUsage => {
         state.verifications.started === 0
           ? 0
           : Math.round((state.verifications.verified / state.verifications.started) * 10_000) / 10_000
-    }
+    },
+    hostedFlow: hostedFlowUsage(state.hostedFlow)
   }
 }
 
@@ -152,11 +205,17 @@ export const fromOfferUsage = (usage: OfferUsage, registers: Uint8Array | null):
   state.ineligible = usage.ineligible
   for (const [reason, n] of Object.entries(usage.ineligibleByReason)) state.ineligibleByReason.set(reason, n)
   for (const [group, n] of Object.entries(usage.matchesByTargetGroup)) state.matchesByTargetGroup.set(group, n)
-  for (const { date, ...counts } of usage.daily) state.daily.set(Math.floor(Date.parse(date) / DAY_MS), counts)
+  for (const { date, hostedFlow, ...counts } of usage.daily) {
+    state.daily.set(Math.floor(Date.parse(date) / DAY_MS), {
+      ...counts,
+      hostedFlow: hostedFlow === undefined ? undefined : { ...hostedFlow }
+    })
+  }
   state.firstAt = usage.firstValidatedAt === null ? null : Date.parse(usage.firstValidatedAt)
   state.lastAt = usage.lastValidatedAt === null ? null : Date.parse(usage.lastValidatedAt)
   state.registers = registers
   for (const event of VERIFICATION_EVENTS) state.verifications[event] = usage.verifications[event]
+  for (const step of HOSTED_FLOW_STEPS) state.hostedFlow[step] = usage.hostedFlow[step]
   return state
 }
 

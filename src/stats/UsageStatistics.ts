@@ -30,7 +30,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Semaphore from "effect/Semaphore"
-import type { OfferUsage, UsageDelta, UsageTally } from "../domain/OfferUsage.ts"
+import type { HostedFlowStep, OfferUsage, UsageDelta, UsageTally } from "../domain/OfferUsage.ts"
 import type { OfferValidationResult } from "../domain/ValidationResult.ts"
 import type { HashKey } from "../engine/email/canonicalHash.ts"
 import { hashKeyFor, hashKeyFromSecret, randomHashKey } from "./hashKey.ts"
@@ -69,6 +69,8 @@ export class UsageStatistics extends Context.Service<
     ): void
     /** Counts one verification event of the offer. Synchronous, never fails. */
     recordVerification(offerId: string, event: VerificationCountEvent): void
+    /** Counts one step of a hosted flow of the offer (the hosted page's funnel). Synchronous, never fails. */
+    recordHostedFlow(offerId: string, step: HostedFlowStep): void
     /** The offer's statistics: stored plus not yet flushed (empty for an offer never validated). */
     usage(offerId: string): Effect.Effect<OfferUsage, UsageStoreError>
     /** Writes pending counts to the store now; on failure they stay pending. */
@@ -165,6 +167,7 @@ export class UsageStatistics extends Context.Service<
           record: (offerId, email, result, at) => recorder.record(offerId, email, result, at),
           recordMany: (offerId, emails, results, at) => recorder.recordMany(offerId, emails, results, at),
           recordVerification: (offerId, event) => recorder.recordVerification(offerId, event),
+          recordHostedFlow: (offerId, step) => recorder.recordHostedFlow(offerId, step),
           usage,
           flush,
           tally: (offerId) => usageTally(key, offerId),
@@ -214,6 +217,7 @@ export class UsageStatistics extends Context.Service<
       record: () => undefined,
       recordMany: () => undefined,
       recordVerification: () => undefined,
+      recordHostedFlow: () => undefined,
       usage: () => Effect.succeed(toOfferUsage(undefined)),
       flush: Effect.void,
       tally: () => ({

@@ -206,8 +206,21 @@ describe.skipIf(!browserAvailable && !browserRequired)("the console in a real he
         )
     expect(await bars("Ineligible validations by reason")).toEqual(usage.ineligibleByReason)
     expect(await bars("Eligible validations by matching target group")).toEqual(usage.matchesByTargetGroup)
-    expect(await page.locator("[data-step=started] .bar-value").textContent()).toMatch(/^64 /)
-    expect(await page.locator("[data-step=verified] .bar-value").textContent()).toMatch(/^41 /)
+    const verificationStep = (step: string) => page.locator(`ol[aria-label="Verification funnel"] [data-step=${step}]`)
+    expect(await verificationStep("started").locator(".bar-value").textContent()).toMatch(/^64 /)
+    expect(await verificationStep("verified").locator(".bar-value").textContent()).toMatch(/^41 /)
+    // The hosted page's funnel: each step with its share of the flows started, and where flows stopped.
+    const hostedStep = (step: string) => page.locator(`ol[aria-label="Hosted page funnel"] [data-step=${step}]`)
+    expect(usage.hostedFlow).toMatchObject({ started: 90, abandonedAtEmailStep: 38, abandonedAtCodeStep: 15 })
+    expect(await hostedStep("started").locator(".bar-value").textContent()).toBe("90 (100%)")
+    expect(await hostedStep("reachedCodeStep").locator(".bar-name").textContent()).toBe("Reached the code step")
+    expect(await hostedStep("reachedCodeStep").locator(".bar-value").textContent()).toBe("52 (57.8%)")
+    expect(await hostedStep("completed").locator(".bar-value").textContent()).toBe("37 (41.1%)")
+    const stopped = (figure: string) =>
+      page.locator(`dl[aria-label="Where hosted flows stopped"] [data-figure=${figure}]`)
+    expect(await stopped("abandonedAtEmailStep").textContent()).toBe("38 (42.2% of flows)")
+    expect(await stopped("abandonedAtCodeStep").textContent()).toBe("15 (16.7% of flows)")
+    expect(await stopped("ineligibleSubmissions").textContent()).toBe("11")
 
     // The CSV export is the window shown, oldest day first.
     await page.getByText("7 days", { exact: true }).click()

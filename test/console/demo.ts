@@ -96,6 +96,8 @@ const writeHistory = (dataDir: string, now: number): Promise<void> => {
   state.lastAt = (today - 1) * DAY_MS + 17 * 3_600_000
   // `sent` counts each verification once (the funnel's middle step), `messagesSent` every message.
   Object.assign(state.verifications, { started: 64, sent: 58, messagesSent: 61, verified: 41, failed: 3, expired: 9 })
+  // The hosted page: 90 flows, 52 reached the code step (38 left at the email step), 37 completed (15 left at the code step).
+  Object.assign(state.hostedFlow, { started: 90, reachedCodeStep: 52, completed: 37, ineligibleSubmissions: 11 })
   return writeUsageFile(dataDir, DEMO_OFFER.id, { state, applied: new Map() })
 }
 

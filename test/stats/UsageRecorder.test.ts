@@ -6,6 +6,12 @@ import { DAY, eligible, ineligible, MAY_1 } from "./fixtures.ts"
 
 const recorder = () => new UsageRecorder(hashKeyFromSecret("test"), () => MAY_1)
 
+const recorderWith = (use: (recorder: UsageRecorder) => void) => {
+  const made = recorder()
+  use(made)
+  return made.pending("o")
+}
+
 describe("UsageRecorder", () => {
   it("counts a mixed workload: verdicts, reasons, target groups, unique people, days, first and last", () => {
     const stats = recorder()
@@ -38,9 +44,57 @@ describe("UsageRecorder", () => {
       ],
       firstValidatedAt: "2024-05-01T12:00:00.000Z",
       lastValidatedAt: "2024-05-03T12:00:00.000Z",
-      verifications: { started: 0, sent: 0, messagesSent: 0, verified: 0, failed: 0, expired: 0, conversionRate: 0 }
+      verifications: { started: 0, sent: 0, messagesSent: 0, verified: 0, failed: 0, expired: 0, conversionRate: 0 },
+      hostedFlow: {
+        started: 0,
+        reachedCodeStep: 0,
+        completed: 0,
+        ineligibleSubmissions: 0,
+        abandonedAtEmailStep: 0,
+        abandonedAtCodeStep: 0
+      }
     })
     expect(toOfferUsage(stats.pending("other"))).toMatchObject({ validations: 1, eligible: 1 })
+  })
+
+  it("counts the hosted page's funnel in total and by day, the abandonments derived", () => {
+    const stats = recorder()
+    for (const at of [MAY_1, MAY_1 + 1, MAY_1 + 2, MAY_1 + DAY]) stats.recordHostedFlow("o", "started", at)
+    stats.recordHostedFlow("o", "ineligibleSubmissions", MAY_1)
+    stats.recordHostedFlow("o", "reachedCodeStep", MAY_1)
+    stats.recordHostedFlow("o", "reachedCodeStep", MAY_1 + DAY)
+    stats.recordHostedFlow("o", "completed", MAY_1 + DAY)
+    stats.record("o", "a@x.edu", eligible("a@x.edu"), MAY_1)
+    const usage = toOfferUsage(stats.pending("o"))
+    expect(usage.hostedFlow).toEqual({
+      started: 4,
+      reachedCodeStep: 2,
+      completed: 1,
+      ineligibleSubmissions: 1,
+      abandonedAtEmailStep: 2,
+      abandonedAtCodeStep: 1
+    })
+    // A day with flows and no validation is a day of its own; a day without a flow has no `hostedFlow`.
+    expect(usage.daily).toEqual([
+      {
+        date: "2024-05-01",
+        validations: 1,
+        eligible: 1,
+        ineligible: 0,
+        hostedFlow: { started: 3, reachedCodeStep: 1, completed: 0, ineligibleSubmissions: 1 }
+      },
+      {
+        date: "2024-05-02",
+        validations: 0,
+        eligible: 0,
+        ineligible: 0,
+        hostedFlow: { started: 1, reachedCodeStep: 1, completed: 1, ineligibleSubmissions: 0 }
+      }
+    ])
+    // Validations alone leave the funnel and the days as they were.
+    expect(
+      toOfferUsage(recorderWith((r) => r.record("o", "a@x.edu", eligible("a@x.edu")))).daily[0]
+    ).not.toHaveProperty("hostedFlow")
   })
 
   it("hands over pending deltas and takes back the ones a flush could not store", () => {

@@ -30,6 +30,16 @@ const delta = (emails: ReadonlyArray<string>, at: number, valid = true): UsageSt
   return recorder.take().get("o")!
 }
 
+/** Three flows on the day of `at`: one completed, one left at the code step, one left at the email step. */
+const hostedDelta = (at: number): UsageState => {
+  const recorder = new UsageRecorder(hashKeyFromSecret("test"))
+  for (const step of ["started", "started", "started", "ineligibleSubmissions", "reachedCodeStep"] as const)
+    recorder.recordHostedFlow("o", step, at)
+  recorder.recordHostedFlow("o", "reachedCodeStep", at)
+  recorder.recordHostedFlow("o", "completed", at)
+  return recorder.take().get("o")!
+}
+
 const tempDir = () => mkdtempSync(join(tmpdir(), "campusgate-stats-"))
 
 /** The contract every adapter keeps. */
@@ -130,6 +140,29 @@ const contract = storeContract("UsageStore", (makeLayer: () => Layer.Layer<Usage
         expired: 1,
         conversionRate: 0.5
       })
+    }).pipe(Effect.provide(makeLayer()))
+  )
+
+  it.effect("adds the hosted page's funnel, in total and by day", () =>
+    Effect.gen(function* () {
+      const store = yield* UsageStore
+      yield* store.apply("o", hostedDelta(MAY_1))
+      yield* store.apply("o", hostedDelta(MAY_1 + DAY))
+      yield* store.apply("o", delta(["a@x.edu"], MAY_1))
+      const usage = toOfferUsage(yield* store.get("o"))
+      expect(usage.hostedFlow).toEqual({
+        started: 6,
+        reachedCodeStep: 4,
+        completed: 2,
+        ineligibleSubmissions: 2,
+        abandonedAtEmailStep: 2,
+        abandonedAtCodeStep: 2
+      })
+      const day = { started: 3, reachedCodeStep: 2, completed: 1, ineligibleSubmissions: 1 }
+      expect(usage.daily).toEqual([
+        { date: "2024-05-01", validations: 1, eligible: 1, ineligible: 0, hostedFlow: day },
+        { date: "2024-05-02", validations: 0, eligible: 0, ineligible: 0, hostedFlow: day }
+      ])
     }).pipe(Effect.provide(makeLayer()))
   )
 })
@@ -287,6 +320,36 @@ describe("UsageStore.layerFile", () => {
         Effect.andThen(store.applyOnce("o", "job_1", 10, delta(["a@x.edu"], MAY_1)), store.get("o"))
       ).pipe(Effect.provide(UsageStore.layerFiles(dataDir)))
       expect(usage?.validations).toBe(1)
+    })
+  )
+
+  it.effect("keeps the hosted page's funnel across a restart; a file from before it reads as none", () =>
+    Effect.gen(function* () {
+      const dataDir = tempDir()
+      yield* UsageStore.use((store) => store.apply("o", hostedDelta(MAY_1))).pipe(
+        Effect.provide(UsageStore.layerFiles(dataDir))
+      )
+      yield* UsageStore.use((store) => store.apply("old", delta(["a@x.edu"], MAY_1))).pipe(
+        Effect.provide(UsageStore.layerFiles(dataDir))
+      )
+      const old = join(dataDir, "stats", "old.json")
+      const file = JSON.parse(readFileSync(old, "utf8"))
+      delete file.usage.hostedFlow
+      writeFileSync(old, JSON.stringify(file))
+      const [usage, before] = yield* UsageStore.use((store) => Effect.all([store.get("o"), store.get("old")])).pipe(
+        Effect.provide(UsageStore.layerFiles(dataDir))
+      )
+      expect(toOfferUsage(usage).hostedFlow).toMatchObject({ started: 3, reachedCodeStep: 2, completed: 1 })
+      expect(toOfferUsage(usage).daily[0]?.hostedFlow).toEqual({
+        started: 3,
+        reachedCodeStep: 2,
+        completed: 1,
+        ineligibleSubmissions: 1
+      })
+      expect(toOfferUsage(before)).toMatchObject({
+        validations: 1,
+        hostedFlow: { started: 0, abandonedAtEmailStep: 0 }
+      })
     })
   )
 

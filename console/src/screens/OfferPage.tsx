@@ -3,8 +3,9 @@
  * (offers made through the API only), and its usage — daily validations,
  * eligible and ineligible over the last 7, 30 or 90 days as a chart (with
  * the same figures as a table and a CSV download), ineligible validations
- * by reason, unique emails, matches by target group and the verification
- * funnel. The status endpoint answers the last 90 days (`?days=90`) and
+ * by reason, unique emails, matches by target group, the verification
+ * funnel and the hosted page's funnel (flows started, the code step
+ * reached, completed, and where flows stopped). The status endpoint answers the last 90 days (`?days=90`) and
  * the shorter windows are cut from them; the other figures are the
  * offer's totals.
  */
@@ -19,7 +20,7 @@ import { barsOf } from "../data/bars.ts"
 import { dailyCsv, dailyCsvName } from "../data/csv.ts"
 import { fillDays, utcDate, WINDOWS, type WindowDays, windowTotals } from "../data/days.ts"
 import { formatCount, formatInstant, formatShare } from "../data/format.ts"
-import { funnelOf } from "../data/funnel.ts"
+import { funnelOf, hostedFunnelOf } from "../data/funnel.ts"
 import { type OfferAction, offerActions, windowText } from "../data/offers.ts"
 import { useLoad, useTitle, useWrite } from "../hooks.ts"
 import { hrefOf } from "../router.ts"
@@ -74,6 +75,7 @@ const Usage = (props: { readonly offer: Offer; readonly status: OfferStatusAnswe
   const window = fillDays(usage.daily ?? [], days, today)
   const totals = windowTotals(window)
   const funnel = funnelOf(funnelCounts(usage))
+  const hosted = hostedFunnelOf(usage.hostedFlow)
   const unique = usage.uniqueEmails
   return (
     <>
@@ -159,6 +161,35 @@ const Usage = (props: { readonly offer: Offer; readonly status: OfferStatusAnswe
               </li>
             ))}
           </ol>
+        )}
+      </section>
+      <section aria-labelledby="hosted-heading">
+        <h2 id="hosted-heading">Hosted verification page</h2>
+        {hosted === undefined ? (
+          <p class="note">No flows started on the hosted page yet.</p>
+        ) : (
+          <>
+            <p class="muted">
+              All time. A flow counts once, on its first page; flows still open count as left at their step.
+            </p>
+            <ol class="funnel" aria-label="Hosted page funnel">
+              {hosted.steps.map((step) => (
+                <li key={step.step} data-step={step.step}>
+                  <Bar name={step.label} length={step.ofStarted} count={step.count} share={step.ofStarted} />
+                </li>
+              ))}
+            </ol>
+            <dl class="figures" aria-label="Where hosted flows stopped">
+              {hosted.stopped.map((stopped) => (
+                <Fact key={stopped.step} term={stopped.label} figure={stopped.step}>
+                  {formatCount(stopped.count)}
+                  {stopped.ofStarted === undefined ? null : (
+                    <span class="muted share"> ({formatShare(stopped.ofStarted)} of flows)</span>
+                  )}
+                </Fact>
+              ))}
+            </dl>
+          </>
         )}
       </section>
       <p class="muted">

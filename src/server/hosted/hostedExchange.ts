@@ -15,8 +15,10 @@ import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import { type ConfigSnapshot, Snapshot } from "../../app/Snapshot.ts"
 import type { PageLogo } from "../../config/pageLogos.ts"
 import { DEFAULT_TEAM } from "../../config/settingsFile.ts"
+import type { HostedFlowStep } from "../../domain/OfferUsage.ts"
 import type { VerificationView } from "../../domain/Verification.ts"
 import type { ResolvedPolicy } from "../../domain/VerificationPolicy.ts"
+import { HostedFunnel } from "../../stats/HostedFunnel.ts"
 import { Verifications, type VerificationsService } from "../../verification/Verifications.ts"
 import { policyOf } from "../../verification/verificationPolicy.ts"
 import { redirectRefusal } from "../../verification/verificationRules.ts"
@@ -151,6 +153,8 @@ export interface Exchange {
   readonly snapshot: ConfigSnapshot
   readonly keys: FlowKeys
   readonly verifications: VerificationsService
+  /** Counts a step of the flow in its offer's funnel (`HostedFunnel`). */
+  readonly count: (target: Target, step: HostedFlowStep) => void
   readonly query: URLSearchParams
   /** The flow's address: path and query as requested. */
   readonly action: string
@@ -160,11 +164,13 @@ export interface Exchange {
 export const exchangeOf = Effect.gen(function* () {
   const request = yield* HttpServerRequest.HttpServerRequest
   const url = new URL(request.url, "http://campusgate.invalid")
+  const funnel = yield* HostedFunnel
   return {
     request,
     snapshot: (yield* Snapshot).current(),
     keys: flowKeys(yield* HostedFlowSecret),
     verifications: yield* Verifications,
+    count: (target, step) => funnel.record(target.offerId, step),
     query: url.searchParams,
     action: `${url.pathname}${url.search}`,
     now: Date.now()

@@ -99,6 +99,7 @@ export const entry = (offerId: string | undefined) =>
       locale,
       at: exchange.now
     }
+    exchange.count(target, "started")
     return page(exchange, target, fresh, 200, { kind: "email" })
   })
 
@@ -178,6 +179,7 @@ export const submit = (decide: RateLimitDecider["decide"], offerId: string | und
         if (started._tag === "Failure") return refusal(exchange, target, flow, started.failure)
         const outcome = started.success
         if ("ineligible" in outcome) {
+          exchange.count(target, "ineligibleSubmissions")
           return back({
             ...flow,
             notice: {
@@ -187,6 +189,7 @@ export const submit = (decide: RateLimitDecider["decide"], offerId: string | und
             }
           })
         }
+        exchange.count(target, "reachedCodeStep")
         return back({ ...flow, ...startedFlow(flow, outcome), notice: undefined })
       }
       case "confirm": {
@@ -195,6 +198,7 @@ export const submit = (decide: RateLimitDecider["decide"], offerId: string | und
         if (code === "") return back({ ...flow, notice: { key: "codeRequired", field: "code" } })
         const confirmed = yield* Effect.result(service.confirm(target.team, flow.verificationId, code))
         if (confirmed._tag === "Failure") return refusal(exchange, target, flow, confirmed.failure)
+        exchange.count(target, "completed")
         const location = successTarget(exchange.keys, flow, confirmed.success)
         return location === undefined ? back({ ...flow, notice: undefined }) : seeOther(exchange, location, flow)
       }
