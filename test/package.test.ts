@@ -32,10 +32,12 @@ const sourceFiles = (dir: string): Array<string> =>
 describe("the npm package", () => {
   const { files, unpackedSize } = packed()
 
-  it("ships the docs page's script once, in its brotli form, and weighs under 25 MB unpacked", () => {
-    // The plain bundle and a gzip form beside it made the docs 6.7 MB of a 29.5 MB package.
+  it("ships the docs page's script once, in its brotli form, and weighs under 28 MB unpacked", () => {
+    // The plain bundle and a gzip form beside it made the docs 6.7 MB of a 29.5 MB package. The bound was 25 MB
+    // until the OpenID Connect provider, every port's PostgreSQL adapter and the keys API (26.6 MB, 10.4 MB packed):
+    // the data (13 MB) and the daemon's bundle (4.7 MB) are most of it.
     expect(files.filter((file) => file.startsWith("dist/docs/"))).toEqual(["dist/docs/scalar.js.br"])
-    expect(unpackedSize).toBeLessThan(25 * 1024 * 1024)
+    expect(unpackedSize).toBeLessThan(28 * 1024 * 1024)
   })
 
   it("ships the code, its types, the compiled data, the schemas, the preinstall check and the licence", () => {

@@ -18,6 +18,7 @@ import {
   postgresClientLayer,
   postgresStoreLayer
 } from "../src/store/postgres.ts"
+import { liveClock } from "./liveClock.ts"
 import { type Suite, skippedForWantOfRedis } from "./redisTesting.ts"
 
 export const testPostgresUrl = process.env.CAMPUSGATE_TEST_DATABASE_URL || "postgres://postgres@127.0.0.1:5432/test"
@@ -120,7 +121,11 @@ export const testPostgresLayer = (
     Effect.map(testDatabase, (database) =>
       Layer.merge(postgresStoreLayer({ url: database.url, migrations }), Layer.succeed(TestDatabase, database))
     )
-  ).pipe(Layer.orDie)
+  ).pipe(
+    // The pool's timeouts and idle connections run on real time, whatever clock the test runs on.
+    Layer.provide(liveClock),
+    Layer.orDie
+  )
 
 /** A store contract's PostgreSQL adapter entry, as `storeAdapters` lists the others (see `whenPostgres`). */
 export const postgresAdapter = <S>(

@@ -13,6 +13,7 @@ import { describe } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Redis, RedisKeyPrefix, redisStoreLayer } from "../src/store/redis.ts"
+import { liveClock } from "./liveClock.ts"
 
 export const testRedisUrl = process.env.CAMPUSGATE_TEST_REDIS_URL || "redis://127.0.0.1:6379"
 
@@ -100,6 +101,8 @@ export const deleteKeys = (prefix: string) =>
 export const testRedisLayer = (prefix: string = testPrefix()) =>
   Layer.effectDiscard(Effect.addFinalizer(() => Effect.ignore(deleteKeys(prefix)))).pipe(
     Layer.provideMerge(redisStoreLayer({ url: testRedisUrl, keyPrefix: prefix })),
+    // The connection's timeouts and its breaker's probe run on real time, whatever clock the test runs on.
+    Layer.provide(liveClock),
     Layer.orDie
   )
 

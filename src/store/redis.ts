@@ -18,6 +18,7 @@
  * - pub/sub subscribers reconnect and re-subscribe on their own.
  */
 import * as NodeRedis from "@effect/platform-node/NodeRedis"
+import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -69,23 +70,27 @@ const stalledError = (breaker: Breaker) =>
  * the breaker is open: a stalled server counts as down.
  */
 const boundedBy =
-  (breaker: Breaker) =>
+  (breaker: Breaker, clock: Clock.Clock) =>
   <A>(effect: Effect.Effect<A, Redis.RedisError>): Effect.Effect<A, Redis.RedisError> =>
     Effect.suspend(() =>
       breaker.stalledSince !== undefined
         ? Effect.fail(stalledError(breaker))
-        : Effect.timeoutOrElse(
-            Effect.mapError(effect, (error) =>
-              error instanceof RedisOutage ? error : new RedisOutage({ cause: error.cause })
+        : Effect.provideService(
+            Effect.timeoutOrElse(
+              Effect.mapError(effect, (error) =>
+                error instanceof RedisOutage ? error : new RedisOutage({ cause: error.cause })
+              ),
+              {
+                duration: COMMAND_TIMEOUT_MS,
+                orElse: () =>
+                  Effect.suspend(() => {
+                    breaker.stalledSince ??= Date.now()
+                    return Effect.fail(stalledError(breaker))
+                  })
+              }
             ),
-            {
-              duration: COMMAND_TIMEOUT_MS,
-              orElse: () =>
-                Effect.suspend(() => {
-                  breaker.stalledSince ??= Date.now()
-                  return Effect.fail(stalledError(breaker))
-                })
-            }
+            Clock.Clock,
+            clock
           )
     )
 
@@ -151,7 +156,8 @@ export const redisLayer = (options: RedisOptions): Layer.Layer<Redis.Redis | Nod
       const node = yield* NodeRedis.NodeRedis
       yield* refuseCluster(redis)
       const breaker: Breaker = { stalledSince: undefined }
-      const bounded = boundedBy(breaker)
+      // The time bounds are the network's: on the clock the connection was made with, whatever clock a caller runs on.
+      const bounded = boundedBy(breaker, yield* Clock.Clock)
       yield* Effect.forkScoped(probe(breaker, redis))
       return Context.make(
         Redis.Redis,

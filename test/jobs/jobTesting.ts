@@ -6,10 +6,8 @@
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as TestClock from "effect/testing/TestClock"
 import { InvalidConfiguration } from "../../src/domain/errors.ts"
 import { toOfferResultRow, toResultRow } from "../../src/domain/ResultRow.ts"
 import { makeEngine } from "../../src/engine/makeEngine.ts"
@@ -180,22 +178,10 @@ export const queueAdapters: ReadonlyArray<
     [
       "postgres (shared queue)",
       (options: Partial<JobQueueOptions> = {}) =>
-        postgresQueueLayer(testPostgresLayer(JobQueuePostgres.migrations).pipe(Layer.provide(liveClock)), options)
+        postgresQueueLayer(testPostgresLayer(JobQueuePostgres.migrations), options)
     ] as const
   ])
 ]
-
-/**
- * The clock outside `TestClock`, for a PostgreSQL connection in a test on
- * the test clock: its pool times idle connections out by its clock, and a
- * day's `TestClock.adjust` would close them under running statements.
- */
-const liveClock = Layer.effect(
-  Clock.Clock,
-  Effect.flatMap(Clock.clockWith(Effect.succeed), (clock) =>
-    "withLive" in clock ? TestClock.withLive(Clock.clockWith(Effect.succeed)) : Effect.succeed(clock)
-  )
-)
 
 /** The queue shared through PostgreSQL over `connection`, with the test queue's options. */
 export const postgresQueueLayer = (
