@@ -5,7 +5,7 @@
  * `store/redisSecret.ts`) or a row in PostgreSQL (daemons sharing it,
  * `store/postgresSecret.ts`). This list is the one place that says which
  * exist: the stores of every kind (`deployment/stores.ts`) read them through it, and
- * `campusgate migrate --to redis` (`migrateToRedis.ts`) copies every one,
+ * `campusgate migrate --to redis|postgres` (`cli/migrateStore.ts`) copies every one,
  * so moving to Redis keeps webhook signatures, verification hashes,
  * unique-email counts and console sessions valid.
  */

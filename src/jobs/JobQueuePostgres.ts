@@ -27,13 +27,15 @@ import * as Exit from "effect/Exit"
 import type * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
+import type { SqlError } from "effect/sql/SqlError"
 import { PgClient, type PostgresConnection, STATEMENT_TIMEOUT_MS } from "../store/postgres.ts"
-import type { Job } from "./Job.ts"
+import { isFinished, type Job } from "./Job.ts"
 import type { JobQueue } from "./JobQueue.ts"
 import type { JobStore } from "./JobStore.ts"
 import { makePostgresJobStore, postgresStep, recordText } from "./JobStorePostgres.ts"
 import { layerShared, type SharedJobQueueOptions } from "./jobQueueShared.ts"
 import type { SharedJobStore, SharedQueueState } from "./jobQueueState.ts"
+import { idempotencyField } from "./jobQueueState.ts"
 
 export { migrations } from "./JobStorePostgres.ts"
 
@@ -210,3 +212,25 @@ export const layerPostgres = (
   options: SharedJobQueueOptions
 ): Layer.Layer<JobQueue | JobStore, never, PostgresConnection> =>
   layerShared(options, makePostgresSharedStore(options.dataDir))
+
+/**
+ * Puts jobs of another store (a data directory being migrated) into the
+ * shared queue as they are, as `jobQueueKeys.ts` does for Redis: finished
+ * ones expire when they would have (a callback not yet delivered is tried
+ * again), queued and running ones wait (running ones first, resumed at their
+ * checkpoint). Their files stay where they are: the data directory the
+ * daemons share.
+ */
+export const importJobs = (jobs: ReadonlyArray<Job>): Effect.Effect<void, SqlError, PgClient.PgClient> =>
+  Effect.gen(function* () {
+    const sql = yield* PgClient.PgClient
+    for (const job of jobs) {
+      const field = job.idempotency === undefined ? null : idempotencyField(job.team, job.idempotency.key)
+      const finished = isFinished(job.status)
+      const waitingSince = finished ? null : job.status === "running" ? 0 : Date.parse(job.createdAt)
+      const expiresAt = finished ? Date.parse(job.expiresAt ?? job.createdAt) : null
+      const callbackDue = finished && job.callback !== undefined && !job.callback.delivered ? 0 : null
+      yield* sql`insert into campusgate_jobs (job_id, record, idempotency_field, waiting_since, expires_at, callback_due)
+        values (${job.jobId}, ${recordText(job)}::jsonb, ${field}, ${waitingSince}, ${expiresAt}, ${callbackDue})`
+    }
+  })

@@ -1,14 +1,20 @@
 /**
- * `campusgate migrate --from files --to redis`: copies what a data
- * directory holds into the Redis store the daemons will share — API-created
+ * `campusgate migrate --from files --to redis|postgres`: copies what a data
+ * directory holds into the shared store the daemons will use — API-created
  * resources, the data directory's API keys, usage statistics (with the
  * job steps already counted), verifications, signing keys, every generated
  * secret (`deploymentSecrets.ts`: signatures, hashes, unique-email counts
  * and console sessions stay valid), the console sessions signed out and
  * jobs (records and queue state; their files stay in the data directory,
  * which becomes the volume the daemons share). Keys in the config directory
- * stay there (git). It refuses a key prefix that already holds data, so it
- * cannot count statistics twice; run it with the daemons stopped.
+ * stay there (git). It refuses a store that already holds data (a Redis key
+ * prefix with keys, a database with rows), so it cannot count statistics
+ * twice; run it with the daemons stopped.
+ *
+ * The copy goes through the ports, one kind's adapters to the other's
+ * (`deployment/stores.ts`); what a kind does its own way — telling that it
+ * is empty, keeping a secret as it was, queueing the jobs — is its
+ * `MigrationTarget`.
  */
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -16,7 +22,15 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redis from "effect/persistence/Redis"
 import { deploymentSecrets } from "../deployment/secrets.ts"
-import { fileAdapters, redisAdapters, type StoreAdapters } from "../deployment/stores.ts"
+import {
+  fileAdapters,
+  postgresAdapters,
+  redisAdapters,
+  type StoreAdapters,
+  type StoreDirectories
+} from "../deployment/stores.ts"
+import type { Job } from "../jobs/Job.ts"
+import * as JobQueuePostgres from "../jobs/JobQueuePostgres.ts"
 import { JobStore } from "../jobs/JobStore.ts"
 import * as JobStoreFiles from "../jobs/JobStoreFiles.ts"
 import { importJobs } from "../jobs/jobQueueKeys.ts"
@@ -26,6 +40,8 @@ import { EndedSessions } from "../sessions/EndedSessions.ts"
 import { emptyUsageState } from "../stats/UsageState.ts"
 import { UsageStore } from "../stats/UsageStore.ts"
 import { readUsageFiles } from "../stats/usageFiles.ts"
+import { PgClient, type PostgresConnection } from "../store/postgres.ts"
+import { postgresSecret } from "../store/postgresSecret.ts"
 import { type RedisConnection, RedisKeyPrefix } from "../store/redis.ts"
 import { secretKey } from "../store/redisSecret.ts"
 import { readSecret } from "../store/secretFile.ts"
@@ -50,9 +66,21 @@ const copied = <A, E, R, E2, R2>(
   write: (items: ReadonlyArray<A>) => Effect.Effect<unknown, E2, R2>
 ) => Effect.flatMap(read, (items) => Effect.as(write(items), items))
 
-/** Copies `dataDir` (and the keys `configDir`'s data location holds) into the Redis connection in force. */
-export const migrateToRedis = (configDir: string, dataDir: string) =>
-  Effect.gen(function* () {
+/** What a shared store kind does its own way when a data directory moves into it. */
+export interface MigrationTarget<R> {
+  readonly adapters: (directories: StoreDirectories) => StoreAdapters<R>
+  /** Fails when the store already holds data: a second copy would count statistics twice. */
+  readonly ensureEmpty: Effect.Effect<void, unknown, R>
+  /** Keeps a generated secret as the data directory had it. */
+  readonly keepSecret: (name: string, value: string) => Effect.Effect<void, unknown, R>
+  /** Puts jobs into the shared queue as they are (their files stay on the shared volume). */
+  readonly importJobs: (jobs: ReadonlyArray<Job>) => Effect.Effect<void, unknown, R>
+}
+
+/** Redis: an empty key prefix; secrets set if absent; jobs into the queue's keys. */
+export const redisTarget: MigrationTarget<RedisConnection> = {
+  adapters: redisAdapters,
+  ensureEmpty: Effect.gen(function* () {
     const redis = yield* Redis.Redis
     const prefix = yield* RedisKeyPrefix
     const [, existing] = yield* redis.send<[string, Array<string>]>(
@@ -70,14 +98,57 @@ export const migrateToRedis = (configDir: string, dataDir: string) =>
         )
       )
     }
+  }),
+  keepSecret: (name, value) =>
+    Effect.gen(function* () {
+      const redis = yield* Redis.Redis
+      yield* redis.send("SET", secretKey(yield* RedisKeyPrefix, name), value, "NX")
+    }),
+  importJobs
+}
+
+/**
+ * PostgreSQL: no rows in any table of the schema, its bookkeeping aside (the
+ * migrations, and the one-row tables the schema makes with their first row:
+ * versions, documents such as the signing keys'). A daemon that ever started
+ * on the database left secrets there, so it is not empty.
+ */
+export const postgresTarget: MigrationTarget<PostgresConnection> = {
+  adapters: postgresAdapters,
+  ensureEmpty: Effect.gen(function* () {
+    const sql = yield* PgClient.PgClient
+    const tables = yield* sql<{ readonly name: string }>`select t.table_name as name from information_schema.tables t
+      where t.table_schema = current_schema() and t.table_name like 'campusgate%'
+        and t.table_name <> 'campusgate_migrations'
+        and not exists (select 1 from information_schema.columns c where c.table_schema = t.table_schema
+          and c.table_name = t.table_name and c.column_name = 'only_row')`
+    for (const { name } of tables) {
+      const [row] = yield* sql.unsafe<{ readonly held: boolean }>(`select exists (select 1 from ${name}) as held`)
+      if (row?.held) {
+        return yield* Effect.fail(
+          new Error(
+            `the PostgreSQL database already holds data (${name}); migrate into an empty database, with the daemons stopped`
+          )
+        )
+      }
+    }
+  }),
+  keepSecret: (name, value) => postgresSecret(name, () => value),
+  importJobs: JobQueuePostgres.importJobs
+}
+
+/** Copies `dataDir` (and the keys `configDir`'s data location holds) into the shared store `target` is connected to. */
+export const migrateInto = <R>(target: MigrationTarget<R>, configDir: string, dataDir: string) =>
+  Effect.gen(function* () {
+    yield* target.ensureEmpty
 
     const files = fileAdapters({ configDir, dataDir })
-    const shared = redisAdapters({ configDir, dataDir })
-    /** Runs `move` with the port's store of each kind: the data directory's, and the Redis one. */
+    const shared = target.adapters({ configDir, dataDir })
+    /** Runs `move` with the port's store of each kind: the data directory's, and the shared one. */
     const between = <I, S, A, E, E1>(
       port: Context.Key<I, S>,
-      adapterOf: (adapters: StoreAdapters<RedisConnection>) => Layer.Layer<I, E1, RedisConnection>,
-      move: (from: S, to: S) => Effect.Effect<A, E, RedisConnection>
+      adapterOf: (adapters: StoreAdapters<R>) => Layer.Layer<I, E1, R>,
+      move: (from: S, to: S) => Effect.Effect<A, E, R>
     ) =>
       Effect.scoped(
         Effect.gen(function* () {
@@ -146,7 +217,7 @@ export const migrateToRedis = (configDir: string, dataDir: string) =>
     for (const secret of Object.values(deploymentSecrets)) {
       const value = readSecret(secret.file(dataDir))
       if (value === undefined) continue
-      yield* redis.send("SET", secretKey(prefix, secret.name), value, "NX")
+      yield* target.keepSecret(secret.name, value)
       secrets++
     }
 
@@ -164,7 +235,7 @@ export const migrateToRedis = (configDir: string, dataDir: string) =>
     )
 
     const jobs = yield* JobStore.use((store) => store.list()).pipe(Effect.provide(JobStoreFiles.layerFiles(dataDir)))
-    yield* importJobs(jobs)
+    yield* target.importJobs(jobs)
 
     return {
       targetGroups: targetGroups.length,
