@@ -119,6 +119,17 @@ const StoreUrl = UrlOf(
   `${REDIS_URL_EXPECTED}, or ${POSTGRES_URL_EXPECTED}`
 )
 
+/** TLS to the store and its cache beyond the system's trust; files relative to the config directory. */
+export const StoreTls = Schema.Struct({
+  /** PEM file of the CA (or CAs) that signed the servers' certificates. */
+  caFile: Schema.optionalKey(Schema.String),
+  /** PEM file of a client certificate, for servers that ask for one (mutual TLS); with `keyFile`. */
+  certFile: Schema.optionalKey(Schema.String),
+  /** PEM file of the client certificate's private key. */
+  keyFile: Schema.optionalKey(Schema.String)
+})
+export type StoreTls = typeof StoreTls.Type
+
 /**
  * Where shared state lives: `files` (the data directory, one daemon: the
  * embedded default), `redis` (several daemons, or `serve --workers`, share
@@ -136,7 +147,9 @@ export const StoreSettings = Schema.Struct({
   /** The Redis server of `cache: redis`; CAMPUSGATE_REDIS_URL wins. */
   cacheUrl: Schema.optionalKey(RedisUrl),
   /** Every key this deployment writes starts with it, so deployments can share a server. */
-  keyPrefix: withDefault(Schema.String, "campusgate:")
+  keyPrefix: withDefault(Schema.String, "campusgate:"),
+  /** A private CA, and a client certificate, for the store's and the cache's TLS connections. */
+  tls: Schema.optionalKey(StoreTls)
 })
 export type StoreSettings = typeof StoreSettings.Type
 

@@ -149,6 +149,12 @@ const storeOf = (
       message: `store.kind is ${store.kind}: expected ${expected}`
     })
   }
+  if ((store.tls?.certFile === undefined) !== (store.tls?.keyFile === undefined))
+    problems.push({
+      file: "environment",
+      path: store.tls?.certFile === undefined ? "store.tls.certFile" : "store.tls.keyFile",
+      message: "a client certificate needs both store.tls.certFile and store.tls.keyFile"
+    })
   if (store.cache === "redis" && store.kind !== "postgres")
     problems.push({ file: "environment", path: "store.cache", message: "store.cache is for store.kind: postgres" })
   if (store.cache === "redis" && store.cacheUrl === undefined)

@@ -20,12 +20,14 @@
  * daemon changed resources or keys (`store/redisConfigVersion.ts`,
  * `store/postgresConfigVersion.ts`).
  */
+import { readFileSync } from "node:fs"
 import { resolve } from "node:path"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as RateLimiter from "effect/persistence/RateLimiter"
 import type * as Redis from "effect/persistence/Redis"
+import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type { SqlError } from "effect/sql/SqlError"
 import type { Secrets } from "../config/environment.ts"
@@ -73,6 +75,7 @@ import * as PostgresSecret from "../store/postgresSecret.ts"
 import * as RateLimiterPostgres from "../store/rateLimiterPostgres.ts"
 import { type RedisConnection, RedisKeyPrefix, redisStoreLayer } from "../store/redis.ts"
 import { watchConfigVersion } from "../store/redisConfigVersion.ts"
+import type { TlsMaterial } from "../store/tlsMaterial.ts"
 import { SigningKeyStore } from "../verification/SigningKeyStore.ts"
 import * as SigningKeyPostgres from "../verification/signingKeyPostgres.ts"
 import * as SigningKeyRedis from "../verification/signingKeyRedis.ts"
@@ -87,8 +90,22 @@ export interface StoreDirectories {
   readonly dataDir: string
 }
 
-/** Why a shared store's connection failed: it cannot be reached, or (PostgreSQL) its schema is not this build's. */
-export type StoreConnectionError = Redis.RedisError | PostgresOutage | PostgresSchemaError | SqlError
+/** A `store.tls` file that cannot be read. */
+export class StoreTlsError extends Schema.TaggedError<StoreTlsError>()("StoreTlsError", {
+  setting: Schema.String,
+  path: Schema.String,
+  cause: Schema.Defect()
+}) {
+  override get message(): string {
+    return `${this.setting} names ${this.path}, which cannot be read: ${String((this.cause as Error)?.message ?? this.cause)}`
+  }
+}
+
+/**
+ * Why a shared store's connection failed: it cannot be reached, (PostgreSQL)
+ * its schema is not this build's, or its TLS files cannot be read.
+ */
+export type StoreConnectionError = Redis.RedisError | PostgresOutage | PostgresSchemaError | SqlError | StoreTlsError
 
 /** Whether daemons of this kind share their state (Redis, PostgreSQL), rather than each its own data directory. */
 export const isSharedKind = (kind: StoreSettings["kind"]): boolean => kind !== "files"
@@ -237,6 +254,27 @@ const withConnection = <R>(adapters: StoreAdapters<R>, connection: Context.Conte
 export const storeSettingsOf = (location: ConfigLocation): StoreSettings =>
   loadSettings(resolve(location.configDir), location.env ?? process.env, []).settings.store
 
+/** `store.tls`'s files, read from the config directory; undefined when none is set. */
+export const tlsMaterialOf = (
+  tls: StoreSettings["tls"],
+  configDir: string
+): Effect.Effect<TlsMaterial | undefined, StoreTlsError> =>
+  Effect.gen(function* () {
+    if (tls === undefined) return undefined
+    const read = (setting: string, file: string | undefined) =>
+      file === undefined
+        ? Effect.succeed(undefined)
+        : Effect.try({
+            try: () => readFileSync(resolve(configDir, file), "utf8"),
+            catch: (cause) => new StoreTlsError({ setting: `store.tls.${setting}`, path: file, cause })
+          })
+    return {
+      ca: yield* read("caFile", tls.caFile),
+      cert: yield* read("certFile", tls.certFile),
+      key: yield* read("keyFile", tls.keyFile)
+    }
+  })
+
 /** The store kind `location`'s settings name, its adapters given their connection, open for the scope. */
 export const openAdapters = (
   location: ConfigLocation
@@ -248,16 +286,19 @@ export const openAdapters = (
   Effect.gen(function* () {
     const settings = storeSettingsOf(location)
     const directories = { configDir: resolve(location.configDir), dataDir: resolveDataDir(location) }
+    const tls = yield* tlsMaterialOf(settings.tls, directories.configDir)
     if (settings.kind === "redis" && settings.url !== undefined) {
-      const connection = yield* Layer.build(redisStoreLayer({ url: settings.url, keyPrefix: settings.keyPrefix }))
+      const connection = yield* Layer.build(redisStoreLayer({ url: settings.url, keyPrefix: settings.keyPrefix, tls }))
       return { kind: "redis", adapters: withConnection(redisAdapters(directories), connection) }
     }
     if (settings.kind === "postgres" && settings.url !== undefined) {
-      const connection = yield* Layer.build(postgresStoreLayer({ url: settings.url, migrations: postgresMigrations }))
+      const connection = yield* Layer.build(
+        postgresStoreLayer({ url: settings.url, migrations: postgresMigrations, tls })
+      )
       const adapters = withConnection(postgresAdapters(directories), connection)
       if (settings.cache !== "redis" || settings.cacheUrl === undefined) return { kind: "postgres", adapters }
       // What may be lost (rate-limit counters) in Redis, the records in PostgreSQL.
-      const cache = yield* Layer.build(redisStoreLayer({ url: settings.cacheUrl, keyPrefix: settings.keyPrefix }))
+      const cache = yield* Layer.build(redisStoreLayer({ url: settings.cacheUrl, keyPrefix: settings.keyPrefix, tls }))
       return {
         kind: "postgres",
         adapters: { ...adapters, rateLimits: rateLimiterStoreRedis.pipe(Layer.provide(Layer.succeedContext(cache))) }

@@ -26,6 +26,7 @@ import * as Schema from "effect/Schema"
 import type * as SqlClient from "effect/sql/SqlClient"
 import { isSqlError, type SqlError } from "effect/sql/SqlError"
 import { markOutage } from "./outage.ts"
+import { type TlsMaterial, tlsOptions } from "./tlsMaterial.ts"
 
 /** The longest a statement may take before it fails (the store then counts as down). */
 export const STATEMENT_TIMEOUT_MS = 2000
@@ -46,6 +47,8 @@ export interface Migration {
 
 export interface PostgresOptions {
   readonly url: string
+  /** A private CA or a client certificate (`store.tls`): the connection is then TLS, the server's certificate checked. */
+  readonly tls?: TlsMaterial | undefined
   /** Every slice's migrations, in order. */
   readonly migrations: ReadonlyArray<Migration>
 }
@@ -84,9 +87,10 @@ export const bounded = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<
   )
 
 /** The connection's pool, bounded and named; building it connects, or fails. */
-export const postgresClientLayer = (url: string): Layer.Layer<PostgresConnection, SqlError> =>
+export const postgresClientLayer = (url: string, tls?: TlsMaterial): Layer.Layer<PostgresConnection, SqlError> =>
   PgClient.layer({
     url: Redacted.make(url),
+    ...(tls === undefined ? {} : { ssl: tlsOptions(tls) }),
     applicationName: "campusgate",
     connectTimeout: `${CONNECT_TIMEOUT_MS} millis`,
     maxConnections: POOL_SIZE,
@@ -135,7 +139,9 @@ export const migrate = (
 export const postgresStoreLayer = (
   options: PostgresOptions
 ): Layer.Layer<PostgresConnection, PostgresSchemaError | SqlError> =>
-  Layer.effectDiscard(migrate(options.migrations)).pipe(Layer.provideMerge(postgresClientLayer(options.url)))
+  Layer.effectDiscard(migrate(options.migrations)).pipe(
+    Layer.provideMerge(postgresClientLayer(options.url, options.tls))
+  )
 
 /** Whether `error` is a unique violation: the row is already there. */
 export const isUniqueViolation = (error: unknown): boolean =>

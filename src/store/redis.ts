@@ -24,6 +24,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redis from "effect/persistence/Redis"
 import { markOutage } from "./outage.ts"
+import { type TlsMaterial, tlsOptions } from "./tlsMaterial.ts"
 
 export { Redis, RedisError } from "effect/persistence/Redis"
 
@@ -42,6 +43,8 @@ export const RedisKeyPrefix = Context.Reference<string>("campusgate/store/RedisK
 export interface RedisOptions {
   readonly url: string
   readonly keyPrefix: string
+  /** A private CA or a client certificate (`store.tls`); the connection is TLS with it, as with `rediss://`. */
+  readonly tls?: TlsMaterial | undefined
 }
 
 /** A Redis command that failed: the store is down or stalled, an outage (`store/outage.ts`), not a bug. */
@@ -136,6 +139,7 @@ export const redisLayer = (options: RedisOptions): Layer.Layer<Redis.Redis | Nod
     url: options.url,
     disableOfflineQueue: true,
     socket: {
+      ...(options.tls === undefined ? {} : { tls: true as const, ...tlsOptions(options.tls) }),
       connectTimeout: COMMAND_TIMEOUT_MS,
       reconnectStrategy: (retries: number, cause: Error) =>
         connected ? Math.min(50 * 2 ** retries, MAX_RECONNECT_DELAY_MS) + Math.floor(Math.random() * 100) : cause

@@ -68,5 +68,8 @@ describe("the store the environment and the settings select", () => {
     expect(storeOf({ kind: "redis", url: REDIS, cache: "redis", cacheUrl: REDIS }, {}).problems).toEqual([
       "store.cache: store.cache is for store.kind: postgres"
     ])
+    expect(storeOf({ kind: "postgres", url: PG, tls: { certFile: "client.pem" } }, {}).problems).toEqual([
+      "store.tls.keyFile: a client certificate needs both store.tls.certFile and store.tls.keyFile"
+    ])
   })
 })

@@ -15,7 +15,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { resolveDataDir } from "../../config/loadConfig.ts"
-import { postgresMigrations, storeSettingsOf } from "../../deployment/stores.ts"
+import { postgresMigrations, storeSettingsOf, tlsMaterialOf } from "../../deployment/stores.ts"
 import { redactCredentials } from "../../observability/redact.ts"
 import { postgresStoreLayer } from "../../store/postgres.ts"
 import { redisStoreLayer } from "../../store/redis.ts"
@@ -59,14 +59,17 @@ export const migrateCommand = Command.make(
       }
       const dataDir = resolveDataDir({ configDir: config, dataDir: Option.getOrUndefined(data) })
       const configDir = resolve(config)
+      const tls = yield* Effect.mapError(tlsMaterialOf(settings.tls, configDir), failedPart)
       const moved =
         to === "redis"
           ? yield* migrateInto(redisTarget, configDir, dataDir).pipe(
-              Effect.provide(Layer.fresh(redisStoreLayer({ url: settings.url, keyPrefix: settings.keyPrefix }))),
+              Effect.provide(Layer.fresh(redisStoreLayer({ url: settings.url, keyPrefix: settings.keyPrefix, tls }))),
               Effect.mapError(failedPart)
             )
           : yield* migrateInto(postgresTarget, configDir, dataDir).pipe(
-              Effect.provide(Layer.fresh(postgresStoreLayer({ url: settings.url, migrations: postgresMigrations }))),
+              Effect.provide(
+                Layer.fresh(postgresStoreLayer({ url: settings.url, migrations: postgresMigrations, tls }))
+              ),
               Effect.mapError(failedPart)
             )
       yield* Console.log(
