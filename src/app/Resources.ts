@@ -231,12 +231,18 @@ const changeable = Effect.fnUntraced(function* <K extends ResourceKind>(
   expected: ExpectedVersion | undefined,
   action: string
 ) {
-  const snapshot = snapshots.current()
-  const resource = (
-    kind === "targetGroup"
+  const lookUp = (snapshot: ConfigSnapshot) =>
+    (kind === "targetGroup"
       ? visibleTargetGroup(snapshot.engine, team, id)?.targetGroup
-      : visibleOffer(snapshot.engine, team, id)?.offer
-  ) as Resource<K> | undefined
+      : visibleOffer(snapshot.engine, team, id)?.offer) as Resource<K> | undefined
+  let snapshot = snapshots.current()
+  let resource = lookUp(snapshot)
+  if (resource === undefined) {
+    // Perhaps written through another daemon a moment ago: catch up with the shared store, then look again.
+    yield* snapshots.catchUp()
+    snapshot = snapshots.current()
+    resource = lookUp(snapshot)
+  }
   if (resource === undefined) return yield* fail(new ResourceNotFound({ kind: what[kind], id }))
   const origin = origins(snapshot, kind).get(id)
   if (origin?.store === "config") {

@@ -17,6 +17,7 @@ import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Semaphore from "effect/Semaphore"
 import type { ConfigLoad, LoadedConfig } from "../config/loadConfig.ts"
@@ -66,6 +67,12 @@ export interface LiveSnapshotOptions {
   readonly now?: (() => number) | undefined
   /** Set to false to use only the config's datasets, not the built-in institution data (default true). */
   readonly builtInInstitutions?: boolean | undefined
+  /**
+   * The configuration version of a store other daemons write too (Redis,
+   * PostgreSQL): after a lookup missed, a snapshot behind it catches up
+   * (`catchUp`). Absent: the snapshot is the only writer's (files).
+   */
+  readonly sharedVersion?: Effect.Effect<string | undefined, unknown> | undefined
 }
 
 /** The holder of the snapshot in force. */
@@ -74,6 +81,9 @@ export class LiveSnapshot {
   readonly #engines: EngineBuilder
   readonly #builtInInstitutions: boolean
   readonly #onReload: ((outcome: ReloadOutcome) => void) | undefined
+  readonly #sharedVersion: Effect.Effect<string | undefined, unknown> | undefined
+  /** The shared store's version the last catch-up read, and its reload (misses while it runs wait for it). */
+  #catchingUp: { readonly version: string; readonly reload: Fiber.Fiber<ReloadOutcome> } | undefined
   #snapshot: ConfigSnapshot
   #status: ReloadStatus
   #unwatch: (() => void) | undefined
@@ -92,6 +102,7 @@ export class LiveSnapshot {
     this.#builtInInstitutions = first.builtInInstitutions
     this.#snapshot = first
     this.#onReload = options.onReload
+    this.#sharedVersion = options.sharedVersion
     this.#status = {
       generation: 1,
       loadedAt: first.loadedAt,
@@ -191,6 +202,27 @@ export class LiveSnapshot {
     return this.#status
   }
 
+  /**
+   * After a lookup missed: when the shared store's configuration version
+   * moved since the last catch-up, reloads now — so a resource or key
+   * another daemon has just written serves here before its announcement
+   * arrives — and misses meanwhile wait for that reload. A version that did
+   * not move costs one read of it and no reload, so a flood of misses does
+   * not reload the configuration. Nothing with the file store.
+   */
+  catchUp(): Effect.Effect<void> {
+    const read = this.#sharedVersion
+    if (read === undefined) return Effect.void
+    return Effect.flatMap(
+      Effect.orElseSucceed(read, () => undefined),
+      (version) => {
+        if (version === undefined) return Effect.void
+        if (this.#catchingUp?.version !== version) this.#catchingUp = { version, reload: Effect.runFork(this.reload()) }
+        return Effect.asVoid(Fiber.await(this.#catchingUp.reload))
+      }
+    )
+  }
+
   /** Reads the source again now; applies the result only if it is valid. Reloads run one at a time. */
   reload(): Effect.Effect<ReloadOutcome> {
     return this.#reloading.withPermit(Effect.map(this.#source.load, (loaded) => this.apply(loaded)))
@@ -273,11 +305,18 @@ export class Snapshot extends Context.Service<
      * valid: an API write calls it so the change serves before the answer.
      */
     reload(): Effect.Effect<ReloadOutcome>
+    /** After a lookup missed: catches up with a shared store other daemons wrote to (`LiveSnapshot.catchUp`). */
+    catchUp(): Effect.Effect<void>
   }
 >()("campusgate/app/Snapshot") {
   /** The service over a holder. */
   static readonly over = (live: LiveSnapshot): Snapshot["Service"] =>
-    Snapshot.of({ current: () => live.current(), status: () => live.status(), reload: () => live.reload() })
+    Snapshot.of({
+      current: () => live.current(),
+      status: () => live.status(),
+      reload: () => live.reload(),
+      catchUp: () => live.catchUp()
+    })
 
   /** A holder made elsewhere (the daemon, the library facade); its owner closes it. */
   static readonly layer = (live: LiveSnapshot): Layer.Layer<Snapshot> => Layer.succeed(Snapshot, Snapshot.over(live))

@@ -74,7 +74,7 @@ import * as PostgresConfigVersion from "../store/postgresConfigVersion.ts"
 import * as PostgresSecret from "../store/postgresSecret.ts"
 import * as RateLimiterPostgres from "../store/rateLimiterPostgres.ts"
 import { type RedisConnection, RedisKeyPrefix, redisStoreLayer } from "../store/redis.ts"
-import { watchConfigVersion } from "../store/redisConfigVersion.ts"
+import { readConfigVersion, watchConfigVersion } from "../store/redisConfigVersion.ts"
 import type { TlsMaterial } from "../store/tlsMaterial.ts"
 import { SigningKeyStore } from "../verification/SigningKeyStore.ts"
 import * as SigningKeyPostgres from "../verification/signingKeyPostgres.ts"
@@ -142,6 +142,8 @@ export interface StoreAdapters<R> {
   readonly statsKey: (secrets: Secrets) => Effect.Effect<HashKey, UsageStoreError | StoreConnectionError, R>
   /** Runs `reload` whenever another daemon changed what feeds the configuration (nothing with files). */
   readonly watch: (reload: Effect.Effect<void>) => Effect.Effect<void, never, R | Scope.Scope>
+  /** The version of what feeds the configuration, which other daemons bump (undefined with files: no other writer). */
+  readonly configVersion: Effect.Effect<string | undefined, StoreConnectionError, R> | undefined
 }
 
 /** The data directory's files: one daemon, the embedded default. */
@@ -163,7 +165,8 @@ export const fileAdapters = ({ configDir, dataDir }: StoreDirectories): StoreAda
       try: () => hashKeyFromSecret(secretInDataDir(deploymentSecrets.statsHashKey, dataDir, secrets)),
       catch: (cause) => new UsageStoreError({ operation: "load", cause })
     }),
-  watch: () => Effect.void
+  watch: () => Effect.void,
+  configVersion: undefined
 })
 
 /** Effect's Redis store of rate-limit counters, under the deployment's prefix (`<prefix>ratelimit:<bucket>:<key id>`). */
@@ -186,7 +189,8 @@ export const redisAdapters = ({ configDir, dataDir }: StoreDirectories): StoreAd
   rateLimits: rateLimiterStoreRedis,
   secret: (which, secrets) => secretInRedis(deploymentSecrets[which], secrets),
   statsKey: (secrets) => Effect.map(secretInRedis(deploymentSecrets.statsHashKey, secrets), hashKeyFromSecret),
-  watch: watchConfigVersion
+  watch: watchConfigVersion,
+  configVersion: readConfigVersion
 })
 
 /** The PostgreSQL schema: every slice's migrations (each slice's ids its own, so their order across slices is free). */
@@ -225,7 +229,8 @@ export const postgresAdapters = ({ configDir, dataDir }: StoreDirectories): Stor
   rateLimits: RateLimiterPostgres.layerPostgres,
   secret: (which, secrets) => secretInPostgres(deploymentSecrets[which], secrets),
   statsKey: (secrets) => Effect.map(secretInPostgres(deploymentSecrets.statsHashKey, secrets), hashKeyFromSecret),
-  watch: PostgresConfigVersion.watchConfigVersion
+  watch: PostgresConfigVersion.watchConfigVersion,
+  configVersion: PostgresConfigVersion.readConfigVersion
 })
 
 /** Every adapter of a kind with its connection given: layers that need nothing more. */
@@ -246,7 +251,8 @@ const withConnection = <R>(adapters: StoreAdapters<R>, connection: Context.Conte
     rateLimits: adapters.rateLimits === undefined ? undefined : given(adapters.rateLimits),
     secret: (which, secrets) => within(adapters.secret(which, secrets)),
     statsKey: (secrets) => within(adapters.statsKey(secrets)),
-    watch: (reload) => Effect.provide(adapters.watch(reload), connection)
+    watch: (reload) => Effect.provide(adapters.watch(reload), connection),
+    configVersion: adapters.configVersion === undefined ? undefined : within(adapters.configVersion)
   }
 }
 
@@ -348,6 +354,8 @@ export interface Stores {
   readonly endedSessions: EndedSessions["Service"]
   /** Runs `reload` whenever another daemon changed what feeds the configuration (nothing with files). */
   readonly watch: (reload: Effect.Effect<void>) => Effect.Effect<void, never, Scope.Scope>
+  /** The version of what feeds the configuration, which other daemons bump (undefined with files). */
+  readonly configVersion: Effect.Effect<string | undefined, StoreConnectionError> | undefined
 }
 
 /** The stores `location`'s settings name, open for the scope, as the daemon runs on them. */
@@ -378,6 +386,7 @@ export const openStores = (
       verificationSecret: yield* adapters.secret("verification", secrets),
       consoleSecret: yield* adapters.secret("console", secrets),
       endedSessions: Context.get(opened, EndedSessions),
-      watch: adapters.watch
+      watch: adapters.watch,
+      configVersion: adapters.configVersion
     }
   })

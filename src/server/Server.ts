@@ -107,6 +107,7 @@ export const serverLayer = (options: ServeOptions) =>
       let current: LiveSnapshot | undefined
       const live: LiveSnapshot = yield* LiveSnapshot.make(source, {
         watch: true,
+        sharedVersion: stores.configVersion,
         onReload: (outcome) => {
           if (outcome.ok) {
             if (current !== undefined) log.configure(current.current().config.settings.logging)

@@ -19,7 +19,7 @@ import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import type { SqlError } from "effect/sql/SqlError"
 import type * as Statement from "effect/sql/Statement"
-import { asNumber, bounded, type Migration, PgClient } from "./postgres.ts"
+import { asNumber, bounded, type Migration, PgClient, type PostgresOutage } from "./postgres.ts"
 
 /** How often the version is read besides the notifications. */
 export const VERSION_POLL_MS = 500
@@ -131,6 +131,15 @@ export const watchVersion = <E>(
     yield* Effect.forkScoped(Effect.repeat(Queue.offer(wake, undefined), Schedule.spaced(`${VERSION_POLL_MS} millis`)))
     yield* Effect.forkScoped(Effect.forever(Effect.andThen(Queue.take(wake), check)))
   })
+
+/** The configuration's version now. */
+export const readConfigVersion: Effect.Effect<string | undefined, PostgresOutage, PgClient.PgClient> = Effect.flatMap(
+  PgClient.PgClient,
+  (sql) =>
+    Effect.map(bounded(sql<{ readonly version: unknown }>`select version from ${sql(configVersion.table)}`), ([row]) =>
+      row === undefined ? undefined : String(row.version)
+    )
+)
 
 /** Calls `onChange` (one at a time) whenever another writer changed the configuration's stores. */
 export const watchConfigVersion = (

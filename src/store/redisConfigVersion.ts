@@ -71,6 +71,15 @@ export const watchVersion = <E>(
     yield* Effect.forkScoped(Effect.forever(Effect.andThen(Queue.take(wake), check)))
   })
 
+/** The configuration's version now (absent before the first change). */
+export const readConfigVersion: Effect.Effect<string | undefined, Redis.RedisError, Redis.Redis> = Effect.flatMap(
+  RedisKeyPrefix,
+  (prefix) =>
+    Effect.flatMap(Redis.Redis, (redis) =>
+      Effect.map(redis.send<string | null>("GET", configVersionKeys(prefix).version), (version) => version ?? undefined)
+    )
+)
+
 /** Calls `onChange` (one at a time) whenever another writer changed the configuration's stores. */
 export const watchConfigVersion = (
   onChange: Effect.Effect<void>

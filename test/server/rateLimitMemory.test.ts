@@ -21,7 +21,8 @@ const configWith = (initial: Limits) => {
     Snapshot.of({
       current: () => snapshot,
       status: () => ({}) as never,
-      reload: () => ({}) as never
+      reload: () => ({}) as never,
+      catchUp: () => ({}) as never
     })
   )
   const reload = (limits: Limits) => {

@@ -143,8 +143,14 @@ export const callersResource = <A>(
 ) =>
   Effect.gen(function* () {
     const caller = yield* Caller
-    const snapshot = snapshots.current()
-    const resource = find(snapshot.engine, caller.team, id)
+    let snapshot = snapshots.current()
+    let resource = find(snapshot.engine, caller.team, id)
+    if (resource === undefined) {
+      // Perhaps written through another daemon a moment ago: catch up with the shared store, then look again.
+      yield* snapshots.catchUp()
+      snapshot = snapshots.current()
+      resource = find(snapshot.engine, caller.team, id)
+    }
     if (resource === undefined) return yield* notFound(what, id)
     return { snapshot, resource }
   })
