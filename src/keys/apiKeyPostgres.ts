@@ -24,24 +24,9 @@ import * as Layer from "effect/Layer"
 import type { ApiKeyId, ApiKeyRecord } from "../domain/ApiKey.ts"
 import { bounded, type Migration, PgClient, type PostgresConnection } from "../store/postgres.ts"
 import { announce, configVersion } from "../store/postgresConfigVersion.ts"
-import {
-  ApiKeyStore,
-  type ApiKeyStoreService,
-  ApiKeyStoreUnavailable,
-  ApiKeysError,
-  type KeyDocument
-} from "./ApiKeyStore.ts"
-import {
-  ApiKeyAlreadyRevoked,
-  ApiKeyNotFound,
-  addApiKeyRecord,
-  type KeyDirectories,
-  type ListedApiKey,
-  loadApiKeysFile,
-  readKeyDocuments,
-  serializeApiKeys
-} from "./apiKeyFiles.ts"
-import { withRevocations } from "./configKeyRevocations.ts"
+import { ApiKeyStore, type ApiKeyStoreService, ApiKeyStoreUnavailable, ApiKeysError } from "./ApiKeyStore.ts"
+import { ApiKeyAlreadyRevoked, ApiKeyNotFound, addApiKeyRecord, type KeyDirectories } from "./apiKeyFiles.ts"
+import { asApiKeysError, byCreation, sharedKeyReads } from "./configKeyRevocations.ts"
 
 export const migrations: ReadonlyArray<Migration> = [
   {
@@ -61,13 +46,6 @@ export const migrations: ReadonlyArray<Migration> = [
 
 const unavailable = (cause: unknown) => new ApiKeysError({ reason: new ApiKeyStoreUnavailable({ cause }) })
 
-const reason = (error: unknown): ApiKeysError =>
-  error instanceof ApiKeysError
-    ? error
-    : error instanceof ApiKeyNotFound || error instanceof ApiKeyAlreadyRevoked
-      ? new ApiKeysError({ reason: error })
-      : unavailable(error)
-
 /** What a revocation's transaction found: the files it changed, or why it changed nothing. */
 type Revocation =
   | { readonly _tag: "Revoked"; readonly files: ReadonlyArray<string> }
@@ -83,22 +61,10 @@ const makePostgresApiKeyStore = (
     const sql = yield* PgClient.PgClient
     const location = "postgres:campusgate_keys"
     const revokedLocation = "postgres:campusgate_keys_revoked"
-    // The config directory alone (`dataDir` the same directory: one file).
-    const configOnly: KeyDirectories = { configDir: resolve(configDir), dataDir: resolve(configDir) }
+    const _configOnly: KeyDirectories = { configDir: resolve(configDir), dataDir: resolve(configDir) }
 
-    const configRecords = Effect.try({
-      try: () => {
-        const loaded = loadApiKeysFile(resolve(configDir, "api-keys.yaml"))
-        return loaded.ok ? loaded.value : []
-      },
-      catch: reason
-    })
     const stored = bounded(sql<{ readonly record: string }>`select record from campusgate_keys`).pipe(
-      Effect.map((rows) =>
-        rows
-          .map((row) => JSON.parse(row.record) as ApiKeyRecord)
-          .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id))
-      ),
+      Effect.map((rows) => rows.map((row) => JSON.parse(row.record) as ApiKeyRecord).sort(byCreation)),
       Effect.mapError(unavailable)
     )
     const revocations = bounded(
@@ -119,31 +85,7 @@ const makePostgresApiKeyStore = (
         )
       ).pipe(Effect.mapError(unavailable))
 
-    const documents: Effect.Effect<ReadonlyArray<KeyDocument>, ApiKeysError> = Effect.gen(function* () {
-      const files = yield* Effect.try({ try: () => readKeyDocuments(configOnly), catch: reason })
-      const revoked = yield* revocations
-      const records = yield* stored
-      return [
-        ...files.map((file) => ({ ...file, text: withRevocations(file.text, revoked) })),
-        ...(records.length === 0 ? [] : [{ store: "data" as const, location, text: serializeApiKeys(records) }])
-      ]
-    })
-
-    const list: Effect.Effect<ReadonlyArray<ListedApiKey>, ApiKeysError> = Effect.gen(function* () {
-      const revoked = yield* revocations
-      const config = (yield* configRecords).map(
-        (record): ListedApiKey => ({
-          record:
-            record.revokedAt === undefined && revoked.has(record.id)
-              ? { ...record, revokedAt: revoked.get(record.id)! }
-              : record,
-          location: "config",
-          file: resolve(configDir, "api-keys.yaml")
-        })
-      )
-      const data = (yield* stored).map((record): ListedApiKey => ({ record, location: "data", file: location }))
-      return [...config, ...data]
-    })
+    const { configOnly, configRecords, documents, list } = sharedKeyReads({ configDir, location, stored, revocations })
 
     const insert = (record: ApiKeyRecord) =>
       announced(
@@ -198,7 +140,7 @@ const makePostgresApiKeyStore = (
         Effect.gen(function* () {
           if (preferConfig && (isWritable ?? (() => true))(resolve(configDir))) {
             const written = yield* Effect.result(
-              Effect.try({ try: () => addApiKeyRecord(configOnly, record, true, isWritable), catch: reason })
+              Effect.try({ try: () => addApiKeyRecord(configOnly, record, true, isWritable), catch: asApiKeysError })
             )
             if (written._tag === "Success") return written.success
           }
@@ -218,9 +160,9 @@ const makePostgresApiKeyStore = (
             case "Revoked":
               return { id: id as ApiKeyId, revokedAt, files: outcome.files }
             case "NotFound":
-              return yield* reason(new ApiKeyNotFound({ id }))
+              return yield* asApiKeysError(new ApiKeyNotFound({ id }))
             case "AlreadyRevoked":
-              return yield* reason(new ApiKeyAlreadyRevoked({ id, revokedAt: outcome.revokedAt }))
+              return yield* asApiKeysError(new ApiKeyAlreadyRevoked({ id, revokedAt: outcome.revokedAt }))
           }
         })
     }

@@ -17,24 +17,9 @@ import * as Redis from "effect/persistence/Redis"
 import type { ApiKeyId, ApiKeyRecord } from "../domain/ApiKey.ts"
 import { hashEntries, type RedisConnection, RedisKeyPrefix, redisKey } from "../store/redis.ts"
 import { announceLua, configVersionKeys } from "../store/redisConfigVersion.ts"
-import {
-  ApiKeyStore,
-  type ApiKeyStoreService,
-  ApiKeyStoreUnavailable,
-  ApiKeysError,
-  type KeyDocument
-} from "./ApiKeyStore.ts"
-import {
-  ApiKeyAlreadyRevoked,
-  ApiKeyNotFound,
-  addApiKeyRecord,
-  type KeyDirectories,
-  type ListedApiKey,
-  loadApiKeysFile,
-  readKeyDocuments,
-  serializeApiKeys
-} from "./apiKeyFiles.ts"
-import { withRevocations } from "./configKeyRevocations.ts"
+import { ApiKeyStore, type ApiKeyStoreService, ApiKeyStoreUnavailable, ApiKeysError } from "./ApiKeyStore.ts"
+import { ApiKeyAlreadyRevoked, ApiKeyNotFound, addApiKeyRecord, type KeyDirectories } from "./apiKeyFiles.ts"
+import { asApiKeysError, byCreation, sharedKeyReads } from "./configKeyRevocations.ts"
 
 /** KEYS: records, revoked, version; ARGV: channel, operation, id, value. */
 const change = Redis.script(
@@ -63,13 +48,6 @@ return 1`
 const unavailable = (error: { readonly cause: unknown }) =>
   new ApiKeysError({ reason: new ApiKeyStoreUnavailable({ cause: error.cause }) })
 
-const reason = (error: unknown): ApiKeysError =>
-  error instanceof ApiKeysError
-    ? error
-    : error instanceof ApiKeyNotFound || error instanceof ApiKeyAlreadyRevoked
-      ? new ApiKeysError({ reason: error })
-      : new ApiKeysError({ reason: new ApiKeyStoreUnavailable({ cause: error }) })
-
 /** The adapter over `configDir`'s key file and the Redis connection in force. */
 const makeRedisApiKeyStore = (
   configDir: string,
@@ -82,53 +60,19 @@ const makeRedisApiKeyStore = (
     const revokedKey = redisKey(prefix, "api-keys", "revoked")
     const { version, channel } = configVersionKeys(prefix)
     const location = `redis:${recordsKey}`
-    // The config directory alone (`dataDir` the same directory: one file).
-    const configOnly: KeyDirectories = { configDir: resolve(configDir), dataDir: resolve(configDir) }
+    const _configOnly: KeyDirectories = { configDir: resolve(configDir), dataDir: resolve(configDir) }
     const run = redis.eval(change)
     const send = (op: string, id: string, value: string) =>
       run(recordsKey, revokedKey, version, channel, op, id, value).pipe(Effect.mapError(unavailable))
 
-    const configRecords = Effect.try({
-      try: () => {
-        const loaded = loadApiKeysFile(resolve(configDir, "api-keys.yaml"))
-        return loaded.ok ? loaded.value : []
-      },
-      catch: reason
-    })
     const stored = Effect.map(redis.send("HGETALL", recordsKey).pipe(Effect.mapError(unavailable)), (reply) =>
-      [...hashEntries(reply).values()]
-        .map((json) => JSON.parse(json) as ApiKeyRecord)
-        .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id))
+      [...hashEntries(reply).values()].map((json) => JSON.parse(json) as ApiKeyRecord).sort(byCreation)
     )
     const revocations = Effect.map(redis.send("HGETALL", revokedKey).pipe(Effect.mapError(unavailable)), (reply) =>
       hashEntries(reply)
     )
 
-    const documents: Effect.Effect<ReadonlyArray<KeyDocument>, ApiKeysError> = Effect.gen(function* () {
-      const files = yield* Effect.try({ try: () => readKeyDocuments(configOnly), catch: reason })
-      const revoked = yield* revocations
-      const records = yield* stored
-      return [
-        ...files.map((file) => ({ ...file, text: withRevocations(file.text, revoked) })),
-        ...(records.length === 0 ? [] : [{ store: "data" as const, location, text: serializeApiKeys(records) }])
-      ]
-    })
-
-    const list: Effect.Effect<ReadonlyArray<ListedApiKey>, ApiKeysError> = Effect.gen(function* () {
-      const revoked = yield* revocations
-      const config = (yield* configRecords).map(
-        (record): ListedApiKey => ({
-          record:
-            record.revokedAt === undefined && revoked.has(record.id)
-              ? { ...record, revokedAt: revoked.get(record.id)! }
-              : record,
-          location: "config",
-          file: resolve(configDir, "api-keys.yaml")
-        })
-      )
-      const data = (yield* stored).map((record): ListedApiKey => ({ record, location: "data", file: location }))
-      return [...config, ...data]
-    })
+    const { configOnly, configRecords, documents, list } = sharedKeyReads({ configDir, location, stored, revocations })
 
     const addToRedis = (record: ApiKeyRecord, op: "add" | "add-first") =>
       Effect.map(send(op, record.id, JSON.stringify(record)), (added) => added === 1)
@@ -140,7 +84,7 @@ const makeRedisApiKeyStore = (
         Effect.gen(function* () {
           if (preferConfig && (isWritable ?? (() => true))(resolve(configDir))) {
             const written = yield* Effect.result(
-              Effect.try({ try: () => addApiKeyRecord(configOnly, record, true, isWritable), catch: reason })
+              Effect.try({ try: () => addApiKeyRecord(configOnly, record, true, isWritable), catch: asApiKeysError })
             )
             if (written._tag === "Success") return written.success
           }
@@ -158,7 +102,7 @@ const makeRedisApiKeyStore = (
         Effect.gen(function* () {
           const inConfig = (yield* configRecords).find((record) => record.id === id)
           const held = (yield* stored).find((record) => record.id === id)
-          if (inConfig === undefined && held === undefined) return yield* reason(new ApiKeyNotFound({ id }))
+          if (inConfig === undefined && held === undefined) return yield* asApiKeysError(new ApiKeyNotFound({ id }))
           const files: Array<string> = []
           if (held !== undefined && held.revokedAt === undefined) {
             yield* send("revoke", id, JSON.stringify({ ...held, revokedAt }))
@@ -169,7 +113,7 @@ const makeRedisApiKeyStore = (
           }
           if (files.length === 0) {
             const at = held?.revokedAt ?? inConfig?.revokedAt ?? (yield* revocations).get(id) ?? ""
-            return yield* reason(new ApiKeyAlreadyRevoked({ id, revokedAt: at }))
+            return yield* asApiKeysError(new ApiKeyAlreadyRevoked({ id, revokedAt: at }))
           }
           return { id: id as ApiKeyId, revokedAt, files }
         })

@@ -6,28 +6,20 @@
  * server refuses it; with both (read from the config directory, as the
  * daemon reads them) commands go through.
  */
-import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, expect, it } from "vitest"
 import { tlsMaterialOf } from "../../src/deployment/stores.ts"
 import { Redis, redisStoreLayer } from "../../src/store/redis.ts"
 import type { TlsMaterial } from "../../src/store/tlsMaterial.ts"
-import { skippedForWantOfRedis } from "../redisTesting.ts"
-import { freePort } from "../server/daemon.ts"
 import { makeCertificate } from "../server/smtpServer.ts"
+import { describeWithRedisServer, startRedisServer } from "../support/redisServer.ts"
 
-const installed = spawnSync("redis-server", ["--version"]).status === 0
-const required = process.env.CAMPUSGATE_REQUIRE_REDIS === "1"
-if (!installed && !required) skippedForWantOfRedis("Redis over TLS", "redis-server is not installed")
-const suite = installed || required ? describe : describe.skip
-
-let server: ChildProcess
-let port: number
+let server: { readonly port: number; readonly stop: () => void }
 let configDir: string
 
 const ping = (tls: TlsMaterial | undefined) =>
@@ -35,7 +27,7 @@ const ping = (tls: TlsMaterial | undefined) =>
     Effect.scoped(
       Effect.gen(function* () {
         const redis = Context.get(
-          yield* Layer.build(redisStoreLayer({ url: `rediss://127.0.0.1:${port}`, keyPrefix: "tls:", tls })),
+          yield* Layer.build(redisStoreLayer({ url: `rediss://127.0.0.1:${server.port}`, keyPrefix: "tls:", tls })),
           Redis
         )
         return yield* redis.send<string>("PING")
@@ -43,9 +35,8 @@ const ping = (tls: TlsMaterial | undefined) =>
     )
   )
 
-suite("Redis over TLS with a private CA and a client certificate", () => {
+describeWithRedisServer("Redis over TLS with a private CA and a client certificate", () => {
   beforeAll(async () => {
-    port = await freePort()
     configDir = mkdtempSync(join(tmpdir(), "campusgate-redis-tls-"))
     // The server's certificate is its own CA; the client's likewise, trusted by the server.
     const serverCert = await makeCertificate()
@@ -56,44 +47,23 @@ suite("Redis over TLS with a private CA and a client certificate", () => {
     writeFileSync(join(configDir, "client.pem"), clientCert.cert)
     writeFileSync(join(configDir, "client-key.pem"), clientCert.key)
     writeFileSync(join(configDir, "clients-ca.pem"), clientCert.cert)
-    server = spawn(
-      "redis-server",
-      [
-        "--port",
-        "0",
-        "--tls-port",
-        String(port),
-        "--bind",
-        "127.0.0.1",
-        "--tls-cert-file",
-        join(configDir, "server.pem"),
-        "--tls-key-file",
-        join(configDir, "server-key.pem"),
-        "--tls-ca-cert-file",
-        join(configDir, "clients-ca.pem"),
-        "--tls-auth-clients",
-        "yes",
-        "--save",
-        "",
-        "--appendonly",
-        "no"
-      ],
-      { stdio: ["ignore", "pipe", "inherit"] }
-    )
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error("redis-server did not start")), 10_000)
-      server.stdout!.on("data", (data: Buffer) => {
-        if (data.toString().includes("Ready to accept connections")) {
-          clearTimeout(timer)
-          resolve()
-        }
-      })
-    })
+    server = await startRedisServer((port) => [
+      "--port",
+      "0",
+      "--tls-port",
+      String(port),
+      "--tls-cert-file",
+      join(configDir, "server.pem"),
+      "--tls-key-file",
+      join(configDir, "server-key.pem"),
+      "--tls-ca-cert-file",
+      join(configDir, "clients-ca.pem"),
+      "--tls-auth-clients",
+      "yes"
+    ])
   }, 20_000)
 
-  afterAll(() => {
-    server?.kill()
-  })
+  afterAll(() => server?.stop())
 
   it("checks the server against the CA and presents the client certificate; without either it is refused", async () => {
     const material = await Effect.runPromise(
