@@ -28,6 +28,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 import { writeFileAtomic } from "../store/atomicWrite.ts"
 import { withFileLock } from "../store/fileLock.ts"
 import { markOutage } from "../store/outage.ts"
@@ -76,6 +77,49 @@ export const endedIn = (ended: EndedMap, nonce: string, now: number): boolean =>
 
 const listOf = (ended: EndedMap, now: number): ReadonlyArray<EndedSession> =>
   Array.from(stillRunning(ended, now), ([nonce, until]) => ({ nonce, until }))
+
+/**
+ * A shared store's adapter (Redis, PostgreSQL) over what the store does:
+ * `store` records a sign-out for every process, `read` lists the sign-outs
+ * not over at a time, `watch` runs a refresh whenever another process
+ * signed out. The process's view is the store as last read plus its own
+ * sign-outs (a read that started before one may not hold it), so `hasEnded`
+ * answers synchronously. Watching starts before the first read: a sign-out
+ * after the version was read moves it, so the read misses nothing.
+ */
+export const makeSharedEndedSessions = <E, R>(shared: {
+  readonly store: (session: EndedSession, now: number) => Effect.Effect<void, unknown>
+  readonly read: (now: number) => Effect.Effect<EndedMap, E>
+  readonly watch: (refresh: Effect.Effect<void, E>) => Effect.Effect<void, never, R | Scope.Scope>
+}): Effect.Effect<EndedSessionsService, E, R | Scope.Scope> =>
+  Effect.gen(function* () {
+    let view: EndedMap = new Map()
+    let own = new Map<string, number>()
+    const refresh = Effect.flatMap(Clock.currentTimeMillis, shared.read).pipe(
+      Effect.flatMap((ended) =>
+        Effect.sync(() => {
+          view = ended
+        })
+      )
+    )
+    yield* shared.watch(refresh)
+    yield* refresh
+    return {
+      end: (session) =>
+        Effect.gen(function* () {
+          const now = yield* Clock.currentTimeMillis
+          yield* shared.store(session, now)
+          own = stillRunning(own, now)
+          own.set(session.nonce, Math.max(session.until, own.get(session.nonce) ?? 0))
+        }).pipe(Effect.mapError((cause) => new EndedSessionsError({ operation: "end", cause }))),
+      hasEnded: (nonce, now) => endedIn(own, nonce, now) || endedIn(view, nonce, now),
+      list: (now) =>
+        shared.read(now).pipe(
+          Effect.map((ended) => listOf(ended, now)),
+          Effect.mapError((cause) => new EndedSessionsError({ operation: "list", cause }))
+        )
+    }
+  })
 
 const EndedFile = Schema.Struct({ version: Schema.Literal(1), ended: Schema.Record(Schema.String, Schema.Number) })
 const decodeFile = Schema.decodeUnknownSync(Schema.fromJsonString(EndedFile))

@@ -1,29 +1,10 @@
-/**
- * The ended-sessions store's Redis adapter, shared by every daemon: a
- * sorted set (`<prefix>console:ended`, each nonce scored by its token's
- * end). A sign-out drops what is over, adds the session, sets the set to
- * expire with its last session, bumps a version and announces it, in one
- * script. Each daemon keeps the set in memory (so `hasEnded` is
- * synchronous): its own sign-outs at once, the others' when the
- * announcement arrives or its poll sees the version move
- * (`store/redisConfigVersion.ts` `watchVersion`, every `VERSION_POLL_MS`).
- * A failed sign-out is an `EndedSessionsError` (the sign-out answers 503).
- */
-import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redis from "effect/persistence/Redis"
 import type * as Scope from "effect/Scope"
 import { type RedisConnection, RedisKeyPrefix, redisKey } from "../store/redis.ts"
 import { announceLua, watchVersion } from "../store/redisConfigVersion.ts"
-import {
-  type EndedMap,
-  EndedSessions,
-  EndedSessionsError,
-  type EndedSessionsService,
-  endedIn,
-  stillRunning
-} from "./EndedSessions.ts"
+import { type EndedMap, EndedSessions, type EndedSessionsService, makeSharedEndedSessions } from "./EndedSessions.ts"
 
 /** KEYS: the set, the version; ARGV: the channel, the nonce, its end, now (epoch ms). */
 const endSession = Redis.script(
@@ -73,34 +54,11 @@ const makeRedisEndedSessions: Effect.Effect<EndedSessionsService, Redis.RedisErr
         redis.send<ReadonlyArray<unknown>>("ZRANGEBYSCORE", keys.set, `(${now}`, "+inf", "WITHSCORES"),
         scoredMembers
       )
-    // The set as last read, and this daemon's own sign-outs (a read that started before one may not hold it).
-    let view: EndedMap = new Map()
-    let own = new Map<string, number>()
-    const refresh = Effect.flatMap(Clock.currentTimeMillis, read).pipe(
-      Effect.flatMap((ended) =>
-        Effect.sync(() => {
-          view = ended
-        })
-      )
-    )
-    // Watching first: a sign-out after the version was read moves it, so the read below misses nothing.
-    yield* watchVersion(keys, refresh)
-    yield* refresh
-    return {
-      end: ({ nonce, until }) =>
-        Effect.gen(function* () {
-          const now = yield* Clock.currentTimeMillis
-          yield* run(keys.set, keys.version, keys.channel, nonce, until, now)
-          own = stillRunning(own, now)
-          own.set(nonce, Math.max(until, own.get(nonce) ?? 0))
-        }).pipe(Effect.mapError((cause) => new EndedSessionsError({ operation: "end", cause }))),
-      hasEnded: (nonce, now) => endedIn(own, nonce, now) || endedIn(view, nonce, now),
-      list: (now) =>
-        read(now).pipe(
-          Effect.map((ended) => Array.from(stillRunning(ended, now), ([nonce, until]) => ({ nonce, until }))),
-          Effect.mapError((cause) => new EndedSessionsError({ operation: "list", cause }))
-        )
-    }
+    return yield* makeSharedEndedSessions({
+      store: ({ nonce, until }, now) => run(keys.set, keys.version, keys.channel, nonce, until, now),
+      read,
+      watch: (refresh) => watchVersion(keys, refresh)
+    })
   })
 
 /** A sorted set shared by every daemon, each daemon's view kept current while the layer lives. */
