@@ -16,6 +16,7 @@ import { bounded, type Migration, PgClient, type PostgresConnection } from "../s
 import { Job, type JobId } from "./Job.ts"
 import { JobStore, JobStoreError } from "./JobStore.ts"
 import { jobFiles, sweepOrphanFiles } from "./JobStoreFiles.ts"
+import { fileStep, readableJobs } from "./jobQueueState.ts"
 
 export const migrations: ReadonlyArray<Migration> = [
   {
@@ -59,12 +60,6 @@ export const postgresStep =
       (cause) => new JobStoreError({ operation, ...(jobId === undefined ? {} : { jobId }), cause })
     )
 
-const fileStep = <A>(operation: JobStoreError["operation"], jobId: string | undefined, run: () => A) =>
-  Effect.try({
-    try: run,
-    catch: (cause) => new JobStoreError({ operation, ...(jobId === undefined ? {} : { jobId }), cause })
-  })
-
 /** The store over the connection in force, and the file operations the shared queue needs besides. */
 export const makePostgresJobStore = (dataDir: string) =>
   Effect.gen(function* () {
@@ -103,22 +98,11 @@ export const makePostgresJobStore = (dataDir: string) =>
         sql<{ readonly job_id: string; readonly record: unknown }>`select job_id, record from campusgate_jobs`.pipe(
           postgresStep("list"),
           Effect.flatMap((rows) =>
-            Effect.forEach(rows, ({ job_id: jobId, record }) =>
-              Effect.try(() => decodeJob(record)).pipe(
-                Effect.map((job): ReadonlyArray<Job> => [job]),
-                Effect.catch((error) =>
-                  Effect.as(
-                    Effect.logWarning("a job record cannot be read; the job is left alone", {
-                      jobId,
-                      error: String(error)
-                    }),
-                    []
-                  )
-                )
-              )
+            readableJobs(
+              rows.map((row) => [row.job_id, row.record] as const),
+              decodeJob
             )
-          ),
-          Effect.map((jobs) => jobs.flat())
+          )
         ),
       remove: (jobId) =>
         Effect.andThen(

@@ -20,16 +20,11 @@ import { hashEntries, type RedisConnection, RedisKeyPrefix, redisKey } from "../
 import { Job, type JobId } from "./Job.ts"
 import { JobStore, JobStoreError } from "./JobStore.ts"
 import { jobFiles, sweepOrphanFiles } from "./JobStoreFiles.ts"
+import { fileStep, readableJobs } from "./jobQueueState.ts"
 
 const encode = Schema.encodeSync(Schema.fromJsonString(Job))
 export const decodeJob = Schema.decodeUnknownSync(Schema.fromJsonString(Job))
 export const encodeJob = encode
-
-const fileStep = <A>(operation: JobStoreError["operation"], jobId: string | undefined, run: () => A) =>
-  Effect.try({
-    try: run,
-    catch: (cause) => new JobStoreError({ operation, ...(jobId === undefined ? {} : { jobId }), cause })
-  })
 
 /** A Redis step of a job-store operation, its error a `JobStoreError` naming the operation (and job). */
 export const redisStep =
@@ -75,23 +70,7 @@ export const makeRedisJobStore = (dataDir: string) =>
       list: () =>
         redis.send("HGETALL", records).pipe(
           redisStep("list"),
-          Effect.flatMap((reply) =>
-            Effect.forEach([...hashEntries(reply)], ([jobId, text]) =>
-              Effect.try(() => decodeJob(text)).pipe(
-                Effect.map((job): ReadonlyArray<Job> => [job]),
-                Effect.catch((error) =>
-                  Effect.as(
-                    Effect.logWarning("a job record cannot be read; the job is left alone", {
-                      jobId,
-                      error: String(error)
-                    }),
-                    []
-                  )
-                )
-              )
-            )
-          ),
-          Effect.map((jobs) => jobs.flat())
+          Effect.flatMap((reply) => readableJobs(hashEntries(reply), decodeJob))
         ),
       remove: (jobId) =>
         Effect.andThen(

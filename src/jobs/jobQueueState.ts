@@ -7,13 +7,40 @@
  * step). Times that fence work (lease deadlines) are the store's own clock;
  * times of retention and callbacks are the caller's (epoch ms).
  */
-import type * as Effect from "effect/Effect"
+import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type { Job, JobId } from "./Job.ts"
-import type { JobStore, JobStoreError } from "./JobStore.ts"
+import { type JobStore, JobStoreError } from "./JobStore.ts"
 import type { jobFiles } from "./JobStoreFiles.ts"
 
 /** A job's Idempotency-Key as the shared state keeps it: its team and the key. */
+/** A step of a shared store's operation on a job's files, its error a `JobStoreError` naming the operation (and job). */
+export const fileStep = <A>(operation: JobStoreError["operation"], jobId: string | undefined, run: () => A) =>
+  Effect.try({
+    try: run,
+    catch: (cause) => new JobStoreError({ operation, ...(jobId === undefined ? {} : { jobId }), cause })
+  })
+
+/** The jobs of stored records (id, record as stored), decoded; one that cannot be read is left alone, with a warning. */
+export const readableJobs = (
+  records: Iterable<readonly [jobId: string, stored: unknown]>,
+  decode: (stored: unknown) => Job
+): Effect.Effect<ReadonlyArray<Job>> =>
+  Effect.map(
+    Effect.forEach(records, ([jobId, stored]) =>
+      Effect.try(() => decode(stored)).pipe(
+        Effect.map((job): ReadonlyArray<Job> => [job]),
+        Effect.catch((error) =>
+          Effect.as(
+            Effect.logWarning("a job record cannot be read; the job is left alone", { jobId, error: String(error) }),
+            []
+          )
+        )
+      )
+    ),
+    (jobs) => jobs.flat()
+  )
+
 export const idempotencyField = (team: string, key: string): string => `${team}\n${key}`
 
 /** What a submit did: stored the job, found `maxQueued` waiting, or found its Idempotency-Key held by `holder`. */
