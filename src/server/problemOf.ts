@@ -45,7 +45,7 @@ import {
   verificationExpired,
   verificationNotPending
 } from "../api/problems.ts"
-import type { KeysError } from "../app/Keys.ts"
+import type { KeysError } from "../app/KeysError.ts"
 import type { ResourcesError } from "../app/ResourcesError.ts"
 import type { ReviewsError } from "../app/Reviews.ts"
 import type { ValidationError } from "../app/Validation.ts"
