@@ -128,12 +128,16 @@ describe.skipIf(!browserAvailable && !browserRequired)("the drop-in (/verify.js)
       window.addEventListener("message", (event) => window.messages.push({ origin: event.origin, data: event.data }))
     })
 
-  /** The code of the message to `to`, once it arrived. */
+  /**
+   * The code of the message to `to`, once it arrived. A delivery that failed
+   * on a loaded machine is retried after a backoff, so the wait is longer
+   * than one message's usual second.
+   */
   const codeTo = async (to: string) => {
     for (;;) {
       const mail = smtp.received.find((each) => each.to === to)
       if (mail !== undefined) return codeOf(mail)
-      await smtp.waitFor(smtp.received.length + 1)
+      await smtp.waitFor(smtp.received.length + 1, 40_000)
     }
   }
 

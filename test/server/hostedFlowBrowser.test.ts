@@ -79,7 +79,7 @@ describe.skipIf(!browserAvailable && !browserRequired)("the hosted flow in a rea
   const mailTo = async (to: string, before: number) => {
     const started = performance.now()
     for (let seen = before; ; ) {
-      const mails = await smtp.waitFor(seen + 1)
+      const mails = await smtp.waitFor(seen + 1, 40_000)
       const mail = mails.slice(before).find((each) => each.to === to)
       if (mail !== undefined) return { code: codeOf(mail), waitedMs: performance.now() - started }
       seen = mails.length
