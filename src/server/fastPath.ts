@@ -200,7 +200,8 @@ export class FastPath extends Context.Service<
             const result = decision.problem ?? evaluate(endpoint, record.team, text, bytes?.length ?? 0, requestId)
             answer(response, endpoint, record, result, decision, requestId, started)
           }
-          if (decideNow !== undefined) decided(decideNow(record.id, endpoint.bucket, Date.now()))
+          const now = decideNow(record.id, endpoint.bucket, Date.now())
+          if (now !== undefined) decided(now)
           else void Effect.runPromise(decide(record.id, endpoint.bucket)).then(decided)
         })
         return true

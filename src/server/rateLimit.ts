@@ -18,9 +18,11 @@
  * (`decideNow`, used by the fast path) from the same counters; it computes
  * exactly what `RateLimiter.consume` would (test/server/rateLimitMemory.test.ts).
  */
-import type * as Context from "effect/Context"
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as HttpEffect from "effect/http/HttpEffect"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
@@ -30,13 +32,25 @@ import { rateLimitExceeded, type ServiceUnavailable, storeUnavailable, type TooM
 import { countsAcceptedOnly, type RateLimitBucketName, REPLAYED_HEADER, rateLimitBucketOf } from "../api/rateLimits.ts"
 import { Snapshot } from "../app/Snapshot.ts"
 import type { RateLimit } from "../config/Settings.ts"
+import { LeasedBudgets, leaseSize } from "./rateLimitLease.ts"
 import { FixedWindowCounters, rateLimiterLayerMemory, SyncRateLimitCounters } from "./rateLimitMemory.ts"
 
 /** The limiter over a store; the default store is process-local memory (which the fast path reads synchronously). */
 export const rateLimiterLayer = (
   store?: Layer.Layer<RateLimiter.RateLimiterStore>
 ): Layer.Layer<RateLimiter.RateLimiter> =>
-  store === undefined ? rateLimiterLayerMemory : RateLimiter.layer.pipe(Layer.provide(store))
+  store === undefined
+    ? rateLimiterLayerMemory
+    : Layer.merge(
+        RateLimiter.layer,
+        Layer.effect(SharedRateLimitStore, Effect.service(RateLimiter.RateLimiterStore))
+      ).pipe(Layer.provide(store))
+
+/** The shared store the limiter counts in, when it is not this process's memory: budgets are leased from it. */
+export const SharedRateLimitStore = Context.Reference<RateLimiter.RateLimiterStore["Service"] | undefined>(
+  "campusgate/server/SharedRateLimitStore",
+  { defaultValue: () => undefined }
+)
 
 const wholeSeconds = (duration: Duration.Duration): number => Math.max(0, Math.ceil(Duration.toMillis(duration) / 1000))
 
@@ -110,8 +124,12 @@ export interface RateLimitDecider {
   decide(keyId: string, bucket: RateLimitBucketName): Effect.Effect<RateLimitDecision>
   /** Gives one request back to the key's budget in the bucket (a take undone: the count and its window both). */
   giveBack(keyId: string, bucket: RateLimitBucketName): Effect.Effect<void>
-  /** The same, taken at `now` (epoch ms) without an effect: present only when the store is process memory. */
-  readonly decideNow: ((keyId: string, bucket: RateLimitBucketName, now: number) => RateLimitDecision) | undefined
+  /**
+   * The same, taken at `now` (epoch ms) without an effect, when it can be:
+   * always with process memory; with a shared store while this daemon holds
+   * a lease of the budget (`rateLimitLease.ts`), else undefined (then `decide`).
+   */
+  decideNow(keyId: string, bucket: RateLimitBucketName, now: number): RateLimitDecision | undefined
 }
 
 export const makeRateLimitDecider: Effect.Effect<RateLimitDecider, never, RateLimiter.RateLimiter | Snapshot> =
@@ -119,6 +137,7 @@ export const makeRateLimitDecider: Effect.Effect<RateLimitDecider, never, RateLi
     const limiter = yield* RateLimiter.RateLimiter
     const config = yield* Snapshot
     const counters = yield* SyncRateLimitCounters
+    const shared = yield* SharedRateLimitStore
     // `RateLimiter.consume` (fixed window, one token, failing when exceeded), over counters in this process.
     const decideIn = (
       local: FixedWindowCounters,
@@ -150,7 +169,7 @@ export const makeRateLimitDecider: Effect.Effect<RateLimitDecider, never, RateLi
         onExceeded: "fail",
         tokens
       })
-    const decide = (keyId: string, bucket: RateLimitBucketName): Effect.Effect<RateLimitDecision> => {
+    const decideByConsume = (keyId: string, bucket: RateLimitBucketName): Effect.Effect<RateLimitDecision> => {
       const policy = config.current().config.settings.rateLimits[bucket]
       return take(keyId, bucket, policy, 1).pipe(
         Effect.match({
@@ -165,13 +184,110 @@ export const makeRateLimitDecider: Effect.Effect<RateLimitDecider, never, RateLi
     // A take of -1 undoes one: both stores lower the count and shorten the window by one request's share.
     const giveBack = (keyId: string, bucket: RateLimitBucketName): Effect.Effect<void> =>
       Effect.ignore(take(keyId, bucket, config.current().config.settings.rateLimits[bucket], -1))
-    const decideNow =
-      counters === undefined
-        ? undefined
-        : (keyId: string, bucket: RateLimitBucketName, now: number): RateLimitDecision =>
-            decideIn(counters, keyId, bucket, now)
-    return { decide, giveBack, decideNow }
+    if (counters !== undefined)
+      return {
+        decide: decideByConsume,
+        giveBack,
+        decideNow: (keyId, bucket, now) => decideIn(counters, keyId, bucket, now)
+      }
+    if (shared === undefined) return { decide: decideByConsume, giveBack, decideNow: () => undefined }
+    return { ...leasedDecider(shared, config, whenDown), giveBack }
   })
+
+/** A decision from a lease this daemon holds, or undefined. */
+const fromLease = (
+  leases: LeasedBudgets,
+  bucket: RateLimitBucketName,
+  keyId: string,
+  policy: RateLimit,
+  now: number
+): RateLimitDecision | undefined => {
+  const key = `${bucket}:${keyId}`
+  const taken = leases.take(key, policy.requests, now)
+  if (taken !== undefined) return allowed(bucket, policy, taken.remaining, Duration.millis(taken.resetAfterMillis))
+  const refused = leases.refusal(key, policy.requests, now)
+  return refused === undefined ? undefined : exceeded(bucket, policy, Duration.millis(refused))
+}
+
+/**
+ * Decisions over budgets leased from a shared store (`rateLimitLease.ts`):
+ * from the lease while it lasts, else one store step leases the next slice
+ * (what is left of the budget when a whole slice is not), one lease at a
+ * time per key: requests arriving meanwhile wait for it and take from it.
+ */
+const leasedDecider = (
+  store: RateLimiter.RateLimiterStore["Service"],
+  config: Snapshot["Service"],
+  whenDown: (keyId: string, bucket: RateLimitBucketName) => RateLimitDecision
+): Pick<RateLimitDecider, "decide" | "decideNow"> => {
+  const leases = new LeasedBudgets()
+  // The lease being taken per counter key, and what it decided for the requests that waited for it.
+  const leasing = new Map<string, Deferred.Deferred<RateLimitDecision | undefined>>()
+
+  /** Takes `tokens` from the store's window: the count after the take (over the limit: refused, nothing taken) and its time left. */
+  const storeTake = (key: string, policy: RateLimit, tokens: number) =>
+    store.fixedWindow({
+      key,
+      tokens,
+      refillRate: Duration.millis(windowOf(policy).refillRateMillis),
+      limit: policy.requests
+    })
+
+  const lease = (keyId: string, bucket: RateLimitBucketName, policy: RateLimit): Effect.Effect<RateLimitDecision> => {
+    const key = `${bucket}:${keyId}`
+    const limit = policy.requests
+    const kept = (tokens: number, count: number, ttl: number): RateLimitDecision => {
+      leases.keep(key, tokens - 1, count, ttl, limit, Date.now())
+      return allowed(bucket, policy, Math.max(0, limit - count) + tokens - 1, Duration.millis(ttl))
+    }
+    const refused = (ttl: number): RateLimitDecision => {
+      leases.refuse(key, ttl, limit, Date.now())
+      return exceeded(bucket, policy, Duration.millis(ttl))
+    }
+    return Effect.gen(function* () {
+      if (1 > limit) return exceeded(bucket, policy, windowOf(policy).window)
+      const size = leaseSize(limit)
+      const [count, ttl] = yield* storeTake(key, policy, size)
+      if (count <= limit) return kept(size, count, ttl)
+      // Not a whole slice left: what is (the count before the take was `count - size`), else refused.
+      const room = limit - (count - size)
+      if (room <= 0) return refused(ttl)
+      const [after, left] = yield* storeTake(key, policy, room)
+      return after <= limit ? kept(room, after, left) : refused(left)
+    }).pipe(Effect.catch(() => Effect.succeed(whenDown(keyId, bucket))))
+  }
+
+  const decide = (keyId: string, bucket: RateLimitBucketName): Effect.Effect<RateLimitDecision> =>
+    Effect.suspend(() => {
+      const policy = config.current().config.settings.rateLimits[bucket]
+      const now = fromLease(leases, bucket, keyId, policy, Date.now())
+      if (now !== undefined) return Effect.succeed(now)
+      const key = `${bucket}:${keyId}`
+      const pending = leasing.get(key)
+      // Another request is leasing: wait for it; a refusal holds for this request too, a lease is taken from.
+      if (pending !== undefined)
+        return Effect.flatMap(Deferred.await(pending), (refused) =>
+          refused === undefined ? decide(keyId, bucket) : Effect.succeed(refused)
+        )
+      const done = Deferred.makeUnsafe<RateLimitDecision | undefined>()
+      leasing.set(key, done)
+      // Out of the map before the waiters wake, so none of them waits for this lease again.
+      return lease(keyId, bucket, policy).pipe(
+        Effect.onExit((exit) =>
+          Effect.sync(() => {
+            leasing.delete(key)
+            const decision = exit._tag === "Success" ? exit.value : undefined
+            Deferred.doneUnsafe(done, Exit.succeed(decision?.problem === undefined ? undefined : decision))
+          })
+        )
+      )
+    })
+
+  const decideNow = (keyId: string, bucket: RateLimitBucketName, now: number): RateLimitDecision | undefined =>
+    fromLease(leases, bucket, keyId, config.current().config.settings.rateLimits[bucket], now)
+
+  return { decide, decideNow }
+}
 
 /** Whether an answer accepted the request: not a client error (a 429 of the handler's own too), not a replay. */
 const accepted = (response: HttpServerResponse.HttpServerResponse): boolean =>

@@ -5,31 +5,9 @@ import * as Layer from "effect/Layer"
 import * as RateLimiter from "effect/persistence/RateLimiter"
 import * as TestClock from "effect/testing/TestClock"
 import type { RateLimitBucketName } from "../../src/api/rateLimits.ts"
-import type { ConfigSnapshot } from "../../src/app/Snapshot.ts"
-import { Snapshot } from "../../src/app/Snapshot.ts"
-import type { RateLimit } from "../../src/config/Settings.ts"
 import { makeRateLimitDecider, type RateLimitDecision, rateLimiterLayer } from "../../src/server/rateLimit.ts"
 import { FixedWindowCounters } from "../../src/server/rateLimitMemory.ts"
-
-type Limits = Record<RateLimitBucketName, RateLimit>
-
-/** A config holder whose rate limits the test replaces, as a reload would. */
-const configWith = (initial: Limits) => {
-  let snapshot = { config: { settings: { rateLimits: initial } } } as unknown as ConfigSnapshot
-  const layer = Layer.succeed(
-    Snapshot,
-    Snapshot.of({
-      current: () => snapshot,
-      status: () => ({}) as never,
-      reload: () => ({}) as never,
-      catchUp: () => ({}) as never
-    })
-  )
-  const reload = (limits: Limits) => {
-    snapshot = { config: { settings: { rateLimits: limits } } } as unknown as ConfigSnapshot
-  }
-  return { layer, reload }
-}
+import { configWith, type Limits } from "./rateLimitTesting.ts"
 
 /** What a client sees of a decision. */
 const seen = (decision: RateLimitDecision) => ({
@@ -74,12 +52,11 @@ describe("the synchronous memory store", () => {
         const config = configWith(limitsFrom(next))
         const reference = yield* Effect.provide(
           makeRateLimitDecider,
-          Layer.merge(rateLimiterLayer(RateLimiter.layerStoreMemory), config.layer)
+          Layer.merge(RateLimiter.layer.pipe(Layer.provide(RateLimiter.layerStoreMemory)), config.layer)
         )
         const candidate = yield* Effect.provide(makeRateLimitDecider, Layer.merge(rateLimiterLayer(), config.layer))
-        expect(reference.decideNow).toBeUndefined()
-        const decideNow = candidate.decideNow!
-        expect(decideNow).toBeDefined()
+        expect(reference.decideNow("key_a", "validate", 0)).toBeUndefined()
+        const decideNow = candidate.decideNow
         for (let step = 0; step < 120; step++) {
           const action = next(20)
           if (action === 0) config.reload(limitsFrom(next))
@@ -90,7 +67,7 @@ describe("the synchronous memory store", () => {
           // The fast path (synchronous) and the Effect pipeline share the counters.
           const actual =
             next(2) === 0
-              ? decideNow(keyId, bucket, yield* Clock.currentTimeMillis)
+              ? decideNow(keyId, bucket, yield* Clock.currentTimeMillis)!
               : yield* candidate.decide(keyId, bucket)
           expect([seed, step, seen(actual)]).toEqual([seed, step, seen(expected)])
         }
