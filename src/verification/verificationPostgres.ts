@@ -175,6 +175,20 @@ const makePostgresVerificationStore = Effect.gen(function* () {
       read(sql<{ readonly record: unknown }>`select record from campusgate_verification_records order by id`).pipe(
         Effect.map(decoded)
       ),
+    // Keyset pages in id order: each a short query, none holding the table.
+    eachPage: (size, use) =>
+      Effect.gen(function* () {
+        let after = ""
+        while (true) {
+          const rows = yield* read(
+            sql<{ readonly id: string; readonly record: unknown }>`select id, record
+              from campusgate_verification_records where id > ${after} order by id limit ${size}`
+          )
+          if (rows.length > 0) yield* use(decoded(rows))
+          if (rows.length < size) return
+          after = rows[rows.length - 1]!.id
+        }
+      }),
     remove: (id) =>
       // The record's row first, as a replacement locks it: two writes of one record never wait on each other in a circle.
       bounded(

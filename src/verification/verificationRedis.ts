@@ -180,6 +180,30 @@ export const makeRedisVerificationStore: Effect.Effect<VerificationStoreService,
         ),
       byAddress: (addressHash) => read(runOfAddress(records, addressKey(addressHash))).pipe(Effect.map(decoded)),
       list: () => read(redis.send<Array<string>>("HVALS", records)).pipe(Effect.map(decoded)),
+      // HSCAN may answer a field twice (the hash grown meanwhile): the ids seen are kept, the records not.
+      eachPage: (size, use) =>
+        Effect.gen(function* () {
+          const seen = new Set<string>()
+          let cursor = "0"
+          do {
+            const [next, flat] = yield* read(
+              redis.send<[string, Array<string>]>("HSCAN", records, cursor, "COUNT", String(size))
+            )
+            // COUNT is a hint: a reply may hold more than a page.
+            let page: Array<VerificationRecord> = []
+            for (let i = 0; i + 1 < flat.length; i += 2) {
+              if (seen.has(flat[i]!)) continue
+              seen.add(flat[i]!)
+              page.push(decode(flat[i + 1]!))
+              if (page.length === size) {
+                yield* use(page)
+                page = []
+              }
+            }
+            if (page.length > 0) yield* use(page)
+            cursor = next
+          } while (cursor !== "0")
+        }),
       remove: (id) =>
         Effect.gen(function* () {
           const text = yield* redis.send<string | null>("HGET", records, id)

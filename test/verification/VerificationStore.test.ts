@@ -65,6 +65,21 @@ const contract = storeContract("VerificationStore", (layer: () => Layer.Layer<Ve
     }).pipe(Effect.provide(layer()))
   )
 
+  it.effect("hands every record once, a page of at most the size asked at a time", () =>
+    Effect.gen(function* () {
+      const store = yield* VerificationStore
+      const stored = Array.from({ length: 300 }, (_, n) => record(1_000 + n, n.toString(16).padStart(64, "0")))
+      yield* Effect.forEach(stored, (one) => store.insert(one), { discard: true, concurrency: 16 })
+      const pages: Array<ReadonlyArray<VerificationRecord>> = []
+      yield* store.eachPage(64, (page) => Effect.sync(() => void pages.push(page)))
+      expect(pages.every((page) => page.length <= 64)).toBe(true)
+      expect(pages.length).toBeGreaterThanOrEqual(5)
+      const handed = pages.flat()
+      expect(handed.map((one) => one.id).sort()).toEqual(stored.map((one) => one.id))
+      expect(handed.find((one) => one.id === stored[7]!.id)).toEqual(stored[7])
+    }).pipe(Effect.provide(layer()))
+  )
+
   it.effect("decides a limit with the write: of 50 inserts at once of one address, exactly the limit is stored", () =>
     Effect.gen(function* () {
       const store = yield* VerificationStore
