@@ -35,6 +35,8 @@ export const FORMAT_VERSION = 1
 export const ArchiveHeader = Schema.Struct({
   format: Schema.Literal(ARCHIVE_FORMAT),
   formatVersion: Schema.Number,
+  /** Random: names the archive's restores, so restoring it again adds its statistics once. */
+  id: Schema.String,
   campusgate: Schema.String,
   kind: Schema.Literals(["files", "redis", "postgres"]),
   createdAt: Schema.String,
@@ -107,6 +109,7 @@ export const archiveWriter = (
     const opening: ArchiveHeader = {
       format: ARCHIVE_FORMAT,
       formatVersion: FORMAT_VERSION,
+      id: randomBytes(12).toString("hex"),
       campusgate: VERSION,
       kind: header.kind,
       createdAt: new Date().toISOString(),

@@ -11,6 +11,7 @@
  * passphrase, restores nothing; a copy that stops says what it wrote
  * (`CopyStopped`).
  */
+import { randomBytes } from "node:crypto"
 import * as Effect from "effect/Effect"
 import { type ArchiveRead, archiveWriter, readArchive } from "./archive.ts"
 import { type JobsCopied, portsOf, readStore } from "./readStore.ts"
@@ -55,7 +56,7 @@ export const migrateStore = (source: OpenedStore, target: OpenedStore) =>
     Effect.gen(function* () {
       const ports = yield* portsOf(target)
       yield* ensureEmpty(target, ports, "migrate into an empty store, with the daemons stopped")
-      const writer = storeWriter(target, ports, false)
+      const writer = storeWriter(target, ports, { keepExisting: false, copyId: randomBytes(12).toString("hex") })
       yield* readStore(source, "all", writer.put).pipe(
         Effect.andThen(writer.end),
         Effect.mapError((cause) => new CopyStopped("The migration stopped", writer.written(), cause))
@@ -95,7 +96,7 @@ export const restoreStore = (
 ): Effect.Effect<ArchiveRead & { readonly written: Counts }, unknown> =>
   Effect.scoped(
     Effect.gen(function* () {
-      yield* readArchive(file, options.passphrase, () => Effect.void)
+      const { header } = yield* readArchive(file, options.passphrase, () => Effect.void)
       const ports = yield* portsOf(store)
       if (!options.keepExisting) {
         yield* ensureEmpty(
@@ -104,7 +105,7 @@ export const restoreStore = (
           "restore into an emptied store, or with --force to keep what it holds and add the rest"
         )
       }
-      const writer = storeWriter(store, ports, options.keepExisting)
+      const writer = storeWriter(store, ports, { keepExisting: options.keepExisting, copyId: header.id })
       let line = 0
       const read = yield* readArchive(file, options.passphrase, (entry, at) => {
         line = at

@@ -7,11 +7,12 @@
  * such as the store's identity, travels too), and putting jobs into its
  * shared queue. `where` names it for messages, its URL's password hidden.
  */
-import { join } from "node:path"
+import { join, resolve } from "node:path"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redis from "effect/persistence/Redis"
 import type * as Scope from "effect/Scope"
+import { type ConfigLocation, resolveDataDir } from "../../config/loadConfig.ts"
 import { deploymentSecrets } from "../../deployment/secrets.ts"
 import {
   fileAdapters,
@@ -21,6 +22,8 @@ import {
   type StoreAdapters,
   type StoreConnectionError,
   type StoreDirectories,
+  storeSettingsOf,
+  tlsMaterialOf,
   withConnection
 } from "../../deployment/stores.ts"
 import type { Job } from "../../jobs/Job.ts"
@@ -160,3 +163,36 @@ export const openStoreOf = (
       queueJobs: (jobs) => within(JobQueuePostgres.importJobs(jobs))
     }
   })
+
+/** The deployment's directories, as every command resolves them. */
+export const directoriesOf = (location: ConfigLocation): StoreDirectories => ({
+  configDir: resolve(location.configDir),
+  dataDir: resolveDataDir(location)
+})
+
+/**
+ * The store campusgate.yaml (with CAMPUSGATE_REDIS_URL, CAMPUSGATE_DATABASE_URL)
+ * names for `location`, as the daemons run on it; `store.tls` read from the
+ * config directory.
+ */
+export const deploymentSpec = (location: ConfigLocation) =>
+  Effect.gen(function* () {
+    const settings = storeSettingsOf(location)
+    const tls = yield* tlsMaterialOf(settings.tls, resolve(location.configDir))
+    if (settings.kind === "redis" && settings.url !== undefined)
+      return { kind: "redis", url: settings.url, keyPrefix: settings.keyPrefix, tls } satisfies StoreSpec
+    if (settings.kind === "postgres" && settings.url !== undefined)
+      return { kind: "postgres", url: settings.url, tls } satisfies StoreSpec
+    return { kind: "files" } satisfies StoreSpec
+  })
+
+/** Whether two specs name the same store (a copy onto itself). */
+export const sameStore = (
+  a: StoreSpec,
+  b: StoreSpec,
+  aDirectories: StoreDirectories,
+  bDirectories: StoreDirectories
+) =>
+  a.kind === "files"
+    ? b.kind === "files" && resolve(aDirectories.dataDir) === resolve(bDirectories.dataDir)
+    : a.kind === b.kind && a.url === b.url && (a.kind !== "redis" || a.keyPrefix === (b as typeof a).keyPrefix)

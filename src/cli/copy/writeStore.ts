@@ -13,7 +13,9 @@
  * is written too: what it holds with the same id (a resource, a key, an
  * offer's statistics, a team's queue, a verification, a job) stays as it
  * is, the rest is added — so a restore that stopped can be run again to
- * finish, never counting statistics twice.
+ * finish, never counting statistics twice: an offer's statistics are added
+ * once per copy (`copySource`), on top of what daemons still running
+ * counted meanwhile.
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -69,7 +71,20 @@ export interface StoreWriter {
   readonly written: () => Counts
 }
 
-export const storeWriter = (store: OpenedStore, ports: Ports, keepExisting: boolean): StoreWriter => {
+/**
+ * The source under which a copy adds an offer's statistics
+ * (`UsageStore.applyOnce`): a copy run again (a restore finished with
+ * `--force`) adds them once, and counts made meanwhile stay.
+ */
+export const copySource = (copyId: string): string => `copy:${copyId}`
+
+/** A writer into `store`; `copyId` names the copy (an archive's id), so statistics are added once. */
+export const storeWriter = (
+  store: OpenedStore,
+  ports: Ports,
+  options: { readonly keepExisting: boolean; readonly copyId: string }
+): StoreWriter => {
+  const { keepExisting, copyId } = options
   const counts = noCounts()
   let verifications: Array<VerificationRecord> = []
   let job: JobInProgress | undefined
@@ -106,8 +121,11 @@ export const storeWriter = (store: OpenedStore, ports: Ports, keepExisting: bool
     if (current.skipped) return
     yield* createJob(current)
     if (current.results !== undefined) {
-      const { bytes } = current.results
-      yield* Effect.tryPromise(() => bytes.flush()).pipe(Effect.ensuring(Effect.sync(() => bytes.close())))
+      const { bytes, at } = current.results
+      yield* Effect.tryPromise(async () => {
+        bytes.truncate(at)
+        await bytes.flush()
+      }).pipe(Effect.ensuring(Effect.sync(() => bytes.close())))
     }
     yield* store.queueJobs([current.entry.job])
     counts.jobs++
@@ -135,8 +153,8 @@ export const storeWriter = (store: OpenedStore, ports: Ports, keepExisting: bool
           return countEntry(counts, entry)
         }
         case "usage": {
-          if (keepExisting && (yield* ports.usage.get(entry.offerId)) !== undefined) return
-          yield* ports.usage.apply(entry.offerId, fromUsageDelta(entry.delta))
+          // Added once per copy, whatever the store counted meanwhile (daemons up during a restore).
+          yield* ports.usage.applyOnce(entry.offerId, copySource(copyId), 1, fromUsageDelta(entry.delta))
           for (const [source, step] of Object.entries(entry.applied))
             yield* ports.usage.applyOnce(entry.offerId, source, step, emptyUsageState())
           return countEntry(counts, entry)
@@ -188,9 +206,9 @@ export const storeWriter = (store: OpenedStore, ports: Ports, keepExisting: bool
           }
           yield* createJob(current)
           if (current.results === undefined) {
-            const bytes = yield* ports.jobs.open(current.entry.job.jobId, "results")
-            yield* Effect.try(() => bytes.truncate(0))
-            current.results = { bytes, at: 0 }
+            // Written over, not emptied first: a kind that keeps job files in the data directory may
+            // be handed the very file being read (files → redis on one volume); cut to length at the end.
+            current.results = { bytes: yield* ports.jobs.open(current.entry.job.jobId, "results"), at: 0 }
           }
           const results = current.results
           yield* Effect.try(() => results.bytes.write(data, 0, data.length, results.at))

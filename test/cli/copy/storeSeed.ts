@@ -218,6 +218,11 @@ export const contentOf = (store: OpenedStore, jobs: JobsCopied, secrets?: Readon
         }
         if (entry.t === "secret" && secrets !== undefined && !secrets.includes(entry.name)) return
         const encoded = encodeEntry(entry) as Record<string, unknown>
+        // The step a copy adds its statistics under is the copy's, not the store's.
+        if (entry.t === "usage")
+          encoded.applied = Object.fromEntries(
+            Object.entries(entry.applied).filter(([source]) => !source.startsWith("copy:"))
+          )
         // The registers as a digest: a difference stays visible, a failure stays readable.
         if (entry.t === "usage" && entry.delta.hyperLogLog !== null)
           encoded.delta = {
