@@ -90,6 +90,13 @@ export interface VerificationStoreService {
     size: number,
     use: (records: ReadonlyArray<VerificationRecord>) => Effect.Effect<void, E, R>
   ): Effect.Effect<void, E, R>
+  /**
+   * Stores records as they are, each not stored yet (a restore): no limit
+   * checks; a record whose id is stored stays as it is. Answers how many it
+   * stored. Written together where the store can (one statement, one group
+   * commit), so 100k records restore in seconds.
+   */
+  insertAll(records: ReadonlyArray<VerificationRecord>): Effect.Effect<number, VerificationStoreError>
   /** Deletes a record (no error when it is gone). */
   remove(id: string): Effect.Effect<void, VerificationStoreError>
 }
@@ -167,6 +174,18 @@ const storeOver = (
         const refused = breach(record, limits)
         if (refused !== undefined) return Effect.fail(refused)
         return Effect.as(write({ r: record }, "replace", record.id), true)
+      }),
+    insertAll: (records) =>
+      Effect.suspend(() => {
+        const fresh = records.filter((record) => index.latest(record.id) === undefined)
+        // At once: the journal writes them in one group commit.
+        return Effect.as(
+          Effect.forEach(fresh, (record) => write({ r: record }, "insert", record.id), {
+            concurrency: "unbounded",
+            discard: true
+          }),
+          fresh.length
+        )
       }),
     get: (id) => Effect.sync(() => index.get(id)),
     byAddress: (addressHash) => Effect.sync(() => index.byAddress(addressHash)),

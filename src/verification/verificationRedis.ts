@@ -174,6 +174,20 @@ export const makeRedisVerificationStore: Effect.Effect<VerificationStoreService,
       insert: (record, limits = []) =>
         write("insert", record, limits).pipe(Effect.asVoid, Effect.mapError(orStoreError("insert"))),
       replace: (record, limits = []) => write("replace", record, limits).pipe(Effect.mapError(orStoreError("replace"))),
+      insertAll: (all) =>
+        Effect.gen(function* () {
+          if (all.length === 0) return 0
+          const held = yield* redis.send<Array<string | null>>("HMGET", records, ...all.map((record) => record.id))
+          const fresh = all.filter((_, i) => held[i] === null)
+          // Many scripts in flight: the connection pipelines them.
+          // No checks: nothing can be refused.
+          yield* Effect.forEach(
+            fresh,
+            (record) => write("insert", record, []).pipe(Effect.catchTag("LimitExceeded", Effect.die)),
+            { concurrency: 64, discard: true }
+          )
+          return fresh.length
+        }).pipe(Effect.mapError(failed("insert"))),
       get: (id) =>
         read(redis.send<string | null>("HGET", records, id)).pipe(
           Effect.map((text) => (text === null ? undefined : decode(text)))

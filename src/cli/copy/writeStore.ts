@@ -51,8 +51,7 @@ export const holdsData = (ports: Ports) =>
   })
 
 /** Verifications inserted at once. */
-const VERIFICATION_BATCH = 512
-const VERIFICATION_CONCURRENCY = 16
+const VERIFICATION_BATCH = 1_000
 
 interface JobInProgress {
   readonly entry: Extract<StoreEntry, { t: "job" }>
@@ -90,19 +89,15 @@ export const storeWriter = (
   let job: JobInProgress | undefined
   let keyIds: Set<string> | undefined
 
+  // Into an empty store or not, a record already held stays as it is (`insertAll`).
   const flushVerifications = Effect.suspend(() => {
     const batch = verifications
     verifications = []
-    return Effect.forEach(
-      batch,
-      (record) =>
-        Effect.gen(function* () {
-          if (keepExisting && (yield* ports.verifications.get(record.id)) !== undefined) return
-          yield* ports.verifications.insert(record)
-          counts.verifications++
-        }),
-      { discard: true, concurrency: VERIFICATION_CONCURRENCY }
-    )
+    return batch.length === 0
+      ? Effect.void
+      : Effect.map(ports.verifications.insertAll(batch), (stored) => {
+          counts.verifications += stored
+        })
   })
 
   const createJob = (current: JobInProgress) =>
