@@ -149,6 +149,8 @@ export const archiveWriter = (
 export interface ArchiveRead {
   readonly header: ArchiveHeader
   readonly counts: Counts
+  /** Opens the archive's sealed lines: a second read of it need not draw the key again. */
+  readonly open: (sealed: string) => string
 }
 
 const problemOf = (error: unknown): string => {
@@ -163,7 +165,7 @@ const problemOf = (error: unknown): string => {
  */
 export const readArchive = <E>(
   file: string,
-  passphrase: string,
+  passphrase: string | ArchiveRead["open"],
   use: (entry: StoreEntry, line: number) => Effect.Effect<void, E>
 ): Effect.Effect<ArchiveRead, ArchiveError | E | Error> =>
   Effect.gen(function* () {
@@ -237,10 +239,10 @@ export const readArchive = <E>(
         try: () => decodeHeader(raw),
         catch: (error) => new ArchiveError(file, 1, `the header does not decode: ${problemOf(error)}`)
       })
-      const open = yield* Effect.try({
-        try: () => openSealing(header.sealing, passphrase),
-        catch: (error) => error as Error
-      })
+      const open =
+        typeof passphrase === "string"
+          ? yield* Effect.try({ try: () => openSealing(header.sealing, passphrase), catch: (error) => error as Error })
+          : passphrase
       const counts = noCounts()
       while (true) {
         const text = yield* nextLine
@@ -276,7 +278,7 @@ export const readArchive = <E>(
             return yield* Effect.fail(
               new ArchiveError(file, lineNumber, "lines follow the last line: the archive is damaged")
             )
-          return { header, counts: end.counts }
+          return { header, counts: end.counts, open }
         }
         const entry = yield* Effect.try({
           try: () => decodeEntry(tag === "sealed" ? JSON.parse(open(decodeSealed(value).data)) : value),

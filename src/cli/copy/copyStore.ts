@@ -96,7 +96,7 @@ export const restoreStore = (
 ): Effect.Effect<ArchiveRead & { readonly written: Counts }, unknown> =>
   Effect.scoped(
     Effect.gen(function* () {
-      const { header } = yield* readArchive(file, options.passphrase, () => Effect.void)
+      const { header, open } = yield* readArchive(file, options.passphrase, () => Effect.void)
       const ports = yield* portsOf(store)
       if (!options.keepExisting) {
         yield* ensureEmpty(
@@ -107,7 +107,7 @@ export const restoreStore = (
       }
       const writer = storeWriter(store, ports, { keepExisting: options.keepExisting, copyId: header.id })
       let line = 0
-      const read = yield* readArchive(file, options.passphrase, (entry, at) => {
+      const read = yield* readArchive(file, open, (entry, at) => {
         line = at
         return writer.put(entry)
       }).pipe(
