@@ -3,6 +3,7 @@ import { join } from "node:path"
 import { gunzipSync, gzipSync } from "node:zlib"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import { archiveWriter } from "../../../src/cli/copy/archive.ts"
 import { backupStore, migrateStore, restoreStore } from "../../../src/cli/copy/copyStore.ts"
 import { portsOf } from "../../../src/cli/copy/readStore.ts"
 import type { StoreKind } from "../../../src/cli/copy/storeKinds.ts"
@@ -14,7 +15,15 @@ import { toOfferUsage } from "../../../src/stats/UsageState.ts"
 import { postgresAvailable } from "../../postgresTesting.ts"
 import { redisAvailable } from "../../redisTesting.ts"
 import { eligible, MAY_1 } from "../../stats/fixtures.ts"
-import { contentOf, differences, directories, jobIds, openTestStore, seedStore } from "./storeSeed.ts"
+import {
+  contentOf,
+  differences,
+  directories,
+  jobIds,
+  openTestStore,
+  seedStore,
+  verificationRecord
+} from "./storeSeed.ts"
 
 const PASSPHRASE = "correct horse battery staple"
 const listedSecrets = Object.values(deploymentSecrets).map((secret) => secret.name)
@@ -97,6 +106,28 @@ describe.skipIf(!redisAvailable)("campusgate restore refuses what it cannot rest
     const target = yield* openTestStore("redis")
     return { source, file, target }
   })
+
+  it.live("a restore that stops part way says at which line, and what it wrote before", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const target = yield* openTestStore("redis")
+        const file = archiveIn()
+        // A whole archive, but a job's bytes with no job before them: the writing stops there.
+        yield* Effect.scoped(
+          Effect.gen(function* () {
+            const writer = yield* archiveWriter(file, { kind: "files", jobs: "finished", passphrase: PASSPHRASE })
+            yield* writer.put({ t: "resource", kind: "offer", id: "spring", text: "id: spring\n" })
+            yield* writer.put({ t: "verification", record: verificationRecord(1) })
+            yield* writer.put({ t: "jobBytes", file: "input", data: new Uint8Array([1]) })
+            yield* writer.end
+          })
+        )
+        const stopped = yield* Effect.flip(restoreStore(target, file, { passphrase: PASSPHRASE, keepExisting: false }))
+        expect(String(stopped)).toContain(`The restore stopped at line 4 of ${file}: a job's bytes came before its job`)
+        expect(String(stopped)).toContain("Written before it stopped: resources 1, verifications 1")
+      })
+    )
+  )
 
   it.live("a wrong passphrase: told before anything is restored", () =>
     Effect.scoped(
