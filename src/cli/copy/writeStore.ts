@@ -103,6 +103,11 @@ export const storeWriter = (
   const createJob = (current: JobInProgress) =>
     Effect.gen(function* () {
       if (current.created || current.skipped) return
+      const { jobId } = current.entry.job
+      if (current.inputAt !== current.entry.input)
+        return yield* Effect.fail(
+          new Error(`job ${jobId}'s input holds ${current.inputAt} of its ${current.entry.input} bytes`)
+        )
       const upload = current.upload ?? (yield* ports.jobs.stage())
       current.upload = undefined
       yield* ports.jobs.create(current.entry.job, upload)
@@ -122,6 +127,13 @@ export const storeWriter = (
         await bytes.flush()
       }).pipe(Effect.ensuring(Effect.sync(() => bytes.close())))
     }
+    const resultBytes = current.results?.at ?? 0
+    if (resultBytes !== current.entry.results)
+      return yield* Effect.fail(
+        new Error(
+          `job ${current.entry.job.jobId}'s results hold ${resultBytes} of their ${current.entry.results} bytes`
+        )
+      )
     yield* store.queueJobs([current.entry.job])
     counts.jobs++
   })
