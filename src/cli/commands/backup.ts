@@ -7,7 +7,10 @@
  * CAMPUSGATE_BACKUP_PASSPHRASE. Finished jobs travel with `--jobs`.
  * `restore` refuses a store holding records unless `--force`, which keeps
  * what the store holds and adds the rest (the way to finish a restore that
- * stopped). Each prints one JSON line; URLs without their passwords.
+ * stopped). Each prints one JSON line; URLs without their passwords. With
+ * `store.kind: files` the daemon must be stopped: opening the data
+ * directory's stores compacts the verification journal and sweeps staged
+ * uploads, which would pull them from under a running daemon.
  */
 import { readFileSync } from "node:fs"
 import { resolve } from "node:path"
@@ -84,7 +87,7 @@ export const backupCommand = Command.make(
     })
 ).pipe(
   Command.withDescription(
-    "Write the store's keys, resources, statistics, verifications, reviews, sealed secrets and signing keys (and finished jobs) to one archive"
+    "Write the store's keys, resources, statistics, verifications, reviews, sealed secrets and signing keys (and finished jobs) to one archive (with store.kind: files, stop the daemon first: it owns the data directory)"
   )
 )
 
@@ -124,6 +127,6 @@ export const restoreCommand = Command.make(
     })
 ).pipe(
   Command.withDescription(
-    "Restore an archive `campusgate backup` wrote into the store campusgate.yaml names (restart the daemons after: they read the secrets at start)"
+    "Restore an archive `campusgate backup` wrote into the store campusgate.yaml names (with store.kind: files, the daemon stopped; after another deployment's archive, restart the daemons: they read the secrets at start)"
   )
 )
