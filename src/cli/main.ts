@@ -7,6 +7,7 @@ import * as Command from "effect/cli/Command"
 import * as Effect from "effect/Effect"
 import * as Runtime from "effect/Runtime"
 import { VERSION } from "../version.ts"
+import { backupCommand, restoreCommand } from "./commands/backup.ts"
 import { checkCommand } from "./commands/check.ts"
 import { clientsCommand } from "./commands/clients.ts"
 import { dataCommand } from "./commands/data.ts"
@@ -30,7 +31,9 @@ const campusgate = Command.make("campusgate").pipe(
     outboxCommand,
     schemaCommand,
     dataCommand,
-    migrateCommand
+    migrateCommand,
+    backupCommand,
+    restoreCommand
   ])
 )
 

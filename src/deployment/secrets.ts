@@ -5,9 +5,10 @@
  * `store/redisSecret.ts`) or a row in PostgreSQL (daemons sharing it,
  * `store/postgresSecret.ts`). This list is the one place that says which
  * exist: the stores of every kind (`deployment/stores.ts`) read them through it, and
- * `campusgate migrate --to redis|postgres` (`cli/migrateStore.ts`) copies every one,
- * so moving to Redis keeps webhook signatures, verification hashes,
- * unique-email counts and console sessions valid.
+ * `campusgate migrate`, `backup` and `restore` (`cli/copy/storeKinds.ts`) copy every
+ * one a store holds (in a data directory: every one listed here), so moving
+ * between kinds keeps webhook signatures, verification hashes, unique-email
+ * counts and console sessions valid.
  */
 import { randomBytes } from "node:crypto"
 import { join } from "node:path"

@@ -44,6 +44,8 @@ import * as JobQueuePostgres from "../jobs/JobQueuePostgres.ts"
 import * as JobQueueRedis from "../jobs/JobQueueRedis.ts"
 import type { JobStore } from "../jobs/JobStore.ts"
 import * as JobStoreFiles from "../jobs/JobStoreFiles.ts"
+import * as JobStorePostgres from "../jobs/JobStorePostgres.ts"
+import * as JobStoreRedis from "../jobs/JobStoreRedis.ts"
 import { ApiKeyStore } from "../keys/ApiKeyStore.ts"
 import * as ApiKeyPostgres from "../keys/apiKeyPostgres.ts"
 import * as ApiKeyRedis from "../keys/apiKeyRedis.ts"
@@ -126,6 +128,8 @@ export interface StoreAdapters<R> {
   readonly usage: Layer.Layer<UsageStore, UsageStoreError, R>
   /** The job queue with its store (job inputs and results stay in the data directory, whatever the kind). */
   readonly jobs: (options: JobQueueOptions) => Layer.Layer<JobQueue | JobStore, never, R>
+  /** The job store alone, without a queue running jobs (what `backup`, `restore` and `migrate` copy through). */
+  readonly jobStore: Layer.Layer<JobStore, never, R>
   readonly verifications: Layer.Layer<VerificationStore, VerificationStoreError, R>
   readonly signingKeys: Layer.Layer<SigningKeyStore, never, R>
   /** The answers to requests sent with an Idempotency-Key. */
@@ -153,6 +157,7 @@ export const fileAdapters = ({ configDir, dataDir }: StoreDirectories): StoreAda
   reviews: ReviewStore.layerFiles(dataDir),
   usage: UsageStore.layerFiles(dataDir),
   jobs: (options) => JobQueueLocal.layer(options).pipe(Layer.provideMerge(JobStoreFiles.layerFiles(dataDir))),
+  jobStore: JobStoreFiles.layerFiles(dataDir),
   verifications: VerificationStore.layerFiles(dataDir),
   signingKeys: SigningKeyStore.layerFiles(dataDir),
   idempotency: IdempotencyStore.layerFiles(dataDir),
@@ -181,6 +186,7 @@ export const redisAdapters = ({ configDir, dataDir }: StoreDirectories): StoreAd
   reviews: ReviewRedis.layerRedis,
   usage: UsageRedis.layerRedis,
   jobs: (options) => JobQueueRedis.layerRedis({ ...options, dataDir }),
+  jobStore: JobStoreRedis.layerRedis(dataDir),
   verifications: VerificationRedis.layerRedis,
   signingKeys: SigningKeyRedis.layerRedis,
   idempotency: IdempotencyRedis.layerRedis,
@@ -221,6 +227,7 @@ export const postgresAdapters = ({ configDir, dataDir }: StoreDirectories): Stor
   reviews: ReviewPostgres.layerPostgres,
   usage: UsagePostgres.layerPostgres,
   jobs: (options) => JobQueuePostgres.layerPostgres({ ...options, dataDir }),
+  jobStore: JobStorePostgres.layerPostgres(dataDir),
   verifications: VerificationPostgres.layerPostgres,
   signingKeys: SigningKeyPostgres.layerPostgres,
   idempotency: IdempotencyPostgres.layerPostgres,
@@ -234,7 +241,7 @@ export const postgresAdapters = ({ configDir, dataDir }: StoreDirectories): Stor
 })
 
 /** Every adapter of a kind with its connection given: layers that need nothing more. */
-const withConnection = <R>(adapters: StoreAdapters<R>, connection: Context.Context<R>): StoreAdapters<never> => {
+export const withConnection = <R>(adapters: StoreAdapters<R>, connection: Context.Context<R>): StoreAdapters<never> => {
   const given = Layer.provide(Layer.succeedContext(connection))
   const within = <A, E>(effect: Effect.Effect<A, E, R>) => Effect.provide(effect, connection)
   return {
@@ -243,6 +250,7 @@ const withConnection = <R>(adapters: StoreAdapters<R>, connection: Context.Conte
     reviews: given(adapters.reviews),
     usage: given(adapters.usage),
     jobs: (options) => given(adapters.jobs(options)),
+    jobStore: given(adapters.jobStore),
     verifications: given(adapters.verifications),
     signingKeys: given(adapters.signingKeys),
     idempotency: given(adapters.idempotency),

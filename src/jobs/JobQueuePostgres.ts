@@ -230,7 +230,10 @@ export const importJobs = (jobs: ReadonlyArray<Job>): Effect.Effect<void, SqlErr
       const waitingSince = finished ? null : job.status === "running" ? 0 : Date.parse(job.createdAt)
       const expiresAt = finished ? Date.parse(job.expiresAt ?? job.createdAt) : null
       const callbackDue = finished && job.callback !== undefined && !job.callback.delivered ? 0 : null
+      // Over the row the job store's `create` may have made (a copy through the port, `cli/copy/`).
       yield* sql`insert into campusgate_jobs (job_id, record, idempotency_field, waiting_since, expires_at, callback_due)
-        values (${job.jobId}, ${recordText(job)}::jsonb, ${field}, ${waitingSince}, ${expiresAt}, ${callbackDue})`
+        values (${job.jobId}, ${recordText(job)}::jsonb, ${field}, ${waitingSince}, ${expiresAt}, ${callbackDue})
+        on conflict (job_id) do update set record = excluded.record, idempotency_field = excluded.idempotency_field,
+          waiting_since = excluded.waiting_since, expires_at = excluded.expires_at, callback_due = excluded.callback_due`
     }
   })

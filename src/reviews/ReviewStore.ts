@@ -67,6 +67,8 @@ export class ReviewStore extends Context.Service<
     record(batch: QueueBatch, options: RecordOptions): Effect.Effect<void, ReviewStoreError>
     /** A team's queue: its entries (any order, copies) and how many domains it let go. */
     queue(team: string): Effect.Effect<QueueView, ReviewStoreError>
+    /** The teams with a queue (entries or domains let go), in no order: what a backup copies. */
+    teams(): Effect.Effect<ReadonlyArray<string>, ReviewStoreError>
     /** One entry of a team's queue; undefined when the domain is not in it. */
     entry(team: string, domain: string): Effect.Effect<QueueEntry | undefined, ReviewStoreError>
     /** Stores a decision, replacing the team's other decision on the domain, atomically. */
@@ -209,6 +211,7 @@ const storeOver = Effect.fnUntraced(function* (
           ? { entries: [], dropped: 0 }
           : { entries: [...queue.entries.values()].map(copyEntry), dropped: queue.dropped }
       }),
+    teams: () => Effect.sync(() => [...state.teams.keys()]),
     entry: (team, domain) =>
       Effect.sync(() => {
         const entry = state.teams.get(team)?.entries.get(domain)

@@ -124,6 +124,14 @@ const makePostgresReviewStore = Effect.gen(function* () {
   return ReviewStore.of({
     record: (batch, options) =>
       batch.size === 0 ? Effect.void : locked(record(batch, options)).pipe(Effect.mapError(fail("record"))),
+    teams: () =>
+      bounded(
+        sql<{ readonly team: string }>`select team from campusgate_reviews_queue
+          union select team from campusgate_reviews_dropped`
+      ).pipe(
+        Effect.map((rows) => rows.map((row) => row.team)),
+        Effect.mapError(fail("read"))
+      ),
     queue: (team) =>
       bounded(
         Effect.all([

@@ -107,6 +107,9 @@ const entryOf = (text: string): QueueEntry => {
   return { ...entry, days: { ...entry.days } }
 }
 
+/** `text` matched literally by SCAN's MATCH (a key prefix may hold glob characters). */
+const globEscaped = (text: string): string => text.replace(/[*?[\]\\]/g, "\\$&")
+
 /** The adapter's service over the connection in force. */
 const makeRedisReviewStore = Effect.gen(function* () {
   const redis = yield* Redis.Redis
@@ -147,6 +150,25 @@ const makeRedisReviewStore = Effect.gen(function* () {
           entries: [...hashEntries(reply).values()].map(entryOf),
           dropped: dropped === null ? 0 : Number(dropped)
         }
+      }).pipe(Effect.mapError(fail("read"))),
+    teams: () =>
+      Effect.gen(function* () {
+        const queuePrefix = redisKey(prefix, "reviews", "queue", "")
+        const teams = new Set(hashEntries(yield* redis.send("HGETALL", redisKey(prefix, "reviews", "dropped"))).keys())
+        let cursor = "0"
+        do {
+          const [next, keys] = yield* redis.send<[string, Array<string>]>(
+            "SCAN",
+            cursor,
+            "MATCH",
+            `${globEscaped(queuePrefix)}*`,
+            "COUNT",
+            "1000"
+          )
+          for (const key of keys) teams.add(key.slice(queuePrefix.length))
+          cursor = next
+        } while (cursor !== "0")
+        return [...teams]
       }).pipe(Effect.mapError(fail("read"))),
     entry: (team: string, domain: string) =>
       redis.send<string | null>("HGET", redisKey(prefix, "reviews", "queue", team), domain).pipe(

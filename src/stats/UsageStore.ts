@@ -52,6 +52,8 @@ export class UsageStore extends Context.Service<
     get(offerId: string): Effect.Effect<UsageState | undefined, UsageStoreError>
     /** The offers with stored counters. */
     offerIds(): Effect.Effect<ReadonlyArray<string>, UsageStoreError>
+    /** The last step stored of each source the offer's counters were applied once from (what a backup copies). */
+    applied(offerId: string): Effect.Effect<ReadonlyMap<string, number>, UsageStoreError>
   }
 >()("campusgate/stats/UsageStore") {
   /** Counters in memory only: lost when the process ends. */
@@ -138,7 +140,8 @@ const storeOver = Effect.fnUntraced(function* (
         return { state: current.state, applied }
       }),
     get: (offerId) => Effect.sync(() => cloneOrUndefined(offers.get(offerId)?.state)),
-    offerIds: () => Effect.sync(() => [...offers.keys()])
+    offerIds: () => Effect.sync(() => [...offers.keys()]),
+    applied: (offerId) => Effect.sync(() => new Map(offers.get(offerId)?.applied ?? []))
   })
 })
 

@@ -158,6 +158,14 @@ const makePostgresUsageStore = Effect.gen(function* () {
       bounded(sql<{ readonly offer_id: string }>`select offer_id from campusgate_usage_offers order by offer_id`).pipe(
         Effect.map((rows) => rows.map((row) => row.offer_id)),
         Effect.mapError(failed("get"))
+      ),
+    applied: (offerId) =>
+      bounded(
+        sql<{ readonly source: string; readonly step: unknown }>`
+          select source, step from campusgate_usage_steps where offer_id = ${offerId}`
+      ).pipe(
+        Effect.map((rows) => new Map(rows.map((row) => [row.source, asNumber(row.step)] as const))),
+        Effect.mapError(failed("get", offerId))
       )
   })
 })

@@ -15,7 +15,7 @@ import * as NodeRedis from "@effect/platform-node/NodeRedis"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { RESP_TYPES } from "redis"
-import { type RedisConnection, RedisKeyPrefix, redisKey } from "../store/redis.ts"
+import { hashEntries, type RedisConnection, RedisKeyPrefix, redisKey } from "../store/redis.ts"
 import { fromRedisHll, toRedisHll } from "./redisHyperLogLog.ts"
 import type { UsageState } from "./UsageState.ts"
 import { UsageStore, UsageStoreError } from "./UsageStore.ts"
@@ -120,6 +120,15 @@ const makeRedisUsageStore = Effect.gen(function* () {
     offerIds: () =>
       use((client) => client.sendCommand(["SMEMBERS", offers]) as Promise<Array<string>>).pipe(
         Effect.mapError(failed("get"))
+      ),
+    applied: (offerId: string) =>
+      use((client) => client.sendCommand(["HGETALL", keysOf(offerId).applied])).pipe(
+        Effect.mapError(failed("get", offerId)),
+        Effect.map((reply) => {
+          const steps = new Map<string, number>()
+          for (const [source, step] of hashEntries(reply)) if (source !== "") steps.set(source, Number(step))
+          return steps
+        })
       )
   } satisfies UsageStore["Service"]
 })

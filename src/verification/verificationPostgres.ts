@@ -162,6 +162,39 @@ const makePostgresVerificationStore = Effect.gen(function* () {
     shared: true,
     insert: (record, limits = []) => writing(write(record, limits, undefined), "insert").pipe(Effect.asVoid),
     replace: (record, limits = []) => writing(write(record, limits, record.version - 1), "replace"),
+    // One statement: the records not held yet, and their units.
+    insertAll: (records) =>
+      records.length === 0
+        ? Effect.succeed(0)
+        : bounded(
+            sql<{ readonly stored: unknown }>`
+              with input as (
+                select * from jsonb_to_recordset(${JSON.stringify(
+                  records.map((record) => ({
+                    id: record.id,
+                    address_hash: record.addressHash,
+                    version: record.version,
+                    record: encodeRecord(record),
+                    units: unitsOf(record)
+                  }))
+                )}::jsonb) as r(id text, address_hash text, version integer, record jsonb, units jsonb)
+              ),
+              added as (
+                insert into campusgate_verification_records (id, address_hash, version, record)
+                select id, address_hash, version, record from input
+                on conflict (id) do nothing
+                returning id
+              ),
+              units as (
+                insert into campusgate_verification_units (record_id, key, at)
+                select i.id, u.key, u.at from input i join added a on a.id = i.id,
+                  jsonb_to_recordset(i.units) as u(key text, at bigint)
+              )
+              select count(*) as stored from added`
+          ).pipe(
+            Effect.map(([row]) => asNumber(row?.stored ?? 0)),
+            Effect.mapError(failed("insert"))
+          ),
     get: (id) =>
       read(sql<{ readonly record: unknown }>`select record from campusgate_verification_records where id = ${id}`).pipe(
         Effect.map((rows) => (rows[0] === undefined ? undefined : decodeRecord(rows[0].record)))
@@ -175,6 +208,20 @@ const makePostgresVerificationStore = Effect.gen(function* () {
       read(sql<{ readonly record: unknown }>`select record from campusgate_verification_records order by id`).pipe(
         Effect.map(decoded)
       ),
+    // Keyset pages in id order: each a short query, none holding the table.
+    eachPage: (size, use) =>
+      Effect.gen(function* () {
+        let after = ""
+        while (true) {
+          const rows = yield* read(
+            sql<{ readonly id: string; readonly record: unknown }>`select id, record
+              from campusgate_verification_records where id > ${after} order by id limit ${size}`
+          )
+          if (rows.length > 0) yield* use(decoded(rows))
+          if (rows.length < size) return
+          after = rows[rows.length - 1]!.id
+        }
+      }),
     remove: (id) =>
       // The record's row first, as a replacement locks it: two writes of one record never wait on each other in a circle.
       bounded(

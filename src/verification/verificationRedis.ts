@@ -174,12 +174,50 @@ export const makeRedisVerificationStore: Effect.Effect<VerificationStoreService,
       insert: (record, limits = []) =>
         write("insert", record, limits).pipe(Effect.asVoid, Effect.mapError(orStoreError("insert"))),
       replace: (record, limits = []) => write("replace", record, limits).pipe(Effect.mapError(orStoreError("replace"))),
+      insertAll: (all) =>
+        Effect.gen(function* () {
+          if (all.length === 0) return 0
+          const held = yield* redis.send<Array<string | null>>("HMGET", records, ...all.map((record) => record.id))
+          const fresh = all.filter((_, i) => held[i] === null)
+          // Many scripts in flight: the connection pipelines them.
+          // No checks: nothing can be refused.
+          yield* Effect.forEach(
+            fresh,
+            (record) => write("insert", record, []).pipe(Effect.catchTag("LimitExceeded", Effect.die)),
+            { concurrency: 64, discard: true }
+          )
+          return fresh.length
+        }).pipe(Effect.mapError(failed("insert"))),
       get: (id) =>
         read(redis.send<string | null>("HGET", records, id)).pipe(
           Effect.map((text) => (text === null ? undefined : decode(text)))
         ),
       byAddress: (addressHash) => read(runOfAddress(records, addressKey(addressHash))).pipe(Effect.map(decoded)),
       list: () => read(redis.send<Array<string>>("HVALS", records)).pipe(Effect.map(decoded)),
+      // HSCAN may answer a field twice (the hash grown meanwhile): the ids seen are kept, the records not.
+      eachPage: (size, use) =>
+        Effect.gen(function* () {
+          const seen = new Set<string>()
+          let cursor = "0"
+          do {
+            const [next, flat] = yield* read(
+              redis.send<[string, Array<string>]>("HSCAN", records, cursor, "COUNT", String(size))
+            )
+            // COUNT is a hint: a reply may hold more than a page.
+            let page: Array<VerificationRecord> = []
+            for (let i = 0; i + 1 < flat.length; i += 2) {
+              if (seen.has(flat[i]!)) continue
+              seen.add(flat[i]!)
+              page.push(decode(flat[i + 1]!))
+              if (page.length === size) {
+                yield* use(page)
+                page = []
+              }
+            }
+            if (page.length > 0) yield* use(page)
+            cursor = next
+          } while (cursor !== "0")
+        }),
       remove: (id) =>
         Effect.gen(function* () {
           const text = yield* redis.send<string | null>("HGET", records, id)

@@ -5,7 +5,8 @@ import { expect, it } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { migrateInto, postgresTarget, redisTarget } from "../../src/cli/migrateStore.ts"
+import { migrateStore } from "../../src/cli/copy/copyStore.ts"
+import { openStoreOf } from "../../src/cli/copy/storeKinds.ts"
 import { secretsFrom } from "../../src/config/environment.ts"
 import { deploymentSecrets, secretInDataDir, secretInPostgres, secretInRedis } from "../../src/deployment/secrets.ts"
 import { postgresAdapters, postgresMigrations } from "../../src/deployment/stores.ts"
@@ -34,8 +35,8 @@ import { rotate } from "../../src/verification/signing.ts"
 import * as SigningKeyRedis from "../../src/verification/signingKeyRedis.ts"
 import { webhookSecretFor } from "../../src/webhooks/secret.ts"
 import { staged } from "../jobs/jobTesting.ts"
-import { describePostgres, testPostgresLayer } from "../postgresTesting.ts"
-import { currentPrefix, describeRedis, testRedisLayer } from "../redisTesting.ts"
+import { describePostgres, TestDatabase, testPostgresLayer } from "../postgresTesting.ts"
+import { currentPrefix, describeRedis, testRedisLayer, testRedisUrl } from "../redisTesting.ts"
 import { eligible, MAY_1 } from "../stats/fixtures.ts"
 
 /** A data directory (and config directory) as one daemon on files leaves it, with what the checks need. */
@@ -101,14 +102,32 @@ const seedDataDir = () => {
   })
 }
 
+/** `migrate --from files --to redis`, into the test layer's key prefix. */
+const migrateIntoRedis = (configDir: string, dataDir: string) =>
+  Effect.gen(function* () {
+    const keyPrefix = yield* currentPrefix
+    const directories = { configDir, dataDir }
+    const source = yield* openStoreOf({ kind: "files" }, directories)
+    return yield* migrateStore(source, yield* openStoreOf({ kind: "redis", url: testRedisUrl, keyPrefix }, directories))
+  }).pipe(Effect.scoped)
+
+/** `migrate --from files --to postgres`, into the test layer's database. */
+const migrateIntoPostgres = (configDir: string, dataDir: string) =>
+  Effect.gen(function* () {
+    const { url } = yield* TestDatabase
+    const directories = { configDir, dataDir }
+    const source = yield* openStoreOf({ kind: "files" }, directories)
+    return yield* migrateStore(source, yield* openStoreOf({ kind: "postgres", url }, directories))
+  }).pipe(Effect.scoped)
+
 describeRedis("campusgate migrate --from files --to redis", () => {
   it.effect("moves resources, data keys, statistics, signing keys, secrets and jobs, and refuses to run twice", () =>
     Effect.gen(function* () {
       const { configDir, dataDir, key, usage, webhookSecret, noEnvironment, generated, session, signedOut, jobs } =
         yield* seedDataDir()
-      const moved = yield* migrateInto(redisTarget, configDir, dataDir)
+      const moved = yield* migrateIntoRedis(configDir, dataDir)
       expect(moved).toMatchObject({
-        offers: 1,
+        resources: 1,
         apiKeys: 1,
         offersWithStatistics: 1,
         signingKeys: 1,
@@ -156,7 +175,7 @@ describeRedis("campusgate migrate --from files --to redis", () => {
       expect(yield* redis.send("ZRANGE", `${prefix}jobs:waiting`, "0", "-1")).toEqual([jobs[0]!.jobId])
       expect(yield* redis.send("ZRANGE", `${prefix}jobs:expiring`, "0", "-1")).toEqual([jobs[1]!.jobId])
 
-      const again = yield* Effect.flip(migrateInto(redisTarget, configDir, dataDir))
+      const again = yield* Effect.flip(migrateIntoRedis(configDir, dataDir))
       expect(String(again)).toContain("already holds data")
     }).pipe(Effect.provide(Layer.mergeAll(testRedisLayer())))
   )
@@ -167,9 +186,9 @@ describePostgres("campusgate migrate --from files --to postgres", () => {
     Effect.gen(function* () {
       const { configDir, dataDir, key, usage, noEnvironment, generated, session, signedOut, jobs } =
         yield* seedDataDir()
-      const moved = yield* migrateInto(postgresTarget, configDir, dataDir)
+      const moved = yield* migrateIntoPostgres(configDir, dataDir)
       expect(moved).toMatchObject({
-        offers: 1,
+        resources: 1,
         apiKeys: 1,
         offersWithStatistics: 1,
         signingKeys: 1,
@@ -212,7 +231,7 @@ describePostgres("campusgate migrate --from files --to postgres", () => {
         { job_id: jobs[1]!.jobId, waiting: false, expiring: true }
       ])
 
-      const again = yield* Effect.flip(migrateInto(postgresTarget, configDir, dataDir))
+      const again = yield* Effect.flip(migrateIntoPostgres(configDir, dataDir))
       expect(String(again)).toContain("already holds data")
     }).pipe(Effect.provide(testPostgresLayer(postgresMigrations)))
   )

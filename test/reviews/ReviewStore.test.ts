@@ -59,6 +59,7 @@ const contract = storeContract("ReviewStore", (makeLayer: () => Layer.Layer<Revi
       expect(yield* store.queue("team-a")).toEqual({ entries: [], dropped: 0 })
       expect(yield* store.entry("team-a", "x.de")).toBeUndefined()
       expect(yield* store.decisions()).toEqual({ approvals: [], rejections: [] })
+      expect(yield* store.teams()).toEqual([])
     }).pipe(Effect.provide(makeLayer()))
   )
 
@@ -84,6 +85,7 @@ const contract = storeContract("ReviewStore", (makeLayer: () => Layer.Layer<Revi
         candidate: candidate(0.8)
       })
       expect((yield* store.queue("team-b")).entries.map((e) => [e.domain, e.count])).toEqual([["hfmt-hamburg.de", 1]])
+      expect([...(yield* store.teams())].sort()).toEqual(["team-a", "team-b"])
     }).pipe(Effect.provide(makeLayer()))
   )
 

@@ -77,6 +77,25 @@ const contract = storeContract("UsageStore", (makeLayer: () => Layer.Layer<Usage
     }).pipe(Effect.provide(makeLayer()))
   )
 
+  it.effect("lists the last step stored of each source applied once, not the plain applies", () =>
+    Effect.gen(function* () {
+      const store = yield* UsageStore
+      expect(yield* store.applied("o")).toEqual(new Map())
+      yield* store.apply("o", delta(["a@x.edu"], MAY_1))
+      yield* store.applyOnce("o", "job_1", 3, delta(["b@x.edu"], MAY_1))
+      yield* store.applyOnce("o", "job_1", 7, delta(["c@x.edu"], MAY_1))
+      yield* store.applyOnce("o", "daemon_a", 1, delta(["d@x.edu"], MAY_1))
+      expect(yield* store.applied("o")).toEqual(
+        new Map([
+          ["job_1", 7],
+          ["daemon_a", 1]
+        ])
+      )
+      yield* store.forget("o", "job_1")
+      expect(yield* store.applied("o")).toEqual(new Map([["daemon_a", 1]]))
+    }).pipe(Effect.provide(makeLayer()))
+  )
+
   it.effect("answers copies: changing one does not change the store", () =>
     Effect.gen(function* () {
       const store = yield* UsageStore

@@ -65,6 +65,40 @@ const contract = storeContract("VerificationStore", (layer: () => Layer.Layer<Ve
     }).pipe(Effect.provide(layer()))
   )
 
+  it.effect("inserts many at once, as they are, leaving a record already held as it is; their limits count", () =>
+    Effect.gen(function* () {
+      const store = yield* VerificationStore
+      yield* store.insert({ ...record(3), attempts: 2 })
+      const many = Array.from({ length: 40 }, (_, n) => ({ ...record(n), messagesAt: [5_000 + n] }))
+      expect(yield* store.insertAll(many)).toBe(39)
+      expect(yield* store.insertAll([])).toBe(0)
+      expect((yield* store.get(record(3).id))?.attempts).toBe(2)
+      expect(yield* store.get(many[7]!.id)).toEqual(many[7])
+      expect(yield* store.byAddress("a".repeat(64))).toHaveLength(40)
+      // The units the records carry count toward a later write's limit.
+      const key = `mailbox:${"a".repeat(64)}`
+      const refused = yield* Effect.flip(
+        store.insert({ ...record(99), messagesAt: [9_000] }, [{ key, max: 39, since: 0 }])
+      )
+      expect(refused).toMatchObject({ _tag: "LimitExceeded" })
+    }).pipe(Effect.provide(layer()))
+  )
+
+  it.effect("hands every record once, a page of at most the size asked at a time", () =>
+    Effect.gen(function* () {
+      const store = yield* VerificationStore
+      const stored = Array.from({ length: 300 }, (_, n) => record(1_000 + n, n.toString(16).padStart(64, "0")))
+      yield* Effect.forEach(stored, (one) => store.insert(one), { discard: true, concurrency: 16 })
+      const pages: Array<ReadonlyArray<VerificationRecord>> = []
+      yield* store.eachPage(64, (page) => Effect.sync(() => void pages.push(page)))
+      expect(pages.every((page) => page.length <= 64)).toBe(true)
+      expect(pages.length).toBeGreaterThanOrEqual(5)
+      const handed = pages.flat()
+      expect(handed.map((one) => one.id).sort()).toEqual(stored.map((one) => one.id))
+      expect(handed.find((one) => one.id === stored[7]!.id)).toEqual(stored[7])
+    }).pipe(Effect.provide(layer()))
+  )
+
   it.effect("decides a limit with the write: of 50 inserts at once of one address, exactly the limit is stored", () =>
     Effect.gen(function* () {
       const store = yield* VerificationStore
