@@ -3,8 +3,9 @@
  * fault proxy (`loseReplies`: the server commits, the connection drops
  * before its answer arrives): a verification inserted or replaced is
  * answered as written (not as an outage, which its retry would then find
- * no longer pending), and a job submitted is answered as created and stored
- * once.
+ * no longer pending), a job submitted is answered as created and stored
+ * once, and an Idempotency-Key claimed is this request's (not a claim that
+ * refuses its retry as still running for minutes).
  */
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -14,6 +15,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { TeamId } from "../../src/domain/Identifiers.ts"
 import type { VerificationId, VerificationRecord } from "../../src/domain/Verification.ts"
+import { IdempotencyStore } from "../../src/idempotency/IdempotencyStore.ts"
+import * as IdempotencyPostgres from "../../src/idempotency/idempotencyPostgres.ts"
 import { newJobFor } from "../../src/jobs/JobQueue.ts"
 import * as JobQueuePostgres from "../../src/jobs/JobQueuePostgres.ts"
 import type { StagedUpload } from "../../src/jobs/JobStore.ts"
@@ -112,6 +115,34 @@ describePostgres("a PostgreSQL write whose reply is lost", () => {
       expect(outcome).toEqual({ outcome: "created" })
       const rows = yield* rowsOf<{ job_id: string }>(direct, "select job_id from campusgate_jobs")
       expect(rows).toEqual([{ job_id: job.jobId }])
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("answers an Idempotency-Key claimed, released and answered as done", () =>
+    Effect.gen(function* () {
+      const { proxy, url } = yield* throughProxy
+      const store = IdempotencyPostgres.layerPostgres.pipe(
+        Layer.provide(postgresStoreLayer({ url, migrations: IdempotencyPostgres.migrations })),
+        Layer.orDie
+      )
+      yield* Effect.gen(function* () {
+        const keys = yield* IdempotencyStore
+        const now = Date.now()
+        /** `effect` with the reply tagged `tag` (its statement's) lost. */
+        const lose = <A, E>(tag: string, effect: Effect.Effect<A, E>) =>
+          Effect.gen(function* () {
+            const lost = proxy.loseReplies((chunk) => chunk.includes(`${tag}\0`))
+            const result = yield* effect
+            yield* Effect.promise(() => lost)
+            return result
+          })
+        expect(yield* lose("SELECT 1", keys.claim("k", "request-a", now, now + 60_000))).toBeUndefined()
+        yield* lose("DELETE 1", keys.release("k", "request-a", now + 60_000))
+        // Released: the retry claims it.
+        expect(yield* keys.claim("k", "request-a", now, now + 60_000)).toBeUndefined()
+        yield* lose("INSERT 0 1", keys.answer("k", "request-a", { status: 201, headers: {}, body: "" }, now + 60_000))
+        expect(yield* keys.claim("k", "request-a", now, now + 60_000)).toMatchObject({ state: "answered" })
+      }).pipe(Effect.provide(store))
     }).pipe(Effect.scoped)
   )
 })
