@@ -4,7 +4,8 @@
  * before its answer arrives): a verification inserted or replaced is
  * answered as written (not as an outage, which its retry would then find
  * no longer pending), a job submitted is answered as created and stored
- * once, and an Idempotency-Key claimed is this request's (not a claim that
+ * once, a resource created as created (not refused on its retry as already
+ * there), and an Idempotency-Key claimed is this request's (not a claim that
  * refuses its retry as still running for minutes).
  */
 import { mkdtempSync } from "node:fs"
@@ -20,7 +21,10 @@ import * as IdempotencyPostgres from "../../src/idempotency/idempotencyPostgres.
 import { newJobFor } from "../../src/jobs/JobQueue.ts"
 import * as JobQueuePostgres from "../../src/jobs/JobQueuePostgres.ts"
 import type { StagedUpload } from "../../src/jobs/JobStore.ts"
+import { ResourceStore } from "../../src/resources/ResourceStore.ts"
+import * as ResourcePostgres from "../../src/resources/resourcePostgres.ts"
 import { PgClient, postgresClientLayer, postgresStoreLayer } from "../../src/store/postgres.ts"
+import * as ConfigVersion from "../../src/store/postgresConfigVersion.ts"
 import { VerificationStore } from "../../src/verification/VerificationStore.ts"
 import * as VerificationPostgres from "../../src/verification/verificationPostgres.ts"
 import { describePostgres, testDatabase, testPostgresUrl } from "../postgresTesting.ts"
@@ -142,6 +146,31 @@ describePostgres("a PostgreSQL write whose reply is lost", () => {
         expect(yield* keys.claim("k", "request-a", now, now + 60_000)).toBeUndefined()
         yield* lose("INSERT 0 1", keys.answer("k", "request-a", { status: 201, headers: {}, body: "" }, now + 60_000))
         expect(yield* keys.claim("k", "request-a", now, now + 60_000)).toMatchObject({ state: "answered" })
+      }).pipe(Effect.provide(store))
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("answers a resource created and removed as done", () =>
+    Effect.gen(function* () {
+      const { proxy, url, direct } = yield* throughProxy
+      const store = ResourcePostgres.layerPostgres.pipe(
+        Layer.provide(
+          postgresStoreLayer({ url, migrations: [...ConfigVersion.migrations, ...ResourcePostgres.migrations] })
+        ),
+        Layer.orDie
+      )
+      yield* Effect.gen(function* () {
+        const resources = yield* ResourceStore
+        const lost = proxy.loseReplies(isCommitReply)
+        expect(yield* resources.write("targetGroup", "g", "id: g\n", null)).toBe(true)
+        yield* Effect.promise(() => lost)
+        expect(yield* rowsOf<{ id: string }>(direct, "select id from campusgate_resources").pipe(Effect.orDie)).toEqual(
+          [{ id: "g" }]
+        )
+        const lostAgain = proxy.loseReplies(isCommitReply)
+        yield* resources.remove("targetGroup", "g")
+        yield* Effect.promise(() => lostAgain)
+        expect(yield* resources.read("targetGroup", "g")).toBeUndefined()
       }).pipe(Effect.provide(store))
     }).pipe(Effect.scoped)
   )
