@@ -95,6 +95,7 @@ describePostgres("two daemons on PostgreSQL through a faulty network", () => {
       await Promise.race([proxy.loseReplies(isCommitReply, 2), sleep(1500)])
     }
     // Connections dropped mid-traffic, a few times.
+    traffic.cutting(true)
     for (let round = 0; round < 4; round++) {
       proxy.drop()
       await sleep(400)
@@ -103,6 +104,7 @@ describePostgres("two daemons on PostgreSQL through a faulty network", () => {
     proxy.partition()
     await sleep(10_000)
     proxy.heal()
+    traffic.cutting(false)
     await sleep(4000)
     await traffic.stop()
 

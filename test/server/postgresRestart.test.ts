@@ -76,6 +76,7 @@ const outage = async (
   const before = await submit(daemons[0]!, randomUUID())
   expect(before.status).toBe(202)
   await sleep(1500)
+  traffic.cutting(true)
   await away()
   // While it is away: a write is refused 503 with Retry-After.
   const refused = await call(daemons[1]!, "POST", "/api/v1/target-groups", {
@@ -88,6 +89,7 @@ const outage = async (
   const during = submit(daemons[1]!, randomUUID())
   await sleep(1500)
   await back()
+  traffic.cutting(false)
   const backAt = performance.now()
   expect((await during).status).toBe(202)
   // Served again by both daemons, neither restarted.
