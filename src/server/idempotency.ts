@@ -8,7 +8,8 @@
  * store cannot record when the request ends (the store away) is recorded
  * in the background once it is back, as is giving up a claim whose taking
  * failed (it may be stored all the same): a retry is then refused as still
- * running only while the store is away, not for the claim's five minutes.
+ * running only while the store is away, not for the claim's five minutes
+ * (at most 1,000 such ends wait at once; beyond, a claim lapses by itself).
  */
 import { createHash } from "node:crypto"
 import * as Effect from "effect/Effect"
@@ -68,6 +69,8 @@ const stillRunning = conflict("A request with this Idempotency-Key is still runn
 
 /** How often a claim's end the store could not record is asked again. */
 const SETTLE_RETRY = "1 second"
+/** Claims' ends waiting for the store at most (a long outage under heavy traffic); beyond, a claim lapses by itself. */
+const MAX_WAITING_SETTLES = 1000
 
 export const IdempotencyLive = Layer.effect(
   Idempotency,
@@ -75,13 +78,19 @@ export const IdempotencyLive = Layer.effect(
     const store = yield* IdempotencyStore
     const scope = yield* Effect.scope
     /** `settle` (a claim's end) asked again in the background while the claim it ends would hold. */
+    let waiting = 0
     const settleLater = (settle: Effect.Effect<void, unknown>, until: number) =>
-      settle.pipe(
-        Effect.retry({ schedule: Schedule.spaced(SETTLE_RETRY), while: () => Date.now() < until }),
-        Effect.ignore,
-        Effect.forkIn(scope),
-        Effect.asVoid
-      )
+      Effect.suspend(() => {
+        if (waiting >= MAX_WAITING_SETTLES) return Effect.void
+        waiting++
+        return settle.pipe(
+          Effect.retry({ schedule: Schedule.spaced(SETTLE_RETRY), while: () => Date.now() < until }),
+          Effect.ignore,
+          Effect.ensuring(Effect.sync(() => waiting--)),
+          Effect.forkIn(scope),
+          Effect.asVoid
+        )
+      })
     return Idempotency.of((httpEffect) =>
       Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
