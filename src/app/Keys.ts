@@ -53,6 +53,7 @@ import {
   ScopesNotHeld
 } from "./KeysError.ts"
 import { type ReloadOutcome, Snapshot } from "./Snapshot.ts"
+import { isStoreUnreadable } from "./sources.ts"
 
 /** The key making a request: its id, team and scopes (the HTTP `Caller`). */
 export interface KeyHolder {
@@ -307,13 +308,30 @@ export class Keys extends Context.Service<Keys, KeysService>()("campusgate/app/K
         }
       })
     const reload = options.reload === undefined ? undefined : coalesced(options.reload)
-    /** Makes the stored change serve here now; a rejected reload runs `rejected`, which undoes what it can and fails. */
+    /**
+     * Makes the stored change serve here now; a rejected reload runs
+     * `rejected`, which undoes what it can and fails. A reload that could not
+     * read a store (it went away after the change) checked nothing: that
+     * failure is the store's outage (503, to retry), not a rejected change.
+     */
     const serve = (rejected: (problems: ReadonlyArray<string>) => Effect.Effect<never, KeysError>) =>
       reload === undefined
         ? Effect.void
-        : Effect.flatMap(reload, (outcome) =>
-            outcome.ok ? Effect.void : rejected(outcome.problems.map(formatProblem))
-          )
+        : Effect.flatMap(reload, (outcome) => {
+            if (outcome.ok) return Effect.void
+            const undone = rejected(outcome.problems.map(formatProblem))
+            const unreadable = outcome.problems.find(isStoreUnreadable)
+            if (unreadable === undefined) return undone
+            return Effect.catch(undone, (error) =>
+              error.reason._tag === "KeyChangeNotApplied"
+                ? fail(
+                    new KeyStoreUnavailable({
+                      detail: `${error.reason.detail} A store cannot be read now (${unreadable.message}); try again later.`
+                    })
+                  )
+                : Effect.fail(error)
+            )
+          })
     const records = Effect.map(store.list, recordsOf)
 
     const createFor = (caller: KeyHolder, request: NewApiKeyRequest, at?: number) =>

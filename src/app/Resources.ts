@@ -44,6 +44,7 @@ import {
 } from "./ResourcesError.ts"
 import { patchedOffer, patchedTargetGroup, versionOf } from "./resourceChanges.ts"
 import { type ConfigSnapshot, Snapshot } from "./Snapshot.ts"
+import { isStoreUnreadable } from "./sources.ts"
 import { visibleOffer, visibleTargetGroup } from "./visibility.ts"
 
 /** Where a resource is defined: `config` (read-only through the API) or `api` (the resource store). */
@@ -215,6 +216,15 @@ const storeAndReload = Effect.fnUntraced(function* (
   const restore = before === undefined ? store.remove(kind, id) : store.write(kind, id, before.text)
   yield* restore.pipe(Effect.catch(storeUnavailable))
   yield* snapshots.reload()
+  // A store that could not be read (it went away after the write) checked nothing: the change is undone, to retry.
+  const unreadable = outcome.problems.find(isStoreUnreadable)
+  if (unreadable !== undefined) {
+    return yield* fail(
+      new ResourceStoreUnavailable({
+        detail: `The change could not be checked, as a store cannot be read now (${unreadable.message}); nothing was changed. Try again later.`
+      })
+    )
+  }
   return yield* fail(new ChangeNotApplied({ problems: outcome.problems.map(formatProblem) }))
 })
 

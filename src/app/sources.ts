@@ -41,9 +41,18 @@ export interface DirectoryStores {
   readonly reviews?: ReviewStore["Service"] | undefined
 }
 
+/** The problems that say a store could not be read (it is away), not that the configuration is wrong. */
+const storeProblems = new WeakSet<object>()
+
+/** Whether `problem` says a store could not be read: a reload to try again once it answers, not a bad change. */
+export const isStoreUnreadable = (problem: object): boolean => storeProblems.has(problem)
+
 /** A store that cannot be read fails the load, like a broken file: the last good snapshot keeps serving. */
-const unreadable = (path: string) => (error: { readonly message: string }) =>
-  Effect.fail<ConfigLoad>({ ok: false, problems: [{ path, message: error.message }] })
+const unreadable = (path: string) => (error: { readonly message: string }) => {
+  const problem = { path, message: error.message }
+  storeProblems.add(problem)
+  return Effect.fail<ConfigLoad>({ ok: false, problems: [problem] })
+}
 
 /** A config directory (read-mostly, kept in git) with what the stores hold. */
 export const directorySource = (location: ConfigLocation, stores: DirectoryStores = {}): SnapshotSource => {

@@ -145,7 +145,7 @@ export interface StoreAdapters<R> {
   /** The key of the unique-email hash (made on first use: statistics may be off). */
   readonly statsKey: (secrets: Secrets) => Effect.Effect<HashKey, UsageStoreError | StoreConnectionError, R>
   /** Runs `reload` whenever another daemon changed what feeds the configuration (nothing with files). */
-  readonly watch: (reload: Effect.Effect<void>) => Effect.Effect<void, never, R | Scope.Scope>
+  readonly watch: (reload: Effect.Effect<void, unknown>) => Effect.Effect<void, never, R | Scope.Scope>
   /** The version of what feeds the configuration, which other daemons bump (undefined with files: no other writer). */
   readonly configVersion: Effect.Effect<string | undefined, StoreConnectionError, R> | undefined
 }
@@ -361,7 +361,7 @@ export interface Stores {
   /** Console sessions ended by signing out. */
   readonly endedSessions: EndedSessions["Service"]
   /** Runs `reload` whenever another daemon changed what feeds the configuration (nothing with files). */
-  readonly watch: (reload: Effect.Effect<void>) => Effect.Effect<void, never, Scope.Scope>
+  readonly watch: (reload: Effect.Effect<void, unknown>) => Effect.Effect<void, never, Scope.Scope>
   /** The version of what feeds the configuration, which other daemons bump (undefined with files). */
   readonly configVersion: Effect.Effect<string | undefined, StoreConnectionError> | undefined
 }

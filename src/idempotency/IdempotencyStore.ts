@@ -82,8 +82,13 @@ export interface IdempotencyStoreService {
     answer: StoredAnswer,
     expiresAt: number
   ): Effect.Effect<void, IdempotencyStoreError>
-  /** Gives the claim up (the request was refused: there is nothing to replay, a retry runs again). */
-  release(key: string, fingerprint: string): Effect.Effect<void, IdempotencyStoreError>
+  /**
+   * Gives up the claim this request took (`fingerprint`, held until
+   * `until`): the request was refused, there is nothing to replay, a retry
+   * runs again. A claim another request took since is left alone, so a
+   * release asked again (its first reply lost) never frees a later claim.
+   */
+  release(key: string, fingerprint: string, until: number): Effect.Effect<void, IdempotencyStoreError>
 }
 
 /** The record as it counts at `now`: undefined when it has lapsed. */
@@ -106,10 +111,10 @@ const makeMemory = (): IdempotencyStoreService => {
       Effect.sync(() => {
         records.set(key, { state: "answered", fingerprint, expiresAt, answer })
       }),
-    release: (key, fingerprint) =>
+    release: (key, fingerprint, until) =>
       Effect.sync(() => {
         const held = records.get(key)
-        if (held?.state === "running" && held.fingerprint === fingerprint) records.delete(key)
+        if (held?.state === "running" && held.fingerprint === fingerprint && held.until === until) records.delete(key)
       })
   }
 }
@@ -169,9 +174,10 @@ const makeFiles = (dataDir: string) =>
             writeFileAtomicAsync(fileOf(key), encodeRecord({ state: "answered", fingerprint, expiresAt, answer })),
           catch: failed("answer")
         }).pipe(Effect.ensuring(Effect.sync(() => running.delete(key)))),
-      release: (key, fingerprint) =>
+      release: (key, fingerprint, until) =>
         Effect.sync(() => {
-          if (running.get(key)?.fingerprint === fingerprint) running.delete(key)
+          const held = running.get(key)
+          if (held?.fingerprint === fingerprint && held.until === until) running.delete(key)
         })
     } satisfies IdempotencyStoreService
   })

@@ -6,11 +6,16 @@
  * leaves a claim that lapses by itself; an answer replaces it, kept for its
  * day; a release deletes the claim only while it is the releasing
  * request's. Rows past their time hold nothing and are swept as claims go.
+ * A write whose reply was lost (the connection dropped as it committed) is
+ * settled by asking whether the row is as it wrote it
+ * (`store/postgresLostReply.ts`): a claim the server kept is this
+ * request's, not a running one that refuses its retry for minutes.
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { bounded, type Migration, PgClient, type PostgresConnection } from "../store/postgres.ts"
+import { settlingLostReply } from "../store/postgresLostReply.ts"
 import {
   IdempotencyRecord,
   IdempotencyStore,
@@ -50,9 +55,16 @@ const makePostgresIdempotencyStore = Effect.gen(function* () {
     ++claims % SWEEP_EVERY === 0
       ? Effect.ignore(bounded(sql`delete from campusgate_idempotency where holds_until <= ${now}`))
       : Effect.void
+  /** Whether `key`'s row holds `record` (JSON) as written: a write of it whose reply was lost was committed. */
+  const holds = (key: string, record: string) =>
+    sql<{ readonly ours: boolean }>`
+      select record = ${record}::jsonb as ours from campusgate_idempotency where key = ${key}`.pipe(
+      Effect.map(([row]) => row?.ours === true)
+    )
   const attempt = (key: string, claim: string, now: number, until: number) =>
-    bounded(
-      sql<{ readonly claimed: boolean; readonly held: unknown }>`
+    settlingLostReply(
+      bounded(
+        sql<{ readonly claimed: boolean; readonly held: unknown }>`
         with claimed as (
           insert into campusgate_idempotency (key, record, holds_until)
           values (${key}, ${claim}::jsonb, ${until})
@@ -62,6 +74,9 @@ const makePostgresIdempotencyStore = Effect.gen(function* () {
         )
         select exists (select 1 from claimed) as claimed,
           (select record from campusgate_idempotency where key = ${key}) as held`
+      ),
+      holds(key, claim),
+      [{ claimed: true, held: null }]
     )
   const store: IdempotencyStoreService = {
     claim: (key, fingerprint, now, until) =>
@@ -78,16 +93,25 @@ const makePostgresIdempotencyStore = Effect.gen(function* () {
       }).pipe(Effect.mapError(failed("claim"))),
     answer: (key, fingerprint, answer, expiresAt) => {
       const record = JSON.stringify(encodeRecord({ state: "answered", fingerprint, expiresAt, answer }))
-      return bounded(
-        sql`insert into campusgate_idempotency (key, record, holds_until) values (${key}, ${record}::jsonb, ${expiresAt})
-          on conflict (key) do update set record = excluded.record, holds_until = excluded.holds_until`
-      ).pipe(Effect.asVoid, Effect.mapError(failed("answer")))
+      return settlingLostReply(
+        bounded(
+          sql`insert into campusgate_idempotency (key, record, holds_until) values (${key}, ${record}::jsonb, ${expiresAt})
+            on conflict (key) do update set record = excluded.record, holds_until = excluded.holds_until`
+        ).pipe(Effect.asVoid),
+        holds(key, record),
+        undefined
+      ).pipe(Effect.mapError(failed("answer")))
     },
-    release: (key, fingerprint) =>
-      bounded(
-        sql`delete from campusgate_idempotency
-          where key = ${key} and record->>'state' = 'running' and record->>'fingerprint' = ${fingerprint}`
-      ).pipe(Effect.asVoid, Effect.mapError(failed("release")))
+    release: (key, fingerprint, until) => {
+      const claim = JSON.stringify(encodeRecord({ state: "running", fingerprint, until }))
+      return settlingLostReply(
+        bounded(sql`delete from campusgate_idempotency where key = ${key} and record = ${claim}::jsonb`).pipe(
+          Effect.asVoid
+        ),
+        Effect.map(holds(key, claim), (held) => !held),
+        undefined
+      ).pipe(Effect.mapError(failed("release")))
+    }
   }
   return store
 })

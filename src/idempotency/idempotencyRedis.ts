@@ -30,13 +30,16 @@ return redis.call('GET', KEYS[1])`
 }).withReturnType<string | null>()
 
 /** KEYS: the record; ARGV: the fingerprint: deletes a running claim of that request. */
-const releaseScript = Redis.script((...args: [key: string, fingerprint: string]) => args, {
+const releaseScript = Redis.script((...args: [key: string, fingerprint: string, until: string]) => args, {
   numberOfKeys: 1,
   lua: `
 local held = redis.call('GET', KEYS[1])
 if not held then return 0 end
 local record = cjson.decode(held)
-if record.state == 'running' and record.fingerprint == ARGV[1] then redis.call('DEL', KEYS[1]) return 1 end
+if record.state == 'running' and record.fingerprint == ARGV[1] and record['until'] == tonumber(ARGV[2]) then
+  redis.call('DEL', KEYS[1])
+  return 1
+end
 return 0`
 }).withReturnType<number>()
 
@@ -68,8 +71,8 @@ const makeRedisIdempotencyStore: Effect.Effect<IdempotencyStoreService, never, R
           String(Math.max(1, Math.ceil(expiresAt - Date.now())))
         )
         .pipe(Effect.asVoid, Effect.mapError(failed("answer"))),
-    release: (key, fingerprint) =>
-      release(recordKey(key), fingerprint).pipe(Effect.asVoid, Effect.mapError(failed("release")))
+    release: (key, fingerprint, until) =>
+      release(recordKey(key), fingerprint, String(until)).pipe(Effect.asVoid, Effect.mapError(failed("release")))
   }
 })
 

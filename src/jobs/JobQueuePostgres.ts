@@ -7,7 +7,9 @@
  * - a submit takes a transaction-scoped advisory lock, so that the count of
  *   waiting jobs (`maxQueued`) and the Idempotency-Key (a unique column)
  *   are decided one submit at a time across daemons, and announces the job
- *   with `NOTIFY` (delivered at commit) to every daemon's `LISTEN`;
+ *   with `NOTIFY` (delivered at commit) to every daemon's `LISTEN`; one
+ *   whose reply was lost is answered as created when its row is there
+ *   (`store/postgresLostReply.ts`), so it is not stored twice by a retry;
  * - a claim is one `UPDATE … WHERE job_id = (SELECT … FOR UPDATE SKIP
  *   LOCKED)`: of the jobs whose lease lapsed (first) and the waiting, the
  *   first no other claim is taking, leased with a fresh token until the
@@ -28,10 +30,11 @@ import type * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
 import type { SqlError } from "effect/sql/SqlError"
-import { PgClient, type PostgresConnection, STATEMENT_TIMEOUT_MS } from "../store/postgres.ts"
+import { bounded, PgClient, type PostgresConnection, STATEMENT_TIMEOUT_MS } from "../store/postgres.ts"
+import { settlingLostReply } from "../store/postgresLostReply.ts"
 import { isFinished, type Job } from "./Job.ts"
 import type { JobQueue } from "./JobQueue.ts"
-import type { JobStore } from "./JobStore.ts"
+import { type JobStore, JobStoreError } from "./JobStore.ts"
 import { makePostgresJobStore, postgresStep, recordText } from "./JobStorePostgres.ts"
 import { layerShared, type SharedJobQueueOptions } from "./jobQueueShared.ts"
 import type { SharedJobStore, SharedQueueState } from "./jobQueueState.ts"
@@ -79,7 +82,19 @@ export const makePostgresSharedStore = (dataDir: string): Effect.Effect<SharedJo
               return { outcome: "created" as const }
             })
           )
-          .pipe(postgresStep("create", job.jobId)),
+          .pipe(
+            bounded,
+            // A new job's id is this submit's own: its row found after a lost reply was stored by this submit.
+            (submit) =>
+              settlingLostReply(
+                submit,
+                sql`select 1 from campusgate_jobs where job_id = ${job.jobId}`.pipe(
+                  Effect.map((rows) => rows.length > 0)
+                ),
+                { outcome: "created" as const }
+              ),
+            Effect.mapError((cause) => new JobStoreError({ operation: "create", jobId: job.jobId, cause }))
+          ),
       freeKey: (field) =>
         sql`update campusgate_jobs set idempotency_field = null where idempotency_field = ${field}`.pipe(
           postgresStep("create"),

@@ -10,12 +10,15 @@
  * the same transaction (`store/postgresConfigVersion.ts`, whose
  * `migrations` the schema needs beside these), so the other daemons reload
  * within a second. A failure is a `ResourceStoreError` (503) and changed
- * nothing.
+ * nothing: a write whose reply was lost (the connection dropped as it
+ * committed) is answered as done when the row holds what it wrote, a
+ * removal when the row is gone (`store/postgresLostReply.ts`).
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { bounded, type Migration, PgClient, type PostgresConnection } from "../store/postgres.ts"
 import { announce, configVersion } from "../store/postgresConfigVersion.ts"
+import { settlingLostReply } from "../store/postgresLostReply.ts"
 import type { ResourceDocument, ResourceKind } from "./ResourceDocument.ts"
 import { ResourceStore, ResourceStoreError } from "./ResourceStore.ts"
 
@@ -81,12 +84,21 @@ const makePostgresResourceStore = Effect.gen(function* () {
         Effect.mapError(fail("read", id))
       ),
     write: (kind, id, text, expected) =>
-      announced(writing(kind, id, text, expected)).pipe(Effect.mapError(fail("write", id))),
+      settlingLostReply(
+        announced(writing(kind, id, text, expected)),
+        sql`select 1 from campusgate_resources where kind = ${kind} and id = ${id} and text = ${text}`.pipe(
+          Effect.map((rows) => rows.length > 0)
+        ),
+        true
+      ).pipe(Effect.mapError(fail("write", id))),
     remove: (kind, id) =>
-      announced(sql`delete from campusgate_resources where kind = ${kind} and id = ${id} returning 1`).pipe(
-        Effect.asVoid,
-        Effect.mapError(fail("remove", id))
-      )
+      settlingLostReply(
+        announced(sql`delete from campusgate_resources where kind = ${kind} and id = ${id} returning 1`),
+        sql`select 1 from campusgate_resources where kind = ${kind} and id = ${id}`.pipe(
+          Effect.map((rows) => rows.length === 0)
+        ),
+        true
+      ).pipe(Effect.asVoid, Effect.mapError(fail("remove", id)))
   })
 })
 

@@ -9,7 +9,7 @@ import { type BootstrapResult, Keys } from "../app/Keys.ts"
 import { Resources } from "../app/Resources.ts"
 import { Reviews } from "../app/Reviews.ts"
 import { LiveSnapshot, Snapshot } from "../app/Snapshot.ts"
-import { directorySource } from "../app/sources.ts"
+import { directorySource, isStoreUnreadable } from "../app/sources.ts"
 import { Validation, ValidationCounters } from "../app/Validation.ts"
 import { type Environment, secretsFrom } from "../config/environment.ts"
 import { directoriesOf, resolveDataDir } from "../config/loadConfig.ts"
@@ -129,7 +129,12 @@ export const serverLayer = (options: ServeOptions) =>
       yield* Effect.promise(() => live.watching)
       yield* Effect.addFinalizer(() => Effect.sync(() => live.close()))
       // Changes other daemons made to the shared stores (none with files: the watcher sees them).
-      yield* stores.watch(Effect.asVoid(live.reload()))
+      // A reload that could not read a store (it was away) fails, to be tried at the watcher's next look.
+      yield* stores.watch(
+        Effect.flatMap(live.reload(), (outcome) =>
+          !outcome.ok && outcome.problems.some(isStoreUnreadable) ? Effect.fail(outcome) : Effect.void
+        )
+      )
       const { config } = live.current()
       const { configDir, dataDir } = directoriesOf(config)
       log.configure(config.settings.logging)

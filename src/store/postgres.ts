@@ -19,8 +19,10 @@
  * back. The URL, which may carry a password, is never printed.
  */
 import { PgClient } from "@effect/sql-pg"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import type * as SqlClient from "effect/sql/SqlClient"
@@ -73,18 +75,34 @@ export class PostgresSchemaError extends Schema.TaggedError<PostgresSchemaError>
   }
 }
 
+/**
+ * `effect`'s failure as an outage; and a client's error raised as a defect
+ * too: a transaction whose connection was lost cannot be rolled back, and
+ * `withTransaction` dies with that rollback's error, which would otherwise
+ * pass every handler of failures (a 500, a background fiber ended).
+ */
+const failingAsOutage = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, PostgresOutage, R> =>
+  Effect.catchCause(effect, (cause) => {
+    const failure = Cause.findErrorOption(cause)
+    if (Option.isSome(failure)) {
+      const error = failure.value
+      return Effect.fail(error instanceof PostgresOutage ? error : new PostgresOutage({ cause: error }))
+    }
+    const lost = cause.reasons.filter(Cause.isDieReason).find((reason) => isSqlError(reason.defect))
+    return lost === undefined
+      ? Effect.failCause(cause as Cause.Cause<never>)
+      : Effect.fail(new PostgresOutage({ cause: lost.defect }))
+  })
+
 /** `effect` bounded in time and failing as an outage. */
 export const bounded = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, PostgresOutage, R> =>
-  Effect.timeoutOrElse(
-    Effect.mapError(effect, (cause) => (cause instanceof PostgresOutage ? cause : new PostgresOutage({ cause }))),
-    {
-      duration: STATEMENT_TIMEOUT_MS,
-      orElse: () =>
-        Effect.fail(
-          new PostgresOutage({ cause: new Error(`PostgreSQL did not answer within ${STATEMENT_TIMEOUT_MS} ms`) })
-        )
-    }
-  )
+  Effect.timeoutOrElse(failingAsOutage(effect), {
+    duration: STATEMENT_TIMEOUT_MS,
+    orElse: () =>
+      Effect.fail(
+        new PostgresOutage({ cause: new Error(`PostgreSQL did not answer within ${STATEMENT_TIMEOUT_MS} ms`) })
+      )
+  })
 
 /** The connection's pool, bounded and named; building it connects, or fails. */
 export const postgresClientLayer = (url: string, tls?: TlsMaterial): Layer.Layer<PostgresConnection, SqlError> =>

@@ -143,5 +143,5 @@ export const readConfigVersion: Effect.Effect<string | undefined, PostgresOutage
 
 /** Calls `onChange` (one at a time) whenever another writer changed the configuration's stores. */
 export const watchConfigVersion = (
-  onChange: Effect.Effect<void>
+  onChange: Effect.Effect<void, unknown>
 ): Effect.Effect<void, never, PgClient.PgClient | Scope.Scope> => watchVersion(configVersion, onChange)

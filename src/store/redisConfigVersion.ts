@@ -82,6 +82,6 @@ export const readConfigVersion: Effect.Effect<string | undefined, Redis.RedisErr
 
 /** Calls `onChange` (one at a time) whenever another writer changed the configuration's stores. */
 export const watchConfigVersion = (
-  onChange: Effect.Effect<void>
+  onChange: Effect.Effect<void, unknown>
 ): Effect.Effect<void, never, Redis.Redis | Scope.Scope> =>
   Effect.flatMap(RedisKeyPrefix, (prefix) => watchVersion(configVersionKeys(prefix), onChange))

@@ -17,6 +17,10 @@
  * writes of one address across every daemon the limits pass exactly as
  * many as one after another would, and of two replacements of one version
  * exactly one wins, as the Redis script decides (`verificationRedis.ts`).
+ * A write whose reply was lost (the connection dropped as it committed) is
+ * answered as done when the record is found stored as written
+ * (`store/postgresLostReply.ts`): a confirmation the server kept is not
+ * answered 503, to be refused on its retry as no longer pending, uncounted.
  *
  * The port's reads have no failure of their own; here a read that cannot
  * reach PostgreSQL is a defect carrying the store's error, which the server
@@ -30,6 +34,7 @@ import * as Schema from "effect/Schema"
 import { VerificationRecord } from "../domain/Verification.ts"
 import { type LimitCheck, unitsOf } from "../domain/verificationLimits.ts"
 import { asNumber, bounded, type Migration, PgClient, type PostgresConnection } from "../store/postgres.ts"
+import { settlingLostReply } from "../store/postgresLostReply.ts"
 import {
   LimitExceeded,
   VerificationStore,
@@ -148,20 +153,31 @@ const makePostgresVerificationStore = Effect.gen(function* () {
     )
   }
 
-  /** The write bounded, failing with the refusal or as the store's own error. */
+  /** Whether `record` is stored as it is: a write of it whose reply was lost may have been committed. */
+  const isStored = (record: VerificationRecord) =>
+    sql<{ readonly ours: boolean }>`
+      select record = ${JSON.stringify(encodeRecord(record))}::jsonb as ours
+      from campusgate_verification_records where id = ${record.id}`.pipe(Effect.map(([row]) => row?.ours === true))
+
+  /**
+   * The write of `record` bounded, failing with the refusal or as the
+   * store's own error — unless the record is stored as written after all
+   * (its reply lost: `store/postgresLostReply.ts`).
+   */
   const writing = (
+    record: VerificationRecord,
     effect: Effect.Effect<boolean | LimitExceeded, unknown>,
     operation: VerificationStoreError["operation"]
   ): Effect.Effect<boolean, VerificationStoreError | LimitExceeded> =>
-    bounded(effect).pipe(
+    settlingLostReply(bounded(effect), isStored(record), true).pipe(
       Effect.mapError(failed(operation)),
       Effect.flatMap((outcome) => (typeof outcome === "boolean" ? Effect.succeed(outcome) : Effect.fail(outcome)))
     )
 
   const store: VerificationStoreService = {
     shared: true,
-    insert: (record, limits = []) => writing(write(record, limits, undefined), "insert").pipe(Effect.asVoid),
-    replace: (record, limits = []) => writing(write(record, limits, record.version - 1), "replace"),
+    insert: (record, limits = []) => writing(record, write(record, limits, undefined), "insert").pipe(Effect.asVoid),
+    replace: (record, limits = []) => writing(record, write(record, limits, record.version - 1), "replace"),
     // One statement: the records not held yet, and their units.
     insertAll: (records) =>
       records.length === 0
@@ -224,14 +240,20 @@ const makePostgresVerificationStore = Effect.gen(function* () {
       }),
     remove: (id) =>
       // The record's row first, as a replacement locks it: two writes of one record never wait on each other in a circle.
-      bounded(
-        sql.withTransaction(
-          Effect.andThen(
-            sql`delete from campusgate_verification_records where id = ${id}`,
-            sql`delete from campusgate_verification_units where record_id = ${id}`
+      settlingLostReply(
+        bounded(
+          sql.withTransaction(
+            Effect.andThen(
+              sql`delete from campusgate_verification_records where id = ${id}`,
+              sql`delete from campusgate_verification_units where record_id = ${id}`
+            )
           )
-        )
-      ).pipe(Effect.asVoid, Effect.mapError(failed("remove")))
+        ).pipe(Effect.asVoid),
+        sql`select 1 from campusgate_verification_records where id = ${id}`.pipe(
+          Effect.map((rows) => rows.length === 0)
+        ),
+        undefined
+      ).pipe(Effect.mapError(failed("remove")))
   }
   return store
 })

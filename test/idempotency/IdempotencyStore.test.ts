@@ -26,10 +26,12 @@ const contract = storeContract("IdempotencyStore", (layer: () => Layer.Layer<Ide
         state: "running",
         fingerprint: "request-a"
       })
-      // Another request's release leaves the claim alone; its own frees it.
-      yield* store.release(key, "request-b")
+      // Another request's release leaves the claim alone, as does one of an earlier claim of the same request; its own frees it.
+      yield* store.release(key, "request-b", now + 60_000)
       expect(yield* store.claim(key, "request-b", now, now + 60_000)).toMatchObject({ fingerprint: "request-a" })
-      yield* store.release(key, "request-a")
+      yield* store.release(key, "request-a", now + 30_000)
+      expect(yield* store.claim(key, "request-b", now, now + 60_000)).toMatchObject({ fingerprint: "request-a" })
+      yield* store.release(key, "request-a", now + 60_000)
       expect(yield* store.claim(key, "request-a", now, now + 60_000)).toBeUndefined()
       yield* store.answer(key, "request-a", answer, now + 86_400_000)
       expect(yield* store.claim(key, "request-c", now, now + 60_000)).toEqual({

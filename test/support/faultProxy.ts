@@ -1,8 +1,10 @@
 /**
  * A TCP proxy on loopback that injects the faults a store's network has:
  * latency on every chunk, a stall (the server paused: connections stay
- * open, nothing flows, as with `kill -STOP`), dropped connections, and a
- * partition (new connections refused while it lasts). Tests put it between
+ * open, nothing flows, as with `kill -STOP`), dropped connections, a
+ * partition (new connections refused while it lasts), and lost replies (the
+ * server did the work, the connection drops before its answer arrives: a
+ * write the client cannot know the outcome of). Tests put it between
  * the daemon and Redis or PostgreSQL to check what the daemon promises when
  * its store misbehaves, without touching the shared server itself.
  */
@@ -23,6 +25,12 @@ export interface FaultProxy {
   /** Drops every connection and refuses new ones until `heal`. */
   partition(): void
   heal(): void
+  /**
+   * The next `times` chunks from the server that `match` are not delivered:
+   * their connection drops instead, as if the network failed just after
+   * the server answered. Resolves once all of them were lost.
+   */
+  loseReplies(match: (chunk: Buffer) => boolean, times?: number): Promise<void>
   close(): Promise<void>
 }
 
@@ -33,9 +41,19 @@ export const startFaultProxy = (upstream: { readonly host: string; readonly port
     let partitioned = false
     const pairs = new Set<readonly [Socket, Socket]>()
     const waiting = new Set<() => void>()
+    let losing: { match: (chunk: Buffer) => boolean; left: number; done: () => void } | undefined
 
-    const forward = (from: Socket, to: Socket) => {
-      from.on("data", (chunk) => {
+    const forward = (from: Socket, to: Socket, fromServer: boolean) => {
+      from.on("data", (chunk: Buffer) => {
+        if (fromServer && losing?.match(chunk)) {
+          if (--losing.left === 0) {
+            losing.done()
+            losing = undefined
+          }
+          from.destroy()
+          to.destroy()
+          return
+        }
         const send = () => {
           if (stalled) {
             from.pause()
@@ -67,8 +85,8 @@ export const startFaultProxy = (upstream: { readonly host: string; readonly port
       }
       client.on("error", end).on("close", end)
       target.on("error", end).on("close", end)
-      forward(client, target)
-      forward(target, client)
+      forward(client, target, false)
+      forward(target, client, true)
     })
     server.once("error", reject)
     server.listen(0, "127.0.0.1", () => {
@@ -109,6 +127,10 @@ export const startFaultProxy = (upstream: { readonly host: string; readonly port
         heal: () => {
           partitioned = false
         },
+        loseReplies: (match, times = 1) =>
+          new Promise((done) => {
+            losing = { match, left: times, done }
+          }),
         close: () =>
           new Promise((done) => {
             dropAll()
