@@ -72,6 +72,24 @@ export class EngineBuilder {
 
   /** The engine for `config`; `InvalidConfiguration` if the engine rejects it (the loader's checks make this rare). */
   engineFor(config: EngineConfig): Engine | InvalidConfiguration {
+    return this.#build(config, this.contextFor(config), undefined)
+  }
+
+  /**
+   * The engine for `config`, which differs from `previous`'s only in its
+   * target groups, offers or keys (an item changed through the API): its
+   * context, the institution index and the teams' approvals are `previous`'s,
+   * not looked at again; unchanged target groups keep their compiled form.
+   */
+  engineAfterChange(previous: Engine, config: EngineConfig): Engine | InvalidConfiguration {
+    return this.#build(config, previous.context, previous)
+  }
+
+  #build(
+    config: EngineConfig,
+    context: EngineContext,
+    sameContextAs: Engine | undefined
+  ): Engine | InvalidConfiguration {
     const compiled = new Map<string, CompiledTargetGroup>()
     const compile = (group: TargetGroup): CompiledTargetGroup => {
       const key = JSON.stringify(group)
@@ -81,7 +99,8 @@ export class EngineBuilder {
     }
     try {
       const engine = Engine.make({
-        context: this.contextFor(config),
+        context,
+        sameContextAs,
         targetGroups: config.targetGroups,
         offers: config.offers,
         now: this.#options.now,

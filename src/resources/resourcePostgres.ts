@@ -45,12 +45,12 @@ const makePostgresResourceStore = Effect.gen(function* () {
   const fail = (operation: ResourceStoreError["operation"], id?: string) => (cause: unknown) =>
     new ResourceStoreError({ operation, ...(id === undefined ? {} : { id }), cause })
   /** Runs `change` (answering the rows it changed) and announces it when it changed any, in one transaction. */
-  const announced = <E>(change: Effect.Effect<ReadonlyArray<unknown>, E>) =>
+  const announced = <E>(item: string, change: Effect.Effect<ReadonlyArray<unknown>, E>) =>
     bounded(
       sql.withTransaction(
         Effect.gen(function* () {
           const changed = (yield* change).length > 0
-          if (changed) yield* announce(sql, configVersion)
+          if (changed) yield* announce(sql, configVersion, item)
           return changed
         })
       )
@@ -81,12 +81,12 @@ const makePostgresResourceStore = Effect.gen(function* () {
         Effect.mapError(fail("read", id))
       ),
     write: (kind, id, text, expected) =>
-      announced(writing(kind, id, text, expected)).pipe(Effect.mapError(fail("write", id))),
+      announced(`${kind}:${id}`, writing(kind, id, text, expected)).pipe(Effect.mapError(fail("write", id))),
     remove: (kind, id) =>
-      announced(sql`delete from campusgate_resources where kind = ${kind} and id = ${id} returning 1`).pipe(
-        Effect.asVoid,
-        Effect.mapError(fail("remove", id))
-      )
+      announced(
+        `${kind}:${id}`,
+        sql`delete from campusgate_resources where kind = ${kind} and id = ${id} returning 1`
+      ).pipe(Effect.asVoid, Effect.mapError(fail("remove", id)))
   })
 })
 

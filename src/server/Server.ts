@@ -107,11 +107,16 @@ export const serverLayer = (options: ServeOptions) =>
       let current: LiveSnapshot | undefined
       const live: LiveSnapshot = yield* LiveSnapshot.make(source, {
         watch: true,
-        sharedVersion: stores.configVersion,
+        feed: stores.configFeed,
         onReload: (outcome) => {
           if (outcome.ok) {
             if (current !== undefined) log.configure(current.current().config.settings.logging)
-            log.write("info", "config reloaded", { generation: outcome.generation })
+            // `change`: "incremental" (the items alone, named) or "reload" (the whole configuration loaded again).
+            log.write("info", "config reloaded", {
+              generation: outcome.generation,
+              change: outcome.change,
+              ...(outcome.items === undefined ? {} : { items: outcome.items.map((item) => `${item.kind}:${item.id}`) })
+            })
           } else {
             log.write("warn", "config change rejected; the last good config keeps serving", {
               problems: outcome.problems.map(formatProblem)
@@ -128,8 +133,8 @@ export const serverLayer = (options: ServeOptions) =>
       // Listening only once every change is seen.
       yield* Effect.promise(() => live.watching)
       yield* Effect.addFinalizer(() => Effect.sync(() => live.close()))
-      // Changes other daemons made to the shared stores (none with files: the watcher sees them).
-      yield* stores.watch(Effect.asVoid(live.reload()))
+      // Changes other daemons made to the shared stores, applied as the change feed names them (none with files).
+      yield* stores.watch(live.follow())
       const { config } = live.current()
       const { configDir, dataDir } = directoriesOf(config)
       log.configure(config.settings.logging)

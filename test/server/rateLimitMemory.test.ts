@@ -22,6 +22,7 @@ const configWith = (initial: Limits) => {
       current: () => snapshot,
       status: () => ({}) as never,
       reload: () => ({}) as never,
+      change: () => ({}) as never,
       catchUp: () => ({}) as never
     })
   )
