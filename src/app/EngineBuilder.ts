@@ -35,6 +35,8 @@ export class EngineBuilder {
   #datasetsKey: string | undefined
   /** The compiled target groups of the last engine built, by their definition. */
   #compiled = new Map<string, CompiledTargetGroup>()
+  /** Each definition's key, once per object: a change of one item keeps the others' objects, so they are not written out again. */
+  readonly #keys = new WeakMap<TargetGroup, string>()
   readonly #options: EngineBuilderOptions
 
   constructor(options: EngineBuilderOptions = {}) {
@@ -92,7 +94,11 @@ export class EngineBuilder {
   ): Engine | InvalidConfiguration {
     const compiled = new Map<string, CompiledTargetGroup>()
     const compile = (group: TargetGroup): CompiledTargetGroup => {
-      const key = JSON.stringify(group)
+      let key = this.#keys.get(group)
+      if (key === undefined) {
+        key = JSON.stringify(group)
+        this.#keys.set(group, key)
+      }
       const done = compiled.get(key) ?? this.#compiled.get(key) ?? compileTargetGroup(group)
       compiled.set(key, done)
       return done

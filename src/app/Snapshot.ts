@@ -92,10 +92,11 @@ export interface ReloadStatus {
   /** The problems of the last failed attempt (empty when the last attempt succeeded). */
   readonly problems: ReadonlyArray<ConfigurationProblem>
   readonly lastAttemptAt: string
-  /** Changes applied (incremental ones among them) and rejected. */
-  readonly reloads: { readonly applied: number; readonly rejected: number }
-  /** Of the changes applied, those applied as the items they changed, without a full reload. */
-  readonly incremental: number
+  /**
+   * Changes applied and rejected; `incremental`: of those applied, the ones
+   * applied as the items they changed, without a full reload.
+   */
+  readonly reloads: { readonly applied: number; readonly rejected: number; readonly incremental: number }
 }
 
 export interface LiveSnapshotOptions {
@@ -156,8 +157,7 @@ export class LiveSnapshot {
       stale: false,
       problems: [],
       lastAttemptAt: first.loadedAt,
-      reloads: { applied: 0, rejected: 0 },
-      incremental: 0
+      reloads: { applied: 0, rejected: 0, incremental: 0 }
     }
   }
 
@@ -366,13 +366,13 @@ export class LiveSnapshot {
     const attemptedAt = new Date().toISOString()
     const next = compile(loaded, this.#engines, this.#snapshot.generation + 1, this.#builtInInstitutions)
     if ("engine" in next) return this.#install(next, attemptedAt, undefined)
-    const { applied, rejected } = this.#status.reloads
+    const { reloads } = this.#status
     this.#status = {
       ...this.#status,
       stale: true,
       problems: next.problems,
       lastAttemptAt: attemptedAt,
-      reloads: { applied, rejected: rejected + 1 }
+      reloads: { ...reloads, rejected: reloads.rejected + 1 }
     }
     const outcome: ReloadOutcome = { ok: false, problems: next.problems }
     this.#onReload?.(outcome)
@@ -381,7 +381,7 @@ export class LiveSnapshot {
 
   /** Puts `next` in force and reports it: a change of `items` alone, or (undefined) a full reload. */
   #install(next: ConfigSnapshot, attemptedAt: string, items: ReadonlyArray<ItemRef> | undefined): ReloadOutcome {
-    const { applied, rejected } = this.#status.reloads
+    const { applied, rejected, incremental } = this.#status.reloads
     this.#snapshot = next
     this.#status = {
       generation: next.generation,
@@ -389,8 +389,7 @@ export class LiveSnapshot {
       stale: false,
       problems: [],
       lastAttemptAt: attemptedAt,
-      reloads: { applied: applied + 1, rejected },
-      incremental: this.#status.incremental + (items === undefined ? 0 : 1)
+      reloads: { applied: applied + 1, rejected, incremental: incremental + (items === undefined ? 0 : 1) }
     }
     const outcome: ReloadOutcome =
       items === undefined
