@@ -5,12 +5,15 @@
  * machine's servers: CAMPUSGATE_TEST_REDIS_URL, CAMPUSGATE_TEST_DATABASE_URL
  * or their defaults). Through the first daemon, 100 writes (target groups
  * created, changed and deleted, offers on them likewise, keys made and
- * revoked); after each, the second daemon (or, with files, the first) is
+ * revoked), after `BENCH_EXISTING` target groups with an offer each
+ * (default 200) were created, as a deployment grows; after each, the second daemon (or, with files, the first) is
  * asked until it serves the change — through a list, or the new key itself,
  * which ask no store — and the time from the write's answer is taken.
  * Reported per kind: the full reloads each daemon made per 100 writes (its
- * `config reloaded` lines that are not `change: "incremental"`), and the
- * write→visible times (median, p90, max, ms).
+ * `config reloaded` lines that are not `change: "incremental"`), the CPU
+ * seconds each spent meanwhile per 100 writes (its main thread and the
+ * config loader's; the reads polling it included), and the write→visible
+ * times (median, p90, max, ms).
  *
  * BENCH_BEFORE_TREE=<checkout> runs that checkout's built daemon instead
  * (`npm run build` there), for the figures before. Progress goes to
@@ -21,9 +24,11 @@ import { randomBytes } from "node:crypto"
 import { mkdirSync, mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { beforeTree, type DaemonProcess, prepareConfig, startDaemon } from "./daemonProcess.ts"
+import { beforeTree, cpuSeconds, type DaemonProcess, prepareConfig, startDaemon } from "./daemonProcess.ts"
 
 const WRITES = Number(process.env.BENCH_WRITES ?? 100)
+/** Target groups (each with an offer) created through the API before the measured writes: a deployment that has grown. */
+const EXISTING = Number(process.env.BENCH_EXISTING ?? 200)
 const redisUrl = process.env.CAMPUSGATE_TEST_REDIS_URL || "redis://127.0.0.1:6379"
 const postgresUrl = process.env.CAMPUSGATE_TEST_DATABASE_URL || "postgres://postgres@127.0.0.1:5432/test"
 const log = (message: string) => console.error(message)
@@ -76,7 +81,10 @@ const measure = async (kind: "files" | "redis" | "postgres", store: Record<strin
   const config = prepareConfig(
     dir,
     ["target-groups:read", "target-groups:write", "offers:read", "offers:write", "keys:read", "keys:write"],
-    [[["store"], store]],
+    [
+      [["store"], store],
+      [["limits", "resourcesPerTeam"], 2 * EXISTING + 10]
+    ],
     beforeTree
   )
   const running: Array<Running> = []
@@ -89,9 +97,20 @@ const measure = async (kind: "files" | "redis" | "postgres", store: Record<strin
     const writer = running[0]!.daemon
     const reader = running[running.length - 1]!.daemon
     const key = config.key
-    // Settle: the start's own work done.
-    await new Promise((resolve) => setTimeout(resolve, 1500))
+    for (let i = 0; i < EXISTING; i++) {
+      const id = `existing-${i}`
+      const group = { id, name: id, team: "acme", criteria: { domains: { allow: [`${id}.samples.edu`] } } }
+      const offer = { id: `${id}-deal`, name: "Deal", status: "active", targetGroups: [id] }
+      if ((await ask(writer, key, "POST", "/api/v1/target-groups", group)).status !== 201)
+        throw new Error(`creating ${id}`)
+      if ((await ask(writer, key, "POST", "/api/v1/offers", offer)).status !== 201)
+        throw new Error(`creating ${id}-deal`)
+    }
+    if (EXISTING > 0) log(`${kind}: ${EXISTING} target groups and offers created`)
+    // Settle: the start's own work and the creations' done.
+    await new Promise((resolve) => setTimeout(resolve, 2000))
     const before = running.map((one) => fullReloads(one.logFile))
+    const cpuBefore = running.map((one) => cpuSeconds(one.daemon.child.pid) ?? 0)
     const latencies: Array<number> = []
     let writes = 0
     const write = async (method: string, path: string, body: unknown, visible: () => Promise<boolean>) => {
@@ -156,12 +175,14 @@ const measure = async (kind: "files" | "redis" | "postgres", store: Record<strin
     }
     // Every announcement of the writes arrived, and the watcher's debounce ran out.
     await new Promise((resolve) => setTimeout(resolve, 1500))
-    const reloads = running.map(
-      (one, i) => Math.round(((fullReloads(one.logFile) - before[i]!) * 100 * 10) / writes) / 10
-    )
+    const per100 = (value: number) => Math.round((value * 100 * 10) / writes) / 10
+    const reloads = running.map((one, i) => per100(fullReloads(one.logFile) - before[i]!))
+    // The CPU each daemon spent while the writes ran (the writes, the reads asking after them, the changes applied).
+    const cpu = running.map((one, i) => per100((cpuSeconds(one.daemon.child.pid) ?? 0) - cpuBefore[i]!))
     const result = {
       writes,
       fullReloadsPer100Writes: reloads,
+      cpuSecondsPer100Writes: cpu,
       visibleMs: { median: percentile(latencies, 0.5), p90: percentile(latencies, 0.9), max: percentile(latencies, 1) }
     }
     log(`${kind}: ${JSON.stringify(result)}`)
