@@ -278,8 +278,8 @@ export class LiveSnapshot {
   /**
    * Applies what the shared store's change feed names since the version
    * the snapshot holds: each item read from its store and applied alone; a
-   * gap in the feed (trimmed, a change of no one item) is a full reload. A
-   * feed that cannot be read now changes nothing (the next look retries).
+   * gap in the feed (trimmed, a change of no one item), or a feed that
+   * cannot be read now, is a full reload.
    */
   follow(): Effect.Effect<void> {
     const feed = this.#feed
@@ -289,14 +289,17 @@ export class LiveSnapshot {
       Effect.flatMap(since, (followed) =>
         followed === undefined
           ? Effect.asVoid(this.#reloadNow())
-          : Effect.flatMap(feed.changesSince(followed), ({ version, items }) => {
+          : Effect.flatMap(Effect.result(feed.changesSince(followed)), (read) => {
+              // A feed that cannot be read now: a full reload, as every change was before the feed.
+              if (read._tag === "Failure") return Effect.asVoid(this.#reloadNow())
+              const { version, items } = read.success
               if (version === followed) return Effect.void
               if (items === undefined) return Effect.asVoid(this.#reloadNow())
               return Effect.map(this.#changeNow(items), (outcome) => {
                 if (outcome.ok) this.#followed = later(this.#followed, version)
               })
             })
-      ).pipe(Effect.ignore)
+      )
     )
   }
 
