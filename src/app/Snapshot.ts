@@ -457,7 +457,8 @@ export class Snapshot extends Context.Service<
     status(): ReloadStatus
     /**
      * Loads the source again now and applies the result only if it is
-     * valid: an API write calls it so the change serves before the answer.
+     * valid: a write that is no one item (a review decision) calls it so
+     * the change serves before the answer; one item's write calls `change`.
      */
     reload(): Effect.Effect<ReloadOutcome>
     /** Makes the items an API write changed serve now, alone where that is sure, else by a full reload (`LiveSnapshot.change`). */
