@@ -25,7 +25,8 @@ export const ConfigStatus = Schema.Struct({
   /** The problems of the last rejected change (empty when the last change applied). */
   problems: Schema.Array(ConfigurationProblem),
   lastAttemptAt: Schema.String,
-  reloads: Schema.Struct({ applied: Schema.Int, rejected: Schema.Int })
+  /** Changes applied and rejected since start; `incremental`: of those applied, the API writes applied as the one item they changed, without a full reload. */
+  reloads: Schema.Struct({ applied: Schema.Int, rejected: Schema.Int, incremental: Schema.Int })
 })
 
 /** One rate-limit budget: requests per window. */

@@ -35,6 +35,8 @@ export class EngineBuilder {
   #datasetsKey: string | undefined
   /** The compiled target groups of the last engine built, by their definition. */
   #compiled = new Map<string, CompiledTargetGroup>()
+  /** Each definition's key, once per object: a change of one item keeps the others' objects, so they are not written out again. */
+  readonly #keys = new WeakMap<TargetGroup, string>()
   readonly #options: EngineBuilderOptions
 
   constructor(options: EngineBuilderOptions = {}) {
@@ -72,16 +74,39 @@ export class EngineBuilder {
 
   /** The engine for `config`; `InvalidConfiguration` if the engine rejects it (the loader's checks make this rare). */
   engineFor(config: EngineConfig): Engine | InvalidConfiguration {
+    return this.#build(config, this.contextFor(config), undefined)
+  }
+
+  /**
+   * The engine for `config`, which differs from `previous`'s only in its
+   * target groups, offers or keys (an item changed through the API): its
+   * context, the institution index and the teams' approvals are `previous`'s,
+   * not looked at again; unchanged target groups keep their compiled form.
+   */
+  engineAfterChange(previous: Engine, config: EngineConfig): Engine | InvalidConfiguration {
+    return this.#build(config, previous.context, previous)
+  }
+
+  #build(
+    config: EngineConfig,
+    context: EngineContext,
+    sameContextAs: Engine | undefined
+  ): Engine | InvalidConfiguration {
     const compiled = new Map<string, CompiledTargetGroup>()
     const compile = (group: TargetGroup): CompiledTargetGroup => {
-      const key = JSON.stringify(group)
+      let key = this.#keys.get(group)
+      if (key === undefined) {
+        key = JSON.stringify(group)
+        this.#keys.set(group, key)
+      }
       const done = compiled.get(key) ?? this.#compiled.get(key) ?? compileTargetGroup(group)
       compiled.set(key, done)
       return done
     }
     try {
       const engine = Engine.make({
-        context: this.contextFor(config),
+        context,
+        sameContextAs,
         targetGroups: config.targetGroups,
         offers: config.offers,
         now: this.#options.now,

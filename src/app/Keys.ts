@@ -10,10 +10,11 @@
  * team's keys only (another team's is not found, never "exists"); it makes
  * keys for its own team only, with scopes it holds itself, expiring no
  * later than it does — a key never makes more than it holds. A change is
- * stored, then the snapshot reloaded before the answer, so the key index
+ * stored, then applied to the snapshot (that one key, `Snapshot.change`)
+ * before the answer, so the key index
  * accepts or refuses the key at once on this daemon; other daemons sharing
- * the store reload within a second (the Redis adapter bumps the
- * configuration version they watch; the file adapter's files are watched).
+ * the store apply it within a second (the shared adapters record it in the
+ * change feed they follow; the file adapter's files are watched).
  * The synchronous functions at the end run it over the file store, for the
  * command line and tests.
  */
@@ -163,8 +164,11 @@ export interface KeysService {
   listFor(team: string, page: KeyPageRequest, now?: number): Effect.Effect<KeyPage, KeysError>
 }
 
-/** What makes a change to the keys serve: the snapshot's reload (the daemon); absent, the store's watchers do. */
+/** What makes a change to the keys serve (the daemon); absent, the store's watchers do. */
 export interface KeysOptions {
+  /** The snapshot's change of the one key (`Snapshot.change`): applied alone, or reloaded where that is not sure. */
+  readonly change?: ((id: string) => Effect.Effect<ReloadOutcome>) | undefined
+  /** The snapshot's reload, when there is no `change`. */
   readonly reload?: Effect.Effect<ReloadOutcome> | undefined
 }
 
@@ -307,17 +311,20 @@ export class Keys extends Context.Service<Keys, KeysService>()("campusgate/app/K
           file: stored.file
         }
       })
-    const reload = options.reload === undefined ? undefined : coalesced(options.reload)
+    const reloaded = options.reload === undefined ? undefined : coalesced(options.reload)
+    const { change } = options
+    const reload = (id: string) => (change === undefined ? reloaded : change(id))
     /**
-     * Makes the stored change serve here now; a rejected reload runs
-     * `rejected`, which undoes what it can and fails. A reload that could not
-     * read a store (it went away after the change) checked nothing: that
+     * Makes the stored change of key `id` serve here now; a rejected change
+     * runs `rejected`, which undoes what it can and fails. A change that could
+     * not read a store (it went away after the change) checked nothing: that
      * failure is the store's outage (503, to retry), not a rejected change.
      */
-    const serve = (rejected: (problems: ReadonlyArray<string>) => Effect.Effect<never, KeysError>) =>
-      reload === undefined
+    const serve = (id: string, rejected: (problems: ReadonlyArray<string>) => Effect.Effect<never, KeysError>) => {
+      const serving = reload(id)
+      return serving === undefined
         ? Effect.void
-        : Effect.flatMap(reload, (outcome) => {
+        : Effect.flatMap(serving, (outcome) => {
             if (outcome.ok) return Effect.void
             const undone = rejected(outcome.problems.map(formatProblem))
             const unreadable = outcome.problems.find(isStoreUnreadable)
@@ -332,6 +339,7 @@ export class Keys extends Context.Service<Keys, KeysService>()("campusgate/app/K
                 : Effect.fail(error)
             )
           })
+    }
     const records = Effect.map(store.list, recordsOf)
 
     const createFor = (caller: KeyHolder, request: NewApiKeyRequest, at?: number) =>
@@ -365,11 +373,11 @@ export class Keys extends Context.Service<Keys, KeysService>()("campusgate/app/K
             InvalidApiKeyRequest: (error) => fail(new InvalidKeyRequest({ detail: error.message, errors: [] }))
           })
         )
-        yield* serve((problems) =>
+        yield* serve(made.id, (problems) =>
           Effect.gen(function* () {
             // Not serving, so not made: the record stays, revoked, and the key never works.
             yield* Effect.ignore(store.revoke(made.id, new Date().toISOString()))
-            yield* Effect.ignore(reload ?? Effect.void)
+            yield* Effect.ignore(reload(made.id) ?? Effect.void)
             return yield* fail(
               new KeyChangeNotApplied({
                 detail:
@@ -410,7 +418,7 @@ export class Keys extends Context.Service<Keys, KeysService>()("campusgate/app/K
         const revoked = yield* store
           .revoke(id, new Date(now).toISOString())
           .pipe(Effect.catch((error) => storeFailure(error, id)))
-        yield* serve((problems) =>
+        yield* serve(id, (problems) =>
           fail(
             new KeyChangeNotApplied({
               detail: `The API key "${id}" is revoked in the store, but this daemon could not reload its configuration (a change is not valid: GET /api/v1/status names it), so it may accept the key until that is fixed.`,
@@ -482,7 +490,7 @@ export class Keys extends Context.Service<Keys, KeysService>()("campusgate/app/K
     Effect.gen(function* () {
       const store = yield* ApiKeyStore
       const snapshots = yield* Snapshot
-      return Keys.of(Keys.make(store, { reload: Effect.suspend(() => snapshots.reload()) }))
+      return Keys.of(Keys.make(store, { change: (id) => snapshots.change([{ kind: "apiKey", id }]) }))
     })
   )
 }

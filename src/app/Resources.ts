@@ -13,10 +13,10 @@
  * that names none applies to whatever is current.
  *
  * A change is checked against everything the config loader checks, then
- * stored (`ResourceStore`) and the snapshot reloaded before the answer, so
- * it serves at once. If the reload rejects the result (another broken
- * document, a failing disk), the previous document goes back and the
- * snapshot is reloaded again: nothing is half-applied. Changes run one at a
+ * stored (`ResourceStore`) and applied to the snapshot before the answer
+ * (that one item, `Snapshot.change`), so it serves at once. If the snapshot
+ * refuses the result (another broken document, a failing disk), the
+ * previous document goes back and is applied again: nothing is half-applied. Changes run one at a
  * time, so check, write and reload never interleave.
  */
 import { relative } from "node:path"
@@ -191,7 +191,7 @@ const checkRoom = (snapshots: Snapshot["Service"], team: string) => {
       )
 }
 
-/** Stores `text` under `id` (or removes it: undefined) and reloads; on a rejected reload puts the previous document back. */
+/** Stores `text` under `id` (or removes it: undefined) and applies it; when refused puts the previous document back. */
 const storeAndReload = Effect.fnUntraced(function* (
   { snapshots, store }: Dependencies,
   kind: ResourceKind,
@@ -211,11 +211,12 @@ const storeAndReload = Effect.fnUntraced(function* (
       )
     }
   }
-  const outcome = yield* snapshots.reload()
+  // This one item applied alone, or a full reload where only that can tell (`Snapshot.change`).
+  const outcome = yield* snapshots.change([{ kind, id }])
   if (outcome.ok) return snapshots.current()
   const restore = before === undefined ? store.remove(kind, id) : store.write(kind, id, before.text)
   yield* restore.pipe(Effect.catch(storeUnavailable))
-  yield* snapshots.reload()
+  yield* snapshots.change([{ kind, id }])
   // A store that could not be read (it went away after the write) checked nothing: the change is undone, to retry.
   const unreadable = outcome.problems.find(isStoreUnreadable)
   if (unreadable !== undefined) {

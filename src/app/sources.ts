@@ -8,6 +8,7 @@
  */
 import { resolve } from "node:path"
 import * as Effect from "effect/Effect"
+import type { ItemRef, ItemState } from "../config/itemChanges.ts"
 import { type ConfigLoad, type ConfigLocation, loadConfig, resolveDataDir } from "../config/loadConfig.ts"
 import type { ConfigLoader } from "../config/loadConfigThread.ts"
 import { configFromResources, type InMemoryResources } from "../config/resourcesConfig.ts"
@@ -23,6 +24,8 @@ export interface SnapshotSource {
   readonly load: Effect.Effect<ConfigLoad>
   /** Directories whose changes may change the configuration (watched on request). */
   readonly directories: ReadonlyArray<string>
+  /** Reads the items an API write changed as their stores hold them now (absent: every change loads in full). */
+  readonly readItems?: ((items: ReadonlyArray<ItemRef>) => Effect.Effect<ReadonlyArray<ItemState>, unknown>) | undefined
 }
 
 /** The stores a directory source reads besides the config directory's own files, and how it loads. */
@@ -88,7 +91,33 @@ export const directorySource = (location: ConfigLocation, stores: DirectoryStore
         ? loadConfig(location, documents)
         : yield* Effect.promise(() => loader.load(location, documents))
     }).pipe(Effect.catch(Effect.succeed)),
-    directories: [configDir, dataDir]
+    directories: [configDir, dataDir],
+    readItems: (items) =>
+      Effect.forEach(items, (item): Effect.Effect<ItemState, unknown> => {
+        const { kind } = item
+        if (kind !== "apiKey") {
+          return Effect.map(resources.read(kind, item.id), (stored) => ({
+            kind,
+            id: item.id,
+            document: stored === undefined ? undefined : { location: stored.location, text: stored.text }
+          }))
+        }
+        // The key's record, with the text of the document holding it (read the way the loader reads it).
+        return Effect.map(Effect.all([keys.list, keys.documents]), ([listed, documents]) => ({
+          kind: "apiKey" as const,
+          id: item.id,
+          records: listed
+            .filter((entry) => entry.record.id === item.id)
+            .map(({ record, location, file }) => ({
+              record,
+              file: {
+                store: location,
+                path: file,
+                text: documents.find((document) => document.location === file)?.text ?? ""
+              }
+            }))
+        }))
+      })
   }
 }
 

@@ -62,20 +62,26 @@ export interface ConfigWatcher {
   close(): void
 }
 
-/** Starts watching `directories`; `onChange` runs `debounceMs` after the last change. */
+/** Starts watching `directories`; `onChange` runs `debounceMs` after the last change, with every path that changed. */
 export const watchConfigDirectories = (
   directories: ReadonlyArray<string>,
   debounceMs: number,
-  onChange: () => void
+  onChange: (paths: ReadonlyArray<string>) => void
 ): ConfigWatcher => {
   // A root that does not exist is not watched: chokidar stops seeing the others when asked to (the daemon
   // creates its data directory before it loads; a library without one watches its config directory alone).
   const roots = [...new Set(directories)].filter((directory) => existsSync(directory))
   let timer: ReturnType<typeof setTimeout> | undefined
+  let changed = new Set<string>()
   const schedule = (path: string) => {
     if (basename(path).startsWith(".")) return
+    changed.add(path)
     clearTimeout(timer)
-    timer = setTimeout(onChange, debounceMs)
+    timer = setTimeout(() => {
+      const paths = [...changed]
+      changed = new Set()
+      onChange(paths)
+    }, debounceMs)
   }
   const watcher = watch(roots, {
     ignoreInitial: true,

@@ -16,8 +16,8 @@
  *
  * With Redis or PostgreSQL, besides every store's adapter: the secrets
  * (`deployment/secrets.ts`) are generated once into the store unless the
- * environment sets them, and `watch` reloads the configuration when another
- * daemon changed resources or keys (`store/redisConfigVersion.ts`,
+ * environment sets them, `watch` tells when another daemon changed
+ * resources or keys, and `configFeed` which ones (`store/redisConfigVersion.ts`,
  * `store/postgresConfigVersion.ts`).
  */
 import { readFileSync } from "node:fs"
@@ -31,6 +31,7 @@ import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type { SqlError } from "effect/sql/SqlError"
 import type { Secrets } from "../config/environment.ts"
+import { type ItemRef, parseItem } from "../config/itemChanges.ts"
 import { type ConfigLocation, resolveDataDir } from "../config/loadConfig.ts"
 import type { StoreSettings } from "../config/Settings.ts"
 import { loadSettings } from "../config/settingsFile.ts"
@@ -76,7 +77,7 @@ import * as PostgresConfigVersion from "../store/postgresConfigVersion.ts"
 import * as PostgresSecret from "../store/postgresSecret.ts"
 import * as RateLimiterPostgres from "../store/rateLimiterPostgres.ts"
 import { type RedisConnection, RedisKeyPrefix, redisStoreLayer } from "../store/redis.ts"
-import { readConfigVersion, watchConfigVersion } from "../store/redisConfigVersion.ts"
+import { readConfigChanges, readConfigVersion, watchConfigVersion } from "../store/redisConfigVersion.ts"
 import type { TlsMaterial } from "../store/tlsMaterial.ts"
 import { SigningKeyStore } from "../verification/SigningKeyStore.ts"
 import * as SigningKeyPostgres from "../verification/signingKeyPostgres.ts"
@@ -148,6 +149,16 @@ export interface StoreAdapters<R> {
   readonly watch: (reload: Effect.Effect<void, unknown>) => Effect.Effect<void, never, R | Scope.Scope>
   /** The version of what feeds the configuration, which other daemons bump (undefined with files: no other writer). */
   readonly configVersion: Effect.Effect<string | undefined, StoreConnectionError, R> | undefined
+  /** The change feed: the version now and the items (`targetGroup:<id>`) changed after a version; undefined items: a gap. */
+  readonly configChanges:
+    | ((
+        since: string
+      ) => Effect.Effect<
+        { readonly version: string; readonly items: ReadonlyArray<string> | undefined },
+        StoreConnectionError,
+        R
+      >)
+    | undefined
 }
 
 /** The data directory's files: one daemon, the embedded default. */
@@ -171,7 +182,8 @@ export const fileAdapters = ({ configDir, dataDir }: StoreDirectories): StoreAda
       catch: (cause) => new UsageStoreError({ operation: "load", cause })
     }),
   watch: () => Effect.void,
-  configVersion: undefined
+  configVersion: undefined,
+  configChanges: undefined
 })
 
 /** Effect's Redis store of rate-limit counters, under the deployment's prefix (`<prefix>ratelimit:<bucket>:<key id>`). */
@@ -196,7 +208,8 @@ export const redisAdapters = ({ configDir, dataDir }: StoreDirectories): StoreAd
   secret: (which, secrets) => secretInRedis(deploymentSecrets[which], secrets),
   statsKey: (secrets) => Effect.map(secretInRedis(deploymentSecrets.statsHashKey, secrets), hashKeyFromSecret),
   watch: watchConfigVersion,
-  configVersion: readConfigVersion
+  configVersion: readConfigVersion,
+  configChanges: readConfigChanges
 })
 
 /** The PostgreSQL schema: every slice's migrations (each slice's ids its own, so their order across slices is free). */
@@ -237,7 +250,8 @@ export const postgresAdapters = ({ configDir, dataDir }: StoreDirectories): Stor
   secret: (which, secrets) => secretInPostgres(deploymentSecrets[which], secrets),
   statsKey: (secrets) => Effect.map(secretInPostgres(deploymentSecrets.statsHashKey, secrets), hashKeyFromSecret),
   watch: PostgresConfigVersion.watchConfigVersion,
-  configVersion: PostgresConfigVersion.readConfigVersion
+  configVersion: PostgresConfigVersion.readConfigVersion,
+  configChanges: PostgresConfigVersion.readConfigChanges
 })
 
 /** Every adapter of a kind with its connection given: layers that need nothing more. */
@@ -260,7 +274,11 @@ export const withConnection = <R>(adapters: StoreAdapters<R>, connection: Contex
     secret: (which, secrets) => within(adapters.secret(which, secrets)),
     statsKey: (secrets) => within(adapters.statsKey(secrets)),
     watch: (reload) => Effect.provide(adapters.watch(reload), connection),
-    configVersion: adapters.configVersion === undefined ? undefined : within(adapters.configVersion)
+    configVersion: adapters.configVersion === undefined ? undefined : within(adapters.configVersion),
+    configChanges:
+      adapters.configChanges === undefined
+        ? undefined
+        : (since) => within((adapters.configChanges as NonNullable<typeof adapters.configChanges>)(since))
   }
 }
 
@@ -364,6 +382,22 @@ export interface Stores {
   readonly watch: (reload: Effect.Effect<void, unknown>) => Effect.Effect<void, never, Scope.Scope>
   /** The version of what feeds the configuration, which other daemons bump (undefined with files). */
   readonly configVersion: Effect.Effect<string | undefined, StoreConnectionError> | undefined
+  /**
+   * The change feed other daemons' writes fill (undefined with files): the
+   * version now, and which items changed after a version, or undefined
+   * items where the feed cannot tell (a gap: reload in full).
+   */
+  readonly configFeed:
+    | {
+        readonly version: Effect.Effect<string | undefined, StoreConnectionError>
+        changesSince(
+          since: string
+        ): Effect.Effect<
+          { readonly version: string; readonly items: ReadonlyArray<ItemRef> | undefined },
+          StoreConnectionError
+        >
+      }
+    | undefined
 }
 
 /** The stores `location`'s settings name, open for the scope, as the daemon runs on them. */
@@ -395,6 +429,24 @@ export const openStores = (
       consoleSecret: yield* adapters.secret("console", secrets),
       endedSessions: Context.get(opened, EndedSessions),
       watch: adapters.watch,
-      configVersion: adapters.configVersion
+      configVersion: adapters.configVersion,
+      configFeed: feedOf(adapters)
     }
   })
+
+/** The kind's change feed, its items read as items (one that is no item is a gap). */
+const feedOf = (adapters: StoreAdapters<never>): Stores["configFeed"] => {
+  const { configVersion, configChanges } = adapters
+  if (configVersion === undefined || configChanges === undefined) return undefined
+  return {
+    version: configVersion,
+    changesSince: (since) =>
+      Effect.map(configChanges(since), ({ version, items }) => {
+        const parsed = items?.map(parseItem)
+        return {
+          version,
+          items: parsed?.every((item) => item !== undefined) === true ? (parsed as ReadonlyArray<ItemRef>) : undefined
+        }
+      })
+  }
+}

@@ -32,6 +32,12 @@ export interface EngineInput {
   readonly compile?: ((group: TargetGroup) => CompiledTargetGroup) | undefined
   /** Institutions operators approved, each for its team's targets (`ReviewedHosts.ts`). */
   readonly reviewed?: ReadonlyArray<ReviewedInstitution> | undefined
+  /**
+   * An engine over the same context and the same approvals: its teams'
+   * contexts (with what they learned of hosts) are kept rather than made
+   * again — a change of one target group or offer builds nothing else.
+   */
+  readonly sameContextAs?: Engine | undefined
 }
 
 export class Engine {
@@ -51,9 +57,11 @@ export class Engine {
   ) {
     this.context = input.context
     this.#teamContexts =
-      input.reviewed === undefined || input.reviewed.length === 0
-        ? new Map()
-        : reviewedContexts(input.context, input.reviewed)
+      input.sameContextAs !== undefined && input.sameContextAs.context === input.context
+        ? input.sameContextAs.#teamContexts
+        : input.reviewed === undefined || input.reviewed.length === 0
+          ? new Map()
+          : reviewedContexts(input.context, input.reviewed)
     this.targetGroups = groups
     this.offers = offers
     this.now = input.now ?? Date.now

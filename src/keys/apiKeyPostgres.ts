@@ -74,12 +74,12 @@ const makePostgresApiKeyStore = (
       Effect.mapError(unavailable)
     )
     /** `change` and the configuration's announcement, in one transaction; `change` answers whether to announce. */
-    const announced = <A, E>(change: Effect.Effect<readonly [A, boolean], E>) =>
+    const announced = <A, E>(id: string, change: Effect.Effect<readonly [A, boolean], E>) =>
       bounded(
         sql.withTransaction(
           Effect.gen(function* () {
             const [result, changed] = yield* change
-            if (changed) yield* announce(sql, configVersion)
+            if (changed) yield* announce(sql, configVersion, `apiKey:${id}`)
             return result
           })
         )
@@ -89,6 +89,7 @@ const makePostgresApiKeyStore = (
 
     const insert = (record: ApiKeyRecord) =>
       announced(
+        record.id,
         Effect.map(
           sql`insert into campusgate_keys (id, record) values (${record.id}, ${JSON.stringify(record)})
             on conflict (id) do nothing returning 1`,
@@ -98,6 +99,7 @@ const makePostgresApiKeyStore = (
 
     const insertFirst = (record: ApiKeyRecord) =>
       announced(
+        record.id,
         Effect.gen(function* () {
           // Conflicts with itself and with every insert: the emptiness seen below holds until this commits.
           yield* sql`lock table campusgate_keys in share row exclusive mode`
@@ -110,6 +112,7 @@ const makePostgresApiKeyStore = (
 
     const revokeIn = (id: string, revokedAt: string, inConfig: ApiKeyRecord | undefined) =>
       announced(
+        id,
         Effect.gen(function* () {
           const [row] = yield* sql<{ readonly record: string }>`
             select record from campusgate_keys where id = ${id} for update`

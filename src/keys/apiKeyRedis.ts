@@ -7,8 +7,8 @@
  * recorded in `<prefix>api-keys:revoked` and applied to that file's
  * document when it is handed to the config loader, so every daemon refuses
  * it without waiting for a deployment. Every change bumps the configuration
- * version in the same script (`store/redisConfigVersion.ts`), so every
- * daemon reloads its key index within a second.
+ * version and records the key in the change feed in the same script
+ * (`store/redisConfigVersion.ts`), so every daemon applies it within a second.
  */
 import { resolve } from "node:path"
 import * as Effect from "effect/Effect"
@@ -16,18 +16,27 @@ import * as Layer from "effect/Layer"
 import * as Redis from "effect/persistence/Redis"
 import type { ApiKeyId, ApiKeyRecord } from "../domain/ApiKey.ts"
 import { hashEntries, type RedisConnection, RedisKeyPrefix, redisKey } from "../store/redis.ts"
-import { announceLua, configVersionKeys } from "../store/redisConfigVersion.ts"
+import { announceItemLua, configVersionKeys } from "../store/redisConfigVersion.ts"
 import { ApiKeyStore, type ApiKeyStoreService, ApiKeyStoreUnavailable, ApiKeysError } from "./ApiKeyStore.ts"
 import { ApiKeyAlreadyRevoked, ApiKeyNotFound, addApiKeyRecord, type KeyDirectories } from "./apiKeyFiles.ts"
 import { asApiKeysError, byCreation, sharedKeyReads } from "./configKeyRevocations.ts"
 
-/** KEYS: records, revoked, version; ARGV: channel, operation, id, value. */
+/** KEYS: records, revoked, version, change feed; ARGV: channel, operation, id, value. */
 const change = Redis.script(
   (
-    ...args: [records: string, revoked: string, version: string, channel: string, op: string, id: string, value: string]
+    ...args: [
+      records: string,
+      revoked: string,
+      version: string,
+      changes: string,
+      channel: string,
+      op: string,
+      id: string,
+      value: string
+    ]
   ) => args,
   {
-    numberOfKeys: 3,
+    numberOfKeys: 4,
     lua: `
 local op, id, value = ARGV[2], ARGV[3], ARGV[4]
 if op == 'add' then
@@ -40,7 +49,7 @@ elseif op == 'revoke-config' then
 else
   redis.call('HSET', KEYS[1], id, value)
 end
-${announceLua.replaceAll("KEYS[1]", "KEYS[3]")}
+${announceItemLua({ version: "KEYS[3]", changes: "KEYS[4]", channel: "ARGV[1]", item: "'apiKey:' .. id" })}
 return 1`
   }
 ).withReturnType<number>()
@@ -58,12 +67,12 @@ const makeRedisApiKeyStore = (
     const prefix = yield* RedisKeyPrefix
     const recordsKey = redisKey(prefix, "api-keys")
     const revokedKey = redisKey(prefix, "api-keys", "revoked")
-    const { version, channel } = configVersionKeys(prefix)
+    const { version, channel, changes } = configVersionKeys(prefix)
     const location = `redis:${recordsKey}`
     const _configOnly: KeyDirectories = { configDir: resolve(configDir), dataDir: resolve(configDir) }
     const run = redis.eval(change)
     const send = (op: string, id: string, value: string) =>
-      run(recordsKey, revokedKey, version, channel, op, id, value).pipe(Effect.mapError(unavailable))
+      run(recordsKey, revokedKey, version, changes, channel, op, id, value).pipe(Effect.mapError(unavailable))
 
     const stored = Effect.map(redis.send("HGETALL", recordsKey).pipe(Effect.mapError(unavailable)), (reply) =>
       [...hashEntries(reply).values()].map((json) => JSON.parse(json) as ApiKeyRecord).sort(byCreation)

@@ -48,12 +48,12 @@ const makePostgresResourceStore = Effect.gen(function* () {
   const fail = (operation: ResourceStoreError["operation"], id?: string) => (cause: unknown) =>
     new ResourceStoreError({ operation, ...(id === undefined ? {} : { id }), cause })
   /** Runs `change` (answering the rows it changed) and announces it when it changed any, in one transaction. */
-  const announced = <E>(change: Effect.Effect<ReadonlyArray<unknown>, E>) =>
+  const announced = <E>(item: string, change: Effect.Effect<ReadonlyArray<unknown>, E>) =>
     bounded(
       sql.withTransaction(
         Effect.gen(function* () {
           const changed = (yield* change).length > 0
-          if (changed) yield* announce(sql, configVersion)
+          if (changed) yield* announce(sql, configVersion, item)
           return changed
         })
       )
@@ -85,7 +85,7 @@ const makePostgresResourceStore = Effect.gen(function* () {
       ),
     write: (kind, id, text, expected) =>
       settlingLostReply(
-        announced(writing(kind, id, text, expected)),
+        announced(`${kind}:${id}`, writing(kind, id, text, expected)),
         sql`select 1 from campusgate_resources where kind = ${kind} and id = ${id} and text = ${text}`.pipe(
           Effect.map((rows) => rows.length > 0)
         ),
@@ -93,7 +93,10 @@ const makePostgresResourceStore = Effect.gen(function* () {
       ).pipe(Effect.mapError(fail("write", id))),
     remove: (kind, id) =>
       settlingLostReply(
-        announced(sql`delete from campusgate_resources where kind = ${kind} and id = ${id} returning 1`),
+        announced(
+          `${kind}:${id}`,
+          sql`delete from campusgate_resources where kind = ${kind} and id = ${id} returning 1`
+        ),
         sql`select 1 from campusgate_resources where kind = ${kind} and id = ${id}`.pipe(
           Effect.map((rows) => rows.length === 0)
         ),

@@ -2,15 +2,15 @@
  * The resource store's Redis adapter: one hash per kind
  * (`<prefix>resources:<kind>`, id → YAML document), so every daemon sharing
  * the server reads the same documents. A write or removal bumps the
- * configuration version and announces it in the same script
- * (`store/redisConfigVersion.ts`), so the other daemons reload within a
- * second. A failure is a `ResourceStoreError` (503) and changed nothing.
+ * configuration version, records the item in the change feed and
+ * announces it in the same script (`store/redisConfigVersion.ts`), so the
+ * other daemons apply it within a second. A failure is a `ResourceStoreError` (503) and changed nothing.
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redis from "effect/persistence/Redis"
 import { hashEntries, type RedisConnection, RedisKeyPrefix, redisKey } from "../store/redis.ts"
-import { announceLua, configVersionKeys } from "../store/redisConfigVersion.ts"
+import { announceItemLua, configVersionKeys } from "../store/redisConfigVersion.ts"
 import type { ResourceDocument, ResourceKind } from "./ResourceDocument.ts"
 import { ResourceStore, ResourceStoreError } from "./ResourceStore.ts"
 
@@ -24,15 +24,17 @@ const change = Redis.script(
   (
     hash: string,
     version: string,
+    changes: string,
     channel: string,
     operation: "write" | "remove",
     id: string,
     text: string,
     expect: "any" | "none" | "text",
-    expected: string
-  ) => [hash, version, channel, operation, id, text, expect, expected],
+    expected: string,
+    item: string
+  ) => [hash, version, changes, channel, operation, id, text, expect, expected, item],
   {
-    numberOfKeys: 2,
+    numberOfKeys: 3,
     lua: `
 local hash, id = KEYS[1], ARGV[3]
 if ARGV[2] == 'write' then
@@ -43,7 +45,7 @@ if ARGV[2] == 'write' then
   end
   redis.call('HSET', hash, id, ARGV[4])
 elseif redis.call('HDEL', hash, id) == 0 then return 0 end
-${announceLua.replaceAll("KEYS[1]", "KEYS[2]")}
+${announceItemLua({ version: "KEYS[2]", changes: "KEYS[3]", channel: "ARGV[1]", item: "ARGV[7]" })}
 return 1`
   }
 )
@@ -52,7 +54,7 @@ return 1`
 const makeRedisResourceStore = Effect.gen(function* () {
   const redis = yield* Redis.Redis
   const prefix = yield* RedisKeyPrefix
-  const { version, channel } = configVersionKeys(prefix)
+  const { version, channel, changes } = configVersionKeys(prefix)
   const hashOf = (kind: ResourceKind) => redisKey(prefix, "resources", kind)
   const documentOf = (kind: ResourceKind, id: string, text: string): ResourceDocument => ({
     kind,
@@ -80,18 +82,20 @@ const makeRedisResourceStore = Effect.gen(function* () {
       run(
         hashOf(kind),
         version,
+        changes,
         channel,
         "write",
         id,
         text,
         expected === undefined ? "any" : expected === null ? "none" : "text",
-        expected ?? ""
+        expected ?? "",
+        `${kind}:${id}`
       ).pipe(
         Effect.map((changed) => Number(changed) === 1),
         Effect.mapError(fail("write", id))
       ),
     remove: (kind: ResourceKind, id: string) =>
-      Effect.asVoid(run(hashOf(kind), version, channel, "remove", id, "", "any", "")).pipe(
+      Effect.asVoid(run(hashOf(kind), version, changes, channel, "remove", id, "", "any", "", `${kind}:${id}`)).pipe(
         Effect.mapError(fail("remove", id))
       )
   }

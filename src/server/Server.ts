@@ -107,11 +107,16 @@ export const serverLayer = (options: ServeOptions) =>
       let current: LiveSnapshot | undefined
       const live: LiveSnapshot = yield* LiveSnapshot.make(source, {
         watch: true,
-        sharedVersion: stores.configVersion,
+        feed: stores.configFeed,
         onReload: (outcome) => {
           if (outcome.ok) {
             if (current !== undefined) log.configure(current.current().config.settings.logging)
-            log.write("info", "config reloaded", { generation: outcome.generation })
+            // `change`: "incremental" (the items alone, named) or "reload" (the whole configuration loaded again).
+            log.write("info", "config reloaded", {
+              generation: outcome.generation,
+              change: outcome.change,
+              ...(outcome.items === undefined ? {} : { items: outcome.items.map((item) => `${item.kind}:${item.id}`) })
+            })
           } else {
             log.write("warn", "config change rejected; the last good config keeps serving", {
               problems: outcome.problems.map(formatProblem)
@@ -128,11 +133,13 @@ export const serverLayer = (options: ServeOptions) =>
       // Listening only once every change is seen.
       yield* Effect.promise(() => live.watching)
       yield* Effect.addFinalizer(() => Effect.sync(() => live.close()))
-      // Changes other daemons made to the shared stores (none with files: the watcher sees them).
-      // A reload that could not read a store (it was away) fails, to be tried at the watcher's next look.
+      // Changes other daemons made to the shared stores, applied as the change feed names them (none with files).
+      // A change that could not read a store (it was away) fails, to be tried at the watcher's next look.
       yield* stores.watch(
-        Effect.flatMap(live.reload(), (outcome) =>
-          !outcome.ok && outcome.problems.some(isStoreUnreadable) ? Effect.fail(outcome) : Effect.void
+        Effect.flatMap(live.follow(), (outcome) =>
+          outcome !== undefined && !outcome.ok && outcome.problems.some(isStoreUnreadable)
+            ? Effect.fail(outcome)
+            : Effect.void
         )
       )
       const { config } = live.current()

@@ -12,9 +12,12 @@
  * - `campusgate_jobs_total{status}`, jobs ended by final status, and the
  *   gauges `campusgate_jobs_waiting` / `campusgate_jobs_running`, read from
  *   the job queue when scraped;
- * - `campusgate_config_reloads_total{result="applied|rejected"}` and the
- *   gauge `campusgate_config_stale` (1 while a rejected change leaves an
- *   older config serving), read from the live config when scraped;
+ * - `campusgate_config_reloads_total{result="applied|rejected"}`,
+ *   `campusgate_config_incremental_changes_total` (of the applied ones,
+ *   API writes applied as the one item they changed, without a full
+ *   reload: applied minus these is the full reloads) and the gauge
+ *   `campusgate_config_stale` (1 while a rejected change leaves an older
+ *   config serving), read from the live config when scraped;
  * - `campusgate_callback_attempts_total{kind="job|verification",result="delivered|failed"}`,
  *   every delivery attempt of a job callback or verification webhook, and
  *   `campusgate_callbacks_undelivered_total{kind}`, notices given up after
@@ -46,6 +49,7 @@ const REQUESTS = "campusgate_http_requests_total"
 const DURATION = "campusgate_http_request_duration_seconds"
 const VALIDATIONS = "campusgate_validations_total"
 const RELOADS = "campusgate_config_reloads_total"
+const INCREMENTAL_CHANGES = "campusgate_config_incremental_changes_total"
 const STALE = "campusgate_config_stale"
 const JOBS = "campusgate_jobs_total"
 const JOBS_WAITING = "campusgate_jobs_waiting"
@@ -146,6 +150,14 @@ export class Metrics extends Context.Service<
       )
     reloads("applied")
     reloads("rejected")
+    Metric.registerUnsafe(
+      Metric.counter(INCREMENTAL_CHANGES, {
+        description: "Configuration changes applied as the one item an API write changed, without a full reload",
+        incremental: true
+      }),
+      context,
+      { get: () => ({ count: status().reloads.incremental, incremental: true }), update: () => {}, modify: () => {} }
+    )
     Metric.registerUnsafe(
       Metric.gauge(STALE, { description: "1 while a rejected config change leaves an older config serving" }),
       context,

@@ -11,6 +11,15 @@
  * was down is caught within that time. `watchVersion` is the same watch
  * over another version table and channel (ended console sessions,
  * `sessions/endedSessionsPostgres.ts`).
+ *
+ * The change feed (issue 48): a write of one item (a target group, an
+ * offer, an API key) also records `(version, item)` in
+ * `campusgate_config_changes`, pruned to its last `CHANGE_LOG_LENGTH`
+ * versions, in the same statement as the bump (`announce` with an item), so
+ * a daemon reads which items changed since the version it holds
+ * (`readConfigChanges`) and applies those alone. A bump with no row (a
+ * review decision) or one pruned away is a gap: the daemon reloads in full.
+ * Bumps take the version row's lock, so versions commit in order.
  */
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -30,7 +39,12 @@ export interface VersionChannel {
   readonly table: string
   /** A `LISTEN` channel: a lowercase identifier. */
   readonly channel: string
+  /** The change feed's table (`version`, `item`), when bumps record which item changed. */
+  readonly changes?: string | undefined
 }
+
+/** How many item changes the feed keeps: a daemon further behind reloads in full. */
+export const CHANGE_LOG_LENGTH = 1000
 
 /** The statements that make a version table of one row, version 0. */
 export const versionTableStatements = (table: string): ReadonlyArray<string> => [
@@ -44,21 +58,37 @@ export const versionTableStatements = (table: string): ReadonlyArray<string> => 
 /** The version of the configuration's stores (API-created resources and API keys), and its channel. */
 export const configVersion: VersionChannel = {
   table: "campusgate_config_version",
-  channel: "campusgate_config_changed"
+  channel: "campusgate_config_changed",
+  changes: "campusgate_config_changes"
 }
 
 export const migrations: ReadonlyArray<Migration> = [
-  { id: "config-1", statements: versionTableStatements(configVersion.table) }
+  { id: "config-1", statements: versionTableStatements(configVersion.table) },
+  {
+    id: "config-2",
+    statements: [`create table campusgate_config_changes (version bigint primary key, item text not null)`]
+  }
 ]
 
 /**
  * Bumps the version and announces it; run it in the writing transaction
  * (`sql.withTransaction`) so that both take effect when the write commits
- * (or write and announce in one statement: `announcing`).
+ * (or write and announce in one statement: `announcing`). With `item`
+ * (`targetGroup:<id>`), records it in the version's change feed too.
  */
-export const announce = (sql: PgClient.PgClient, version: VersionChannel): Effect.Effect<void, SqlError> =>
+export const announce = (
+  sql: PgClient.PgClient,
+  version: VersionChannel,
+  item?: string | undefined
+): Effect.Effect<void, SqlError> =>
   Effect.asVoid(
-    sql`with bumped as (update ${sql(version.table)} set version = version + 1 returning version)
+    item === undefined || version.changes === undefined
+      ? sql`with bumped as (update ${sql(version.table)} set version = version + 1 returning version)
+      select pg_notify(${version.channel}, version::text) from bumped`
+      : sql`with bumped as (update ${sql(version.table)} set version = version + 1 returning version),
+        logged as (insert into ${sql(version.changes)} (version, item) select version, ${item} from bumped),
+        pruned as (delete from ${sql(version.changes)}
+          where version <= (select version from bumped) - ${CHANGE_LOG_LENGTH})
       select pg_notify(${version.channel}, version::text) from bumped`
   )
 
@@ -140,6 +170,40 @@ export const readConfigVersion: Effect.Effect<string | undefined, PostgresOutage
       row === undefined ? undefined : String(row.version)
     )
 )
+
+/**
+ * The version now and the items changed after `since`, in order; `items`
+ * undefined when the feed does not hold each of those versions (pruned, a
+ * change of no one item).
+ */
+export const readConfigChanges = (
+  since: string
+): Effect.Effect<
+  { readonly version: string; readonly items: ReadonlyArray<string> | undefined },
+  PostgresOutage,
+  PgClient.PgClient
+> =>
+  Effect.flatMap(PgClient.PgClient, (sql) =>
+    Effect.map(
+      bounded(
+        sql<{ readonly version: unknown; readonly at: unknown; readonly item: string | null }>`
+          select v.version, c.version as at, c.item from ${sql(configVersion.table)} v
+          left join campusgate_config_changes c on c.version > ${Number(since)} and c.version <= v.version
+          order by c.version`
+      ),
+      (rows) => {
+        const version = asNumber(rows[0]?.version)
+        const entries = rows.filter((row) => row.item !== null)
+        const behind = version - Number(since)
+        const complete =
+          entries.length === behind && entries.every((row, i) => asNumber(row.at) === Number(since) + i + 1)
+        return {
+          version: String(version),
+          items: complete ? entries.map((row) => row.item as string) : undefined
+        }
+      }
+    )
+  )
 
 /** Calls `onChange` (one at a time) whenever another writer changed the configuration's stores. */
 export const watchConfigVersion = (

@@ -17,6 +17,9 @@ import { RedisKeyPrefix, redisKey } from "./redis.ts"
 
 export const CONFIG_VERSION = "config:version"
 export const CONFIG_CHANNEL = "config:changed"
+export const CONFIG_CHANGES = "config:changes"
+/** How many item changes the feed keeps: a daemon further behind reloads in full. */
+export const CHANGE_LOG_LENGTH = 1000
 /** How often the version is read besides the messages. */
 export const VERSION_POLL_MS = 500
 
@@ -29,11 +32,82 @@ local version = redis.call('INCR', KEYS[1])
 redis.call('PUBLISH', ARGV[1], tostring(version))
 `
 
-/** The version key and channel under a prefix. */
+/**
+ * `announceLua` that also records the changed item in the feed: the Lua
+ * expressions of the version key, the feed's key, the channel and the
+ * item's text (`targetGroup:<id>`).
+ */
+export const announceItemLua = (at: {
+  readonly version: string
+  readonly changes: string
+  readonly channel: string
+  readonly item: string
+}) => `
+local version = redis.call('INCR', ${at.version})
+redis.call('RPUSH', ${at.changes}, version .. ' ' .. ${at.item})
+redis.call('LTRIM', ${at.changes}, -${CHANGE_LOG_LENGTH}, -1)
+redis.call('PUBLISH', ${at.channel}, tostring(version))
+`
+
+/** The version key, channel and change feed under a prefix. */
 export const configVersionKeys = (prefix: string) => ({
   version: redisKey(prefix, CONFIG_VERSION),
-  channel: redisKey(prefix, CONFIG_CHANNEL)
+  channel: redisKey(prefix, CONFIG_CHANNEL),
+  changes: redisKey(prefix, CONFIG_CHANGES)
 })
+
+/** The version now and the feed's last entries after `ARGV[1]`, read together. */
+const changesScript = Redis.script((version: string, changes: string, since: string) => [version, changes, since], {
+  numberOfKeys: 2,
+  lua: `
+local version = tonumber(redis.call('GET', KEYS[1]) or '0')
+local behind = version - tonumber(ARGV[1])
+if behind <= 0 or behind > ${CHANGE_LOG_LENGTH} then return {tostring(version)} end
+local result = redis.call('LRANGE', KEYS[2], -behind, -1)
+table.insert(result, 1, tostring(version))
+return result`
+}).withReturnType<ReadonlyArray<string>>()
+
+/**
+ * The version now and the items changed after `since`, in order; `items`
+ * undefined when the feed does not hold each of those versions (trimmed, a
+ * change of no one item, a server that lost its data).
+ */
+export const readConfigChanges = (
+  since: string
+): Effect.Effect<
+  { readonly version: string; readonly items: ReadonlyArray<string> | undefined },
+  Redis.RedisError,
+  Redis.Redis
+> =>
+  Effect.flatMap(RedisKeyPrefix, (prefix) =>
+    Effect.flatMap(Redis.Redis, (redis) => {
+      const keys = configVersionKeys(prefix)
+      return Effect.map(
+        redis.eval(changesScript)(keys.version, keys.changes, since),
+        ([version = "0", ...entries]) => ({
+          version,
+          items: itemsAfter(Number(since), Number(version), entries)
+        })
+      )
+    })
+  )
+
+/** The items of `entries` (`<version> <item>`) when they are exactly the versions after `since` up to `version`. */
+export const itemsAfter = (
+  since: number,
+  version: number,
+  entries: ReadonlyArray<string>
+): ReadonlyArray<string> | undefined => {
+  if (entries.length !== version - since) return undefined
+  const items: Array<string> = []
+  for (const [i, entry] of entries.entries()) {
+    const space = entry.indexOf(" ")
+    if (Number(entry.slice(0, space)) !== since + i + 1) return undefined
+    items.push(entry.slice(space + 1))
+  }
+  return items
+}
 
 /**
  * Calls `onChange` (one at a time) whenever a writer bumped the version
@@ -71,12 +145,13 @@ export const watchVersion = <E>(
     yield* Effect.forkScoped(Effect.forever(Effect.andThen(Queue.take(wake), check)))
   })
 
-/** The configuration's version now (absent before the first change). */
+/** The configuration's version now ("0" before the first change). */
 export const readConfigVersion: Effect.Effect<string | undefined, Redis.RedisError, Redis.Redis> = Effect.flatMap(
   RedisKeyPrefix,
   (prefix) =>
     Effect.flatMap(Redis.Redis, (redis) =>
-      Effect.map(redis.send<string | null>("GET", configVersionKeys(prefix).version), (version) => version ?? undefined)
+      // Absent before the first change: version 0, which the change feed counts from.
+      Effect.map(redis.send<string | null>("GET", configVersionKeys(prefix).version), (version) => version ?? "0")
     )
 )
 

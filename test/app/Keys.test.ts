@@ -18,7 +18,7 @@ import { ApiKeysFileNotWritable } from "../../src/keys/apiKeyFiles.ts"
 const memoryStore = () => Effect.runSync(Effect.provide(Effect.service(ApiKeyStore), ApiKeyStore.layerMemory))
 
 /** Keys over a fresh memory store, with a reload that answers `outcome` after `delayMs`, counted. */
-const setup = (outcome: ReloadOutcome = { ok: true, generation: 2 }, delayMs = 0) => {
+const setup = (outcome: ReloadOutcome = { ok: true, generation: 2, change: "reload" }, delayMs = 0) => {
   const store = memoryStore()
   const counted = { reloads: 0 }
   const reload = Effect.andThen(
@@ -125,7 +125,7 @@ describe("Keys managed by a key", () => {
   })
 
   it("runs reloads asked for at once together: 20 keys made at once, a few reloads", async () => {
-    const { keys, counted } = setup({ ok: true, generation: 2 }, 20)
+    const { keys, counted } = setup({ ok: true, generation: 2, change: "reload" }, 20)
     const caller = await holder(keys, "acme", allScopes)
     const made = await Effect.runPromise(
       Effect.all(

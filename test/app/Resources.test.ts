@@ -163,8 +163,10 @@ describe("Resources", () => {
       const resources = yield* Resources
       const snapshots = yield* Snapshot
       const store = yield* ResourceStore
-      // Another file breaks after the snapshot loaded: every reload now fails.
+      // Another file breaks after the snapshot loaded, and the reload the watcher makes of it fails:
+      // the snapshot is stale, so a change reloads in full, and fails as that reload does.
       writeFileSync(join(dirs.configDir, "target-groups/broken.yaml"), "id: broken\nname: 3\n")
+      expect((yield* snapshots.reload()).ok).toBe(false)
       expect(yield* reasonOf(resources.createTargetGroup("acme", group("staff")))).toMatchObject({
         _tag: "ChangeNotApplied",
         problems: expect.arrayContaining([expect.stringContaining("broken.yaml")])
@@ -172,6 +174,31 @@ describe("Resources", () => {
       expect(yield* store.read("targetGroup", "staff")).toBeUndefined()
       expect(snapshots.current().engine.targetGroups.has("staff")).toBe(false)
       expect(snapshots.current().generation).toBe(1)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("applies a change of one resource alone, without loading the configuration again", () => {
+    const { layer, dirs } = setup()
+    return Effect.gen(function* () {
+      const resources = yield* Resources
+      const snapshots = yield* Snapshot
+      // A file changed in the config directory that no reload has read: a change of one item does not read it.
+      writeFileSync(join(dirs.configDir, "target-groups/unread.yaml"), "id: unread\nname: Unread\n")
+      yield* resources.createTargetGroup("acme", group("staff"))
+      yield* resources.updateTargetGroup("acme", "staff", { name: "Staff 2" })
+      yield* resources.createOffer("acme", {
+        id: "staff-deal" as never,
+        name: "Deal",
+        status: "active",
+        targetGroups: ["staff" as never]
+      })
+      yield* resources.deleteOffer("acme", "staff-deal")
+      const { generation, engine } = snapshots.current()
+      expect(generation).toBe(5)
+      expect(snapshots.status().reloads).toEqual({ applied: 4, rejected: 0, incremental: 4 })
+      expect(engine.targetGroups.get("staff")?.targetGroup.name).toBe("Staff 2")
+      expect(engine.offers.has("staff-deal")).toBe(false)
+      expect(engine.targetGroups.has("unread")).toBe(false)
     }).pipe(Effect.provide(layer))
   })
 

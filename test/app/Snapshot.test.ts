@@ -56,7 +56,7 @@ describe("LiveSnapshot", () => {
       join(configDir, "target-groups/uk.yaml"),
       ukGroupYaml.replace("[GB]", "[GB, DE]").replace("bob@mit.edu", "bob@mit.edu")
     )
-    expect(Effect.runSync(live.reload())).toEqual({ ok: true, generation: 2 })
+    expect(Effect.runSync(live.reload())).toEqual({ ok: true, generation: 2, change: "reload" })
     expect(validate(live, "jane@tum.de").isValid).toBe(true)
     // The snapshot a request took before the change still answers as before.
     expect(before.engine.validate("jane@tum.de", "uk").isValid).toBe(false)
@@ -78,7 +78,7 @@ describe("LiveSnapshot", () => {
     expect(live.status().problems[0]).toMatchObject({ line: 5, column: 17, path: "criteria.institutions.countries[0]" })
     // Fixing the file clears the stale state.
     writeFileSync(join(configDir, "target-groups/uk.yaml"), ukGroupYaml)
-    expect(Effect.runSync(live.reload())).toEqual({ ok: true, generation: 2 })
+    expect(Effect.runSync(live.reload())).toEqual({ ok: true, generation: 2, change: "reload" })
     expect(live.status().stale).toBe(false)
   })
 
@@ -120,7 +120,7 @@ describe("LiveSnapshot", () => {
     writeFileSync(join(dirs.configDir, "target-groups/uk.yaml"), ukGroupYaml.replace("[GB]", "[GB, DE]"))
     const live = await making
     try {
-      expect(await nextReload(reloads, 1)).toEqual({ ok: true, generation: 2 })
+      expect(await nextReload(reloads, 1)).toEqual({ ok: true, generation: 2, change: "reload" })
       expect(validate(live, "jane@tum.de").isValid).toBe(true)
     } finally {
       live.close()

@@ -1,9 +1,9 @@
 /**
  * A change — a resource, an API key — whose configuration cannot be read
  * back because a store went away after the write, against the real
- * PostgreSQL: the changed store reached directly, the review store (which
- * every reload reads too) through the loopback fault proxy, partitioned
- * off. The change is undone and refused as the store's outage (503: try
+ * PostgreSQL: the changed store written directly, and read back — the
+ * changed item, else a full reload with the review store — through the
+ * loopback fault proxy, partitioned off. The change is undone and refused as the store's outage (503: try
  * again), not as a change the configuration rejects (500), and once the
  * store answers the same change is made.
  */
@@ -43,13 +43,16 @@ const deployment = Effect.gen(function* () {
     ...ApiKeyPostgres.migrations
   ]
   const direct = postgresStoreLayer({ url: database.url, migrations })
-  const reviews = yield* Layer.build(
-    ReviewPostgres.layerPostgres.pipe(
-      Layer.provide(postgresStoreLayer({ url: proxy.url(database.url), migrations })),
-      Layer.orDie
-    )
-  )
-  return { proxy, direct, reviewStore: Context.get(reviews, ReviewStore) }
+  const proxied = postgresStoreLayer({ url: proxy.url(database.url), migrations })
+  const reviews = yield* Layer.build(ReviewPostgres.layerPostgres.pipe(Layer.provide(proxied), Layer.orDie))
+  // The resource store as the configuration reads it back, through the proxy (the writes go direct).
+  const readBack = yield* Layer.build(ResourcePostgres.layerPostgres.pipe(Layer.provide(proxied), Layer.orDie))
+  return {
+    proxy,
+    direct,
+    reviewStore: Context.get(reviews, ReviewStore),
+    readBackStore: Context.get(readBack, ResourceStore)
+  }
 })
 
 const group = (id: string) =>
@@ -58,12 +61,13 @@ const group = (id: string) =>
 describePostgres("a change whose configuration cannot be read back (PostgreSQL away)", () => {
   it.live("is undone and refused as an outage, then made once the store answers", () =>
     Effect.gen(function* () {
-      const { proxy, direct, reviewStore } = yield* deployment
+      const { proxy, direct, reviewStore, readBackStore } = yield* deployment
       const resources = yield* Layer.build(ResourcePostgres.layerPostgres.pipe(Layer.provide(direct), Layer.orDie))
       const resourceStore = Context.get(resources, ResourceStore)
       const dirs = makeDirs(validConfig)
+      // The change is read back (as one item, else by a full reload) through the partitioned connection.
       const live = yield* LiveSnapshot.make(
-        directorySource({ ...dirs, env: {} }, { resources: resourceStore, reviews: reviewStore })
+        directorySource({ ...dirs, env: {} }, { resources: readBackStore, reviews: reviewStore })
       )
       yield* Effect.gen(function* () {
         const service = yield* Resources

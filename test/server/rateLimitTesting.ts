@@ -16,6 +16,7 @@ export const configWith = (initial: Limits) => {
       current: () => snapshot,
       status: () => ({}) as never,
       reload: () => ({}) as never,
+      change: () => ({}) as never,
       catchUp: () => ({}) as never
     })
   )
