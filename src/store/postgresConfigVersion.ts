@@ -19,7 +19,7 @@ import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import type { SqlError } from "effect/sql/SqlError"
 import type * as Statement from "effect/sql/Statement"
-import { asNumber, bounded, type Migration, PgClient, type PostgresOutage } from "./postgres.ts"
+import { asNumber, type Migration, PgClient, PostgresBreaker, type PostgresOutage } from "./postgres.ts"
 
 /** How often the version is read besides the notifications. */
 export const VERSION_POLL_MS = 500
@@ -90,9 +90,10 @@ const RELISTEN_MS = VERSION_POLL_MS
 export const watchVersion = <E>(
   version: VersionChannel,
   onChange: Effect.Effect<void, E>
-): Effect.Effect<void, never, PgClient.PgClient | Scope.Scope> =>
+): Effect.Effect<void, never, PgClient.PgClient | PostgresBreaker | Scope.Scope> =>
   Effect.gen(function* () {
     const sql = yield* PgClient.PgClient
+    const { bounded } = yield* PostgresBreaker
     let seen: number | undefined
     const readVersion = Effect.map(
       bounded(sql<{ readonly version: unknown }>`select version from ${sql(version.table)}`),
@@ -133,15 +134,16 @@ export const watchVersion = <E>(
   })
 
 /** The configuration's version now. */
-export const readConfigVersion: Effect.Effect<string | undefined, PostgresOutage, PgClient.PgClient> = Effect.flatMap(
-  PgClient.PgClient,
-  (sql) =>
-    Effect.map(bounded(sql<{ readonly version: unknown }>`select version from ${sql(configVersion.table)}`), ([row]) =>
-      row === undefined ? undefined : String(row.version)
-    )
-)
+export const readConfigVersion: Effect.Effect<string | undefined, PostgresOutage, PgClient.PgClient | PostgresBreaker> =
+  Effect.gen(function* () {
+    const sql = yield* PgClient.PgClient
+    const { bounded } = yield* PostgresBreaker
+    const [row] = yield* bounded(sql<{ readonly version: unknown }>`select version from ${sql(configVersion.table)}`)
+    return row === undefined ? undefined : String(row.version)
+  })
 
 /** Calls `onChange` (one at a time) whenever another writer changed the configuration's stores. */
 export const watchConfigVersion = (
   onChange: Effect.Effect<void>
-): Effect.Effect<void, never, PgClient.PgClient | Scope.Scope> => watchVersion(configVersion, onChange)
+): Effect.Effect<void, never, PgClient.PgClient | PostgresBreaker | Scope.Scope> =>
+  watchVersion(configVersion, onChange)

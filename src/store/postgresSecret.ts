@@ -9,7 +9,7 @@
  */
 import { randomBytes } from "node:crypto"
 import * as Effect from "effect/Effect"
-import { bounded, type Migration, PgClient, PostgresOutage } from "./postgres.ts"
+import { type Migration, PgClient, PostgresBreaker, PostgresOutage } from "./postgres.ts"
 
 export const migrations: ReadonlyArray<Migration> = [
   {
@@ -27,9 +27,10 @@ export const migrations: ReadonlyArray<Migration> = [
 export const postgresSecret = (
   name: string,
   generate: () => string = () => randomBytes(32).toString("base64url")
-): Effect.Effect<string, PostgresOutage, PgClient.PgClient> =>
+): Effect.Effect<string, PostgresOutage, PgClient.PgClient | PostgresBreaker> =>
   Effect.gen(function* () {
     const sql = yield* PgClient.PgClient
+    const { bounded } = yield* PostgresBreaker
     yield* bounded(sql`insert into campusgate_secrets (name, value) values (${name}, ${generate()})
       on conflict (name) do nothing`)
     const [stored] = yield* bounded(
