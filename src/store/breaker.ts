@@ -58,6 +58,15 @@ export interface Breaker<Outage> {
   readonly pastHold: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 }
 
+/**
+ * Why the daemon's shared store is held (`Breaker.heldFor` of its
+ * connection), for the server to say on every 503 it answers meanwhile;
+ * absent with files.
+ */
+export class StoreHold extends Context.Service<StoreHold, { readonly heldFor: () => string | undefined }>()(
+  "campusgate/store/StoreHold"
+) {}
+
 /** Set for the calls that look past a hold (`Breaker.pastHold`). */
 const PastHold = Context.Reference<boolean>("campusgate/store/breaker/PastHold", { defaultValue: () => false })
 
