@@ -25,6 +25,7 @@ import { randomBytes } from "node:crypto"
 import { readFileSync, rmSync } from "node:fs"
 import { join } from "node:path"
 import * as Effect from "effect/Effect"
+import * as Logger from "effect/Logger"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
@@ -253,8 +254,10 @@ export const watchIdentity = <E, Outage>(
         })
     }
   )
-  return Effect.as(
-    Effect.forkScoped(Effect.repeat(Effect.delay(look, `${IDENTITY_POLL_MS} millis`), Schedule.forever)),
-    look
-  )
+  return Effect.gen(function* () {
+    // Said in the log of whoever started the watch, whichever fiber looks (the poll, a reload's guard).
+    const looked = Effect.provideService(look, Logger.CurrentLoggers, yield* Logger.CurrentLoggers)
+    yield* Effect.forkScoped(Effect.repeat(Effect.delay(looked, `${IDENTITY_POLL_MS} millis`), Schedule.forever))
+    return looked
+  })
 }
