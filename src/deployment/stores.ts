@@ -73,19 +73,10 @@ import {
 } from "../store/postgres.ts"
 import * as PostgresConfigVersion from "../store/postgresConfigVersion.ts"
 import * as PostgresSecret from "../store/postgresSecret.ts"
-import { postgresSecret, readPostgresSecret } from "../store/postgresSecret.ts"
 import * as RateLimiterPostgres from "../store/rateLimiterPostgres.ts"
 import { RedisBreaker, type RedisConnection, RedisKeyPrefix, redisStoreLayer } from "../store/redis.ts"
 import { readConfigVersion, watchConfigVersion } from "../store/redisConfigVersion.ts"
-import { readRedisSecret, redisSecret } from "../store/redisSecret.ts"
-import {
-  addressOf,
-  checkAtStart,
-  type IdentityOptions,
-  STORE_IDENTITY_NAME,
-  type StoreLost,
-  watchIdentity
-} from "../store/storeIdentity.ts"
+import type { StoreLost } from "../store/storeIdentity.ts"
 import type { TlsMaterial } from "../store/tlsMaterial.ts"
 import { SigningKeyStore } from "../verification/SigningKeyStore.ts"
 import * as SigningKeyPostgres from "../verification/signingKeyPostgres.ts"
@@ -94,6 +85,7 @@ import { VerificationStore, type VerificationStoreError } from "../verification/
 import * as VerificationPostgres from "../verification/verificationPostgres.ts"
 import * as VerificationRedis from "../verification/verificationRedis.ts"
 import { deploymentSecrets, secretInDataDir, secretInPostgres, secretInRedis } from "./secrets.ts"
+import { guardIdentity, postgresIdentity, redisIdentity } from "./storeIdentity.ts"
 
 /** The directories a deployment's stores use: the config directory's key file, the data directory. */
 export interface StoreDirectories {
@@ -299,21 +291,6 @@ export const tlsMaterialOf = (
   })
 
 /**
- * The store's identity checked before anything reads or mints a secret in
- * it (`store/storeIdentity.ts`): a lost store fails the opening with
- * `StoreLost`; while the scope lasts, with `watch`, it is checked again
- * every `IDENTITY_POLL_MS`.
- */
-const guardIdentity = <E, Outage>(
-  options: IdentityOptions<E, Outage>,
-  watch: boolean
-): Effect.Effect<Effect.Effect<boolean>, E | StoreLost, Scope.Scope> =>
-  Effect.gen(function* () {
-    const id = yield* checkAtStart(options)
-    return watch ? yield* watchIdentity(options, id) : Effect.succeed(true)
-  })
-
-/**
  * The adapters' watch, each change acted on only once the store is seen to
  * be this deployment's: a store emptied under the daemons bumps no
  * version, but a poll seeing its version gone must not reload a
@@ -350,21 +327,7 @@ export const openAdapters = (
     if (settings.kind === "redis" && settings.url !== undefined) {
       const connection = yield* Layer.build(redisStoreLayer({ url: settings.url, keyPrefix: settings.keyPrefix, tls }))
       const isOwn = yield* guardIdentity(
-        {
-          kind: "redis",
-          address: addressOf(settings.url, settings.keyPrefix),
-          dataDir: directories.dataDir,
-          whenEmpty: settings.whenEmpty,
-          access: {
-            read: Effect.provide(readRedisSecret(STORE_IDENTITY_NAME), connection),
-            mint: (id) =>
-              Effect.provide(
-                redisSecret(STORE_IDENTITY_NAME, () => id),
-                connection
-              )
-          },
-          breaker: Context.get(connection, RedisBreaker)
-        },
+        redisIdentity({ ...settings, url: settings.url }, directories.dataDir, connection),
         watchIdentityOf
       )
       return {
@@ -378,21 +341,7 @@ export const openAdapters = (
         postgresStoreLayer({ url: settings.url, migrations: postgresMigrations, tls })
       )
       const isOwn = yield* guardIdentity(
-        {
-          kind: "postgres",
-          address: addressOf(settings.url),
-          dataDir: directories.dataDir,
-          whenEmpty: settings.whenEmpty,
-          access: {
-            read: Effect.provide(readPostgresSecret(STORE_IDENTITY_NAME), connection),
-            mint: (id) =>
-              Effect.provide(
-                postgresSecret(STORE_IDENTITY_NAME, () => id),
-                connection
-              )
-          },
-          breaker: Context.get(connection, PostgresBreaker)
-        },
+        postgresIdentity({ ...settings, url: settings.url }, directories.dataDir, connection),
         watchIdentityOf
       )
       const adapters = watchOnlyOwnStore(withConnection(postgresAdapters(directories), connection), isOwn)

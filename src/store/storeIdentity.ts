@@ -22,7 +22,7 @@
  * off the request path.
  */
 import { randomBytes } from "node:crypto"
-import { readFileSync, rmSync } from "node:fs"
+import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import * as Effect from "effect/Effect"
 import * as Logger from "effect/Logger"
@@ -69,9 +69,6 @@ export const remember = (dataDir: string, identity: RememberedIdentity): void =>
   ensureDirectory(dataDir)
   writeFileAtomic(join(dataDir, STORE_IDENTITY_FILE), `${JSON.stringify(identity, null, 2)}\n`)
 }
-
-/** Forgets the identity `dataDir` remembers (`campusgate store accept-new`). */
-export const forget = (dataDir: string): void => rmSync(join(dataDir, STORE_IDENTITY_FILE), { force: true })
 
 export const newIdentity = (): string => randomBytes(16).toString("hex")
 
@@ -261,3 +258,25 @@ export const watchIdentity = <E, Outage>(
     return looked
   })
 }
+
+/** What `accept` did: the identity the data directory now remembers, whether it was minted, and the one it forgot. */
+export interface Accepted {
+  readonly id: string
+  readonly minted: boolean
+  readonly forgot: string | undefined
+}
+
+/**
+ * Adopts the store as it is now, on purpose (`campusgate store
+ * accept-new`): its identity, or a new one minted into it when it holds
+ * none, becomes the one the data directory remembers. A daemon on another
+ * data directory needs the same (a second run adopts what the first minted).
+ */
+export const accept = <E, Outage>(options: IdentityOptions<E, Outage>): Effect.Effect<Accepted, E> =>
+  Effect.gen(function* () {
+    const forgot = readRemembered(options.dataDir)?.id
+    const stored = yield* options.breaker.pastHold(options.access.read)
+    const id = stored ?? (yield* options.breaker.pastHold(options.access.mint(newIdentity())))
+    remember(options.dataDir, { kind: options.kind, address: options.address, id })
+    return { id, minted: stored === undefined, forgot: forgot === id ? undefined : forgot }
+  })

@@ -4,7 +4,8 @@
  * the identity and remembers it, a fresh data directory joins it, a store
  * emptied under a running daemon holds the connection's breaker open with
  * the reason (every call refused at once, nothing minted) until the
- * identity is back, and a start against the emptied store is refused.
+ * identity is back, a start against the emptied store is refused, and
+ * `accept` (`campusgate store accept-new`) adopts it on purpose.
  */
 import { mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -17,6 +18,7 @@ import { storeHeldReason } from "../../src/store/breaker.ts"
 import { RedisBreaker, RedisKeyPrefix } from "../../src/store/redis.ts"
 import { readRedisSecret, redisSecret, secretKey } from "../../src/store/redisSecret.ts"
 import {
+  accept,
   checkAtStart,
   type IdentityOptions,
   judgeIdentity,
@@ -103,9 +105,16 @@ describeRedis("a Redis store's identity", () => {
       expect(lost).toBeInstanceOf(StoreLost)
       expect(String((lost as StoreLost).message)).toMatch(/came back empty.*campusgate restore --from.*accept-new/)
       expect(yield* redis.send("GET", identityKey)).toBeNull()
+      // Accepting the emptied store on purpose: a new identity, remembered, and the start goes on.
+      const accepted = yield* accept(options)
+      expect(accepted).toMatchObject({ minted: true, forgot: id })
+      expect(yield* checkAtStart(options)).toBe(accepted.id)
+      // Another data directory adopts the same one.
+      expect(yield* accept({ ...options, dataDir: second })).toEqual({ id: accepted.id, minted: false, forgot: id })
+      yield* redis.send("DEL", identityKey)
       // start-over mints a new one and remembers it.
       const minted = yield* checkAtStart({ ...options, whenEmpty: "start-over" })
-      expect(minted).not.toBe(id)
+      expect(minted).not.toBe(accepted.id)
       expect(readRemembered(first)?.id).toBe(minted)
     }).pipe(Effect.provide(testRedisLayer()))
   )
