@@ -77,10 +77,10 @@ export interface BreakerOptions<Outage> {
   readonly timeoutMs: number
   /** A call that answers when the store does (`PING`, `select 1`); unguarded. */
   readonly probe: Effect.Effect<unknown, unknown>
-  /** The store's outage error for a cause. */
+  /** The store's outage error for a cause (a timeout, a hold). */
   readonly outage: (cause: unknown) => Outage
-  /** Whether an error already is the store's outage (kept as it is). */
-  readonly isOutage: (error: unknown) => error is Outage
+  /** A call's failures as the store's outage: how the connection's client fails is the connection's to say. */
+  readonly asOutage: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, Outage, R>
 }
 
 /** A breaker over one connection, its probe running in the background for the scope. */
@@ -108,17 +108,14 @@ export const makeBreaker = <Outage>(
         const refused = refusal(pastHold)
         if (refused !== undefined) return Effect.fail(refused)
         return Effect.provideService(
-          Effect.timeoutOrElse(
-            Effect.mapError(effect, (error) => (options.isOutage(error) ? error : options.outage(error))),
-            {
-              duration: options.timeoutMs,
-              orElse: () =>
-                Effect.suspend(() => {
-                  stalledSince ??= Date.now()
-                  return Effect.fail(stalled())
-                })
-            }
-          ),
+          Effect.timeoutOrElse(options.asOutage(effect), {
+            duration: options.timeoutMs,
+            orElse: () =>
+              Effect.suspend(() => {
+                stalledSince ??= Date.now()
+                return Effect.fail(stalled())
+              })
+          }),
           Clock.Clock,
           clock
         )

@@ -95,7 +95,10 @@ const breakerLayer: Layer.Layer<PostgresBreaker, never, PgClient.PgClient> = Lay
       timeoutMs: STATEMENT_TIMEOUT_MS,
       probe: sql`select 1`,
       outage: (cause) => new PostgresOutage({ cause }),
-      isOutage: (error): error is PostgresOutage => error instanceof PostgresOutage
+      asOutage: (effect) =>
+        Effect.mapError(effect, (error) =>
+          error instanceof PostgresOutage ? error : new PostgresOutage({ cause: error })
+        )
     })
   )
 )

@@ -111,9 +111,13 @@ export const redisLayer = (
         store: "Redis",
         timeoutMs: COMMAND_TIMEOUT_MS,
         probe: redis.send("PING"),
-        outage: (cause) =>
-          new RedisOutage({ cause: cause instanceof Redis.RedisError ? (cause as Redis.RedisError).cause : cause }),
-        isOutage: (error): error is Redis.RedisError => error instanceof RedisOutage
+        outage: (cause) => new RedisOutage({ cause }),
+        asOutage: (effect) =>
+          Effect.mapError(effect, (error) =>
+            error instanceof RedisOutage
+              ? error
+              : new RedisOutage({ cause: error instanceof Redis.RedisError ? error.cause : error })
+          )
       })
       const { bounded } = breaker
       return Context.make(
