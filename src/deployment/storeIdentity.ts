@@ -15,8 +15,8 @@ import { PostgresBreaker, type PostgresConnection, type PostgresOutage } from ".
 import { postgresSecret, readPostgresSecret } from "../store/postgresSecret.ts"
 import { RedisBreaker, type RedisConnection } from "../store/redis.ts"
 import { readRedisSecret, redisSecret } from "../store/redisSecret.ts"
+import { addressOf } from "../store/rememberedIdentity.ts"
 import {
-  addressOf,
   checkAtStart,
   type IdentityOptions,
   STORE_IDENTITY_NAME,

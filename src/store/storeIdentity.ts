@@ -4,7 +4,7 @@
  * the `campusgate_secrets` row `store-identity`), so that a backup copying
  * every secret carries it, and remembered in each daemon's data directory
  * (`store-identity.json`: the kind, the store's address without
- * credentials, the id).
+ * credentials, the id; `store/rememberedIdentity.ts`).
  *
  * What it guarantees: a store that comes back empty, or another store put
  * in its place, is noticed before anything is minted into it. A daemon
@@ -22,68 +22,24 @@
  * off the request path.
  */
 import { randomBytes } from "node:crypto"
-import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import * as Effect from "effect/Effect"
 import * as Logger from "effect/Logger"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
-import { ensureDirectory, writeFileAtomic } from "./atomicWrite.ts"
 import type { Breaker } from "./breaker.ts"
+import { type RememberedIdentity, readRemembered, remember, STORE_IDENTITY_FILE } from "./rememberedIdentity.ts"
 
 /** The identity's name among the store's secrets (a Redis key `<prefix>secrets:…`, a `campusgate_secrets` row). */
 export const STORE_IDENTITY_NAME = "store-identity"
-/** The file in a data directory that remembers the store's identity. */
-export const STORE_IDENTITY_FILE = "store-identity.json"
 /** How often a running daemon reads the store's identity (the configuration version's poll). */
 export const IDENTITY_POLL_MS = 500
 
 /** What a daemon does on a store found without its identity: refuse (the default), or mint a new one and go on. */
 export type WhenEmpty = "refuse" | "start-over"
 
-/** The identity a data directory remembers. */
-export const RememberedIdentity = Schema.Struct({
-  kind: Schema.String,
-  /** The store's address without credentials, for the operator. */
-  address: Schema.String,
-  id: Schema.String
-})
-export type RememberedIdentity = typeof RememberedIdentity.Type
-
-const decodeRemembered = Schema.decodeUnknownSync(Schema.fromJsonString(RememberedIdentity))
-
-/** The identity `dataDir` remembers; undefined when it remembers none. */
-export const readRemembered = (dataDir: string): RememberedIdentity | undefined => {
-  let text: string
-  try {
-    text = readFileSync(join(dataDir, STORE_IDENTITY_FILE), "utf8")
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined
-    throw error
-  }
-  return decodeRemembered(text)
-}
-
-export const remember = (dataDir: string, identity: RememberedIdentity): void => {
-  ensureDirectory(dataDir)
-  writeFileAtomic(join(dataDir, STORE_IDENTITY_FILE), `${JSON.stringify(identity, null, 2)}\n`)
-}
-
 export const newIdentity = (): string => randomBytes(16).toString("hex")
-
-/** `url` without its user and password: what the log and the file may name. */
-export const addressOf = (url: string, keyPrefix?: string): string => {
-  try {
-    const parsed = new URL(url)
-    parsed.username = ""
-    parsed.password = ""
-    parsed.search = ""
-    return `${parsed.toString()}${keyPrefix === undefined ? "" : ` (key prefix ${keyPrefix})`}`
-  } catch {
-    return "(an address that does not parse)"
-  }
-}
 
 /**
  * What to do with the identity the store holds (`stored`) and the one this

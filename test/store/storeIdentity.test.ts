@@ -17,13 +17,12 @@ import * as Redis from "effect/persistence/Redis"
 import { storeHeldReason } from "../../src/store/breaker.ts"
 import { RedisBreaker, RedisKeyPrefix } from "../../src/store/redis.ts"
 import { readRedisSecret, redisSecret, secretKey } from "../../src/store/redisSecret.ts"
+import { readRemembered, STORE_IDENTITY_FILE } from "../../src/store/rememberedIdentity.ts"
 import {
   accept,
   checkAtStart,
   type IdentityOptions,
   judgeIdentity,
-  readRemembered,
-  STORE_IDENTITY_FILE,
   STORE_IDENTITY_NAME,
   StoreLost,
   type WhenEmpty,

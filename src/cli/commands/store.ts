@@ -28,7 +28,8 @@ import {
 import { redactCredentials } from "../../observability/redact.ts"
 import { postgresStoreLayer } from "../../store/postgres.ts"
 import { redisStoreLayer } from "../../store/redis.ts"
-import { type Accepted, accept, addressOf } from "../../store/storeIdentity.ts"
+import { addressOf } from "../../store/rememberedIdentity.ts"
+import { type Accepted, accept } from "../../store/storeIdentity.ts"
 import { directoryFlags } from "../options.ts"
 
 const failed = (error: unknown) =>
