@@ -150,7 +150,7 @@ export class InternalError extends HttpApiError.Problem<InternalError>()(
 export class ServiceUnavailable extends HttpApiError.Problem<ServiceUnavailable>()(
   "ServiceUnavailable",
   declared(503, "service-unavailable", "Service Unavailable"),
-  { ...common, code: Schema.Literal("SERVICE_ERROR"), retryAfterSeconds: Count }
+  { ...common, code: Schema.Literals(["SERVICE_ERROR", "STORE_LOST"]), retryAfterSeconds: Count }
 ) {}
 
 // The named constructors, by status.
@@ -262,6 +262,14 @@ export const serviceUnavailable = (detail: string, retryAfterSeconds: number): S
 /** 503: a store cannot be used now, whatever its kind; nothing was changed. */
 export const storeUnavailable = (detail: string): ServiceUnavailable =>
   serviceUnavailable(detail, RETRY_AFTER_SECONDS.storeUnavailable)
+
+/**
+ * 503 `STORE_LOST`: the shared store came back empty or replaced, so the
+ * daemon refuses every change until an operator restores it; `detail` says
+ * what to do.
+ */
+export const storeLost = (detail: string): ServiceUnavailable =>
+  new ServiceUnavailable({ code: "STORE_LOST", detail, retryAfterSeconds: RETRY_AFTER_SECONDS.storeLost })
 
 /** 503: a queue of waiting work is full; nothing was accepted. */
 export const queueFull = (detail: string): ServiceUnavailable =>

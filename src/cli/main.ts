@@ -18,6 +18,7 @@ import { outboxCommand } from "./commands/outbox.ts"
 import { reviewCommand } from "./commands/review.ts"
 import { schemaCommand } from "./commands/schema.ts"
 import { serveCommand } from "./commands/serve.ts"
+import { storeCommand } from "./commands/store.ts"
 
 const campusgate = Command.make("campusgate").pipe(
   Command.withDescription("Decide whether an email address belongs to the students and educators an offer is for"),
@@ -33,7 +34,8 @@ const campusgate = Command.make("campusgate").pipe(
     dataCommand,
     migrateCommand,
     backupCommand,
-    restoreCommand
+    restoreCommand,
+    storeCommand
   ])
 )
 

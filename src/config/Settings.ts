@@ -149,7 +149,16 @@ export const StoreSettings = Schema.Struct({
   /** Every key this deployment writes starts with it, so deployments can share a server. */
   keyPrefix: withDefault(Schema.String, "campusgate:"),
   /** A private CA, and a client certificate, for the store's and the cache's TLS connections. */
-  tls: Schema.optionalKey(StoreTls)
+  tls: Schema.optionalKey(StoreTls),
+  /**
+   * With `kind: redis` or `postgres`, what a daemon does when the store it
+   * remembers comes back empty (restarted without its data, a schema
+   * dropped): `refuse` (the default) starts nothing and refuses every store
+   * call, with what to do in the log, until a backup is restored;
+   * `start-over` makes new signing keys and secrets and goes on (tokens
+   * issued before stop verifying, unique-email counts restart).
+   */
+  whenEmpty: withDefault(Schema.Literals(["refuse", "start-over"]), "refuse")
 })
 export type StoreSettings = typeof StoreSettings.Type
 

@@ -17,7 +17,7 @@ import type * as Redis from "effect/persistence/Redis"
 import type { Secrets } from "../config/environment.ts"
 import { HASH_KEY_FILE } from "../stats/hashKey.ts"
 import { statsDirectory } from "../stats/usageFiles.ts"
-import type { PgClient, PostgresOutage } from "../store/postgres.ts"
+import type { PgClient, PostgresBreaker, PostgresOutage } from "../store/postgres.ts"
 import { postgresSecret } from "../store/postgresSecret.ts"
 import { redisSecret } from "../store/redisSecret.ts"
 import { secretFile } from "../store/secretFile.ts"
@@ -84,7 +84,7 @@ export const secretInRedis = (
 export const secretInPostgres = (
   secret: DeploymentSecret,
   secrets: Secrets
-): Effect.Effect<string, PostgresOutage, PgClient.PgClient> => {
+): Effect.Effect<string, PostgresOutage, PgClient.PgClient | PostgresBreaker> => {
   const configured = configuredValue(secret, secrets)
   return configured === undefined ? postgresSecret(secret.name, secret.generate) : Effect.succeed(configured)
 }

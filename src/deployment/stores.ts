@@ -68,6 +68,7 @@ import * as UsagePostgres from "../stats/usagePostgres.ts"
 import * as UsageRedis from "../stats/usageRedis.ts"
 import {
   type Migration,
+  PostgresBreaker,
   type PostgresConnection,
   type PostgresOutage,
   type PostgresSchemaError,
@@ -76,8 +77,9 @@ import {
 import * as PostgresConfigVersion from "../store/postgresConfigVersion.ts"
 import * as PostgresSecret from "../store/postgresSecret.ts"
 import * as RateLimiterPostgres from "../store/rateLimiterPostgres.ts"
-import { type RedisConnection, RedisKeyPrefix, redisStoreLayer } from "../store/redis.ts"
+import { RedisBreaker, type RedisConnection, RedisKeyPrefix, redisStoreLayer } from "../store/redis.ts"
 import { readConfigChanges, readConfigVersion, watchConfigVersion } from "../store/redisConfigVersion.ts"
+import type { StoreLost } from "../store/storeIdentity.ts"
 import type { TlsMaterial } from "../store/tlsMaterial.ts"
 import { SigningKeyStore } from "../verification/SigningKeyStore.ts"
 import * as SigningKeyPostgres from "../verification/signingKeyPostgres.ts"
@@ -86,6 +88,7 @@ import { VerificationStore, type VerificationStoreError } from "../verification/
 import * as VerificationPostgres from "../verification/verificationPostgres.ts"
 import * as VerificationRedis from "../verification/verificationRedis.ts"
 import { deploymentSecrets, secretInDataDir, secretInPostgres, secretInRedis } from "./secrets.ts"
+import { guardIdentity, postgresIdentity, redisIdentity } from "./storeIdentity.ts"
 
 /** The directories a deployment's stores use: the config directory's key file, the data directory. */
 export interface StoreDirectories {
@@ -108,7 +111,13 @@ export class StoreTlsError extends Schema.TaggedError<StoreTlsError>()("StoreTls
  * Why a shared store's connection failed: it cannot be reached, (PostgreSQL)
  * its schema is not this build's, or its TLS files cannot be read.
  */
-export type StoreConnectionError = Redis.RedisError | PostgresOutage | PostgresSchemaError | SqlError | StoreTlsError
+export type StoreConnectionError =
+  | Redis.RedisError
+  | PostgresOutage
+  | PostgresSchemaError
+  | SqlError
+  | StoreTlsError
+  | StoreLost
 
 /** Whether daemons of this kind share their state (Redis, PostgreSQL), rather than each its own data directory. */
 export const isSharedKind = (kind: StoreSettings["kind"]): boolean => kind !== "files"
@@ -307,11 +316,33 @@ export const tlsMaterialOf = (
     }
   })
 
-/** The store kind `location`'s settings name, its adapters given their connection, open for the scope. */
+/**
+ * The adapters' watch, each change acted on only once the store is seen to
+ * be this deployment's: a store emptied under the daemons bumps no
+ * version, but a poll seeing its version gone must not reload a
+ * configuration without the store's resources and keys.
+ */
+const watchOnlyOwnStore = (adapters: StoreAdapters<never>, isOwn: Effect.Effect<boolean>): StoreAdapters<never> => ({
+  ...adapters,
+  watch: (reload) => adapters.watch(Effect.flatMap(isOwn, (own) => (own ? reload : Effect.void)))
+})
+
+/**
+ * The store kind `location`'s settings name, its adapters given their
+ * connection, open for the scope. A shared store's identity is checked
+ * first (refused when lost), and, with `watchIdentity` (the daemon),
+ * watched while the scope lasts.
+ */
 export const openAdapters = (
-  location: ConfigLocation
+  location: ConfigLocation,
+  watchIdentityOf = false
 ): Effect.Effect<
-  { readonly kind: StoreSettings["kind"]; readonly adapters: StoreAdapters<never> },
+  {
+    readonly kind: StoreSettings["kind"]
+    readonly adapters: StoreAdapters<never>
+    /** Why the shared store is held as lost (`store/storeIdentity.ts`); undefined while it is not, and with files. */
+    readonly heldFor: () => string | undefined
+  },
   StoreConnectionError,
   Scope.Scope
 > =>
@@ -321,22 +352,36 @@ export const openAdapters = (
     const tls = yield* tlsMaterialOf(settings.tls, directories.configDir)
     if (settings.kind === "redis" && settings.url !== undefined) {
       const connection = yield* Layer.build(redisStoreLayer({ url: settings.url, keyPrefix: settings.keyPrefix, tls }))
-      return { kind: "redis", adapters: withConnection(redisAdapters(directories), connection) }
+      const isOwn = yield* guardIdentity(
+        redisIdentity({ ...settings, url: settings.url }, directories.dataDir, connection),
+        watchIdentityOf
+      )
+      return {
+        kind: "redis",
+        adapters: watchOnlyOwnStore(withConnection(redisAdapters(directories), connection), isOwn),
+        heldFor: Context.get(connection, RedisBreaker).heldFor
+      }
     }
     if (settings.kind === "postgres" && settings.url !== undefined) {
       const connection = yield* Layer.build(
         postgresStoreLayer({ url: settings.url, migrations: postgresMigrations, tls })
       )
-      const adapters = withConnection(postgresAdapters(directories), connection)
-      if (settings.cache !== "redis" || settings.cacheUrl === undefined) return { kind: "postgres", adapters }
+      const isOwn = yield* guardIdentity(
+        postgresIdentity({ ...settings, url: settings.url }, directories.dataDir, connection),
+        watchIdentityOf
+      )
+      const adapters = watchOnlyOwnStore(withConnection(postgresAdapters(directories), connection), isOwn)
+      const { heldFor } = Context.get(connection, PostgresBreaker)
+      if (settings.cache !== "redis" || settings.cacheUrl === undefined) return { kind: "postgres", adapters, heldFor }
       // What may be lost (rate-limit counters) in Redis, the records in PostgreSQL.
       const cache = yield* Layer.build(redisStoreLayer({ url: settings.cacheUrl, keyPrefix: settings.keyPrefix, tls }))
       return {
         kind: "postgres",
-        adapters: { ...adapters, rateLimits: rateLimiterStoreRedis.pipe(Layer.provide(Layer.succeedContext(cache))) }
+        adapters: { ...adapters, rateLimits: rateLimiterStoreRedis.pipe(Layer.provide(Layer.succeedContext(cache))) },
+        heldFor
       }
     }
-    return { kind: "files", adapters: fileAdapters(directories) }
+    return { kind: "files", adapters: fileAdapters(directories), heldFor: () => undefined }
   })
 
 /**
@@ -398,6 +443,8 @@ export interface Stores {
         >
       }
     | undefined
+  /** Why the shared store is held as lost (`store/storeIdentity.ts`); undefined while it is not, and with files. */
+  readonly heldFor: () => string | undefined
 }
 
 /** The stores `location`'s settings name, open for the scope, as the daemon runs on them. */
@@ -406,7 +453,7 @@ export const openStores = (
   secrets: Secrets
 ): Effect.Effect<Stores, StoreConnectionError | ReviewStoreError, Scope.Scope> =>
   Effect.gen(function* () {
-    const { kind, adapters } = yield* openAdapters(location)
+    const { kind, adapters, heldFor } = yield* openAdapters(location, true)
     // What the daemon reads before its layers are built: the configuration's stores and the sessions' check.
     const opened = yield* Layer.build(
       Layer.mergeAll(adapters.resources, adapters.keys, adapters.reviews, adapters.endedSessions)
@@ -430,7 +477,8 @@ export const openStores = (
       endedSessions: Context.get(opened, EndedSessions),
       watch: adapters.watch,
       configVersion: adapters.configVersion,
-      configFeed: feedOf(adapters)
+      configFeed: feedOf(adapters),
+      heldFor
     }
   })
 

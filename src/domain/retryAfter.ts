@@ -14,6 +14,11 @@ export const RETRY_AFTER_SECONDS = {
    * read-only or broken volume — whatever its kind (`store/outage.ts`).
    */
   storeUnavailable: 5,
+  /**
+   * The shared store came back empty or replaced (`store/storeIdentity.ts`):
+   * an operator restores it; asking again sooner changes nothing.
+   */
+  storeLost: 60,
   /** A queue of waiting work is full: the job queue, the verification messages' send queue. */
   queueFull: 5,
   /** The calling key already sends as many job uploads as it may (`limits.jobUploadsPerKey`). */

@@ -14,7 +14,7 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import { bounded, type Migration, PgClient, type PostgresConnection } from "../store/postgres.ts"
+import { type Migration, PgClient, PostgresBreaker, type PostgresConnection } from "../store/postgres.ts"
 import { settlingLostReply } from "../store/postgresLostReply.ts"
 import {
   IdempotencyRecord,
@@ -48,6 +48,7 @@ const CLAIM_ATTEMPTS = 3
 
 const makePostgresIdempotencyStore = Effect.gen(function* () {
   const sql = yield* PgClient.PgClient
+  const { bounded } = yield* PostgresBreaker
   const failed = (operation: IdempotencyStoreError["operation"]) => (cause: unknown) =>
     new IdempotencyStoreError({ operation, cause })
   let claims = 0

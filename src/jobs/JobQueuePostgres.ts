@@ -30,7 +30,7 @@ import type * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
 import * as Schedule from "effect/Schedule"
 import type { SqlError } from "effect/sql/SqlError"
-import { bounded, PgClient, type PostgresConnection, STATEMENT_TIMEOUT_MS } from "../store/postgres.ts"
+import { PgClient, PostgresBreaker, type PostgresConnection, STATEMENT_TIMEOUT_MS } from "../store/postgres.ts"
 import { settlingLostReply } from "../store/postgresLostReply.ts"
 import { isFinished, type Job } from "./Job.ts"
 import type { JobQueue } from "./JobQueue.ts"
@@ -53,9 +53,13 @@ const NOW = "(extract(epoch from now()) * 1000)"
 const expiryOf = (job: Job): number => Date.parse(job.expiresAt!)
 
 /** The queue's state in the PostgreSQL database in force, with the store of records and files beside it. */
-export const makePostgresSharedStore = (dataDir: string): Effect.Effect<SharedJobStore, never, PgClient.PgClient> =>
+export const makePostgresSharedStore = (
+  dataDir: string
+): Effect.Effect<SharedJobStore, never, PgClient.PgClient | PostgresBreaker> =>
   Effect.gen(function* () {
     const sql = yield* PgClient.PgClient
+    const { bounded } = yield* PostgresBreaker
+    const step = postgresStep(bounded)
     const { store, files, sweepFiles } = yield* makePostgresJobStore(dataDir)
     const callbackDue = (due: string) => (due === "" ? null : Number(due))
     const ids = (rows: ReadonlyArray<{ readonly job_id: string }>) => rows.map((row) => row.job_id)
@@ -97,7 +101,7 @@ export const makePostgresSharedStore = (dataDir: string): Effect.Effect<SharedJo
           ),
       freeKey: (field) =>
         sql`update campusgate_jobs set idempotency_field = null where idempotency_field = ${field}`.pipe(
-          postgresStep("create"),
+          step("create"),
           Effect.asVoid
         ),
       cancel: (final, due) =>
@@ -113,19 +117,16 @@ export const makePostgresSharedStore = (dataDir: string): Effect.Effect<SharedJo
             where job_id = ${final.jobId} and lease_token is not null
             returning 1`
           return asked.length > 0 ? ("asked" as const) : ("finished" as const)
-        }).pipe(postgresStep("write", final.jobId)),
+        }).pipe(step("write", final.jobId)),
       takeExpired: (now) =>
         sql<{ readonly job_id: string }>`
           update campusgate_jobs set expires_at = null
           where job_id in (
             select job_id from campusgate_jobs where expires_at <= ${now}
             order by expires_at limit 64 for update skip locked)
-          returning job_id`.pipe(postgresStep("list"), Effect.map(ids)),
+          returning job_id`.pipe(step("list"), Effect.map(ids)),
       drop: (job) =>
-        sql`delete from campusgate_jobs where job_id = ${job.jobId}`.pipe(
-          postgresStep("remove", job.jobId),
-          Effect.asVoid
-        ),
+        sql`delete from campusgate_jobs where job_id = ${job.jobId}`.pipe(step("remove", job.jobId), Effect.asVoid),
       claim: (token, leaseMs) =>
         sql
           .unsafe<{ readonly job_id: string | null; readonly waiting: unknown }>(
@@ -144,7 +145,7 @@ export const makePostgresSharedStore = (dataDir: string): Effect.Effect<SharedJo
             [token, leaseMs]
           )
           .pipe(
-            postgresStep("read"),
+            step("read"),
             Effect.map(([row]) => ({ jobId: row?.job_id ?? "", waiting: Number(row?.waiting ?? 0) }))
           ),
       renew: (jobId, token, leaseMs) =>
@@ -155,13 +156,13 @@ export const makePostgresSharedStore = (dataDir: string): Effect.Effect<SharedJo
             [jobId, token, leaseMs]
           )
           .pipe(
-            postgresStep("write", jobId),
+            step("write", jobId),
             Effect.map(([row]) => (row === undefined ? "lost" : row.cancel_asked ? "cancelAsked" : "renewed"))
           ),
       fencedWrite: (jobId, token, record) =>
         sql`update campusgate_jobs set record = ${recordText(record)}::jsonb
           where job_id = ${jobId} and lease_token = ${token} returning 1`.pipe(
-          postgresStep("write", jobId),
+          step("write", jobId),
           Effect.map((rows) => rows.length > 0)
         ),
       finish: (jobId, token, final, expiresAt, due) =>
@@ -172,12 +173,12 @@ export const makePostgresSharedStore = (dataDir: string): Effect.Effect<SharedJo
               callback_due = ${callbackDue(due)}
             where job_id = ${jobId} and lease_token = ${token} returning 1`
         ).pipe(
-          postgresStep("write", jobId),
+          step("write", jobId),
           Effect.map((rows) => rows.length > 0)
         ),
       updateFinished: (record) =>
         sql`update campusgate_jobs set record = ${recordText(record)}::jsonb where job_id = ${record.jobId}`.pipe(
-          postgresStep("write", record.jobId),
+          step("write", record.jobId),
           Effect.asVoid
         ),
       takeDueCallbacks: (now, next) =>
@@ -186,10 +187,10 @@ export const makePostgresSharedStore = (dataDir: string): Effect.Effect<SharedJo
           where job_id in (
             select job_id from campusgate_jobs where callback_due <= ${now}
             order by callback_due limit 64 for update skip locked)
-          returning job_id`.pipe(postgresStep("list"), Effect.map(ids)),
+          returning job_id`.pipe(step("list"), Effect.map(ids)),
       settleCallback: (jobId) =>
         sql`update campusgate_jobs set callback_due = null where job_id = ${jobId}`.pipe(
-          postgresStep("write", jobId),
+          step("write", jobId),
           Effect.asVoid
         ),
       wakeOnSubmit: (wake) =>

@@ -12,7 +12,7 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import { bounded, type Migration, PgClient, type PostgresConnection } from "../store/postgres.ts"
+import { type Migration, PgClient, PostgresBreaker, type PostgresConnection } from "../store/postgres.ts"
 import { Job, type JobId } from "./Job.ts"
 import { JobStore, JobStoreError } from "./JobStore.ts"
 import { jobFiles, sweepOrphanFiles } from "./JobStoreFiles.ts"
@@ -51,8 +51,9 @@ export const decodeJob = Schema.decodeUnknownSync(Job)
 /** A job's record as the statements take it (JSON text, cast to jsonb). */
 export const recordText = (job: Job): string => JSON.stringify(encodeJob(job))
 
-/** A PostgreSQL step of a job-store operation, bounded, its error a `JobStoreError` naming the operation (and job). */
+/** A PostgreSQL step of a job-store operation, bounded by the connection's breaker, its error a `JobStoreError` naming the operation (and job). */
 export const postgresStep =
+  (bounded: PostgresBreaker["Service"]["bounded"]) =>
   (operation: JobStoreError["operation"], jobId?: string) =>
   <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     Effect.mapError(
@@ -64,16 +65,14 @@ export const postgresStep =
 export const makePostgresJobStore = (dataDir: string) =>
   Effect.gen(function* () {
     const sql = yield* PgClient.PgClient
+    const step = postgresStep((yield* PostgresBreaker).bounded)
     const files = jobFiles(dataDir)
     const upsert = (job: Job, operation: JobStoreError["operation"]) =>
       sql`insert into campusgate_jobs (job_id, record) values (${job.jobId}, ${recordText(job)}::jsonb)
-        on conflict (job_id) do update set record = excluded.record`.pipe(
-        postgresStep(operation, job.jobId),
-        Effect.asVoid
-      )
+        on conflict (job_id) do update set record = excluded.record`.pipe(step(operation, job.jobId), Effect.asVoid)
     const sweepFiles = sweepOrphanFiles(files, (jobId) =>
       sql`select 1 from campusgate_jobs where job_id = ${jobId}`.pipe(
-        postgresStep("list", jobId),
+        step("list", jobId),
         Effect.map((rows) => rows.length > 0)
       )
     )
@@ -88,7 +87,7 @@ export const makePostgresJobStore = (dataDir: string) =>
       open: (jobId, file) => fileStep("open", jobId, () => files.open(jobId, file)),
       read: (jobId: JobId) =>
         sql<{ readonly record: unknown }>`select record from campusgate_jobs where job_id = ${jobId}`.pipe(
-          postgresStep("read", jobId),
+          step("read", jobId),
           Effect.flatMap(([row]) =>
             row === undefined ? Effect.succeed(undefined) : fileStep("read", jobId, () => decodeJob(row.record))
           )
@@ -96,7 +95,7 @@ export const makePostgresJobStore = (dataDir: string) =>
       write: (job) => upsert(job, "write"),
       list: () =>
         sql<{ readonly job_id: string; readonly record: unknown }>`select job_id, record from campusgate_jobs`.pipe(
-          postgresStep("list"),
+          step("list"),
           Effect.flatMap((rows) =>
             readableJobs(
               rows.map((row) => [row.job_id, row.record] as const),
@@ -106,7 +105,7 @@ export const makePostgresJobStore = (dataDir: string) =>
         ),
       remove: (jobId) =>
         Effect.andThen(
-          sql`delete from campusgate_jobs where job_id = ${jobId}`.pipe(postgresStep("remove", jobId)),
+          sql`delete from campusgate_jobs where job_id = ${jobId}`.pipe(step("remove", jobId)),
           fileStep("remove", jobId, () => files.remove(jobId))
         )
     })

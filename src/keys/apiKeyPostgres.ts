@@ -22,7 +22,7 @@ import { resolve } from "node:path"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { ApiKeyId, ApiKeyRecord } from "../domain/ApiKey.ts"
-import { bounded, type Migration, PgClient, type PostgresConnection } from "../store/postgres.ts"
+import { type Migration, PgClient, PostgresBreaker, type PostgresConnection } from "../store/postgres.ts"
 import { announce, configVersion } from "../store/postgresConfigVersion.ts"
 import { ApiKeyStore, type ApiKeyStoreService, ApiKeyStoreUnavailable, ApiKeysError } from "./ApiKeyStore.ts"
 import { ApiKeyAlreadyRevoked, ApiKeyNotFound, addApiKeyRecord, type KeyDirectories } from "./apiKeyFiles.ts"
@@ -56,9 +56,10 @@ type Revocation =
 const makePostgresApiKeyStore = (
   configDir: string,
   isWritable?: (directory: string) => boolean
-): Effect.Effect<ApiKeyStoreService, never, PgClient.PgClient> =>
+): Effect.Effect<ApiKeyStoreService, never, PgClient.PgClient | PostgresBreaker> =>
   Effect.gen(function* () {
     const sql = yield* PgClient.PgClient
+    const { bounded } = yield* PostgresBreaker
     const location = "postgres:campusgate_keys"
     const revokedLocation = "postgres:campusgate_keys_revoked"
     const _configOnly: KeyDirectories = { configDir: resolve(configDir), dataDir: resolve(configDir) }

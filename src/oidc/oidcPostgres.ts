@@ -9,7 +9,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { asNumber, bounded, type Migration, PgClient, type PostgresConnection } from "../store/postgres.ts"
+import { asNumber, type Migration, PgClient, PostgresBreaker, type PostgresConnection } from "../store/postgres.ts"
 import { type OidcPayload, OidcStore, OidcStoreError, type OidcStoreService, SESSION_MODEL } from "./OidcStore.ts"
 
 export const migrations: ReadonlyArray<Migration> = [
@@ -43,6 +43,7 @@ interface Row {
 
 const makePostgresOidcStore = Effect.gen(function* () {
   const sql = yield* PgClient.PgClient
+  const { bounded } = yield* PostgresBreaker
   const fail = (operation: OidcStoreError["operation"]) =>
     Effect.mapError((cause: unknown) => new OidcStoreError({ operation, cause }))
   const decoded = (row: Row | undefined): OidcPayload | undefined => {

@@ -16,7 +16,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { bounded, type Migration, PgClient, type PostgresConnection } from "../store/postgres.ts"
+import { type Migration, PgClient, PostgresBreaker, type PostgresConnection } from "../store/postgres.ts"
 import { announce, configVersion } from "../store/postgresConfigVersion.ts"
 import { settlingLostReply } from "../store/postgresLostReply.ts"
 import type { ResourceDocument, ResourceKind } from "./ResourceDocument.ts"
@@ -39,6 +39,7 @@ export const migrations: ReadonlyArray<Migration> = [
 /** The adapter's service over the connection in force. */
 const makePostgresResourceStore = Effect.gen(function* () {
   const sql = yield* PgClient.PgClient
+  const { bounded } = yield* PostgresBreaker
   const documentOf = (kind: ResourceKind, id: string, text: string): ResourceDocument => ({
     kind,
     id,

@@ -21,7 +21,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { ReviewedInstitution, ReviewRejection } from "../domain/InstitutionReview.ts"
-import { asNumber, bounded, type Migration, PgClient, type PostgresConnection } from "../store/postgres.ts"
+import { asNumber, type Migration, PgClient, PostgresBreaker, type PostgresConnection } from "../store/postgres.ts"
 import { announce, configVersion } from "../store/postgresConfigVersion.ts"
 import { mergeEntry, oldestDayKept, type QueueBatch, type QueueEntry, StoredEntry } from "./queueEntries.ts"
 import { decisionKey, type RecordOptions, type ReviewDecision, ReviewStore, ReviewStoreError } from "./ReviewStore.ts"
@@ -67,6 +67,7 @@ const entryOf = (stored: unknown): QueueEntry => {
 /** The adapter's service over the connection in force. */
 const makePostgresReviewStore = Effect.gen(function* () {
   const sql = yield* PgClient.PgClient
+  const { bounded } = yield* PostgresBreaker
   const fail = (operation: ReviewStoreError["operation"]) => (cause: unknown) =>
     new ReviewStoreError({ operation, cause })
   const locked = <A, E>(change: Effect.Effect<A, E>) =>

@@ -28,6 +28,7 @@ import { HostedFunnel } from "../stats/HostedFunnel.ts"
 import { OfferStatus } from "../stats/OfferStatus.ts"
 import { UsageStatistics } from "../stats/UsageStatistics.ts"
 import { ensureDirectory } from "../store/atomicWrite.ts"
+import { StoreHold } from "../store/breaker.ts"
 import { ConsoleAssets } from "./consoleAssets.ts"
 import { ConsoleSessions, makeConsoleSessions } from "./consoleSession.ts"
 import { FastPath } from "./fastPath.ts"
@@ -222,6 +223,7 @@ export const serverLayer = (options: ServeOptions) =>
           Layer.succeed(ConsoleSessions, makeConsoleSessions(stores.consoleSecret, stores.endedSessions))
         ),
         Layer.provideMerge(Layer.succeed(HostedFlowSecret, stores.verificationSecret)),
+        Layer.provideMerge(Layer.succeed(StoreHold, { heldFor: stores.heldFor })),
         Layer.provideMerge(options.requestLogger ?? RequestLogger.layer),
         Layer.provideMerge(Log.layerOf(log))
       )

@@ -19,6 +19,7 @@ import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import { CampusgateApi, canonicalUrl } from "../api/Api.ts"
 import {
@@ -28,10 +29,12 @@ import {
   notFound,
   type Problem,
   serviceError,
+  storeLost,
   unsupportedMediaType,
   withRequestId
 } from "../api/problems.ts"
 import { Snapshot } from "../app/Snapshot.ts"
+import { StoreHold } from "../store/breaker.ts"
 import { AuthorizationLive } from "./authorization.ts"
 import { ConsoleRoutes, consoleHeaders } from "./console.ts"
 import { DocsRoutes } from "./docs.ts"
@@ -76,6 +79,18 @@ import { VerificationRoutes } from "./verificationRoutes.ts"
 /** The problem named after the request: the renderer alone, not `answerWith` (which reads the request). */
 const respond = (problem: Problem, requestId: string) =>
   Effect.succeed(problemResponse(withRequestId(problem, requestId)))
+
+/**
+ * While the shared store is held as lost (`store/storeIdentity.ts`), every
+ * 503 says so, with what an operator must do (`STORE_LOST`): whatever
+ * refused the request, the lost store is why.
+ */
+const lostStore =
+  (hold: StoreHold["Service"] | undefined, requestId: string) =>
+  (response: HttpServerResponse.HttpServerResponse): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+    const reason = response.status === 503 ? hold?.heldFor() : undefined
+    return reason === undefined ? Effect.succeed(response) : respond(storeLost(reason), requestId)
+  }
 
 const isProblem = (response: HttpServerResponse.HttpServerResponse): boolean =>
   response.headers["content-type"]?.startsWith("application/problem+json") === true
@@ -144,8 +159,9 @@ const Outermost = HttpRouter.middleware(
       const requestId = requestIdFor(original.headers[REQUEST_ID_HEADER])
       const url = canonicalUrl(original.url)
       const request = original.modify({ url, headers: Headers.set(original.headers, REQUEST_ID_HEADER, requestId) })
+      const hold = Option.getOrUndefined(yield* Effect.serviceOption(StoreHold))
       yield* HttpEffect.appendPreResponseHandler((_, answer) =>
-        Effect.map(normalize(answer, request, requestId), (response) => {
+        Effect.map(Effect.flatMap(normalize(answer, request, requestId), lostStore(hold, requestId)), (response) => {
           const { method, url } = request
           recordRequest(
             metrics,

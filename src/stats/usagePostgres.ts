@@ -20,7 +20,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { asNumber, bounded, type Migration, PgClient, type PostgresConnection } from "../store/postgres.ts"
+import { asNumber, type Migration, PgClient, PostgresBreaker, type PostgresConnection } from "../store/postgres.ts"
 import { REGISTER_COUNT } from "./HyperLogLog.ts"
 import type { UsageState } from "./UsageState.ts"
 import { UsageStore, UsageStoreError } from "./UsageStore.ts"
@@ -83,6 +83,7 @@ interface OfferRow {
 
 const makePostgresUsageStore = Effect.gen(function* () {
   const sql = yield* PgClient.PgClient
+  const { bounded } = yield* PostgresBreaker
   const failed = (operation: UsageStoreError["operation"], offerId?: string) => (cause: unknown) =>
     new UsageStoreError({ operation, ...(offerId === undefined ? {} : { offerId }), cause })
 

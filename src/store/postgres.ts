@@ -15,11 +15,14 @@
  * Redis (`store/redis.ts`): a statement fails when the server has not
  * answered within `STATEMENT_TIMEOUT_MS`, and fails as a store outage
  * (`store/outage.ts`), so a request that needs shared state answers 503
- * instead of hanging; the pool opens new connections as the server comes
- * back. The URL, which may carry a password, is never printed.
+ * instead of hanging; after one has timed out, every statement fails at
+ * once until `select 1` is answered again (the connection's breaker,
+ * `store/breaker.ts`, given as `PostgresBreaker`); the pool opens new
+ * connections as the server comes back. The URL, which may carry a password, is never printed.
  */
 import { PgClient } from "@effect/sql-pg"
 import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -27,6 +30,7 @@ import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import type * as SqlClient from "effect/sql/SqlClient"
 import { isSqlError, type SqlError } from "effect/sql/SqlError"
+import { type Breaker, makeBreaker } from "./breaker.ts"
 import { markOutage } from "./outage.ts"
 import { type TlsMaterial, tlsOptions } from "./tlsMaterial.ts"
 
@@ -36,7 +40,7 @@ const CONNECT_TIMEOUT_MS = 2000
 const POOL_SIZE = 10
 
 /** The connection a PostgreSQL adapter is given (its `layerPostgres` needs it). */
-export type PostgresConnection = PgClient.PgClient | SqlClient.SqlClient
+export type PostgresConnection = PgClient.PgClient | SqlClient.SqlClient | PostgresBreaker
 
 export { PgClient } from "@effect/sql-pg"
 
@@ -94,18 +98,34 @@ const failingAsOutage = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect
       : Effect.fail(new PostgresOutage({ cause: lost.defect }))
   })
 
-/** `effect` bounded in time and failing as an outage. */
-export const bounded = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, PostgresOutage, R> =>
-  Effect.timeoutOrElse(failingAsOutage(effect), {
-    duration: STATEMENT_TIMEOUT_MS,
-    orElse: () =>
-      Effect.fail(
-        new PostgresOutage({ cause: new Error(`PostgreSQL did not answer within ${STATEMENT_TIMEOUT_MS} ms`) })
-      )
-  })
+/**
+ * The breaker of the PostgreSQL connection (`store/breaker.ts`), given
+ * with it: an adapter takes `bounded` from it when it is made, and runs
+ * every statement through it.
+ */
+export class PostgresBreaker extends Context.Service<PostgresBreaker, Breaker<PostgresOutage>>()(
+  "campusgate/store/PostgresBreaker"
+) {}
 
-/** The connection's pool, bounded and named; building it connects, or fails. */
+/** The breaker over a client: statements bounded by `STATEMENT_TIMEOUT_MS`, `select 1` its probe. */
+const breakerLayer: Layer.Layer<PostgresBreaker, never, PgClient.PgClient> = Layer.effect(
+  PostgresBreaker,
+  Effect.flatMap(PgClient.PgClient, (sql) =>
+    makeBreaker<PostgresOutage>({
+      store: "PostgreSQL",
+      timeoutMs: STATEMENT_TIMEOUT_MS,
+      probe: sql`select 1`,
+      outage: (cause) => new PostgresOutage({ cause }),
+      asOutage: failingAsOutage
+    })
+  )
+)
+
+/** The connection's pool, bounded and named, with its breaker; building it connects, or fails. */
 export const postgresClientLayer = (url: string, tls?: TlsMaterial): Layer.Layer<PostgresConnection, SqlError> =>
+  Layer.provideMerge(breakerLayer, postgresPool(url, tls))
+
+const postgresPool = (url: string, tls?: TlsMaterial) =>
   PgClient.layer({
     url: Redacted.make(url),
     ...(tls === undefined ? {} : { ssl: tlsOptions(tls) }),

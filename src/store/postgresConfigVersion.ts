@@ -28,7 +28,7 @@ import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import type { SqlError } from "effect/sql/SqlError"
 import type * as Statement from "effect/sql/Statement"
-import { asNumber, bounded, type Migration, PgClient, type PostgresOutage } from "./postgres.ts"
+import { asNumber, type Migration, PgClient, PostgresBreaker, type PostgresOutage } from "./postgres.ts"
 
 /** How often the version is read besides the notifications. */
 export const VERSION_POLL_MS = 500
@@ -120,9 +120,10 @@ const RELISTEN_MS = VERSION_POLL_MS
 export const watchVersion = <E>(
   version: VersionChannel,
   onChange: Effect.Effect<void, E>
-): Effect.Effect<void, never, PgClient.PgClient | Scope.Scope> =>
+): Effect.Effect<void, never, PgClient.PgClient | PostgresBreaker | Scope.Scope> =>
   Effect.gen(function* () {
     const sql = yield* PgClient.PgClient
+    const { bounded } = yield* PostgresBreaker
     let seen: number | undefined
     const readVersion = Effect.map(
       bounded(sql<{ readonly version: unknown }>`select version from ${sql(version.table)}`),
@@ -163,13 +164,13 @@ export const watchVersion = <E>(
   })
 
 /** The configuration's version now. */
-export const readConfigVersion: Effect.Effect<string | undefined, PostgresOutage, PgClient.PgClient> = Effect.flatMap(
-  PgClient.PgClient,
-  (sql) =>
-    Effect.map(bounded(sql<{ readonly version: unknown }>`select version from ${sql(configVersion.table)}`), ([row]) =>
-      row === undefined ? undefined : String(row.version)
-    )
-)
+export const readConfigVersion: Effect.Effect<string | undefined, PostgresOutage, PgClient.PgClient | PostgresBreaker> =
+  Effect.gen(function* () {
+    const sql = yield* PgClient.PgClient
+    const { bounded } = yield* PostgresBreaker
+    const [row] = yield* bounded(sql<{ readonly version: unknown }>`select version from ${sql(configVersion.table)}`)
+    return row === undefined ? undefined : String(row.version)
+  })
 
 /**
  * The version now and the items changed after `since`, in order; `items`
@@ -181,9 +182,9 @@ export const readConfigChanges = (
 ): Effect.Effect<
   { readonly version: string; readonly items: ReadonlyArray<string> | undefined },
   PostgresOutage,
-  PgClient.PgClient
+  PgClient.PgClient | PostgresBreaker
 > =>
-  Effect.flatMap(PgClient.PgClient, (sql) =>
+  Effect.flatMap(Effect.all([PgClient.PgClient, PostgresBreaker]), ([sql, { bounded }]) =>
     Effect.map(
       bounded(
         sql<{ readonly version: unknown; readonly at: unknown; readonly item: string | null }>`
@@ -208,4 +209,5 @@ export const readConfigChanges = (
 /** Calls `onChange` (one at a time) whenever another writer changed the configuration's stores. */
 export const watchConfigVersion = (
   onChange: Effect.Effect<void, unknown>
-): Effect.Effect<void, never, PgClient.PgClient | Scope.Scope> => watchVersion(configVersion, onChange)
+): Effect.Effect<void, never, PgClient.PgClient | PostgresBreaker | Scope.Scope> =>
+  watchVersion(configVersion, onChange)

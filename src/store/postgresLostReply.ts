@@ -16,7 +16,7 @@
  * after the question: those stay ambiguous, as with any network store.
  */
 import * as Effect from "effect/Effect"
-import { bounded } from "./postgres.ts"
+import { STATEMENT_TIMEOUT_MS } from "./postgres.ts"
 
 /**
  * `write`, or `outcome` when it failed with an outage but `stored` (asked
@@ -28,7 +28,8 @@ export const settlingLostReply = <A, E, R, R2>(
   outcome: A
 ): Effect.Effect<A, E, R | R2> =>
   Effect.catch(write, (error) =>
-    bounded(stored).pipe(
+    // Bounded in time, past the breaker: the write's failure may have opened it, and this question is its answer.
+    Effect.timeout(stored, STATEMENT_TIMEOUT_MS).pipe(
       Effect.orElseSucceed(() => false),
       Effect.flatMap((found) => (found ? Effect.succeed(outcome) : Effect.fail(error)))
     )

@@ -25,7 +25,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as RateLimiter from "effect/persistence/RateLimiter"
-import { bounded, type Migration, PgClient, type PostgresConnection } from "./postgres.ts"
+import { type Migration, PgClient, PostgresBreaker, type PostgresConnection } from "./postgres.ts"
 import { type AdaptiveState, adaptiveConsumeStep, adaptiveFeedbackStep } from "./rateLimiterAdaptive.ts"
 
 export const migrations: ReadonlyArray<Migration> = [
@@ -110,6 +110,7 @@ const storeError = (operation: string) => (cause: unknown) =>
 
 export const makeStorePostgres = Effect.gen(function* () {
   const sql = yield* PgClient.PgClient
+  const { bounded } = yield* PostgresBreaker
   let takes = 0
   const sweep = () =>
     ++takes % SWEEP_EVERY === 0

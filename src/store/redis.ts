@@ -9,20 +9,21 @@
  *   command of the `Redis` and `NodeRedis` services is bounded), and fails
  *   as a store outage (`store/outage.ts`), so a request that needs shared
  *   state answers 503 instead of hanging or answering 500;
- * - after a command has timed out, the server counts as stalled (a circuit
- *   breaker): every command fails at once, so nothing waits the timeout
- *   again, until a probe (`PING`, every `PROBE_INTERVAL_MS`) is answered;
+ * - after a command has timed out, the server counts as stalled (the
+ *   connection's breaker, `store/breaker.ts`, given as `RedisBreaker`):
+ *   every command fails at once, so nothing waits the timeout again, until
+ *   a probe (`PING`) is answered;
  * - once connected, the client reconnects for ever with capped backoff (no
  *   restart needed; the first connection must succeed, so a daemon with a
  *   wrong URL stops at start with the reason);
  * - pub/sub subscribers reconnect and re-subscribe on their own.
  */
 import * as NodeRedis from "@effect/platform-node/NodeRedis"
-import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redis from "effect/persistence/Redis"
+import { type Breaker, makeBreaker } from "./breaker.ts"
 import { markOutage } from "./outage.ts"
 import { type TlsMaterial, tlsOptions } from "./tlsMaterial.ts"
 
@@ -32,8 +33,6 @@ export { Redis, RedisError } from "effect/persistence/Redis"
 export const COMMAND_TIMEOUT_MS = 2000
 /** The longest wait between two reconnection attempts. */
 const MAX_RECONNECT_DELAY_MS = 1000
-/** How often a stalled server is probed, and how long a probe waits for its answer. */
-export const PROBE_INTERVAL_MS = 250
 
 /** The prefix of every key this deployment writes (`store.keyPrefix`). */
 export const RedisKeyPrefix = Context.Reference<string>("campusgate/store/RedisKeyPrefix", {
@@ -51,63 +50,10 @@ export interface RedisOptions {
 class RedisOutage extends Redis.RedisError {}
 markOutage(RedisOutage)
 
-/**
- * Whether the server counts as stalled: set when a command has not been
- * answered in time, cleared when a probe is answered. While it is set,
- * commands fail at once.
- */
-interface Breaker {
-  stalledSince: number | undefined
-}
-
-const stalledError = (breaker: Breaker) =>
-  new RedisOutage({
-    cause: new Error(
-      `Redis is not answering (no answer within ${COMMAND_TIMEOUT_MS} ms since ${new Date(breaker.stalledSince ?? Date.now()).toISOString()}); commands fail at once until it answers again`
-    )
-  })
-
-/**
- * A command fails as an outage, and fails when Redis has not answered it
- * within `COMMAND_TIMEOUT_MS` (and then the breaker opens), or at once while
- * the breaker is open: a stalled server counts as down.
- */
-const boundedBy =
-  (breaker: Breaker, clock: Clock.Clock) =>
-  <A>(effect: Effect.Effect<A, Redis.RedisError>): Effect.Effect<A, Redis.RedisError> =>
-    Effect.suspend(() =>
-      breaker.stalledSince !== undefined
-        ? Effect.fail(stalledError(breaker))
-        : Effect.provideService(
-            Effect.timeoutOrElse(
-              Effect.mapError(effect, (error) =>
-                error instanceof RedisOutage ? error : new RedisOutage({ cause: error.cause })
-              ),
-              {
-                duration: COMMAND_TIMEOUT_MS,
-                orElse: () =>
-                  Effect.suspend(() => {
-                    breaker.stalledSince ??= Date.now()
-                    return Effect.fail(stalledError(breaker))
-                  })
-              }
-            ),
-            Clock.Clock,
-            clock
-          )
-    )
-
-/** While the breaker is open, `PING` every `PROBE_INTERVAL_MS`; an answer closes it. */
-const probe = (breaker: Breaker, redis: Redis.Redis["Service"]) =>
-  Effect.gen(function* () {
-    if (breaker.stalledSince === undefined) return
-    const answered = yield* redis.send("PING").pipe(
-      Effect.timeout(PROBE_INTERVAL_MS),
-      Effect.as(true),
-      Effect.orElseSucceed(() => false)
-    )
-    if (answered) breaker.stalledSince = undefined
-  }).pipe(Effect.delay(PROBE_INTERVAL_MS), Effect.forever)
+/** The breaker of the Redis connection (`store/breaker.ts`), given with it. */
+export class RedisBreaker extends Context.Service<RedisBreaker, Breaker<Redis.RedisError>>()(
+  "campusgate/store/RedisBreaker"
+) {}
 
 /**
  * Redis Cluster is refused at start, with what to use instead: the
@@ -132,7 +78,9 @@ const refuseCluster = (redis: Redis.Redis["Service"]) =>
   )
 
 /** `Redis` (and `NodeRedis`) over one client; building it connects, or fails. */
-export const redisLayer = (options: RedisOptions): Layer.Layer<Redis.Redis | NodeRedis.NodeRedis, Redis.RedisError> => {
+export const redisLayer = (
+  options: RedisOptions
+): Layer.Layer<Redis.Redis | NodeRedis.NodeRedis | RedisBreaker, Redis.RedisError> => {
   // Until the first connection succeeds a failure is final (a wrong URL stops the start); after it, retry for ever.
   let connected = false
   const client = NodeRedis.layer({
@@ -159,10 +107,19 @@ export const redisLayer = (options: RedisOptions): Layer.Layer<Redis.Redis | Nod
       const redis = yield* Redis.Redis
       const node = yield* NodeRedis.NodeRedis
       yield* refuseCluster(redis)
-      const breaker: Breaker = { stalledSince: undefined }
-      // The time bounds are the network's: on the clock the connection was made with, whatever clock a caller runs on.
-      const bounded = boundedBy(breaker, yield* Clock.Clock)
-      yield* Effect.forkScoped(probe(breaker, redis))
+      const breaker = yield* makeBreaker<Redis.RedisError>({
+        store: "Redis",
+        timeoutMs: COMMAND_TIMEOUT_MS,
+        probe: redis.send("PING"),
+        outage: (cause) => new RedisOutage({ cause }),
+        asOutage: (effect) =>
+          Effect.mapError(effect, (error) =>
+            error instanceof RedisOutage
+              ? error
+              : new RedisOutage({ cause: error instanceof Redis.RedisError ? error.cause : error })
+          )
+      })
+      const { bounded } = breaker
       return Context.make(
         Redis.Redis,
         Redis.Redis.of({
@@ -173,7 +130,10 @@ export const redisLayer = (options: RedisOptions): Layer.Layer<Redis.Redis | Nod
             (...params) =>
               bounded(redis.eval(script)(...params))
         })
-      ).pipe(Context.add(NodeRedis.NodeRedis, NodeRedis.NodeRedis.of({ ...node, use: (f) => bounded(node.use(f)) })))
+      ).pipe(
+        Context.add(NodeRedis.NodeRedis, NodeRedis.NodeRedis.of({ ...node, use: (f) => bounded(node.use(f)) })),
+        Context.add(RedisBreaker, breaker)
+      )
     })
   )
   return bounds.pipe(Layer.provide(client))
@@ -184,7 +144,7 @@ export const redisLayer = (options: RedisOptions): Layer.Layer<Redis.Redis | Nod
  * Effect's `Redis` service and, for bytes on the wire, `NodeRedis`, over one
  * client. The key prefix comes with it (`RedisKeyPrefix`).
  */
-export type RedisConnection = Redis.Redis | NodeRedis.NodeRedis
+export type RedisConnection = Redis.Redis | NodeRedis.NodeRedis | RedisBreaker
 
 /** The connection and the prefix, as the adapters need them. */
 export const redisStoreLayer = (options: RedisOptions): Layer.Layer<RedisConnection, Redis.RedisError> =>

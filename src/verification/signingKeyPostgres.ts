@@ -8,7 +8,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { bounded, type Migration, PgClient, type PostgresConnection } from "../store/postgres.ts"
+import { type Migration, PgClient, PostgresBreaker, type PostgresConnection } from "../store/postgres.ts"
 import {
   decodeSigningKeys,
   type SigningKey,
@@ -32,37 +32,40 @@ export const migrations: ReadonlyArray<Migration> = [
 
 const documentOf = (keys: ReadonlyArray<SigningKey>): string => JSON.stringify({ version: 1, keys })
 
-const makePostgres: Effect.Effect<SigningKeyStoreService, never, PgClient.PgClient> = Effect.gen(function* () {
-  const sql = yield* PgClient.PgClient
-  const failed = (operation: SigningKeyStoreError["operation"]) => (cause: unknown) =>
-    new SigningKeyStoreError({ operation, cause })
-  const keysOf = ([row]: ReadonlyArray<{ readonly document: string }>) =>
-    Effect.try(() => (row === undefined ? [] : decodeSigningKeys(row.document).keys))
-  return {
-    list: () =>
-      bounded(
-        Effect.flatMap(
-          sql<{
-            readonly document: string
-          }>`select document::text as document from campusgate_verification_signing_keys`,
-          keysOf
-        )
-      ).pipe(Effect.mapError(failed("list"))),
-    update: (change) =>
-      bounded(
-        sql.withTransaction(
-          Effect.gen(function* () {
-            const read = yield* sql<{ readonly document: string }>`
+const makePostgres: Effect.Effect<SigningKeyStoreService, never, PgClient.PgClient | PostgresBreaker> = Effect.gen(
+  function* () {
+    const sql = yield* PgClient.PgClient
+    const { bounded } = yield* PostgresBreaker
+    const failed = (operation: SigningKeyStoreError["operation"]) => (cause: unknown) =>
+      new SigningKeyStoreError({ operation, cause })
+    const keysOf = ([row]: ReadonlyArray<{ readonly document: string }>) =>
+      Effect.try(() => (row === undefined ? [] : decodeSigningKeys(row.document).keys))
+    return {
+      list: () =>
+        bounded(
+          Effect.flatMap(
+            sql<{
+              readonly document: string
+            }>`select document::text as document from campusgate_verification_signing_keys`,
+            keysOf
+          )
+        ).pipe(Effect.mapError(failed("list"))),
+      update: (change) =>
+        bounded(
+          sql.withTransaction(
+            Effect.gen(function* () {
+              const read = yield* sql<{ readonly document: string }>`
               select document::text as document from campusgate_verification_signing_keys for update`
-            const current = yield* keysOf(read)
-            const keys = yield* Effect.try(() => change(current))
-            yield* sql`update campusgate_verification_signing_keys set document = ${documentOf(keys)}::jsonb`
-            return keys
-          })
-        )
-      ).pipe(Effect.mapError(failed("update")))
+              const current = yield* keysOf(read)
+              const keys = yield* Effect.try(() => change(current))
+              yield* sql`update campusgate_verification_signing_keys set document = ${documentOf(keys)}::jsonb`
+              return keys
+            })
+          )
+        ).pipe(Effect.mapError(failed("update")))
+    }
   }
-})
+)
 
 /** The keys in one row shared by every daemon; a change holds the row's lock from read to write. */
 export const layerPostgres: Layer.Layer<SigningKeyStore, never, PostgresConnection> = Layer.effect(

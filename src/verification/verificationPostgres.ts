@@ -33,7 +33,7 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { VerificationRecord } from "../domain/Verification.ts"
 import { type LimitCheck, unitsOf } from "../domain/verificationLimits.ts"
-import { asNumber, bounded, type Migration, PgClient, type PostgresConnection } from "../store/postgres.ts"
+import { asNumber, type Migration, PgClient, PostgresBreaker, type PostgresConnection } from "../store/postgres.ts"
 import { settlingLostReply } from "../store/postgresLostReply.ts"
 import {
   LimitExceeded,
@@ -78,6 +78,7 @@ interface CountRow {
 
 const makePostgresVerificationStore = Effect.gen(function* () {
   const sql = yield* PgClient.PgClient
+  const { bounded } = yield* PostgresBreaker
   const failed = (operation: VerificationStoreError["operation"]) => (cause: unknown) =>
     new VerificationStoreError({ operation, cause })
   const read = <A, E>(effect: Effect.Effect<A, E>) => Effect.orDie(Effect.mapError(bounded(effect), failed("load")))

@@ -2,18 +2,21 @@
  * The PostgreSQL connection's promises, against the real server: the schema
  * is migrated once however many daemons start together, a database migrated
  * by a newer build is refused, and a statement the server does not answer
- * in time fails as an outage instead of hanging.
+ * in time fails as an outage instead of hanging, and opens the connection's
+ * breaker until the server answers again.
  */
 import { expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
+import * as Schedule from "effect/Schedule"
+import { PROBE_INTERVAL_MS } from "../../src/store/breaker.ts"
 import { isStoreOutage } from "../../src/store/outage.ts"
 import {
-  bounded,
   type Migration,
   migrate,
   PgClient,
+  PostgresBreaker,
   PostgresSchemaError,
   postgresClientLayer,
   postgresStoreLayer,
@@ -62,22 +65,30 @@ describePostgres("the PostgreSQL store's schema and outages", () => {
     }).pipe(Effect.scoped)
   )
 
-  it.live("a statement the server does not answer in time fails as an outage", () =>
-    Effect.gen(function* () {
-      const database = yield* testDatabase
-      const started = Date.now()
-      const exit = yield* Effect.exit(
-        Effect.provide(
-          Effect.flatMap(PgClient.PgClient, (sql) =>
-            bounded(sql`select pg_sleep(${(STATEMENT_TIMEOUT_MS * 2) / 1000})`)
-          ),
-          postgresClientLayer(database.url)
-        )
-      )
-      expect(Exit.isFailure(exit)).toBe(true)
-      expect(Date.now() - started).toBeLessThan(STATEMENT_TIMEOUT_MS * 2)
-      const error = Exit.isFailure(exit) ? exit.cause.reasons.find((reason) => reason._tag === "Fail") : undefined
-      expect(error?._tag === "Fail" && isStoreOutage(error.error)).toBe(true)
-    }).pipe(Effect.scoped)
+  it.live(
+    "a statement the server does not answer in time fails as an outage and opens the breaker until select 1 answers",
+    () =>
+      Effect.gen(function* () {
+        const database = yield* testDatabase
+        yield* Effect.gen(function* () {
+          const sql = yield* PgClient.PgClient
+          const { bounded } = yield* PostgresBreaker
+          const started = Date.now()
+          const exit = yield* Effect.exit(bounded(sql`select pg_sleep(${(STATEMENT_TIMEOUT_MS * 2) / 1000})`))
+          expect(Exit.isFailure(exit)).toBe(true)
+          expect(Date.now() - started).toBeLessThan(STATEMENT_TIMEOUT_MS * 2)
+          const error = Exit.isFailure(exit) ? exit.cause.reasons.find((reason) => reason._tag === "Fail") : undefined
+          expect(error?._tag === "Fail" && isStoreOutage(error.error)).toBe(true)
+          // Open: the next statement fails at once, without reaching the server.
+          const refusedAt = Date.now()
+          const refused = yield* Effect.exit(bounded(sql`select 1`))
+          expect(Exit.isFailure(refused)).toBe(true)
+          expect(Date.now() - refusedAt).toBeLessThan(100)
+          // The server answers `select 1` on another connection: the probe closes it within a few intervals.
+          const closedAt = Date.now()
+          yield* bounded(sql`select 1`).pipe(Effect.retry(Schedule.spaced("50 millis")))
+          expect(Date.now() - closedAt).toBeLessThan(PROBE_INTERVAL_MS * 4)
+        }).pipe(Effect.provide(postgresClientLayer(database.url)))
+      }).pipe(Effect.scoped)
   )
 })

@@ -12,7 +12,13 @@ import * as Layer from "effect/Layer"
 import { UsageStatistics } from "../../src/stats/UsageStatistics.ts"
 import * as UsagePostgres from "../../src/stats/usagePostgres.ts"
 import { isStoreOutage } from "../../src/store/outage.ts"
-import { bounded, PgClient, PostgresOutage, postgresClientLayer, postgresStoreLayer } from "../../src/store/postgres.ts"
+import {
+  PgClient,
+  PostgresBreaker,
+  PostgresOutage,
+  postgresClientLayer,
+  postgresStoreLayer
+} from "../../src/store/postgres.ts"
 import { describePostgres, testDatabase, testPostgresUrl } from "../postgresTesting.ts"
 import { eligible } from "../stats/fixtures.ts"
 import { startFaultProxy } from "../support/faultProxy.ts"
@@ -32,6 +38,7 @@ describePostgres("a PostgreSQL connection lost mid-transaction", () => {
       )
       const exit = yield* Effect.gen(function* () {
         const sql = yield* PgClient.PgClient
+        const { bounded } = yield* PostgresBreaker
         return yield* Effect.exit(
           bounded(
             sql.withTransaction(

@@ -68,6 +68,7 @@ export const serveCommand = Command.make(
               `The API keys cannot be read or the first one written; nothing was started.\n${error.message}`,
               error
             ),
+          StoreLost: (error) => userError(`Nothing was started.\n${error.message}`, error),
           RedisError: (error) =>
             userError(
               `The Redis server (store.url, CAMPUSGATE_REDIS_URL) cannot be reached; nothing was started.\n${(error.cause as Error)?.message || String(error.cause)}`,

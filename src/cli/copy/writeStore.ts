@@ -15,7 +15,9 @@
  * is, the rest is added — so a restore that stopped can be run again to
  * finish, never counting statistics twice: an offer's statistics are added
  * once per copy (`copySource`), on top of what daemons still running
- * counted meanwhile.
+ * counted meanwhile. The store identity (`store/storeIdentity.ts`) is
+ * written last, so daemons that held off an emptied store go on only once
+ * everything else is back.
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -23,6 +25,7 @@ import type { VerificationRecord } from "../../domain/Verification.ts"
 import type { JobBytes, StagedUpload } from "../../jobs/JobStore.ts"
 import { emptyTeamQueue, type QueueEntry } from "../../reviews/queueEntries.ts"
 import { emptyUsageState, fromUsageDelta } from "../../stats/UsageState.ts"
+import { STORE_IDENTITY_NAME } from "../../store/storeIdentity.ts"
 import type { Ports } from "./readStore.ts"
 import { type Counts, countEntry, noCounts, type StoreEntry } from "./storeEntries.ts"
 import type { OpenedStore } from "./storeKinds.ts"
@@ -100,6 +103,9 @@ export const storeWriter = (
         })
   })
 
+  /** The store identity's secret, held back until the rest is written. */
+  let identity: Extract<StoreEntry, { readonly t: "secret" }> | undefined
+
   const createJob = (current: JobInProgress) =>
     Effect.gen(function* () {
       if (current.created || current.skipped) return
@@ -142,6 +148,12 @@ export const storeWriter = (
     Effect.gen(function* () {
       switch (entry.t) {
         case "secret":
+          // The identity last: daemons held off an emptied store go on as soon as it is back, so what
+          // they find then must be the whole restored state.
+          if (entry.name === STORE_IDENTITY_NAME) {
+            identity = entry
+            return
+          }
           yield* store.putSecret(entry.name, entry.value)
           return countEntry(counts, entry)
         case "signingKeys":
@@ -230,6 +242,10 @@ export const storeWriter = (
     end: Effect.gen(function* () {
       yield* flushVerifications
       yield* finishJob
+      if (identity !== undefined) {
+        yield* store.putSecret(identity.name, identity.value)
+        countEntry(counts, identity)
+      }
       return { ...counts }
     }),
     written: () => ({ ...counts })
