@@ -49,11 +49,11 @@ const NOW = "(extract(epoch from now()) * 1000)"
 /** `job`'s end of retention (epoch ms), as its final record says. */
 const expiryOf = (job: Job): number => Date.parse(job.expiresAt!)
 
-/** The queue's state in the PostgreSQL database in force, with the store of records and files beside it. */
+/** The queue's state in the PostgreSQL database in force, with the store of records and bytes beside it. */
 export const makePostgresSharedStore = (dataDir: string): Effect.Effect<SharedJobStore, never, PgClient.PgClient> =>
   Effect.gen(function* () {
     const sql = yield* PgClient.PgClient
-    const { store, files, sweepFiles } = yield* makePostgresJobStore(dataDir)
+    const { store, bytes } = yield* makePostgresJobStore(dataDir)
     const callbackDue = (due: string) => (due === "" ? null : Number(due))
     const ids = (rows: ReadonlyArray<{ readonly job_id: string }>) => rows.map((row) => row.job_id)
 
@@ -204,7 +204,7 @@ export const makePostgresSharedStore = (dataDir: string): Effect.Effect<SharedJo
           yield* Deferred.await(listening).pipe(Effect.timeout(STATEMENT_TIMEOUT_MS), Effect.ignore)
         })
     }
-    return { store, state, files, sweepFiles }
+    return { store, state, bytes }
   })
 
 /** The queue and its store, shared by every daemon on the PostgreSQL database in force. */

@@ -58,19 +58,25 @@ const settled = <A>(promise: Promise<A>, text: (error: unknown) => string): Prom
 /** Whatever an evaluation elsewhere fails with, the job fails with its message. */
 const evaluationFailure = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
-/** Ends the run: keeps what was done (a checkpoint), or on failure drops what the last checkpoint does not cover. */
+/**
+ * Ends the run: keeps what was done (flushed, then a checkpoint), or on
+ * failure drops what the last checkpoint does not cover (the cut flushed
+ * too), so the store's results are what the final record names.
+ */
 const end = (runner: JobRunner, status: JobEnd["status"], error?: string): Effect.Effect<JobEnd> =>
-  Effect.map(
-    attempt(() => {
-      if (error === undefined) return runner.checkpoint()
-      runner.discard()
-      return runner.job
-    }),
-    (settled): JobEnd =>
-      settled.ok
-        ? { job: settled.value, status, ...(error === undefined ? {} : { error }) }
-        : { job: runner.job, status: "failed", error: error ?? settled.error }
-  )
+  Effect.gen(function* () {
+    if (error !== undefined) {
+      const discarded = yield* attempt(() => runner.discard())
+      // A cut the store did not take is harmless: the next run cuts back to the same checkpoint.
+      if (discarded.ok) yield* Effect.promise(() => settled(runner.flush(), failureText))
+      return { job: runner.job, status: "failed", error } satisfies JobEnd
+    }
+    const flushed = yield* Effect.promise(() => settled(runner.flush(), failureText))
+    const checkpointed = flushed.ok ? yield* attempt(() => runner.checkpoint()) : flushed
+    if (checkpointed.ok) return { job: checkpointed.value, status } satisfies JobEnd
+    yield* attempt(() => runner.discard())
+    return { job: runner.job, status: "failed", error: checkpointed.error } satisfies JobEnd
+  })
 
 /** The job's input and results, open; closed when the scope ends. */
 const openFiles = (store: JobStore["Service"], job: Job) =>
@@ -159,7 +165,7 @@ export const processJob = (
               // The fsync runs off this thread: requests go on being answered meanwhile.
               const flushed = yield* Effect.promise(() => settled(runner.flush(), failureText))
               if (!flushed.ok) return yield* end(runner, "failed", flushed.error)
-              const checkpointed = yield* attempt(() => runner.checkpoint({ flushed: true }))
+              const checkpointed = yield* attempt(() => runner.checkpoint())
               if (!checkpointed.ok) return yield* end(runner, "failed", checkpointed.error)
               yield* Effect.orDie(store.write(checkpointed.value))
               if (!(yield* storeCheckpointUsage(options.usage, checkpointed.value))) runner.usageNotStored()

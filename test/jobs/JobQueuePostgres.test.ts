@@ -71,7 +71,7 @@ describePostgres("the job queue shared through PostgreSQL", () => {
         )
         const submitted = yield* request(items).pipe(Effect.provideService(JobStore, dead.store))
         const job = newJobFor(submitted, Date.now())
-        dead.files.adopt(job.jobId, submitted.input)
+        yield* dead.bytes.adopt(job.jobId, submitted.input)
         expect(yield* dead.state.submit(job, 10, "")).toEqual({ outcome: "created" })
         expect((yield* dead.state.claim("dead-token", 200)).jobId).toBe(job.jobId)
         // Another daemon takes the job once the lease lapses, and runs it to the end.
@@ -97,7 +97,7 @@ describePostgres("the job queue shared through PostgreSQL", () => {
       yield* two.state.wakeOnSubmit(() => Deferred.doneUnsafe(woken, Exit.succeed(Date.now())))
       const submitted = yield* request(items).pipe(Effect.provideService(JobStore, one.store))
       const job = newJobFor(submitted, Date.now())
-      one.files.adopt(job.jobId, submitted.input)
+      yield* one.bytes.adopt(job.jobId, submitted.input)
       const sentAt = Date.now()
       yield* one.state.submit(job, 10, "")
       expect((yield* Deferred.await(woken)) - sentAt).toBeLessThan(500)
