@@ -130,6 +130,8 @@ interface LocalCopy {
   storeLength: number
   /** Whether the `.generation` mark was deleted since the copy last agreed with the store. */
   unmarked: boolean
+  /** Replaced by a newer copy (the store changed under changes of this one): its handles read on, it writes nothing. */
+  detached: boolean
   /** The flush in progress: flushes of one copy run one after another. */
   flushing: Promise<void>
   /** The lease token of the handles that write (the runner's). */
@@ -146,16 +148,18 @@ export const makeSharedBytes = (dataDir: string, backend: ChunkBackend) =>
     const keyOf = (jobId: string, file: JobFile) => `${jobId}/${file}`
     const markPath = (jobId: string, file: JobFile) => join(files.root, jobId, `${file}.generation`)
     const filePath = (jobId: string, file: JobFile) => join(files.root, jobId, `${file}.ndjson`)
-    const readMark = (jobId: string, file: JobFile): number | undefined => {
+    const readMark = (jobId: string, file: JobFile): FileState | undefined => {
       try {
-        const generation = Number(readFileSync(markPath(jobId, file), "latin1"))
-        return Number.isSafeInteger(generation) ? generation : undefined
+        const [generation, length] = readFileSync(markPath(jobId, file), "latin1").split(" ").map(Number)
+        return Number.isSafeInteger(generation) && Number.isSafeInteger(length)
+          ? { generation: generation!, length: length! }
+          : undefined
       } catch {
         return undefined
       }
     }
-    const writeMark = (jobId: string, file: JobFile, generation: number) =>
-      writeFileSync(markPath(jobId, file), String(generation))
+    const writeMark = (jobId: string, file: JobFile, state: FileState) =>
+      writeFileSync(markPath(jobId, file), `${state.generation} ${state.length}`)
     const unmark = (jobId: string, file: JobFile) => {
       try {
         unlinkSync(markPath(jobId, file))
@@ -197,16 +201,16 @@ export const makeSharedBytes = (dataDir: string, backend: ChunkBackend) =>
     /** Makes the local copy of the file match `state`, no copy being open; answers the copy's bytes. */
     const prepare = (jobId: JobId, file: JobFile, state: FileState) =>
       Effect.gen(function* () {
+        const mark = readMark(jobId, file)
         const kept =
-          readMark(jobId, file) === state.generation
-            ? yield* Effect.option(io(() => files.open(jobId, file)))
-            : undefined
+          mark?.generation === state.generation ? yield* Effect.option(io(() => files.open(jobId, file))) : undefined
         if (kept !== undefined && kept._tag === "Some") {
           const bytes = kept.value
           const have = yield* io(() => {
             const size = bytes.size()
-            if (size > state.length) bytes.truncate(state.length)
-            return Math.min(size, state.length)
+            const valid = Math.min(size, mark!.length, state.length)
+            if (size > valid) bytes.truncate(valid)
+            return valid
           })
           yield* fetchInto(jobId, file, bytes, have, state.length).pipe(
             Effect.onError(() => Effect.sync(() => bytes.close()))
@@ -221,7 +225,7 @@ export const makeSharedBytes = (dataDir: string, backend: ChunkBackend) =>
         )
         return yield* io(() => {
           files.place(jobId, upload, file)
-          writeMark(jobId, file, state.generation)
+          writeMark(jobId, file, state)
           return files.open(jobId, file)
         })
       })
@@ -233,6 +237,7 @@ export const makeSharedBytes = (dataDir: string, backend: ChunkBackend) =>
           Effect.gen(function* () {
             const size = copy.bytes.size()
             if (copy.agreed >= size && copy.storeLength === size) return
+            if (copy.detached) return yield* Effect.fail(new Error(`${copy.file} of ${copy.jobId} changed meanwhile`))
             const cut = copy.agreed < copy.storeLength
             const generation = cut ? copy.generation + 1 : copy.generation
             const first = Math.floor(Math.min(copy.agreed, size) / CHUNK_BYTES)
@@ -259,7 +264,7 @@ export const makeSharedBytes = (dataDir: string, backend: ChunkBackend) =>
             copy.agreed = size
             copy.storeLength = size
             try {
-              writeMark(copy.jobId, copy.file, generation)
+              writeMark(copy.jobId, copy.file, { generation, length: size })
               copy.unmarked = false
             } catch {
               // The job's directory is gone (removed meanwhile): the copy is no longer kept.
@@ -280,7 +285,7 @@ export const makeSharedBytes = (dataDir: string, backend: ChunkBackend) =>
       }
       /** Before a change below what the store holds: the copy no longer matches its mark. */
       const changing = (position: number) => {
-        if (position < copy.storeLength && !copy.unmarked) {
+        if (position < copy.storeLength && !copy.unmarked && !copy.detached) {
           unmark(copy.jobId, copy.file)
           copy.unmarked = true
         }
@@ -323,6 +328,12 @@ export const makeSharedBytes = (dataDir: string, backend: ChunkBackend) =>
       }
     }
 
+    const share = (copy: LocalCopy, token: string | undefined) => {
+      copy.refs++
+      if (token !== undefined) copy.token = token
+      return handle(copy)
+    }
+
     /** One of the job's files, its local copy matching the store; writes fenced by `token` when given. */
     const open = (jobId: JobId, file: JobFile, token?: string) =>
       locked(
@@ -336,21 +347,25 @@ export const makeSharedBytes = (dataDir: string, backend: ChunkBackend) =>
           const state = states[file] ?? { length: 0, generation: 0 }
           const key = keyOf(jobId, file)
           const open = copies.get(key)
-          if (open !== undefined && open.generation === state.generation) {
-            // Shared with the handles open here; grown to the store's length when this daemon has not changed it.
-            const size = open.bytes.size()
-            if (open.agreed >= size && open.storeLength === size && state.length > size) {
+          if (open !== undefined) {
+            const size = yield* io(() => open.bytes.size())
+            const unchanged = open.agreed >= size && open.storeLength === size
+            const same = open.generation === state.generation
+            if (same && open.storeLength === state.length) return share(open, token)
+            if (same && unchanged && state.length > size) {
+              // Grown by another daemon since: the tail alone, for every handle open here.
               yield* fetchInto(jobId, file, open.bytes, size, state.length)
               open.agreed = open.storeLength = state.length
+              yield* io(() => writeMark(jobId, file, state))
+              return share(open, token)
             }
-            open.refs++
-            if (token !== undefined) open.token = token
-            return handle(open)
-          }
-          if (open !== undefined) {
-            // Another daemon cut the file: the handles open here keep the old copy, unlinked, until they close.
+            // Cut by another daemon, or changed both here and there: the handles open here keep the old copy, unlinked.
+            open.detached = true
             copies.delete(key)
-            yield* io(() => rmSync(filePath(jobId, file), { force: true }))
+            yield* io(() => {
+              unmark(jobId, file)
+              rmSync(filePath(jobId, file), { force: true })
+            })
           }
           const bytes = yield* prepare(jobId, file, state)
           const copy: LocalCopy = {
@@ -362,6 +377,7 @@ export const makeSharedBytes = (dataDir: string, backend: ChunkBackend) =>
             agreed: state.length,
             storeLength: state.length,
             unmarked: false,
+            detached: false,
             flushing: Promise.resolve(),
             token
           }
@@ -387,7 +403,7 @@ export const makeSharedBytes = (dataDir: string, backend: ChunkBackend) =>
         }
         yield* io(() => {
           files.adopt(jobId, upload)
-          writeMark(jobId, "input", 0)
+          writeMark(jobId, "input", { generation: 0, length: size })
         })
       }).pipe(
         Effect.onError(() =>

@@ -5,7 +5,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { once } from "node:events"
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
@@ -175,18 +175,24 @@ export const sharedDaemon = (
 /**
  * `count` daemons as on as many hosts behind a load balancer: each with its own
  * copy of `base`'s config directory (`config-0`, `config-1`, … beside it), all
- * on `base`'s data directory. Resolves once every one listens.
+ * on `base`'s data directory, or with `ownDataDirs` each on its own
+ * (`data-0`, … beside it: hosts without a shared volume). Resolves once every
+ * one listens.
  */
 export const startDaemonsSharing = async (
   base: { configDir: string; dataDir: string },
-  count: number
+  count: number,
+  options: { readonly ownDataDirs?: boolean } = {}
 ): Promise<Array<Daemon>> => {
-  const configDirs = Array.from({ length: count }, (_, i) => {
-    const dir = join(base.configDir, "..", `config-${i}`)
-    cpSync(base.configDir, dir, { recursive: true })
-    return dir
+  const dirs = Array.from({ length: count }, (_, i) => {
+    const configDir = join(base.configDir, "..", `config-${i}`)
+    cpSync(base.configDir, configDir, { recursive: true })
+    if (options.ownDataDirs !== true) return { configDir, dataDir: base.dataDir }
+    const dataDir = join(base.configDir, "..", `data-${i}`)
+    mkdirSync(dataDir, { recursive: true })
+    return { configDir, dataDir }
   })
-  return Promise.all(configDirs.map((configDir) => startDaemon({ configDir, dataDir: base.dataDir })))
+  return Promise.all(dirs.map((each) => startDaemon(each)))
 }
 
 /** A JSON request to the daemon: status, headers and parsed body. */
