@@ -32,11 +32,15 @@
  *   in the same statement or script as the write), and `flush` rejects;
  * - `sync` makes the local copy durable only: what must be in the store goes
  *   through `flush`;
+ * - a job whose record is in the store and whose files are only in this
+ *   data directory (the shared volume this store once needed, or jobs
+ *   `migrate` imported as files) has them put in the store at its first
+ *   `open` here;
  * - `remove` deletes the chunks and the local copy; `sweep` deletes what a
  *   crash left (chunks whose record never came, local copies of jobs that
  *   are gone) once older than any request could be using.
  */
-import { readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs"
+import { existsSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import * as Effect from "effect/Effect"
 import * as Semaphore from "effect/Semaphore"
@@ -339,7 +343,8 @@ export const makeSharedBytes = (dataDir: string, backend: ChunkBackend) =>
       locked(
         keyOf(jobId, file),
         Effect.gen(function* () {
-          const states = yield* backend.states(jobId)
+          let states = yield* backend.states(jobId)
+          if (states.input === undefined && (yield* importLocal(jobId))) states = yield* backend.states(jobId)
           if (states.input === undefined) {
             const gone = Object.assign(new Error(`job ${jobId} has no input in the store`), { code: "ENOENT" })
             return yield* Effect.fail(gone)
@@ -386,10 +391,9 @@ export const makeSharedBytes = (dataDir: string, backend: ChunkBackend) =>
         })
       ).pipe(Effect.mapError(failWith("open", jobId)))
 
-    /** Puts the staged upload in the store as the job's input, then keeps it as the local copy; on failure, nothing stays. */
-    const adopt = (jobId: JobId, upload: StagedUpload) =>
+    /** Writes all of `bytes` as the job's `file` in the store, unfenced (a file no lease holder writes yet). */
+    const send = (jobId: string, file: JobFile, bytes: JobBytes) =>
       Effect.gen(function* () {
-        const { bytes } = upload
         const size = yield* io(() => bytes.size())
         const last = size === 0 ? -1 : Math.floor((size - 1) / CHUNK_BYTES)
         for (let index = 0; index <= last || index === 0; index += CHUNKS_PER_CALL) {
@@ -399,8 +403,15 @@ export const makeSharedBytes = (dataDir: string, backend: ChunkBackend) =>
             chunks.push({ index: i, bytes: yield* io(() => slice(bytes, start, Math.min(size, start + CHUNK_BYTES))) })
           }
           const length = Math.min(size, (index + chunks.length) * CHUNK_BYTES)
-          yield* backend.write(jobId, "input", undefined, { chunks, state: { length, generation: 0 } })
+          yield* backend.write(jobId, file, undefined, { chunks, state: { length, generation: 0 } })
         }
+        return size
+      })
+
+    /** Puts the staged upload in the store as the job's input, then keeps it as the local copy; on failure, nothing stays. */
+    const adopt = (jobId: JobId, upload: StagedUpload) =>
+      Effect.gen(function* () {
+        const size = yield* send(jobId, "input", upload.bytes)
         yield* io(() => {
           files.adopt(jobId, upload)
           writeMark(jobId, "input", { generation: 0, length: size })
@@ -414,6 +425,35 @@ export const makeSharedBytes = (dataDir: string, backend: ChunkBackend) =>
         ),
         Effect.mapError(failWith("create", jobId))
       )
+
+    /**
+     * A job whose record is in the store and whose files are only here (a
+     * data directory of the shared volume this store once needed, or jobs
+     * `migrate` imported from files): its files are put in the store, as
+     * they are, so it is served, resumed and downloaded by any daemon.
+     * Answers whether there was such a job.
+     */
+    const importLocal = (jobId: JobId) =>
+      Effect.gen(function* () {
+        if (readMark(jobId, "input") !== undefined) return false
+        const input = yield* Effect.option(io(() => files.open(jobId, "input")))
+        if (input._tag === "None") return false
+        const bytes = input.value
+        return yield* Effect.gen(function* () {
+          if (!(yield* backend.hasRecord(jobId))) return false
+          const results = existsSync(filePath(jobId, "results")) ? files.open(jobId, "results") : undefined
+          if (results !== undefined) {
+            const length = yield* send(jobId, "results", results).pipe(
+              Effect.ensuring(Effect.sync(() => results.close()))
+            )
+            yield* io(() => writeMark(jobId, "results", { generation: 0, length }))
+          }
+          const length = yield* send(jobId, "input", bytes)
+          yield* io(() => writeMark(jobId, "input", { generation: 0, length }))
+          yield* Effect.logInfo("a job's files were put in the store from this data directory", { jobId })
+          return true
+        }).pipe(Effect.ensuring(Effect.sync(() => bytes.close())))
+      })
 
     const remove = (jobId: JobId) =>
       Effect.andThen(

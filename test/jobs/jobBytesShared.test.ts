@@ -17,7 +17,7 @@ import { type JobId, newJob } from "../../src/jobs/Job.ts"
 import * as JobQueuePostgres from "../../src/jobs/JobQueuePostgres.ts"
 import * as JobQueueRedis from "../../src/jobs/JobQueueRedis.ts"
 import { type JobBytes, JobStore } from "../../src/jobs/JobStore.ts"
-import { jobsDirectory } from "../../src/jobs/JobStoreFiles.ts"
+import { jobFiles, jobsDirectory } from "../../src/jobs/JobStoreFiles.ts"
 import type { SharedJobStore } from "../../src/jobs/jobQueueState.ts"
 import { PgClient, postgresStoreLayer } from "../../src/store/postgres.ts"
 import { RedisKeyPrefix } from "../../src/store/redis.ts"
@@ -179,6 +179,35 @@ describe.each(kinds)("job bytes in the shared store (%s)", (_, kind) => {
       yield* flushed(holder)
       holder.close()
       expect(yield* withFile(one, job.jobId, "results", bytesText)).toBe(rowsText(0, 3))
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("a job whose files are only in a data directory (the shared volume of before) is put in the store", () =>
+    Effect.gen(function* () {
+      const shared = yield* kind
+      const [oldDir, newDir] = [makeDataDir(), makeDataDir()]
+      const [one, two] = [yield* shared.daemon(oldDir), yield* shared.daemon(newDir)]
+      const job = freshJob()
+      // As the store kept a job before: its record in the store, its files in the data directory.
+      const files = jobFiles(oldDir)
+      const upload = files.stage()
+      const input = Buffer.from(rowsText(0, 4))
+      upload.bytes.write(input, 0, input.length, 0)
+      files.adopt(job.jobId, upload)
+      const results = files.open(job.jobId, "results")
+      const rows = Buffer.from(rowsText(0, 2))
+      results.write(rows, 0, rows.length, 0)
+      results.close()
+      yield* one.store.write(job)
+      expect(yield* withFile(one, job.jobId, "input", bytesText)).toBe(input.toString())
+      expect(yield* withFile(two, job.jobId, "input", bytesText)).toBe(input.toString())
+      expect(yield* withFile(two, job.jobId, "results", bytesText)).toBe(rows.toString())
+      // Files without a record are no job: nothing is put in the store.
+      const stray = freshJob()
+      const strayUpload = files.stage()
+      files.adopt(stray.jobId, strayUpload)
+      expect((yield* Effect.flip(one.store.open(stray.jobId, "input"))).operation).toBe("open")
+      expect(yield* shared.holdsBytes(stray.jobId)).toBe(false)
     }).pipe(Effect.scoped)
   )
 
