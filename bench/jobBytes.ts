@@ -12,8 +12,9 @@
  *   the `used_memory` delta, after the job and after it is deleted.
  * Each run: two daemons with their own data directories on the store; a
  * BENCH_EMAILS-email job (default 1,000,000) submitted to A, followed and
- * downloaded (NDJSON) from B, then deleted through B. Run `npm run build`
- * first. Progress goes to standard error; the last line on standard output
+ * downloaded (NDJSON) from B, then deleted through B; and, for the times to
+ * compare with, the same job on one daemon on files. BENCH_KINDS (default
+ * `postgres,redis,files`) picks the runs. Run `npm run build` first. Progress goes to standard error; the last line on standard output
  * is JSON.
  */
 import { execFileSync } from "node:child_process"
@@ -63,11 +64,12 @@ const runJob = async <B, M, R>(
   measure: (jobId: string) => M,
   removed: () => R
 ) => {
-  const settings = [[["store"], store] as const]
+  const settings = store === undefined ? [] : [[["store"], store] as const]
   const one = prepareConfig(join(root, `${name}-a`), scopes, settings)
   const two = { ...one, dataDir: join(root, `${name}-b`, "data") }
   const a = await startDaemon(one, join(root, `${name}-a.log`))
-  const b = await startDaemon(two, join(root, `${name}-b.log`))
+  // The file store serves one daemon: it is both A and B.
+  const b = store === undefined ? a : await startDaemon(two, join(root, `${name}-b.log`))
   try {
     const auth = { authorization: `Bearer ${one.key}` }
     const initially = before()
@@ -194,9 +196,27 @@ const redis = async () => {
   }
 }
 
+const files = () =>
+  runJob(
+    "files",
+    undefined,
+    () => ({}),
+    () => ({}),
+    () => ({})
+  )
+
+const kinds = (process.env.BENCH_KINDS ?? "postgres,redis,files").split(",")
 try {
-  log(`node ${process.version}; a ${jobEmails.toLocaleString()}-email job (${mb(body.length)} MB) on each shared kind`)
-  const results = { emails: jobEmails, inputMb: mb(body.length), postgres: await postgres(), redis: await redis() }
+  log(
+    `node ${process.version}; a ${jobEmails.toLocaleString()}-email job (${mb(body.length)} MB) on ${kinds.join(", ")}`
+  )
+  const results = {
+    emails: jobEmails,
+    inputMb: mb(body.length),
+    ...(kinds.includes("postgres") ? { postgres: await postgres() } : {}),
+    ...(kinds.includes("redis") ? { redis: await redis() } : {}),
+    ...(kinds.includes("files") ? { files: await files() } : {})
+  }
   console.log(JSON.stringify(results))
 } finally {
   rmSync(root, { recursive: true, force: true })
