@@ -138,7 +138,7 @@ interface LocalCopy {
   detached: boolean
   /** The flush in progress: flushes of one copy run one after another. */
   flushing: Promise<void>
-  /** The lease token of the handles that write (the runner's). */
+  /** The lease token of the last handle opened with one (the runner's): a handle of another lease gets a copy of its own. */
   token: string | undefined
 }
 
@@ -235,7 +235,7 @@ export const makeSharedBytes = (dataDir: string, backend: ChunkBackend) =>
       })
 
     /** Sends what changed in the copy since it last agreed with the store. */
-    const flushCopy = (copy: LocalCopy): Promise<void> => {
+    const flushCopy = (copy: LocalCopy, token: string | undefined): Promise<void> => {
       const step = copy.flushing.then(() =>
         run(
           Effect.gen(function* () {
@@ -254,7 +254,7 @@ export const makeSharedBytes = (dataDir: string, backend: ChunkBackend) =>
                 chunks.push({ index: i, bytes: slice(copy.bytes, start, Math.min(size, start + CHUNK_BYTES)) })
               }
               const length = chunks.length === 0 ? size : Math.min(size, (index + chunks.length) * CHUNK_BYTES)
-              const written = yield* backend.write(copy.jobId, copy.file, copy.token, {
+              const written = yield* backend.write(copy.jobId, copy.file, token, {
                 dropFrom,
                 chunks,
                 state: { length, generation }
@@ -280,8 +280,8 @@ export const makeSharedBytes = (dataDir: string, backend: ChunkBackend) =>
       return step
     }
 
-    /** A handle on the shared copy; closing the last one closes the copy (the file stays, a cache). */
-    const handle = (copy: LocalCopy): JobBytes => {
+    /** A handle on the shared copy, its flushes fenced by `token` when given; closing the last one closes the copy (the file stays, a cache). */
+    const handle = (copy: LocalCopy, token: string | undefined): JobBytes => {
       let closed = false
       const live = () => {
         if (closed) throw new Error("the job file is closed")
@@ -320,7 +320,7 @@ export const makeSharedBytes = (dataDir: string, backend: ChunkBackend) =>
           } catch (error) {
             return Promise.reject(error)
           }
-          return flushCopy(copy)
+          return flushCopy(copy, token)
         },
         close: () => {
           live()
@@ -335,7 +335,7 @@ export const makeSharedBytes = (dataDir: string, backend: ChunkBackend) =>
     const share = (copy: LocalCopy, token: string | undefined) => {
       copy.refs++
       if (token !== undefined) copy.token = token
-      return handle(copy)
+      return handle(copy, token)
     }
 
     /** One of the job's files, its local copy matching the store; writes fenced by `token` when given. */
@@ -355,7 +355,10 @@ export const makeSharedBytes = (dataDir: string, backend: ChunkBackend) =>
           if (open !== undefined) {
             const size = yield* io(() => open.bytes.size())
             const unchanged = open.agreed >= size && open.storeLength === size
-            const same = open.generation === state.generation
+            // A new lease on a job this daemon ran under an older one (it lost it, then took the job again): a fresh copy.
+            const same =
+              open.generation === state.generation &&
+              (token === undefined || open.token === undefined || open.token === token)
             if (same && open.storeLength === state.length) return share(open, token)
             if (same && unchanged && state.length > size) {
               // Grown by another daemon since: the tail alone, for every handle open here.
@@ -364,7 +367,7 @@ export const makeSharedBytes = (dataDir: string, backend: ChunkBackend) =>
               yield* io(() => writeMark(jobId, file, state))
               return share(open, token)
             }
-            // Cut by another daemon, or changed both here and there: the handles open here keep the old copy, unlinked.
+            // Cut by another daemon, changed both here and there, or another lease: the handles open here keep the old copy, unlinked.
             open.detached = true
             copies.delete(key)
             yield* io(() => {
@@ -387,7 +390,7 @@ export const makeSharedBytes = (dataDir: string, backend: ChunkBackend) =>
             token
           }
           copies.set(key, copy)
-          return handle(copy)
+          return handle(copy, token)
         })
       ).pipe(Effect.mapError(failWith("open", jobId)))
 

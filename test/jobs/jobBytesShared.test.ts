@@ -182,6 +182,41 @@ describe.each(kinds)("job bytes in the shared store (%s)", (_, kind) => {
     }).pipe(Effect.scoped)
   )
 
+  it.live(
+    "a daemon that takes a job again under a new lease writes on a copy of its own: the old run's writes go nowhere",
+    () =>
+      Effect.gen(function* () {
+        const shared = yield* kind
+        const one = yield* shared.daemon(makeDataDir())
+        const job = freshJob()
+        yield* one.bytes.adopt(
+          job.jobId,
+          yield* staged(rowsText(0, 3)).pipe(Effect.provideService(JobStore, one.store))
+        )
+        yield* one.state.submit(job, 10, "")
+        expect((yield* one.state.claim("old", 100)).jobId).toBe(job.jobId)
+        const old = yield* one.bytes.open(job.jobId, "results", "old")
+        const rows = Buffer.from(rowsText(0, 1))
+        old.write(rows, 0, rows.length, 0)
+        yield* flushed(old)
+        yield* Effect.sleep("300 millis")
+        expect((yield* one.state.claim("new", 10_000)).jobId).toBe(job.jobId)
+        // The old run, still open, goes on appending; the new one starts from what the store holds.
+        const late = Buffer.from(rowsText(50, 1))
+        old.write(late, 0, late.length, rows.length)
+        const fresh = yield* one.bytes.open(job.jobId, "results", "new")
+        expect(bytesText(fresh)).toBe(rows.toString())
+        expect(yield* Effect.flip(Effect.tryPromise(() => old.flush()))).toBeDefined()
+        old.close()
+        const next = Buffer.from(rowsText(1, 2))
+        fresh.write(next, 0, next.length, rows.length)
+        yield* flushed(fresh)
+        fresh.close()
+        const other = yield* shared.daemon(makeDataDir())
+        expect(yield* withFile(other, job.jobId, "results", bytesText)).toBe(rowsText(0, 3))
+      }).pipe(Effect.scoped)
+  )
+
   it.live("a job whose files are only in a data directory (the shared volume of before) is put in the store", () =>
     Effect.gen(function* () {
       const shared = yield* kind
