@@ -19,7 +19,7 @@ const items = ["ada@mit.edu", "bob@gmail.com", "carl@ox.ac.uk", "dora@newcollege
 const connection = (url: string) =>
   postgresStoreLayer({ url, migrations: JobQueuePostgres.migrations }).pipe(Layer.orDie)
 
-/** A daemon's queue on the database at `url` and the data directory every daemon mounts, built in the test's scope. */
+/** A daemon's queue on the database at `url` and its data directory (the job bytes are in the database), built in the test's scope. */
 const daemon = (url: string, dataDir: string, onEnded?: (jobId: string) => void) =>
   Effect.map(
     Layer.build(
@@ -74,8 +74,8 @@ describePostgres("the job queue shared through PostgreSQL", () => {
         yield* dead.bytes.adopt(job.jobId, submitted.input)
         expect(yield* dead.state.submit(job, 10, "")).toEqual({ outcome: "created" })
         expect((yield* dead.state.claim("dead-token", 200)).jobId).toBe(job.jobId)
-        // Another daemon takes the job once the lease lapses, and runs it to the end.
-        const alive = yield* daemon(database.url, dataDir)
+        // Another daemon, with its own data directory, takes the job once the lease lapses, and runs it to the end.
+        const alive = yield* daemon(database.url, makeDataDir())
         const done = yield* alive.queue.awaitFinished("acme", job.jobId)
         expect(done).toMatchObject({ status: "completed", progress: { processed: 4 } })
         expect(yield* dead.state.fencedWrite(job.jobId, "dead-token", { ...job, status: "failed" })).toBe(false)
