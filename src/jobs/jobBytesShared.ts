@@ -30,6 +30,8 @@
  *   after it names bytes that are in the store; with a lease token, every
  *   step is refused once the token no longer holds the job's lease (checked
  *   in the same statement or script as the write), and `flush` rejects;
+ *   it rejects with a `JobStoreError` (a store outage) whenever the store
+ *   did not take the bytes, after a few quick retries;
  * - `sync` makes the local copy durable only: what must be in the store goes
  *   through `flush`;
  * - a job whose record is in the store and whose files are only in this
@@ -43,6 +45,7 @@
 import { existsSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import * as Effect from "effect/Effect"
+import * as Schedule from "effect/Schedule"
 import * as Semaphore from "effect/Semaphore"
 import type { JobId } from "./Job.ts"
 import { type JobBytes, type JobFile, JobStoreError, type StagedUpload } from "./JobStore.ts"
@@ -52,6 +55,9 @@ import { jobFiles, sweepOrphanFiles } from "./JobStoreFiles.ts"
 export const CHUNK_BYTES = 1024 * 1024
 /** Chunks one store call carries. */
 const CHUNKS_PER_CALL = 4
+/** A write of a flush is tried again this many times, this far apart, before the flush fails (a blip of the store). */
+const WRITE_RETRIES = 3
+const WRITE_RETRY_DELAY = "250 millis"
 /** Chunks or uploads older than this with no record were left by a crash. */
 const ORPHAN_AGE_MS = 60 * 60 * 1000
 
@@ -91,7 +97,12 @@ export interface ChunkBackend {
   hasRecord(jobId: string): Effect.Effect<boolean, unknown>
 }
 
-/** A flush refused because the lease it was fenced by is held no more: another daemon runs the job now. */
+/**
+ * A flush refused because the lease it was fenced by is held no more:
+ * another run has the job now. It reaches the caller as the cause of a
+ * `JobStoreError`, as the store's failures do: the run stops at its last
+ * checkpoint (`processJob.ts`), the job is not failed.
+ */
 export class LeaseLost extends Error {
   constructor(jobId: string) {
     super(`The lease of ${jobId} is held no more; its bytes were not written.`)
@@ -239,9 +250,9 @@ export const makeSharedBytes = (dataDir: string, backend: ChunkBackend) =>
       const step = copy.flushing.then(() =>
         run(
           Effect.gen(function* () {
-            const size = copy.bytes.size()
+            const size = yield* io(() => copy.bytes.size())
             if (copy.agreed >= size && copy.storeLength === size) return
-            if (copy.detached) return yield* Effect.fail(new Error(`${copy.file} of ${copy.jobId} changed meanwhile`))
+            if (copy.detached) return yield* Effect.fail(new LeaseLost(copy.jobId))
             const cut = copy.agreed < copy.storeLength
             const generation = cut ? copy.generation + 1 : copy.generation
             const first = Math.floor(Math.min(copy.agreed, size) / CHUNK_BYTES)
@@ -251,14 +262,15 @@ export const makeSharedBytes = (dataDir: string, backend: ChunkBackend) =>
               const chunks: Array<Chunk> = []
               for (let i = index; i < index + CHUNKS_PER_CALL && i <= last; i++) {
                 const start = i * CHUNK_BYTES
-                chunks.push({ index: i, bytes: slice(copy.bytes, start, Math.min(size, start + CHUNK_BYTES)) })
+                chunks.push({
+                  index: i,
+                  bytes: yield* io(() => slice(copy.bytes, start, Math.min(size, start + CHUNK_BYTES)))
+                })
               }
               const length = chunks.length === 0 ? size : Math.min(size, (index + chunks.length) * CHUNK_BYTES)
-              const written = yield* backend.write(copy.jobId, copy.file, token, {
-                dropFrom,
-                chunks,
-                state: { length, generation }
-              })
+              const written = yield* backend
+                .write(copy.jobId, copy.file, token, { dropFrom, chunks, state: { length, generation } })
+                .pipe(Effect.retry({ times: WRITE_RETRIES, schedule: Schedule.spaced(WRITE_RETRY_DELAY) }))
               if (!written) return yield* Effect.fail(new LeaseLost(copy.jobId))
               dropFrom = undefined
               copy.generation = generation
@@ -274,7 +286,10 @@ export const makeSharedBytes = (dataDir: string, backend: ChunkBackend) =>
               // The job's directory is gone (removed meanwhile): the copy is no longer kept.
             }
           })
-        )
+        ).catch((error: unknown) => {
+          // Whatever stopped the write (a failure, or a transaction's rollback that died), as the store's error.
+          throw failWith("write", copy.jobId)(error)
+        })
       )
       copy.flushing = step.catch(() => undefined)
       return step
@@ -392,7 +407,10 @@ export const makeSharedBytes = (dataDir: string, backend: ChunkBackend) =>
           copies.set(key, copy)
           return handle(copy, token)
         })
-      ).pipe(Effect.mapError(failWith("open", jobId)))
+      ).pipe(
+        Effect.catchDefect((defect) => Effect.fail(defect)),
+        Effect.mapError(failWith("open", jobId))
+      )
 
     /** Writes all of `bytes` as the job's `file` in the store, unfenced (a file no lease holder writes yet). */
     const send = (jobId: string, file: JobFile, bytes: JobBytes) =>

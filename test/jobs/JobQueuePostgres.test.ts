@@ -11,6 +11,7 @@ import { isStoreOutage } from "../../src/store/outage.ts"
 import { postgresStoreLayer } from "../../src/store/postgres.ts"
 import { holdingLock } from "../postgresLocks.ts"
 import { describePostgres, testDatabase } from "../postgresTesting.ts"
+import { startFaultProxy } from "../support/faultProxy.ts"
 import { makeDataDir, postgresQueueLayer, request, resultLines } from "./jobTesting.ts"
 
 const items = ["ada@mit.edu", "bob@gmail.com", "carl@ox.ac.uk", "dora@newcollege.edu"]
@@ -114,5 +115,38 @@ describePostgres("the job queue shared through PostgreSQL", () => {
       expect(error._tag).toBe("JobStoreError")
       expect(isStoreOutage(error)).toBe(true)
     }).pipe(Effect.scoped)
+  )
+
+  it.live(
+    "a database cut off mid-run stops the run at its checkpoint, not the job: it is resumed and ends with every row once",
+    () =>
+      Effect.gen(function* () {
+        const database = yield* testDatabase
+        const upstream = new URL(database.url)
+        const proxy = yield* Effect.acquireRelease(
+          Effect.promise(() => startFaultProxy({ host: upstream.hostname, port: Number(upstream.port || 5432) })),
+          (opened) => Effect.promise(() => opened.close())
+        )
+        const context = yield* Layer.build(
+          postgresQueueLayer(connection(proxy.url(database.url)), { chunkItems: 2000, concurrency: 1 })
+        )
+        const [queue, store] = [Context.get(context, JobQueue), Context.get(context, JobStore)]
+        const emails = Array.from({ length: 150_000 }, (_, i) => `user${i}@school${i % 40}.edu`)
+        const { job } = yield* queue.submit(yield* request(emails).pipe(Effect.provideService(JobStore, store)))
+        for (;;) {
+          const now = yield* store.read(job.jobId)
+          if ((now?.checkpoint.processed ?? 0) > 0) break
+          yield* Effect.sleep("5 millis")
+        }
+        // The next flush meets the partition: more than a blip, less than the lease.
+        proxy.partition()
+        yield* Effect.sleep("2 seconds")
+        proxy.heal()
+        const done = yield* queue.awaitFinished("acme", job.jobId).pipe(Effect.retry({ times: 20 }))
+        expect(done).toMatchObject({ status: "completed", progress: { processed: emails.length } })
+        const rows = yield* resultLines(job.jobId).pipe(Effect.provideService(JobStore, store))
+        expect(rows.map((row) => row.email)).toEqual(emails)
+      }).pipe(Effect.scoped),
+    60_000
   )
 })

@@ -84,7 +84,11 @@ export const startDaemon = async (
   })
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the daemon did not start: ${stderr}`)), 20_000)
+    const timer = setTimeout(
+      () =>
+        reject(new Error(`the daemon did not start: ${stderr}${lines.map((line) => JSON.stringify(line)).join("\n")}`)),
+      20_000
+    )
     createInterface({ input: child.stdout! }).on("line", (line) => {
       try {
         const entry = JSON.parse(line) as Record<string, unknown>
