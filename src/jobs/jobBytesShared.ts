@@ -227,9 +227,12 @@ export const makeSharedBytes = (dataDir: string, backend: ChunkBackend) =>
             if (size > valid) bytes.truncate(valid)
             return valid
           })
-          yield* fetchInto(jobId, file, bytes, have, state.length).pipe(
-            Effect.onError(() => Effect.sync(() => bytes.close()))
-          )
+          if (have < state.length) {
+            yield* fetchInto(jobId, file, bytes, have, state.length).pipe(
+              Effect.onError(() => Effect.sync(() => bytes.close()))
+            )
+          }
+          if (have !== mark!.length || have < state.length) yield* io(() => writeMark(jobId, file, state))
           return bytes
         }
         // No valid copy: the whole file, into a temporary file moved into place once complete.
@@ -480,8 +483,10 @@ export const makeSharedBytes = (dataDir: string, backend: ChunkBackend) =>
       Effect.andThen(
         backend.remove(jobId),
         io(() => {
-          copies.delete(keyOf(jobId, "input"))
-          copies.delete(keyOf(jobId, "results"))
+          for (const file of ["input", "results"] as const) {
+            copies.delete(keyOf(jobId, file))
+            locks.delete(keyOf(jobId, file))
+          }
           files.remove(jobId)
         })
       ).pipe(Effect.mapError(failWith("remove", jobId)))
