@@ -218,8 +218,9 @@ export const layerPostgres = (
  * shared queue as they are, as `jobQueueKeys.ts` does for Redis: finished
  * ones expire when they would have (a callback not yet delivered is tried
  * again), queued and running ones wait (running ones first, resumed at their
- * checkpoint). Their files stay where they are: the data directory the
- * daemons share.
+ * checkpoint). Their files are not copied here: a daemon running on the
+ * data directory they are in puts them in the store at their first open
+ * (`jobBytesShared.ts`), unless the caller wrote them through the store.
  */
 export const importJobs = (jobs: ReadonlyArray<Job>): Effect.Effect<void, SqlError, PgClient.PgClient> =>
   Effect.gen(function* () {
