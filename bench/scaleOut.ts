@@ -8,26 +8,24 @@
  *   (the ratio to one worker: target >= 1.7x on 2 cores; with 2 cores the
  *   load generator shares them, which the JSON says);
  * - bulk validation (1,000 emails a request) on one daemon on Redis: emails/s;
- * - a 1,000,000-email job across two daemons on Redis sharing a data
- *   directory: submitted to one, followed and downloaded (NDJSON) from the
- *   other, seconds end to end;
- * - Redis memory per 1M-email job: what the queue keeps (records and queue
- *   entries, `used_memory` before and after), and what keeping the job's
- *   input and results in Redis as well would cost (the files loaded into
- *   Redis in 1 MiB values, then deleted) — why they stay files.
+ * - a 1,000,000-email job across two daemons on Redis, each with its own
+ *   data directory: submitted to one, followed and downloaded (NDJSON) from
+ *   the other, seconds end to end;
+ * - Redis memory per 1M-email job: its record, queue entries, input and
+ *   results (`used_memory` before and after; `npm run bench:jobs:store`
+ *   has the detail, and PostgreSQL's).
  * BENCH_SECONDS (default 5) per load run, BENCH_EMAILS for the job.
  * Progress goes to standard error; the final line on standard output is JSON.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { once } from "node:events"
-import { closeSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { availableParallelism, tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { buildInstitutionTable } from "../src/engine/InstitutionIndex.ts"
-import { jobFilePath } from "../src/jobs/JobStoreFiles.ts"
 import { type DaemonProcess, prepareConfig, startDaemon } from "./daemonProcess.ts"
 import { generateEmails } from "./generateEmails.ts"
 import type { LoadOptions } from "./httpLoad.ts"
@@ -138,10 +136,10 @@ try {
   const twoWorkers = await single("serve --workers 2 on Redis", workersDirs, ["--workers", "2"])
   await stop(twoWorkers.daemon)
 
-  // A 1M-email job: two daemons on one Redis and one data directory; submitted to A, followed and downloaded from B.
+  // A 1M-email job: two daemons on one Redis, a data directory each; submitted to A, followed and downloaded from B.
   const jobDirs = withStore("job", "bench-job:")
   const a = await startDaemon(jobDirs, join(root, "job-a.log"))
-  const b = await startDaemon(jobDirs, join(root, "job-b.log"))
+  const b = await startDaemon({ ...jobDirs, dataDir: join(root, "job-b-data") }, join(root, "job-b.log"))
   const auth = { authorization: `Bearer ${jobDirs.key}` }
   const body = Buffer.from(
     `${generateEmails(table, jobEmails, 3)
@@ -173,32 +171,9 @@ try {
   )
   const queueMemoryBytes = usedMemory() - memoryBefore
   log(
-    `1M-email job across two daemons: ${jobSeconds} s end to end (run on ${"AB"[ranOn] ?? "?"}, downloaded from B, ${(downloadedBytes / 1e6).toFixed(0)} MB); Redis memory for it: ${(queueMemoryBytes / 1024).toFixed(0)} KiB`
+    `1M-email job across two daemons: ${jobSeconds} s end to end (run on ${"AB"[ranOn] ?? "?"}, downloaded from B, ${(downloadedBytes / 1e6).toFixed(0)} MB); Redis memory for it (input and results included): ${(queueMemoryBytes / 1e6).toFixed(0)} MB`
   )
 
-  // What the job's bytes would cost in Redis: its input and results files loaded as 1 MiB values, then deleted.
-  const inRedisBefore = usedMemory()
-  const bytesOf = (path: string) => statSync(path).size
-  let chunks = 0
-  for (const file of ["input", "results"] as const) {
-    const path = jobFilePath(jobDirs.dataDir, jobId, file)
-    const fd = openSync(path, "r")
-    const buffer = Buffer.alloc(1 << 20)
-    for (let position = 0; position < bytesOf(path); position += buffer.length) {
-      const read = readSync(fd, buffer, 0, buffer.length, position)
-      const chunkFile = join(root, "chunk.bin")
-      writeFileSync(chunkFile, buffer.subarray(0, read))
-      execFileSync("sh", ["-c", `redis-cli -p ${redisPort} -x SET bench-bytes:${chunks++} < ${chunkFile} > /dev/null`])
-    }
-    closeSync(fd)
-  }
-  const bytesInRedis = usedMemory() - inRedisBefore
-  const fileBytes =
-    bytesOf(jobFilePath(jobDirs.dataDir, jobId, "input")) + bytesOf(jobFilePath(jobDirs.dataDir, jobId, "results"))
-  redisCli("EVAL", "for _, k in ipairs(redis.call('KEYS', 'bench-bytes:*')) do redis.call('DEL', k) end", "0")
-  log(
-    `keeping its input and results in Redis too would take ${(bytesInRedis / 1e6).toFixed(0)} MB of Redis memory (${(fileBytes / 1e6).toFixed(0)} MB of files)`
-  )
   await Promise.all([stop(a), stop(b)])
 
   const workersRatio = round2(twoWorkers.result.perSecond / onRedis.result.perSecond)
@@ -231,11 +206,7 @@ try {
         downloadedFrom: "B",
         downloadedBytes
       },
-      redisMemoryPerJob: {
-        queueBytes: queueMemoryBytes,
-        inputAndResultsBytes: bytesInRedis,
-        inputAndResultsFileBytes: fileBytes
-      },
+      redisMemoryPerJob: { withInputAndResultsBytes: queueMemoryBytes },
       details: { onFiles: onFiles.result, onRedis: onRedis.result, twoWorkers: twoWorkers.result, bulkOnFiles, bulk }
     })
   )

@@ -136,7 +136,7 @@ export interface StoreAdapters<R> {
   /** The institution review queue and its decisions. */
   readonly reviews: Layer.Layer<ReviewStore, ReviewStoreError, R>
   readonly usage: Layer.Layer<UsageStore, UsageStoreError, R>
-  /** The job queue with its store (job inputs and results stay in the data directory, whatever the kind). */
+  /** The job queue with its store (files: job inputs and results in the data directory; shared kinds: in the store, with copies in each daemon's data directory). */
   readonly jobs: (options: JobQueueOptions) => Layer.Layer<JobQueue | JobStore, never, R>
   /** The job store alone, without a queue running jobs (what `backup`, `restore` and `migrate` copy through). */
   readonly jobStore: Layer.Layer<JobStore, never, R>

@@ -52,7 +52,7 @@ const NOW = "(extract(epoch from now()) * 1000)"
 /** `job`'s end of retention (epoch ms), as its final record says. */
 const expiryOf = (job: Job): number => Date.parse(job.expiresAt!)
 
-/** The queue's state in the PostgreSQL database in force, with the store of records and files beside it. */
+/** The queue's state in the PostgreSQL database in force, with the store of records and bytes beside it. */
 export const makePostgresSharedStore = (
   dataDir: string
 ): Effect.Effect<SharedJobStore, never, PgClient.PgClient | PostgresBreaker> =>
@@ -60,7 +60,7 @@ export const makePostgresSharedStore = (
     const sql = yield* PgClient.PgClient
     const { bounded } = yield* PostgresBreaker
     const step = postgresStep(bounded)
-    const { store, files, sweepFiles } = yield* makePostgresJobStore(dataDir)
+    const { store, bytes } = yield* makePostgresJobStore(dataDir)
     const callbackDue = (due: string) => (due === "" ? null : Number(due))
     const ids = (rows: ReadonlyArray<{ readonly job_id: string }>) => rows.map((row) => row.job_id)
 
@@ -220,7 +220,7 @@ export const makePostgresSharedStore = (
           yield* Deferred.await(listening).pipe(Effect.timeout(STATEMENT_TIMEOUT_MS), Effect.ignore)
         })
     }
-    return { store, state, files, sweepFiles }
+    return { store, state, bytes }
   })
 
 /** The queue and its store, shared by every daemon on the PostgreSQL database in force. */
@@ -234,8 +234,9 @@ export const layerPostgres = (
  * shared queue as they are, as `jobQueueKeys.ts` does for Redis: finished
  * ones expire when they would have (a callback not yet delivered is tried
  * again), queued and running ones wait (running ones first, resumed at their
- * checkpoint). Their files stay where they are: the data directory the
- * daemons share.
+ * checkpoint). Their files are not copied here: a daemon running on the
+ * data directory they are in puts them in the store at their first open
+ * (`jobBytesShared.ts`), unless the caller wrote them through the store.
  */
 export const importJobs = (jobs: ReadonlyArray<Job>): Effect.Effect<void, SqlError, PgClient.PgClient> =>
   Effect.gen(function* () {

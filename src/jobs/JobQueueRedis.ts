@@ -30,12 +30,12 @@ import type { SharedJobStore, SharedQueueState } from "./jobQueueState.ts"
 
 export type RedisJobQueueOptions = SharedJobQueueOptions
 
-/** The queue's state in the Redis connection in force, with the store of records and files beside it. */
-export const makeRedisSharedStore = (dataDir: string): Effect.Effect<SharedJobStore, never, Redis.Redis> =>
+/** The queue's state in the Redis connection in force, with the store of records and bytes beside it. */
+export const makeRedisSharedStore = (dataDir: string): Effect.Effect<SharedJobStore, never, RedisConnection> =>
   Effect.gen(function* () {
     const redis = yield* Redis.Redis
     const keys = jobQueueKeys(yield* RedisKeyPrefix)
-    const { store, files, sweepFiles } = yield* makeRedisJobStore(dataDir)
+    const { store, bytes } = yield* makeRedisJobStore(dataDir)
     const submit = redis.eval(submitScript)
     const cancel = redis.eval(cancelScript)
     const takeDue = redis.eval(takeDueScript)
@@ -138,7 +138,7 @@ export const makeRedisSharedStore = (dataDir: string): Effect.Effect<SharedJobSt
           )
         })
     }
-    return { store, state, files, sweepFiles }
+    return { store, state, bytes }
   })
 
 /** The queue and its store, shared by every daemon on the Redis connection in force. */

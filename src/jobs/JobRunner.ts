@@ -4,13 +4,15 @@
  * encoded rows (`jobBatches.ts`: here, or on a worker thread, several
  * batches at once); `append` takes the encoded batches back in input order,
  * names the duplicates and appends the rows to the results.
- * `checkpoint` makes the appended rows durable and answers the record to
- * write, whose checkpoint names the bytes of both files that are done (the
- * caller checkpoints once a chunk of items). The files are the job store's
- * (`JobBytes`), opened and closed by the caller.
- * `resume` cuts the results back to the checkpoint and rebuilds the
- * duplicate set from the inputs already done, so after any crash the results
- * hold each input item exactly once, in input order.
+ * `flush` makes the results durable in the store (a cut included) and
+ * `checkpoint` then answers the record to write, whose checkpoint names the
+ * bytes of both files that are done (the caller checkpoints once a chunk of
+ * items): one rule, a record written names only bytes the store holds. The
+ * files are the job store's (`JobBytes`), opened and closed by the caller.
+ * `resume` cuts the results back to the checkpoint (stored at the next
+ * flush) and rebuilds the duplicate set from the inputs already done, so
+ * after any crash the results hold each input item exactly once, in input
+ * order.
  */
 import type { UsageTally } from "../domain/OfferUsage.ts"
 import { duplicateOfText } from "../domain/rowText.ts"
@@ -105,7 +107,6 @@ export class JobRunner {
     const { results } = files
     if (results.size() < resultsBytes) throw new JobFailure("The job's results file is shorter than its checkpoint.")
     results.truncate(resultsBytes)
-    results.sync()
     const reader = new InputReader(files.input, { offset: inputBytes, blockBytes })
     return new JobRunner(job, options, reader, results, duplicates)
   }
@@ -185,21 +186,20 @@ export class JobRunner {
     if (batch.usage !== undefined) for (const counts of batch.usage) this.runTally?.addCounts(counts)
   }
 
-  /** Makes the rows appended so far durable without holding the thread; `checkpoint({ flushed: true })` then. */
+  /** Makes the results as they are (rows appended, a cut) durable in the store without holding the thread; `checkpoint` then. */
   flush(): Promise<void> {
     return this.results.flush()
   }
 
   /**
-   * Flushes the appended rows to disk (unless `flushed`: `flush` did, and
-   * nothing was appended since); answers the record that covers them, for
-   * the caller to write, with the usage they counted (which the caller
-   * stores once the record is written).
+   * The record that covers the rows appended so far, for the caller to
+   * write once `flush` has made them durable (nothing appended since), with
+   * the usage they counted (which the caller stores once the record is
+   * written).
    */
-  checkpoint(options: { readonly flushed?: boolean } = {}): Job {
+  checkpoint(): Job {
     const pending = this.pending
     if (pending.items === 0) return this.committed
-    if (options.flushed !== true) this.results.sync()
     const { checkpoint, counts, progress } = this.committed
     const processed = checkpoint.processed + pending.items
     const usage = this.runTally?.take()
@@ -223,10 +223,9 @@ export class JobRunner {
     return this.committed
   }
 
-  /** Cuts off rows appended (and usage counted) since the last checkpoint, so the results match the record (after a failure). */
+  /** Cuts off rows appended (and usage counted) since the last checkpoint, so the results match the record (after a failure; `flush` then). */
   discard(): void {
     this.results.truncate(this.committed.checkpoint.resultsBytes)
-    this.results.sync()
     this.runTally?.take()
     this.pending = emptyPending()
   }

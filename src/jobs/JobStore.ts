@@ -13,8 +13,11 @@
  * (`JobBytes`): the
  * runner evaluates a million emails in seconds by appending encoded rows in
  * large blocks and resuming at byte offsets, which an effect per block would
- * only slow down. A shared adapter keeps them on a volume every replica
- * mounts, or in memory for the library and tests.
+ * only slow down. A shared adapter keeps them in its store as chunks and
+ * works on a copy in the daemon's data directory (`jobBytesShared.ts`):
+ * `flush` is what puts them in the store, so a record is written only after
+ * the `flush` of the bytes it names. The memory adapter keeps them in the
+ * process, for the library and tests.
  *
  * Guarantees every adapter gives: a job that `create` returned is listed and
  * readable with its whole input (after a crash too, for a durable adapter);
@@ -47,9 +50,9 @@ export interface JobBytes {
   writeParts(parts: ReadonlyArray<Uint8Array>, position: number): number
   /** Cuts the bytes off at `length`. */
   truncate(length: number): void
-  /** Makes what was written durable. */
+  /** Makes what was written durable on this host (for a shared adapter, not in its store: `flush` does that). */
   sync(): void
-  /** `sync` without holding the calling thread (the file adapter's fsync runs on libuv's pool); resolves once durable. */
+  /** Makes what was written durable where the store keeps it, without holding the calling thread (the file adapter's fsync runs on libuv's pool, a shared adapter sends what changed); resolves once durable. */
   flush(): Promise<void>
   close(): void
 }

@@ -113,8 +113,9 @@ interface StagedFile extends StagedUpload {
 /**
  * The byte half of the store over `<dataDir>/jobs/`: staged uploads, a
  * job's directory with its input and results, and its removal. The file
- * adapter keeps the record beside them (`job.json`); the Redis adapter
- * keeps it in Redis and shares this half on a volume every daemon mounts.
+ * adapter keeps the record beside them (`job.json`); the Redis and
+ * PostgreSQL adapters keep the bytes in their store and this daemon's copy
+ * here (`jobBytesShared.ts`).
  */
 export const jobFiles = (dataDir: string) => {
   const root = jobsDirectory(dataDir)
@@ -152,6 +153,18 @@ export const jobFiles = (dataDir: string) => {
         throw error
       }
     },
+    /** Makes a complete download the job's `file` (a copy of what a shared store holds: not flushed, the store is the truth). */
+    place: (jobId: string, upload: StagedUpload, file: JobFile): void => {
+      const staged = upload as StagedFile
+      try {
+        closeQuietly(staged.bytes)
+        ensureDirectory(directoryOf(jobId))
+        renameSync(staged.path, join(directoryOf(jobId), fileNames[file]))
+      } catch (error) {
+        rmSync(staged.path, { force: true })
+        throw error
+      }
+    },
     open: (jobId: string, file: JobFile): JobBytes => {
       const path = join(directoryOf(jobId), fileNames[file])
       const flags = file === "input" ? constants.O_RDONLY : constants.O_RDWR | constants.O_CREAT
@@ -176,10 +189,11 @@ export const jobFiles = (dataDir: string) => {
 const ORPHAN_AGE_MS = 60 * 60 * 1000
 
 /**
- * For a store that keeps records elsewhere (Redis, PostgreSQL) and the
- * bytes under `files.root`: removes the job directories whose record never
- * came (a crash between the two) and the uploads left behind, once older
- * than any request could still be using them.
+ * For a store that keeps records elsewhere (Redis, PostgreSQL) and copies
+ * of the bytes under `files.root`: removes the job directories whose record
+ * never came or is gone (a crash in between, a job removed by another
+ * daemon) and the uploads left behind, once older than any request could
+ * still be using them.
  */
 export const sweepOrphanFiles = <E>(
   files: ReturnType<typeof jobFiles>,

@@ -34,8 +34,10 @@ export type JobQueueKeys = ReturnType<typeof jobQueueKeys>
  * Puts jobs of another store (a data directory being migrated) into the
  * shared queue as they are: finished ones expire when they would have (a
  * callback not yet delivered is tried again), queued and running ones wait
- * (running ones first, resumed at their checkpoint). Their files stay where
- * they are: the data directory the daemons share.
+ * (running ones first, resumed at their checkpoint). Their files are not
+ * copied here: a daemon running on the data directory they are in puts them
+ * in the store at their first open (`jobBytesShared.ts`), unless the caller
+ * wrote them through the store.
  */
 export const importJobs = (jobs: ReadonlyArray<Job>): Effect.Effect<void, Redis.RedisError, Redis.Redis> =>
   Effect.gen(function* () {

@@ -1,8 +1,9 @@
 /**
  * A worker of the shared job queue (`jobQueueShared.ts`): it claims the
  * next job under a lease (`LEASE_MS`, the store's clock), renews it every
- * `LEASE_MS / 5` while the job runs, and writes checkpoints and the final
- * record only while it holds it (fenced writes, `jobQueueState.ts`). A
+ * `LEASE_MS / 5` while the job runs, and writes checkpoints, the results'
+ * bytes and the final record only while it holds it (fenced writes,
+ * `jobQueueState.ts`, `jobBytesShared.ts`). A
  * job whose previous run was lost is resumed at its last checkpoint, whose
  * usage is stored again first (`applyOnce` makes that count once). When a
  * renewal fails (the store down, or the lease taken) the run stops before
@@ -18,7 +19,7 @@ import * as Schedule from "effect/Schedule"
 import { isFinished, type Job, type JobId } from "./Job.ts"
 import type { JobEntry } from "./JobIndex.ts"
 import type { JobQueueOptions } from "./JobQueue.ts"
-import { JobStore } from "./JobStore.ts"
+import { type JobBytes, type JobFile, JobStore, type JobStoreError } from "./JobStore.ts"
 import { callbackAt } from "./jobQueueCallbacks.ts"
 import type { SharedQueueState } from "./jobQueueState.ts"
 import { storeCheckpointUsage } from "./jobUsage.ts"
@@ -35,6 +36,8 @@ const now = Effect.clockWith((clock) => clock.currentTimeMillis)
 export interface LeaseWorkers {
   readonly store: JobStore["Service"]
   readonly state: SharedQueueState
+  /** A job file whose writes are fenced: refused once `token` no longer holds the job's lease. */
+  readonly openLeased: (jobId: JobId, file: JobFile, token: string) => Effect.Effect<JobBytes, JobStoreError>
   readonly options: JobQueueOptions
   /** Jobs this daemon runs now, by id. */
   readonly active: Map<string, JobEntry>
@@ -89,7 +92,12 @@ export const makeLeaseWorker = (workers: LeaseWorkers): Effect.Effect<never> => 
       const run = Effect.gen(function* () {
         yield* fenced(running)
         yield* Effect.logInfo("job started", startedFields(running))
-        const fencedStore = JobStore.of({ ...store, write: (record) => fenced(record) })
+        // The record and the results' bytes are written only while the lease is held.
+        const fencedStore = JobStore.of({
+          ...store,
+          write: (record) => fenced(record),
+          open: (id, file) => workers.openLeased(id, file, token)
+        })
         return yield* processJob(fencedStore, running, entry, options.evaluator, {
           chunkItems: options.chunkItems ?? DEFAULT_CHUNK_ITEMS,
           usage: options.usage

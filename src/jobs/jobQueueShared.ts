@@ -2,8 +2,9 @@
  * The job queue shared by every daemon on one store: the same service as
  * `JobQueueLocal.layer`, with the queue's state in the shared store (a
  * `SharedQueueState`: Redis, `JobQueueRedis.ts`, or PostgreSQL,
- * `JobQueuePostgres.ts`) instead of this process's memory, and the job's
- * input and results on the data directory every daemon mounts.
+ * `JobQueuePostgres.ts`) instead of this process's memory, the job's input
+ * and results in that store too (`jobBytesShared.ts`): each daemon has its
+ * own data directory, where it keeps copies.
  *
  * - `submit` stores the record, the waiting entry and the Idempotency-Key
  *   in one step, so `maxQueued` and idempotency hold across daemons; the
@@ -44,7 +45,7 @@ import { IdempotencyConflict, JobNotFinished, JobNotFound, jobsError, QueueFull 
 import { isFinished, type Job, type JobId, type JobStatus } from "./Job.ts"
 import { type JobEntry, pageOf } from "./JobIndex.ts"
 import { JobQueue, type JobQueueOptions, listStart, newJobFor, nextCursor, type SubmitJob } from "./JobQueue.ts"
-import { JobStore, JobStoreError } from "./JobStore.ts"
+import { JobStore, type JobStoreError } from "./JobStore.ts"
 import { callbackAt, makeJobCallbacks } from "./jobQueueCallbacks.ts"
 import { makeLeaseWorker } from "./jobQueueLease.ts"
 import { idempotencyField, type SharedJobStore, type SharedQueueState } from "./jobQueueState.ts"
@@ -57,7 +58,7 @@ const AWAIT_POLL_MS = 250
 const SUBMIT_ATTEMPTS = 4
 
 export interface SharedJobQueueOptions extends JobQueueOptions {
-  /** Where job inputs and results are kept: a directory every daemon mounts. */
+  /** Where this daemon keeps its copies of job inputs and results (the store holds them). */
   readonly dataDir: string
 }
 
@@ -67,7 +68,7 @@ const now = Effect.clockWith((clock) => clock.currentTimeMillis)
 interface SharedQueue {
   readonly state: SharedQueueState
   readonly store: JobStore["Service"]
-  readonly files: SharedJobStore["files"]
+  readonly bytes: SharedJobStore["bytes"]
   readonly options: SharedJobQueueOptions
   /** Jobs this daemon runs now. */
   readonly active: Map<string, JobEntry>
@@ -80,7 +81,7 @@ interface SharedQueue {
 /** What follows a job's final record written: usage, log, metrics, waiters, callback. */
 type Ended = (final: Job) => Effect.Effect<void>
 
-/** Deletes a finished job: record, expiry, key, files, usage marker. */
+/** Deletes a finished job: record, expiry, key, bytes, usage marker. */
 const dropJob = (queue: SharedQueue, job: Job) =>
   Effect.gen(function* () {
     const { options } = queue
@@ -131,7 +132,7 @@ const awaitEnd = (queue: SharedQueue, job: Job): Effect.Effect<Job, JobStoreErro
 }
 
 /**
- * Stores the job (its input moved into place first: a job with a record
+ * Stores the job (its input put in the store first: a job with a record
  * has its whole input), its waiting entry and Idempotency-Key in one
  * step. A key held by a job that is gone or expired is freed and the
  * submit tried again; a key held by a live job answers that job, or a
@@ -139,15 +140,12 @@ const awaitEnd = (queue: SharedQueue, job: Job): Effect.Effect<Job, JobStoreErro
  */
 const submitJob = (queue: SharedQueue) =>
   Effect.fn("JobQueue.submit")(function* (request: SubmitJob) {
-    const { state, store, files, options } = queue
+    const { state, store, bytes, options } = queue
     const submittedAt = yield* now
     const field = request.idempotency === undefined ? "" : idempotencyField(request.team, request.idempotency.key)
     const job = newJobFor(request, submittedAt)
-    yield* Effect.try({
-      try: () => files.adopt(job.jobId, request.input),
-      catch: (cause) => new JobStoreError({ operation: "create", jobId: job.jobId, cause })
-    })
-    const unadopted = Effect.sync(() => files.remove(job.jobId)).pipe(Effect.ignore)
+    yield* bytes.adopt(job.jobId, request.input)
+    const unadopted = Effect.ignore(bytes.remove(job.jobId))
     for (let attempt = 1; ; attempt++) {
       const submitted = yield* state.submit(job, options.maxQueued, field).pipe(Effect.tapError(() => unadopted))
       if (submitted.outcome === "created") {
@@ -219,15 +217,15 @@ const listJobs = (queue: SharedQueue) =>
     return { jobs: page.entries.map((entry) => entry.job), next: nextCursor(page) }
   })
 
-/** Deletes the expired jobs (whichever daemon's sweep comes first) and the staged uploads no job took. */
-const sweepExpired = (queue: SharedQueue, sweepFiles: SharedJobStore["sweepFiles"]) =>
+/** Deletes the expired jobs (whichever daemon's sweep comes first), then the bytes and copies no job owns. */
+const sweepExpired = (queue: SharedQueue) =>
   Effect.gen(function* () {
     const due = yield* queue.state.takeExpired(yield* now)
     for (const jobId of due) {
       const job = yield* queue.store.read(jobId as JobId)
       if (job !== undefined) yield* dropJob(queue, job)
     }
-    yield* sweepFiles
+    yield* queue.bytes.sweep
   }).pipe(Effect.catchCause((cause) => Effect.logWarning("the job sweep failed; it runs again later", cause)))
 
 /** The background work: `concurrency` lease workers, woken by submits on any daemon, the sweep and the callbacks' redelivery. */
@@ -245,6 +243,7 @@ const startBackground = (
     const worker = makeLeaseWorker({
       store: queue.store,
       state: queue.state,
+      openLeased: queue.bytes.open,
       options,
       active: queue.active,
       wake,
@@ -269,11 +268,11 @@ export const layerShared = <R>(
 ): Layer.Layer<JobQueue | JobStore, never, Exclude<R, Scope.Scope>> =>
   Layer.effectContext(
     Effect.gen(function* () {
-      const { store, state, files, sweepFiles } = yield* shared
+      const { store, state, bytes } = yield* shared
       const queue: SharedQueue = {
         state,
         store,
-        files,
+        bytes,
         options,
         active: new Map(),
         endings: new Map(),
@@ -294,7 +293,7 @@ export const layerShared = <R>(
         sawWaiting: (waiting) => {
           waitingSeen = waiting
         },
-        sweep: sweepExpired(queue, sweepFiles),
+        sweep: sweepExpired(queue),
         callbackSweep: callbacks.sweep
       })
       const service = JobQueue.of({

@@ -11,7 +11,7 @@ import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import type { Job, JobId } from "./Job.ts"
 import { type JobStore, JobStoreError } from "./JobStore.ts"
-import type { jobFiles } from "./JobStoreFiles.ts"
+import type { SharedBytes } from "./jobBytesShared.ts"
 
 /** A job's Idempotency-Key as the shared state keeps it: its team and the key. */
 /** A step of a shared store's operation on a job's files, its error a `JobStoreError` naming the operation (and job). */
@@ -105,11 +105,9 @@ export interface SharedQueueState {
   wakeOnSubmit(wake: () => void): Effect.Effect<void, never, Scope.Scope>
 }
 
-/** A shared store of jobs: the records (`JobStore`), the queue's state, the files under the data directory and their sweep. */
+/** A shared store of jobs: the records (`JobStore`), the queue's state, and the job bytes in the store (`jobBytesShared.ts`). */
 export interface SharedJobStore {
   readonly store: JobStore["Service"]
   readonly state: SharedQueueState
-  readonly files: ReturnType<typeof jobFiles>
-  /** Removes job directories without a record, and uploads, once older than any request could be. */
-  readonly sweepFiles: Effect.Effect<void, JobStoreError>
+  readonly bytes: SharedBytes
 }

@@ -7,13 +7,16 @@
  * other jobs and HTTP requests get their turn and a cancellation is seen
  * within milliseconds. Answers the record the job ends with — completed,
  * failed (with the reason) or cancelled, its results matching its counts —
- * without writing it; the queue does. Batches still in flight when the run
+ * without writing it; the queue does. A shared store that cannot take the
+ * results (down, or the lease gone) stops the run as an interruption does:
+ * the job is never failed for that. Batches still in flight when the run
  * ends are dropped unappended (their rows and usage with them). Interrupted
  * (shutdown), it leaves the job running at its last checkpoint, to be
  * resumed at the next start. Around the run, the request thread's young
  * generation is given back (`releaseMemory.ts`).
  */
 import * as Effect from "effect/Effect"
+import { isStoreOutage } from "../store/outage.ts"
 import type { Job, JobStatus } from "./Job.ts"
 import type { JobEntry } from "./JobIndex.ts"
 import { JobRunner, type PendingBatch, type RunnerOptions } from "./JobRunner.ts"
@@ -58,19 +61,56 @@ const settled = <A>(promise: Promise<A>, text: (error: unknown) => string): Prom
 /** Whatever an evaluation elsewhere fails with, the job fails with its message. */
 const evaluationFailure = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
-/** Ends the run: keeps what was done (a checkpoint), or on failure drops what the last checkpoint does not cover. */
-const end = (runner: JobRunner, status: JobEnd["status"], error?: string): Effect.Effect<JobEnd> =>
-  Effect.map(
-    attempt(() => {
-      if (error === undefined) return runner.checkpoint()
-      runner.discard()
-      return runner.job
-    }),
-    (settled): JobEnd =>
-      settled.ok
-        ? { job: settled.value, status, ...(error === undefined ? {} : { error }) }
-        : { job: runner.job, status: "failed", error: error ?? settled.error }
+/**
+ * Flushes the runner's results. A shared store that does not take them
+ * (down, or the run's lease gone: a store outage) stops the run where it
+ * is, the job left at its last checkpoint for a run that can store them
+ * (the lease lapses, another daemon resumes it); any other failure (a
+ * broken disk of the file store) is answered, for the job to fail with.
+ */
+const flushOrStop = (runner: JobRunner, jobId: string): Effect.Effect<string | undefined> =>
+  Effect.flatMap(
+    Effect.promise(() =>
+      runner.flush().then(
+        () => undefined,
+        (error: unknown) => ({ error })
+      )
+    ),
+    (failed) => {
+      if (failed === undefined) return Effect.succeed(undefined)
+      if (!isStoreOutage(failed.error)) return Effect.succeed(failureText(failed.error))
+      return Effect.andThen(
+        Effect.logWarning("the job's results could not be stored; the run stops at its last checkpoint", {
+          jobId,
+          error: String(failed.error)
+        }),
+        Effect.interrupt
+      )
+    }
   )
+
+/**
+ * Ends the run: keeps what was done (flushed, then a checkpoint), or on
+ * failure drops what the last checkpoint does not cover (the cut flushed
+ * too), so the store's results are what the final record names.
+ */
+const end = (runner: JobRunner, status: JobEnd["status"], error?: string): Effect.Effect<JobEnd> =>
+  Effect.gen(function* () {
+    if (error !== undefined) {
+      const discarded = yield* attempt(() => runner.discard())
+      // A cut the store did not take is harmless: the next run cuts back to the same checkpoint.
+      if (discarded.ok) yield* Effect.promise(() => settled(runner.flush(), failureText))
+      return { job: runner.job, status: "failed", error } satisfies JobEnd
+    }
+    const flushFailure = yield* flushOrStop(runner, runner.job.jobId)
+    const checkpointed =
+      flushFailure === undefined
+        ? yield* attempt(() => runner.checkpoint())
+        : ({ ok: false, error: flushFailure } as const)
+    if (checkpointed.ok) return { job: checkpointed.value, status } satisfies JobEnd
+    yield* attempt(() => runner.discard())
+    return { job: runner.job, status: "failed", error: checkpointed.error } satisfies JobEnd
+  })
 
 /** The job's input and results, open; closed when the scope ends. */
 const openFiles = (store: JobStore["Service"], job: Job) =>
@@ -121,8 +161,17 @@ export const processJob = (
       return Effect.scoped(
         Effect.gen(function* () {
           const files = yield* Effect.result(openFiles(store, job))
-          if (files._tag === "Failure")
+          if (files._tag === "Failure") {
+            // A shared store that cannot give the files now: the run stops, the job waits for a run that can.
+            if (isStoreOutage(files.failure.cause)) {
+              yield* Effect.logWarning("the job's files cannot be read from its store; the run stops", {
+                jobId: job.jobId,
+                error: String(files.failure.cause)
+              })
+              return yield* Effect.interrupt
+            }
             return { job, status: "failed", error: failureText(files.failure) } satisfies JobEnd
+          }
           const tally = options.usage?.tally(job.target)
           const opened = yield* attempt(() =>
             JobRunner.resume(files.success, job, { ...options, tally, hashKey: evaluator.hashKey })
@@ -156,10 +205,10 @@ export const processJob = (
                 const more = yield* attempt(() => dispatch(evaluator.parallelism * CHECKPOINT_DEPTH))
                 if (!more.ok) return yield* end(runner, "failed", more.error)
               }
-              // The fsync runs off this thread: requests go on being answered meanwhile.
-              const flushed = yield* Effect.promise(() => settled(runner.flush(), failureText))
-              if (!flushed.ok) return yield* end(runner, "failed", flushed.error)
-              const checkpointed = yield* attempt(() => runner.checkpoint({ flushed: true }))
+              // The fsync (or the store's write) runs off this thread: requests go on being answered meanwhile.
+              const flushFailure = yield* flushOrStop(runner, job.jobId)
+              if (flushFailure !== undefined) return yield* end(runner, "failed", flushFailure)
+              const checkpointed = yield* attempt(() => runner.checkpoint())
               if (!checkpointed.ok) return yield* end(runner, "failed", checkpointed.error)
               yield* Effect.orDie(store.write(checkpointed.value))
               if (!(yield* storeCheckpointUsage(options.usage, checkpointed.value))) runner.usageNotStored()

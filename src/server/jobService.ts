@@ -1,7 +1,8 @@
 /**
  * The daemon's job queue, under the jobs service the handlers call
  * (`jobs/Jobs.ts`): jobs in the store the daemon runs on (`deployment/stores.ts`:
- * the data directory, or Redis with files on a shared volume), validated on
+ * the data directory, or Redis or PostgreSQL with a copy of the job bytes in
+ * each daemon's data directory), validated on
  * `jobs.workerThreads` threads (`jobs/JobThreads.ts`; default one per
  * available core but one, at least one; 0: on the request thread) with the
  * config snapshot in force when each batch is taken (a reload applies to

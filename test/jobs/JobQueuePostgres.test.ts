@@ -11,6 +11,7 @@ import { isStoreOutage } from "../../src/store/outage.ts"
 import { postgresStoreLayer } from "../../src/store/postgres.ts"
 import { holdingLock } from "../postgresLocks.ts"
 import { describePostgres, testDatabase } from "../postgresTesting.ts"
+import { startFaultProxy } from "../support/faultProxy.ts"
 import { makeDataDir, postgresQueueLayer, request, resultLines } from "./jobTesting.ts"
 
 const items = ["ada@mit.edu", "bob@gmail.com", "carl@ox.ac.uk", "dora@newcollege.edu"]
@@ -19,7 +20,7 @@ const items = ["ada@mit.edu", "bob@gmail.com", "carl@ox.ac.uk", "dora@newcollege
 const connection = (url: string) =>
   postgresStoreLayer({ url, migrations: JobQueuePostgres.migrations }).pipe(Layer.orDie)
 
-/** A daemon's queue on the database at `url` and the data directory every daemon mounts, built in the test's scope. */
+/** A daemon's queue on the database at `url` and its data directory (the job bytes are in the database), built in the test's scope. */
 const daemon = (url: string, dataDir: string, onEnded?: (jobId: string) => void) =>
   Effect.map(
     Layer.build(
@@ -71,11 +72,11 @@ describePostgres("the job queue shared through PostgreSQL", () => {
         )
         const submitted = yield* request(items).pipe(Effect.provideService(JobStore, dead.store))
         const job = newJobFor(submitted, Date.now())
-        dead.files.adopt(job.jobId, submitted.input)
+        yield* dead.bytes.adopt(job.jobId, submitted.input)
         expect(yield* dead.state.submit(job, 10, "")).toEqual({ outcome: "created" })
         expect((yield* dead.state.claim("dead-token", 200)).jobId).toBe(job.jobId)
-        // Another daemon takes the job once the lease lapses, and runs it to the end.
-        const alive = yield* daemon(database.url, dataDir)
+        // Another daemon, with its own data directory, takes the job once the lease lapses, and runs it to the end.
+        const alive = yield* daemon(database.url, makeDataDir())
         const done = yield* alive.queue.awaitFinished("acme", job.jobId)
         expect(done).toMatchObject({ status: "completed", progress: { processed: 4 } })
         expect(yield* dead.state.fencedWrite(job.jobId, "dead-token", { ...job, status: "failed" })).toBe(false)
@@ -97,7 +98,7 @@ describePostgres("the job queue shared through PostgreSQL", () => {
       yield* two.state.wakeOnSubmit(() => Deferred.doneUnsafe(woken, Exit.succeed(Date.now())))
       const submitted = yield* request(items).pipe(Effect.provideService(JobStore, one.store))
       const job = newJobFor(submitted, Date.now())
-      one.files.adopt(job.jobId, submitted.input)
+      yield* one.bytes.adopt(job.jobId, submitted.input)
       const sentAt = Date.now()
       yield* one.state.submit(job, 10, "")
       expect((yield* Deferred.await(woken)) - sentAt).toBeLessThan(500)
@@ -114,5 +115,38 @@ describePostgres("the job queue shared through PostgreSQL", () => {
       expect(error._tag).toBe("JobStoreError")
       expect(isStoreOutage(error)).toBe(true)
     }).pipe(Effect.scoped)
+  )
+
+  it.live(
+    "a database cut off mid-run stops the run at its checkpoint, not the job: it is resumed and ends with every row once",
+    () =>
+      Effect.gen(function* () {
+        const database = yield* testDatabase
+        const upstream = new URL(database.url)
+        const proxy = yield* Effect.acquireRelease(
+          Effect.promise(() => startFaultProxy({ host: upstream.hostname, port: Number(upstream.port || 5432) })),
+          (opened) => Effect.promise(() => opened.close())
+        )
+        const context = yield* Layer.build(
+          postgresQueueLayer(connection(proxy.url(database.url)), { chunkItems: 2000, concurrency: 1 })
+        )
+        const [queue, store] = [Context.get(context, JobQueue), Context.get(context, JobStore)]
+        const emails = Array.from({ length: 150_000 }, (_, i) => `user${i}@school${i % 40}.edu`)
+        const { job } = yield* queue.submit(yield* request(emails).pipe(Effect.provideService(JobStore, store)))
+        for (;;) {
+          const now = yield* store.read(job.jobId)
+          if ((now?.checkpoint.processed ?? 0) > 0) break
+          yield* Effect.sleep("5 millis")
+        }
+        // The next flush meets the partition: more than a blip, less than the lease.
+        proxy.partition()
+        yield* Effect.sleep("2 seconds")
+        proxy.heal()
+        const done = yield* queue.awaitFinished("acme", job.jobId).pipe(Effect.retry({ times: 20 }))
+        expect(done).toMatchObject({ status: "completed", progress: { processed: emails.length } })
+        const rows = yield* resultLines(job.jobId).pipe(Effect.provideService(JobStore, store))
+        expect(rows.map((row) => row.email)).toEqual(emails)
+      }).pipe(Effect.scoped),
+    60_000
   )
 })

@@ -5,7 +5,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { once } from "node:events"
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
@@ -84,7 +84,11 @@ export const startDaemon = async (
   })
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the daemon did not start: ${stderr}`)), 20_000)
+    const timer = setTimeout(
+      () =>
+        reject(new Error(`the daemon did not start: ${stderr}${lines.map((line) => JSON.stringify(line)).join("\n")}`)),
+      20_000
+    )
     createInterface({ input: child.stdout! }).on("line", (line) => {
       try {
         const entry = JSON.parse(line) as Record<string, unknown>
@@ -175,18 +179,24 @@ export const sharedDaemon = (
 /**
  * `count` daemons as on as many hosts behind a load balancer: each with its own
  * copy of `base`'s config directory (`config-0`, `config-1`, … beside it), all
- * on `base`'s data directory. Resolves once every one listens.
+ * on `base`'s data directory, or with `ownDataDirs` each on its own
+ * (`data-0`, … beside it: hosts without a shared volume). Resolves once every
+ * one listens.
  */
 export const startDaemonsSharing = async (
   base: { configDir: string; dataDir: string },
-  count: number
+  count: number,
+  options: { readonly ownDataDirs?: boolean } = {}
 ): Promise<Array<Daemon>> => {
-  const configDirs = Array.from({ length: count }, (_, i) => {
-    const dir = join(base.configDir, "..", `config-${i}`)
-    cpSync(base.configDir, dir, { recursive: true })
-    return dir
+  const dirs = Array.from({ length: count }, (_, i) => {
+    const configDir = join(base.configDir, "..", `config-${i}`)
+    cpSync(base.configDir, configDir, { recursive: true })
+    if (options.ownDataDirs !== true) return { configDir, dataDir: base.dataDir }
+    const dataDir = join(base.configDir, "..", `data-${i}`)
+    mkdirSync(dataDir, { recursive: true })
+    return { configDir, dataDir }
   })
-  return Promise.all(configDirs.map((configDir) => startDaemon({ configDir, dataDir: base.dataDir })))
+  return Promise.all(dirs.map((each) => startDaemon(each)))
 }
 
 /** A JSON request to the daemon: status, headers and parsed body. */

@@ -1,8 +1,8 @@
 /**
  * Three daemons on one Redis, as behind a load balancer: each with its own
- * copy of the config directory (as on three hosts), one shared data
- * directory (the volume job files live on) and a Redis server of the test's
- * own (started here, so it can be stopped and restarted mid-traffic). The
+ * copy of the config directory and its own data directory (as on three
+ * hosts without a shared volume: job bytes live in Redis) and a Redis
+ * server of the test's own (started here, so it can be stopped and restarted mid-traffic). The
  * test talks to each daemon directly, playing the load balancer.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process"
@@ -126,7 +126,7 @@ suite("three daemons on one Redis", () => {
       "target-groups:write"
     ])
     jobKey = makeKey(base, "acme", ["validate:bulk", "jobs:read"])
-    daemons = await startDaemonsSharing(base, 3)
+    daemons = await startDaemonsSharing(base, 3, { ownDataDirs: true })
   }, 60_000)
 
   afterAll(async () => {
