@@ -2,7 +2,7 @@ import { existsSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { allScopes } from "../../src/domain/ApiKey.ts"
-import { call, copyConfig, makeKey, sharedDaemon, startDaemon } from "./daemon.ts"
+import { call, copyConfig, makeKey, sharedDaemon, startDaemon, waitForLine } from "./daemon.ts"
 
 let acme: string
 let acmeReadOnly: string
@@ -620,7 +620,9 @@ describe("resources created through the API", () => {
     const broken = await startDaemon(dirs)
     try {
       // A bad edit in the config directory: the last good config keeps serving, but no reload can succeed.
+      // Once the daemon has seen it, an API write is applied by a full reload (not as its one item), which fails.
       writeFileSync(join(dirs.configDir, "offers", "broken.yaml"), "id: broken\nteam: acme\n")
+      await waitForLine(broken, (line) => String(line.msg).startsWith("config change rejected"))
       const result = await call(broken, "POST", "/api/v1/offers", { key, body: offer("api-not-applied") })
       expect(result).toMatchObject({ status: 500, body: { code: "SERVICE_ERROR", requestId: expect.any(String) } })
       expect(existsSync(join(dirs.dataDir, "offers", "api-not-applied.yaml"))).toBe(false)
