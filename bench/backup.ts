@@ -29,7 +29,7 @@ import { hashKeyFromSecret } from "../src/stats/hashKey.ts"
 import { UsageRecorder } from "../src/stats/UsageRecorder.ts"
 import { toUsageDelta } from "../src/stats/UsageState.ts"
 import { PgClient, postgresClientLayer } from "../src/store/postgres.ts"
-import { redisStoreLayer } from "../src/store/redis.ts"
+import { eachKeyPage, redisStoreLayer } from "../src/store/redis.ts"
 import { newSigningKey } from "../src/verification/signing.ts"
 
 const count = Number(process.env.BENCH_VERIFICATIONS ?? 100_000)
@@ -99,19 +99,7 @@ const freshStore = (kind: StoreKind) =>
       const keyPrefix = `cgbench:${randomBytes(6).toString("hex")}:`
       const remove = Effect.gen(function* () {
         const redis = yield* Redis.Redis
-        let cursor = "0"
-        do {
-          const [next, keys] = yield* redis.send<[string, Array<string>]>(
-            "SCAN",
-            cursor,
-            "MATCH",
-            `${keyPrefix}*`,
-            "COUNT",
-            "1000"
-          )
-          cursor = next
-          if (keys.length > 0) yield* redis.send("DEL", ...keys)
-        } while (cursor !== "0")
+        yield* eachKeyPage(redis, keyPrefix, (keys) => Effect.asVoid(redis.send("DEL", ...keys)))
       }).pipe(Effect.provide(Layer.fresh(redisStoreLayer({ url: redisUrl, keyPrefix }))), Effect.ignore)
       return { spec: { kind, url: redisUrl, keyPrefix } as StoreSpec, dataDir: join(root, "data-redis"), remove }
     }

@@ -7,6 +7,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { closeSync, cpSync, existsSync, openSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { createServer } from "node:http"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { parseDocument } from "yaml"
@@ -51,6 +52,17 @@ export const prepareConfig = (
   const { key } = createApiKey({ configDir, dataDir, team: "acme" as TeamId, scopes: [...scopes] })
   return { configDir, dataDir, key, tree }
 }
+
+/** A loopback port nothing listens on now (for a server a benchmark starts). */
+export const freePort = (): Promise<number> =>
+  new Promise<number>((resolve, reject) => {
+    const server = createServer()
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address()
+      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
+    })
+  })
 
 export interface DaemonProcess {
   readonly url: string

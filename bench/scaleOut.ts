@@ -20,13 +20,11 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { once } from "node:events"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { createServer } from "node:http"
-import type { AddressInfo } from "node:net"
 import { availableParallelism, tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { buildInstitutionTable } from "../src/engine/InstitutionIndex.ts"
-import { type DaemonProcess, prepareConfig, startDaemon } from "./daemonProcess.ts"
+import { type DaemonProcess, freePort, prepareConfig, startDaemon } from "./daemonProcess.ts"
 import { generateEmails } from "./generateEmails.ts"
 import type { LoadOptions } from "./httpLoad.ts"
 
@@ -38,14 +36,6 @@ const root = mkdtempSync(join(tmpdir(), "campusgate-bench-scale-"))
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url))
 const log = (message: string) => console.error(message)
 const round2 = (value: number) => Math.round(value * 100) / 100
-
-const freePort = async (): Promise<number> => {
-  const server = createServer().listen(0, "127.0.0.1")
-  await once(server, "listening")
-  const { port } = server.address() as AddressInfo
-  server.close()
-  return port
-}
 
 const redisPort = await freePort()
 const redisUrl = `redis://127.0.0.1:${redisPort}`

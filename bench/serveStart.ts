@@ -6,20 +6,9 @@
 import { spawn } from "node:child_process"
 import { closeSync, openSync, readFileSync } from "node:fs"
 import { get } from "node:http"
-import { createServer } from "node:net"
 import { join } from "node:path"
-import { daemonBin, exitOf } from "./daemonProcess.ts"
+import { daemonBin, exitOf, freePort } from "./daemonProcess.ts"
 import { onCores } from "./wrkLoad.ts"
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
-    })
-  })
 
 /** Whether `GET url` answers 200 now (a refused connection: not yet). */
 const answers = (url: string) =>

@@ -24,14 +24,19 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { once } from "node:events"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { createServer } from "node:http"
-import type { AddressInfo } from "node:net"
 import { availableParallelism, tmpdir } from "node:os"
 import { join } from "node:path"
 import * as Effect from "effect/Effect"
 import { buildInstitutionTable } from "../src/engine/InstitutionIndex.ts"
 import { PgClient, postgresClientLayer } from "../src/store/postgres.ts"
-import { type BenchConfig, cpuSeconds, type DaemonProcess, prepareConfig, startDaemon } from "./daemonProcess.ts"
+import {
+  type BenchConfig,
+  cpuSeconds,
+  type DaemonProcess,
+  freePort,
+  prepareConfig,
+  startDaemon
+} from "./daemonProcess.ts"
 import { generateEmails } from "./generateEmails.ts"
 import { quick, ratios, spread } from "./rounds.ts"
 import { chooseCores, pinProcess, requireWrk, runWrk } from "./wrkLoad.ts"
@@ -49,14 +54,6 @@ const cpuCount = availableParallelism()
 const cores = chooseCores()
 if (cores !== undefined) pinProcess(process.pid, cores.load)
 const root = mkdtempSync(join(tmpdir(), "campusgate-bench-stores-"))
-
-const freePort = async (): Promise<number> => {
-  const server = createServer().listen(0, "127.0.0.1")
-  await once(server, "listening")
-  const { port } = server.address() as AddressInfo
-  server.close()
-  return port
-}
 
 /** Runs `statement` on the server's own database (creating and dropping the bench's). */
 const onServer = (statement: string) =>

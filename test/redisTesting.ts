@@ -12,7 +12,7 @@ import { join } from "node:path"
 import { describe } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { Redis, RedisKeyPrefix, redisStoreLayer } from "../src/store/redis.ts"
+import { eachKeyPage, Redis, RedisKeyPrefix, redisStoreLayer } from "../src/store/redis.ts"
 import { liveClock } from "./liveClock.ts"
 
 export const testRedisUrl = process.env.CAMPUSGATE_TEST_REDIS_URL || "redis://127.0.0.1:6379"
@@ -80,22 +80,7 @@ export const testPrefix = (): string => `cgtest:${randomBytes(6).toString("hex")
 
 /** Deletes every key under `prefix`. */
 export const deleteKeys = (prefix: string) =>
-  Effect.gen(function* () {
-    const redis = yield* Redis
-    let cursor = "0"
-    do {
-      const [next, keys] = yield* redis.send<[string, Array<string>]>(
-        "SCAN",
-        cursor,
-        "MATCH",
-        `${prefix}*`,
-        "COUNT",
-        "500"
-      )
-      cursor = next
-      if (keys.length > 0) yield* redis.send("DEL", ...keys)
-    } while (cursor !== "0")
-  })
+  Effect.flatMap(Redis, (redis) => eachKeyPage(redis, prefix, (keys) => Effect.asVoid(redis.send("DEL", ...keys))))
 
 /** The test server's connection under a fresh prefix (or `prefix`), its keys deleted when the layer is released. */
 export const testRedisLayer = (prefix: string = testPrefix()) =>

@@ -19,7 +19,7 @@ import * as Layer from "effect/Layer"
 import * as Redis from "effect/persistence/Redis"
 import * as Schema from "effect/Schema"
 import { ReviewedInstitution, ReviewRejection } from "../domain/InstitutionReview.ts"
-import { hashEntries, type RedisConnection, RedisKeyPrefix, redisKey } from "../store/redis.ts"
+import { eachKeyPage, hashEntries, type RedisConnection, RedisKeyPrefix, redisKey } from "../store/redis.ts"
 import { announceLua, configVersionKeys } from "../store/redisConfigVersion.ts"
 import { oldestDayKept, type QueueBatch, type QueueEntry, StoredEntry } from "./queueEntries.ts"
 import { decisionKey, type RecordOptions, type ReviewDecision, ReviewStore, ReviewStoreError } from "./ReviewStore.ts"
@@ -108,7 +108,6 @@ const entryOf = (text: string): QueueEntry => {
 }
 
 /** `text` matched literally by SCAN's MATCH (a key prefix may hold glob characters). */
-const globEscaped = (text: string): string => text.replace(/[*?[\]\\]/g, "\\$&")
 
 /** The adapter's service over the connection in force. */
 const makeRedisReviewStore = Effect.gen(function* () {
@@ -155,19 +154,11 @@ const makeRedisReviewStore = Effect.gen(function* () {
       Effect.gen(function* () {
         const queuePrefix = redisKey(prefix, "reviews", "queue", "")
         const teams = new Set(hashEntries(yield* redis.send("HGETALL", redisKey(prefix, "reviews", "dropped"))).keys())
-        let cursor = "0"
-        do {
-          const [next, keys] = yield* redis.send<[string, Array<string>]>(
-            "SCAN",
-            cursor,
-            "MATCH",
-            `${globEscaped(queuePrefix)}*`,
-            "COUNT",
-            "1000"
-          )
-          for (const key of keys) teams.add(key.slice(queuePrefix.length))
-          cursor = next
-        } while (cursor !== "0")
+        yield* eachKeyPage(redis, queuePrefix, (keys) =>
+          Effect.sync(() => {
+            for (const key of keys) teams.add(key.slice(queuePrefix.length))
+          })
+        )
         return [...teams]
       }).pipe(Effect.mapError(fail("read"))),
     entry: (team: string, domain: string) =>

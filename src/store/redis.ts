@@ -153,6 +153,31 @@ export const redisStoreLayer = (options: RedisOptions): Layer.Layer<RedisConnect
 /** The key `name` under the deployment's prefix. */
 export const redisKey = (prefix: string, ...parts: ReadonlyArray<string>): string => `${prefix}${parts.join(":")}`
 
+/** `text` as a literal inside a `SCAN MATCH` pattern. */
+const globEscaped = (text: string): string => text.replace(/[*?[\]\\]/g, "\\$&")
+
+/** Every key of `redis` that starts with `prefix`, a `SCAN` page at a time, each non-empty page handed to `use`. */
+export const eachKeyPage = <E, R>(
+  redis: Redis.Redis["Service"],
+  prefix: string,
+  use: (keys: ReadonlyArray<string>) => Effect.Effect<void, E, R>
+): Effect.Effect<void, E | Redis.RedisError, R> =>
+  Effect.gen(function* () {
+    let cursor = "0"
+    do {
+      const [next, keys] = yield* redis.send<[string, Array<string>]>(
+        "SCAN",
+        cursor,
+        "MATCH",
+        `${globEscaped(prefix)}*`,
+        "COUNT",
+        "1000"
+      )
+      cursor = next
+      if (keys.length > 0) yield* use(keys)
+    } while (cursor !== "0")
+  })
+
 /** Pairs of a flat `HGETALL` reply as a map. */
 export const hashEntries = (reply: unknown): Map<string, string> => {
   const entries = new Map<string, string>()

@@ -3,8 +3,9 @@
  * daemon on Redis (the test server, a key prefix of the test's own): a
  * token issued before the backup still verifies, and the verification is
  * still found by its address, after every key of the prefix was deleted
- * and the archive restored — on the daemon that stayed up, and on one
- * started after. Mistakes (a wrong passphrase, a store that holds data)
+ * and the archive restored — on the daemon that stayed up (which held off
+ * the emptied store, answering STORE_LOST, until the restore wrote the
+ * store's identity back), and on one started after. Mistakes (a wrong passphrase, a store that holds data)
  * are told in one line, with no secret and no password printed.
  */
 import { spawnSync } from "node:child_process"
@@ -18,7 +19,7 @@ import { allScopes } from "../../src/domain/ApiKey.ts"
 import { redisStoreLayer } from "../../src/store/redis.ts"
 import { verifyEligibilityToken } from "../../src/verification/eligibilityToken.ts"
 import { deleteKeys, describeRedis, testRedisUrl } from "../redisTesting.ts"
-import { call, copyConfig, type Daemon, makeKey, setSettings, startDaemon } from "../server/daemon.ts"
+import { call, copyConfig, type Daemon, makeKey, setSettings, startDaemon, within } from "../server/daemon.ts"
 import { codeOf, makeCertificate, startSmtp, type TestSmtp } from "../server/smtpServer.ts"
 
 const main = fileURLToPath(new URL("../../src/cli/main.ts", import.meta.url))
@@ -96,7 +97,11 @@ describeRedis("campusgate backup and restore with a daemon on Redis", () => {
     expect(made.from).toContain(`(prefix ${prefix})`)
 
     await wipe()
-    expect((await call(daemon, "GET", `/api/v1/verifications/${started.body.id}`, { key })).status).toBe(404)
+    // The daemon notices the store came back empty and holds off it (nothing minted into it) until the restore.
+    await within(async () => {
+      const answer = await call(daemon, "GET", `/api/v1/verifications/${started.body.id}`, { key })
+      return answer.status === 503 && answer.body.code === "STORE_LOST"
+    }, 5_000)
 
     const passphraseFile = join(dirs.dataDir, "..", "passphrase")
     writeFileSync(join(dirs.dataDir, "..", "wrong-passphrase"), "not the passphrase at all\n")
@@ -118,9 +123,11 @@ describeRedis("campusgate backup and restore with a daemon on Redis", () => {
       archive: { kind: "redis" }
     })
 
-    // The daemon that stayed up, and one started after, both know the verification and the keys that signed it.
+    // The daemon that stayed up (once it has seen the store's identity back), and one started after, both know
+    // the verification and the keys that signed it.
     daemons.push(await startDaemon(dirs))
     for (const on of daemons) {
+      await within(async () => (await lookup(on)).status === 200, 5_000)
       expect((await lookup(on)).body.current).toMatchObject({ id: started.body.id, status: "verified" })
       const claims = await verifyEligibilityToken(token, { jwksUrl: `${on.url}/.well-known/jwks.json`, offerId: OFFER })
       expect(claims).toMatchObject({ jti: started.body.id })

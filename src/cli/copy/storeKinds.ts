@@ -32,7 +32,7 @@ import { importJobs } from "../../jobs/jobQueueKeys.ts"
 import { redactCredentials } from "../../observability/redact.ts"
 import { writeFileAtomic } from "../../store/atomicWrite.ts"
 import { PgClient, postgresStoreLayer } from "../../store/postgres.ts"
-import { RedisKeyPrefix, redisKey, redisStoreLayer } from "../../store/redis.ts"
+import { eachKeyPage, RedisKeyPrefix, redisKey, redisStoreLayer } from "../../store/redis.ts"
 import { secretKey } from "../../store/redisSecret.ts"
 import { readSecret } from "../../store/secretFile.ts"
 import type { TlsMaterial } from "../../store/tlsMaterial.ts"
@@ -67,7 +67,6 @@ const secretFileOf = (dataDir: string, name: string): string => {
 }
 
 /** `text` matched literally by SCAN's MATCH. */
-const globEscaped = (text: string): string => text.replace(/[*?[\]\\]/g, "\\$&")
 
 /** Opens the store `spec` names for the scope (PostgreSQL's schema made first). */
 export const openStoreOf = (
@@ -106,22 +105,13 @@ export const openStoreOf = (
             const redis = yield* Redis.Redis
             const under = redisKey(spec.keyPrefix, "secrets", "")
             const found: Array<readonly [string, string]> = []
-            let cursor = "0"
-            do {
-              const [next, keys] = yield* redis.send<[string, Array<string>]>(
-                "SCAN",
-                cursor,
-                "MATCH",
-                `${globEscaped(under)}*`,
-                "COUNT",
-                "1000"
+            yield* eachKeyPage(redis, under, (keys) =>
+              Effect.forEach(keys, (key) =>
+                Effect.map(redis.send<string | null>("GET", key), (value) => {
+                  if (value !== null) found.push([key.slice(under.length), value])
+                })
               )
-              for (const key of keys) {
-                const value = yield* redis.send<string | null>("GET", key)
-                if (value !== null) found.push([key.slice(under.length), value])
-              }
-              cursor = next
-            } while (cursor !== "0")
+            )
             return found
           })
         ),
