@@ -19,7 +19,12 @@
  *    threads used meanwhile by kind (request thread, job threads, V8's
  *    helpers; Linux), in all and by phase. Goals (issue 16): every offer job <= 5 s end to end,
  *    the first (cold: every host judged in full) included, VmHWM <= 400 MB
- *    after all five.
+ *    after all five; and the jobs issue's: offer jobs <= 4 s, target-group
+ *    jobs <= 3 s, VmHWM <= 350 MB. BENCH_ORDER=offer-first starts with the
+ *    offer, so that its cold job is the daemon's first (the job thread's
+ *    start and engine build in its time). Each job reports the daemon's CPU
+ *    seconds, every thread (`daemonCpuSeconds`): on a loaded machine a
+ *    steadier figure than the wall clock.
  * 2. Single-validation latency (`POST /validate/target-group`, `connections`
  *    keep-alive connections back to back, bench/latencyProbe.ts, in µs):
  *    rounds alternating an idle window and a window while a 1M-email job
@@ -77,6 +82,11 @@ const withBaseline = process.env.BENCH_BASELINE === "1"
 const daemonNodeArgs = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter((arg) => arg !== "")
 const waitBy: "callback" | "poll" = process.env.BENCH_WAIT === "poll" ? "poll" : "callback"
 const JOBS = 5
+/**
+ * BENCH_ORDER=offer-first: the five jobs start with the offer (offer, target group, offer, ...), so the cold offer
+ * job is the daemon's first: its job thread's start and engine build are in its time, as after a restart.
+ */
+const offerFirst = process.env.BENCH_ORDER === "offer-first"
 const targetGroupId = "universities"
 const offerId = "bench-three-groups"
 const root = mkdtempSync(join(tmpdir(), "campusgate-bench-jobs-"))
@@ -290,6 +300,10 @@ const download = async (
   return { rows: () => rows }
 }
 
+/** The seconds of every thread kind added up (undefined where threads' CPU cannot be read). */
+const totalCpu = (cpu: ReturnType<typeof threadCpuSince>): number | undefined =>
+  cpu === undefined ? undefined : round2(Object.values(cpu).reduce((sum, seconds) => sum + seconds, 0))
+
 /** One job end to end: upload, processing, download of every row. */
 const timedJob = async (daemon: DaemonProcess, key: string, body: Buffer, target: "targetGroup" | "offer") => {
   const cpuBefore = threadCpuSeconds(daemon.child.pid)
@@ -314,6 +328,8 @@ const timedJob = async (daemon: DaemonProcess, key: string, body: Buffer, target
     vmHwmMb: peakRssMb(daemon.child.pid),
     /** Where the daemon's CPU went during the job, by thread kind (on one core, their sum bounds the job's time). */
     cpuSeconds: threadCpuSince(cpuBefore, cpuAfter),
+    /** The daemon's CPU seconds during the job, every thread: on one core, what the job's time is bounded by. */
+    daemonCpuSeconds: totalCpu(threadCpuSince(cpuBefore, cpuAfter)),
     /** The same by phase: until the job is accepted, until it completed, until its results are downloaded. */
     cpuSecondsByPhase: {
       upload: threadCpuSince(cpuBefore, cpuAccepted),
@@ -440,16 +456,18 @@ try {
   const jobs: Array<Awaited<ReturnType<typeof timedJob>>> = []
   const beforeJobs: typeof jobs = []
   for (let i = 0; i < JOBS; i++) {
-    const target = i % 2 === 0 ? "targetGroup" : "offer"
+    const target = i % 2 === (offerFirst ? 1 : 0) ? "targetGroup" : "offer"
     const job = await timedJob(daemon, main.config.key, body, target)
     jobs.push(job)
     log(
-      `job ${i + 1} (${job.target}): ${job.endToEndSeconds} s end to end (accepted ${job.acceptedSeconds} s, processed ${job.processingSeconds} s, downloaded ${job.downloadSeconds} s); VmHWM ${job.vmHwmMb} MB; CPU s ${JSON.stringify(job.cpuSeconds)}, by phase ${JSON.stringify(job.cpuSecondsByPhase)}`
+      `job ${i + 1} (${job.target}): ${job.endToEndSeconds} s end to end, daemon CPU ${job.daemonCpuSeconds} s (accepted ${job.acceptedSeconds} s, processed ${job.processingSeconds} s, downloaded ${job.downloadSeconds} s); VmHWM ${job.vmHwmMb} MB; CPU s ${JSON.stringify(job.cpuSeconds)}, by phase ${JSON.stringify(job.cpuSecondsByPhase)}`
     )
     if (beforeDaemon !== undefined && beforeVariant !== undefined) {
       const old = await timedJob(beforeDaemon, beforeVariant.config.key, body, target)
       beforeJobs.push(old)
-      log(`  before, job ${i + 1} (${old.target}): ${old.endToEndSeconds} s end to end; VmHWM ${old.vmHwmMb} MB`)
+      log(
+        `  before, job ${i + 1} (${old.target}): ${old.endToEndSeconds} s end to end; VmHWM ${old.vmHwmMb} MB; daemon CPU ${old.daemonCpuSeconds} s`
+      )
     }
   }
 
@@ -498,6 +516,7 @@ try {
       emails: emailCount,
       quick,
       pinned: pinning ?? null,
+      order: offerFirst ? "offer-first" : "targetGroup-first",
       daemonTree: daemonTree ?? null,
       jobs,
       endToEndSeconds: { targetGroup: endToEnd("targetGroup"), offerThreeGroups: endToEnd("offer") },
@@ -521,14 +540,22 @@ try {
               /** This daemon's end-to-end time over the before daemon's, job by job (same target, same input). */
               endToEndRatio: spread(
                 jobs.map((job, i) => job.endToEndSeconds / (beforeJobs[i]?.endToEndSeconds ?? Number.NaN))
+              ),
+              /** This daemon's CPU seconds over the before daemon's, job by job. */
+              daemonCpuRatio: jobs.map((job, i) =>
+                round2((job.daemonCpuSeconds ?? Number.NaN) / (beforeJobs[i]?.daemonCpuSeconds ?? Number.NaN))
               )
             }
           }),
       latency: latencyReport,
       goals: {
         // Every offer job, the cold one included: a median of the cold and the warm job hid a cold one over.
+        // Issue 16's, then the tighter ones of the jobs issue: offer jobs <= 4 s, target-group jobs <= 3 s, 350 MB.
         offerEndToEndAtMost5s: endToEnd("offer").max <= 5,
+        offerEndToEndAtMost4s: endToEnd("offer").max <= 4,
+        targetGroupEndToEndAtMost3s: endToEnd("targetGroup").max <= 3,
         vmHwmAtMost400Mb: Math.max(...vmHwm) <= 400,
+        vmHwmAtMost350Mb: Math.max(...vmHwm) <= 350,
         p99DuringJobAtMost2xIdle: mainLatency === undefined ? null : mainLatency.p99DuringJobOverIdle.median <= 2
       },
       details: {
