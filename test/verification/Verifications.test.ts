@@ -296,6 +296,19 @@ describe("Verifications", () => {
     }).pipe(Effect.provide(layer))
   })
 
+  it.effect("a message sent soon after its start is recorded sent in one write: the start's claim covers it", () => {
+    const { layer, mail, store } = harness()
+    return Effect.gen(function* () {
+      const id = yield* startSpring(yield* Verifications)
+      const stored = yield* store.get(id)
+      expect(stored).toMatchObject({ version: 0, delivery: { state: "queued", claim: {} } })
+      yield* until(() => mail.sent.length === 1)
+      yield* until(() => Effect.runSync(store.get(id))?.delivery.state === "sent")
+      // Stored (version 0), then sent (version 1): no write of the claim the start already made.
+      expect(yield* store.get(id)).toMatchObject({ version: 1, delivery: { state: "sent", attempts: 1 } })
+    }).pipe(Effect.provide(layer))
+  })
+
   it.effect("a restart resumes a pending send with a new code; the code made before the restart was never sent", () => {
     const first = harness()
     return Effect.gen(function* () {
