@@ -19,10 +19,10 @@
  *   `window / limit` (Effect's fixed window), so a slice of 1% is good for at
  *   least 1% of the window (600 ms of a minute) whatever the limit. A slice
  *   capped at 1,000 requests lasted 1,000 / limit of the window: under a
- *   millisecond for a limit of a billion a minute, so a busy daemon took a
- *   store step every ~60 answers (`npm run bench:matrix`, Redis commands
- *   per answer 0.017 before, ~0.0005 after, the daemon's background polls
- *   included);
+ *   millisecond for a limit of a billion a minute (the benchmarks' limits),
+ *   so a busy daemon took a store step every few dozen answers (`npm run
+ *   bench:matrix`: Redis commands per answer 0.058 before, 0.003 after,
+ *   which is the daemon's background polls);
  * - `RateLimit: r=` tells the budget left as the store last said, plus the
  *   slice this daemon still holds: other daemons' slices are not seen until
  *   its next lease.
