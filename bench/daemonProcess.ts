@@ -7,7 +7,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { closeSync, cpSync, existsSync, openSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
-import { createServer } from "node:http"
+import { createServer, get } from "node:http"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { parseDocument } from "yaml"
@@ -84,21 +84,35 @@ export const daemonBin = (tree?: string): string => {
   throw new Error(`${dist} holds no built daemon: run npm run build first`)
 }
 
+/** Whether `GET url` answers 200 now (a refused connection: not yet). */
+const answersOk = (url: string) =>
+  new Promise<boolean>((resolve) => {
+    const request = get(url, { agent: false }, (response) => {
+      response.resume()
+      resolve(response.statusCode === 200)
+    })
+    request.on("error", () => resolve(false))
+  })
+
 /**
  * Starts the daemon on a free loopback port and waits until it listens; `nodeArgs` go before the script,
  * `serveArgs` after `serve`'s; with `cpus` (a `taskset -c` list) it runs on those cores only, from its start.
+ * With `port` it listens there and is ready once `/healthz` answers, so its log need not say where it
+ * listens (`logging.level` above info writes no `listening` line); else on a port of its choosing, read
+ * from its log.
  */
 export const startDaemon = async (
   dirs: { readonly configDir: string; readonly dataDir: string; readonly tree?: string | undefined },
   logFile: string,
   nodeArgs: ReadonlyArray<string> = [],
   serveArgs: ReadonlyArray<string> = [],
-  cpus?: string
+  cpus?: string,
+  port?: number
 ): Promise<DaemonProcess> => {
   const out = openSync(logFile, "w")
   const args = [
-    ...["serve", "--config", dirs.configDir, "--data", dirs.dataDir, "--port", "0", "--host", "127.0.0.1"],
-    ...serveArgs
+    ...["serve", "--config", dirs.configDir, "--data", dirs.dataDir, "--port", String(port ?? 0)],
+    ...["--host", "127.0.0.1", ...serveArgs]
   ]
   const bin = daemonBin(dirs.tree)
   const command = [process.execPath, ...nodeArgs, bin, ...args]
@@ -114,10 +128,15 @@ export const startDaemon = async (
   const exited = exitOf(child)
   const deadline = Date.now() + 30_000
   for (;;) {
-    const listening = readFileSync(logFile, "utf8")
-      .split("\n")
-      .find((line) => line.includes('"msg":"listening"'))
-    if (listening !== undefined) return { url: (JSON.parse(listening) as { url: string }).url, child, exited }
+    if (port !== undefined) {
+      const url = `http://127.0.0.1:${port}`
+      if (await answersOk(`${url}/healthz`)) return { url, child, exited }
+    } else {
+      const listening = readFileSync(logFile, "utf8")
+        .split("\n")
+        .find((line) => line.includes('"msg":"listening"'))
+      if (listening !== undefined) return { url: (JSON.parse(listening) as { url: string }).url, child, exited }
+    }
     if (child.exitCode !== null || Date.now() > deadline) {
       throw new Error(`the daemon did not start:\n${readFileSync(logFile, "utf8")}`)
     }
@@ -145,6 +164,39 @@ export const cpuSeconds = (pid: number | undefined): number | undefined => {
   } catch {
     return undefined
   }
+}
+
+/** A process and its descendants (`serve --workers N`: the primary and its workers), by their parent ids in `/proc`. */
+export const processTree = (pid: number): Array<number> => {
+  const children = new Map<number, Array<number>>()
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue
+    let stat: string
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, "utf8")
+    } catch {
+      continue // the process ended meanwhile
+    }
+    const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1])
+    const siblings = children.get(parent)
+    if (siblings === undefined) children.set(parent, [Number(entry)])
+    else siblings.push(Number(entry))
+  }
+  const tree = [pid]
+  for (let i = 0; i < tree.length; i++) tree.push(...(children.get(tree[i]!) ?? []))
+  return tree
+}
+
+/** CPU seconds a process and its living descendants have used so far (Linux `/proc`; undefined elsewhere). */
+export const treeCpuSeconds = (pid: number | undefined): number | undefined => {
+  if (pid === undefined) return undefined
+  let sum = 0
+  for (const member of processTree(pid)) {
+    const seconds = cpuSeconds(member)
+    if (seconds === undefined && member === pid) return undefined
+    sum += seconds ?? 0
+  }
+  return sum
 }
 
 /** CPU seconds of a process's threads by kind, as Node and V8 name them on Linux (`/proc/<pid>/task`). */

@@ -48,6 +48,14 @@ import { UsageStore, UsageStoreError } from "./UsageStore.ts"
 /** The default of `statistics.flushIntervalMs` in campusgate.yaml. */
 export const DEFAULT_FLUSH_INTERVAL_MS = 1000
 
+/**
+ * A flush's offers are sent together, this many at once: a network store's
+ * client pipelines commands issued together (Redis: one write, one round
+ * trip for all), where one offer after another cost a round trip each.
+ */
+const FLUSH_CONCURRENCY = 64
+const together = { concurrency: FLUSH_CONCURRENCY, discard: true } as const
+
 export interface UsageStatisticsOptions {
   /** How often pending counts are written to the store (default 1000 ms). */
   readonly flushIntervalMs?: number | undefined
@@ -122,12 +130,14 @@ export class UsageStatistics extends Context.Service<
               })
             )
           // First, as they were: a step stored already counts nothing again.
-          for (const [offerId, sent] of [...unconfirmed]) yield* send(offerId, sent)
+          yield* Effect.forEach([...unconfirmed], ([offerId, sent]) => send(offerId, sent), together)
+          const fresh: Array<readonly [string, { readonly step: number; readonly delta: UsageState }]> = []
           for (const [offerId, delta] of recorder.take()) {
             // Later counts of an offer wait behind its unconfirmed ones, or their step would hide these.
             if (unconfirmed.has(offerId)) recorder.restore(offerId, delta)
-            else yield* send(offerId, { step: ++lastStep, delta })
+            else fresh.push([offerId, { step: ++lastStep, delta }])
           }
+          yield* Effect.forEach(fresh, ([offerId, sent]) => send(offerId, sent), together)
           if (failure !== undefined) return yield* failure
         }).pipe(Effect.uninterruptible, Semaphore.withPermit(lock), Effect.withSpan("UsageStatistics.flush"))
 

@@ -112,6 +112,20 @@ const contract = (name: string, store: () => Layer.Layer<RateLimiter.RateLimiter
         expect(one!.decideNow("key_a", "validate", Date.now())).toBeUndefined()
       }).pipe(Effect.scoped)
     )
+
+    it.effect("keeps a slice of a large limit for a share of the window, not a store step per millisecond", () =>
+      Effect.gen(function* () {
+        // A billion a minute: a slice of 1% lengthens the store's window by 600 ms.
+        const { deciders, storeCalls } = yield* daemonsOver(store(), limits(1_000_000_000, 10))
+        const [one] = deciders
+        expect((yield* one!.decide("key_a", "validate")).problem).toBeUndefined()
+        const calls = storeCalls()
+        const later = one!.decideNow("key_a", "validate", Date.now() + 300)
+        expect(later?.problem).toBeUndefined()
+        expect(later?.headers.ratelimit).toMatch(/^"validate";r=\d+;t=1$/)
+        expect(storeCalls()).toBe(calls)
+      }).pipe(Effect.scoped)
+    )
   })
 
 contract("Effect's memory store", () => RateLimiter.layerStoreMemory)

@@ -141,6 +141,30 @@ describe("UsageStatistics", () => {
     )
   })
 
+  it.effect("sends a flush's offers together: one store round trip for all, not one per offer", () => {
+    // A network store: each write answers 50 ms after it was sent.
+    const slow = Layer.effect(
+      UsageStore,
+      Effect.gen(function* () {
+        const memory = yield* UsageStore
+        return UsageStore.of({
+          ...memory,
+          applyOnce: (offerId, source, step, delta) =>
+            Effect.andThen(Effect.sleep(50), memory.applyOnce(offerId, source, step, delta))
+        })
+      })
+    ).pipe(Layer.provide(UsageStore.layerMemory))
+    return Effect.gen(function* () {
+      const stats = yield* UsageStatistics
+      const offers = Array.from({ length: 20 }, (_, i) => `o${i}`)
+      for (const offerId of offers) stats.record(offerId, "a@x.edu", eligible("a@x.edu"))
+      const flushing = yield* Effect.forkChild(stats.flush)
+      yield* TestClock.adjust(50)
+      expect((yield* Effect.forEach(offers, stored)).every((validations) => validations === 1)).toBe(true)
+      expect(flushing.pollUnsafe()).toBeDefined()
+    }).pipe(Effect.provide(UsageStatistics.layer({ flushIntervalMs: 60_000 }).pipe(Layer.provideMerge(slow))))
+  })
+
   it.effect("stores its flushes as steps of its own source, and drops that source's record at shutdown", () => {
     const calls: Array<string> = []
     const recording = Layer.effect(
