@@ -329,3 +329,27 @@ export const ownWordsOf = (name: string | null, names: ReadonlyArray<string>): O
   }
   return { words, acronyms }
 }
+
+type KnowledgeText = {
+  readonly nameWords: ReadonlyArray<readonly [string, ReadonlyArray<readonly [string, number]>]>
+  readonly acronyms: ReadonlyArray<readonly [string, ReadonlyArray<readonly [string, number]>]>
+  readonly places: ReadonlyArray<readonly [string, ReadonlyArray<string>]>
+}
+
+/** The knowledge as JSON, kept with a compiled table (`tableBuffer.ts`) so it is not built again at run time. */
+export const encodeKnowledge = (knowledge: CandidateKnowledge): string =>
+  JSON.stringify({
+    nameWords: [...knowledge.nameWords].map(([country, words]) => [country, [...words]]),
+    acronyms: [...knowledge.acronyms].map(([country, words]) => [country, [...words]]),
+    places: [...knowledge.places].map(([country, names]) => [country, [...names]])
+  } satisfies KnowledgeText)
+
+/** The knowledge `encodeKnowledge` wrote, its maps and sets in the same order. */
+export const decodeKnowledge = (text: string): CandidateKnowledge => {
+  const parsed = JSON.parse(text) as KnowledgeText
+  return {
+    nameWords: new Map(parsed.nameWords.map(([country, words]) => [country, new Map(words)])),
+    acronyms: new Map(parsed.acronyms.map(([country, words]) => [country, new Map(words)])),
+    places: new Map(parsed.places.map(([country, names]) => [country, new Set(names)]))
+  }
+}
