@@ -71,7 +71,7 @@ export const serveStart = async (
   const exited = exitOf(child)
   try {
     while (!(await answers(`http://127.0.0.1:${port}/healthz`))) {
-      if (child.exitCode !== null || performance.now() - started > 30_000) {
+      if (child.exitCode !== null || performance.now() - started > 120_000) {
         throw new Error(`the daemon did not answer /healthz:\n${readFileSync(logFile, "utf8")}`)
       }
       await new Promise((resolve) => setTimeout(resolve, 5))

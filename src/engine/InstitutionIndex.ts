@@ -193,7 +193,7 @@ const buildTable = (options: InstitutionIndexOptions): { table: InstitutionTable
       JSON.stringify([tableBufferFormat, VERSION, base, datasets.map((d) => [d.name, d.version, d.format, d.content])])
     )
     .digest("hex")
-  const cacheDir = tableCacheDir(dataDir)
+  const cacheDir = tableCacheDir()
   const cachePath = join(cacheDir, `${stamp.slice(0, 32)}.bin`)
   const cached = readTable(cachePath, stamp)
   if (cached !== undefined) return { table: cached, form: "cached" }

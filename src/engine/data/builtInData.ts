@@ -45,12 +45,12 @@ export const importedIndexFile = (dataDir: string): string => join(importedDataD
 export const importedTableFile = (dataDir: string): string => join(importedDataDir(dataDir), "index.bin")
 
 /**
- * Where tables merged with user datasets are kept between starts: the data
- * directory's `cache/`, else the system's temporary directory. Nothing in
- * it is needed: a missing table is compiled again.
+ * Where tables merged with user datasets are kept between starts: the
+ * system's temporary directory, so every daemon and job thread of a machine
+ * (and every test daemon of a run) merges the same datasets once. Nothing
+ * in it is needed: a missing table is compiled again.
  */
-export const tableCacheDir = (dataDir: string | undefined): string =>
-  dataDir === undefined ? join(tmpdir(), "campusgate-institution-tables") : join(dataDir, "cache", "institution-tables")
+export const tableCacheDir = (): string => join(tmpdir(), "campusgate-institution-tables")
 
 /** The imported index's modification time, or undefined when the data directory has none (a cache key). */
 export const importedIndexStamp = (dataDir: string | undefined): number | undefined => {
