@@ -21,11 +21,36 @@
  * Prints what it wrote as one JSON line.
  */
 import { rmSync } from "node:fs"
+import { builtinModules } from "node:module"
 import { fileURLToPath } from "node:url"
-import { build } from "esbuild"
+import { build, type Plugin } from "esbuild"
 
 const root = fileURLToPath(new URL("../", import.meta.url))
 const outdir = `${root}dist/daemon`
+
+/**
+ * Node's own modules by `require`, not `import`: importing one makes its ES
+ * module facade, which reads every export, so lazy ones load at once
+ * (`node:http`'s `WebSocket` and kin load undici: ~30-70 ms of every start
+ * for a client the daemon does not use). Each import of one becomes a
+ * CommonJS module of one line, `module.exports = require(...)`.
+ */
+const builtinsByRequire: Plugin = {
+  name: "builtins-by-require",
+  setup(build) {
+    const names = new Set(builtinModules.flatMap((name) => [name, `node:${name}`]))
+    build.onResolve({ filter: /^[a-z_:/]+$/ }, (args) => {
+      if (!names.has(args.path)) return undefined
+      return args.namespace === "builtin"
+        ? { path: args.path, external: true }
+        : { path: args.path, namespace: "builtin" }
+    })
+    build.onLoad({ filter: /.*/, namespace: "builtin" }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(args.path)})`,
+      loader: "js"
+    }))
+  }
+}
 
 const started = performance.now()
 rmSync(outdir, { recursive: true, force: true })
@@ -54,6 +79,7 @@ const result = await build({
   // Loaded only by a deployment with OpenID Connect clients (`server/oidc.ts` imports it on the first request),
   // from the installed package: bundled, its ~1 MB (with Koa) would be in every install's bundle.
   external: ["oidc-provider"],
+  plugins: [builtinsByRequire],
   metafile: true,
   logLevel: "warning"
 })

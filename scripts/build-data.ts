@@ -1,14 +1,18 @@
 /**
  * `npm run build` step 2: compiles the built-in datasets into `dist/data/`
- * (generated, never committed), and copies there what `campusgate data
- * import` needs to compile newer source snapshots the same way
+ * (generated, never committed): the institution index as JSON, which user
+ * datasets and `campusgate data diff` start from, and in the binary form
+ * read at start (`institutions.bin`, `tableBuffer.ts`). Copies there what
+ * `campusgate data import` needs to compile newer source snapshots the same way
  * (`dist/data/sources/`). Prints what it compiled as one JSON line.
  */
 import { copyFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { builtInDataDir, builtInSourcesDir } from "../src/engine/data/builtInData.ts"
+import { builtInDataDir, builtInSourcesDir, builtInTableFile } from "../src/engine/data/builtInData.ts"
+import { compileCandidateKnowledge } from "../src/engine/institutions/CandidateScorer.ts"
 import { loadSubdivisions } from "../src/engine/institutions/Subdivisions.ts"
 import { decodeSnapshot, encodeSnapshot, rorSnapshotFormat } from "../src/engine/institutions/sources/SourceSnapshot.ts"
+import { encodeTable } from "../src/engine/institutions/tableBuffer.ts"
 import { compileCandidateModel } from "./data/candidateModel.ts"
 import { datasetsDir } from "./data/datasets.ts"
 import { compileEmailLists } from "./data/emailLists.ts"
@@ -38,6 +42,13 @@ const candidates = compileCandidateModel({
 })
 const bytes = {
   institutions: write("institutions.json", institutions.data),
+  // What the daemon and the library read: the same index, ready to use (`tableBuffer.ts`).
+  institutionsTable: writeAtomically(
+    builtInDataDir + builtInTableFile,
+    encodeTable(institutions.data, {
+      knowledge: compileCandidateKnowledge(institutions.data, loadSubdivisions(subdivisions))
+    })
+  ),
   emailLists: write("email-lists.json", emailLists),
   candidates: write("candidates.json", candidates),
   subdivisions: write("subdivisions.json", subdivisions),

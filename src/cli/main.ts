@@ -6,6 +6,7 @@ import * as Cause from "effect/Cause"
 import * as Command from "effect/cli/Command"
 import * as Effect from "effect/Effect"
 import * as Runtime from "effect/Runtime"
+import { modulesLoadedMark } from "../server/startPhases.ts"
 import { VERSION } from "../version.ts"
 import { backupCommand, restoreCommand } from "./commands/backup.ts"
 import { checkCommand } from "./commands/check.ts"
@@ -19,6 +20,9 @@ import { reviewCommand } from "./commands/review.ts"
 import { schemaCommand } from "./commands/schema.ts"
 import { serveCommand } from "./commands/serve.ts"
 import { storeCommand } from "./commands/store.ts"
+
+// The start's first phase ends here, with every module the command line imports evaluated (`server/startPhases.ts`).
+performance.mark(modulesLoadedMark)
 
 const campusgate = Command.make("campusgate").pipe(
   Command.withDescription("Decide whether an email address belongs to the students and educators an offer is for"),

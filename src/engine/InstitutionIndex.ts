@@ -2,19 +2,52 @@
  * The institution index as an Effect service: the built-in open data
  * compiled at build time (or the newer index `campusgate data import`
  * compiled into the data directory), with user datasets merged on top
- * (each keeps its provenance). Building it is the only slow step (about
- * 150 ms for the built-in data, measured: bench/library.ts); lookups
- * afterwards are plain synchronous calls on `table`.
+ * (each keeps its provenance); lookups are plain synchronous calls on
+ * `table`.
+ *
+ * Every table is read in its binary form (`institutions/tableBuffer.ts`)
+ * with one file read: the built-in one from `dist/data/institutions.bin`,
+ * an imported one from `index.bin` beside its `index.json` (compiled again
+ * when it was not compiled from that very file), and one merged with user
+ * datasets from a cache keyed by everything the merge reads
+ * (`tableCacheDir`), merged and compiled only when it changed. Each load
+ * reports its duration and form on `institutionIndexChannel` (the daemon
+ * logs it at start).
  */
+import { createHash } from "node:crypto"
+import { channel } from "node:diagnostics_channel"
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync
+} from "node:fs"
+import { join } from "node:path"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { InvalidConfiguration } from "../domain/errors.ts"
-import { readBuiltInJson, readImportedIndex } from "./data/builtInData.ts"
+import { VERSION } from "../version.ts"
+import {
+  builtInDataDir,
+  builtInTableFile,
+  importedIndexFile,
+  importedTableFile,
+  readBuiltInBytes,
+  readBuiltInJson,
+  readImportedIndex,
+  tableCacheDir
+} from "./data/builtInData.ts"
+import { compileCandidateKnowledge } from "./institutions/CandidateScorer.ts"
 import { IndexBuilder } from "./institutions/IndexBuilder.ts"
 import type { InstitutionsData } from "./institutions/InstitutionsData.ts"
 import { institutionsDataFormat } from "./institutions/InstitutionsData.ts"
 import { InstitutionTable } from "./institutions/InstitutionTable.ts"
+import { encodeTable, tableBufferFormat } from "./institutions/tableBuffer.ts"
 import { DatasetError, type DatasetSpec, parseDataset } from "./institutions/userDatasets.ts"
 
 export interface InstitutionIndexOptions {
@@ -56,12 +89,115 @@ export const loadInstitutions = (dataDir: string | undefined): InstitutionsData 
     : checkFormat(imported, `${dataDir}/institutions/index.json`, "run `campusgate data import` again")
 }
 
-/** Builds the table synchronously; throws `DatasetError` for a bad user dataset. */
-export const buildInstitutionTable = (options: InstitutionIndexOptions = {}): InstitutionTable => {
-  const base = options.builtIn === false ? emptyData : loadInstitutions(options.dataDir)
+/** Where a table's load is reported (`IndexLoadReport`): subscribers only, nothing otherwise. */
+export const institutionIndexChannel = "campusgate:institution-index"
+
+export interface IndexLoadReport {
+  readonly ms: number
+  /** `built-in`, `imported`: read compiled; `cached`: merged with user datasets earlier; `compiled`: compiled now. */
+  readonly form: "built-in" | "imported" | "cached" | "compiled"
+}
+
+const loads = channel(institutionIndexChannel)
+
+/** A file's size and modification time: what a table compiled from it records, to tell when it changed. */
+const fileStamp = (path: string): string => {
+  const stat = statSync(path)
+  return `${stat.size}:${stat.mtimeMs}`
+}
+
+/** Writes a compiled table; one that cannot be written (a read-only directory) is compiled again next time. */
+const keepTable = (path: string, bytes: Uint8Array): void => {
+  try {
+    mkdirSync(join(path, ".."), { recursive: true })
+    writeFileSync(`${path}.${process.pid}.tmp`, bytes)
+    renameSync(`${path}.${process.pid}.tmp`, path)
+  } catch {}
+}
+
+/** The table in `path` if it was compiled from `stamp`, else undefined. */
+const readTable = (path: string, stamp: string): InstitutionTable | undefined => {
+  if (!existsSync(path)) return undefined
+  try {
+    const table = InstitutionTable.fromBuffer(readFileSync(path))
+    return table.compiledFrom === stamp ? table : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** The built-in table's stamp; throws `BuiltInDataMissing` when the build has not run. */
+const builtInStamp = (): string => {
+  if (!existsSync(builtInDataDir + builtInTableFile)) readBuiltInBytes(builtInTableFile)
+  return fileStamp(builtInDataDir + builtInTableFile)
+}
+
+/** The built-in table, read in its binary form. */
+export const loadBuiltInTable = (): InstitutionTable => InstitutionTable.fromBuffer(readBuiltInBytes(builtInTableFile))
+
+/**
+ * The imported index's table: `index.bin` when it was compiled from this
+ * `index.json`, else compiled from it now and written there for the next load.
+ */
+const importedTable = (dataDir: string): { table: InstitutionTable; form: IndexLoadReport["form"] } | undefined => {
+  const file = importedIndexFile(dataDir)
+  if (!existsSync(file)) return undefined
+  const stamp = fileStamp(file)
+  const kept = readTable(importedTableFile(dataDir), stamp)
+  if (kept !== undefined) return { table: kept, form: "imported" }
+  const data = loadInstitutions(dataDir)
+  const bytes = encodeTable(data, { compiledFrom: stamp, knowledge: compileCandidateKnowledge(data) })
+  keepTable(importedTableFile(dataDir), bytes)
+  return { table: InstitutionTable.fromBuffer(bytes), form: "compiled" }
+}
+
+/** Compiles the imported index of a data directory into its binary form beside it (`campusgate data import`). */
+export const compileImportedTable = (dataDir: string): void => {
+  const file = importedIndexFile(dataDir)
+  const data = loadInstitutions(dataDir)
+  const knowledge = compileCandidateKnowledge(data)
+  keepTable(importedTableFile(dataDir), encodeTable(data, { compiledFrom: fileStamp(file), knowledge }))
+}
+
+/** How many merged tables the cache keeps (the newest). */
+const keptMergedTables = 4
+
+const pruneCache = (directory: string): void => {
+  try {
+    const tables = readdirSync(directory)
+      .filter((name) => name.endsWith(".bin"))
+      .map((name) => ({ path: join(directory, name), at: statSync(join(directory, name)).mtimeMs }))
+      .sort((a, b) => b.at - a.at)
+    for (const old of tables.slice(keptMergedTables)) unlinkSync(old.path)
+  } catch {}
+}
+
+const buildTable = (options: InstitutionIndexOptions): { table: InstitutionTable; form: IndexLoadReport["form"] } => {
   const datasets = options.datasets ?? []
-  if (datasets.length === 0) return InstitutionTable.fromData(base)
-  const builder = IndexBuilder.from(base)
+  const builtIn = options.builtIn !== false
+  const { dataDir } = options
+  if (datasets.length === 0) {
+    if (!builtIn) return { table: InstitutionTable.fromData(emptyData), form: "compiled" }
+    return (
+      (dataDir === undefined ? undefined : importedTable(dataDir)) ?? { table: loadBuiltInTable(), form: "built-in" }
+    )
+  }
+  // Everything the merge reads: its code's version, the base it starts from and each dataset.
+  const base = !builtIn
+    ? "none"
+    : dataDir !== undefined && existsSync(importedIndexFile(dataDir))
+      ? fileStamp(importedIndexFile(dataDir))
+      : builtInStamp()
+  const stamp = createHash("sha256")
+    .update(
+      JSON.stringify([tableBufferFormat, VERSION, base, datasets.map((d) => [d.name, d.version, d.format, d.content])])
+    )
+    .digest("hex")
+  const cacheDir = tableCacheDir()
+  const cachePath = join(cacheDir, `${stamp.slice(0, 32)}.bin`)
+  const cached = readTable(cachePath, stamp)
+  if (cached !== undefined) return { table: cached, form: "cached" }
+  const builder = IndexBuilder.from(builtIn ? loadInstitutions(dataDir) : emptyData)
   for (const dataset of datasets) {
     const source = builder.source(
       dataset.version === undefined ? { dataset: dataset.name } : { dataset: dataset.name, version: dataset.version }
@@ -69,7 +205,19 @@ export const buildInstitutionTable = (options: InstitutionIndexOptions = {}): In
     for (const record of parseDataset(dataset))
       builder.addInstitution(record, builder.sourceAt(source), { override: true })
   }
-  return InstitutionTable.fromData(builder.finish())
+  const merged = builder.finish()
+  const bytes = encodeTable(merged, { compiledFrom: stamp, knowledge: compileCandidateKnowledge(merged) })
+  keepTable(cachePath, bytes)
+  pruneCache(cacheDir)
+  return { table: InstitutionTable.fromBuffer(bytes), form: "compiled" }
+}
+
+/** Builds the table synchronously; throws `DatasetError` for a bad user dataset. */
+export const buildInstitutionTable = (options: InstitutionIndexOptions = {}): InstitutionTable => {
+  const started = performance.now()
+  const { table, form } = buildTable(options)
+  if (loads.hasSubscribers) loads.publish({ ms: performance.now() - started, form } satisfies IndexLoadReport)
+  return table
 }
 
 export const toConfigurationError = (error: unknown): InvalidConfiguration =>

@@ -12,8 +12,8 @@ import { LiveSnapshot, Snapshot } from "../app/Snapshot.ts"
 import { directorySource, isStoreUnreadable } from "../app/sources.ts"
 import { Validation, ValidationCounters } from "../app/Validation.ts"
 import { type Environment, secretsFrom } from "../config/environment.ts"
-import { directoriesOf, resolveDataDir } from "../config/loadConfig.ts"
-import { makeThreadConfigLoader } from "../config/loadConfigThread.ts"
+import { directoriesOf, loadConfig, resolveDataDir } from "../config/loadConfig.ts"
+import { type ConfigLoader, makeThreadConfigLoader } from "../config/loadConfigThread.ts"
 import { DEFAULT_TEAM, loadSettings } from "../config/settingsFile.ts"
 import { isSharedKind, openStores } from "../deployment/stores.ts"
 import { formatProblem } from "../domain/errors.ts"
@@ -40,6 +40,7 @@ import * as NodeServer from "./NodeServer.ts"
 import { OidcEndpoints } from "./oidc.ts"
 import { RequestLogger } from "./RequestLogger.ts"
 import { rateLimiterLayer } from "./rateLimit.ts"
+import { startPhases } from "./startPhases.ts"
 import { verificationsLayer } from "./verificationService.ts"
 
 export interface ServeOptions {
@@ -59,6 +60,26 @@ export interface ServeOptions {
   readonly consoleDir?: string | undefined
 }
 
+/**
+ * `thread`, but the loads of the start run on this thread: no request waits
+ * on it yet, and a worker would first load its own modules (~0.2 s of CPU,
+ * the start's to pay on one core). `started` hands every later load to
+ * `thread`.
+ */
+const startingHere = (thread: ConfigLoader): ConfigLoader & { readonly started: () => void } => {
+  let starting = true
+  return {
+    load: (location, data) => (starting ? Promise.resolve(loadConfig(location, data)) : thread.load(location, data)),
+    get running() {
+      return thread.running
+    },
+    close: () => thread.close(),
+    started: () => {
+      starting = false
+    }
+  }
+}
+
 /** The server as a layer: building it loads the config (failing with every problem) and starts listening. */
 export const serverLayer = (options: ServeOptions) =>
   Layer.unwrap(
@@ -67,6 +88,9 @@ export const serverLayer = (options: ServeOptions) =>
       // Its finalizers come first, so they run last: "stopped", then the last batch written out.
       const { log, flush } = Log.make({ level: "info", logEmails: false }, options.logOutput)
       yield* Effect.addFinalizer(() => Effect.sync(flush))
+      // Each step's duration, logged in one line once listening ("start phases").
+      const phases = startPhases()
+      yield* Effect.addFinalizer(() => Effect.sync(phases.close))
       const location = { configDir: options.configDir, dataDir: options.dataDir, env: options.env }
       const dataDirectory = resolveDataDir(location)
       // The data directory exists from the start, so it is watched from the start.
@@ -76,20 +100,23 @@ export const serverLayer = (options: ServeOptions) =>
       // A line for each step of the start, with the milliseconds since the process began, so a slow start says where.
       const phase = (msg: string, fields: Record<string, unknown> = {}) =>
         log.write("info", msg, { ...fields, sinceStartMs: Math.round(performance.now()) })
+      phases.end("settings")
       phase("opening the stores", { dataDir: dataDirectory })
       // The Redis client's own warnings (a lost connection, each reconnection attempt) go to the daemon's log.
       const stores = yield* openStores(location, secretsFrom(options.env ?? process.env)).pipe(
         Effect.provide(Log.layerOf(log))
       )
+      phases.end("stores")
       phase("loading the configuration", { configDir: resolve(options.configDir), store: stores.kind })
       const resourceStore = stores.resources
       const keyStore = stores.keys
       // Every load after this process starts runs on a worker thread: a large or hostile file never stalls requests.
       // Kept warm where other daemons change the stores, so their changes serve here within a second.
-      const loader = yield* Effect.acquireRelease(
+      const threadLoader = yield* Effect.acquireRelease(
         Effect.sync(() => makeThreadConfigLoader({ keepWarm: isSharedKind(stores.kind) })),
         (loader) => Effect.promise(() => loader.close())
       )
+      const loader = startingHere(threadLoader)
       const source = directorySource(location, {
         resources: resourceStore,
         keys: keyStore,
@@ -126,6 +153,8 @@ export const serverLayer = (options: ServeOptions) =>
         }
       })
       current = live
+      loader.started()
+      phases.end("configuration")
       phase("configuration loaded and engine built", {
         generation: live.current().generation,
         targetGroups: live.current().config.targetGroups.length,
@@ -133,6 +162,7 @@ export const serverLayer = (options: ServeOptions) =>
       })
       // Listening only once every change is seen.
       yield* Effect.promise(() => live.watching)
+      phases.end("watching")
       yield* Effect.addFinalizer(() => Effect.sync(() => live.close()))
       // Changes other daemons made to the shared stores, applied as the change feed names them (none with files).
       // A change that could not read a store (it was away) fails, to be tried at the watcher's next look.
@@ -178,6 +208,9 @@ export const serverLayer = (options: ServeOptions) =>
             Effect.sync(() => {
               listeningUrl = url.replace("//0.0.0.0:", "//localhost:").replace("//[::]:", "//localhost:")
               log.write("info", "listening", { url, docs: `${url}/docs`, openapi: `${url}/openapi.json` })
+              phases.end("listen")
+              phases.close()
+              log.write("info", "start phases", { ...phases.summary(), sinceStartMs: Math.round(performance.now()) })
             })
           ),
           Effect.addFinalizer(() => Effect.sync(() => log.write("info", "stopping")))

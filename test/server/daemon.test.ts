@@ -280,6 +280,29 @@ describe("request ids, logs and docs", () => {
     expect(daemon.lines.indexOf(lines[3]!)).toBeLessThan(daemon.lines.indexOf(lines[4]!))
   })
 
+  it("sums its start up in one line after listening: each phase's milliseconds, the index's load and CPU", () => {
+    const listening = daemon.lines.findIndex((line) => line.msg === "listening")
+    const summary = daemon.lines[listening + 1]
+    expect(summary).toMatchObject({
+      level: "info",
+      msg: "start phases",
+      modules: expect.any(Number),
+      settings: expect.any(Number),
+      stores: expect.any(Number),
+      configuration: expect.any(Number),
+      watching: expect.any(Number),
+      listen: expect.any(Number),
+      institutionIndex: expect.any(Number),
+      institutionIndexForm: expect.stringMatching(/^(built-in|imported|cached|compiled)$/),
+      cpuMs: expect.any(Number)
+    })
+    // The index loads within the configuration's phase; the phases add up to the time since the process began.
+    expect(summary!.institutionIndex).toBeLessThanOrEqual(summary!.configuration as number)
+    const phases = ["modules", "settings", "stores", "configuration", "watching", "listen"]
+    const total = phases.reduce((sum, name) => sum + (summary![name] as number), 0)
+    expect(Math.abs(total - (summary!.sinceStartMs as number))).toBeLessThan(5)
+  })
+
   it("keeps a sane inbound X-Request-Id and replaces an insane one", async () => {
     const kept = await call(daemon, "GET", "/nowhere", { headers: { "x-request-id": "checkout-1234" } })
     expect(kept.headers.get("x-request-id")).toBe("checkout-1234")

@@ -14,7 +14,6 @@ import * as Flag from "effect/cli/Flag"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { diffInstitutionData, type InstitutionsData } from "../../app/Institutions.ts"
-import { importInstitutionData } from "../data/importData.ts"
 import { dataDirectory } from "../directories.ts"
 import { directoryFlags } from "../options.ts"
 
@@ -48,6 +47,8 @@ const importCommand = Command.make(
         userMessage: "Give --swot DIR, --ror PATH or both."
       })
     }
+    // The compiler and the sources' readers load when an import runs, not at every command's start.
+    const { importInstitutionData } = yield* Effect.promise(() => import("../data/importData.ts"))
     const report = yield* attempt(() =>
       importInstitutionData({
         dataDir: dataDirectory(flags.config, flags.data),

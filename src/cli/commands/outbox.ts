@@ -3,7 +3,9 @@
  * prints the latest verification messages written to the outbox directory
  * (the embedded default when no SMTP server is configured), decoded as the
  * recipient reads them, so a code or a link can be read without a mail
- * server.
+ * server. The message parser (`mailparser` and its character sets, ~1.3 MB
+ * of code) is loaded when the command runs, not by every command's start:
+ * `serve` never needs it.
  */
 
 import { resolve } from "node:path"
@@ -15,7 +17,6 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { dataDirFor, loadSettings } from "../../config/settingsFile.ts"
 import { outboxDirectory } from "../../verification/MailTransport.ts"
-import { readOutbox } from "../../verification/outbox.ts"
 import { directoryFlags } from "../options.ts"
 
 export const outboxCommand = Command.make(
@@ -38,7 +39,10 @@ export const outboxCommand = Command.make(
     const dataDir = dataDirFor(configDir, settings, Option.getOrUndefined(data))
     const directory = outboxDirectory(configDir, dataDir, settings.verification.mail.outboxDir)
     const messages = yield* Effect.tryPromise({
-      try: () => readOutbox(directory, Math.max(1, latest), Option.getOrUndefined(verification)),
+      try: async () => {
+        const { readOutbox } = await import("../../verification/outbox.ts")
+        return readOutbox(directory, Math.max(1, latest), Option.getOrUndefined(verification))
+      },
       catch: (error) => new CliError.UserError({ cause: error, userMessage: (error as Error).message })
     })
     if (messages.length === 0) {

@@ -11,6 +11,7 @@
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { builtInSourcesDir, importedDataDir, importedIndexFile } from "../../engine/data/builtInData.ts"
+import { compileImportedTable } from "../../engine/InstitutionIndex.ts"
 import { compileInstitutionIndex } from "../../engine/institutions/compileIndex.ts"
 import { builtInSubdivisions } from "../../engine/institutions/Subdivisions.ts"
 import { parseCuratedNonInstitutions } from "../../engine/institutions/sources/curated.ts"
@@ -72,6 +73,8 @@ export const importInstitutionData = (options: ImportOptions): ImportReport => {
   if (options.swot !== undefined) writeFileAtomic(join(directory, "swot.json.gz"), encodeSnapshot(swot))
   if (options.ror !== undefined) writeFileAtomic(join(directory, "ror.json.gz"), encodeSnapshot(ror))
   writeFileAtomic(importedIndexFile(dataDir), JSON.stringify(compiled.data))
+  // Its binary form beside it, which the daemon and the library read (one file read, nothing rebuilt).
+  compileImportedTable(dataDir)
   return {
     index: importedIndexFile(dataDir),
     sources: [

@@ -8,6 +8,7 @@
  * one copy.
  */
 import { existsSync, readFileSync, statSync } from "node:fs"
+import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { distPath } from "../../packageRoot.ts"
 
@@ -20,19 +21,36 @@ export class BuiltInDataMissing extends Error {
   override readonly name = "BuiltInDataMissing"
 }
 
-/** Reads and parses one compiled JSON file, with a clear message when the build has not run. */
-export const readBuiltInJson = (fileName: string): unknown => {
+/** Reads one compiled file as it is, with a clear message when the build has not run. */
+export const readBuiltInBytes = (fileName: string): Buffer => {
   const path = builtInDataDir + fileName
   if (!existsSync(path)) {
     throw new BuiltInDataMissing(`${path} is missing: run \`npm run build\` to compile the built-in datasets`)
   }
-  return JSON.parse(readFileSync(path, "utf8"))
+  return readFileSync(path)
 }
+
+/** Reads and parses one compiled JSON file, with a clear message when the build has not run. */
+export const readBuiltInJson = (fileName: string): unknown => JSON.parse(readBuiltInBytes(fileName).toString("utf8"))
+
+/** The built-in institution index's binary form (`engine/institutions/tableBuffer.ts`), beside its JSON form. */
+export const builtInTableFile = "institutions.bin"
 
 /** Where `campusgate data import` keeps the source snapshots and the index it compiled, in a data directory. */
 export const importedDataDir = (dataDir: string): string => join(dataDir, "institutions")
 
 export const importedIndexFile = (dataDir: string): string => join(importedDataDir(dataDir), "index.json")
+
+/** The imported index's binary form, written beside it (`engine/institutions/tableBuffer.ts`). */
+export const importedTableFile = (dataDir: string): string => join(importedDataDir(dataDir), "index.bin")
+
+/**
+ * Where tables merged with user datasets are kept between starts: the
+ * system's temporary directory, so every daemon and job thread of a machine
+ * (and every test daemon of a run) merges the same datasets once. Nothing
+ * in it is needed: a missing table is compiled again.
+ */
+export const tableCacheDir = (): string => join(tmpdir(), "campusgate-institution-tables")
 
 /** The imported index's modification time, or undefined when the data directory has none (a cache key). */
 export const importedIndexStamp = (dataDir: string | undefined): number | undefined => {

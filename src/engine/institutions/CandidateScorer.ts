@@ -1,9 +1,15 @@
 /**
  * Scores unknown domains at run time (`candidates.ts`): the model compiled
  * at build time (`dist/data/candidates.json`) with the knowledge of names
- * and places built from the institution table in use, both made on the
- * first unknown domain a table meets (about 0.3 s), and the answers for the
- * last hosts met kept, so a domain seen again costs a look-up.
+ * and places built from the institution table in use, and the answers for
+ * the last hosts met kept, so a domain seen again costs a look-up.
+ *
+ * The knowledge is compiled with every table read from a file (the
+ * built-in one, an imported one, one merged with user datasets:
+ * `InstitutionIndex.ts`), so the first unknown domain only parses it
+ * (~10-20 ms) where building it on the request thread took ~0.3 s, and
+ * 4-8 s on a loaded machine. A table made in memory (`fromData`: reviewed
+ * institutions, tests) builds it from its institutions on first use.
  */
 import { parse } from "tldts"
 import type { Candidate } from "../../domain/InstitutionReview.ts"
@@ -18,8 +24,9 @@ import {
   placesOf,
   scoreFeatures
 } from "./candidates.ts"
+import type { InstitutionsData } from "./InstitutionsData.ts"
 import type { InstitutionTable } from "./InstitutionTable.ts"
-import { builtInSubdivisions } from "./Subdivisions.ts"
+import { builtInSubdivisions, type Subdivisions } from "./Subdivisions.ts"
 
 export const candidateModelFile = "candidates.json"
 
@@ -56,10 +63,9 @@ export class CandidateScorer {
   constructor(model: CandidateModel, table: InstitutionTable) {
     this.model = model
     this.#letters = letterRatios(model.letters)
-    this.#knowledge = buildCandidateKnowledge({
-      institutions: table.institutions,
-      places: placesOf(builtInSubdivisions())
-    })
+    this.#knowledge =
+      table.candidateKnowledge() ??
+      buildCandidateKnowledge({ institutions: table.institutions, places: placesOf(builtInSubdivisions()) })
   }
 
   /** The candidate of a host's registrable domain, or null when the host has none (a bare suffix, an address literal). */
@@ -93,6 +99,16 @@ export class CandidateScorer {
     return scored
   }
 }
+
+/** The knowledge of a table compiled from `data` (its institutions' names and countries, and every country's places). */
+export const compileCandidateKnowledge = (
+  data: InstitutionsData,
+  subdivisions: Subdivisions = builtInSubdivisions()
+): CandidateKnowledge =>
+  buildCandidateKnowledge({
+    institutions: data.institutions.map(([, name, country, , , , , , names]) => ({ name, country, names })),
+    places: placesOf(subdivisions)
+  })
 
 const scorers = new WeakMap<InstitutionTable, CandidateScorer>()
 

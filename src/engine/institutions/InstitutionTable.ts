@@ -1,24 +1,50 @@
 /**
  * The institution table at run time: listed domains, non-institutions,
- * stoplisted hosts and academic zones in one hash map, answering "which
+ * stoplisted hosts and academic zones in one hash table, answering "which
  * institution is this host?" by walking the host from the longest suffix
  * down (`stu.cs.x.edu.cn` → `cs.x.edu.cn` → `x.edu.cn` → `edu.cn`). The
  * first hit is the most specific and wins, for allow and deny alike.
- * Lookups allocate nothing but the suffix strings; entries and their
- * summaries (with the evidence for each fact) are built once at load.
+ *
+ * The table is its compiled binary form (`tableBuffer.ts`), read as it is:
+ * loading it builds nothing per entry, and a probe hashes the host's suffix
+ * in place, allocating nothing until it hits. What a hit refers to (the
+ * entry, its institution with the evidence for each fact, its summary) is
+ * made on first use and kept, so a host's answer is the same object each
+ * time and every thread pays only for the institutions it meets.
  *
  * Every thread that evaluates holds a table (the request thread and each
  * job thread), so its size counts once per thread. The values that
- * institutions repeat are kept once (`Repeats`): a country, region, type
- * or source of facts, a list of sources, a set of facts' evidence, no
- * flags, no other names; and an id that is one of the institution's
- * domains is that domain's string.
+ * institutions repeat are kept once: a string (a country, region, type) is
+ * decoded once per table, and a list of sources or a set of facts'
+ * evidence once (`Repeats`); no flags and no other names share one frozen
+ * empty list; an id that is one of the institution's domains is that
+ * domain's string.
  */
-import type { DataSource, Evidence, FactEvidence, HostRole, Institution } from "../../domain/Institution.ts"
+import type {
+  CountrySource,
+  DataSource,
+  Evidence,
+  FactEvidence,
+  HostRole,
+  Institution,
+  InstitutionType
+} from "../../domain/Institution.ts"
 import type { NonInstitutionKind } from "../../domain/NonInstitution.ts"
 import type { InstitutionSummary } from "../../domain/ValidationResult.ts"
-import type { FactEvidenceRow, InstitutionsData } from "./InstitutionsData.ts"
+import { type CandidateKnowledge, decodeKnowledge } from "./candidates.ts"
+import type { FactEvidenceRow, InstitutionsData, SuffixRuleRow } from "./InstitutionsData.ts"
 import { siblingVia, siblingZone } from "./siblings.ts"
+import {
+  decodeTable,
+  ENTRY_WORDS,
+  encodeTable,
+  entryKind,
+  hashFrom,
+  NON_INSTITUTION_WORDS,
+  ROW_WORDS,
+  roleCodes,
+  type TableBuffer
+} from "./tableBuffer.ts"
 import { type InferredType, TypeInference } from "./typeInference.ts"
 import { borrowFacts, evidenceOf, inferType, type SuffixRule } from "./zoneRules.ts"
 
@@ -58,8 +84,8 @@ export interface NonInstitutionEntry {
 
 export type IndexEntry = ListedEntry | DenyEntry | NonInstitutionEntry
 
-/** Listed domains, non-institutions, stoplisted hosts and zones share one map: one probe per label of a host. */
-type HostEntry = IndexEntry | SuffixRule
+/** Listed domains, non-institutions, stoplisted hosts and zones share one table: one probe per label of a host. */
+export type HostEntry = IndexEntry | SuffixRule
 
 /** What a host resolves to. `matchedDomain` is the listed domain, or the registrable domain under a zone. */
 export type HostMatch =
@@ -86,14 +112,8 @@ const summarize = (institution: Institution, abused: boolean): InstitutionSummar
 /** Frozen, so one value can be shared by every institution that repeats it. */
 const noStrings: ReadonlyArray<never> = Object.freeze([])
 
-/**
- * One copy of each value institutions repeat, for one table's load: the
- * parsed data gives each row its own copy (measured with the built-in data,
- * `used_heap_size` after full collections: the table 34 MB with a copy
- * each).
- */
+/** One copy of each list of sources and each set of facts' evidence that institutions repeat, for one table. */
 class Repeats {
-  readonly #texts = new Map<string, string>()
   readonly #sourceLists = new Map<string, ReadonlyArray<DataSource>>()
   readonly #factEvidence = new Map<string, FactEvidence>()
   readonly #sources: ReadonlyArray<DataSource>
@@ -102,15 +122,6 @@ class Repeats {
   constructor(sources: ReadonlyArray<DataSource>, evidence: ReadonlyArray<Evidence>) {
     this.#sources = sources
     this.#evidence = evidence
-  }
-
-  /** The first copy of `value` met. */
-  text<T extends string | null>(value: T): T {
-    if (value === null) return value
-    const known = this.#texts.get(value)
-    if (known !== undefined) return known as T
-    this.#texts.set(value, value)
-    return value
   }
 
   /** The sources at positions `ids`. */
@@ -146,8 +157,105 @@ const abusedFlags: ReadonlyArray<"abused"> = Object.freeze(["abused" as const])
 /** How many rules made for domains under zones a table keeps (`InstitutionTable.#ruleFor`). */
 const maxMadeRules = 50_000
 
+/** A zone's rule, as `InstitutionTable` has always made it from its row. */
+const suffixRuleOf = (
+  [suffix, country, type, sourceId, region, typeKnown, policy, reference]: SuffixRuleRow,
+  sources: ReadonlyArray<DataSource>
+): SuffixRule => {
+  const source = sources[sourceId]!
+  const zoneEvidence = (confidence: Evidence["confidence"]): Evidence =>
+    Object.freeze({ source: "campusgate", rule: `zone-policy:${suffix}`, confidence })
+  const factEvidence: { -readonly [K in keyof FactEvidence]: FactEvidence[K] } = {
+    type: typeKnown
+      ? zoneEvidence("medium")
+      : Object.freeze({ source: "campusgate", rule: "unknown", confidence: "low" })
+  }
+  if (country !== null) factEvidence.country = zoneEvidence(suffix === "edu" ? "low" : "medium")
+  if (region !== null) factEvidence.region = zoneEvidence("medium")
+  return {
+    kind: "suffix",
+    suffix,
+    country,
+    countrySource: country === null ? null : "suffix-rule",
+    region,
+    type,
+    source,
+    policy,
+    reference,
+    summary: Object.freeze({
+      id: `suffix:${suffix}`,
+      name: null,
+      country,
+      region,
+      type,
+      flags: [],
+      sources: [source],
+      evidence: Object.freeze(factEvidence)
+    })
+  }
+}
+
+/** The table's entries as a read-only map, each made on first use (the host directory reads its keys). */
+class TableEntries implements ReadonlyMap<string, HostEntry> {
+  readonly #table: InstitutionTable
+
+  constructor(table: InstitutionTable) {
+    this.#table = table
+  }
+
+  get size(): number {
+    return this.#table.entryCount
+  }
+
+  get(domain: string): HostEntry | undefined {
+    const e = this.#table.find(domain, 0)
+    return e < 0 ? undefined : this.#table.entryAt(e)
+  }
+
+  has(domain: string): boolean {
+    return this.#table.find(domain, 0) >= 0
+  }
+
+  *keys(): MapIterator<string> {
+    for (let e = 0; e < this.size; e++) yield this.#table.domainAt(e)
+  }
+
+  *values(): MapIterator<HostEntry> {
+    for (let e = 0; e < this.size; e++) yield this.#table.entryAt(e)
+  }
+
+  *entries(): MapIterator<[string, HostEntry]> {
+    for (let e = 0; e < this.size; e++) yield [this.#table.domainAt(e), this.#table.entryAt(e)]
+  }
+
+  [Symbol.iterator](): MapIterator<[string, HostEntry]> {
+    return this.entries()
+  }
+
+  forEach(callback: (value: HostEntry, key: string, map: ReadonlyMap<string, HostEntry>) => void, thisArg?: unknown) {
+    for (let e = 0; e < this.size; e++) callback.call(thisArg, this.#table.entryAt(e), this.#table.domainAt(e), this)
+  }
+}
+
 export class InstitutionTable {
-  readonly entries = new Map<string, HostEntry>()
+  /** Every entry by its domain (made on first use). */
+  readonly entries: ReadonlyMap<string, HostEntry> = new TableEntries(this)
+  readonly #buffer: TableBuffer
+  readonly #slots: Uint32Array
+  readonly #mask: number
+  readonly #entryWords: Uint32Array
+  readonly #stringStarts: Uint32Array
+  readonly #blob: Buffer
+  readonly #strings: Array<string | undefined>
+  readonly #entries: Array<HostEntry | undefined>
+  readonly #institutions: Array<Institution | undefined>
+  /** Each institution's summary for its domains that are not abused. */
+  readonly #summaries: Array<InstitutionSummary | undefined>
+  readonly #suffixRules: Array<SuffixRule | undefined>
+  readonly #evidence: ReadonlyArray<Evidence>
+  readonly #repeats: Repeats
+  #all: ReadonlyArray<Institution> | undefined
+  #knowledge: CandidateKnowledge | undefined
   /** The compiled siblings (`siblings.ts`), searched for each unlisted `.edu` domain met. */
   readonly #siblings: string
   /**
@@ -157,111 +265,197 @@ export class InstitutionTable {
    */
   readonly #made = new Map<string, SuffixRule>()
   readonly #types: TypeInference
-  readonly institutions: ReadonlyArray<Institution>
   readonly sources: ReadonlyArray<DataSource>
+  /** What the table was compiled from, when its compiler recorded it (`encodeTable`). */
+  readonly compiledFrom: string | undefined
 
-  private constructor(data: InstitutionsData) {
-    this.sources = data.sources
-    const evidence: Array<Evidence> = data.evidence.map(evidenceOf)
-    const abused = new Set(data.abused.map(([domain]) => domain))
-    const roles = new Map(data.roles)
-    const repeats = new Repeats(data.sources, evidence)
-    const institutions: Array<Institution> = []
-    for (const row of data.institutions) {
-      const [id, name, country, countrySource, region, type, sourceIds, domains, names, ror, facts] = row
-      const institution: Institution = {
-        id: domains.find((domain) => domain === id) ?? id,
-        name,
-        domains,
-        country: repeats.text(country),
-        countrySource: repeats.text(countrySource),
-        region: repeats.text(region),
-        type: repeats.text(type),
-        flags: domains.some((d) => abused.has(d)) ? abusedFlags : noStrings,
-        sources: repeats.sources(sourceIds),
-        names: names.length === 0 ? noStrings : names,
-        ror,
-        evidence: repeats.factEvidence(facts)
+  private constructor(buffer: TableBuffer) {
+    this.compiledFrom = buffer.compiledFrom
+    this.#buffer = buffer
+    this.#slots = buffer.slots
+    this.#mask = buffer.slots.length - 1
+    this.#entryWords = buffer.entries
+    this.#stringStarts = buffer.stringStarts
+    this.#blob = buffer.blob
+    this.#strings = new Array(buffer.stringStarts.length - 1)
+    this.#entries = new Array(buffer.entries.length / ENTRY_WORDS)
+    this.#institutions = new Array(buffer.rows.length / ROW_WORDS)
+    this.#summaries = new Array(buffer.rows.length / ROW_WORDS)
+    this.#suffixRules = new Array(buffer.suffixRules.length)
+    this.sources = buffer.sources
+    this.#evidence = buffer.evidence.map(evidenceOf)
+    this.#repeats = new Repeats(buffer.sources, this.#evidence)
+    this.#siblings = buffer.siblings
+    this.#types = new TypeInference(buffer.typeRules)
+  }
+
+  /** A table from compiled data (compiled to the binary form first: the one way tables answer). */
+  static fromData(data: InstitutionsData): InstitutionTable {
+    return new InstitutionTable(decodeTable(encodeTable(data)))
+  }
+
+  /** A table over a compiled buffer (`encodeTable`), read as it is. */
+  static fromBuffer(bytes: Uint8Array): InstitutionTable {
+    return new InstitutionTable(decodeTable(bytes))
+  }
+
+  /** Every institution, in the data's order (made on first use: searches and the candidate model need them all). */
+  get institutions(): ReadonlyArray<Institution> {
+    if (this.#all === undefined) {
+      const all: Array<Institution> = []
+      for (let r = 0; r < this.#institutions.length; r++) all.push(this.#institutionAt(r))
+      this.#all = Object.freeze(all)
+    }
+    return this.#all
+  }
+
+  get size(): number {
+    return this.#institutions.length
+  }
+
+  /** The number of entries (`entries.size`). */
+  get entryCount(): number {
+    return this.#entries.length
+  }
+
+  /** The entry for `text` from `start` to its end (a host's suffix), or -1. */
+  find(text: string, start: number): number {
+    const length = text.length - start
+    const hash = hashFrom(text, start)
+    const slots = this.#slots
+    const words = this.#entryWords
+    const starts = this.#stringStarts
+    const blob = this.#blob
+    for (let slot = hash & this.#mask; ; slot = (slot + 1) & this.#mask) {
+      const e = slots[slot]! - 1
+      if (e < 0) return -1
+      const at = e * ENTRY_WORDS
+      if (words[at + 3] !== hash) continue
+      const s = words[at]!
+      let b = starts[s]!
+      if (starts[s + 1]! - b !== length) continue
+      let i = start
+      while (i < text.length && blob[b] === text.charCodeAt(i)) {
+        i++
+        b++
       }
-      institutions.push(institution)
-      const plain = summarize(institution, false)
-      for (const domain of domains) {
-        const isAbused = abused.has(domain)
-        this.entries.set(domain, {
+      if (i === text.length) return e
+    }
+  }
+
+  /** The domain of entry `e`. */
+  domainAt(e: number): string {
+    return this.#string(this.#entryWords[e * ENTRY_WORDS]!)!
+  }
+
+  /** Entry `e`, made on first use. */
+  entryAt(e: number): HostEntry {
+    return this.#entries[e] ?? this.#makeEntry(e)
+  }
+
+  #makeEntry(e: number): HostEntry {
+    const at = e * ENTRY_WORDS
+    const domain = this.domainAt(e)
+    const flags = this.#entryWords[at + 1]!
+    const ref = this.#entryWords[at + 2]!
+    let entry: HostEntry
+    switch (flags & 0xf) {
+      case entryKind.listed: {
+        const institution = this.#institutionAt(ref)
+        const abused = (flags & (1 << 8)) !== 0
+        entry = {
           kind: "listed",
           domain,
           institution,
-          abused: isAbused,
-          role: roles.get(domain) ?? "mixed",
-          summary: isAbused ? summarize(institution, true) : plain
-        })
+          abused,
+          role: roleCodes[(flags >> 4) & 0xf]!,
+          summary: abused ? summarize(institution, true) : this.#plainSummary(ref)
+        }
+        break
       }
-    }
-    this.institutions = institutions
-    for (const [domain, kind, name, country, source, rule] of data.nonInstitutions) {
-      if (!this.entries.has(domain)) {
-        this.entries.set(domain, {
+      case entryKind.deny:
+        entry = { kind: "deny", domain, source: this.sources[ref]! }
+        break
+      case entryKind.nonInstitution: {
+        const row = this.#buffer.nonInstitutions.subarray(ref * NON_INSTITUTION_WORDS)
+        entry = {
           kind: "non-institution",
           domain,
-          organization: Object.freeze({ kind, name, country, source: data.sources[source]!, rule })
-        })
+          organization: Object.freeze({
+            kind: this.#string(row[1]!) as NonInstitutionKind,
+            name: this.#string(row[2]!),
+            country: this.#string(row[3]!),
+            source: this.sources[row[4]!]!,
+            rule: this.#string(row[5]!)!
+          })
+        }
+        break
       }
+      default:
+        entry = this.#suffixRule(ref)
     }
-    for (const [domain, source] of data.deny) {
-      if (!this.entries.has(domain)) this.entries.set(domain, { kind: "deny", domain, source: data.sources[source]! })
+    this.#entries[e] = entry
+    return entry
+  }
+
+  #suffixRule(ref: number): SuffixRule {
+    let rule = this.#suffixRules[ref]
+    if (rule === undefined) {
+      rule = suffixRuleOf(this.#buffer.suffixRules[ref]!, this.sources)
+      this.#suffixRules[ref] = rule
     }
-    for (const [suffix, country, type, sourceId, region, typeKnown, policy, reference] of data.suffixRules) {
-      const source = data.sources[sourceId]!
-      const zoneEvidence = (confidence: Evidence["confidence"]): Evidence =>
-        Object.freeze({ source: "campusgate", rule: `zone-policy:${suffix}`, confidence })
-      const factEvidence: { -readonly [K in keyof FactEvidence]: FactEvidence[K] } = {
-        type: typeKnown
-          ? zoneEvidence("medium")
-          : Object.freeze({ source: "campusgate", rule: "unknown", confidence: "low" })
-      }
-      if (country !== null) factEvidence.country = zoneEvidence(suffix === "edu" ? "low" : "medium")
-      if (region !== null) factEvidence.region = zoneEvidence("medium")
-      const rule: SuffixRule = {
-        kind: "suffix",
-        suffix,
-        country,
-        countrySource: country === null ? null : "suffix-rule",
-        region,
-        type,
-        source,
-        policy,
-        reference,
-        summary: Object.freeze({
-          id: `suffix:${suffix}`,
-          name: null,
-          country,
-          region,
-          type,
-          flags: [],
-          sources: [source],
-          evidence: Object.freeze(factEvidence)
-        })
-      }
-      // A listed domain never equals a public suffix, so a zone only fills an empty slot.
-      if (!this.entries.has(suffix)) this.entries.set(suffix, rule)
+    return rule
+  }
+
+  /** String `n` (-1: null), decoded once. */
+  #string(n: number): string | null {
+    if (n < 0) return null
+    let text = this.#strings[n]
+    if (text === undefined) {
+      text = this.#blob.toString("utf8", this.#stringStarts[n], this.#stringStarts[n + 1])
+      this.#strings[n] = text
     }
-    this.#siblings = data.siblings ?? ""
-    this.#types = new TypeInference(data.typeRules ?? [])
-    // An abused subdomain of a listed institution (`academia.umb.edu.co`) resolves to that institution, flagged.
-    for (const domain of abused) {
-      if (this.entries.has(domain)) continue
-      const parent = this.#walk(domain, false)
-      if (parent.kind === "listed") {
-        this.entries.set(domain, {
-          kind: "listed",
-          domain,
-          institution: parent.entry.institution,
-          abused: true,
-          role: parent.entry.role,
-          summary: summarize(parent.entry.institution, true)
-        })
-      }
+    return text
+  }
+
+  #strings_(start: number, count: number): ReadonlyArray<string> {
+    if (count === 0) return noStrings
+    const pool = this.#buffer.pool
+    const list: Array<string> = []
+    for (let i = start; i < start + count; i++) list.push(this.#string(pool[i]!)!)
+    return list
+  }
+
+  #institutionAt(r: number): Institution {
+    const known = this.#institutions[r]
+    if (known !== undefined) return known
+    const row = this.#buffer.rows.subarray(r * ROW_WORDS, (r + 1) * ROW_WORDS)
+    const pool = this.#buffer.pool
+    const institution: Institution = {
+      id: this.#string(row[0]!)!,
+      name: this.#string(row[1]!),
+      domains: this.#strings_(row[9]!, row[10]!),
+      country: this.#string(row[2]!),
+      countrySource: this.#string(row[3]!) as CountrySource | null,
+      region: this.#string(row[4]!),
+      type: this.#string(row[5]!) as InstitutionType,
+      flags: row[17] === 1 ? abusedFlags : noStrings,
+      sources: this.#repeats.sources(Array.from(pool.subarray(row[7]!, row[7]! + row[8]!))),
+      names: this.#strings_(row[11]!, row[12]!),
+      ror: this.#string(row[6]!),
+      evidence: this.#repeats.factEvidence([row[13]!, row[14]!, row[15]!, row[16]!])
     }
+    this.#institutions[r] = institution
+    return institution
+  }
+
+  #plainSummary(r: number): InstitutionSummary {
+    let summary = this.#summaries[r]
+    if (summary === undefined) {
+      summary = summarize(this.#institutionAt(r), false)
+      this.#summaries[r] = summary
+    }
+    return summary
   }
 
   /**
@@ -276,7 +470,8 @@ export class InstitutionTable {
     let rule = zone
     if (zone.suffix === siblingZone && this.#siblings !== "" && !label.includes(".")) {
       const via = siblingVia(this.#siblings, label)
-      const entry = via === undefined ? undefined : this.entries.get(via)
+      const e = via === undefined ? -1 : this.find(via, 0)
+      const entry = e < 0 ? undefined : this.entryAt(e)
       if (entry?.kind === "listed") rule = borrowFacts(zone, entry.institution, via!)
     }
     if (rule.summary.evidence.type.rule === "unknown") {
@@ -295,17 +490,17 @@ export class InstitutionTable {
     return rule
   }
 
+  /** The candidate knowledge compiled with the table (`encodeTable`), parsed on first use; undefined when it was not. */
+  candidateKnowledge(): CandidateKnowledge | undefined {
+    if (this.#knowledge === undefined && this.#buffer.knowledge !== undefined) {
+      this.#knowledge = decodeKnowledge(this.#buffer.knowledge.toString("utf8"))
+    }
+    return this.#knowledge
+  }
+
   /** The type the measured rules infer for a registrable domain's label outside any zone (a candidate's). */
   inferredType(label: string): InferredType | undefined {
     return this.#types.infer(label, undefined)
-  }
-
-  static fromData(data: InstitutionsData): InstitutionTable {
-    return new InstitutionTable(data)
-  }
-
-  get size(): number {
-    return this.institutions.length
   }
 
   /**
@@ -314,23 +509,19 @@ export class InstitutionTable {
    * one label in front of it.
    */
   lookup(host: string): HostMatch {
-    return this.#walk(host, true)
-  }
-
-  /** `lookup`, with the rule made for the domain under a zone (a sibling's facts, an inferred type) when `lend`. */
-  #walk(host: string, lend: boolean): HostMatch {
     let previous = -1
     for (let i = 0; ; ) {
-      const suffix = i === 0 ? host : host.slice(i)
-      const entry = this.entries.get(suffix)
-      if (entry !== undefined) {
-        if (entry.kind === "listed") return { kind: "listed", entry, matchedDomain: suffix }
-        if (entry.kind === "deny") return { kind: "deny", entry, matchedDomain: suffix }
-        if (entry.kind === "non-institution") return { kind: "non-institution", entry, matchedDomain: suffix }
+      const e = this.find(host, i)
+      if (e >= 0) {
+        const entry = this.entryAt(e)
+        if (entry.kind === "listed") return { kind: "listed", entry, matchedDomain: i === 0 ? host : host.slice(i) }
+        if (entry.kind === "deny") return { kind: "deny", entry, matchedDomain: i === 0 ? host : host.slice(i) }
+        if (entry.kind === "non-institution") {
+          return { kind: "non-institution", entry, matchedDomain: i === 0 ? host : host.slice(i) }
+        }
         if (previous >= 0) {
           const matchedDomain = host.slice(previous)
-          const rule = lend ? this.#ruleFor(entry, matchedDomain) : entry
-          return { kind: "suffix", rule, matchedDomain }
+          return { kind: "suffix", rule: this.#ruleFor(entry, matchedDomain), matchedDomain }
         }
       }
       previous = i

@@ -1,14 +1,27 @@
 import { describe, expect, it } from "vitest"
-import { buildInstitutionTable } from "../../../src/engine/InstitutionIndex.ts"
-import { builtInCandidateModel, candidateScorer } from "../../../src/engine/institutions/CandidateScorer.ts"
+import {
+  buildInstitutionTable,
+  loadBuiltInInstitutions,
+  loadBuiltInTable
+} from "../../../src/engine/InstitutionIndex.ts"
+import {
+  builtInCandidateModel,
+  CandidateScorer,
+  candidateScorer,
+  compileCandidateKnowledge
+} from "../../../src/engine/institutions/CandidateScorer.ts"
 import { fitLetters, letterRatios } from "../../../src/engine/institutions/candidateLetters.ts"
 import {
   buildCandidateKnowledge,
+  decodeKnowledge,
+  encodeKnowledge,
   featureIds,
   featuresOf,
   scoreFeatures
 } from "../../../src/engine/institutions/candidates.ts"
+import { InstitutionTable } from "../../../src/engine/institutions/InstitutionTable.ts"
 import { fitLogistic, rocAuc } from "../../../src/engine/institutions/logistic.ts"
+import { encodeTable } from "../../../src/engine/institutions/tableBuffer.ts"
 
 const knowledge = buildCandidateKnowledge({
   institutions: [
@@ -103,5 +116,34 @@ describe("the compiled model", () => {
 
   it("has no candidate for a host without a registrable domain", () => {
     expect(scorer.candidateOf("com")).toBeNull()
+  })
+})
+
+describe("the knowledge compiled with a table", () => {
+  const data = loadBuiltInInstitutions()
+  const compiled = InstitutionTable.fromBuffer(encodeTable(data, { knowledge: compileCandidateKnowledge(data) }))
+  const hosts = [
+    "mail.musikhochschule-sampleburg.de",
+    "hfmt-hamburg.de",
+    "hamburger-shop.de",
+    "uni-sampleburg.de",
+    "cheap-shoes-shop.com",
+    "colegio-nacional.edu.ar",
+    "tokyo-gakuen.ac.jp",
+    "kisu.edu"
+  ]
+
+  it("is read with the table, not built on the first unknown host", () => {
+    expect(compiled.candidateKnowledge()).toBeDefined()
+    expect(loadBuiltInTable().candidateKnowledge()).toBeDefined()
+    expect(InstitutionTable.fromData(data).candidateKnowledge()).toBeUndefined()
+  })
+
+  it("scores every unknown host as the knowledge built from the table's institutions does", () => {
+    const model = builtInCandidateModel()
+    const fromBuffer = new CandidateScorer(model, compiled)
+    const built = new CandidateScorer(model, InstitutionTable.fromData(data))
+    for (const host of hosts) expect(fromBuffer.scored(host)).toEqual(built.scored(host))
+    expect(decodeKnowledge(encodeKnowledge(compiled.candidateKnowledge()!))).toEqual(compiled.candidateKnowledge())
   })
 })
