@@ -1,6 +1,7 @@
 /**
  * Where a server's CPU time goes, by category: the self time of a V8
- * `.cpuprofile` (`node --cpu-prof`) summed over HTTP (node:http, sockets,
+ * `.cpuprofile` (`node --cpu-prof`), its samples counted and weighed by the
+ * sampling interval, summed over HTTP (node:http, sockets,
  * streams), auth, rate limit, decode, engine, serialise, log line, metrics,
  * the Effect runtime, the request glue (routing, request id, the fast path's
  * own code), GC, native time outside JavaScript ("program") and other; idle
@@ -143,14 +144,18 @@ export const summariseProfile = (profile: CpuProfile, spans?: ReadonlyArray<Span
     categoryOf.set(id, category)
     return category
   }
+  // Each sample weighs the sampling interval (the median gap between samples), not the gap before it: on a
+  // shared machine the process is descheduled at times, and a long gap would land on whatever frame ran next
+  // (often a call that handed work to another thread, such as an fs.write).
+  const gaps = [...profile.timeDeltas].sort((a, b) => a - b)
+  const interval = gaps[gaps.length >> 1] ?? 0
   const selfUs = new Map<number, number>()
   let time = profile.startTime
   for (let i = 0; i < profile.samples.length; i++) {
-    const delta = profile.timeDeltas[i] ?? 0
-    time += delta
+    time += profile.timeDeltas[i] ?? 0
     if (spans !== undefined && !spans.some(([from, to]) => time >= from && time <= to)) continue
     const id = profile.samples[i]!
-    selfUs.set(id, (selfUs.get(id) ?? 0) + delta)
+    selfUs.set(id, (selfUs.get(id) ?? 0) + interval)
   }
   const ms = Object.fromEntries(CATEGORIES.map((category) => [category, 0])) as Record<Category, number>
   const functions = new Map<string, { category: Category; name: string; us: number }>()
