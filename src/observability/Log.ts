@@ -12,10 +12,10 @@
  *
  * Lines go through one queue, written off the request thread: the default
  * sink writes with `fs.write` on the file descriptor (the thread pool), one
- * write in flight at a time, each write taking everything queued, so under
- * load lines gather into large writes and a slow disk or pipe never stalls
- * a request. Request lines queued in a turn of the event loop go in one
- * write at its end (or at 64 KB). The queue is bounded (4 MB): a request
+ * write in flight at a time, each write taking everything queued, so a slow
+ * disk or pipe never stalls a request. Request lines queued in a turn of
+ * the event loop go in one write at its end, at most one write every 10 ms
+ * (or at once at 64 KB): under load, lines gather into large writes. The queue is bounded (4 MB): a request
  * line that would pass the bound is dropped and counted (`droppedLines`,
  * the metric `campusgate_log_lines_dropped_total`), and once the queue has
  * drained a warn line says how many were dropped. Event lines (rare:
@@ -114,7 +114,13 @@ export const fdSink = (fd: number): LogSink => {
 
 /** How long `close` waits for the write in flight before writing the rest synchronously. */
 const CLOSE_PATIENCE_MS = 2000
-/** Request lines written at once when this much is queued, without waiting for the end of the turn. */
+/**
+ * The least time between the starts of two writes of request lines: under load, lines gather for this
+ * long into one write, as each write costs a hand-over to the thread pool and back (bench/http.ts with
+ * BENCH_CPU_PROF: a write per turn of the event loop was ~4 µs of the request thread's time an answer).
+ */
+const WRITE_INTERVAL_MS = 10
+/** Request lines written at once when this much is queued, without waiting for the end of the turn or the interval. */
 const BATCH_BYTES = 65_536
 /** The bound of the queue: a request line that would pass it is dropped. */
 export const QUEUE_BYTES = 4 * 1024 * 1024
@@ -165,11 +171,12 @@ export class Log extends Context.Service<
   static readonly make = (
     initial: LogSettings,
     output: LogOutput = fdSink(1),
-    options: { readonly queueBytes?: number } = {}
+    options: { readonly queueBytes?: number; readonly writeIntervalMs?: number } = {}
   ): { readonly log: Log["Service"]; readonly flush: () => void; readonly close: () => Promise<void> } => {
     let minimum = levelRank(initial.level)
     let logEmails = initial.logEmails
     const bound = options.queueBytes ?? QUEUE_BYTES
+    const interval = options.writeIntervalMs ?? WRITE_INTERVAL_MS
     // Replacers for JSON.stringify: every string (and error text) of a line, however deep.
     const redactValue = (_key: string, value: unknown): unknown => {
       if (typeof value === "string") return redact(value, logEmails)
@@ -225,17 +232,27 @@ export class Log extends Context.Service<
       queuedBytes = 0
       return text
     }
+    let lastWrite = Number.NEGATIVE_INFINITY
     const pump = () => {
       scheduled = false
       if (writing || queue.length === 0) return
       writing = true
+      lastWrite = performance.now()
       sink.write(take(), written)
+    }
+    /** A write at the end of this turn, or once `WRITE_INTERVAL_MS` have passed since the last one started. */
+    const schedule = () => {
+      if (scheduled || writing) return
+      scheduled = true
+      const wait = lastWrite + interval - performance.now()
+      if (wait <= 0) setImmediate(pump)
+      else setTimeout(pump, wait)
     }
     function written() {
       writing = false
       // The queue drained: the pressure is over, so the lines dropped under it are reported.
       if (queue.length === 0) reportDropped()
-      if (queue.length > 0) return pump()
+      if (queue.length > 0) return schedule()
       const waiters = idle
       idle = []
       for (const resume of waiters) resume()
@@ -291,10 +308,7 @@ export class Log extends Context.Service<
         enqueue(line)
         if (writing) return
         if (queuedBytes >= BATCH_BYTES) pump()
-        else if (!scheduled) {
-          scheduled = true
-          setImmediate(pump)
-        }
+        else schedule()
       },
       droppedLines: () => dropped,
       configure: (settings) => {

@@ -164,6 +164,7 @@ const slowSink = () => {
 }
 
 const turn = () => new Promise((resolve) => setImmediate(resolve))
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 describe("request lines", () => {
   it("are written at the end of the turn in one write, before any event line that follows", async () => {
@@ -176,6 +177,19 @@ describe("request lines", () => {
     log.request("r3\n")
     log.write("info", "stopping")
     expect(chunks.slice(1).join("")).toMatch(/^r3\n\{.*"msg":"stopping"\}\n$/)
+  })
+
+  it("gather for 10 ms after a write into the next one", async () => {
+    const { log, chunks } = captureLog(info)
+    log.request("r1\n")
+    await turn()
+    log.request("r2\n")
+    await turn()
+    log.request("r3\n")
+    await turn()
+    expect(chunks).toEqual(["r1\n"])
+    await pause(20)
+    expect(chunks).toEqual(["r1\n", "r2\nr3\n"])
   })
 
   it("do not wait for a slow output: one write in flight, the rest gathered behind it in order", async () => {
@@ -193,6 +207,7 @@ describe("request lines", () => {
     // The output has not finished its first write: nothing more is started.
     expect(slow.waiting).toHaveLength(1)
     slow.finish()
+    await pause(20)
     expect(slow.waiting).toHaveLength(1)
     slow.finish()
     const lines = slow.text().split("\n").slice(0, -1)
@@ -215,9 +230,10 @@ describe("request lines", () => {
     log.write("error", "job worker failed")
     log.request(line(99))
     expect(log.droppedLines()).toBe(13)
-    slow.finish()
-    slow.finish()
-    slow.finish()
+    for (let i = 0; i < 3; i++) {
+      slow.finish()
+      await pause(20)
+    }
     const lines = slow.text().split("\n").slice(0, -1)
     expect(lines.slice(0, 9)).toEqual(["in flight", ...Array.from({ length: 8 }, (_, i) => line(i).trim())])
     expect(JSON.parse(lines[9]!)).toMatchObject({ level: "error", msg: "job worker failed" })
@@ -226,7 +242,7 @@ describe("request lines", () => {
     expect(slow.waiting).toHaveLength(0)
     // Room again: lines are taken.
     log.request(line(100))
-    await turn()
+    await pause(20)
     slow.finish()
     expect(slow.text().endsWith(line(100))).toBe(true)
     expect(log.droppedLines()).toBe(13)
