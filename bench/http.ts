@@ -25,14 +25,18 @@
  * Goals (DESIGN.md): single >= 0.95x the essential server's answers/s and
  * p99 <= 5 ms at 64 connections, bulk >= 500k emails/s, start-up <= 1 s.
  * Environment: BENCH_ROUNDS, BENCH_SECONDS, BENCH_CONNECTIONS (a list),
- * BENCH_BULK_CONNECTIONS, BENCH_CPU_PROF=DIR (a CPU profile of the daemon),
+ * BENCH_BULK_CONNECTIONS, BENCH_BULK=0 (single validations only), BENCH_CPU_PROF=DIR (CPU
+ * profiles of the daemon and of the essential server, in DIR/daemon and DIR/essential, their self
+ * time over the measured single-validation runs summed by category by `bench/profileCategories.ts`
+ * and printed side by side, with µs an answer; the profiled daemon is the module-by-module build, `dist/cli/bin.js`, whose frames
+ * name their modules),
  * BENCH_BEFORE_TREE=DIR (another checkout, built: its daemon joins the
  * rotation as `before`, on its own shipped config, for before/after ratios
  * measured in the same rounds).
  * Progress goes to standard error; the final line on standard output is JSON.
  */
 import { spawn } from "node:child_process"
-import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs"
 import { availableParallelism, tmpdir } from "node:os"
 import { join } from "node:path"
 import { createInterface } from "node:readline"
@@ -40,6 +44,7 @@ import { fileURLToPath } from "node:url"
 import { buildInstitutionTable } from "../src/engine/InstitutionIndex.ts"
 import { beforeTree, cpuSeconds, type DaemonProcess, exitOf, prepareConfig, startDaemon } from "./daemonProcess.ts"
 import { generateEmails } from "./generateEmails.ts"
+import { type CategorySummary, categoryTable, summariseProfileFile } from "./profileCategories.ts"
 import { quick, ratios, spread } from "./rounds.ts"
 import { timeServe } from "./serveStart.ts"
 import { chooseCores, onCores, pinProcess, requireWrk, runWrk, type WrkResult } from "./wrkLoad.ts"
@@ -50,6 +55,7 @@ const warmUpSeconds = quick ? 1 : 3
 const concurrencies = (process.env.BENCH_CONNECTIONS ?? "1,8,64,256").split(",").map(Number)
 const bulkConnections = Number(process.env.BENCH_BULK_CONNECTIONS ?? 64)
 const serveStarts = quick ? 2 : 5
+const withBulk = process.env.BENCH_BULK !== "0"
 const cpuProfileDir = process.env.BENCH_CPU_PROF
 const targetGroupId = "uk-students"
 const BULK_EMAILS = 1000
@@ -66,8 +72,12 @@ const root = mkdtempSync(join(tmpdir(), "campusgate-bench-http-"))
 type Server = DaemonProcess
 
 /** A reference server (`bench/<script>`) on the server core; it prints `{"url": ...}` once it listens. */
-const startReference = async (script: string, args: ReadonlyArray<string> = []): Promise<Server> => {
-  const [command, commandArgs] = onCores(cores?.server, process.execPath, [here(script), ...args])
+const startReference = async (
+  script: string,
+  args: ReadonlyArray<string> = [],
+  nodeArgs: ReadonlyArray<string> = []
+): Promise<Server> => {
+  const [command, commandArgs] = onCores(cores?.server, process.execPath, [...nodeArgs, here(script), ...args])
   const child = spawn(command, commandArgs, { stdio: ["ignore", "pipe", "inherit"] })
   const exited = exitOf(child)
   const line = await new Promise<string>((resolve, reject) => {
@@ -80,6 +90,8 @@ const startReference = async (script: string, args: ReadonlyArray<string> = []):
 interface Measurement {
   /** 2xx answers per second. */
   readonly perSecond: number
+  /** Answers, 2xx or not. */
+  readonly requests: number
   readonly non2xx: number
   readonly socketErrors: number
   readonly latencyUs: WrkResult["latencyUs"]
@@ -107,6 +119,13 @@ const post = (url: string, key: string, body: unknown) =>
 const dirs = prepareConfig(root, ["validate:target-groups", "validate:bulk"])
 const headers = { authorization: `Bearer ${dirs.key}`, "content-type": "application/json" }
 
+/**
+ * The measured single-validation runs of each server, as spans of the monotonic clock (µs, the clock of a CPU
+ * profile's timestamps) with the requests answered in them: its profile is summed over these alone.
+ */
+const singleRuns = new Map<Server, { spans: Array<readonly [number, number]>; requests: number }>()
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n)
+
 /** One wrk run against a case, with the server's CPU use over it. */
 const measure = (test: Case, runSeconds: number): Measurement => {
   const cpuBefore = cpuSeconds(test.server.child.pid)
@@ -127,6 +146,7 @@ const measure = (test: Case, runSeconds: number): Measurement => {
   const ok = result.requests - result.non2xx
   return {
     perSecond: Math.round(ok / (result.durationUs / 1e6)),
+    requests: result.requests,
     non2xx: result.non2xx,
     socketErrors: connect + read + write + timeout,
     latencyUs: result.latencyUs,
@@ -147,12 +167,25 @@ log(`serve until /healthz answers: ${serveMs.map((ms) => ms.toFixed(0)).join(", 
 
 const table = buildInstitutionTable()
 const bare = await startReference("bareServer.ts")
-const essential = await startReference("essentialServer.ts", [dirs.configDir, dirs.dataDir])
+/** Node's options writing a CPU profile of the process into `cpuProfileDir/name`, when profiling. */
+const profiled = (name: string): Array<string> =>
+  cpuProfileDir === undefined ? [] : ["--cpu-prof", "--cpu-prof-dir", join(cpuProfileDir, name)]
+const essential = await startReference("essentialServer.ts", [dirs.configDir, dirs.dataDir], profiled("essential"))
 const logFile = join(root, "daemon.log")
+/**
+ * A tree whose only build is a link to this one's module-by-module `dist/cli` (`startDaemon` prefers the
+ * bundle), for a profile whose frames name their modules; Node resolves the link, so the modules load from here.
+ */
+const unbundledTree = (): string => {
+  const tree = join(root, "unbundled")
+  mkdirSync(join(tree, "dist"), { recursive: true })
+  symlinkSync(here("../dist/cli"), join(tree, "dist", "cli"))
+  return tree
+}
 const daemon = await startDaemon(
-  dirs,
+  cpuProfileDir === undefined ? dirs : { ...dirs, tree: unbundledTree() },
   logFile,
-  cpuProfileDir === undefined ? [] : ["--cpu-prof", "--cpu-prof-dir", cpuProfileDir]
+  profiled("daemon")
 )
 if (cores !== undefined) pinProcess(daemon.child.pid!, cores.server)
 const beforeDirs =
@@ -163,6 +196,21 @@ const before = beforeDirs === undefined ? undefined : await startDaemon(beforeDi
 if (before !== undefined && cores !== undefined) pinProcess(before.child.pid!, cores.server)
 if (before !== undefined) log(`before: the daemon of ${beforeTree} at ${before.url}`)
 log(`bare server at ${bare.url}; essential-work server at ${essential.url}; daemon at ${daemon.url} (log: ${logFile})`)
+
+/**
+ * The main thread's profile of each server (`CPU.<date>.<time>.<pid>.<thread>.<n>.cpuprofile`, thread 0),
+ * summed over its measured single-validation runs by category; printed as a table, with µs an answer.
+ */
+const summariseProfiles = (dir: string): Record<string, CategorySummary & { file: string; answers: number }> => {
+  const columns = (["essential", "daemon"] as const).map((name) => {
+    const files = readdirSync(join(dir, name)).filter((file) => /\.\d+\.0\.\d+\.cpuprofile$/.test(file))
+    const file = join(dir, name, files.sort().at(-1)!)
+    const runs = singleRuns.get(name === "daemon" ? daemon : essential) ?? { spans: [], requests: 0 }
+    return { name, file, summary: summariseProfileFile(file, runs.spans), answers: runs.requests }
+  })
+  log(`CPU profiles (self time by category, bench/profileCategories.ts):\n${categoryTable(columns)}`)
+  return Object.fromEntries(columns.map(({ name, file, summary, answers }) => [name, { file, ...summary, answers }]))
+}
 
 try {
   const singlePath = "/api/v1/validate/target-group"
@@ -223,8 +271,8 @@ try {
   for (const name of names) {
     log(`warm-up: ${name}`)
     measure(singleCase(name, 64), warmUpSeconds)
-    if (name !== "bare") measure(bulkCase(name), warmUpSeconds)
-    if (name === "daemon") measure(bulkCase("daemonLean"), warmUpSeconds)
+    if (withBulk && name !== "bare") measure(bulkCase(name), warmUpSeconds)
+    if (withBulk && name === "daemon") measure(bulkCase("daemonLean"), warmUpSeconds)
   }
 
   /** `items` rotated by `by`: each round starts with another server. */
@@ -236,14 +284,19 @@ try {
   for (let round = 0; round < rounds; round++) {
     for (const connections of concurrencies) {
       for (const name of rotated(names, round)) {
+        const from = monotonicUs()
         const result = measure(singleCase(name, connections), seconds)
+        const runs = singleRuns.get(servers[name]!) ?? { spans: [], requests: 0 }
+        runs.spans.push([from, monotonicUs()])
+        runs.requests += result.requests
+        singleRuns.set(servers[name]!, runs)
         single.get(connections)![name].push(result)
         log(
           `round ${round + 1}, ${connections} connections, ${name}: ${result.perSecond.toLocaleString()}/s, p50 ${result.latencyUs.p50} µs, p99 ${result.latencyUs.p99} µs, ${result.serverCpuMicrosPerAnswer ?? "?"} µs CPU an answer`
         )
       }
     }
-    for (const name of rotated(bulkNames, round)) {
+    for (const name of withBulk ? rotated(bulkNames, round) : []) {
       const result = measure(bulkCase(name), seconds)
       bulk[name].push(result)
       log(
@@ -258,7 +311,7 @@ try {
   before?.child.kill("SIGTERM")
   const [, , daemonExit] = await Promise.all([bare.exited, essential.exited, daemon.exited, before?.exited])
   const daemonLogBytes = statSync(logFile).size
-  if (cpuProfileDir !== undefined) log(`CPU profile of the daemon written to ${cpuProfileDir}`)
+  const profiles = cpuProfileDir === undefined ? undefined : summariseProfiles(cpuProfileDir)
 
   const perSecond = (measurements: ReadonlyArray<Measurement>) => measurements.map((m) => m.perSecond)
   const summary = (measurements: ReadonlyArray<Measurement>, scale = 1) => ({
@@ -303,7 +356,7 @@ try {
       }
     ])
   )
-  const bulkFigures = {
+  const bulkFigures = withBulk && {
     connections: bulkConnections,
     emailsPerRequest: BULK_EMAILS,
     essential: summary(bulk.essential, BULK_EMAILS),
@@ -327,7 +380,8 @@ try {
       beforeTree: beforeTree ?? null,
       serveToHealthzMs: serve,
       single: singleFigures,
-      bulk: bulkFigures,
+      bulk: bulkFigures || null,
+      profiles: profiles ?? null,
       goals: {
         singleVsEssentialAt64: at64 === undefined ? undefined : versus(at64.daemon, at64.essential).median >= 0.95,
         singleP99At64:
@@ -337,7 +391,7 @@ try {
                 at64.daemon.map((m) => m.latencyUs.p99),
                 0
               ).median <= 5000,
-        bulkEmailsPerSecond: bulkFigures.daemon.perSecond.median >= 500_000,
+        bulkEmailsPerSecond: bulkFigures && bulkFigures.daemon.perSecond.median >= 500_000,
         serveToHealthz: serve.median <= 1000
       },
       details: {

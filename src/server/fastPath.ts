@@ -38,7 +38,7 @@ import { authenticate } from "./credentials.ts"
 import { type FastAnswer, type FastEndpoint, makeFastEndpoints } from "./fastEndpoints.ts"
 import { Metrics } from "./metrics.ts"
 import { problemResponse } from "./problemResponse.ts"
-import { RequestLogger, recordRequest } from "./RequestLogger.ts"
+import { RequestLogger, requestRecorder } from "./RequestLogger.ts"
 import { makeRateLimitDecider, type RateLimitDecision } from "./rateLimit.ts"
 import { REQUEST_ID_HEADER, requestIdFor } from "./requestId.ts"
 import { findRoute, routedPath } from "./routes.ts"
@@ -132,6 +132,13 @@ export class FastPath extends Context.Service<
       const metrics = yield* Metrics
       const fastEndpoints = makeFastEndpoints(yield* Validation, snapshot)
       const logger = yield* RequestLogger
+      // Each endpoint's metrics series and log line, bound once.
+      const recorders = new Map(
+        [...fastEndpoints.values()].map((endpoint) => [
+          endpoint,
+          requestRecorder(metrics, logger, "POST", endpoint.template)
+        ])
+      )
       const sessions = yield* ConsoleSessions
       const { decide, decideNow } = yield* makeRateLimitDecider
 
@@ -166,13 +173,7 @@ export class FastPath extends Context.Service<
         started: number
       ) => {
         const status = respond(response, result, decision, requestId)
-        recordRequest(
-          metrics,
-          logger,
-          { method: "POST", route: endpoint.template, status, started },
-          requestId,
-          record.id
-        )
+        recorders.get(endpoint)!(status, started, requestId, record.id)
       }
 
       const take = (request: IncomingMessage, response: ServerResponse): boolean => {

@@ -1,6 +1,6 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { formatLine, LOG_LEVELS, type RequestLog, requestLine } from "../../src/observability/logLine.ts"
+import { formatLine, LOG_LEVELS, type RequestLog, requestLine, requestLineOf } from "../../src/observability/logLine.ts"
 
 const text = fc.string({ unit: "binary", maxLength: 40 })
 // Times around second boundaries and across years, in any order (the formatter keeps one second in memory).
@@ -26,6 +26,8 @@ describe("the request log line", () => {
       fc.property(entry, time, (log, epochMs) => {
         const expected = `${JSON.stringify({ time: new Date(epochMs).toISOString(), level: "info", msg: "request", ...log })}\n`
         expect(requestLine(log as RequestLog, epochMs)).toBe(expected)
+        const { method, path, status, durationMs, requestId, keyId } = log as RequestLog
+        expect(requestLineOf(method, path)(status, durationMs, requestId, keyId, epochMs)).toBe(expected)
       }),
       { numRuns: 5000 }
     )
