@@ -1,9 +1,9 @@
 /**
  * Everything the per-email path asks about a host — its institution-index
  * match and whether it is disposable or free mail — answered by one walk
- * over one map, instead of a walk per source.
+ * over one table of keys (`SuffixTable.ts`), instead of a walk per source.
  *
- * The map's keys are the domains that speak for the hosts below them, or
+ * The table's keys are the domains that speak for the hosts below them, or
  * whose facts are worth keeping: the institution table's listed, stoplisted
  * and suffix-rule domains, the free-mail domains and the disposable
  * wildcards. The longest key that is a suffix of a host speaks for it, since
@@ -23,6 +23,7 @@
  */
 import type { HostMatch, InstitutionTable } from "../institutions/InstitutionTable.ts"
 import type { EmailLists } from "../policy/EmailLists.ts"
+import { SuffixTable } from "./SuffixTable.ts"
 
 /** Facts kept in the map, with room for values callers derive from them (see `HostDirectory.memo`). */
 class StoredFacts {
@@ -90,8 +91,12 @@ class KeyRecord extends StoredFacts {
   readonly belowDisposable: boolean
   readonly belowFreeMail: boolean
 
-  constructor(exact: HostFacts, below: HostFacts) {
+  /** The key, as the data spells it. */
+  readonly key: string
+
+  constructor(key: string, exact: HostFacts, below: HostFacts) {
     super(exact.match, exact.disposable, exact.freeMail)
+    this.key = key
     const match = below.match
     const bareRule = match.kind === "suffix" && match.matchedDomain.startsWith(probe)
     this.below = bareRule ? null : new StoredFacts(match, below.disposable, below.freeMail)
@@ -114,7 +119,7 @@ export class HostDirectory {
    * Every key, to its record once met (records are made on first use, so the
    * ones in use sit together in memory), or to itself until then.
    */
-  readonly #keys = new Map<string, KeyRecord | string>()
+  readonly #keys = new SuffixTable<KeyRecord | string>()
   /** Keys added at run time, under bare suffix rules (see `#underBareRule`). */
   #learnedKeys = 0
   readonly #maxLearnedKeys: number
@@ -136,17 +141,14 @@ export class HostDirectory {
   /** The facts for a lower-case ASCII host, as the email parser produces it. */
   facts(host: string): HostFacts {
     const keys = this.#keys
-    const whole = keys.get(host)
-    if (whole !== undefined) return typeof whole === "string" ? this.#learn(whole) : whole
+    const known = keys.walk(host)
+    if (known === undefined) return this.#lists.isListedDisposable(host) ? nothingButDisposable : nothing
+    const at = keys.foundAt
+    const record = typeof known === "string" ? this.#learn(known) : known
+    if (at === 0) return record
     const listedDisposable = this.#lists.isListedDisposable(host)
-    for (let at = host.indexOf(".") + 1; at > 0; at = host.indexOf(".", at) + 1) {
-      const known = keys.get(host.slice(at))
-      if (known === undefined) continue
-      const record = typeof known === "string" ? this.#learn(known) : known
-      if (record.below !== null) return record.factsBelow(record.below, listedDisposable)
-      return this.#underBareRule(record, host, at, listedDisposable)
-    }
-    return listedDisposable ? nothingButDisposable : nothing
+    if (record.below !== null) return record.factsBelow(record.below, listedDisposable)
+    return this.#underBareRule(record, host, at, listedDisposable)
   }
 
   /**
@@ -214,7 +216,7 @@ export class HostDirectory {
 
   /** Asks the sources about `key` (the data's own string) and remembers the answer. */
   #learn(key: string): KeyRecord {
-    const record = new KeyRecord(this.#ask(key), this.#ask(`${probe}.${key}`))
+    const record = new KeyRecord(key, this.#ask(key), this.#ask(`${probe}.${key}`))
     this.#keys.set(key, record)
     return record
   }
