@@ -12,20 +12,20 @@
  * `EmailLists.isDisposable` / `isFreeMail`), once for the key as a whole
  * host and once for any host below it, so the answers are theirs by
  * construction. The plain disposable domains (~120k, each speaking only for
- * itself) stay out of the map: a host that is not a key is checked against
- * that list directly. Keeping the map to ~35k keys keeps the probe, which is
+ * itself) stay out of the table: a host that is not a key is checked against
+ * that list directly. Keeping the table to ~50k keys keeps the probe, which is
  * most of the cost, mostly in cache (measured: bench/library.ts).
  *
  * Under a bare suffix rule (`edu`) the matched domain is the host's own
  * label (`newcollege.edu`): such a domain becomes a key itself on first
- * sight (up to a bound), so it too is answered from the map afterwards. A
+ * sight (up to a bound), so it too is answered from the table afterwards. A
  * host allocates nothing once its key is known.
  */
 import type { HostMatch, InstitutionTable } from "../institutions/InstitutionTable.ts"
 import type { EmailLists } from "../policy/EmailLists.ts"
 import { SuffixTable } from "./SuffixTable.ts"
 
-/** Facts kept in the map, with room for values callers derive from them (see `HostDirectory.memo`). */
+/** Facts kept in the table, with room for values callers derive from them (see `HostDirectory.memo`). */
 class StoredFacts {
   readonly match: HostMatch
   /** `match.kind`, `match.matchedDomain` and whether the match is an abused listed domain, read without following `match`. */
@@ -182,7 +182,7 @@ export class HostDirectory {
    * `MEMO_OWNERS` owners that asked (the first for good, the others in
    * turn), so a repeated question costs no lookup of its own — an offer's
    * groups included.
-   * `derive` must depend on nothing else; for facts not kept in the map it
+   * `derive` must depend on nothing else; for facts not kept in the table it
    * just runs.
    */
   memo<O extends object, A>(facts: HostFacts, owner: O, derive: (owner: O, facts: HostFacts) => A): A {
