@@ -79,6 +79,13 @@ export const detached = (text: string): string => Buffer.from(text, "latin1").to
 /** A label no host or data entry can contain: `${probe}.${key}` stands for "any host below `key`". */
 const probe = "\u0000"
 
+/** Whether two matches say the same: the same entry at the same matched domain, or both none (suffix rules: never). */
+const sameMatch = (a: HostMatch, b: HostMatch): boolean => {
+  if (a.kind === "none" || b.kind === "none") return a.kind === b.kind
+  if (a.kind === "suffix" || b.kind === "suffix" || a.kind !== b.kind) return false
+  return a.entry === b.entry && a.matchedDomain === b.matchedDomain
+}
+
 /**
  * What one key says. As `HostFacts` it holds the facts for a host equal to
  * the key; `below` holds them for the hosts below it that are not on the
@@ -99,7 +106,13 @@ class KeyRecord extends StoredFacts {
     this.key = key
     const match = below.match
     const bareRule = match.kind === "suffix" && match.matchedDomain.startsWith(probe)
-    this.below = bareRule ? null : new StoredFacts(match, below.disposable, below.freeMail)
+    // Where the hosts below the key have the key's own facts (most listed domains), they share its record:
+    // a host below it then reads no object of its own, nor a verdict remembered apart.
+    this.below = bareRule
+      ? null
+      : sameMatch(exact.match, match) && exact.disposable === below.disposable && exact.freeMail === below.freeMail
+        ? this
+        : new StoredFacts(match, below.disposable, below.freeMail)
     this.belowDisposable = below.disposable
     this.belowFreeMail = below.freeMail
   }
