@@ -1,9 +1,9 @@
 /**
  * Everything the per-email path asks about a host — its institution-index
  * match and whether it is disposable or free mail — answered by one walk
- * over one map, instead of a walk per source.
+ * over one table of keys (`SuffixTable.ts`), instead of a walk per source.
  *
- * The map's keys are the domains that speak for the hosts below them, or
+ * The table's keys are the domains that speak for the hosts below them, or
  * whose facts are worth keeping: the institution table's listed, stoplisted
  * and suffix-rule domains, the free-mail domains and the disposable
  * wildcards. The longest key that is a suffix of a host speaks for it, since
@@ -12,19 +12,20 @@
  * `EmailLists.isDisposable` / `isFreeMail`), once for the key as a whole
  * host and once for any host below it, so the answers are theirs by
  * construction. The plain disposable domains (~120k, each speaking only for
- * itself) stay out of the map: a host that is not a key is checked against
- * that list directly. Keeping the map to ~35k keys keeps the probe, which is
+ * itself) stay out of the table: a host that is not a key is checked against
+ * that list directly. Keeping the table to ~50k keys keeps the probe, which is
  * most of the cost, mostly in cache (measured: bench/library.ts).
  *
  * Under a bare suffix rule (`edu`) the matched domain is the host's own
  * label (`newcollege.edu`): such a domain becomes a key itself on first
- * sight (up to a bound), so it too is answered from the map afterwards. A
+ * sight (up to a bound), so it too is answered from the table afterwards. A
  * host allocates nothing once its key is known.
  */
 import type { HostMatch, InstitutionTable } from "../institutions/InstitutionTable.ts"
 import type { EmailLists } from "../policy/EmailLists.ts"
+import { SuffixTable } from "./SuffixTable.ts"
 
-/** Facts kept in the map, with room for values callers derive from them (see `HostDirectory.memo`). */
+/** Facts kept in the table, with room for values callers derive from them (see `HostDirectory.memo`). */
 class StoredFacts {
   readonly match: HostMatch
   /** `match.kind`, `match.matchedDomain` and whether the match is an abused listed domain, read without following `match`. */
@@ -78,6 +79,13 @@ export const detached = (text: string): string => Buffer.from(text, "latin1").to
 /** A label no host or data entry can contain: `${probe}.${key}` stands for "any host below `key`". */
 const probe = "\u0000"
 
+/** Whether two matches say the same: the same entry at the same matched domain, or both none (suffix rules: never). */
+const sameMatch = (a: HostMatch, b: HostMatch): boolean => {
+  if (a.kind === "none" || b.kind === "none") return a.kind === b.kind
+  if (a.kind === "suffix" || b.kind === "suffix" || a.kind !== b.kind) return false
+  return a.entry === b.entry && a.matchedDomain === b.matchedDomain
+}
+
 /**
  * What one key says. As `HostFacts` it holds the facts for a host equal to
  * the key; `below` holds them for the hosts below it that are not on the
@@ -90,11 +98,21 @@ class KeyRecord extends StoredFacts {
   readonly belowDisposable: boolean
   readonly belowFreeMail: boolean
 
-  constructor(exact: HostFacts, below: HostFacts) {
+  /** The key, as the data spells it. */
+  readonly key: string
+
+  constructor(key: string, exact: HostFacts, below: HostFacts) {
     super(exact.match, exact.disposable, exact.freeMail)
+    this.key = key
     const match = below.match
     const bareRule = match.kind === "suffix" && match.matchedDomain.startsWith(probe)
-    this.below = bareRule ? null : new StoredFacts(match, below.disposable, below.freeMail)
+    // Where the hosts below the key have the key's own facts (most listed domains), they share its record:
+    // a host below it then reads no object of its own, nor a verdict remembered apart.
+    this.below = bareRule
+      ? null
+      : sameMatch(exact.match, match) && exact.disposable === below.disposable && exact.freeMail === below.freeMail
+        ? this
+        : new StoredFacts(match, below.disposable, below.freeMail)
     this.belowDisposable = below.disposable
     this.belowFreeMail = below.freeMail
   }
@@ -114,7 +132,7 @@ export class HostDirectory {
    * Every key, to its record once met (records are made on first use, so the
    * ones in use sit together in memory), or to itself until then.
    */
-  readonly #keys = new Map<string, KeyRecord | string>()
+  readonly #keys = new SuffixTable<KeyRecord | string>()
   /** Keys added at run time, under bare suffix rules (see `#underBareRule`). */
   #learnedKeys = 0
   readonly #maxLearnedKeys: number
@@ -136,17 +154,14 @@ export class HostDirectory {
   /** The facts for a lower-case ASCII host, as the email parser produces it. */
   facts(host: string): HostFacts {
     const keys = this.#keys
-    const whole = keys.get(host)
-    if (whole !== undefined) return typeof whole === "string" ? this.#learn(whole) : whole
+    const known = keys.walk(host)
+    if (known === undefined) return this.#lists.isListedDisposable(host) ? nothingButDisposable : nothing
+    const at = keys.foundAt
+    const record = typeof known === "string" ? this.#learn(known) : known
+    if (at === 0) return record
     const listedDisposable = this.#lists.isListedDisposable(host)
-    for (let at = host.indexOf(".") + 1; at > 0; at = host.indexOf(".", at) + 1) {
-      const known = keys.get(host.slice(at))
-      if (known === undefined) continue
-      const record = typeof known === "string" ? this.#learn(known) : known
-      if (record.below !== null) return record.factsBelow(record.below, listedDisposable)
-      return this.#underBareRule(record, host, at, listedDisposable)
-    }
-    return listedDisposable ? nothingButDisposable : nothing
+    if (record.below !== null) return record.factsBelow(record.below, listedDisposable)
+    return this.#underBareRule(record, host, at, listedDisposable)
   }
 
   /**
@@ -180,7 +195,7 @@ export class HostDirectory {
    * `MEMO_OWNERS` owners that asked (the first for good, the others in
    * turn), so a repeated question costs no lookup of its own — an offer's
    * groups included.
-   * `derive` must depend on nothing else; for facts not kept in the map it
+   * `derive` must depend on nothing else; for facts not kept in the table it
    * just runs.
    */
   memo<O extends object, A>(facts: HostFacts, owner: O, derive: (owner: O, facts: HostFacts) => A): A {
@@ -214,7 +229,7 @@ export class HostDirectory {
 
   /** Asks the sources about `key` (the data's own string) and remembers the answer. */
   #learn(key: string): KeyRecord {
-    const record = new KeyRecord(this.#ask(key), this.#ask(`${probe}.${key}`))
+    const record = new KeyRecord(key, this.#ask(key), this.#ask(`${probe}.${key}`))
     this.#keys.set(key, record)
     return record
   }

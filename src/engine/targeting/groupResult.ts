@@ -17,16 +17,16 @@ export const groupResult = (
   reasonCode?: ReasonCode,
   reason?: string
 ): ValidationResult => {
-  const out: { -readonly [K in keyof ValidationResult]: ValidationResult[K] } = {
-    isValid: reasonCode === undefined || reasonCode === "LIKELY_INSTITUTION",
-    email,
-    targetGroup: group.ref,
-    validationDetails: details
+  const isValid = reasonCode === undefined || reasonCode === "LIKELY_INSTITUTION"
+  const targetGroup = group.ref
+  // One literal per shape, the keys in the answer's order: a property added to a literal after it is made
+  // goes to a property array allocated beside it, per result.
+  if (reasonCode === undefined) {
+    return matchedDomain === undefined
+      ? { isValid, email, targetGroup, validationDetails: details }
+      : { isValid, email, targetGroup, validationDetails: details, matchedDomain }
   }
-  if (matchedDomain !== undefined) out.matchedDomain = matchedDomain
-  if (reasonCode !== undefined) {
-    out.reasonCode = reasonCode
-    out.reason = reason!
-  }
-  return out
+  return matchedDomain === undefined
+    ? { isValid, email, targetGroup, validationDetails: details, reasonCode, reason: reason! }
+    : { isValid, email, targetGroup, validationDetails: details, matchedDomain, reasonCode, reason: reason! }
 }

@@ -16,7 +16,10 @@ export interface InstitutionVerdict {
   /** Set when a filter rejected it; kept flat (no tuple) since the per-email path reads them. */
   readonly reasonCode: ReasonCode | undefined
   readonly reason: string | undefined
-  /** The role of a host equal to the matched domain, which `domain` reports. */
+  /**
+   * The role of a host equal to the matched domain, which `domain` reports: by the listed entry's role
+   * (mixed under a suffix rule), which `role.role` is, and against which a host below it is judged.
+   */
   readonly role: RoleFact
   /** The group does not accept `role`. */
   readonly roleRefused: boolean

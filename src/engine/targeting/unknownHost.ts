@@ -12,14 +12,12 @@ import { countryFromTld } from "../../domain/Country.ts"
 import { confidenceRank, type Evidence, type FactEvidence, type InstitutionType } from "../../domain/Institution.ts"
 import type { Candidate } from "../../domain/InstitutionReview.ts"
 import type { ReasonCode } from "../../domain/ReasonCode.ts"
-import type { DomainDetail, InstitutionSummary, ValidationResult } from "../../domain/ValidationResult.ts"
+import type { InstitutionSummary, ValidationResult } from "../../domain/ValidationResult.ts"
 import { scoredCandidate } from "./candidateOf.ts"
 import type { CompiledTargetGroup } from "./compileTargetGroup.ts"
 import type { EngineContext } from "./EngineContext.ts"
 import { type Details, groupResult } from "./groupResult.ts"
 import type { HostFacts } from "./HostDirectory.ts"
-
-type Mutable<T> = { -readonly [K in keyof T]: T[K] }
 
 const low = (rule: string): Evidence => ({ source: "campusgate", rule, confidence: "low" })
 
@@ -133,10 +131,15 @@ export const unknownHostResult = (
       `${candidate.domain} is in no source, but scores ${candidate.score} as an institution (this target group accepts ${minScore} and above): accepted with low confidence.`
     )
   }
-  const domain: Mutable<DomainDetail> = { status: "failed", domain: host }
-  if (suggestion !== null) domain.suggestion = suggestion
-  if (candidate !== null) domain.candidate = candidate
-  details.domain = domain
+  // A literal per shape (see `groupResult`), the keys in the answer's order.
+  details.domain =
+    suggestion === null
+      ? candidate === null
+        ? { status: "failed", domain: host }
+        : { status: "failed", domain: host, candidate }
+      : candidate === null
+        ? { status: "failed", domain: host, suggestion }
+        : { status: "failed", domain: host, suggestion, candidate }
   return groupResult(
     group,
     input,

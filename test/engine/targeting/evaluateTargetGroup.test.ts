@@ -225,6 +225,19 @@ describe("institutions criterion", () => {
       reasonCode: "ROLE_NOT_ALLOWED",
       validationDetails: { domain: { role: "student", roleEvidence: { rule: "listed-domain-label" } } }
     })
+    // A host below it serves that role too, unless its own labels name another.
+    const staffOnly = engineWith({ id: "g", criteria: { institutions: { roles: ["staff"] } } })
+    // Twice: the second time on the verdict the first remembered.
+    for (let i = 0; i < 2; i++) {
+      expect(staffOnly.validate("a@mail.stu.y.edu.cn", "g")).toMatchObject({
+        reasonCode: "ROLE_NOT_ALLOWED",
+        validationDetails: { domain: { role: "student", roleEvidence: { rule: "listed-domain-label" } } }
+      })
+      expect(staffOnly.validate("a@staff.stu.y.edu.cn", "g")).toMatchObject({
+        isValid: true,
+        validationDetails: { domain: { role: "staff", roleEvidence: { rule: "role-label" } } }
+      })
+    }
   })
 
   it("refuses organisations that are not institutions with a reason code per kind", () => {
