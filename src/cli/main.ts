@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-/** The `campusgate` command: composes the subcommands and runs them on Node. */
+/** The `campusgate` command: composes the subcommands the run needs (`subcommands.ts`) and runs them on Node. */
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Cause from "effect/Cause"
@@ -8,39 +8,16 @@ import * as Effect from "effect/Effect"
 import * as Runtime from "effect/Runtime"
 import { modulesLoadedMark } from "../server/startPhases.ts"
 import { VERSION } from "../version.ts"
-import { backupCommand, restoreCommand } from "./commands/backup.ts"
-import { checkCommand } from "./commands/check.ts"
-import { clientsCommand } from "./commands/clients.ts"
-import { dataCommand } from "./commands/data.ts"
-import { inspectCommand } from "./commands/inspect.ts"
-import { keysCommand } from "./commands/keys.ts"
-import { migrateCommand } from "./commands/migrate.ts"
-import { outboxCommand } from "./commands/outbox.ts"
-import { reviewCommand } from "./commands/review.ts"
-import { schemaCommand } from "./commands/schema.ts"
-import { serveCommand } from "./commands/serve.ts"
-import { storeCommand } from "./commands/store.ts"
+import { subcommandsFor } from "./subcommands.ts"
+
+const commands = await subcommandsFor(process.argv.slice(2))
 
 // The start's first phase ends here, with every module the command line imports evaluated (`server/startPhases.ts`).
 performance.mark(modulesLoadedMark)
 
 const campusgate = Command.make("campusgate").pipe(
   Command.withDescription("Decide whether an email address belongs to the students and educators an offer is for"),
-  Command.withSubcommands([
-    serveCommand,
-    checkCommand,
-    inspectCommand,
-    keysCommand,
-    clientsCommand,
-    reviewCommand,
-    outboxCommand,
-    schemaCommand,
-    dataCommand,
-    migrateCommand,
-    backupCommand,
-    restoreCommand,
-    storeCommand
-  ])
+  Command.withSubcommands(commands)
 )
 
 // SIGTERM is how a supervisor asks for a clean stop: once in-flight work has drained, that is success (exit 0).

@@ -12,14 +12,9 @@
  */
 import { randomBytes } from "node:crypto"
 import { join } from "node:path"
-import * as Effect from "effect/Effect"
-import type * as Redis from "effect/persistence/Redis"
 import type { Secrets } from "../config/environment.ts"
 import { HASH_KEY_FILE } from "../stats/hashKey.ts"
 import { statsDirectory } from "../stats/usageFiles.ts"
-import type { PgClient, PostgresBreaker, PostgresOutage } from "../store/postgres.ts"
-import { postgresSecret } from "../store/postgresSecret.ts"
-import { redisSecret } from "../store/redisSecret.ts"
 import { secretFile } from "../store/secretFile.ts"
 import { VERIFICATION_SECRET_FILE } from "../verification/secrets.ts"
 import { WEBHOOK_SECRET_FILE } from "../webhooks/secret.ts"
@@ -62,7 +57,8 @@ export const deploymentSecrets = {
   }
 } as const satisfies Record<string, DeploymentSecret>
 
-const configuredValue = (secret: DeploymentSecret, secrets: Secrets): string | undefined => {
+/** The value the environment sets for `secret`, if any (an empty one is none). */
+export const configuredValue = (secret: DeploymentSecret, secrets: Secrets): string | undefined => {
   const value = secret.configured(secrets)
   return value === undefined || value === "" ? undefined : value
 }
@@ -70,21 +66,3 @@ const configuredValue = (secret: DeploymentSecret, secrets: Secrets): string | u
 /** The secret as one daemon on files has it: the environment's, else its file, created on first use. */
 export const secretInDataDir = (secret: DeploymentSecret, dataDir: string, secrets: Secrets): string =>
   configuredValue(secret, secrets) ?? secretFile(secret.file(dataDir), secret.generate)
-
-/** The secret as daemons sharing Redis have it: the environment's, else the one in Redis, created on first use. */
-export const secretInRedis = (
-  secret: DeploymentSecret,
-  secrets: Secrets
-): Effect.Effect<string, Redis.RedisError, Redis.Redis> => {
-  const configured = configuredValue(secret, secrets)
-  return configured === undefined ? redisSecret(secret.name, secret.generate) : Effect.succeed(configured)
-}
-
-/** The secret as daemons sharing PostgreSQL have it: the environment's, else the one in the database, created on first use. */
-export const secretInPostgres = (
-  secret: DeploymentSecret,
-  secrets: Secrets
-): Effect.Effect<string, PostgresOutage, PgClient.PgClient | PostgresBreaker> => {
-  const configured = configuredValue(secret, secrets)
-  return configured === undefined ? postgresSecret(secret.name, secret.generate) : Effect.succeed(configured)
-}

@@ -9,10 +9,13 @@
  * Nothing else chooses.
  *
  * A kind is one function naming each port's adapter layer
- * (`StoreAdapters`: `fileAdapters`, `redisAdapters`, `postgresAdapters`);
- * its connection, if it has one, is opened once in `openAdapters` and given
- * to every adapter. PostgreSQL's schema is every slice's migrations
- * (`postgresMigrations`), applied when the connection opens.
+ * (`StoreAdapters`: `fileAdapters` here, `redisAdapters` in
+ * `redisStores.ts`, `postgresAdapters` in `postgresStores.ts`); its
+ * connection, if it has one, is opened once in `openAdapters` and given to
+ * every adapter. PostgreSQL's schema is every slice's migrations
+ * (`postgresMigrations`), applied when the connection opens. The shared
+ * kinds' modules are imported when `openAdapters` opens one of them, so a
+ * deployment on files loads neither client nor their adapters.
  *
  * With Redis or PostgreSQL, besides every store's adapter: the secrets
  * (`deployment/secrets.ts`) are generated once into the store unless the
@@ -25,7 +28,7 @@ import { resolve } from "node:path"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as RateLimiter from "effect/persistence/RateLimiter"
+import type * as RateLimiter from "effect/persistence/RateLimiter"
 import type * as Redis from "effect/persistence/Redis"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
@@ -37,58 +40,23 @@ import type { StoreSettings } from "../config/Settings.ts"
 import { loadSettings } from "../config/settingsFile.ts"
 import type { HashKey } from "../engine/email/canonicalHash.ts"
 import { IdempotencyStore } from "../idempotency/IdempotencyStore.ts"
-import * as IdempotencyPostgres from "../idempotency/idempotencyPostgres.ts"
-import * as IdempotencyRedis from "../idempotency/idempotencyRedis.ts"
 import type { JobQueue, JobQueueOptions } from "../jobs/JobQueue.ts"
 import * as JobQueueLocal from "../jobs/JobQueueLocal.ts"
-import * as JobQueuePostgres from "../jobs/JobQueuePostgres.ts"
-import * as JobQueueRedis from "../jobs/JobQueueRedis.ts"
 import type { JobStore } from "../jobs/JobStore.ts"
 import * as JobStoreFiles from "../jobs/JobStoreFiles.ts"
-import * as JobStorePostgres from "../jobs/JobStorePostgres.ts"
-import * as JobStoreRedis from "../jobs/JobStoreRedis.ts"
 import { ApiKeyStore } from "../keys/ApiKeyStore.ts"
-import * as ApiKeyPostgres from "../keys/apiKeyPostgres.ts"
-import * as ApiKeyRedis from "../keys/apiKeyRedis.ts"
 import { OidcStore } from "../oidc/OidcStore.ts"
-import * as OidcPostgres from "../oidc/oidcPostgres.ts"
-import * as OidcRedis from "../oidc/oidcRedis.ts"
 import { ResourceStore } from "../resources/ResourceStore.ts"
-import * as ResourcePostgres from "../resources/resourcePostgres.ts"
-import * as ResourceRedis from "../resources/resourceRedis.ts"
 import { ReviewStore, type ReviewStoreError } from "../reviews/ReviewStore.ts"
-import * as ReviewPostgres from "../reviews/reviewPostgres.ts"
-import * as ReviewRedis from "../reviews/reviewRedis.ts"
 import { EndedSessions } from "../sessions/EndedSessions.ts"
-import * as EndedSessionsPostgres from "../sessions/endedSessionsPostgres.ts"
-import * as EndedSessionsRedis from "../sessions/endedSessionsRedis.ts"
 import { hashKeyFromSecret } from "../stats/hashKey.ts"
 import { UsageStore, UsageStoreError } from "../stats/UsageStore.ts"
-import * as UsagePostgres from "../stats/usagePostgres.ts"
-import * as UsageRedis from "../stats/usageRedis.ts"
-import {
-  type Migration,
-  PostgresBreaker,
-  type PostgresConnection,
-  type PostgresOutage,
-  type PostgresSchemaError,
-  postgresStoreLayer
-} from "../store/postgres.ts"
-import * as PostgresConfigVersion from "../store/postgresConfigVersion.ts"
-import * as PostgresSecret from "../store/postgresSecret.ts"
-import * as RateLimiterPostgres from "../store/rateLimiterPostgres.ts"
-import { RedisBreaker, type RedisConnection, RedisKeyPrefix, redisStoreLayer } from "../store/redis.ts"
-import { readConfigChanges, readConfigVersion, watchConfigVersion } from "../store/redisConfigVersion.ts"
+import type { PostgresOutage, PostgresSchemaError } from "../store/postgres.ts"
 import type { StoreLost } from "../store/storeIdentity.ts"
 import type { TlsMaterial } from "../store/tlsMaterial.ts"
 import { SigningKeyStore } from "../verification/SigningKeyStore.ts"
-import * as SigningKeyPostgres from "../verification/signingKeyPostgres.ts"
-import * as SigningKeyRedis from "../verification/signingKeyRedis.ts"
 import { VerificationStore, type VerificationStoreError } from "../verification/VerificationStore.ts"
-import * as VerificationPostgres from "../verification/verificationPostgres.ts"
-import * as VerificationRedis from "../verification/verificationRedis.ts"
-import { deploymentSecrets, secretInDataDir, secretInPostgres, secretInRedis } from "./secrets.ts"
-import { guardIdentity, postgresIdentity, redisIdentity } from "./storeIdentity.ts"
+import { deploymentSecrets, secretInDataDir } from "./secrets.ts"
 
 /** The directories a deployment's stores use: the config directory's key file, the data directory. */
 export interface StoreDirectories {
@@ -195,74 +163,6 @@ export const fileAdapters = ({ configDir, dataDir }: StoreDirectories): StoreAda
   configChanges: undefined
 })
 
-/** Effect's Redis store of rate-limit counters, under the deployment's prefix (`<prefix>ratelimit:<bucket>:<key id>`). */
-export const rateLimiterStoreRedis: Layer.Layer<RateLimiter.RateLimiterStore, never, RedisConnection> = Layer.unwrap(
-  Effect.map(Effect.service(RedisKeyPrefix), (prefix) => RateLimiter.layerStoreRedis({ prefix: `${prefix}ratelimit:` }))
-)
-
-/** One Redis server shared by every daemon; job inputs and results stay in `dataDir`, which they share. */
-export const redisAdapters = ({ configDir, dataDir }: StoreDirectories): StoreAdapters<RedisConnection> => ({
-  resources: ResourceRedis.layerRedis,
-  keys: ApiKeyRedis.layerRedis(configDir),
-  reviews: ReviewRedis.layerRedis,
-  usage: UsageRedis.layerRedis,
-  jobs: (options) => JobQueueRedis.layerRedis({ ...options, dataDir }),
-  jobStore: JobStoreRedis.layerRedis(dataDir),
-  verifications: VerificationRedis.layerRedis,
-  signingKeys: SigningKeyRedis.layerRedis,
-  idempotency: IdempotencyRedis.layerRedis,
-  endedSessions: EndedSessionsRedis.layerRedis,
-  oidc: OidcRedis.layerRedis,
-  rateLimits: rateLimiterStoreRedis,
-  secret: (which, secrets) => secretInRedis(deploymentSecrets[which], secrets),
-  statsKey: (secrets) => Effect.map(secretInRedis(deploymentSecrets.statsHashKey, secrets), hashKeyFromSecret),
-  watch: watchConfigVersion,
-  configVersion: readConfigVersion,
-  configChanges: readConfigChanges
-})
-
-/** The PostgreSQL schema: every slice's migrations (each slice's ids its own, so their order across slices is free). */
-export const postgresMigrations: ReadonlyArray<Migration> = [
-  ...PostgresConfigVersion.migrations,
-  ...PostgresSecret.migrations,
-  ...ResourcePostgres.migrations,
-  ...ApiKeyPostgres.migrations,
-  ...ReviewPostgres.migrations,
-  ...UsagePostgres.migrations,
-  ...JobQueuePostgres.migrations,
-  ...VerificationPostgres.migrations,
-  ...SigningKeyPostgres.migrations,
-  ...IdempotencyPostgres.migrations,
-  ...EndedSessionsPostgres.migrations,
-  ...OidcPostgres.migrations,
-  ...RateLimiterPostgres.migrations
-]
-
-/**
- * One PostgreSQL database shared by every daemon, rate-limit counters
- * included (`cache: redis` moves them to Redis, in `openAdapters`); job
- * inputs and results stay in `dataDir`, which they share.
- */
-export const postgresAdapters = ({ configDir, dataDir }: StoreDirectories): StoreAdapters<PostgresConnection> => ({
-  resources: ResourcePostgres.layerPostgres,
-  keys: ApiKeyPostgres.layerPostgres(configDir),
-  reviews: ReviewPostgres.layerPostgres,
-  usage: UsagePostgres.layerPostgres,
-  jobs: (options) => JobQueuePostgres.layerPostgres({ ...options, dataDir }),
-  jobStore: JobStorePostgres.layerPostgres(dataDir),
-  verifications: VerificationPostgres.layerPostgres,
-  signingKeys: SigningKeyPostgres.layerPostgres,
-  idempotency: IdempotencyPostgres.layerPostgres,
-  endedSessions: EndedSessionsPostgres.layerPostgres,
-  oidc: OidcPostgres.layerPostgres,
-  rateLimits: RateLimiterPostgres.layerPostgres,
-  secret: (which, secrets) => secretInPostgres(deploymentSecrets[which], secrets),
-  statsKey: (secrets) => Effect.map(secretInPostgres(deploymentSecrets.statsHashKey, secrets), hashKeyFromSecret),
-  watch: PostgresConfigVersion.watchConfigVersion,
-  configVersion: PostgresConfigVersion.readConfigVersion,
-  configChanges: PostgresConfigVersion.readConfigChanges
-})
-
 /** Every adapter of a kind with its connection given: layers that need nothing more. */
 export const withConnection = <R>(adapters: StoreAdapters<R>, connection: Context.Context<R>): StoreAdapters<never> => {
   const given = Layer.provide(Layer.succeedContext(connection))
@@ -322,10 +222,21 @@ export const tlsMaterialOf = (
  * version, but a poll seeing its version gone must not reload a
  * configuration without the store's resources and keys.
  */
-const watchOnlyOwnStore = (adapters: StoreAdapters<never>, isOwn: Effect.Effect<boolean>): StoreAdapters<never> => ({
+export const watchOnlyOwnStore = (
+  adapters: StoreAdapters<never>,
+  isOwn: Effect.Effect<boolean>
+): StoreAdapters<never> => ({
   ...adapters,
   watch: (reload) => adapters.watch(Effect.flatMap(isOwn, (own) => (own ? reload : Effect.void)))
 })
+
+/** A store kind's adapters, given their connection and open. */
+export interface OpenedAdapters {
+  readonly kind: StoreSettings["kind"]
+  readonly adapters: StoreAdapters<never>
+  /** Why the shared store is held as lost (`store/storeIdentity.ts`); undefined while it is not, and with files. */
+  readonly heldFor: () => string | undefined
+}
 
 /**
  * The store kind `location`'s settings name, its adapters given their
@@ -336,50 +247,18 @@ const watchOnlyOwnStore = (adapters: StoreAdapters<never>, isOwn: Effect.Effect<
 export const openAdapters = (
   location: ConfigLocation,
   watchIdentityOf = false
-): Effect.Effect<
-  {
-    readonly kind: StoreSettings["kind"]
-    readonly adapters: StoreAdapters<never>
-    /** Why the shared store is held as lost (`store/storeIdentity.ts`); undefined while it is not, and with files. */
-    readonly heldFor: () => string | undefined
-  },
-  StoreConnectionError,
-  Scope.Scope
-> =>
+): Effect.Effect<OpenedAdapters, StoreConnectionError, Scope.Scope> =>
   Effect.gen(function* () {
     const settings = storeSettingsOf(location)
     const directories = { configDir: resolve(location.configDir), dataDir: resolveDataDir(location) }
     const tls = yield* tlsMaterialOf(settings.tls, directories.configDir)
     if (settings.kind === "redis" && settings.url !== undefined) {
-      const connection = yield* Layer.build(redisStoreLayer({ url: settings.url, keyPrefix: settings.keyPrefix, tls }))
-      const isOwn = yield* guardIdentity(
-        redisIdentity({ ...settings, url: settings.url }, directories.dataDir, connection),
-        watchIdentityOf
-      )
-      return {
-        kind: "redis",
-        adapters: watchOnlyOwnStore(withConnection(redisAdapters(directories), connection), isOwn),
-        heldFor: Context.get(connection, RedisBreaker).heldFor
-      }
+      const { openRedisAdapters } = yield* Effect.promise(() => import("./redisStores.ts"))
+      return yield* openRedisAdapters({ ...settings, url: settings.url }, directories, tls, watchIdentityOf)
     }
     if (settings.kind === "postgres" && settings.url !== undefined) {
-      const connection = yield* Layer.build(
-        postgresStoreLayer({ url: settings.url, migrations: postgresMigrations, tls })
-      )
-      const isOwn = yield* guardIdentity(
-        postgresIdentity({ ...settings, url: settings.url }, directories.dataDir, connection),
-        watchIdentityOf
-      )
-      const adapters = watchOnlyOwnStore(withConnection(postgresAdapters(directories), connection), isOwn)
-      const { heldFor } = Context.get(connection, PostgresBreaker)
-      if (settings.cache !== "redis" || settings.cacheUrl === undefined) return { kind: "postgres", adapters, heldFor }
-      // What may be lost (rate-limit counters) in Redis, the records in PostgreSQL.
-      const cache = yield* Layer.build(redisStoreLayer({ url: settings.cacheUrl, keyPrefix: settings.keyPrefix, tls }))
-      return {
-        kind: "postgres",
-        adapters: { ...adapters, rateLimits: rateLimiterStoreRedis.pipe(Layer.provide(Layer.succeedContext(cache))) },
-        heldFor
-      }
+      const { openPostgresAdapters } = yield* Effect.promise(() => import("./postgresStores.ts"))
+      return yield* openPostgresAdapters({ ...settings, url: settings.url }, directories, tls, watchIdentityOf)
     }
     return { kind: "files", adapters: fileAdapters(directories), heldFor: () => undefined }
   })

@@ -12,6 +12,8 @@
  * A failure says whether trying again can help (`permanent`: the server
  * refused the message with a 5xx); its detail is the error class and SMTP
  * reply code only — a server's reply text can quote the address.
+ * nodemailer loads with the first message, not at every daemon's start
+ * (its own chunk of the daemon's bundle).
  */
 import { chmod, mkdir, open, rename, rm } from "node:fs/promises"
 import { join, resolve } from "node:path"
@@ -19,7 +21,6 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
-import nodemailer from "nodemailer"
 import type { MailSettings } from "../config/Settings.ts"
 import { PRIVATE_DIRECTORY, PRIVATE_FILE, removeTemporaryFiles } from "../store/atomicWrite.ts"
 
@@ -74,6 +75,14 @@ export interface SmtpOptions {
 
 export const OUTBOX_DIR = "outbox"
 
+/** nodemailer's transport made by `options`, once, when the first message needs it. */
+const lazyTransport = (options: Parameters<Nodemailer["createTransport"]>[0]) => {
+  let made: Promise<ReturnType<Nodemailer["createTransport"]>> | undefined
+  return () => (made ??= import("nodemailer").then(({ default: nodemailer }) => nodemailer.createTransport(options)))
+}
+
+type Nodemailer = typeof import("nodemailer")["default"]
+
 /** Where the outbox is for a config: `verification.mail.outboxDir` (relative to the config directory), else `<data>/outbox`. */
 export const outboxDirectory = (configDir: string, dataDir: string, outboxDir: string | undefined): string =>
   outboxDir === undefined ? resolve(dataDir, OUTBOX_DIR) : resolve(configDir, outboxDir)
@@ -90,7 +99,7 @@ export class MailTransport extends Context.Service<MailTransport, MailTransportS
 ) {
   static readonly makeSmtp = (options: SmtpOptions): MailTransportService => {
     const timeout = options.timeoutMs ?? 30_000
-    const transport = nodemailer.createTransport({
+    const transport = lazyTransport({
       host: options.host,
       port: options.port,
       secure: options.security === "tls",
@@ -106,8 +115,8 @@ export class MailTransport extends Context.Service<MailTransport, MailTransportS
       description: `smtp://${options.host}:${options.port}`,
       send: (mail) =>
         Effect.tryPromise({
-          try: () =>
-            transport.sendMail({
+          try: async () =>
+            (await transport()).sendMail({
               from: mail.from,
               to: mail.to,
               subject: mail.subject,
@@ -130,7 +139,7 @@ export class MailTransport extends Context.Service<MailTransport, MailTransportS
     directory: string,
     onWritten: (file: string) => void = () => {}
   ): MailTransportService => {
-    const builder = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: "unix" })
+    const builder = lazyTransport({ streamTransport: true, buffer: true, newline: "unix" })
     let sequence = 0
     removeTemporaryFiles(directory)
     // The directory is made once, and again only if it disappears.
@@ -144,7 +153,7 @@ export class MailTransport extends Context.Service<MailTransport, MailTransportS
       send: (mail) =>
         Effect.tryPromise({
           try: async () => {
-            const built = await builder.sendMail({
+            const built = await (await builder()).sendMail({
               from: mail.from,
               to: mail.to,
               subject: mail.subject,

@@ -18,13 +18,9 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import { resolveDataDir } from "../../config/loadConfig.ts"
+import { postgresMigrations } from "../../deployment/postgresStores.ts"
 import { postgresIdentity, redisIdentity } from "../../deployment/storeIdentity.ts"
-import {
-  postgresMigrations,
-  type StoreConnectionError,
-  storeSettingsOf,
-  tlsMaterialOf
-} from "../../deployment/stores.ts"
+import { type StoreConnectionError, storeSettingsOf, tlsMaterialOf } from "../../deployment/stores.ts"
 import { redactCredentials } from "../../observability/redact.ts"
 import { postgresStoreLayer } from "../../store/postgres.ts"
 import { redisStoreLayer } from "../../store/redis.ts"

@@ -13,12 +13,11 @@ import * as Layer from "effect/Layer"
 import * as Redis from "effect/persistence/Redis"
 import type * as Scope from "effect/Scope"
 import { type ConfigLocation, resolveDataDir } from "../../config/loadConfig.ts"
+import { postgresAdapters, postgresMigrations } from "../../deployment/postgresStores.ts"
+import { redisAdapters } from "../../deployment/redisStores.ts"
 import { deploymentSecrets } from "../../deployment/secrets.ts"
 import {
   fileAdapters,
-  postgresAdapters,
-  postgresMigrations,
-  redisAdapters,
   type StoreAdapters,
   type StoreConnectionError,
   type StoreDirectories,
