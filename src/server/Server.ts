@@ -86,8 +86,9 @@ export const serverLayer = (options: ServeOptions) =>
     Effect.gen(function* () {
       // The log exists before the config (reloads report to it) and takes its settings once loaded.
       // Its finalizers come first, so they run last: "stopped", then the last batch written out.
-      const { log, flush } = Log.make({ level: "info", logEmails: false }, options.logOutput)
-      yield* Effect.addFinalizer(() => Effect.sync(flush))
+      const { log, close } = Log.make({ level: "info", logEmails: false }, options.logOutput)
+      // Waits for the write in flight, then writes the rest: the last lines land after every earlier one.
+      yield* Effect.addFinalizer(() => Effect.promise(close))
       // Each step's duration, logged in one line once listening ("start phases").
       const phases = startPhases()
       yield* Effect.addFinalizer(() => Effect.sync(phases.close))
