@@ -2,7 +2,7 @@
  * Rate limits per API key, one budget per bucket (`bulk`, `validate`,
  * `default`; see `api/rateLimits.ts`), counted by Effect's `RateLimiter`
  * (fixed window) over a `RateLimiterStore` layer: in memory for one
- * process, Redis (`rateLimiterStoreRedis`, chosen in `deployment/stores.ts`) when replicas must share
+ * process, Redis (`rateLimiterStoreRedis`, chosen in `deployment/redisStores.ts`) when replicas must share
  * budgets. When a shared store cannot be reached, `rateLimits.whenStoreDown`
  * decides: `open` (the default) counts in this process meanwhile, so single
  * validations keep answering and a key gets at most one budget per daemon;
