@@ -168,7 +168,12 @@ export const runEnded = (): void => {
  * Measured with `BENCH_ORDER=offer-first BENCH_ROUNDS=0
  * BENCH_BEFORE_TREE=<the code before> npm run bench:jobs` (pinned, one run
  * on the shared machine): VmHWM after five 1M-email jobs 383 MB against
- * 429 MB, the daemon's CPU seconds alike (cold offer job 10.2 against 10.3).
+ * 429 MB, the daemon's CPU seconds alike (cold offer job 10.2 against 10.3);
+ * 366-394 MB over five runs since (the tree before: 393-429 MB). Dropping
+ * `runStarted`'s release then (the upload regrows the young generation to
+ * ~16 MB, 0.25-0.3 s of collection when it fires) saved no CPU in two
+ * alternating runs (the daemon's CPU over five jobs 27.3 and 27.7 s against
+ * 26.6 and 24.6) for VmHWM 383 and 376 MB against 372 and 394: kept.
  */
 export const uploadBegins = (): void => {
   if (runs === 0) releaseMemory()
