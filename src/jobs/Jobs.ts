@@ -30,6 +30,7 @@ import { type JobBytes, JobStore, type JobStoreError, type StagedUpload } from "
 import { type JobInput, type JobInputFormat, readJobInput } from "./jobInput.ts"
 import type { JobInputError } from "./jobInputError.ts"
 import { type JobResultsError, type ResultsPage, readResultsPage, streamResults } from "./jobResults.ts"
+import { uploadBegins } from "./releaseMemory.ts"
 import { decodeUpload, type UploadCoding } from "./uploadCoding.ts"
 
 export { toJobView } from "./Job.ts"
@@ -149,7 +150,8 @@ const receive = <E, R>(
   Effect.gen(function* () {
     const { limits } = snapshots.current().config.settings
     const staged = yield* store.stage()
-    // The job threads start and build their engine while the upload is read.
+    // The job threads start and build their engine while the upload is read, once the start's garbage is collected.
+    uploadBegins()
     queue.prepare()
     const input = yield* readJobInput(decodeUpload(upload.body, upload.codings, limits.jobMaxBodyBytes), {
       format: upload.format,

@@ -9,7 +9,8 @@
  * 8 MB serve. `release` runs a memory-reducing collection when the young
  * generation is larger than that, which shrinks it; `processJob` calls it
  * when a run starts with no other run going (after the upload) and when the
- * last run ends. Measured (bench:jobs, pinned, one run each on the shared
+ * last run ends, and `Jobs.ts` when an upload begins with no run going
+ * (`uploadBegins`). Measured (bench:jobs, pinned, one run each on the shared
  * 2-core machine): the daemon's peak RSS after the first 1M-email job 440 MB
  * against 624 MB; three collections in five jobs, 0.2-0.4 s each.
  *
@@ -153,4 +154,27 @@ export const runStarted = (): void => {
 /** A run ends: the last one gives the young generation back. */
 export const runEnded = (): void => {
   if (--runs === 0) releaseMemory()
+}
+
+/**
+ * A job's upload begins, before its job threads start (`Jobs.ts`): with no
+ * run going, the young generation is given back now, so that the heap the
+ * daemon's start left (its engine build's garbage in a young generation
+ * grown to V8's maximum) is collected before a job thread builds its own
+ * engine beside it, not after the upload, when `runStarted` releases it.
+ * The daemon's peak RSS is its start's (~372-380 MB idle after start,
+ * pinned to one core: the request thread's heap ~250 MB committed, ~97 MB
+ * live); a job's thread then added ~50 MB above it before the release.
+ * Measured with `BENCH_ORDER=offer-first BENCH_ROUNDS=0
+ * BENCH_BEFORE_TREE=<the code before> npm run bench:jobs` (pinned, one run
+ * on the shared machine): VmHWM after five 1M-email jobs 383 MB against
+ * 429 MB, the daemon's CPU seconds alike (cold offer job 10.2 against 10.3);
+ * 366-394 MB over five runs since (the tree before: 393-429 MB). Dropping
+ * `runStarted`'s release then (the upload regrows the young generation to
+ * ~16 MB, 0.25-0.3 s of collection when it fires) saved no CPU in two
+ * alternating runs (the daemon's CPU over five jobs 27.3 and 27.7 s against
+ * 26.6 and 24.6) for VmHWM 383 and 376 MB against 372 and 394: kept.
+ */
+export const uploadBegins = (): void => {
+  if (runs === 0) releaseMemory()
 }

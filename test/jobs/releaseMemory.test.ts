@@ -1,6 +1,14 @@
 import { getHeapStatistics } from "node:v8"
 import { describe, expect, it } from "vitest"
-import { HeapBound, KEPT_YOUNG_GENERATION_MB, releaseMemory, youngGenerationMb } from "../../src/jobs/releaseMemory.ts"
+import {
+  HeapBound,
+  KEPT_YOUNG_GENERATION_MB,
+  releaseMemory,
+  runEnded,
+  runStarted,
+  uploadBegins,
+  youngGenerationMb
+} from "../../src/jobs/releaseMemory.ts"
 
 /** Grows this thread's young generation as a large upload does: many objects that survive a collection or two. */
 const growYoungGeneration = () => {
@@ -18,6 +26,21 @@ describe("releaseMemory", () => {
     expect(releaseMemory()).toBe(true)
     expect(youngGenerationMb()).toBeLessThanOrEqual(KEPT_YOUNG_GENERATION_MB)
     expect(releaseMemory()).toBe(false)
+  })
+
+  it("gives the young generation back when an upload begins with no run going, and not during a run", () => {
+    runStarted()
+    try {
+      const grown = growYoungGeneration()
+      expect(grown).toBeGreaterThan(KEPT_YOUNG_GENERATION_MB)
+      uploadBegins()
+      expect(youngGenerationMb()).toBe(grown)
+    } finally {
+      runEnded()
+    }
+    expect(growYoungGeneration()).toBeGreaterThan(KEPT_YOUNG_GENERATION_MB)
+    uploadBegins()
+    expect(youngGenerationMb()).toBeLessThanOrEqual(KEPT_YOUNG_GENERATION_MB)
   })
 })
 
