@@ -115,16 +115,20 @@ const keepTable = (path: string, bytes: Uint8Array): void => {
   } catch {}
 }
 
-/** The table in `path` if it was compiled from `stamp`, else undefined. */
-const readTable = (path: string, stamp: string): InstitutionTable | undefined => {
+/** The table in `path` (and its bytes) if it was compiled from `stamp`, else undefined. */
+const readTableBytes = (path: string, stamp: string): { table: InstitutionTable; bytes: Uint8Array } | undefined => {
   if (!existsSync(path)) return undefined
   try {
-    const table = InstitutionTable.fromBuffer(readFileSync(path))
-    return table.compiledFrom === stamp ? table : undefined
+    const bytes = readFileSync(path)
+    const table = InstitutionTable.fromBuffer(bytes)
+    return table.compiledFrom === stamp ? { table, bytes } : undefined
   } catch {
     return undefined
   }
 }
+
+/** The table in `path` if it was compiled from `stamp`, else undefined. */
+const readTable = (path: string, stamp: string): InstitutionTable | undefined => readTableBytes(path, stamp)?.table
 
 /** The built-in table's stamp; throws `BuiltInDataMissing` when the build has not run. */
 const builtInStamp = (): string => {
@@ -158,6 +162,10 @@ export const compileImportedTable = (dataDir: string): void => {
   const knowledge = compileCandidateKnowledge(data)
   keepTable(importedTableFile(dataDir), encodeTable(data, { compiledFrom: fileStamp(file), knowledge }))
 }
+
+/** Where tables merged with user datasets are kept: the data directory's cache, then the system's. */
+const mergedTableDirs = (dataDir: string | undefined): ReadonlyArray<string> =>
+  dataDir === undefined ? [tableCacheDir()] : [join(dataDir, "cache", "institution-tables"), tableCacheDir()]
 
 /** How many merged tables the cache keeps (the newest). */
 const keptMergedTables = 4
@@ -193,10 +201,16 @@ const buildTable = (options: InstitutionIndexOptions): { table: InstitutionTable
       JSON.stringify([tableBufferFormat, VERSION, base, datasets.map((d) => [d.name, d.version, d.format, d.content])])
     )
     .digest("hex")
-  const cacheDir = tableCacheDir()
-  const cachePath = join(cacheDir, `${stamp.slice(0, 32)}.bin`)
-  const cached = readTable(cachePath, stamp)
-  if (cached !== undefined) return { table: cached, form: "cached" }
+  // The data directory's cache outlives a container's temporary directory; the system's is shared by every
+  // daemon (and test) on the machine. Read from the first that has it, written to both.
+  const cachePaths = mergedTableDirs(dataDir).map((directory) => join(directory, `${stamp.slice(0, 32)}.bin`))
+  for (const path of cachePaths) {
+    const cached = readTableBytes(path, stamp)
+    if (cached !== undefined) {
+      for (const other of cachePaths) if (other !== path && !existsSync(other)) keepTable(other, cached.bytes)
+      return { table: cached.table, form: "cached" }
+    }
+  }
   const builder = IndexBuilder.from(builtIn ? loadInstitutions(dataDir) : emptyData)
   for (const dataset of datasets) {
     const source = builder.source(
@@ -207,8 +221,10 @@ const buildTable = (options: InstitutionIndexOptions): { table: InstitutionTable
   }
   const merged = builder.finish()
   const bytes = encodeTable(merged, { compiledFrom: stamp, knowledge: compileCandidateKnowledge(merged) })
-  keepTable(cachePath, bytes)
-  pruneCache(cacheDir)
+  for (const path of cachePaths) {
+    keepTable(path, bytes)
+    pruneCache(join(path, ".."))
+  }
   return { table: InstitutionTable.fromBuffer(bytes), form: "compiled" }
 }
 

@@ -1,9 +1,19 @@
+import { randomUUID } from "node:crypto"
 import { subscribe, unsubscribe } from "node:diagnostics_channel"
-import { mkdirSync, mkdtempSync, readFileSync, utimesSync, writeFileSync } from "node:fs"
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync
+} from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import { importedIndexFile, importedTableFile } from "../../src/engine/data/builtInData.ts"
+import { importedIndexFile, importedTableFile, tableCacheDir } from "../../src/engine/data/builtInData.ts"
 import {
   buildInstitutionTable,
   compileImportedTable,
@@ -75,6 +85,21 @@ describe("user datasets over the built-in index", () => {
     expect(changed.form).toBe("compiled")
     expect(nameAt(changed.table, "cs.mit.edu")).toBe("MIT Renamed Again")
     // Two merges of the whole built-in index, each with its candidate knowledge: seconds on a busy machine.
+  }, 120_000)
+
+  it("are kept in the data directory too, so an emptied temporary directory (a new container) compiles nothing", () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "campusgate-index-"))
+    const name = `Kept ${randomUUID()}`
+    const spec = dataset(name)
+    expect(built({ datasets: [spec], dataDir }).form).toBe("compiled")
+    const kept = readdirSync(join(dataDir, "cache", "institution-tables"))
+    expect(kept).toHaveLength(1)
+    rmSync(join(tableCacheDir(), kept[0]!))
+    const again = built({ datasets: [spec], dataDir })
+    expect(again.form).toBe("cached")
+    expect(nameAt(again.table, "cs.mit.edu")).toBe(name)
+    // Read back from the data directory, the table is written to the system's cache again.
+    expect(existsSync(join(tableCacheDir(), kept[0]!))).toBe(true)
   }, 120_000)
 })
 

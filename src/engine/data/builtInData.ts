@@ -45,10 +45,11 @@ export const importedIndexFile = (dataDir: string): string => join(importedDataD
 export const importedTableFile = (dataDir: string): string => join(importedDataDir(dataDir), "index.bin")
 
 /**
- * Where tables merged with user datasets are kept between starts: the
- * system's temporary directory, so every daemon and job thread of a machine
- * (and every test daemon of a run) merges the same datasets once. Nothing
- * in it is needed: a missing table is compiled again.
+ * Where tables merged with user datasets are kept between starts besides
+ * the data directory's own cache (`InstitutionIndex.ts`): the system's
+ * temporary directory, so every daemon and job thread of a machine (and
+ * every test daemon of a run) merges the same datasets once. Nothing in it
+ * is needed: a missing table is compiled again.
  */
 export const tableCacheDir = (): string => join(tmpdir(), "campusgate-institution-tables")
 
