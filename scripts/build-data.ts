@@ -2,17 +2,25 @@
  * `npm run build` step 2: compiles the built-in datasets into `dist/data/`
  * (generated, never committed): the institution index as JSON, which user
  * datasets and `campusgate data diff` start from, and in the binary form
- * read at start (`institutions.bin`, `tableBuffer.ts`). Copies there what
+ * read at start (`institutions.bin`, `tableBuffer.ts`), and the email
+ * lists likewise (`email-lists.json`, `email-lists.bin`). Copies there what
  * `campusgate data import` needs to compile newer source snapshots the same way
  * (`dist/data/sources/`). Prints what it compiled as one JSON line.
  */
 import { copyFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { builtInDataDir, builtInSourcesDir, builtInTableFile } from "../src/engine/data/builtInData.ts"
+import {
+  builtInDataDir,
+  builtInEmailListsFile,
+  builtInSourcesDir,
+  builtInTableFile
+} from "../src/engine/data/builtInData.ts"
 import { compileCandidateKnowledge } from "../src/engine/institutions/CandidateScorer.ts"
 import { loadSubdivisions } from "../src/engine/institutions/Subdivisions.ts"
 import { decodeSnapshot, encodeSnapshot, rorSnapshotFormat } from "../src/engine/institutions/sources/SourceSnapshot.ts"
 import { encodeTable } from "../src/engine/institutions/tableBuffer.ts"
+import { packDisposable } from "../src/engine/policy/EmailLists.ts"
+import { encodeEmailLists } from "../src/engine/policy/emailListsBuffer.ts"
 import { compileCandidateModel } from "./data/candidateModel.ts"
 import { datasetsDir } from "./data/datasets.ts"
 import { compileEmailLists } from "./data/emailLists.ts"
@@ -50,6 +58,11 @@ const bytes = {
     })
   ),
   emailLists: write("email-lists.json", emailLists),
+  // What the daemon and the library read: the same lists, the disposable domains packed (`emailListsBuffer.ts`).
+  emailListsPacked: writeAtomically(
+    builtInDataDir + builtInEmailListsFile,
+    encodeEmailLists(emailLists, packDisposable(emailLists))
+  ),
   candidates: write("candidates.json", candidates),
   subdivisions: write("subdivisions.json", subdivisions),
   hipoSnapshot: writeAtomically(join(builtInSourcesDir, "university-domains.json.gz"), encodeSnapshot(hipo))

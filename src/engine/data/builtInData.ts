@@ -36,6 +36,9 @@ export const readBuiltInJson = (fileName: string): unknown => JSON.parse(readBui
 /** The built-in institution index's binary form (`engine/institutions/tableBuffer.ts`), beside its JSON form. */
 export const builtInTableFile = "institutions.bin"
 
+/** The email policy lists' binary form (`engine/policy/emailListsBuffer.ts`), beside their JSON form. */
+export const builtInEmailListsFile = "email-lists.bin"
+
 /** Where `campusgate data import` keeps the source snapshots and the index it compiled, in a data directory. */
 export const importedDataDir = (dataDir: string): string => join(dataDir, "institutions")
 

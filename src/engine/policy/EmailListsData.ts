@@ -1,7 +1,9 @@
 /**
  * The compiled, serialisable form of the email policy lists: what
  * `npm run build` writes to `dist/data/email-lists.json` (see
- * `scripts/data/emailLists.ts`) and what `loadEmailLists` reads.
+ * `scripts/data/emailLists.ts`) and what `loadEmailLists` reads; the same
+ * lists, with the disposable domains packed, are in `email-lists.bin`
+ * (`emailListsBuffer.ts`), which `loadBuiltInEmailLists` reads.
  *
  * Each list is one string of entries joined by `\n`, lower-case, trimmed,
  * deduplicated, sorted and (for domains) ASCII: the file stays small and

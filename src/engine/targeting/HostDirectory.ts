@@ -130,9 +130,12 @@ export class HostDirectory {
   readonly #lists: EmailLists
   /**
    * Every key, to its record once met (records are made on first use, so the
-   * ones in use sit together in memory), or to itself until then.
+   * ones in use sit together in memory), or to itself until then. Made on the
+   * first question (`#keys`), not with the directory: ~50k keys take 50-90 ms
+   * of a daemon's start on a busy machine, and a start answers `/healthz`
+   * before any host is asked about.
    */
-  readonly #keys = new SuffixTable<KeyRecord | string>()
+  #table: SuffixTable<KeyRecord | string> | undefined
   /** Keys added at run time, under bare suffix rules (see `#underBareRule`). */
   #learnedKeys = 0
   readonly #maxLearnedKeys: number
@@ -141,9 +144,19 @@ export class HostDirectory {
     this.#index = index
     this.#lists = lists
     this.#maxLearnedKeys = options?.maxLearnedKeys ?? defaultMaxLearnedKeys
-    for (const key of index.entries.keys()) this.#keys.set(key, key)
-    for (const key of lists.freeMailDomains()) this.#keys.set(key, key)
-    for (const key of lists.disposableWildcards()) this.#keys.set(key, key)
+  }
+
+  get #keys(): SuffixTable<KeyRecord | string> {
+    this.#table ??= this.#makeKeys()
+    return this.#table
+  }
+
+  #makeKeys(): SuffixTable<KeyRecord | string> {
+    const keys = new SuffixTable<KeyRecord | string>()
+    for (const key of this.#index.entries.keys()) keys.set(key, key)
+    for (const key of this.#lists.freeMailDomains()) keys.set(key, key)
+    for (const key of this.#lists.disposableWildcards()) keys.set(key, key)
+    return keys
   }
 
   /** The number of keys. */
