@@ -1,14 +1,15 @@
 /**
  * `npm run build` step 2: compiles the built-in datasets into `dist/data/`
- * (generated, never committed): the institution index as JSON, which user
+ * (generated, never committed): the institution index as gzipped JSON, which user
  * datasets and `campusgate data diff` start from, and in the binary form
  * read at start (`institutions.bin`, `tableBuffer.ts`), and the email
- * lists likewise (`email-lists.json`, `email-lists.bin`). Copies there what
+ * lists likewise (`email-lists.json.gz`, `email-lists.bin`). Copies there what
  * `campusgate data import` needs to compile newer source snapshots the same way
  * (`dist/data/sources/`). Prints what it compiled as one JSON line.
  */
 import { copyFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { gzipSync } from "node:zlib"
 import {
   builtInDataDir,
   builtInEmailListsFile,
@@ -34,6 +35,9 @@ const writeAtomically = (path: string, content: string | Uint8Array): number => 
 }
 const write = (fileName: string, value: unknown): number =>
   writeAtomically(builtInDataDir + fileName, JSON.stringify(value))
+/** JSON only tools and rare paths read (a merge, `data diff`): gzipped, as the package ships it. */
+const writeGzipped = (fileName: string, value: unknown): number =>
+  writeAtomically(builtInDataDir + fileName, gzipSync(JSON.stringify(value), { level: 9 }))
 
 const started = performance.now()
 mkdirSync(builtInSourcesDir, { recursive: true })
@@ -49,7 +53,7 @@ const candidates = compileCandidateModel({
   subdivisions: loadSubdivisions(subdivisions)
 })
 const bytes = {
-  institutions: write("institutions.json", institutions.data),
+  institutions: writeGzipped("institutions.json.gz", institutions.data),
   // What the daemon and the library read: the same index, ready to use (`tableBuffer.ts`).
   institutionsTable: writeAtomically(
     builtInDataDir + builtInTableFile,
@@ -57,7 +61,7 @@ const bytes = {
       knowledge: compileCandidateKnowledge(institutions.data, loadSubdivisions(subdivisions))
     })
   ),
-  emailLists: write("email-lists.json", emailLists),
+  emailLists: writeGzipped("email-lists.json.gz", emailLists),
   // What the daemon and the library read: the same lists, the disposable domains packed (`emailListsBuffer.ts`).
   emailListsPacked: writeAtomically(
     builtInDataDir + builtInEmailListsFile,

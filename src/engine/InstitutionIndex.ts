@@ -79,7 +79,11 @@ const checkFormat = (data: InstitutionsData, what: string, fix: string): Institu
 }
 
 export const loadBuiltInInstitutions = (): InstitutionsData =>
-  checkFormat(readBuiltInJson("institutions.json") as InstitutionsData, "institutions.json", "run `npm run build`")
+  checkFormat(
+    readBuiltInJson("institutions.json.gz") as InstitutionsData,
+    "institutions.json.gz",
+    "run `npm run build`"
+  )
 
 /** The data directory's imported index, else the built-in one. */
 export const loadInstitutions = (dataDir: string | undefined): InstitutionsData => {
@@ -109,8 +113,9 @@ const fileStamp = (path: string): string => {
 /** Writes a compiled table; one that cannot be written (a read-only directory) is compiled again next time. */
 const keepTable = (path: string, bytes: Uint8Array): void => {
   try {
-    mkdirSync(join(path, ".."), { recursive: true })
-    writeFileSync(`${path}.${process.pid}.tmp`, bytes)
+    // Private as everything in a data directory: directories 0700, files 0600.
+    mkdirSync(join(path, ".."), { recursive: true, mode: 0o700 })
+    writeFileSync(`${path}.${process.pid}.tmp`, bytes, { mode: 0o600 })
     renameSync(`${path}.${process.pid}.tmp`, path)
   } catch {}
 }

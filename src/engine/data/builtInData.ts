@@ -10,6 +10,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { gunzipSync } from "node:zlib"
 import { distPath } from "../../packageRoot.ts"
 
 export const builtInDataDir: string = distPath("data")
@@ -30,8 +31,11 @@ export const readBuiltInBytes = (fileName: string): Buffer => {
   return readFileSync(path)
 }
 
-/** Reads and parses one compiled JSON file, with a clear message when the build has not run. */
-export const readBuiltInJson = (fileName: string): unknown => JSON.parse(readBuiltInBytes(fileName).toString("utf8"))
+/** Reads and parses one compiled JSON file (`.json.gz`: gzipped), with a clear message when the build has not run. */
+export const readBuiltInJson = (fileName: string): unknown => {
+  const bytes = readBuiltInBytes(fileName)
+  return JSON.parse((fileName.endsWith(".gz") ? gunzipSync(bytes) : bytes).toString("utf8"))
+}
 
 /** The built-in institution index's binary form (`engine/institutions/tableBuffer.ts`), beside its JSON form. */
 export const builtInTableFile = "institutions.bin"

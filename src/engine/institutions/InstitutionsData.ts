@@ -1,6 +1,6 @@
 /**
  * The compiled, serialisable form of the institution index: what
- * `npm run build` writes to `dist/data/institutions.json` (and
+ * `npm run build` writes to `dist/data/institutions.json.gz` (and
  * `campusgate data import` to the data directory), and what user datasets
  * are merged into. Rows are tuples to keep the file small and the load
  * fast; `sources` and `evidence` are referenced by position.

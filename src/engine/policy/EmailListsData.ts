@@ -1,6 +1,6 @@
 /**
  * The compiled, serialisable form of the email policy lists: what
- * `npm run build` writes to `dist/data/email-lists.json` (see
+ * `npm run build` writes to `dist/data/email-lists.json.gz` (see
  * `scripts/data/emailLists.ts`) and what `loadEmailLists` reads; the same
  * lists, with the disposable domains packed, are in `email-lists.bin`
  * (`emailListsBuffer.ts`), which `loadBuiltInEmailLists` reads.

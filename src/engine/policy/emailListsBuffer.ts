@@ -1,6 +1,6 @@
 /**
  * The email policy lists' binary form, `dist/data/email-lists.bin`
- * (written by `scripts/build-data.ts` beside `email-lists.json`): the
+ * (written by `scripts/build-data.ts` beside `email-lists.json.gz`): the
  * ~120k disposable domains already packed (`PackedDomainSet.ts`: their
  * text, where each starts, the hash table), so a start reads them as they
  * are instead of splitting, deduplicating and hashing every entry again

@@ -51,7 +51,7 @@ describe("the email lists' binary form", () => {
 
   it("is, as built, the lists of email-lists.json", () => {
     const packed = loadBuiltInEmailLists()
-    const data = asEmailListsData(readBuiltInJson("email-lists.json"))
+    const data = asEmailListsData(readBuiltInJson("email-lists.json.gz"))
     const fresh = new EmailLists(data)
     expect(packed.counts).toEqual(fresh.counts)
     expect(packed.sources).toEqual(fresh.sources)

@@ -141,7 +141,7 @@ describe("RoleAccounts agrees with its rules as plain look-ups", () => {
 
   it("on the built-in list's entries, written as the rules allow", () => {
     const lists = loadBuiltInEmailLists()
-    const entries = listEntries(asEmailListsData(readBuiltInJson("email-lists.json")).lists.roleAccounts)
+    const entries = listEntries(asEmailListsData(readBuiltInJson("email-lists.json.gz")).lists.roleAccounts)
     const reference = referenceRoles(entries)
     for (const entry of entries) {
       for (const part of [entry, entry.toUpperCase(), `"${entry}"`, `${entry}+x`, entry.replace(/[-._]/g, "_")]) {
