@@ -18,6 +18,7 @@ import { DEFAULT_TEAM, loadSettings } from "../config/settingsFile.ts"
 import { isSharedKind, openStores } from "../deployment/stores.ts"
 import { formatProblem } from "../domain/errors.ts"
 import type { TeamId } from "../domain/Identifiers.ts"
+import { warmEngineContext } from "../engine/targeting/EngineContext.ts"
 import { ApiKeyStore } from "../keys/ApiKeyStore.ts"
 import { Log, type LogOutput } from "../observability/Log.ts"
 import { OidcProviders } from "../oidc/OidcProviders.ts"
@@ -212,6 +213,8 @@ export const serverLayer = (options: ServeOptions) =>
               phases.end("listen")
               phases.close()
               log.write("info", "start phases", { ...phases.summary(), sinceStartMs: Math.round(performance.now()) })
+              // What the first validations would build on their way is built now, after /healthz answers.
+              setImmediate(() => warmEngineContext(live.current().engine.context))
             })
           ),
           Effect.addFinalizer(() => Effect.sync(() => log.write("info", "stopping")))

@@ -11,6 +11,7 @@
  * institution's verdict is asked for about once per host there, and keeping
  * it cost more than it saved (`jobs/jobThreadMemory.ts`).
  */
+import { candidateScorer } from "../institutions/CandidateScorer.ts"
 import type { InstitutionTable } from "../institutions/InstitutionTable.ts"
 import type { EmailLists } from "../policy/EmailLists.ts"
 import { HostDirectory as Directory, type HostDirectory, type HostFacts } from "./HostDirectory.ts"
@@ -43,3 +44,14 @@ export const makeEngineContext = (
   ...directoryFields(new Directory(index, lists)),
   remembersVerdicts: options?.rememberVerdicts ?? true
 })
+
+/**
+ * Makes now what the first validations would otherwise make on their way:
+ * the host directory's key table and the candidate knowledge of unknown
+ * hosts (both built on first use, so a start need not wait for them). The
+ * daemon calls it once it listens.
+ */
+export const warmEngineContext = (context: EngineContext): void => {
+  void context.directory.size
+  candidateScorer(context.index)
+}
