@@ -170,7 +170,10 @@ export const compileImportedTable = (dataDir: string): void => {
 
 /** Where tables merged with user datasets are kept: the data directory's cache, then the system's. */
 const mergedTableDirs = (dataDir: string | undefined): ReadonlyArray<string> =>
-  dataDir === undefined ? [tableCacheDir()] : [join(dataDir, "cache", "institution-tables"), tableCacheDir()]
+  // Only a data directory that exists: the index is no reason to make one (a library may name one it never uses).
+  dataDir === undefined || !existsSync(dataDir)
+    ? [tableCacheDir()]
+    : [join(dataDir, "cache", "institution-tables"), tableCacheDir()]
 
 /** How many merged tables the cache keeps (the newest). */
 const keptMergedTables = 4

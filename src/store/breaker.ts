@@ -25,6 +25,10 @@ import type * as Scope from "effect/Scope"
 
 /** How often an open breaker probes the store, and how long a probe waits for its answer. */
 export const PROBE_INTERVAL_MS = 250
+/** A call's deadline firing this much later than set means the thread was busy, not the store. */
+const LATE_MS = 100
+/** How long a late deadline waits (past an I/O turn) for the reply that may already be there. */
+const LATE_GRACE_MS = 20
 
 /**
  * The cause of every call refused while a breaker is held open: the
@@ -107,18 +111,17 @@ export const makeBreaker = <Outage>(
       Effect.flatMap(PastHold, (pastHold) => {
         const refused = refusal(pastHold)
         if (refused !== undefined) return Effect.fail(refused)
-        return Effect.provideService(
-          Effect.timeoutOrElse(options.asOutage(effect), {
-            duration: options.timeoutMs,
-            orElse: () =>
-              Effect.suspend(() => {
-                stalledSince ??= Date.now()
-                return Effect.fail(stalled())
-              })
-          }),
-          Clock.Clock,
-          clock
-        )
+        // A deadline that fires late fired because this thread was busy (a long synchronous step, such as a
+        // start compiling an index), not because the store was slow: the replies that arrived meanwhile get an
+        // I/O turn before the call is judged, or a busy thread would open the breaker on a store that answered.
+        const deadline = Effect.gen(function* () {
+          const armed = yield* Clock.currentTimeMillis
+          yield* Effect.sleep(options.timeoutMs)
+          if ((yield* Clock.currentTimeMillis) - armed - options.timeoutMs > LATE_MS) yield* Effect.sleep(LATE_GRACE_MS)
+          stalledSince ??= Date.now()
+          return yield* Effect.fail(stalled())
+        })
+        return Effect.provideService(Effect.raceFirst(options.asOutage(effect), deadline), Clock.Clock, clock)
       })
     // While it is open, probe every PROBE_INTERVAL_MS; an answer closes it.
     const probe = Effect.gen(function* () {
