@@ -121,7 +121,16 @@ export const makeBreaker = <Outage>(
           stalledSince ??= Date.now()
           return yield* Effect.fail(stalled())
         })
-        return Effect.provideService(Effect.raceFirst(options.asOutage(effect), deadline), Clock.Clock, clock)
+        // A call that fails no sooner than its deadline (the server gave up on it at the same moment) opens it too.
+        const call = Effect.suspend(() => {
+          const started = Date.now()
+          return Effect.tapError(options.asOutage(effect), () =>
+            Effect.sync(() => {
+              if (Date.now() - started >= options.timeoutMs) stalledSince ??= Date.now()
+            })
+          )
+        })
+        return Effect.provideService(Effect.raceFirst(call, deadline), Clock.Clock, clock)
       })
     // While it is open, probe every PROBE_INTERVAL_MS; an answer closes it.
     const probe = Effect.gen(function* () {
