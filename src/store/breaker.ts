@@ -8,8 +8,12 @@
  *   (`store/outage.ts`) when it fails, and when the store has not answered
  *   within `timeoutMs`; that timeout opens the breaker;
  * - while it is open, every guarded call fails at once, so nothing waits
- *   the timeout again; a probe (`PING`, `select 1`) runs every
- *   `PROBE_INTERVAL_MS` and the first one answered closes it;
+ *   the timeout again; it stays open at least `PROBE_INTERVAL_MS`, then
+ *   a probe (`PING`, `select 1`) runs every `PROBE_INTERVAL_MS` and the
+ *   first one answered closes it;
+ * - a call that timed out fails at its deadline: cancelling it (for
+ *   PostgreSQL a cancel request on a side connection) goes on in the
+ *   background, never on the caller's time;
  * - it can be held open with a reason (`hold`): a store that came back
  *   empty or replaced (`store/storeIdentity.ts`) must take no write, so
  *   every call fails at once with that reason until `release`, whatever
@@ -21,6 +25,7 @@
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import type * as Scope from "effect/Scope"
 
 /** How often an open breaker probes the store, and how long a probe waits for its answer. */
@@ -130,11 +135,19 @@ export const makeBreaker = <Outage>(
             })
           )
         })
-        return Effect.provideService(Effect.raceFirst(call, deadline), Clock.Clock, clock)
+        // The call runs on its own fiber, so that losing to the deadline costs the caller no wait for its cancelling.
+        const raced = Effect.uninterruptibleMask((restore) =>
+          Effect.flatMap(Effect.forkDetach(call, { startImmediately: true }), (fiber) =>
+            Effect.onExit(restore(Effect.raceFirst(Fiber.join(fiber), deadline)), (exit) =>
+              exit._tag === "Success" ? Effect.void : Effect.sync(() => fiber.interruptUnsafe())
+            )
+          )
+        )
+        return Effect.provideService(raced, Clock.Clock, clock)
       })
-    // While it is open, probe every PROBE_INTERVAL_MS; an answer closes it.
+    // Once it has been open PROBE_INTERVAL_MS, probe every PROBE_INTERVAL_MS; an answer closes it.
     const probe = Effect.gen(function* () {
-      if (stalledSince === undefined) return
+      if (stalledSince === undefined || Date.now() - stalledSince < PROBE_INTERVAL_MS) return
       const answered = yield* options.probe.pipe(
         Effect.timeout(PROBE_INTERVAL_MS),
         Effect.as(true),
