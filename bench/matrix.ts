@@ -29,8 +29,6 @@
  * daemons on files and on Redis, logging on, and their ratios to this one's.
  * Progress goes to standard error; the final line on standard output is JSON.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process"
-import { once } from "node:events"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { request } from "node:http"
 import { availableParallelism, tmpdir } from "node:os"
@@ -48,6 +46,7 @@ import {
   treeCpuSeconds
 } from "./daemonProcess.ts"
 import { generateEmails } from "./generateEmails.ts"
+import { type BenchRedisServer, startRedisServer } from "./redisServer.ts"
 import { quick, ratios, type Spread, spread } from "./rounds.ts"
 import { chooseCores, pinProcess, requireWrk, runWrk } from "./wrkLoad.ts"
 
@@ -78,40 +77,10 @@ const loadSharesCore = cores === undefined || spareCpu === undefined
 if (cores !== undefined) pinProcess(process.pid, cores.load)
 const root = mkdtempSync(join(tmpdir(), "campusgate-bench-matrix-"))
 
-/** A Redis server of one daemon's own, on a free port, keeping nothing on disk. */
-interface RedisServer {
-  readonly url: string
-  readonly child: ChildProcess
-  /** Commands it has run so far (every `cmdstat_` of `INFO commandstats`). */
-  commands(): number
-}
-const redisServers: Array<RedisServer> = []
-const startRedis = async (): Promise<RedisServer> => {
-  const port = await freePort()
-  const child = spawn(
-    "redis-server",
-    ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", root],
-    { stdio: "ignore" }
-  )
-  const info = () =>
-    execFileSync("redis-cli", ["-p", String(port), "INFO", "commandstats"], {
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "ignore"]
-    })
-  for (let tries = 0; ; tries++) {
-    try {
-      info()
-      break
-    } catch (error) {
-      if (tries > 100 || child.exitCode !== null) throw error
-      await new Promise((resolve) => setTimeout(resolve, 50))
-    }
-  }
-  const server = {
-    url: `redis://127.0.0.1:${port}`,
-    child,
-    commands: () => [...info().matchAll(/calls=(\d+)/g)].reduce((sum, match) => sum + Number(match[1]), 0)
-  }
+/** The Redis servers started, one a daemon on Redis. */
+const redisServers: Array<BenchRedisServer> = []
+const startRedis = async (): Promise<BenchRedisServer> => {
+  const server = await startRedisServer(root)
   redisServers.push(server)
   return server
 }
@@ -129,7 +98,7 @@ type CellName =
 interface Daemon {
   readonly dirs: BenchConfig
   readonly process: DaemonProcess
-  readonly redis: RedisServer | undefined
+  readonly redis: BenchRedisServer | undefined
   readonly workers: number
 }
 
@@ -390,10 +359,6 @@ try {
     if (process.child.exitCode === null) process.child.kill("SIGTERM")
     await process.exited
   }
-  for (const redis of redisServers) {
-    if (redis.child.exitCode !== null) continue
-    redis.child.kill("SIGTERM")
-    await once(redis.child, "exit").catch(() => undefined)
-  }
+  for (const redis of redisServers) await redis.stop()
   rmSync(root, { recursive: true, force: true })
 }

@@ -17,16 +17,16 @@
  * BENCH_SECONDS (default 5) per load run, BENCH_EMAILS for the job.
  * Progress goes to standard error; the final line on standard output is JSON.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process"
-import { once } from "node:events"
+import { execFileSync } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { availableParallelism, tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { buildInstitutionTable } from "../src/engine/InstitutionIndex.ts"
-import { type DaemonProcess, freePort, prepareConfig, startDaemon } from "./daemonProcess.ts"
+import { type DaemonProcess, prepareConfig, startDaemon } from "./daemonProcess.ts"
 import { generateEmails } from "./generateEmails.ts"
 import type { LoadOptions } from "./httpLoad.ts"
+import { startRedisServer } from "./redisServer.ts"
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5)
 const jobEmails = Number(process.env.BENCH_EMAILS ?? 1_000_000)
@@ -37,16 +37,8 @@ const here = (path: string) => fileURLToPath(new URL(path, import.meta.url))
 const log = (message: string) => console.error(message)
 const round2 = (value: number) => Math.round(value * 100) / 100
 
-const redisPort = await freePort()
-const redisUrl = `redis://127.0.0.1:${redisPort}`
-const redis: ChildProcess = spawn(
-  "redis-server",
-  ["--port", String(redisPort), "--bind", "127.0.0.1", "--dir", root, "--save", "", "--appendonly", "yes"],
-  { stdio: "ignore" }
-)
-const redisCli = (...args: Array<string>) =>
-  execFileSync("redis-cli", ["-p", String(redisPort), ...args], { encoding: "utf8" }).trim()
-const usedMemory = () => Number(/used_memory:(\d+)/.exec(redisCli("INFO", "memory"))![1])
+const redis = await startRedisServer(root, { appendOnly: true })
+const redisUrl = redis.url
 
 const load = (options: Omit<LoadOptions, "connections" | "seconds">, runSeconds: number) => {
   const file = join(root, "load.json")
@@ -136,7 +128,7 @@ try {
       .map((email) => JSON.stringify(email))
       .join("\n")}\n`
   )
-  const memoryBefore = usedMemory()
+  const memoryBefore = redis.usedMemory()
   const started = performance.now()
   const accepted = await fetch(`${a.url}/api/v1/validate/bulk-async?targetGroupId=${targetGroupId}`, {
     method: "POST",
@@ -159,7 +151,7 @@ try {
   const ranOn = ["a", "b"].findIndex((name) =>
     readFileSync(join(root, `job-${name}.log`), "utf8").includes(`"msg":"job started","jobId":"${jobId}"`)
   )
-  const queueMemoryBytes = usedMemory() - memoryBefore
+  const queueMemoryBytes = redis.usedMemory() - memoryBefore
   log(
     `1M-email job across two daemons: ${jobSeconds} s end to end (run on ${"AB"[ranOn] ?? "?"}, downloaded from B, ${(downloadedBytes / 1e6).toFixed(0)} MB); Redis memory for it (input and results included): ${(queueMemoryBytes / 1e6).toFixed(0)} MB`
   )
@@ -201,7 +193,6 @@ try {
     })
   )
 } finally {
-  redis.kill("SIGTERM")
-  await once(redis, "exit").catch(() => undefined)
+  await redis.stop()
   rmSync(root, { recursive: true, force: true })
 }

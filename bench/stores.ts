@@ -20,24 +20,16 @@
  * JSON: answers/s, p99 and server CPU per answer of each kind (median, min,
  * max over the rounds), and each kind's ratio to files, taken per round.
  */
-import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { once } from "node:events"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { availableParallelism, tmpdir } from "node:os"
 import { join } from "node:path"
 import * as Effect from "effect/Effect"
 import { buildInstitutionTable } from "../src/engine/InstitutionIndex.ts"
 import { PgClient, postgresClientLayer } from "../src/store/postgres.ts"
-import {
-  type BenchConfig,
-  cpuSeconds,
-  type DaemonProcess,
-  freePort,
-  prepareConfig,
-  startDaemon
-} from "./daemonProcess.ts"
+import { type BenchConfig, cpuSeconds, type DaemonProcess, prepareConfig, startDaemon } from "./daemonProcess.ts"
 import { generateEmails } from "./generateEmails.ts"
+import { startRedisServer } from "./redisServer.ts"
 import { quick, ratios, spread } from "./rounds.ts"
 import { chooseCores, pinProcess, requireWrk, runWrk } from "./wrkLoad.ts"
 
@@ -71,13 +63,8 @@ const databaseUrl = (() => {
   return url.toString()
 })()
 
-const redisPort = await freePort()
-const redisUrl = `redis://127.0.0.1:${redisPort}`
-const redis: ChildProcess = spawn(
-  "redis-server",
-  ["--port", String(redisPort), "--bind", "127.0.0.1", "--dir", root, "--save", "", "--appendonly", "no"],
-  { stdio: "ignore" }
-)
+const redis = await startRedisServer(root)
+const redisUrl = redis.url
 await onServer(`create database ${databaseName}`)
 
 type Kind = "files" | "redis" | "postgres" | "postgresRedis"
@@ -217,8 +204,7 @@ try {
     if (process.child.exitCode === null) process.child.kill("SIGTERM")
     await process.exited
   }
-  redis.kill("SIGTERM")
-  await once(redis, "exit").catch(() => undefined)
+  await redis.stop()
   await onServer(`drop database if exists ${databaseName} with (force)`).catch(() => undefined)
   rmSync(root, { recursive: true, force: true })
 }
