@@ -167,7 +167,8 @@ export class LiveSnapshot {
    * Start-up runs three slow steps side by side: the load (on the loader's
    * thread for the daemon), the watcher's first scan and the reading of the
    * built-in email lists (`EngineBuilder.prepare`); the compile waits for
-   * them, and the watcher's settling (two poll intervals) runs during it.
+   * them, and the watcher's settling (each watched path's first stat, on
+   * libuv's thread pool: `ConfigWatcher.ready`) runs during it.
    * A change the watcher reports before the snapshot exists is reloaded
    * once it does. Measured as `serve` until `/healthz` answers
    * (`bench/serveStart.ts`): 0.83x the time of loading, compiling, then

@@ -22,8 +22,9 @@
  * interval plus the debounce (about 250 ms by default).
  */
 import { existsSync } from "node:fs"
-import { basename, relative, sep } from "node:path"
-import { watch } from "chokidar"
+import { stat } from "node:fs/promises"
+import { basename, join, relative, sep } from "node:path"
+import { type FSWatcher, watch } from "chokidar"
 import { isTemporaryFile } from "../store/atomicWrite.ts"
 import { API_KEYS_FILE, CLIENTS_DIR, OFFERS_DIR, SETTINGS_FILE, TARGET_GROUPS_DIR } from "./layout.ts"
 import { TEMPLATES_DIR } from "./messageTemplates.ts"
@@ -53,8 +54,28 @@ const isWatched = (roots: ReadonlyArray<string>, path: string): boolean => {
   return false
 }
 
+/**
+ * Resolves once each watched path's first stat, the baseline later ones are
+ * compared with, has been taken: a change made before it would be the
+ * baseline itself (measured: 3 of 20 missed when ready at the scan's end).
+ * Node's `fs.watchFile` queues that stat on libuv's thread pool as chokidar
+ * starts watching the path, before chokidar's "ready"; the pool starts its
+ * work first in, first out, so once a stat of every watched path queued
+ * after "ready" has answered, every baseline has been taken. This waits as
+ * long as the pool is busy, no longer: ~1 ms on an idle machine, where a
+ * fixed wait of two poll intervals (200 ms) held up every start
+ * (test/config/watchConfig.test.ts keeps the pool busy).
+ */
+const baselinesTaken = async (watcher: FSWatcher): Promise<void> => {
+  const paths = Object.entries(watcher.getWatched()).flatMap(([directory, names]) => [
+    directory,
+    ...names.map((name) => join(directory, name))
+  ])
+  await Promise.all(paths.map((path) => stat(path).catch(() => undefined)))
+}
+
 export interface ConfigWatcher {
-  /** Resolves once the directories' first scan is done (`ready` follows two poll intervals later). */
+  /** Resolves once the directories' first scan is done (`ready` follows once each path's baseline is taken). */
   readonly scanned: Promise<void>
   /** Resolves once the directories are being watched (their first scan is done); changes before may be missed. */
   readonly ready: Promise<void>
@@ -96,9 +117,7 @@ export const watchConfigDirectories = (
   const scanned = new Promise<void>((resolve) => watcher.once("ready", () => resolve()))
   return {
     scanned,
-    // Each path's first stat, which later ones are compared with, is taken within a poll interval after
-    // chokidar's scan; a change made before it would be the baseline itself (measured: 3 of 20 missed).
-    ready: scanned.then(() => new Promise<void>((resolve) => setTimeout(resolve, 2 * POLL_INTERVAL_MS))),
+    ready: scanned.then(() => baselinesTaken(watcher)),
     close: () => {
       clearTimeout(timer)
       void watcher.close()

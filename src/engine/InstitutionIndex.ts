@@ -10,7 +10,8 @@
  * an imported one from `index.bin` beside its `index.json` (compiled again
  * when it was not compiled from that very file), and one merged with user
  * datasets from a cache keyed by everything the merge reads
- * (`tableCacheDir`), merged and compiled only when it changed. Each load
+ * (`tableCacheDir`: the datasets' contents, not their names, so a copy of
+ * the config elsewhere finds it), merged and compiled only when it changed. Each load
  * reports its duration and form on `institutionIndexChannel` (the daemon
  * logs it at start).
  */
@@ -121,11 +122,15 @@ const keepTable = (path: string, bytes: Uint8Array): void => {
 }
 
 /** The table in `path` (and its bytes) if it was compiled from `stamp`, else undefined. */
-const readTableBytes = (path: string, stamp: string): { table: InstitutionTable; bytes: Uint8Array } | undefined => {
+const readTableBytes = (
+  path: string,
+  stamp: string,
+  renameDataset?: (name: string) => string
+): { table: InstitutionTable; bytes: Uint8Array } | undefined => {
   if (!existsSync(path)) return undefined
   try {
     const bytes = readFileSync(path)
-    const table = InstitutionTable.fromBuffer(bytes)
+    const table = InstitutionTable.fromBuffer(bytes, renameDataset)
     return table.compiledFrom === stamp ? { table, bytes } : undefined
   } catch {
     return undefined
@@ -198,7 +203,13 @@ const buildTable = (options: InstitutionIndexOptions): { table: InstitutionTable
       (dataDir === undefined ? undefined : importedTable(dataDir)) ?? { table: loadBuiltInTable(), form: "built-in" }
     )
   }
-  // Everything the merge reads: its code's version, the base it starts from and each dataset.
+  // Everything the merge reads: its code's version, the base it starts from and each dataset. Datasets are
+  // merged under stand-in names, one per distinct name, and read back under theirs: a dataset's name is its path
+  // as shown (relative to the working directory), so the same contents elsewhere find the same table.
+  const names = [...new Set(datasets.map((d) => d.name))]
+  const standIn = (name: string) => `\u0000dataset ${names.indexOf(name)}`
+  const standIns = new Map(names.map((name) => [standIn(name), name]))
+  const named = (name: string) => standIns.get(name) ?? name
   const base = !builtIn
     ? "none"
     : dataDir !== undefined && existsSync(importedIndexFile(dataDir))
@@ -206,14 +217,19 @@ const buildTable = (options: InstitutionIndexOptions): { table: InstitutionTable
       : builtInStamp()
   const stamp = createHash("sha256")
     .update(
-      JSON.stringify([tableBufferFormat, VERSION, base, datasets.map((d) => [d.name, d.version, d.format, d.content])])
+      JSON.stringify([
+        tableBufferFormat,
+        VERSION,
+        base,
+        datasets.map((d) => [names.indexOf(d.name), d.version, d.format, d.content])
+      ])
     )
     .digest("hex")
   // The data directory's cache outlives a container's temporary directory; the system's is shared by every
   // daemon (and test) on the machine. Read from the first that has it, written to both.
   const cachePaths = mergedTableDirs(dataDir).map((directory) => join(directory, `${stamp.slice(0, 32)}.bin`))
   for (const path of cachePaths) {
-    const cached = readTableBytes(path, stamp)
+    const cached = readTableBytes(path, stamp, named)
     if (cached !== undefined) {
       for (const other of cachePaths) if (other !== path && !existsSync(other)) keepTable(other, cached.bytes)
       return { table: cached.table, form: "cached" }
@@ -221,8 +237,9 @@ const buildTable = (options: InstitutionIndexOptions): { table: InstitutionTable
   }
   const builder = IndexBuilder.from(builtIn ? loadInstitutions(dataDir) : emptyData)
   for (const dataset of datasets) {
+    const name = standIn(dataset.name)
     const source = builder.source(
-      dataset.version === undefined ? { dataset: dataset.name } : { dataset: dataset.name, version: dataset.version }
+      dataset.version === undefined ? { dataset: name } : { dataset: name, version: dataset.version }
     )
     for (const record of parseDataset(dataset))
       builder.addInstitution(record, builder.sourceAt(source), { override: true })
@@ -233,7 +250,7 @@ const buildTable = (options: InstitutionIndexOptions): { table: InstitutionTable
     keepTable(path, bytes)
     pruneCache(join(path, ".."))
   }
-  return { table: InstitutionTable.fromBuffer(bytes), form: "compiled" }
+  return { table: InstitutionTable.fromBuffer(bytes, named), form: "compiled" }
 }
 
 /** Builds the table synchronously; throws `DatasetError` for a bad user dataset. */

@@ -10,7 +10,7 @@
  * being served, the server stops accepting connections and requests in
  * flight may finish for at most `gracefulShutdownTimeout`; then it is closed.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -35,6 +35,33 @@ export interface NodeServerOptions {
     /** The whole request, headers and body. */
     readonly requestMs: number
   }
+  /**
+   * Work no request needs but the first ones would otherwise do on their
+   * way (`warmEngineContext`): run once the first response has gone (a
+   * health check, as a rule), or a second after listening when no request
+   * came, so that the first `/healthz` is not kept waiting for it.
+   */
+  readonly afterFirstResponse?: (() => void) | undefined
+}
+
+/** How long after listening `afterFirstResponse` runs when no request has come. */
+const FIRST_RESPONSE_WAIT_MS = 1000
+
+/** Runs `work` once, after the first response `server` sends has gone, or `waitMs` after now. */
+export const afterFirstResponse = (server: Server, work: () => void, waitMs = FIRST_RESPONSE_WAIT_MS): void => {
+  const run = () => {
+    clearTimeout(timer)
+    server.off("request", onFirst)
+    work()
+  }
+  // A response's "close" comes once it has been sent (or its connection has gone); the next turn, so it is out.
+  const onFirst = (_request: IncomingMessage, response: ServerResponse) => {
+    clearTimeout(timer)
+    server.off("request", onFirst)
+    response.once("close", () => setImmediate(run))
+  }
+  const timer = setTimeout(run, waitMs).unref()
+  server.on("request", onFirst)
 }
 
 const make = (options: NodeServerOptions) =>
@@ -66,6 +93,7 @@ const make = (options: NodeServerOptions) =>
         resume(Effect.void)
       })
     })
+    if (options.afterFirstResponse !== undefined) afterFirstResponse(server, options.afterFirstResponse)
     const bound = server.address()
     if (bound === null || typeof bound === "string") {
       return yield* new HttpServerError.ServeError({ cause: new Error("the server is not listening on a TCP port") })

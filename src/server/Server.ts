@@ -213,8 +213,6 @@ export const serverLayer = (options: ServeOptions) =>
               phases.end("listen")
               phases.close()
               log.write("info", "start phases", { ...phases.summary(), sinceStartMs: Math.round(performance.now()) })
-              // What the first validations would build on their way is built now, after /healthz answers.
-              setImmediate(() => warmEngineContext(live.current().engine.context))
             })
           ),
           Effect.addFinalizer(() => Effect.sync(() => log.write("info", "stopping")))
@@ -268,6 +266,8 @@ export const serverLayer = (options: ServeOptions) =>
         port,
         host,
         gracefulShutdownTimeout: `${server.shutdownTimeoutSeconds} seconds`,
+        // What the first validations would build on their way (~0.15 s of CPU), built once /healthz has answered.
+        afterFirstResponse: () => warmEngineContext(live.current().engine.context),
         timeouts: {
           idleMs: server.bodyTimeoutSeconds * 1000,
           headersMs: server.headersTimeoutSeconds * 1000,

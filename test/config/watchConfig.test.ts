@@ -4,12 +4,14 @@
  * the reload status always tells the current state.
  */
 import { execFileSync } from "node:child_process"
+import { pbkdf2 } from "node:crypto"
 import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { createApiKey, revokeApiKey } from "../../src/app/Keys.ts"
 import { LiveSnapshot } from "../../src/app/Snapshot.ts"
 import { directorySource } from "../../src/app/sources.ts"
+import { watchConfigDirectories } from "../../src/config/watchConfig.ts"
 import { InvalidConfiguration } from "../../src/domain/errors.ts"
 import type { TeamId } from "../../src/domain/Identifiers.ts"
 import { makeDirs, ukGroupYaml, validConfig } from "./configFiles.ts"
@@ -153,5 +155,35 @@ describe("hot reload", () => {
     replaceAtomically(file, countries("GB, IE"))
     await eventually(() => !live.status().stale && accepts(live, "jane@tcd.ie"))
     expect(live.status().problems).toEqual([])
+  })
+})
+
+describe("the watcher's readiness", () => {
+  it("sees an edit made the moment it is ready, while libuv's thread pool is busy", async () => {
+    // Each watched path's first stat, the baseline later ones are compared with, runs on the thread pool;
+    // kept busy, that stat would come after an edit made at once and take the edit for the baseline.
+    let busy = true
+    const occupy = (): void => {
+      if (busy) pbkdf2("x", "y", 20_000, 32, "sha256", occupy)
+    }
+    for (let i = 0; i < 8; i++) occupy()
+    try {
+      for (let round = 0; round < 3; round++) {
+        const { configDir } = makeDirs(validConfig)
+        let seen = false
+        const watcher = watchConfigDirectories([configDir], 20, () => {
+          seen = true
+        })
+        try {
+          await watcher.ready
+          writeFileSync(join(configDir, "target-groups/uk.yaml"), countries("GB, IE"))
+          await eventually(() => seen, 2000)
+        } finally {
+          watcher.close()
+        }
+      }
+    } finally {
+      busy = false
+    }
   })
 })

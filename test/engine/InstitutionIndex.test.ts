@@ -103,6 +103,26 @@ describe("user datasets over the built-in index", () => {
   }, 120_000)
 })
 
+describe("a dataset's name (its path as shown)", () => {
+  it("is no part of the cache's key: the same dataset elsewhere is read from the cache, under its own name", () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "campusgate-index-"))
+    const content = dataset(`Moved ${randomUUID()}`).content
+    const here = built({ datasets: [{ ...dataset(""), name: "config/partners.csv", content }], dataDir })
+    expect(here.form).toBe("compiled")
+    const there = built({ datasets: [{ ...dataset(""), name: "/srv/campusgate/partners.csv", content }], dataDir })
+    expect(there.form).toBe("cached")
+    for (const host of ["cs.mit.edu", "new-partner.org"]) {
+      const provenance = JSON.stringify(here.table.lookup(host))
+      expect(provenance).toContain('"config/partners.csv"')
+      expect(JSON.stringify(there.table.lookup(host))).toBe(
+        provenance.replaceAll('"config/partners.csv"', '"/srv/campusgate/partners.csv"')
+      )
+    }
+    expect(there.table.sources.map((source) => source.dataset)).toContain("/srv/campusgate/partners.csv")
+    expect(JSON.stringify(there.table.sources)).not.toContain('"config/partners.csv"')
+  }, 120_000)
+})
+
 describe("an imported index", () => {
   const importInto = (dataDir: string, name: string) => {
     const builder = fixtureBuilder()

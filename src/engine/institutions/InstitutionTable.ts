@@ -42,6 +42,7 @@ import {
   hashFrom,
   NON_INSTITUTION_WORDS,
   ROW_WORDS,
+  renameDatasets,
   roleCodes,
   type TableBuffer
 } from "./tableBuffer.ts"
@@ -294,9 +295,10 @@ export class InstitutionTable {
     return new InstitutionTable(decodeTable(encodeTable(data)))
   }
 
-  /** A table over a compiled buffer (`encodeTable`), read as it is. */
-  static fromBuffer(bytes: Uint8Array): InstitutionTable {
-    return new InstitutionTable(decodeTable(bytes))
+  /** A table over a compiled buffer (`encodeTable`), read as it is, or with its datasets' names passed through `renameDataset`. */
+  static fromBuffer(bytes: Uint8Array, renameDataset?: (name: string) => string): InstitutionTable {
+    const buffer = decodeTable(bytes)
+    return new InstitutionTable(renameDataset === undefined ? buffer : renameDatasets(buffer, renameDataset))
   }
 
   /** Every institution, in the data's order (made on first use: searches and the candidate model need them all). */

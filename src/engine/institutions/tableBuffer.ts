@@ -335,3 +335,19 @@ export const decodeTable = (given: Uint8Array): TableBuffer => {
     knowledge: counts.knowledge === 0 ? undefined : Buffer.from(bytes.buffer, at + counts.blob, counts.knowledge)
   }
 }
+
+/**
+ * `buffer` with every dataset name it holds (a source's `dataset`, an
+ * evidence row's source, a zone's reference) passed through `rename`: a
+ * table compiled under stand-in names, read under the names in force.
+ */
+export const renameDatasets = (buffer: TableBuffer, rename: (name: string) => string): TableBuffer => ({
+  ...buffer,
+  sources: buffer.sources.map((source) => ({ ...source, dataset: rename(source.dataset) })),
+  evidence: buffer.evidence.map(([source, ...rest]) => [rename(source), ...rest] as unknown as EvidenceRow),
+  suffixRules: buffer.suffixRules.map((rule) => {
+    const renamed = [...rule] as [...SuffixRuleRow]
+    renamed[7] = rename(rule[7])
+    return renamed
+  })
+})
