@@ -64,6 +64,36 @@ export const afterFirstResponse = (server: Server, work: () => void, waitMs = FI
   server.on("request", onFirst)
 }
 
+/** What the server does with a request, or with one that asked `Expect: 100-continue`. */
+interface Listeners {
+  readonly request: (request: IncomingMessage, response: ServerResponse) => void
+  readonly checkContinue: (request: IncomingMessage, response: ServerResponse) => void
+}
+
+/**
+ * Holds the requests `server` receives before it is given its listeners:
+ * it listens before the app's routes are built, and a request that came
+ * in between would otherwise get no answer at all. `serve` attaches the
+ * listeners and hands them the held requests, in the order they came.
+ */
+export const holdUntilServed = (server: Server): { readonly serve: (listeners: Listeners) => void } => {
+  const held: Array<readonly [keyof Listeners, IncomingMessage, ServerResponse]> = []
+  const holdRequest = (request: IncomingMessage, response: ServerResponse) => held.push(["request", request, response])
+  const holdContinue = (request: IncomingMessage, response: ServerResponse) =>
+    held.push(["checkContinue", request, response])
+  server.on("request", holdRequest)
+  server.on("checkContinue", holdContinue)
+  return {
+    serve: (listeners) => {
+      server.off("request", holdRequest)
+      server.off("checkContinue", holdContinue)
+      server.on("request", listeners.request)
+      server.on("checkContinue", listeners.checkContinue)
+      for (const [kind, request, response] of held.splice(0)) listeners[kind](request, response)
+    }
+  }
+}
+
 const make = (options: NodeServerOptions) =>
   Effect.gen(function* () {
     const fastPath = yield* FastPath
@@ -85,6 +115,7 @@ const make = (options: NodeServerOptions) =>
       orElse: () => Effect.void
     })
 
+    const held = holdUntilServed(server)
     yield* Effect.callback<void, HttpServerError.ServeError>((resume) => {
       const onError = (cause: Error) => resume(Effect.fail(new HttpServerError.ServeError({ cause })))
       server.once("error", onError)
@@ -126,8 +157,7 @@ const make = (options: NodeServerOptions) =>
             })
           )
         )
-        server.on("request", onRequest)
-        server.on("checkContinue", onCheckContinue)
+        held.serve({ request: onRequest, checkContinue: onCheckContinue })
       })
     })
   })
