@@ -45,6 +45,7 @@ export class EmailLists {
   readonly sources: EmailListSources
   readonly counts: EmailListCounts
   readonly #disposable: DomainList
+  readonly #listedDisposable: PackedDomainSet
   readonly #disposableWildcards: ReadonlySet<string>
   readonly #freeMail: DomainList
   readonly #commonMailProviders: ReadonlySet<string>
@@ -71,9 +72,8 @@ export class EmailLists {
       }
       return verdict
     }
-    this.#disposable = new DomainList(disposable ?? packDisposable(data, wildcard), wildcard, (parent) =>
-      wildcard.has(parent)
-    )
+    this.#listedDisposable = disposable ?? packDisposable(data, wildcard)
+    this.#disposable = new DomainList(this.#listedDisposable, wildcard, (parent) => wildcard.has(parent))
     this.#disposableWildcards = wildcard
     this.#freeMail = new DomainList(freeMail, freeMail, isProviderDomain)
     this.#commonMailProviders = new Set(listEntries(lists.commonMailProviders))
@@ -115,6 +115,16 @@ export class EmailLists {
   /** Whether the host itself is on the disposable list (wildcard parents not considered). */
   isListedDisposable(asciiDomain: string): boolean {
     return this.#disposable.has(asciiDomain)
+  }
+
+  /**
+   * Whether a domain strictly below `domain` (lower-case ASCII) may be on
+   * the disposable list itself: when not, no host below it is
+   * (`isListedDisposable`), and a caller that knows a host's parent need not
+   * ask (`PackedDomainSet.mayHaveEntryBelow`).
+   */
+  mayHaveListedDisposableBelow(domain: string): boolean {
+    return this.#listedDisposable.mayHaveEntryBelow(domain)
   }
 
   /** The domains that make every host below them disposable. */

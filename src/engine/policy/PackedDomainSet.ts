@@ -24,6 +24,17 @@ const spread = 0x9e3779b1
 
 const SEPARATOR = "\n"
 
+/** The parents' filter (`mayHaveEntryBelow`): 2^20 bits, 128 KB, a few percent set by the built-in lists. */
+const PARENT_BITS = 20
+const PARENT_SHIFT = 32 - PARENT_BITS
+
+/** FNV-1a over the code units of `text[start, end)`, last to first, as the parents' filter takes a parent's. */
+const reverseHash = (text: string, start: number, end: number): number => {
+  let hash = 0x811c9dc5
+  for (let i = end - 1; i >= start; i--) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193)
+  return hash
+}
+
 /** A set's state as it is: the entries' text, where each starts, and the hash table (`PackedDomainSet.parts`). */
 export interface PackedDomainParts {
   readonly text: string
@@ -42,6 +53,8 @@ export class PackedDomainSet implements Iterable<string> {
   /** Open addressing: entry number + 1 (0 marks an empty slot), at most half full. */
   readonly #table: Int32Array
   readonly #shift: number
+  /** A bit per hash of every entry's parents (`mayHaveEntryBelow`), made on first use. */
+  #parents: Int32Array | undefined
 
   /**
    * `domains` must not contain `SEPARATOR` (a host cannot); repeats are kept
@@ -99,6 +112,40 @@ export class PackedDomainSet implements Iterable<string> {
       const start = this.#starts[entry - 1]!
       if (this.#starts[entry]! - start - 1 === domain.length && this.#text.startsWith(domain, start)) return true
     }
+  }
+
+  /**
+   * Whether an entry may lie strictly below `domain` (`x.mail.example` below
+   * `mail.example` or `example`): false only when none does, so a caller can
+   * skip asking about the hosts below it; true too when a parent's hash
+   * shares its bit. The filter is made on first use, in one pass over the
+   * text that allocates nothing per entry (a set of the ~120k disposable
+   * domains' parents took 190-650 ms).
+   */
+  mayHaveEntryBelow(domain: string): boolean {
+    this.#parents ??= this.#parentFilter()
+    const bit = Math.imul(reverseHash(domain, 0, domain.length), spread) >>> PARENT_SHIFT
+    return (this.#parents[bit >>> 5]! & (1 << (bit & 31))) !== 0
+  }
+
+  #parentFilter(): Int32Array {
+    const parents = new Int32Array(1 << (PARENT_BITS - 5))
+    const text = this.#text
+    const starts = this.#starts
+    for (let e = 0; e + 1 < starts.length; e++) {
+      const start = starts[e]!
+      // The entry's last character is before its separator; each dot ends the hash of the parent after it.
+      let hash = 0x811c9dc5
+      for (let i = starts[e + 1]! - 2; i > start; i--) {
+        const code = text.charCodeAt(i)
+        if (code === 0x2e) {
+          const bit = Math.imul(hash, spread) >>> PARENT_SHIFT
+          parents[bit >>> 5]! |= 1 << (bit & 31)
+        }
+        hash = Math.imul(hash ^ code, 0x01000193)
+      }
+    }
+    return parents
   }
 
   *[Symbol.iterator](): Iterator<string> {

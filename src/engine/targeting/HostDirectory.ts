@@ -25,27 +25,31 @@ import type { HostMatch, InstitutionTable } from "../institutions/InstitutionTab
 import type { EmailLists } from "../policy/EmailLists.ts"
 import { SuffixTable } from "./SuffixTable.ts"
 
-/** Facts kept in the table, with room for values callers derive from them (see `HostDirectory.memo`). */
+/**
+ * Facts kept in the table, with room for values callers derive from them (see `HostDirectory.memo`).
+ * The fields are laid out in the order the per-email path reads them, its facts then its first
+ * remembered value, so that a host's judgement reads one stretch of memory.
+ */
 class StoredFacts {
-  readonly match: HostMatch
   /** `match.kind`, `match.matchedDomain` and whether the match is an abused listed domain, read without following `match`. */
   readonly matchKind: HostMatch["kind"]
   readonly matchedDomain: string | null
-  readonly abused: boolean
   readonly disposable: boolean
   readonly freeMail: boolean
+  readonly abused: boolean
   memoOwner: object | null = null
   memo: unknown = null
+  readonly match: HostMatch
   /** Further owners and their values, in pairs, oldest first: an offer's groups take turns on the same facts. */
   memoMore: Array<unknown> | null = null
 
   constructor(match: HostMatch, disposable: boolean, freeMail: boolean) {
-    this.match = match
     this.matchKind = match.kind
     this.matchedDomain = match.kind === "none" ? null : match.matchedDomain
-    this.abused = match.kind === "listed" && match.entry.abused
     this.disposable = disposable
     this.freeMail = freeMail
+    this.abused = match.kind === "listed" && match.entry.abused
+    this.match = match
   }
 }
 
@@ -94,16 +98,17 @@ const sameMatch = (a: HostMatch, b: HostMatch): boolean => {
 class KeyRecord extends StoredFacts {
   /** `null` when the key is a suffix rule (`edu`) itself: then the matched domain depends on the host. */
   readonly below: StoredFacts | null
+  /**
+   * Whether a host below the key may be on the disposable list itself (`EmailLists.mayHaveListedDisposableBelow`):
+   * when not, the list is not asked for the hosts below it, most of which (`cs.x.edu`) it does not name.
+   */
+  readonly listedDisposableBelow: boolean
   #belowListedDisposable: StoredFacts | null = null
   readonly belowDisposable: boolean
   readonly belowFreeMail: boolean
 
-  /** The key, as the data spells it. */
-  readonly key: string
-
-  constructor(key: string, exact: HostFacts, below: HostFacts) {
+  constructor(exact: HostFacts, below: HostFacts, listedDisposableBelow: boolean) {
     super(exact.match, exact.disposable, exact.freeMail)
-    this.key = key
     const match = below.match
     const bareRule = match.kind === "suffix" && match.matchedDomain.startsWith(probe)
     // Where the hosts below the key have the key's own facts (most listed domains), they share its record:
@@ -113,6 +118,7 @@ class KeyRecord extends StoredFacts {
       : sameMatch(exact.match, match) && exact.disposable === below.disposable && exact.freeMail === below.freeMail
         ? this
         : new StoredFacts(match, below.disposable, below.freeMail)
+    this.listedDisposableBelow = listedDisposableBelow
     this.belowDisposable = below.disposable
     this.belowFreeMail = below.freeMail
   }
@@ -172,7 +178,7 @@ export class HostDirectory {
     const at = keys.foundAt
     const record = typeof known === "string" ? this.#learn(known) : known
     if (at === 0) return record
-    const listedDisposable = this.#lists.isListedDisposable(host)
+    const listedDisposable = record.listedDisposableBelow && this.#lists.isListedDisposable(host)
     if (record.below !== null) return record.factsBelow(record.below, listedDisposable)
     return this.#underBareRule(record, host, at, listedDisposable)
   }
@@ -242,7 +248,11 @@ export class HostDirectory {
 
   /** Asks the sources about `key` (the data's own string) and remembers the answer. */
   #learn(key: string): KeyRecord {
-    const record = new KeyRecord(key, this.#ask(key), this.#ask(`${probe}.${key}`))
+    const record = new KeyRecord(
+      this.#ask(key),
+      this.#ask(`${probe}.${key}`),
+      this.#lists.mayHaveListedDisposableBelow(key)
+    )
     this.#keys.set(key, record)
     return record
   }

@@ -4,17 +4,20 @@
  * gives the hash of every suffix, and the walk from the whole host to its
  * shortest suffix allocates nothing.
  *
- * Open addressing in one array holding, per slot, a key's hash and its value
- * (the key itself, or a record naming it): a probe compares hashes in the
- * slot's own cache line, and a match is a read of the value and its key's
- * text. A `Map` reads a bucket, then its entries, then each entry's key (its
- * length, in the string itself) — a read more for a host that is a key, and
- * two or three for each suffix that is not, which is most of the directory's
- * probes (a host below a listed domain, an unknown host). The key's text
- * always decides; a hash only chooses where to look. Measured with
- * bench/library.ts's emails, 1M, CPU time per 25k, the least of 7 passes
- * per chunk summed, each checkout in a process of its own: 1.03-1.07x the
- * `Map`'s.
+ * Open addressing in one array holding, per slot, a key's hash, the key's
+ * text and its value: a probe compares hashes in the slot's own cache line,
+ * and a match reads the key's text and the value, neither found through the
+ * other, so the two reads overlap. A `Map` reads a bucket, then its entries,
+ * then each entry's key (its length, in the string itself) — a read more for
+ * a host that is a key, and two or three for each suffix that is not, which
+ * is most of the directory's probes (a host below a listed domain, an
+ * unknown host). The key's text always decides; a hash only chooses where to
+ * look. Measured with bench/library.ts's emails, 1M, CPU time per 25k, the
+ * least of 7 passes per chunk summed, each checkout in a process of its own:
+ * 1.03-1.07x the `Map`'s with the value naming its key. Then a match read the
+ * value, then the key through it, then the key's text: a CPU profile put a
+ * third of the walk on each of those three reads. With the key in the slot,
+ * the key's text and the value are read at once.
  */
 
 /** FNV-1a over the code units of `text[from, end)`, last to first: a suffix's hash is a prefix of the pass. */
@@ -44,21 +47,21 @@ const MAX_SUFFIXES = 256
 const suffixStarts = new Int32Array(MAX_SUFFIXES)
 const suffixHashes = new Int32Array(MAX_SUFFIXES)
 
-/** A value of the table: a key itself, or a record that names its key. */
-export type Keyed = string | { readonly key: string }
+/** Elements per slot: the key's hash, the key, the value. */
+const SLOT = 3
 
-export class SuffixTable<V extends Keyed> {
+export class SuffixTable<V> {
   /**
-   * Per slot, two elements: the key's hash (a small integer), then its value
-   * (`undefined`: an empty slot), so a probe reads one cache line and the
-   * value it finds is the next read.
+   * Per slot, three elements: the key's hash (a small integer), the key
+   * (`undefined`: an empty slot) and its value, so a probe reads one cache
+   * line and a match's key and value are read side by side.
    */
-  #slots: Array<number | V | undefined>
+  #slots: Array<number | string | V | undefined>
   #shift: number
   #size = 0
 
   constructor() {
-    this.#slots = new Array<number | V | undefined>(2 << MIN_BITS).fill(undefined)
+    this.#slots = new Array<number | string | V | undefined>(SLOT << MIN_BITS).fill(undefined)
     this.#shift = 32 - MIN_BITS
   }
 
@@ -69,14 +72,14 @@ export class SuffixTable<V extends Keyed> {
   /** The value of the key equal to `host[at..]` whose hash (`suffixHash(host, at)`) is `hash`, if any. */
   get(host: string, at: number, hash: number): V | undefined {
     const slots = this.#slots
-    const mask = (slots.length >> 1) - 1
+    const mask = (1 << (32 - this.#shift)) - 1
     const small = hash & SMALL
     for (let slot = Math.imul(hash, SPREAD) >>> this.#shift; ; slot = (slot + 1) & mask) {
-      const value = slots[2 * slot + 1] as V | undefined
-      if (value === undefined) return undefined
-      if (slots[2 * slot] === small) {
-        const key = typeof value === "string" ? value : (value as Exclude<V, string>).key
-        if (at === 0 ? key === host : key.length === host.length - at && host.endsWith(key)) return value
+      const i = SLOT * slot
+      const key = slots[i + 1] as string | undefined
+      if (key === undefined) return undefined
+      if (slots[i] === small && (at === 0 ? key === host : key.length === host.length - at && host.endsWith(key))) {
+        return slots[i + 2] as V
       }
     }
   }
@@ -110,51 +113,49 @@ export class SuffixTable<V extends Keyed> {
     return undefined
   }
 
-  /** Sets the value of `key` (`value` is `key` or names it), adding the key if it is new. */
+  /** Sets the value of `key`, adding the key if it is new. */
   set(key: string, value: V): void {
     const hash = suffixHash(key, 0)
     const small = hash & SMALL
     const slots = this.#slots
-    const mask = (slots.length >> 1) - 1
+    const mask = (1 << (32 - this.#shift)) - 1
     let slot = Math.imul(hash, SPREAD) >>> this.#shift
     for (; ; slot = (slot + 1) & mask) {
-      const there = slots[2 * slot + 1] as V | undefined
+      const there = slots[SLOT * slot + 1] as string | undefined
       if (there === undefined) break
-      if (
-        slots[2 * slot] === small &&
-        (typeof there === "string" ? there : (there as Exclude<V, string>).key) === key
-      ) {
-        slots[2 * slot + 1] = value
+      if (slots[SLOT * slot] === small && there === key) {
+        slots[SLOT * slot + 2] = value
         return
       }
     }
-    slots[2 * slot] = small
-    slots[2 * slot + 1] = value
+    slots[SLOT * slot] = small
+    slots[SLOT * slot + 1] = key
+    slots[SLOT * slot + 2] = value
     this.#size++
-    if (this.#size > slots.length >> 2) this.#grow()
+    if (this.#size > 1 << (31 - this.#shift)) this.#grow()
   }
 
   /** The values. */
   *values(): IterableIterator<V> {
     const slots = this.#slots
-    for (let i = 1; i < slots.length; i += 2) if (slots[i] !== undefined) yield slots[i] as V
+    for (let i = 1; i < slots.length; i += SLOT) if (slots[i] !== undefined) yield slots[i + 1] as V
   }
 
   /** Twice the slots, every key placed again. */
   #grow(): void {
     const old = this.#slots
     const bits = 32 - this.#shift + 1
-    const slots = new Array<number | V | undefined>(2 << bits).fill(undefined)
+    const slots = new Array<number | string | V | undefined>(SLOT << bits).fill(undefined)
     const mask = (1 << bits) - 1
     const shift = 32 - bits
-    for (let i = 1; i < old.length; i += 2) {
-      const value = old[i] as V | undefined
-      if (value === undefined) continue
-      const hash = suffixHash(typeof value === "string" ? value : (value as Exclude<V, string>).key, 0)
-      let slot = Math.imul(hash, SPREAD) >>> shift
-      while (slots[2 * slot + 1] !== undefined) slot = (slot + 1) & mask
-      slots[2 * slot] = hash & SMALL
-      slots[2 * slot + 1] = value
+    for (let i = 1; i < old.length; i += SLOT) {
+      const key = old[i] as string | undefined
+      if (key === undefined) continue
+      let slot = Math.imul(suffixHash(key, 0), SPREAD) >>> shift
+      while (slots[SLOT * slot + 1] !== undefined) slot = (slot + 1) & mask
+      slots[SLOT * slot] = old[i - 1]
+      slots[SLOT * slot + 1] = key
+      slots[SLOT * slot + 2] = old[i + 1]
     }
     this.#slots = slots
     this.#shift = shift

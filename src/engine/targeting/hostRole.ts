@@ -9,12 +9,9 @@ import { roleOf } from "../institutions/roles.ts"
 export interface RoleFact {
   readonly role: HostRole
   readonly evidence: Evidence
-  /** Its position among the role facts, for per-fact caches kept in arrays (`ROLE_FACTS` of them). */
+  /** Its position among the role facts (`allRoleFacts`), for per-fact answers kept in arrays (`acceptsRoleFact`). */
   readonly index: number
 }
-
-/** How many role facts there are. */
-export const ROLE_FACTS = 7
 
 let made = 0
 const fact = (role: HostRole, rule: string, confidence: Evidence["confidence"]): RoleFact =>

@@ -23,6 +23,12 @@ export interface InstitutionVerdict {
   readonly role: RoleFact
   /** The group does not accept `role`. */
   readonly roleRefused: boolean
-  /** `domain` for hosts of another role (`staff.x.edu`), one frozen object per role fact, by its index; made on first need. */
-  withRole: Array<DomainDetail | undefined> | null
+  /**
+   * `domain` for hosts whose labels name another role (`stu.x.edu`, `staff.x.edu`), per role, made on first
+   * need: fields of the verdict, not an array beside it, so that such a host reads nothing more than the
+   * verdict (`domainWithRole`).
+   */
+  studentHost: DomainDetail | null
+  staffHost: DomainDetail | null
+  alumniHost: DomainDetail | null
 }

@@ -16,32 +16,44 @@ import type { InstitutionVerdict } from "./institutionVerdict.ts"
 
 export type { InstitutionVerdict }
 
-import { ROLE_FACTS, type RoleFact, roleFactOf } from "./hostRole.ts"
+import { type RoleFact, roleFactOf } from "./hostRole.ts"
 
 /**
  * The verdict's domain detail for a host of `role`: `verdict.domain` for the
  * matched domain's own role (almost every host), else built once per role
- * fact and shared.
+ * and shared. A host's labels (`stu.x.edu`) are the only way to another role
+ * (`roleFactOf`), so each role keeps the first detail made for it; a detail
+ * kept for another fact of the same role is not returned for this one.
  */
 export const domainWithRole = (verdict: InstitutionVerdict, role: RoleFact): DomainDetail => {
   if (role === verdict.role) return verdict.domain
-  verdict.withRole ??= new Array<DomainDetail | undefined>(ROLE_FACTS).fill(undefined)
-  let detail = verdict.withRole[role.index]
-  if (detail === undefined) {
-    // A literal of the detail's own shape: copying the frozen detail by spread costs a microsecond, and the
-    // long tail of (institution, role) pairs makes that a per-email cost (measured: bench/library.ts).
-    const domain = verdict.domain
-    const detail_: Mutable<DomainDetail> = {
-      status: domain.status,
-      matchedDomain: domain.matchedDomain!,
-      rule: domain.rule!,
-      institution: domain.institution!,
-      role: role.role,
-      roleEvidence: role.evidence
-    }
-    if (domain.allowedRoles !== undefined) detail_.allowedRoles = domain.allowedRoles
-    detail = Object.freeze(detail_)
-    verdict.withRole[role.index] = detail
+  const name = role.role
+  const kept =
+    name === "student"
+      ? verdict.studentHost
+      : name === "staff"
+        ? verdict.staffHost
+        : name === "alumni"
+          ? verdict.alumniHost
+          : null
+  if (kept !== null && kept.roleEvidence === role.evidence) return kept
+  // A literal of the detail's own shape: copying the frozen detail by spread costs a microsecond, and the
+  // long tail of (institution, role) pairs makes that a per-email cost (measured: bench/library.ts).
+  const domain = verdict.domain
+  const detail_: Mutable<DomainDetail> = {
+    status: domain.status,
+    matchedDomain: domain.matchedDomain!,
+    rule: domain.rule!,
+    institution: domain.institution!,
+    role: name,
+    roleEvidence: role.evidence
+  }
+  if (domain.allowedRoles !== undefined) detail_.allowedRoles = domain.allowedRoles
+  const detail = Object.freeze(detail_)
+  if (kept === null) {
+    if (name === "student") verdict.studentHost = detail
+    else if (name === "staff") verdict.staffHost = detail
+    else if (name === "alumni") verdict.alumniHost = detail
   }
   return detail
 }
@@ -86,7 +98,9 @@ const judge = (
     reason: failure?.[1],
     role,
     roleRefused: !criteria.acceptsRoleFact[role.index],
-    withRole: null
+    studentHost: null,
+    staffHost: null,
+    alumniHost: null
   })
 
   if (rule !== undefined && !criteria.includeSuffixRules) {
@@ -184,7 +198,7 @@ const placeFailure = (
   ]
 }
 
-/** Freezes what results share (the details); the verdict itself stays open for its `withRole` details, made on need. */
+/** Freezes what results share (the details); the verdict itself stays open for its details of other roles (`domainWithRole`), made on need. */
 const freeze = (verdict: InstitutionVerdict): InstitutionVerdict => {
   Object.freeze(verdict.domain)
   Object.freeze(verdict.organizationType)

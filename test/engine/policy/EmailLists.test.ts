@@ -28,6 +28,15 @@ describe("EmailLists", () => {
       expect(lists.matchDisposable("someone.ddns.net")).toBe("ddns.net")
     })
 
+    it("knows which domains may have a listed disposable domain below them: every parent of one, and not others", () => {
+      for (const domain of ["com", "pbot.tk", "tk", "samples", "net"]) {
+        expect(lists.mayHaveListedDisposableBelow(domain), domain).toBe(true)
+      }
+      for (const domain of ["mailinator.com", "0.pbot.tk", "33mail.com", "x.mailinator.com", "edu", "mit.edu", "id"]) {
+        expect(lists.mayHaveListedDisposableBelow(domain), domain).toBe(false)
+      }
+    })
+
     it("never lets a wildcard entry that is an ICANN public suffix cover a whole registry", () => {
       expect(lists.isDisposable("university.my.id")).toBe(false)
       expect(lists.counts.disposableWildcard).toBe(2)

@@ -27,6 +27,26 @@ describe("PackedDomainSet", () => {
     }
   })
 
+  it("may have an entry below every parent of an entry, and says so of no other domain of a small set", () => {
+    fc.assert(
+      fc.property(fc.array(domain, { maxLength: 200 }), (listed) => {
+        const packed = new PackedDomainSet(listed)
+        for (const entry of listed) {
+          for (let dot = entry.indexOf("."); dot >= 0; dot = entry.indexOf(".", dot + 1)) {
+            expect(packed.mayHaveEntryBelow(entry.slice(dot + 1)), entry).toBe(true)
+          }
+        }
+      }),
+      { numRuns: 300 }
+    )
+    const packed = new PackedDomainSet(["x.mailinator.com", "a.b.example"])
+    for (const parent of ["mailinator.com", "com", "b.example", "example"])
+      expect(packed.mayHaveEntryBelow(parent)).toBe(true)
+    for (const other of ["x.mailinator.com", "a.b.example", "mailinator.co", "ailinator.com", "org", ""]) {
+      expect(packed.mayHaveEntryBelow(other), other).toBe(false)
+    }
+  })
+
   it("holds nothing when empty, and refuses an entry with a line break", () => {
     expect(new PackedDomainSet([]).has("")).toBe(false)
     expect(new PackedDomainSet([]).size).toBe(0)
