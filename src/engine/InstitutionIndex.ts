@@ -16,16 +16,7 @@
  */
 import { createHash } from "node:crypto"
 import { channel } from "node:diagnostics_channel"
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  statSync,
-  unlinkSync,
-  writeFileSync
-} from "node:fs"
+import { existsSync, mkdirSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -37,9 +28,12 @@ import {
   builtInTableFile,
   importedIndexFile,
   importedTableFile,
+  inSharedMemory,
   readBuiltInBytes,
   readBuiltInJson,
+  readBuiltInShared,
   readImportedIndex,
+  readShared,
   tableCacheDir
 } from "./data/builtInData.ts"
 import { compileCandidateKnowledge } from "./institutions/CandidateScorer.ts"
@@ -124,7 +118,7 @@ const keepTable = (path: string, bytes: Uint8Array): void => {
 const readTableBytes = (path: string, stamp: string): { table: InstitutionTable; bytes: Uint8Array } | undefined => {
   if (!existsSync(path)) return undefined
   try {
-    const bytes = readFileSync(path)
+    const bytes = readShared(path)
     const table = InstitutionTable.fromBuffer(bytes)
     return table.compiledFrom === stamp ? { table, bytes } : undefined
   } catch {
@@ -142,7 +136,7 @@ const builtInStamp = (): string => {
 }
 
 /** The built-in table, read in its binary form. */
-export const loadBuiltInTable = (): InstitutionTable => InstitutionTable.fromBuffer(readBuiltInBytes(builtInTableFile))
+export const loadBuiltInTable = (): InstitutionTable => InstitutionTable.fromBuffer(readBuiltInShared(builtInTableFile))
 
 /**
  * The imported index's table: `index.bin` when it was compiled from this
@@ -157,7 +151,7 @@ const importedTable = (dataDir: string): { table: InstitutionTable; form: IndexL
   const data = loadInstitutions(dataDir)
   const bytes = encodeTable(data, { compiledFrom: stamp, knowledge: compileCandidateKnowledge(data) })
   keepTable(importedTableFile(dataDir), bytes)
-  return { table: InstitutionTable.fromBuffer(bytes), form: "compiled" }
+  return { table: InstitutionTable.fromBuffer(inSharedMemory(bytes)), form: "compiled" }
 }
 
 /** Compiles the imported index of a data directory into its binary form beside it (`campusgate data import`). */
@@ -233,7 +227,7 @@ const buildTable = (options: InstitutionIndexOptions): { table: InstitutionTable
     keepTable(path, bytes)
     pruneCache(join(path, ".."))
   }
-  return { table: InstitutionTable.fromBuffer(bytes), form: "compiled" }
+  return { table: InstitutionTable.fromBuffer(inSharedMemory(bytes)), form: "compiled" }
 }
 
 /** Builds the table synchronously; throws `DatasetError` for a bad user dataset. */

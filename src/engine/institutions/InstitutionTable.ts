@@ -268,9 +268,16 @@ export class InstitutionTable {
   readonly sources: ReadonlyArray<DataSource>
   /** What the table was compiled from, when its compiler recorded it (`encodeTable`). */
   readonly compiledFrom: string | undefined
+  /**
+   * The compiled form the table reads, as it is: in shared memory when it
+   * was loaded so (`InstitutionIndex.ts`), so a job thread reads the same
+   * bytes instead of a copy of its own (`jobs/JobThreads.ts`).
+   */
+  readonly bytes: Uint8Array
 
   private constructor(buffer: TableBuffer) {
     this.compiledFrom = buffer.compiledFrom
+    this.bytes = buffer.bytes
     this.#buffer = buffer
     this.#slots = buffer.slots
     this.#mask = buffer.slots.length - 1
