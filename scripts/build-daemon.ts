@@ -1,8 +1,9 @@
 /**
  * `npm run build` step 6: the `campusgate` executable as a bundle in
  * `dist/daemon/` (the package's `bin`, and the Docker image's). esbuild
- * bundles `src/cli/bin.ts` with the two worker-thread modules it starts by
- * their place beside it (`jobs/jobThread.ts`, `config/loadConfigWorker.ts`;
+ * bundles `src/cli/bin.ts` with the worker-thread modules it starts by
+ * their place beside it (`jobs/jobThread.ts`, `config/loadConfigWorker.ts`,
+ * `verification/mailThread.ts`;
  * their code shared in chunks), the dependencies included, comments and
  * whitespace left out. Names are kept (identifiers are not minified), so a
  * stack trace still names its functions; there is no source map, which
@@ -56,11 +57,12 @@ const started = performance.now()
 rmSync(outdir, { recursive: true, force: true })
 const result = await build({
   absWorkingDir: root,
-  // The worker modules keep the names `JobThreads.ts` and `loadConfigThread.ts` start them by (beside the chunk).
+  // The worker modules keep the names `JobThreads.ts`, `loadConfigThread.ts` and `MailTransport.ts` start them by (beside the chunk).
   entryPoints: {
     campusgate: "src/cli/bin.ts",
     jobThread: "src/jobs/jobThread.ts",
-    loadConfigWorker: "src/config/loadConfigWorker.ts"
+    loadConfigWorker: "src/config/loadConfigWorker.ts",
+    mailThread: "src/verification/mailThread.ts"
   },
   bundle: true,
   splitting: true,

@@ -54,6 +54,7 @@ describe("the npm package", () => {
       "dist/daemon/campusgate.js",
       "dist/daemon/jobThread.js",
       "dist/daemon/loadConfigWorker.js",
+      "dist/daemon/mailThread.js",
       "dist/api/client.js",
       "dist/data/institutions.bin",
       "dist/data/institutions.json.gz",

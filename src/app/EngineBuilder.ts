@@ -12,6 +12,7 @@ import type { TargetGroup } from "../domain/TargetGroup.ts"
 import { importedIndexStamp } from "../engine/data/builtInData.ts"
 import { Engine } from "../engine/Engine.ts"
 import { buildInstitutionTable } from "../engine/InstitutionIndex.ts"
+import type { InstitutionTable } from "../engine/institutions/InstitutionTable.ts"
 import { type EmailLists, loadBuiltInEmailLists } from "../engine/policy/EmailLists.ts"
 import { type CompiledTargetGroup, compileTargetGroup } from "../engine/targeting/compileTargetGroup.ts"
 import { type EngineContext, makeEngineContext } from "../engine/targeting/EngineContext.ts"
@@ -26,6 +27,8 @@ export interface EngineBuilderOptions {
   readonly builtInInstitutions?: boolean | undefined
   /** Set to false for engines that keep no target group's verdicts on institutions (`EngineContext`; default true). */
   readonly rememberVerdicts?: boolean | undefined
+  /** The email lists, when they are given (a job thread: the daemon's, read in shared memory); default: the built-in ones, read. */
+  readonly emailLists?: EmailLists | undefined
 }
 
 /** Builds engines for successive configs, sharing the engine context while the datasets are unchanged. */
@@ -41,6 +44,7 @@ export class EngineBuilder {
 
   constructor(options: EngineBuilderOptions = {}) {
     this.#options = options
+    this.#lists = options.emailLists
   }
 
   /**
@@ -52,7 +56,12 @@ export class EngineBuilder {
     this.#lists ??= loadBuiltInEmailLists()
   }
 
-  contextFor(config: EngineConfig): EngineContext {
+  /**
+   * The context for `config`'s datasets; `table`, when given, makes their
+   * institution table instead of reading or compiling it (a job thread: the
+   * daemon's, read in shared memory).
+   */
+  contextFor(config: EngineConfig, table?: () => InstitutionTable): EngineContext {
     // An index imported into the data directory (`campusgate data import`) is taken up on the next load.
     const key = JSON.stringify([
       config.dataDir ?? null,
@@ -61,20 +70,25 @@ export class EngineBuilder {
     ])
     if (this.#context === undefined || key !== this.#datasetsKey) {
       this.#lists ??= loadBuiltInEmailLists()
-      const table = buildInstitutionTable({
-        datasets: config.datasets,
-        builtIn: this.#options.builtInInstitutions,
-        dataDir: config.dataDir
-      })
-      this.#context = makeEngineContext(table, this.#lists, { rememberVerdicts: this.#options.rememberVerdicts })
+      const index =
+        table?.() ??
+        buildInstitutionTable({
+          datasets: config.datasets,
+          builtIn: this.#options.builtInInstitutions,
+          dataDir: config.dataDir
+        })
+      this.#context = makeEngineContext(index, this.#lists, { rememberVerdicts: this.#options.rememberVerdicts })
       this.#datasetsKey = key
     }
     return this.#context
   }
 
-  /** The engine for `config`; `InvalidConfiguration` if the engine rejects it (the loader's checks make this rare). */
-  engineFor(config: EngineConfig): Engine | InvalidConfiguration {
-    return this.#build(config, this.contextFor(config), undefined)
+  /**
+   * The engine for `config` (`table`: as `contextFor`); `InvalidConfiguration`
+   * if the engine rejects it (the loader's checks make this rare).
+   */
+  engineFor(config: EngineConfig, table?: () => InstitutionTable): Engine | InvalidConfiguration {
+    return this.#build(config, this.contextFor(config, table), undefined)
   }
 
   /**

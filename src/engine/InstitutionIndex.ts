@@ -17,16 +17,7 @@
  */
 import { createHash } from "node:crypto"
 import { channel } from "node:diagnostics_channel"
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  statSync,
-  unlinkSync,
-  writeFileSync
-} from "node:fs"
+import { existsSync, mkdirSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -38,9 +29,12 @@ import {
   builtInTableFile,
   importedIndexFile,
   importedTableFile,
+  inSharedMemory,
   readBuiltInBytes,
   readBuiltInJson,
+  readBuiltInShared,
   readImportedIndex,
+  readShared,
   tableCacheDir
 } from "./data/builtInData.ts"
 import { compileCandidateKnowledge } from "./institutions/CandidateScorer.ts"
@@ -125,12 +119,12 @@ const keepTable = (path: string, bytes: Uint8Array): void => {
 const readTableBytes = (
   path: string,
   stamp: string,
-  renameDataset?: (name: string) => string
+  datasetNames?: Readonly<Record<string, string>>
 ): { table: InstitutionTable; bytes: Uint8Array } | undefined => {
   if (!existsSync(path)) return undefined
   try {
-    const bytes = readFileSync(path)
-    const table = InstitutionTable.fromBuffer(bytes, renameDataset)
+    const bytes = readShared(path)
+    const table = InstitutionTable.fromBuffer(bytes, datasetNames)
     return table.compiledFrom === stamp ? { table, bytes } : undefined
   } catch {
     return undefined
@@ -147,7 +141,7 @@ const builtInStamp = (): string => {
 }
 
 /** The built-in table, read in its binary form. */
-export const loadBuiltInTable = (): InstitutionTable => InstitutionTable.fromBuffer(readBuiltInBytes(builtInTableFile))
+export const loadBuiltInTable = (): InstitutionTable => InstitutionTable.fromBuffer(readBuiltInShared(builtInTableFile))
 
 /**
  * The imported index's table: `index.bin` when it was compiled from this
@@ -162,7 +156,7 @@ const importedTable = (dataDir: string): { table: InstitutionTable; form: IndexL
   const data = loadInstitutions(dataDir)
   const bytes = encodeTable(data, { compiledFrom: stamp, knowledge: compileCandidateKnowledge(data) })
   keepTable(importedTableFile(dataDir), bytes)
-  return { table: InstitutionTable.fromBuffer(bytes), form: "compiled" }
+  return { table: InstitutionTable.fromBuffer(inSharedMemory(bytes)), form: "compiled" }
 }
 
 /** Compiles the imported index of a data directory into its binary form beside it (`campusgate data import`). */
@@ -208,8 +202,7 @@ const buildTable = (options: InstitutionIndexOptions): { table: InstitutionTable
   // as shown (relative to the working directory), so the same contents elsewhere find the same table.
   const names = [...new Set(datasets.map((d) => d.name))]
   const standIn = (name: string) => `\u0000dataset ${names.indexOf(name)}`
-  const standIns = new Map(names.map((name) => [standIn(name), name]))
-  const named = (name: string) => standIns.get(name) ?? name
+  const named: Readonly<Record<string, string>> = Object.fromEntries(names.map((name) => [standIn(name), name]))
   const base = !builtIn
     ? "none"
     : dataDir !== undefined && existsSync(importedIndexFile(dataDir))
@@ -250,7 +243,7 @@ const buildTable = (options: InstitutionIndexOptions): { table: InstitutionTable
     keepTable(path, bytes)
     pruneCache(join(path, ".."))
   }
-  return { table: InstitutionTable.fromBuffer(bytes, named), form: "compiled" }
+  return { table: InstitutionTable.fromBuffer(inSharedMemory(bytes), named), form: "compiled" }
 }
 
 /** Builds the table synchronously; throws `DatasetError` for a bad user dataset. */

@@ -66,6 +66,12 @@ export type ThreadMessage =
       readonly kind: "config"
       readonly builtInInstitutions: boolean
       readonly config: EngineConfig
+      /** The daemon's institution table for this config, in shared memory: the thread reads it, no copy of its own. */
+      readonly institutions: Uint8Array | undefined
+      /** The names the table's datasets are read under (`InstitutionTable.datasetNames`). */
+      readonly institutionDatasetNames: Readonly<Record<string, string>> | undefined
+      /** The daemon's email lists, in shared memory, as the table. */
+      readonly emailLists: Uint8Array | undefined
     }
   | {
       readonly kind: "batch"
@@ -137,6 +143,10 @@ interface Thread {
 
 /** What a batch is evaluated under: the snapshot in force when it is taken. */
 type Current = ReturnType<JobThreadsOptions["snapshot"]["current"]>
+
+/** `bytes` if they are in shared memory, which a message shares rather than copies. */
+const sharedOrNone = (bytes: Uint8Array | undefined): Uint8Array | undefined =>
+  bytes?.buffer instanceof SharedArrayBuffer ? bytes : undefined
 
 /** Batches of one job in flight per thread: one evaluated while the answer of the other travels. */
 const BATCHES_PER_THREAD = 2
@@ -234,6 +244,7 @@ export class JobThreads implements BatchEvaluator {
   #configure(thread: Thread, snapshot: Current): void {
     if (thread.generation === snapshot.generation) return
     const { config } = snapshot
+    const { index, lists } = snapshot.engine.context
     thread.worker.postMessage({
       kind: "config",
       builtInInstitutions: snapshot.builtInInstitutions,
@@ -242,7 +253,11 @@ export class JobThreads implements BatchEvaluator {
         datasets: config.datasets,
         targetGroups: config.targetGroups,
         offers: config.offers
-      }
+      },
+      // Only shared memory: other bytes would be copied into the message (the thread then reads its own).
+      institutions: sharedOrNone(index.bytes),
+      institutionDatasetNames: index.datasetNames,
+      emailLists: sharedOrNone(lists.bytes)
     } satisfies ThreadMessage)
     thread.generation = snapshot.generation
   }

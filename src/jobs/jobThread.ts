@@ -14,6 +14,8 @@ import { isValidated, makeValidation, type Validated } from "../app/ValidationSe
 import { InvalidConfiguration } from "../domain/errors.ts"
 import { ALL_TEAMS } from "../domain/visibility.ts"
 import type { Engine } from "../engine/Engine.ts"
+import { InstitutionTable } from "../engine/institutions/InstitutionTable.ts"
+import { EmailLists } from "../engine/policy/EmailLists.ts"
 import type { Sighting } from "../reviews/ReviewQueue.ts"
 import { usageTally } from "../stats/UsageRecorder.ts"
 import { slotsOf } from "./batchSlots.ts"
@@ -47,6 +49,10 @@ lowerPriority()
 let engine: Engine | InvalidConfiguration | undefined
 let builder: EngineBuilder | undefined
 let config: EngineConfig | undefined
+/** The daemon's institution table of `config`, in shared memory (`JobThreads.ts`), if it was sent. */
+let institutions:
+  | { readonly bytes: Uint8Array; readonly datasetNames: Readonly<Record<string, string>> | undefined }
+  | undefined
 /** The instant of the batch being evaluated: offer windows are judged at the daemon's clock, sent with it. */
 let at = 0
 let verdicts: Verdicts = []
@@ -92,7 +98,11 @@ const hashKey = duplicatesKey(usageKey)
 
 const build = () => {
   try {
-    engine = builder!.engineFor(config!)
+    const shared = institutions
+    engine = builder!.engineFor(
+      config!,
+      shared === undefined ? undefined : () => InstitutionTable.fromBuffer(shared.bytes, shared.datasetNames)
+    )
   } catch (error) {
     engine = new InvalidConfiguration({
       problems: [{ path: "", message: error instanceof Error ? error.message : String(error) }]
@@ -108,9 +118,14 @@ port.on("message", (message: ThreadMessage) => {
     builder ??= new EngineBuilder({
       now: () => at,
       builtInInstitutions: message.builtInInstitutions,
-      rememberVerdicts: false
+      rememberVerdicts: false,
+      emailLists: message.emailLists === undefined ? undefined : EmailLists.fromBuffer(message.emailLists)
     })
     config = message.config
+    institutions =
+      message.institutions === undefined
+        ? undefined
+        : { bytes: message.institutions, datasetNames: message.institutionDatasetNames }
     build()
     heapBound.settle()
     return

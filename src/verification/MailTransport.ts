@@ -12,17 +12,18 @@
  * A failure says whether trying again can help (`permanent`: the server
  * refused the message with a 5xx); its detail is the error class and SMTP
  * reply code only — a server's reply text can quote the address.
- * nodemailer loads with the first message, not at every daemon's start
- * (its own chunk of the daemon's bundle).
+ * nodemailer composes and sends on a mail thread of the transport's own
+ * (`mailThread.ts`), started with the first message, never on the thread
+ * that answers requests: composing one message took ~1.6 ms of its CPU.
  */
-import { chmod, mkdir, open, rename, rm } from "node:fs/promises"
-import { join, resolve } from "node:path"
+import { resolve } from "node:path"
+import { Worker } from "node:worker_threads"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import type { MailSettings } from "../config/Settings.ts"
-import { PRIVATE_DIRECTORY, PRIVATE_FILE, removeTemporaryFiles } from "../store/atomicWrite.ts"
+import { removeTemporaryFiles } from "../store/atomicWrite.ts"
 
 export interface OutgoingMail {
   /** Names the message (outbox file names, logs); never an address. */
@@ -51,16 +52,6 @@ export interface MailTransportService {
   send(mail: OutgoingMail): Effect.Effect<void, MailSendError>
 }
 
-const failureOf = (error: unknown): MailSendError => {
-  const { code, responseCode } = error as { code?: unknown; responseCode?: unknown }
-  const reply = typeof responseCode === "number" ? responseCode : undefined
-  const name = typeof code === "string" ? code : error instanceof Error ? error.name : "Error"
-  return new MailSendError({
-    detail: reply === undefined ? name : `${name} ${reply}`,
-    permanent: reply !== undefined && reply >= 500 && reply < 600
-  })
-}
-
 export interface SmtpOptions {
   readonly host: string
   readonly port: number
@@ -75,13 +66,85 @@ export interface SmtpOptions {
 
 export const OUTBOX_DIR = "outbox"
 
-/** nodemailer's transport made by `options`, once, when the first message needs it. */
-const lazyTransport = (options: Parameters<Nodemailer["createTransport"]>[0]) => {
-  let made: Promise<ReturnType<Nodemailer["createTransport"]>> | undefined
-  return () => (made ??= import("nodemailer").then(({ default: nodemailer }) => nodemailer.createTransport(options)))
+/** What a mail thread is told at start: its transport (`mailThread.ts`). */
+export type MailThreadData =
+  | { readonly kind: "smtp"; readonly options: Record<string, unknown> }
+  | { readonly kind: "outbox"; readonly directory: string }
+
+/** A message for the mail thread; `name`: its file in the outbox. */
+export interface MailThreadRequest {
+  readonly id: number
+  readonly mail: OutgoingMail
+  readonly name: string | undefined
 }
 
-type Nodemailer = typeof import("nodemailer")["default"]
+/** Why the mail thread did not send a message: `MailSendError`'s fields. */
+export interface MailThreadFailure {
+  readonly detail: string
+  readonly permanent: boolean
+}
+
+/** The mail thread's answer to one request: sent (with the outbox file written), or why not. */
+export interface MailThreadAnswer {
+  readonly id: number
+  readonly file?: string | undefined
+  readonly failure?: MailThreadFailure | undefined
+}
+
+const threadUrl = new URL(import.meta.url.endsWith(".ts") ? "./mailThread.ts" : "./mailThread.js", import.meta.url)
+
+/**
+ * The mail thread of one transport, started with its first message and
+ * again after it stopped; it keeps the process alive only while a message
+ * is in its hands. A thread that stops fails its messages for now (the
+ * send queue retries them).
+ */
+const mailThread = (data: MailThreadData) => {
+  let worker: Worker | undefined
+  let nextId = 0
+  const waiting = new Map<number, (answer: MailThreadAnswer) => void>()
+  const failAll = (detail: string) => {
+    const answers = [...waiting]
+    waiting.clear()
+    for (const [id, resume] of answers) resume({ id, failure: { detail, permanent: false } })
+  }
+  const started = (): Worker => {
+    if (worker !== undefined) return worker
+    const made = new Worker(threadUrl, { workerData: data })
+    made.unref()
+    made.on("message", (answer: MailThreadAnswer) => {
+      const resume = waiting.get(answer.id)
+      if (resume === undefined) return
+      waiting.delete(answer.id)
+      if (waiting.size === 0) made.unref()
+      resume(answer)
+    })
+    made.on("error", (error) => {
+      if (worker === made) worker = undefined
+      failAll(error.name)
+    })
+    made.on("exit", () => {
+      if (worker === made) worker = undefined
+      failAll("MailThreadExited")
+    })
+    worker = made
+    return made
+  }
+  return {
+    send: (mail: OutgoingMail, name: string | undefined): Effect.Effect<string | undefined, MailSendError> =>
+      Effect.callback<string | undefined, MailSendError>((resume) => {
+        const thread = started()
+        const id = nextId++
+        if (waiting.size === 0) thread.ref()
+        waiting.set(id, (answer) =>
+          resume(
+            answer.failure === undefined ? Effect.succeed(answer.file) : Effect.fail(new MailSendError(answer.failure))
+          )
+        )
+        thread.postMessage({ id, mail, name } satisfies MailThreadRequest)
+      })
+  }
+}
 
 /** Where the outbox is for a config: `verification.mail.outboxDir` (relative to the config directory), else `<data>/outbox`. */
 export const outboxDirectory = (configDir: string, dataDir: string, outboxDir: string | undefined): string =>
@@ -99,32 +162,24 @@ export class MailTransport extends Context.Service<MailTransport, MailTransportS
 ) {
   static readonly makeSmtp = (options: SmtpOptions): MailTransportService => {
     const timeout = options.timeoutMs ?? 30_000
-    const transport = lazyTransport({
-      host: options.host,
-      port: options.port,
-      secure: options.security === "tls",
-      requireTLS: options.security === "starttls",
-      ignoreTLS: options.security === "none",
-      ...(options.user === undefined ? {} : { auth: { user: options.user, pass: options.password ?? "" } }),
-      ...(options.ca === undefined ? {} : { tls: { ca: options.ca } }),
-      connectionTimeout: timeout,
-      greetingTimeout: timeout,
-      socketTimeout: timeout
+    const thread = mailThread({
+      kind: "smtp",
+      options: {
+        host: options.host,
+        port: options.port,
+        secure: options.security === "tls",
+        requireTLS: options.security === "starttls",
+        ignoreTLS: options.security === "none",
+        ...(options.user === undefined ? {} : { auth: { user: options.user, pass: options.password ?? "" } }),
+        ...(options.ca === undefined ? {} : { tls: { ca: options.ca } }),
+        connectionTimeout: timeout,
+        greetingTimeout: timeout,
+        socketTimeout: timeout
+      }
     })
     return {
       description: `smtp://${options.host}:${options.port}`,
-      send: (mail) =>
-        Effect.tryPromise({
-          try: async () =>
-            (await transport()).sendMail({
-              from: mail.from,
-              to: mail.to,
-              subject: mail.subject,
-              text: mail.text,
-              html: mail.html
-            }),
-          catch: failureOf
-        }).pipe(Effect.asVoid)
+      send: (mail) => Effect.asVoid(thread.send(mail, undefined))
     }
   }
 
@@ -139,55 +194,17 @@ export class MailTransport extends Context.Service<MailTransport, MailTransportS
     directory: string,
     onWritten: (file: string) => void = () => {}
   ): MailTransportService => {
-    const builder = lazyTransport({ streamTransport: true, buffer: true, newline: "unix" })
+    const thread = mailThread({ kind: "outbox", directory })
     let sequence = 0
     removeTemporaryFiles(directory)
-    // The directory is made once, and again only if it disappears.
-    let made: Promise<unknown> | undefined
-    const directoryMade = () =>
-      (made ??= mkdir(directory, { recursive: true, mode: PRIVATE_DIRECTORY }).then(() =>
-        chmod(directory, PRIVATE_DIRECTORY)
-      ))
     return {
       description: directory,
       send: (mail) =>
-        Effect.tryPromise({
-          try: async () => {
-            const built = await (await builder()).sendMail({
-              from: mail.from,
-              to: mail.to,
-              subject: mail.subject,
-              text: mail.text,
-              html: mail.html
-            })
-            // Sorts by time, then by order within one millisecond.
-            const name = `${new Date().toISOString().replace(/[:.]/g, "-")}-${String(sequence++ % 1000).padStart(3, "0")}-${mail.verificationId}.eml`
-            const file = join(directory, name)
-            // Written off the event loop: a temporary file, flushed, renamed into place (readers never see half).
-            const temporary = join(directory, `.${name}.tmp`)
-            await directoryMade()
-            const handle = await open(temporary, "wx", PRIVATE_FILE).catch(async (error: NodeJS.ErrnoException) => {
-              if (error.code !== "ENOENT") throw error
-              made = undefined
-              await directoryMade()
-              return open(temporary, "wx", PRIVATE_FILE)
-            })
-            try {
-              try {
-                await handle.writeFile(built.message as Buffer)
-                await handle.sync()
-              } finally {
-                await handle.close()
-              }
-              await rename(temporary, file)
-            } catch (error) {
-              await rm(temporary, { force: true })
-              throw error
-            }
-            onWritten(file)
-          },
-          catch: failureOf
-        })
+        Effect.suspend(() => {
+          // Sorts by time, then by order within one millisecond.
+          const name = `${new Date().toISOString().replace(/[:.]/g, "-")}-${String(sequence++ % 1000).padStart(3, "0")}-${mail.verificationId}.eml`
+          return thread.send(mail, name)
+        }).pipe(Effect.map((file) => onWritten(file!)))
     }
   }
 

@@ -63,6 +63,12 @@ describe("the built-in index's binary form", () => {
     expect(binary.institutions.slice(0, 500)).toEqual(fromJson.institutions.slice(0, 500))
   })
 
+  it("is read into shared memory, which a job thread reads without a copy of its own", () => {
+    const table = loadBuiltInTable()
+    expect(table.bytes.buffer).toBeInstanceOf(SharedArrayBuffer)
+    expect(InstitutionTable.fromBuffer(table.bytes).lookup("cs.mit.edu")).toEqual(table.lookup("cs.mit.edu"))
+  })
+
   it("refuses a buffer that is not a compiled table, or is cut short", () => {
     const bytes = encodeTable(fixtureBuilder().finish())
     expect(() => InstitutionTable.fromBuffer(bytes.subarray(0, bytes.length - 1))).toThrow(/truncated/)
@@ -79,6 +85,9 @@ describe("user datasets over the built-in index", () => {
     expect(nameAt(first.table, "new-partner.org")).toBe("New Partner College")
     const again = built({ datasets: [dataset("MIT Renamed")], dataDir })
     expect(again.form).toBe("cached")
+    // Compiled or read back, in shared memory for the job threads.
+    expect(first.table.bytes.buffer).toBeInstanceOf(SharedArrayBuffer)
+    expect(again.table.bytes.buffer).toBeInstanceOf(SharedArrayBuffer)
     expect(again.table.lookup("cs.mit.edu")).toEqual(first.table.lookup("cs.mit.edu"))
     expect(again.table.institutions).toEqual(first.table.institutions)
     const changed = built({ datasets: [dataset("MIT Renamed Again")], dataDir })
@@ -120,6 +129,12 @@ describe("a dataset's name (its path as shown)", () => {
     }
     expect(there.table.sources.map((source) => source.dataset)).toContain("/srv/campusgate/partners.csv")
     expect(JSON.stringify(there.table.sources)).not.toContain('"config/partners.csv"')
+    // What a job thread reads (the shared bytes and the names) answers as the daemon's table does.
+    for (const table of [here.table, there.table]) {
+      const inThread = InstitutionTable.fromBuffer(table.bytes, table.datasetNames)
+      expect(inThread.sources).toEqual(table.sources)
+      expect(inThread.lookup("new-partner.org")).toEqual(table.lookup("new-partner.org"))
+    }
   }, 120_000)
 })
 

@@ -7,7 +7,7 @@
  * root (`packageRoot.ts`), so source, compiled and bundled code all find
  * one copy.
  */
-import { existsSync, readFileSync, statSync } from "node:fs"
+import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, statSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { gunzipSync } from "node:zlib"
@@ -22,13 +22,49 @@ export class BuiltInDataMissing extends Error {
   override readonly name = "BuiltInDataMissing"
 }
 
-/** Reads one compiled file as it is, with a clear message when the build has not run. */
-export const readBuiltInBytes = (fileName: string): Buffer => {
+/** The path of one compiled file, with a clear message when the build has not run. */
+const builtInPath = (fileName: string): string => {
   const path = builtInDataDir + fileName
   if (!existsSync(path)) {
     throw new BuiltInDataMissing(`${path} is missing: run \`npm run build\` to compile the built-in datasets`)
   }
-  return readFileSync(path)
+  return path
+}
+
+/** Reads one compiled file as it is, with a clear message when the build has not run. */
+export const readBuiltInBytes = (fileName: string): Buffer => readFileSync(builtInPath(fileName))
+
+/**
+ * The binary forms the engine reads in place (the institution table, the
+ * email lists) are read into shared memory (`SharedArrayBuffer`): a job
+ * thread is sent the daemon's bytes and reads them too, instead of a copy
+ * of its own (~10 MB and ~3.5 MB a thread; `jobs/JobThreads.ts`).
+ */
+export const readShared = (path: string): Uint8Array => {
+  const fd = openSync(path, "r")
+  try {
+    const size = fstatSync(fd).size
+    const bytes = new Uint8Array(new SharedArrayBuffer(size))
+    for (let at = 0; at < size; ) {
+      const read = readSync(fd, bytes, at, size - at, at)
+      if (read === 0) throw new Error(`${path} was cut short while it was read`)
+      at += read
+    }
+    return bytes
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** One compiled file read into shared memory (`readShared`). */
+export const readBuiltInShared = (fileName: string): Uint8Array => readShared(builtInPath(fileName))
+
+/** `bytes` in shared memory (`readShared`): themselves if they are, else a copy. */
+export const inSharedMemory = (bytes: Uint8Array): Uint8Array => {
+  if (bytes.buffer instanceof SharedArrayBuffer) return bytes
+  const shared = new Uint8Array(new SharedArrayBuffer(bytes.byteLength))
+  shared.set(bytes)
+  return shared
 }
 
 /** Reads and parses one compiled JSON file (`.json.gz`: gzipped), with a clear message when the build has not run. */

@@ -269,9 +269,19 @@ export class InstitutionTable {
   readonly sources: ReadonlyArray<DataSource>
   /** What the table was compiled from, when its compiler recorded it (`encodeTable`). */
   readonly compiledFrom: string | undefined
+  /**
+   * The compiled form the table reads, as it is: in shared memory when it
+   * was loaded so (`InstitutionIndex.ts`), so a job thread reads the same
+   * bytes instead of a copy of its own (`jobs/JobThreads.ts`).
+   */
+  readonly bytes: Uint8Array
+  /** The names its datasets are read under, by the names they were compiled under (`fromBuffer`), if any differ. */
+  readonly datasetNames: Readonly<Record<string, string>> | undefined
 
-  private constructor(buffer: TableBuffer) {
+  private constructor(buffer: TableBuffer, datasetNames?: Readonly<Record<string, string>>) {
     this.compiledFrom = buffer.compiledFrom
+    this.bytes = buffer.bytes
+    this.datasetNames = datasetNames
     this.#buffer = buffer
     this.#slots = buffer.slots
     this.#mask = buffer.slots.length - 1
@@ -295,10 +305,16 @@ export class InstitutionTable {
     return new InstitutionTable(decodeTable(encodeTable(data)))
   }
 
-  /** A table over a compiled buffer (`encodeTable`), read as it is, or with its datasets' names passed through `renameDataset`. */
-  static fromBuffer(bytes: Uint8Array, renameDataset?: (name: string) => string): InstitutionTable {
+  /**
+   * A table over a compiled buffer (`encodeTable`), read as it is, or with
+   * the datasets compiled under a name of `datasetNames` read under the
+   * name it gives.
+   */
+  static fromBuffer(bytes: Uint8Array, datasetNames?: Readonly<Record<string, string>>): InstitutionTable {
     const buffer = decodeTable(bytes)
-    return new InstitutionTable(renameDataset === undefined ? buffer : renameDatasets(buffer, renameDataset))
+    if (datasetNames === undefined) return new InstitutionTable(buffer)
+    const named = (name: string) => (Object.hasOwn(datasetNames, name) ? (datasetNames[name] ?? name) : name)
+    return new InstitutionTable(renameDatasets(buffer, named), datasetNames)
   }
 
   /** Every institution, in the data's order (made on first use: searches and the candidate model need them all). */

@@ -65,6 +65,8 @@ interface Header {
 
 /** A decoded buffer: the header's tables and views over the sections (nothing copied). */
 export interface TableBuffer {
+  /** The compiled form the rest are views of. */
+  readonly bytes: Uint8Array
   readonly sources: ReadonlyArray<DataSource>
   readonly evidence: ReadonlyArray<EvidenceRow>
   readonly suffixRules: ReadonlyArray<SuffixRuleRow>
@@ -319,6 +321,7 @@ export const decodeTable = (given: Uint8Array): TableBuffer => {
     throw new Error("compiled institution table is truncated")
   }
   return {
+    bytes,
     sources: header.sources,
     evidence: header.evidence,
     suffixRules: header.suffixRules,

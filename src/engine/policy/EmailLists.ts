@@ -19,7 +19,7 @@
  * - role accounts: see `RoleAccounts.ts`.
  */
 import { getPublicSuffix } from "tldts"
-import { builtInEmailListsFile, readBuiltInBytes } from "../data/builtInData.ts"
+import { builtInEmailListsFile, readBuiltInShared } from "../data/builtInData.ts"
 import { DomainList } from "./DomainList.ts"
 import { type EmailListName, type EmailListSource, type EmailListsData, listEntries } from "./EmailListsData.ts"
 import { decodeEmailLists } from "./emailListsBuffer.ts"
@@ -56,7 +56,17 @@ export class EmailLists {
    * them from `data` (the compiled file holds them, `emailListsBuffer.ts`);
    * when given, `data`'s disposable entries are not read.
    */
-  constructor(data: EmailListsData, disposable?: PackedDomainSet) {
+  /** The compiled form the lists were read from (`fromBuffer`), which their packed domains are views of. */
+  readonly bytes: Uint8Array | undefined
+
+  /** The lists of a compiled buffer (`emailListsBuffer.ts`), read in place: shared memory stays shared (`JobThreads.ts`). */
+  static fromBuffer(bytes: Uint8Array): EmailLists {
+    const { data, disposable } = decodeEmailLists(bytes)
+    return new EmailLists(data, disposable, bytes)
+  }
+
+  constructor(data: EmailListsData, disposable?: PackedDomainSet, bytes?: Uint8Array) {
+    this.bytes = bytes
     const { lists } = data
     const wildcard = disposableWildcards(data)
     const freeMail = new Set(listEntries(lists.freeMail))
@@ -165,7 +175,4 @@ export const loadEmailLists = (data: EmailListsData): EmailLists => new EmailLis
 ^ * `email-lists.json.gz` with the disposable domains packed ready, ~5 ms instead
  * of ~100 ms); throws `BuiltInDataMissing` before `npm run build`.
  */
-export const loadBuiltInEmailLists = (): EmailLists => {
-  const { data, disposable } = decodeEmailLists(readBuiltInBytes(builtInEmailListsFile))
-  return new EmailLists(data, disposable)
-}
+export const loadBuiltInEmailLists = (): EmailLists => EmailLists.fromBuffer(readBuiltInShared(builtInEmailListsFile))

@@ -5,10 +5,7 @@ import { asEmailListsData } from "../../../src/engine/policy/EmailListsData.ts"
 import { decodeEmailLists, encodeEmailLists } from "../../../src/engine/policy/emailListsBuffer.ts"
 import { testEmailListsData } from "./fixtures.ts"
 
-const fromBuffer = (bytes: Uint8Array): EmailLists => {
-  const { data, disposable } = decodeEmailLists(bytes)
-  return new EmailLists(data, disposable)
-}
+const fromBuffer = (bytes: Uint8Array): EmailLists => EmailLists.fromBuffer(bytes)
 
 const hosts = ["mailinator.com", "x.33mail.com", "ddns.net", "a.b.ddns.net", "my.id", "mail.yahoo.com", "spb.ru"]
 const answers = (lists: EmailLists, host: string) => ({
@@ -30,6 +27,13 @@ describe("the email lists' binary form", () => {
     }
     expect(lists.matchRoleAccount("No_Reply+x")).toBe(fresh.matchRoleAccount("No_Reply+x"))
     expect(lists.matchRoleAccount("No_Reply+x")).not.toBeNull()
+  })
+
+  it("built in, is read into shared memory, which a job thread reads without a copy of its own", () => {
+    const lists = loadBuiltInEmailLists()
+    expect(lists.bytes?.buffer).toBeInstanceOf(SharedArrayBuffer)
+    const again = fromBuffer(lists.bytes!)
+    for (const host of hosts) expect(answers(again, host), host).toEqual(answers(lists, host))
   })
 
   it("reads from an offset that is not 4-byte aligned", () => {
