@@ -147,6 +147,6 @@ export const makeLibraryVerifications = (
       jwks: () => run((service) => service.jwks()),
       rotateSigningKey: () => run((service) => service.rotateSigningKey())
     },
-    dispose: () => runtime.dispose()
+    dispose: () => runtime.dispose().then(() => transport.close?.())
   }
 }

@@ -39,6 +39,7 @@ export const verificationsLayer = (
               log.write("info", "verification message written to the outbox (no SMTP server configured)", { file })
             )
           : MailTransport.makeSmtp(smtpOptions(mail.smtp, secrets.smtpPassword, snapshot.current().config.smtpCa))
+      yield* Effect.addFinalizer(() => Effect.promise(() => transport.close?.() ?? Promise.resolve()))
       return Verifications.layer({
         secret: stores.verificationSecret,
         webhookSecret: stores.webhookSecret,

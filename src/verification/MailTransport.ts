@@ -50,6 +50,8 @@ export interface MailTransportService {
   /** What messages go to, for the log: `smtp://host:port` or the outbox directory. */
   readonly description: string
   send(mail: OutgoingMail): Effect.Effect<void, MailSendError>
+  /** Stops what it runs (a mail thread), once the messages are no longer its to send. */
+  readonly close?: (() => Promise<void>) | undefined
 }
 
 export interface SmtpOptions {
@@ -142,7 +144,12 @@ const mailThread = (data: MailThreadData) => {
           )
         )
         thread.postMessage({ id, mail, name } satisfies MailThreadRequest)
-      })
+      }),
+    close: async () => {
+      const stopping = worker
+      worker = undefined
+      if (stopping !== undefined) await stopping.terminate()
+    }
   }
 }
 
@@ -179,7 +186,8 @@ export class MailTransport extends Context.Service<MailTransport, MailTransportS
     })
     return {
       description: `smtp://${options.host}:${options.port}`,
-      send: (mail) => Effect.asVoid(thread.send(mail, undefined))
+      send: (mail) => Effect.asVoid(thread.send(mail, undefined)),
+      close: thread.close
     }
   }
 
@@ -204,7 +212,8 @@ export class MailTransport extends Context.Service<MailTransport, MailTransportS
           // Sorts by time, then by order within one millisecond.
           const name = `${new Date().toISOString().replace(/[:.]/g, "-")}-${String(sequence++ % 1000).padStart(3, "0")}-${mail.verificationId}.eml`
           return thread.send(mail, name)
-        }).pipe(Effect.map((file) => onWritten(file!)))
+        }).pipe(Effect.map((file) => onWritten(file!))),
+      close: thread.close
     }
   }
 
