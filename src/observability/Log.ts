@@ -14,8 +14,8 @@
  * sink writes with `fs.write` on the file descriptor (the thread pool), one
  * write in flight at a time, each write taking everything queued, so a slow
  * disk or pipe never stalls a request. Request lines queued in a turn of
- * the event loop go in one write at its end, at most one write every 10 ms
- * (or at once at 64 KB): under load, lines gather into large writes. The queue is bounded (4 MB): a request
+ * the event loop go in one write at its end, at most one write every 50 ms
+ * (or at once at 256 KB): under load, lines gather into large writes. The queue is bounded (4 MB): a request
  * line that would pass the bound is dropped and counted (`droppedLines`,
  * the metric `campusgate_log_lines_dropped_total`), and once the queue has
  * drained a warn line says how many were dropped. Event lines (rare:
@@ -117,11 +117,16 @@ const CLOSE_PATIENCE_MS = 2000
 /**
  * The least time between the starts of two writes of request lines: under load, lines gather for this
  * long into one write, as each write costs a hand-over to the thread pool and back (bench/http.ts with
- * BENCH_CPU_PROF: a write per turn of the event loop was ~4 µs of the request thread's time an answer).
+ * BENCH_CPU_PROF: a write per turn of the event loop was ~4 µs of the request thread's time an answer),
+ * and the pool's thread pays much of each write whatever its size (appending to a file on ext4: 2 KB
+ * writes ~55-130 µs of CPU each, 90 KB ones ~280-520 µs). Single validations at 64 connections, the
+ * daemon's pool threads (`threadCpuSeconds` of bench/daemonProcess.ts): ~2.2 µs of CPU an answer with
+ * writes 10 ms apart, ~1.2 µs at 50 ms (medians of 10 alternating rounds). A log idle this long still
+ * writes its lines at the end of the turn.
  */
-const WRITE_INTERVAL_MS = 10
+const WRITE_INTERVAL_MS = 50
 /** Request lines written at once when this much is queued, without waiting for the end of the turn or the interval. */
-const BATCH_BYTES = 65_536
+const BATCH_BYTES = 262_144
 /** The bound of the queue: a request line that would pass it is dropped. */
 export const QUEUE_BYTES = 4 * 1024 * 1024
 

@@ -179,7 +179,7 @@ describe("request lines", () => {
     expect(chunks.slice(1).join("")).toMatch(/^r3\n\{.*"msg":"stopping"\}\n$/)
   })
 
-  it("gather for 10 ms after a write into the next one", async () => {
+  it("gather for 50 ms after a write into the next one", async () => {
     const { log, chunks } = captureLog(info)
     log.request("r1\n")
     await turn()
@@ -189,12 +189,15 @@ describe("request lines", () => {
     await turn()
     expect(chunks).toEqual(["r1\n"])
     await pause(20)
+    expect(chunks).toEqual(["r1\n"])
+    await pause(50)
     expect(chunks).toEqual(["r1\n", "r2\nr3\n"])
   })
 
   it("do not wait for a slow output: one write in flight, the rest gathered behind it in order", async () => {
     const slow = slowSink()
-    const { log } = Log.make(info, slow.sink)
+    // Writes 10 ms apart at most, so the pauses below outlast the interval.
+    const { log } = Log.make(info, slow.sink, { writeIntervalMs: 10 })
     log.request("r1\n")
     await turn()
     expect(slow.waiting.map((write) => write.text)).toEqual(["r1\n"])
@@ -220,7 +223,7 @@ describe("request lines", () => {
 
   it("are dropped and counted when the queue is full, event lines never; the drop is reported once it drains", async () => {
     const slow = slowSink()
-    const { log } = Log.make(info, slow.sink, { queueBytes: 100 })
+    const { log } = Log.make(info, slow.sink, { queueBytes: 100, writeIntervalMs: 10 })
     log.request("in flight\n")
     await turn()
     const line = (i: number) => `request ${String(i).padStart(3, "0")}\n`
