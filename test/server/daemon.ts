@@ -84,11 +84,11 @@ export const startDaemon = async (
   })
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(
-      () =>
-        reject(new Error(`the daemon did not start: ${stderr}${lines.map((line) => JSON.stringify(line)).join("\n")}`)),
-      20_000
-    )
+    // A daemon that did not start in time is stopped, not left running after the test.
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL")
+      reject(new Error(`the daemon did not start: ${stderr}${lines.map((line) => JSON.stringify(line)).join("\n")}`))
+    }, 20_000)
     createInterface({ input: child.stdout! }).on("line", (line) => {
       try {
         const entry = JSON.parse(line) as Record<string, unknown>
