@@ -166,11 +166,24 @@ for (let i = 0; i < serveStarts; i++) serveMs.push(await timeServe(dirs, root, c
 log(`serve until /healthz answers: ${serveMs.map((ms) => ms.toFixed(0)).join(", ")} ms`)
 
 const table = buildInstitutionTable()
-const bare = await startReference("bareServer.ts")
+/** Every server started, stopped when the bench ends, also when a later one fails to start. */
+const started: Array<{ readonly child: { readonly exitCode: number | null; kill(signal: NodeJS.Signals): boolean } }> =
+  []
+process.once("exit", () => {
+  for (const server of started) if (server.child.exitCode === null) server.child.kill("SIGTERM")
+})
+const tracked = async <A extends (typeof started)[number]>(starting: Promise<A>): Promise<A> => {
+  const server = await starting
+  started.push(server)
+  return server
+}
+const bare = await tracked(startReference("bareServer.ts"))
 /** Node's options writing a CPU profile of the process into `cpuProfileDir/name`, when profiling. */
 const profiled = (name: string): Array<string> =>
   cpuProfileDir === undefined ? [] : ["--cpu-prof", "--cpu-prof-dir", join(cpuProfileDir, name)]
-const essential = await startReference("essentialServer.ts", [dirs.configDir, dirs.dataDir], profiled("essential"))
+const essential = await tracked(
+  startReference("essentialServer.ts", [dirs.configDir, dirs.dataDir], profiled("essential"))
+)
 const logFile = join(root, "daemon.log")
 /**
  * A tree whose only build is a link to this one's module-by-module `dist/cli` (`startDaemon` prefers the
@@ -182,17 +195,15 @@ const unbundledTree = (): string => {
   symlinkSync(here("../dist/cli"), join(tree, "dist", "cli"))
   return tree
 }
-const daemon = await startDaemon(
-  cpuProfileDir === undefined ? dirs : { ...dirs, tree: unbundledTree() },
-  logFile,
-  profiled("daemon")
+const daemon = await tracked(
+  startDaemon(cpuProfileDir === undefined ? dirs : { ...dirs, tree: unbundledTree() }, logFile, profiled("daemon"))
 )
 if (cores !== undefined) pinProcess(daemon.child.pid!, cores.server)
 const beforeDirs =
   beforeTree === undefined
     ? undefined
     : prepareConfig(join(root, "before"), ["validate:target-groups", "validate:bulk"], [], beforeTree)
-const before = beforeDirs === undefined ? undefined : await startDaemon(beforeDirs, join(root, "before.log"))
+const before = beforeDirs === undefined ? undefined : await tracked(startDaemon(beforeDirs, join(root, "before.log")))
 if (before !== undefined && cores !== undefined) pinProcess(before.child.pid!, cores.server)
 if (before !== undefined) log(`before: the daemon of ${beforeTree} at ${before.url}`)
 log(`bare server at ${bare.url}; essential-work server at ${essential.url}; daemon at ${daemon.url} (log: ${logFile})`)
