@@ -75,13 +75,15 @@ export const makePostgresSharedStore = (
                   select job_id from campusgate_jobs where idempotency_field = ${field}`
                 if (held !== undefined) return { outcome: "existing" as const, holder: held.job_id }
               }
-              const [waiting] = yield* sql<{ readonly n: unknown }>`
-                select count(*) as n from campusgate_jobs where waiting_since is not null`
+              const [waiting] = yield* sql<{ readonly n: unknown; readonly last: unknown }>`
+                select count(*) as n, max(waiting_since) as last from campusgate_jobs where waiting_since is not null`
               if (Number(waiting?.n ?? 0) >= maxQueued) return { outcome: "full" as const }
+              // After every job already waiting, whatever this daemon's clock says (one millisecond holds many submits).
+              const last = waiting?.last === null || waiting?.last === undefined ? -1 : Number(waiting.last)
               yield* sql`
                 insert into campusgate_jobs (job_id, record, idempotency_field, waiting_since)
                 values (${job.jobId}, ${recordText(job)}::jsonb, ${field === "" ? null : field},
-                  ${Date.parse(job.createdAt)})`
+                  ${Math.max(Date.parse(job.createdAt), last + 1)})`
               yield* sql`select pg_notify(${WAKE_CHANNEL}, ${job.jobId})`
               return { outcome: "created" as const }
             })

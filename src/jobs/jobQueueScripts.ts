@@ -22,7 +22,13 @@ const NOW = `
 local clock = redis.call('TIME')
 local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)`
 
-/** A new job: refused when its Idempotency-Key is taken (answering the holder) or `maxQueued` wait. */
+/**
+ * A new job: refused when its Idempotency-Key is taken (answering the
+ * holder) or `maxQueued` wait. It waits scored by its creation (epoch ms),
+ * but after every job already waiting: jobs submitted within one
+ * millisecond, or by a daemon whose clock is behind, still run in the order
+ * their submits reached Redis.
+ */
 export const submitScript = Redis.script(
   (
     ...args: [
@@ -47,7 +53,10 @@ if field ~= '' then
 end
 if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then return {'full', ''} end
 redis.call('HSET', KEYS[1], id, ARGV[2])
-redis.call('ZADD', KEYS[2], ARGV[3], id)
+local score = tonumber(ARGV[3])
+local last = redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')
+if #last == 2 and tonumber(last[2]) >= score then score = tonumber(last[2]) + 1 end
+redis.call('ZADD', KEYS[2], string.format('%.0f', score), id)
 if field ~= '' then redis.call('HSET', KEYS[3], field, id) end
 redis.call('PUBLISH', ARGV[6], id)
 return {'created', id}`
