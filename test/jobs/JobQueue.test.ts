@@ -8,7 +8,7 @@ import { type Job, toJobView } from "../../src/jobs/Job.ts"
 import { JobQueue } from "../../src/jobs/JobQueue.ts"
 import { JobStore, JobStoreError } from "../../src/jobs/JobStore.ts"
 import * as JobStoreMemory from "../../src/jobs/JobStoreMemory.ts"
-import { evaluateHere } from "../../src/jobs/jobBatches.ts"
+import { type BatchEvaluator, type EncodedBatch, evaluateHere } from "../../src/jobs/jobBatches.ts"
 import type { JobUsage } from "../../src/jobs/jobUsage.ts"
 import { UsageStatistics } from "../../src/stats/UsageStatistics.ts"
 import { captureLog } from "../observability/logCapture.ts"
@@ -207,26 +207,53 @@ describe.each(queueAdapters)("JobQueue over the %s store", (_, queueOver) => {
     }).pipe(Effect.provide(UsageStatistics.layerMemory()))
   )
 
-  it.effect("cancels a running job between chunks, and a queued one before it starts", () => {
-    // The first long enough that it cannot end (and the second run) while this fiber waits its turn on a busy machine.
-    const longer = Array.from({ length: 20_000 }, (_, i) => `user${i}@mit.edu`)
-    const many = longer.slice(0, 2000)
+  it.effect("runs jobs in the order they were submitted, also when submitted within one millisecond", () => {
+    const ended: Array<string> = []
     return Effect.gen(function* () {
       const queue = yield* JobQueue
-      const first = (yield* queue.submit(yield* request(longer))).job
+      // The test clock stands still: every job is created at the same millisecond.
+      const submitted: Array<string> = []
+      for (let i = 0; i < 6; i++) submitted.push((yield* queue.submit(yield* request(items))).job.jobId)
+      for (const jobId of submitted) yield* queue.awaitFinished("acme", jobId)
+      expect(ended).toEqual(submitted)
+    }).pipe(Effect.provide(queueOver({ onEnded: (job) => ended.push(job.jobId) })))
+  })
+
+  it.effect("cancels a running job between chunks, and a queued one before it starts", () => {
+    const many = Array.from({ length: 2000 }, (_, i) => `user${i}@mit.edu`)
+    // The first job's third batch waits until the queued one is cancelled, so the first cannot end (and the second
+    // run) before that; after, each batch takes 10 ms, so the first is still running when its cancel comes.
+    let queuedWasCancelled!: () => void
+    const queuedCancelled = new Promise<void>((resolve) => {
+      queuedWasCancelled = resolve
+    })
+    const here = evaluateHere(evaluate)
+    let batches = 0
+    const evaluator: BatchEvaluator = {
+      ...here,
+      evaluate: (batch, tally) => {
+        const answer = here.evaluate(batch, tally) as EncodedBatch
+        if (++batches <= 2) return answer
+        return queuedCancelled.then(() => new Promise((resolve) => setTimeout(() => resolve(answer), 10)))
+      }
+    }
+    return Effect.gen(function* () {
+      const queue = yield* JobQueue
+      const first = (yield* queue.submit(yield* request(many))).job
       const second = (yield* queue.submit(yield* request(many))).job
       yield* until("acme", first.jobId, (processed) => processed > 0)
       // The second waits while the one worker runs the first.
       const queued = yield* queue.cancel("acme", second.jobId)
       expect(queued).toMatchObject({ status: "cancelled", startedAt: null, progress: { processed: 0 } })
       expect((yield* queue.awaitFinished("acme", second.jobId)).status).toBe("cancelled")
+      queuedWasCancelled()
       const cancelled = yield* queue.cancel("acme", first.jobId)
       expect(cancelled.status).toBe("cancelled")
       expect(cancelled.progress.processed).toBeGreaterThan(0)
-      expect(cancelled.progress.processed).toBeLessThan(longer.length)
+      expect(cancelled.progress.processed).toBeLessThan(many.length)
       expect(yield* resultLines(first.jobId)).toHaveLength(cancelled.progress.processed)
       expect((yield* queue.cancel("acme", first.jobId)).status).toBe("cancelled")
-    }).pipe(Effect.provide(queueOver({ chunkItems: 10 })))
+    }).pipe(Effect.provide(queueOver({ chunkItems: 10, evaluator })))
   })
 
   it.effect("refuses new jobs while maxQueued jobs wait, and removes an unused upload", () => {
