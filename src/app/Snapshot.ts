@@ -170,7 +170,10 @@ export class LiveSnapshot {
    * them, and the watcher's settling (each watched path's first stat, on
    * libuv's thread pool: `ConfigWatcher.ready`) runs during it.
    * A change the watcher reports before the snapshot exists is reloaded
-   * once it does. Measured as `serve` until `/healthz` answers
+   * once it does; one it cannot report, made after the load read the file
+   * but before the watcher's baseline of it, is found by its modification
+   * time (`ConfigWatcher.changedSince`, from when the load began) and
+   * compared with what was loaded. Measured as `serve` until `/healthz` answers
    * (`bench/serveStart.ts`): 0.83x the time of loading, compiling, then
    * watching.
    */
@@ -213,8 +216,17 @@ export class LiveSnapshot {
         : undefined
     const scanned = watcher !== undefined && awaitScan ? Effect.promise(() => watcher.scanned) : Effect.void
     // The feed's version read before the load: the load holds every change up to it.
+    let loadStartedAt = 0
     const versioned = Effect.flatMap(feedVersion(options.feed), (version) =>
-      Effect.map(source.load, (loaded) => [loaded, version] as const)
+      Effect.map(
+        Effect.andThen(
+          Effect.sync(() => {
+            loadStartedAt = Date.now()
+          }),
+          source.load
+        ),
+        (loaded) => [loaded, version] as const
+      )
     )
     const loading = Effect.all([versioned, Effect.sync(() => engines.prepare()), scanned], { concurrency: 3 })
     return loading.pipe(
@@ -224,7 +236,12 @@ export class LiveSnapshot {
         const made = new LiveSnapshot(source, engines, first, options, version)
         if (watcher !== undefined) {
           made.#unwatch = () => watcher.close()
-          made.watching = watcher.ready
+          // A file changed after the load read it but before its baseline: the watcher cannot see it, so it is
+          // compared with what was loaded here (nothing happens when it holds what the snapshot serves).
+          made.watching = watcher.ready.then(async () => {
+            const paths = await watcher.changedSince(loadStartedAt)
+            if (paths.length > 0) Effect.runFork(made.#filesChanged(paths))
+          })
         }
         live = made
         if (changedEarly) Effect.runFork(made.reload())

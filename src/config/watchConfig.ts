@@ -22,9 +22,9 @@
  * interval plus the debounce (about 250 ms by default).
  */
 import { existsSync } from "node:fs"
-import { stat } from "node:fs/promises"
+import { readdir, stat } from "node:fs/promises"
 import { basename, join, relative, sep } from "node:path"
-import { type FSWatcher, watch } from "chokidar"
+import { watch } from "chokidar"
 import { isTemporaryFile } from "../store/atomicWrite.ts"
 import { API_KEYS_FILE, CLIENTS_DIR, OFFERS_DIR, SETTINGS_FILE, TARGET_GROUPS_DIR } from "./layout.ts"
 import { TEMPLATES_DIR } from "./messageTemplates.ts"
@@ -64,14 +64,52 @@ const isWatched = (roots: ReadonlyArray<string>, path: string): boolean => {
  * after "ready" has answered, every baseline has been taken. This waits as
  * long as the pool is busy, no longer: ~1 ms on an idle machine, where a
  * fixed wait of two poll intervals (200 ms) held up every start
- * (test/config/watchConfig.test.ts keeps the pool busy).
+ * (test/config/watchConfig.test.ts keeps the pool busy). Answers what
+ * those stats found, which is the baseline or later.
  */
-const baselinesTaken = async (watcher: FSWatcher): Promise<void> => {
-  const paths = Object.entries(watcher.getWatched()).flatMap(([directory, names]) => [
+const baselinesTaken = async (watched: Record<string, ReadonlyArray<string>>): Promise<Baselines> => {
+  const paths = Object.entries(watched).flatMap(([directory, names]) => [
     directory,
     ...names.map((name) => join(directory, name))
   ])
-  await Promise.all(paths.map((path) => stat(path).catch(() => undefined)))
+  const stats = await Promise.all(paths.map((path) => stat(path).catch(() => undefined)))
+  const baselines: Baselines = new Map()
+  paths.forEach((path, i) => {
+    const taken = stats[i]
+    if (taken !== undefined) baselines.set(path, { mtimeMs: taken.mtimeMs, directory: taken.isDirectory() })
+  })
+  return baselines
+}
+
+/** Each watched path's baseline: its modification time (epoch ms), and whether it is a directory. */
+export type Baselines = Map<string, { readonly mtimeMs: number; readonly directory: boolean }>
+
+/**
+ * The watched files that may have changed at or after `since` without the
+ * watcher seeing it, their baselines taken after the change: files modified
+ * since, and the entries added to or removed from a directory modified since.
+ */
+export const changedBefore = async (
+  roots: ReadonlyArray<string>,
+  baselines: Baselines,
+  watched: Record<string, ReadonlyArray<string>>,
+  since: number
+): Promise<Array<string>> => {
+  const changed: Array<string> = []
+  for (const [path, baseline] of baselines) {
+    if (baseline.mtimeMs < since) continue
+    if (!baseline.directory) {
+      changed.push(path)
+      continue
+    }
+    const before = new Set((watched[path] ?? []).map((name) => join(path, name)))
+    const now = new Set(
+      (await readdir(path).catch(() => [])).map((name) => join(path, name)).filter((entry) => isWatched(roots, entry))
+    )
+    for (const entry of now) if (!before.has(entry)) changed.push(entry)
+    for (const entry of before) if (!now.has(entry) && !baselines.get(entry)?.directory) changed.push(entry)
+  }
+  return [...new Set(changed)]
 }
 
 export interface ConfigWatcher {
@@ -79,6 +117,13 @@ export interface ConfigWatcher {
   readonly scanned: Promise<void>
   /** Resolves once the directories are being watched (their first scan is done); changes before may be missed. */
   readonly ready: Promise<void>
+  /**
+   * Once ready: the watched files that may have changed at or after `since`
+   * (epoch ms) but before their baseline was taken, which the watcher
+   * cannot report (a change made while the first load ran, after it had
+   * read the file). The caller compares them with what it loaded.
+   */
+  changedSince(since: number): Promise<ReadonlyArray<string>>
   /** Stops watching. */
   close(): void
 }
@@ -115,9 +160,14 @@ export const watchConfigDirectories = (
   // A directory that cannot be watched (removed, permissions) is re-read at the next change; nothing to do here.
   watcher.on("error", () => {})
   const scanned = new Promise<void>((resolve) => watcher.once("ready", () => resolve()))
+  const baselines = scanned.then(() => {
+    const watched = watcher.getWatched()
+    return baselinesTaken(watched).then((taken) => ({ taken, watched }))
+  })
   return {
     scanned,
-    ready: scanned.then(() => baselinesTaken(watcher)),
+    ready: baselines.then(() => undefined),
+    changedSince: (since) => baselines.then(({ taken, watched }) => changedBefore(roots, taken, watched, since)),
     close: () => {
       clearTimeout(timer)
       void watcher.close()

@@ -99,6 +99,58 @@ describe("LiveSnapshot", () => {
     }
   })
 
+  it("applies a change saved after the first load read the file but before the watcher's baseline of it", async () => {
+    const dirs = makeDirs(validConfig)
+    const files = directorySource({ configDir: dirs.configDir, dataDir: dirs.dataDir, env: {} })
+    const uk = join(dirs.configDir, "target-groups/uk.yaml")
+    let loads = 0
+    let scanDone = false
+    const source = {
+      directories: files.directories,
+      // The first load reads the files, then the file changes while this thread is still busy: the watcher's scan,
+      // and the baselines taken after it, cannot have run yet (the edit comes a clock tick after the load began).
+      load: Effect.tap(files.load, () =>
+        Effect.sync(() => {
+          if (loads++ > 0) return
+          const until = Date.now() + 20
+          while (Date.now() < until) {}
+          writeFileSync(uk, ukGroupYaml.replace("[GB]", "[GB, DE]"))
+          expect(scanDone).toBe(false)
+        })
+      )
+    }
+    const reloads: Array<ReloadOutcome> = []
+    const live = await Effect.runPromise(
+      LiveSnapshot.make(source, { watch: true, debounceMs: 50, onReload: (outcome) => reloads.push(outcome) })
+    )
+    scanDone = true
+    try {
+      expect(validate(live, "jane@tum.de").isValid).toBe(false)
+      await live.watching
+      expect(await nextReload(reloads, 1)).toEqual({ ok: true, generation: 2, change: "reload" })
+      expect(validate(live, "jane@tum.de").isValid).toBe(true)
+    } finally {
+      live.close()
+    }
+  })
+
+  it("does not reload at start when nothing changed after the load began", async () => {
+    const dirs = makeDirs(validConfig)
+    const files = directorySource({ configDir: dirs.configDir, dataDir: dirs.dataDir, env: {} })
+    const reloads: Array<ReloadOutcome> = []
+    const live = await Effect.runPromise(
+      LiveSnapshot.make(files, { watch: true, debounceMs: 50, onReload: (outcome) => reloads.push(outcome) })
+    )
+    try {
+      await live.watching
+      await new Promise((resolve) => setTimeout(resolve, 400))
+      expect(reloads).toEqual([])
+      expect(live.status().generation).toBe(1)
+    } finally {
+      live.close()
+    }
+  })
+
   it("watches from before the first load ends: a change saved while it runs is applied once the snapshot exists", async () => {
     const dirs = makeDirs(validConfig)
     const files = directorySource({ configDir: dirs.configDir, dataDir: dirs.dataDir, env: {} })

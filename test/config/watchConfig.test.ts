@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from "vitest"
 import { createApiKey, revokeApiKey } from "../../src/app/Keys.ts"
 import { LiveSnapshot } from "../../src/app/Snapshot.ts"
 import { directorySource } from "../../src/app/sources.ts"
-import { watchConfigDirectories } from "../../src/config/watchConfig.ts"
+import { changedBefore, watchConfigDirectories } from "../../src/config/watchConfig.ts"
 import { InvalidConfiguration } from "../../src/domain/errors.ts"
 import type { TeamId } from "../../src/domain/Identifiers.ts"
 import { makeDirs, ukGroupYaml, validConfig } from "./configFiles.ts"
@@ -185,5 +185,32 @@ describe("the watcher's readiness", () => {
     } finally {
       busy = false
     }
+  })
+})
+
+describe("changes made before the baselines", () => {
+  it("names files modified since, and entries added to or removed from a directory modified since", async () => {
+    const { configDir } = makeDirs(validConfig)
+    const groups = join(configDir, "target-groups")
+    const offers = join(configDir, "offers")
+    writeFileSync(join(groups, "de.yaml"), "id: de\n")
+    writeFileSync(join(groups, ".hidden.yaml"), "")
+    rmSync(join(groups, "uk.yaml"))
+    const since = 1_000
+    const baselines = new Map([
+      [configDir, { mtimeMs: 0, directory: true }],
+      [groups, { mtimeMs: since, directory: true }],
+      [offers, { mtimeMs: since - 1, directory: true }],
+      [join(offers, "spring.yaml"), { mtimeMs: since + 5, directory: false }],
+      [join(configDir, "campusgate.yaml"), { mtimeMs: since - 1, directory: false }]
+    ])
+    const watched = {
+      [configDir]: ["campusgate.yaml", "offers", "target-groups"],
+      [groups]: ["uk.yaml"],
+      [offers]: ["spring.yaml"]
+    }
+    expect((await changedBefore([configDir], baselines, watched, since)).sort()).toEqual(
+      [join(groups, "de.yaml"), join(groups, "uk.yaml"), join(offers, "spring.yaml")].sort()
+    )
   })
 })
