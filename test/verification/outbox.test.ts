@@ -50,4 +50,20 @@ describe("the outbox", () => {
     expect(failed._tag).toBe("MailSendError")
     expect(readdirSync(directory)).toEqual([`2026-11-28T12-00-00-000Z-000-${mail.verificationId}.eml`])
   })
+
+  it("fails a message whose mail thread stopped as one to try again, and starts a new thread for the next", async () => {
+    const directory = mkdtempSync(join(tmpdir(), "campusgate-outbox-"))
+    const outbox = MailTransport.makeOutbox(directory)
+    try {
+      // The thread takes tens of milliseconds to start: it is stopped with the message in its hands.
+      const sending = Effect.runPromise(Effect.flip(outbox.send(mail)))
+      await outbox.close!()
+      expect(await sending).toMatchObject({ _tag: "MailSendError", detail: "MailThreadExited", permanent: false })
+      expect(readdirSync(directory)).toEqual([])
+      await Effect.runPromise(outbox.send(mail))
+      expect(readdirSync(directory).filter((name) => name.includes(mail.verificationId))).toHaveLength(1)
+    } finally {
+      await outbox.close!()
+    }
+  })
 })
