@@ -1,9 +1,9 @@
 /**
  * The email policy lists at run time: disposable domains, free mail
  * providers and role accounts, answering the flags of a validation result's
- * `emailPolicy` detail. Built once at load (~4 MB of heap for the built-in
- * lists: the disposable domains packed, `PackedDomainSet.ts`, and read
- * packed from the compiled file, `emailListsBuffer.ts`);
+ * `emailPolicy` detail. Built once, on the first question (~4 MB of heap
+ * for the built-in lists: the disposable domains packed, `PackedDomainSet.ts`,
+ * and read packed from the compiled file, `emailListsBuffer.ts`);
  * a domain lookup is one hash probe plus an allocation-free parent walk
  * (~70 ns), see `DomainList.ts`.
  *
@@ -41,23 +41,70 @@ export const packDisposable = (data: EmailListsData, wildcard = disposableWildca
   return new PackedDomainSet(disposable)
 }
 
+/** What the lists answer from, made from their data on first use (`EmailLists`). */
+interface BuiltLists {
+  readonly disposable: DomainList
+  readonly listedDisposable: PackedDomainSet
+  readonly disposableWildcards: ReadonlySet<string>
+  readonly freeMail: DomainList
+  readonly commonMailProviders: ReadonlySet<string>
+  readonly roleAccounts: RoleAccounts
+  readonly counts: EmailListCounts
+}
+
+const buildLists = (data: EmailListsData, disposable: (() => PackedDomainSet) | undefined): BuiltLists => {
+  const { lists } = data
+  const wildcard = disposableWildcards(data)
+  const freeMail = new Set(listEntries(lists.freeMail))
+  // Asked only when a parent of a host is on the list (rare), so the ~9k entries are not all
+  // checked against the suffix list at load; memoised per entry, so bounded by the list.
+  const providerDomains = new Map<string, boolean>()
+  const isProviderDomain = (parent: string): boolean => {
+    if (!freeMail.has(parent)) return false
+    let verdict = providerDomains.get(parent)
+    if (verdict === undefined) {
+      verdict = getPublicSuffix(parent, { allowPrivateDomains: true }) !== parent
+      providerDomains.set(parent, verdict)
+    }
+    return verdict
+  }
+  const listedDisposable = disposable?.() ?? packDisposable(data, wildcard)
+  const disposableList = new DomainList(listedDisposable, wildcard, (parent) => wildcard.has(parent))
+  const commonMailProviders = new Set(listEntries(lists.commonMailProviders))
+  const roleAccounts = new RoleAccounts(listEntries(lists.roleAccounts))
+  return {
+    disposable: disposableList,
+    listedDisposable,
+    disposableWildcards: wildcard,
+    freeMail: new DomainList(freeMail, freeMail, isProviderDomain),
+    commonMailProviders,
+    roleAccounts,
+    counts: {
+      disposable: disposableList.size,
+      disposableWildcard: wildcard.size,
+      freeMail: freeMail.size,
+      commonMailProviders: commonMailProviders.size,
+      roleAccounts: roleAccounts.size
+    }
+  }
+}
+
+/**
+ * The lists, built from their data on the first question (or `counts`): a
+ * daemon's start reads and checks the compiled file (`emailListsBuffer.ts`)
+ * but answers its first `/healthz` before any email is asked about, and the
+ * ~9k free-mail domains, ~1k role accounts and the disposable domains' text
+ * took 40-110 ms of that start (`npm run bench:start`); the host directory's
+ * keys, made once the first response has gone (`warmEngineContext`), build
+ * them then.
+ */
 export class EmailLists {
   readonly sources: EmailListSources
-  readonly counts: EmailListCounts
-  readonly #disposable: DomainList
-  readonly #listedDisposable: PackedDomainSet
-  readonly #disposableWildcards: ReadonlySet<string>
-  readonly #freeMail: DomainList
-  readonly #commonMailProviders: ReadonlySet<string>
-  readonly #roleAccounts: RoleAccounts
-
-  /**
-   * `disposable`: the packed disposable domains as `packDisposable` makes
-   * them from `data` (the compiled file holds them, `emailListsBuffer.ts`);
-   * when given, `data`'s disposable entries are not read.
-   */
   /** The compiled form the lists were read from (`fromBuffer`), which their packed domains are views of. */
   readonly bytes: Uint8Array | undefined
+  readonly #data: EmailListsData
+  readonly #disposable: (() => PackedDomainSet) | undefined
+  #built: BuiltLists | undefined
 
   /** The lists of a compiled buffer (`emailListsBuffer.ts`), read in place: shared memory stays shared (`JobThreads.ts`). */
   static fromBuffer(bytes: Uint8Array): EmailLists {
@@ -65,29 +112,17 @@ export class EmailLists {
     return new EmailLists(data, disposable, bytes)
   }
 
-  constructor(data: EmailListsData, disposable?: PackedDomainSet, bytes?: Uint8Array) {
+  /**
+   * `disposable`: makes the packed disposable domains as `packDisposable`
+   * makes them from `data` (the compiled file holds them,
+   * `emailListsBuffer.ts`); when given, `data`'s disposable entries are not
+   * read.
+   */
+  constructor(data: EmailListsData, disposable?: () => PackedDomainSet, bytes?: Uint8Array) {
     this.bytes = bytes
+    this.#data = data
+    this.#disposable = disposable
     const { lists } = data
-    const wildcard = disposableWildcards(data)
-    const freeMail = new Set(listEntries(lists.freeMail))
-    // Asked only when a parent of a host is on the list (rare), so the ~9k entries are not all
-    // checked against the suffix list at load; memoised per entry, so bounded by the list.
-    const providerDomains = new Map<string, boolean>()
-    const isProviderDomain = (parent: string): boolean => {
-      if (!freeMail.has(parent)) return false
-      let verdict = providerDomains.get(parent)
-      if (verdict === undefined) {
-        verdict = getPublicSuffix(parent, { allowPrivateDomains: true }) !== parent
-        providerDomains.set(parent, verdict)
-      }
-      return verdict
-    }
-    this.#listedDisposable = disposable ?? packDisposable(data, wildcard)
-    this.#disposable = new DomainList(this.#listedDisposable, wildcard, (parent) => wildcard.has(parent))
-    this.#disposableWildcards = wildcard
-    this.#freeMail = new DomainList(freeMail, freeMail, isProviderDomain)
-    this.#commonMailProviders = new Set(listEntries(lists.commonMailProviders))
-    this.#roleAccounts = new RoleAccounts(listEntries(lists.roleAccounts))
     this.sources = {
       disposable: lists.disposable.source,
       disposableWildcard: lists.disposableWildcard.source,
@@ -95,36 +130,39 @@ export class EmailLists {
       commonMailProviders: lists.commonMailProviders.source,
       roleAccounts: lists.roleAccounts.source
     }
-    this.counts = {
-      disposable: this.#disposable.size,
-      disposableWildcard: wildcard.size,
-      freeMail: freeMail.size,
-      commonMailProviders: this.#commonMailProviders.size,
-      roleAccounts: this.#roleAccounts.size
-    }
+  }
+
+  get #lists(): BuiltLists {
+    this.#built ??= buildLists(this.#data, this.#disposable)
+    return this.#built
+  }
+
+  /** Entries loaded per list. */
+  get counts(): EmailListCounts {
+    return this.#lists.counts
   }
 
   /** The disposable-list entry matching a lower-case ASCII host (itself or a wildcard parent), or `null`. */
   matchDisposable(asciiDomain: string): string | null {
-    return this.#disposable.match(asciiDomain)
+    return this.#lists.disposable.match(asciiDomain)
   }
 
   isDisposable(asciiDomain: string): boolean {
-    return this.#disposable.match(asciiDomain) !== null
+    return this.#lists.disposable.match(asciiDomain) !== null
   }
 
   /** The free-mail entry matching a lower-case ASCII host (itself or its provider's domain), or `null`. */
   matchFreeMail(asciiDomain: string): string | null {
-    return this.#freeMail.match(asciiDomain)
+    return this.#lists.freeMail.match(asciiDomain)
   }
 
   isFreeMail(asciiDomain: string): boolean {
-    return this.#freeMail.match(asciiDomain) !== null
+    return this.#lists.freeMail.match(asciiDomain) !== null
   }
 
   /** Whether the host itself is on the disposable list (wildcard parents not considered). */
   isListedDisposable(asciiDomain: string): boolean {
-    return this.#disposable.has(asciiDomain)
+    return this.#lists.disposable.has(asciiDomain)
   }
 
   /**
@@ -134,36 +172,36 @@ export class EmailLists {
    * ask (`PackedDomainSet.mayHaveEntryBelow`).
    */
   mayHaveListedDisposableBelow(domain: string): boolean {
-    return this.#listedDisposable.mayHaveEntryBelow(domain)
+    return this.#lists.listedDisposable.mayHaveEntryBelow(domain)
   }
 
   /** The domains that make every host below them disposable. */
   disposableWildcards(): Iterable<string> {
-    return this.#disposableWildcards
+    return this.#lists.disposableWildcards
   }
 
   /** The free-mail list's domains. */
   freeMailDomains(): Iterable<string> {
-    return this.#freeMail.entries()
+    return this.#lists.freeMail.entries()
   }
 
   /** The most common mail providers: the targets for "did you mean". */
   commonMailProviders(): Iterable<string> {
-    return this.#commonMailProviders
+    return this.#lists.commonMailProviders
   }
 
   /** Whether the exact domain is one of the most common mail providers: a target for "did you mean". */
   isCommonMailProvider(asciiDomain: string): boolean {
-    return this.#commonMailProviders.has(asciiDomain)
+    return this.#lists.commonMailProviders.has(asciiDomain)
   }
 
   /** The role-list entry a local part stands for (`No_Reply+x` → `no-reply`), or `null`. */
   matchRoleAccount(localPart: string): string | null {
-    return this.#roleAccounts.match(localPart)
+    return this.#lists.roleAccounts.match(localPart)
   }
 
   isRoleAccount(localPart: string): boolean {
-    return this.#roleAccounts.match(localPart) !== null
+    return this.#lists.roleAccounts.match(localPart) !== null
   }
 }
 
@@ -172,7 +210,8 @@ export const loadEmailLists = (data: EmailListsData): EmailLists => new EmailLis
 
 /**
  * Loads the lists' binary form, `dist/data/email-lists.bin` (the lists of
-^ * `email-lists.json.gz` with the disposable domains packed ready, ~5 ms instead
- * of ~100 ms); throws `BuiltInDataMissing` before `npm run build`.
+ * `email-lists.json.gz` with the disposable domains packed ready, ~5 ms instead
+ * of ~100 ms), read and checked now, built on first use; throws
+ * `BuiltInDataMissing` before `npm run build`.
  */
 export const loadBuiltInEmailLists = (): EmailLists => EmailLists.fromBuffer(readBuiltInShared(builtInEmailListsFile))

@@ -63,14 +63,11 @@ export class PackedDomainSet implements Iterable<string> {
   constructor(domains: Iterable<string> | PackedDomainParts) {
     if (isParts(domains)) {
       const { text, starts, table } = domains
-      const size = table.length
-      if (size < 16 || (size & (size - 1)) !== 0 || starts.length === 0 || starts[starts.length - 1] !== text.length) {
-        throw new Error("packed domain set: malformed parts")
-      }
+      PackedDomainSet.checkParts(text.length, starts, table)
       this.#text = text
       this.#starts = starts
       this.#table = table
-      this.#shift = 32 - Math.log2(size)
+      this.#shift = 32 - Math.log2(table.length)
       return
     }
     const entries = [...new Set(domains)]
@@ -92,6 +89,18 @@ export class PackedDomainSet implements Iterable<string> {
       this.#table[slot] = i + 1
     }
     this.#starts[entries.length] = start
+  }
+
+  /**
+   * Throws unless `starts` and `table` have the shape of a set's parts whose
+   * text is `textLength` long: what the constructor checks, askable before
+   * the text is read (`emailListsBuffer.ts` reads it on first use).
+   */
+  static checkParts(textLength: number, starts: Int32Array, table: Int32Array): void {
+    const size = table.length
+    if (size < 16 || (size & (size - 1)) !== 0 || starts.length === 0 || starts[starts.length - 1] !== textLength) {
+      throw new Error("packed domain set: malformed parts")
+    }
   }
 
   /** The set's state, to store and give back to the constructor. */
