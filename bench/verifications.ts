@@ -30,9 +30,11 @@
  * turn in every round (default 3 rounds), the pair's order alternating;
  * the JSON then carries both and, per round, this daemon's added p99 minus
  * the other's. Goal (jobs and verification issue): added p99 <= 3 ms.
+ * Each round also measures the floor under it: an append made durable in
+ * the data directory, p99 (`durableAppendP99Ms`), which a start waits for.
  */
 import { execFileSync } from "node:child_process"
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs"
+import { closeSync, fsyncSync, mkdtempSync, openSync, readdirSync, rmSync, writeFileSync, writeSync } from "node:fs"
 import { Agent, request } from "node:http"
 import { availableParallelism, tmpdir } from "node:os"
 import { join } from "node:path"
@@ -193,11 +195,43 @@ const latencyOf = async (side: Started, what: string, path: string) => {
   return { ...result, cpuMicrosPerRequest }
 }
 
+/**
+ * The floor under a start's latency: a record appended and made durable
+ * (`fsync`) in `directory`, again and again for `ms`, as the journal
+ * does for each group of starts; its p50 and p99 in ms. A start is answered
+ * only once its record is durable, so its p99 cannot be below this disk's.
+ */
+const durableAppendLatency = (directory: string, ms: number) => {
+  const file = join(directory, "bench-fsync-probe")
+  const fd = openSync(file, "a")
+  const record = Buffer.alloc(300, 0x61)
+  const took: Array<number> = []
+  try {
+    for (const until = Date.now() + ms; Date.now() < until; ) {
+      const started = process.hrtime.bigint()
+      writeSync(fd, record)
+      fsyncSync(fd)
+      took.push(Number(process.hrtime.bigint() - started) / 1e6)
+    }
+  } finally {
+    closeSync(fd)
+    rmSync(file, { force: true })
+  }
+  took.sort((a, b) => a - b)
+  const at = (q: number) => Math.round(took[Math.floor(q * (took.length - 1))]! * 100) / 100
+  return { p50: at(0.5), p99: at(0.99), appends: took.length }
+}
+
 /** One round on `side`: the plain validation, then starts, at the same rate; the p99 (and CPU) a start adds. */
 const roundOf = async (side: Started) => {
   const validation = await latencyOf(side, `validate/offer at ${rate}/s (baseline)`, "/api/v1/validate/offer")
   const starts = await latencyOf(side, `verifications at ${rate}/s`, "/api/v1/verifications")
+  const durableAppendMs = durableAppendLatency(side.dirs.dataDir, 3000)
+  log(
+    `${side.name}, an append made durable in the data directory: p50 ${durableAppendMs.p50} ms, p99 ${durableAppendMs.p99} ms`
+  )
   return {
+    durableAppendMs,
     addedP99Ms: Math.round((starts.latencyMs.p99 - validation.latencyMs.p99) * 100) / 100,
     addedCpuMicros:
       starts.cpuMicrosPerRequest === undefined || validation.cpuMicrosPerRequest === undefined
@@ -240,7 +274,8 @@ try {
       addedCpuMicros: cpu.length === 0 ? undefined : spread(cpu),
       validationP99Ms: spread(runs.map((run) => run.validation.latencyMs.p99)),
       startP99Ms: spread(runs.map((run) => run.starts.latencyMs.p99)),
-      startCpuMicros: spread(runs.flatMap((run) => run.starts.cpuMicrosPerRequest ?? []))
+      startCpuMicros: spread(runs.flatMap((run) => run.starts.cpuMicrosPerRequest ?? [])),
+      durableAppendP99Ms: spread(runs.map((run) => run.durableAppendMs.p99))
     }
   }
   const after = summary(main.name)
@@ -255,6 +290,8 @@ try {
       validationP99Ms: after.validationP99Ms.median,
       startP99Ms: after.startP99Ms.median,
       addedP99Ms: after.addedP99Ms.median,
+      /** The data directory's disk: an append made durable, p99 (the floor under a start's p99). */
+      durableAppendP99Ms: after.durableAppendP99Ms.median,
       /** The daemon's CPU a start takes over a plain validation, at the fixed rate (its background work included). */
       addedCpuMicros: after.addedCpuMicros?.median,
       startCpuMicrosPerAnswer: starts.cpuMicrosPerAnswer,
