@@ -9,7 +9,8 @@
 import type { Institution } from "../../domain/Institution.ts"
 import { nonInstitutionPhrase, nonInstitutionReason } from "../../domain/NonInstitution.ts"
 import type { CustomListDetail, ValidationResult } from "../../domain/ValidationResult.ts"
-import { type EmailParse, type ParsedEmail, parseEmail } from "../email/parseEmail.ts"
+import { type EmailParse, isFormatFailure, type ParsedEmail, parseAddress } from "../email/parseEmail.ts"
+import type { FormatFailure } from "../email/reasons.ts"
 import type { HostMatch } from "../institutions/InstitutionTable.ts"
 import { assessConfusable } from "../policy/confusable.ts"
 import { type CompiledTargetGroup, rolePhrases } from "./compileTargetGroup.ts"
@@ -161,11 +162,7 @@ const nonInstitutionRefused = (
 }
 
 /** A failed result because the input is not a valid email address. */
-export const formatRefused = (
-  group: CompiledTargetGroup,
-  input: string,
-  parsed: Extract<ReturnType<typeof parseEmail>, { ok: false }>
-): ValidationResult => {
+export const formatRefused = (group: CompiledTargetGroup, input: string, parsed: FormatFailure): ValidationResult => {
   const details = emptyDetails()
   details.format = { status: "failed", code: parsed.reason, message: parsed.message }
   return result(
@@ -199,9 +196,8 @@ export const evaluateTargetGroup = (
   context: EngineContext,
   input: string
 ): ValidationResult => {
-  const parsed = parseEmail(input, group.syntax)
-  if (!parsed.ok) return formatRefused(group, input, parsed)
-  const email = parsed.email
+  const email = parseAddress(input, group.syntax)
+  if (isFormatFailure(email)) return formatRefused(group, input, email)
   return judgeEmail(group, context, input, email, context.hosts.facts(email.domain), lookalikeOf(email))
 }
 
