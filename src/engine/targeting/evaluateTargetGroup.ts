@@ -333,11 +333,15 @@ export const judgeEmail = (
       `${host} is not on the target group's domain lists or patterns.${hint}`
     )
   }
-  // A host that is its matched domain, judged by the group whose verdict its facts keep the fields of: the
-  // verdict's own answer, read from the facts (`keptVerdictFields`).
-  const kept =
-    context.remembersVerdicts && host.length === matchedDomain.length ? keptVerdictFields(facts, group) : null
-  if (kept !== null) {
+  // A host judged by the group whose verdict its facts keep the fields of, and of the role the verdict judged
+  // (its matched domain's, as most hosts below it): the verdict's own answer, read from the facts
+  // (`keptVerdictFields`). The role is found as below.
+  const kept = context.remembersVerdicts ? keptVerdictFields(facts, group) : null
+  if (
+    kept !== null &&
+    (host.length === matchedDomain.length ||
+      roleFactOf(host, matchedDomain, kept.verdictRole!.role) === kept.verdictRole)
+  ) {
     if (kept.verdictRoleRefused) {
       const details = detailsAfterPolicy(format, emailPolicy, customList)
       return roleRefused(group, input, details, host, facts.match as RoleMatch, kept.verdictRole!)

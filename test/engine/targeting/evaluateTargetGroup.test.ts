@@ -319,7 +319,16 @@ describe("remembered verdicts", () => {
       { id: "students", criteria: { institutions: { roles: ["student"] } } },
       { id: "alumni", criteria: { institutions: { roles: ["alumni"] } } }
     )
-    const hosts = ["mit.edu", "ox.ac.uk", "alumni.mit.edu", "faculty.mit.edu", "newcollege.edu", "tum.de", "gmail.com"]
+    const hosts = [
+      "mit.edu",
+      "cs.mit.edu",
+      "ox.ac.uk",
+      "alumni.mit.edu",
+      "faculty.mit.edu",
+      "newcollege.edu",
+      "tum.de",
+      "gmail.com"
+    ]
     for (let round = 0; round < 3; round++) {
       for (const host of hosts) {
         for (const group of engine.targetGroups.values()) {
