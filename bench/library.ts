@@ -16,9 +16,11 @@
  * Wall-clock time: swot-node's file reads are part of its cost; the
  * synchronous loops' CPU time (the process's, GC threads included) is
  * reported beside it, since on a shared machine a pass's wall clock also
- * counts the time it was descheduled. Before each timed pass (in every
- * process) the heap is collected, so one loop's garbage is not collected in
- * the next one's time (`--expose-gc`, set by `npm run bench`). Also index
+ * counts the time it was descheduled. The heap is not collected before a
+ * pass: tried, the 20k-email library passes against swot-node fell from
+ * 0.91M/s to 0.15-0.79M/s (a full collection moves the host directory's
+ * records, and its sweeping runs into the short pass), a cost no caller
+ * sees. Also index
  * load time and heap, from a fresh child process. Goals (DESIGN.md):
  * >= 1M validations/s on one core, >= 0.5x the tldts loop, >= 100x swot-node
  * (warm), load <= 300 ms, heap <= 60 MB; the suffix walk has no goal, its
@@ -102,13 +104,9 @@ const sideLoop = (
   tree: string,
   emailsFile: string
 ): Loop & { readonly child: ChildProcessByStdio<Writable, Readable, null> } => {
-  const child = spawn(
-    process.execPath,
-    ["--expose-gc", fileURLToPath(new URL("librarySide.ts", import.meta.url)), tree, emailsFile],
-    {
-      stdio: ["pipe", "pipe", "inherit"]
-    }
-  )
+  const child = spawn(process.execPath, [fileURLToPath(new URL("librarySide.ts", import.meta.url)), tree, emailsFile], {
+    stdio: ["pipe", "pipe", "inherit"]
+  })
   const answers = createInterface({ input: child.stdout })[Symbol.asyncIterator]()
   const side = loop(name, emails, async () => {
     child.stdin.write("pass\n")
@@ -176,11 +174,8 @@ const loops = [
   ...(sides === undefined ? [] : [sides.after, sides.before])
 ]
 
-const collect = (globalThis as { gc?: () => void }).gc ?? (() => {})
-
-/** One pass of `l`: its wall-clock and CPU milliseconds, after a collection of what came before. */
+/** One pass of `l`: its wall-clock and CPU milliseconds. */
 const passOf = async (l: Loop): Promise<{ readonly ms: number; readonly cpuMs: number }> => {
-  collect()
   const cpu = process.cpuUsage()
   const started = performance.now()
   l.checksum = await l.pass(l.input)

@@ -34,11 +34,7 @@ const validate = (input: ReadonlyArray<string>): number => {
   return valid
 }
 
-const collect = (globalThis as { gc?: () => void }).gc ?? (() => {})
-
 for await (const _ of createInterface({ input: process.stdin })) {
-  // What the previous pass left is collected before this one is timed (bench/library.ts starts this with --expose-gc).
-  collect()
   const started = performance.now()
   const cpu = process.cpuUsage()
   const checksum = validate(emails)
