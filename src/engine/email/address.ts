@@ -1,14 +1,14 @@
 /**
  * The second half of parsing an address: the scanned local part's finish (octet limit, NFC), the
  * domain after the @ (host name or, with the option, IP literal), the overall length limit, and
- * the assembled `ParsedEmail`.
+ * the assembled `ParsedEmail` (unwrapped: `AddressParse`).
  */
 import { CHAR_OPEN_BRACKET } from "./charTable.ts"
 import { HAS_UPPER, MAYBE_SPECIAL_USE, scanAsciiDomain } from "./domain.ts"
 import { resolveDomain } from "./idn.ts"
 import { parseIpLiteral } from "./ipLiteral.ts"
 import { finishUnicodeLocal, MAX_LOCAL_OCTETS } from "./localPart.ts"
-import type { EmailParse, EmailSyntaxOptions } from "./parseTypes.ts"
+import type { AddressParse, EmailSyntaxOptions } from "./parseTypes.ts"
 import { FAIL, type FormatFailure } from "./reasons.ts"
 import { isSpecialUseDomain } from "./specialUse.ts"
 
@@ -26,7 +26,7 @@ export const completeLocalThenAddress = (
   ascii: boolean,
   rescan: (s: string, start: number, end: number) => FormatFailure | number,
   options: EmailSyntaxOptions | undefined
-): EmailParse => {
+): AddressParse => {
   if (ascii) {
     if (at > MAX_LOCAL_OCTETS) return FAIL.localTooLong
     return completeAddress(input, at, input.slice(0, at), at, true, options)
@@ -50,7 +50,7 @@ export const completeAddress = (
   localOctets: number,
   sameLocal: boolean,
   options: EmailSyntaxOptions | undefined
-): EmailParse => {
+): AddressParse => {
   const len = input.length
   const domainStart = at + 1
   let domain: string
@@ -89,5 +89,5 @@ export const completeAddress = (
     return FAIL.specialUse
   }
   const address = sameLocal && sameDomain ? input : `${localPart}@${domain}`
-  return { ok: true, email: { localPart, domain, unicodeDomain, isInternational, isIpLiteral, address } }
+  return { localPart, domain, unicodeDomain, isInternational, isIpLiteral, address }
 }

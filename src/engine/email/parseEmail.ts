@@ -3,7 +3,8 @@
  * The policy, the reason codes and their precedence are documented in `docs/email-policy.md`.
  *
  * Plain ASCII addresses take a fast path: a single forward `charCodeAt` pass with a lookup table
- * (local part up to the first @, then the domain), two string slices and two small objects.
+ * (local part up to the first @, then the domain), two string slices and one small object
+ * (`parseAddress`; `parseEmail` wraps it in a second).
  */
 import { completeLocalThenAddress } from "./address.ts"
 import {
@@ -18,12 +19,12 @@ import {
 } from "./charTable.ts"
 import { resolveDomain } from "./idn.ts"
 import { badLocalChar, scanDotAtom } from "./localPart.ts"
-import type { DomainParse, EmailParse, EmailSyntaxOptions } from "./parseTypes.ts"
+import type { AddressParse, DomainParse, EmailParse, EmailSyntaxOptions } from "./parseTypes.ts"
 import { parseQuotedAddress } from "./quotedLocalPart.ts"
 import { FAIL, type FormatFailure } from "./reasons.ts"
 import { isSpecialUseDomain } from "./specialUse.ts"
 
-export type { DomainParse, EmailParse, EmailSyntaxOptions, ParsedEmail } from "./parseTypes.ts"
+export type { AddressParse, DomainParse, EmailParse, EmailSyntaxOptions, ParsedEmail } from "./parseTypes.ts"
 export { EMAIL_FORMAT_REASONS, type EmailFormatReason } from "./reasons.ts"
 
 /**
@@ -60,6 +61,18 @@ const unlessNoAt = (input: string, from: number, failure: FormatFailure): Format
  * runtime, gives either the parsed address or a reason code with a one-sentence message.
  */
 export function parseEmail(input: string, options?: EmailSyntaxOptions): EmailParse {
+  const parsed = parseAddress(input, options)
+  return isFormatFailure(parsed) ? parsed : { ok: true, email: parsed }
+}
+
+/** Whether `parseAddress` refused the input. */
+export const isFormatFailure = (parsed: AddressParse): parsed is FormatFailure => "ok" in parsed
+
+/**
+ * `parseEmail`'s answer unwrapped: the parsed email itself, or the failure (`isFormatFailure`).
+ * The per-email path reads this form: one object fewer per email (measured: bench/library.ts).
+ */
+export function parseAddress(input: string, options?: EmailSyntaxOptions): AddressParse {
   if (typeof input !== "string") return FAIL.notAString
   const len = input.length
   if (len === 0) return FAIL.empty

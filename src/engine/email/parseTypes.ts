@@ -4,7 +4,7 @@
  * `address.ts`, `quotedLocalPart.ts`, `idn.ts`), in a module that imports
  * none of them.
  */
-import type { EmailFormatReason } from "./reasons.ts"
+import type { EmailFormatReason, FormatFailure } from "./reasons.ts"
 
 export interface EmailSyntaxOptions {
   /** Accept an RFC 5321 quoted local part such as `"john doe"@example.com`. Default false. */
@@ -32,6 +32,12 @@ export interface ParsedEmail {
 export type EmailParse =
   | { readonly ok: true; readonly email: ParsedEmail }
   | { readonly ok: false; readonly reason: EmailFormatReason; readonly message: string }
+
+/**
+ * What the parser itself answers for an address: the parsed email, or the failure. `EmailParse`
+ * wraps the email for callers; the per-email path reads this form, one object fewer per email.
+ */
+export type AddressParse = ParsedEmail | FormatFailure
 
 export type DomainParse =
   | { readonly ok: true; readonly domain: string; readonly unicodeDomain: string; readonly isInternational: boolean }

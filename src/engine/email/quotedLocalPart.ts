@@ -11,7 +11,7 @@
 import { completeLocalThenAddress } from "./address.ts"
 import { CHAR_BACKSLASH, CHAR_CLASS, CHAR_QUOTE, isAsciiControl, QTEXT } from "./charTable.ts"
 import { NON_ASCII } from "./localPart.ts"
-import type { EmailParse, EmailSyntaxOptions } from "./parseTypes.ts"
+import type { AddressParse, EmailSyntaxOptions } from "./parseTypes.ts"
 import { FAIL, type FormatFailure } from "./reasons.ts"
 
 /**
@@ -45,7 +45,7 @@ export const scanQuoted = (s: string, start: number, end: number): FormatFailure
  * Parses an address whose first character is a double quote. The local part then ends at the
  * last @, since a quoted local part may itself contain @ but a domain never does.
  */
-export const parseQuotedAddress = (input: string, options: EmailSyntaxOptions | undefined): EmailParse => {
+export const parseQuotedAddress = (input: string, options: EmailSyntaxOptions | undefined): AddressParse => {
   const at = input.lastIndexOf("@")
   if (at < 0) return FAIL.missingAt
   if (options?.allowQuotedLocalPart !== true) {

@@ -12,7 +12,7 @@
 import { type EffectiveOfferStatus, effectiveStatus, type Offer } from "../../domain/Offer.ts"
 import type { ReasonCode } from "../../domain/ReasonCode.ts"
 import type { OfferValidationResult, ValidationResult } from "../../domain/ValidationResult.ts"
-import { parseEmail } from "../email/parseEmail.ts"
+import { type AddressParse, isFormatFailure, parseAddress } from "../email/parseEmail.ts"
 import type { CompiledTargetGroup } from "./compileTargetGroup.ts"
 import type { EngineContext } from "./EngineContext.ts"
 import { formatRefused, judgeEmail, type KnownEmail, lookalikeOf } from "./evaluateTargetGroup.ts"
@@ -39,23 +39,23 @@ export const evaluateOffer = (
   // The email is parsed, and its host looked up, once for the groups that parse alike (almost always all:
   // groups share one syntax-options object per combination, see `compileTargetGroup.ts`).
   let syntax: CompiledTargetGroup["syntax"] | undefined
-  let parsed: ReturnType<typeof parseEmail> | undefined
+  let parsed: AddressParse | undefined
   let facts: HostFacts | undefined
   let lookalike: ReturnType<typeof lookalikeOf> = null
   for (let i = 0; i < groups.length; i++) {
     const group = groups[i]!
     if (group.syntax !== syntax) {
       syntax = group.syntax
-      parsed = known?.syntax === syntax ? known.parsed : parseEmail(input, syntax)
-      if (parsed.ok) {
-        facts = known?.syntax === syntax ? known.facts : context.hosts.facts(parsed.email.domain)
-        lookalike = lookalikeOf(parsed.email)
+      parsed = known?.syntax === syntax ? known.parsed.email : parseAddress(input, syntax)
+      if (!isFormatFailure(parsed)) {
+        facts = known?.syntax === syntax ? known.facts : context.hosts.facts(parsed.domain)
+        lookalike = lookalikeOf(parsed)
       }
     }
     results.push(
-      parsed!.ok
-        ? judgeEmail(group, context, input, parsed!.email, facts!, lookalike)
-        : formatRefused(group, input, parsed!)
+      isFormatFailure(parsed!)
+        ? formatRefused(group, input, parsed)
+        : judgeEmail(group, context, input, parsed!, facts!, lookalike)
     )
   }
   return offerVerdict(offer, input, results)

@@ -8,8 +8,14 @@
  */
 import type { Institution } from "../../domain/Institution.ts"
 import { nonInstitutionPhrase, nonInstitutionReason } from "../../domain/NonInstitution.ts"
-import type { CustomListDetail, ValidationResult } from "../../domain/ValidationResult.ts"
-import { type EmailParse, type ParsedEmail, parseEmail } from "../email/parseEmail.ts"
+import type {
+  CustomListDetail,
+  EmailPolicyDetail,
+  FormatDetail,
+  ValidationResult
+} from "../../domain/ValidationResult.ts"
+import { type EmailParse, isFormatFailure, type ParsedEmail, parseAddress } from "../email/parseEmail.ts"
+import type { FormatFailure } from "../email/reasons.ts"
 import type { HostMatch } from "../institutions/InstitutionTable.ts"
 import { assessConfusable } from "../policy/confusable.ts"
 import { type CompiledTargetGroup, rolePhrases } from "./compileTargetGroup.ts"
@@ -17,7 +23,7 @@ import { resolveCustomRule } from "./customRule.ts"
 import type { EngineContext } from "./EngineContext.ts"
 import { ABUSED, CONFUSABLE, hostPolicyFlags, policyDetail, policyFailure, ROLE_ACCOUNT } from "./emailPolicy.ts"
 import { type Details, groupResult } from "./groupResult.ts"
-import type { HostFacts } from "./HostDirectory.ts"
+import { type HostFacts, keepVerdictFields, keptVerdictFields } from "./HostDirectory.ts"
 import { type RoleFact, roleFactOf } from "./hostRole.ts"
 import { domainWithRole, type InstitutionVerdict, judgeListed, judgeSuffixRule } from "./judgeInstitution.ts"
 import { suggestionFor } from "./suggestion.ts"
@@ -41,6 +47,20 @@ const emptyDetails = (): Details => ({
   organizationType: skipped,
   customList: skipped,
   emailPolicy: skipped
+})
+
+/** The details of an email past its format and email-policy checks, the domain's still skipped (the keys in `emptyDetails`' order). */
+const detailsAfterPolicy = (
+  format: FormatDetail,
+  emailPolicy: EmailPolicyDetail,
+  customList: CustomListDetail | typeof skipped
+): Details => ({
+  format,
+  domain: skipped,
+  geography: skipped,
+  organizationType: skipped,
+  customList,
+  emailPolicy
 })
 
 const judgeHost = (group: CompiledTargetGroup, facts: HostFacts, remember = true): InstitutionVerdict => {
@@ -161,11 +181,7 @@ const nonInstitutionRefused = (
 }
 
 /** A failed result because the input is not a valid email address. */
-export const formatRefused = (
-  group: CompiledTargetGroup,
-  input: string,
-  parsed: Extract<ReturnType<typeof parseEmail>, { ok: false }>
-): ValidationResult => {
+export const formatRefused = (group: CompiledTargetGroup, input: string, parsed: FormatFailure): ValidationResult => {
   const details = emptyDetails()
   details.format = { status: "failed", code: parsed.reason, message: parsed.message }
   return result(
@@ -199,9 +215,8 @@ export const evaluateTargetGroup = (
   context: EngineContext,
   input: string
 ): ValidationResult => {
-  const parsed = parseEmail(input, group.syntax)
-  if (!parsed.ok) return formatRefused(group, input, parsed)
-  const email = parsed.email
+  const email = parseAddress(input, group.syntax)
+  if (isFormatFailure(email)) return formatRefused(group, input, email)
   return judgeEmail(group, context, input, email, context.hosts.facts(email.domain), lookalikeOf(email))
 }
 
@@ -235,9 +250,10 @@ export const judgeEmail = (
   facts: HostFacts,
   lookalike: ReturnType<typeof assessConfusable> | null
 ): ValidationResult => {
-  const details = emptyDetails()
   const host = email.domain
-  details.format = { status: "passed", normalized: email.address }
+  // The details are made once the checks that fill them are done (below: one literal, not six fields written
+  // over `emptyDetails`' on every accepted email).
+  const format: FormatDetail = { status: "passed", normalized: email.address }
 
   let flags = hostPolicyFlags(facts)
   // Checked only when the group rejects role accounts: it is the costliest flag (measured: bench/library.ts).
@@ -248,19 +264,28 @@ export const judgeEmail = (
     if (lookalike.mixedScript || imitates !== null) flags |= CONFUSABLE
   }
   const policyFailed = policyFailure(group, email, facts, flags, imitates)
-  details.emailPolicy = policyDetail(policyFailed !== undefined, flags, imitates)
-  if (policyFailed !== undefined) return result(group, input, details, undefined, policyFailed[0], policyFailed[1])
+  const emailPolicy = policyDetail(policyFailed !== undefined, flags, imitates)
+  if (policyFailed !== undefined) {
+    return result(
+      group,
+      input,
+      detailsAfterPolicy(format, emailPolicy, skipped),
+      undefined,
+      policyFailed[0],
+      policyFailed[1]
+    )
+  }
 
   const custom = resolveCustomRule(group, facts.match, host)
-  if (group.hasCustomLists) details.customList = passed
+  const customList = group.hasCustomLists ? passed : skipped
   if (custom !== undefined) {
-    const customList: CustomListDetail = {
+    const customListDetail: CustomListDetail = {
       status: custom.list.endsWith("deny") ? "failed" : "passed",
       list: custom.list,
       entry: custom.entry
     }
-    details.customList = customList
-    if (customList.status === "failed") {
+    const details = detailsAfterPolicy(format, emailPolicy, customListDetail)
+    if (customListDetail.status === "failed") {
       return result(
         group,
         input,
@@ -278,10 +303,12 @@ export const judgeEmail = (
     group.institutions === null || (facts.matchKind === "suffix" && imitates !== null) ? "none" : facts.matchKind
   const matchedDomain = facts.matchedDomain!
   if (kind === "non-institution") {
+    const details = detailsAfterPolicy(format, emailPolicy, customList)
     return nonInstitutionRefused(group, input, details, host, facts.match as NonInstitutionMatch)
   }
   if (kind === "deny") {
     const match = facts.match as Extract<HostMatch, { kind: "deny" }>
+    const details = detailsAfterPolicy(format, emailPolicy, customList)
     details.domain = { status: "failed", domain: host, matchedDomain: match.matchedDomain, rule: "stoplist" }
     return denied(
       group,
@@ -291,7 +318,7 @@ export const judgeEmail = (
     )
   }
   if (kind === "none") {
-    if (group.hasCustomLists) details.customList = failed
+    const details = detailsAfterPolicy(format, emailPolicy, group.hasCustomLists ? failed : skipped)
     const suggestion = suggestionFor(context, host)
     if (group.institutions !== null) {
       return unknownHostResult(group, context, input, details, host, facts, suggestion)
@@ -306,23 +333,56 @@ export const judgeEmail = (
       `${host} is not on the target group's domain lists or patterns.${hint}`
     )
   }
+  // A host judged by the group whose verdict its facts keep the fields of, and of the role the verdict judged
+  // (its matched domain's, as most hosts below it): the verdict's own answer, read from the facts
+  // (`keptVerdictFields`). The role is found as below.
+  const kept = context.remembersVerdicts ? keptVerdictFields(facts, group) : null
+  if (
+    kept !== null &&
+    (host.length === matchedDomain.length ||
+      roleFactOf(host, matchedDomain, kept.verdictRole!.role) === kept.verdictRole)
+  ) {
+    if (kept.verdictRoleRefused) {
+      const details = detailsAfterPolicy(format, emailPolicy, customList)
+      return roleRefused(group, input, details, host, facts.match as RoleMatch, kept.verdictRole!)
+    }
+    const details: Details = {
+      format,
+      domain: kept.verdictDomain!,
+      geography: kept.verdictGeography!,
+      organizationType: kept.verdictOrganizationType!,
+      customList,
+      emailPolicy: facts.abused ? policyDetail(kept.verdictAbusedRejected, flags | ABUSED, imitates) : emailPolicy
+    }
+    return result(group, input, details, matchedDomain, kept.verdictReasonCode, kept.verdictReason)
+  }
   // The match is the host's own facts.match: its verdict is remembered beside those facts (see `EngineContext`).
   const verdict = context.remembersVerdicts
     ? context.hosts.memo(facts, group, judgeHost)
     : judgeHost(group, facts, false)
+  if (context.remembersVerdicts) keepVerdictFields(facts, group, verdict)
   // Most hosts are their matched domain and serve its role, which the verdict holds. A host below it is
   // judged against the matched domain's own role as the verdict holds it too (the listed entry's, or mixed
   // under a suffix rule), so the match and its entry are not read again: for these hosts that was two more
   // cache misses, the most of `hostRoleOf`'s cost (measured: bench/library.ts).
   const role = host.length === matchedDomain.length ? verdict.role : roleFactOf(host, matchedDomain, verdict.role.role)
   if (role === verdict.role ? verdict.roleRefused : !group.institutions!.acceptsRoleFact[role.index]) {
-    return roleRefused(group, input, details, host, facts.match as RoleMatch, role)
+    return roleRefused(
+      group,
+      input,
+      detailsAfterPolicy(format, emailPolicy, customList),
+      host,
+      facts.match as RoleMatch,
+      role
+    )
   }
-  if (facts.abused) {
-    details.emailPolicy = policyDetail(verdict.abusedRejected, flags | ABUSED, imitates)
+  const details: Details = {
+    format,
+    domain: role === verdict.role ? verdict.domain : domainWithRole(verdict, role),
+    geography: verdict.geography,
+    organizationType: verdict.organizationType,
+    customList,
+    emailPolicy: facts.abused ? policyDetail(verdict.abusedRejected, flags | ABUSED, imitates) : emailPolicy
   }
-  details.domain = role === verdict.role ? verdict.domain : domainWithRole(verdict, role)
-  details.organizationType = verdict.organizationType
-  details.geography = verdict.geography
   return result(group, input, details, matchedDomain, verdict.reasonCode, verdict.reason)
 }

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest"
-import { EMAIL_FORMAT_REASONS, type EmailSyntaxOptions, parseEmail } from "../../../src/engine/email/parseEmail.ts"
+import {
+  EMAIL_FORMAT_REASONS,
+  type EmailSyntaxOptions,
+  isFormatFailure,
+  parseAddress,
+  parseEmail,
+  WIDEST_SYNTAX
+} from "../../../src/engine/email/parseEmail.ts"
 import { itAnswers, itAnswersAlike } from "../../support/tables.ts"
 import { reasonOf, valid } from "./emailTesting.ts"
 
@@ -64,6 +71,27 @@ describe("parseEmail: structure", () => {
       const result = parseEmail(input as unknown as string)
       expect(result.ok).toBe(false)
       if (!result.ok) expect(result.reason).toBe("EMPTY")
+    }
+  })
+
+  it("answers as parseAddress does, the email wrapped (parseAddress: the per-email path's form)", () => {
+    const inputs = [
+      "a@samples.com",
+      "Ada@Samples.COM",
+      "a@müller.de",
+      '"a b"@samples.com',
+      "a@[192.0.2.1]",
+      "a@",
+      "",
+      "a@b"
+    ]
+    for (const options of [undefined, WIDEST_SYNTAX]) {
+      for (const input of inputs) {
+        const address = parseAddress(input, options)
+        const parsed = parseEmail(input, options)
+        expect(parsed).toEqual(isFormatFailure(address) ? address : { ok: true, email: address })
+        expect(isFormatFailure(address)).toBe(!parsed.ok)
+      }
     }
   })
 

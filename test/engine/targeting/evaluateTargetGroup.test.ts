@@ -4,6 +4,9 @@ import { InvalidConfiguration } from "../../../src/domain/errors.ts"
 import type { TargetGroupInput } from "../../../src/domain/TargetGroup.ts"
 import type { Engine } from "../../../src/engine/Engine.ts"
 import { makeEngine } from "../../../src/engine/makeEngine.ts"
+import { makeEngineContext } from "../../../src/engine/targeting/EngineContext.ts"
+import { evaluateTargetGroup } from "../../../src/engine/targeting/evaluateTargetGroup.ts"
+import { keptVerdictFields } from "../../../src/engine/targeting/HostDirectory.ts"
 import { fixtureContext } from "../../fixtures.ts"
 
 const context = fixtureContext()
@@ -303,6 +306,42 @@ describe("institutions criterion", () => {
       validationDetails: { emailPolicy: { status: "failed", flags: { abused: true } } }
     })
     expect(check({ institutions: {}, email: { rejectAbused: false } }, "a@mdx.ac").isValid).toBe(true)
+  })
+})
+
+describe("remembered verdicts", () => {
+  it("answer as a verdict made afresh: for the group whose verdict fields a host's facts keep, for the others, and below", () => {
+    const remembering = makeEngineContext(context.index, context.lists)
+    const forgetting = makeEngineContext(context.index, context.lists, { rememberVerdicts: false })
+    const engine = engineWith(
+      { id: "any", criteria: { institutions: {} } },
+      { id: "gb", criteria: { institutions: { countries: ["GB"] as never } } },
+      { id: "students", criteria: { institutions: { roles: ["student"] } } },
+      { id: "alumni", criteria: { institutions: { roles: ["alumni"] } } }
+    )
+    const hosts = [
+      "mit.edu",
+      "cs.mit.edu",
+      "ox.ac.uk",
+      "alumni.mit.edu",
+      "faculty.mit.edu",
+      "newcollege.edu",
+      "tum.de",
+      "gmail.com"
+    ]
+    for (let round = 0; round < 3; round++) {
+      for (const host of hosts) {
+        for (const group of engine.targetGroups.values()) {
+          const email = `jane@${host}`
+          expect(evaluateTargetGroup(group, remembering, email)).toEqual(evaluateTargetGroup(group, forgetting, email))
+        }
+      }
+    }
+    // The first group to judge mit.edu owns its facts' memo: they keep that group's verdict fields, and only its.
+    const facts = remembering.directory.facts("mit.edu")
+    expect(keptVerdictFields(facts, engine.targetGroups.get("any")!)).toBe(facts)
+    expect(keptVerdictFields(facts, engine.targetGroups.get("gb")!)).toBeNull()
+    expect(keptVerdictFields(forgetting.directory.facts("mit.edu"), engine.targetGroups.get("any")!)).toBeNull()
   })
 })
 
