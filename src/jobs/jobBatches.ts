@@ -14,7 +14,7 @@ import type { JobTarget } from "../domain/Job.ts"
 import { needsEscape } from "../domain/jsonText.ts"
 import type { MadeHashes, TalliedCounts, UsageTally } from "../domain/OfferUsage.ts"
 import type { ResultRow, RowVerdict } from "../domain/ResultRow.ts"
-import { rowTextBeforeDuplicate, verdictText } from "../domain/rowText.ts"
+import { rowTextBeforeDuplicate, verdictBytes, verdictText } from "../domain/rowText.ts"
 import type { HashKey } from "../engine/email/canonicalHash.ts"
 import type { PlainForms } from "../engine/email/plainAddress.ts"
 import { canonicalHash, DUPLICATES_KEY, PlainHashes } from "./duplicates.ts"
@@ -243,11 +243,13 @@ export const encodeBatch = (
       next++
       hashes[i] = plainHash ?? canonicalHash(email, hashKey) ?? -1
       if (verdict.isValid) valid++
-      // The address, then the verdict's text as it is (a shared verdict's is written once: `verdictText`).
+      // The address, then the verdict's text as it is (a shared verdict's is kept as bytes: `verdictBytes`).
       text.writeBytes(ROW_START)
       if (plainHash === undefined) text.writeJsonString(email)
       else text.writeAsciiString(email)
-      text.write(verdictText(verdict))
+      const bytes = verdictBytes(verdict)
+      if (bytes === undefined) text.write(verdictText(verdict))
+      else text.writeBytes(bytes)
     } else {
       hashes[i] = -1
       badInput++
