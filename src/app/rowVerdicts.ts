@@ -63,7 +63,8 @@ import { HostNumbers } from "./HostNumbers.ts"
  * target group or the three-group offer. Either is started afresh when
  * full, which bounds memory at no cost per hit: ~4.5 MB of hosts
  * (`HostNumbers`: their slots, text and ends, three typed arrays), and the
- * verdicts' text (~9 MB for that target group, ~14 MB for that offer).
+ * verdicts' text (~9 MB for that target group, ~14 MB for that offer, as
+ * UTF-8 bytes outside the heap: `SharedVerdict`).
  */
 const MAX_HOSTS = 1 << 17
 

@@ -14,7 +14,7 @@ import type { JobTarget } from "../domain/Job.ts"
 import { needsEscape } from "../domain/jsonText.ts"
 import type { MadeHashes, TalliedCounts, UsageTally } from "../domain/OfferUsage.ts"
 import type { ResultRow, RowVerdict } from "../domain/ResultRow.ts"
-import { rowTextBeforeDuplicate, verdictText } from "../domain/rowText.ts"
+import { rowTextBeforeDuplicate, SharedVerdict, verdictText } from "../domain/rowText.ts"
 import type { HashKey } from "../engine/email/canonicalHash.ts"
 import type { PlainForms } from "../engine/email/plainAddress.ts"
 import { canonicalHash, DUPLICATES_KEY, PlainHashes } from "./duplicates.ts"
@@ -154,6 +154,11 @@ class TextBuffer {
     this.buffer.set(bytes, this.used)
     this.used += bytes.length
   }
+  /** `source[start..end]`, copied. */
+  copyFrom(source: Buffer, start: number, end: number): void {
+    this.room(end - start)
+    this.used += source.copy(this.buffer, this.used, start, end)
+  }
   /**
    * `jsonString(value)`, written without making it: a string built by `+`
    * or a template is a tree that writing it first copies flat, and a job's
@@ -243,11 +248,12 @@ export const encodeBatch = (
       next++
       hashes[i] = plainHash ?? canonicalHash(email, hashKey) ?? -1
       if (verdict.isValid) valid++
-      // The address, then the verdict's text as it is (a shared verdict's is written once: `verdictText`).
+      // The address, then the verdict's text as it is (a shared verdict's is kept as bytes: `SharedVerdict`).
       text.writeBytes(ROW_START)
       if (plainHash === undefined) text.writeJsonString(email)
       else text.writeAsciiString(email)
-      text.write(verdictText(verdict))
+      if (verdict instanceof SharedVerdict) text.copyFrom(verdict.textChunk, verdict.textStart, verdict.textEnd)
+      else text.write(verdictText(verdict))
     } else {
       hashes[i] = -1
       badInput++

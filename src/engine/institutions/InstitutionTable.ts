@@ -436,11 +436,16 @@ export class InstitutionTable {
     return text
   }
 
+  /**
+   * Strings `pool[start..start + count]`, in a list of exactly that room: a list grown by `push` keeps room for
+   * 17 from its first string, so the institutions a 1M-email job meets (~37k, most with a domain or two) held
+   * 8.5 MB of empty room in their `domains` and `names` (heap snapshot after bench:jobs' cold offer pass).
+   */
   #strings_(start: number, count: number): ReadonlyArray<string> {
     if (count === 0) return noStrings
     const pool = this.#buffer.pool
-    const list: Array<string> = []
-    for (let i = start; i < start + count; i++) list.push(this.#string(pool[i]!)!)
+    const list = new Array<string>(count)
+    for (let i = 0; i < count; i++) list[i] = this.#string(pool[start + i]!)!
     return list
   }
 
